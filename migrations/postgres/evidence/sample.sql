@@ -1,0 +1,24 @@
+-- One sampler reading, on the sampler's own connection. Kept to one round trip.
+-- $1 application_name of this run's worker connections, $2 queues that have a max
+-- workers limit (their active counts come back in the same order).
+SELECT
+    (SELECT extract(epoch FROM now() - min(COALESCE(h.scheduled_at, h.created_at))) * 1000
+       FROM jobs_hot h
+       LEFT JOIN queues q ON q.name = h.queue
+      WHERE h.status = 0
+        AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
+        AND (q.is_paused IS NULL OR q.is_paused = false)
+        AND (q.is_active IS NULL OR q.is_active = true))::float8 AS oldest_pending_ms,
+    (SELECT count(*) FROM pg_stat_activity
+      WHERE application_name = $1 AND wait_event_type = 'Lock')::int AS lock_waiting,
+    (SELECT count(*) FROM pg_stat_activity
+      WHERE application_name = $1 AND state = 'active')::int AS active,
+    EXISTS (SELECT 1 FROM jobs_hot h
+              LEFT JOIN queues q ON q.name = h.queue
+             WHERE (q.is_paused IS NULL OR q.is_paused = false)
+               AND (q.is_active IS NULL OR q.is_active = true)) AS work_left,
+    ARRAY(SELECT count(h.id)
+            FROM unnest($2::text[]) WITH ORDINALITY AS u(name, ord)
+            LEFT JOIN jobs_hot h ON h.queue = u.name AND h.status IN (1, 2)
+           GROUP BY u.ord
+           ORDER BY u.ord) AS queue_active

@@ -1,0 +1,4 @@
+-- fetch-order: leads with status, then the claim's ORDER BY (priority desc, due time), so
+-- the candidate scan reads rows in claim order and stops after the batch.
+CREATE INDEX ix_jobs_hot_fetch_order
+    ON jobs_hot (status, priority DESC, (COALESCE(scheduled_at, created_at)));

@@ -1,0 +1,28 @@
+-- conditional: read candidates without locks, then claim each with a conditional UPDATE
+-- that puts the expected state in its WHERE clause. An affected-row count of 0 is a lost
+-- race (another worker changed the row first); the worker skips that id. Safe, but one
+-- round trip per candidate, and workers that read the same candidates collide.
+-- step: select
+-- $1 batch limit.
+SELECT h.id
+FROM jobs_hot h
+LEFT JOIN queues q ON q.name = h.queue
+WHERE h.status = 0
+  AND (q.is_paused IS NULL OR q.is_paused = false)
+  AND (q.is_active IS NULL OR q.is_active = true)
+  AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
+ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC
+LIMIT $1
+-- step: claim-one
+-- $1 one candidate id, $2 worker id. Sent once per candidate.
+UPDATE jobs_hot h
+SET status = 1,
+    worker_id = $2,
+    last_updated_at = now()
+WHERE h.id = $1
+  AND h.status = 0
+RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.idempotency_key, h.priority,
+          h.status, h.attempt_count, h.worker_id, h.heartbeat_at, h.scheduled_at,
+          h.created_at, h.started_at, h.last_updated_at, h.created_by, h.last_modified_by,
+          (extract(epoch FROM clock_timestamp() - COALESCE(h.scheduled_at, h.created_at))
+           * 1000000)::bigint AS queue_wait_us

@@ -1,0 +1,27 @@
+-- naive: read, then write. Two round trips and no lock: the read-then-write race.
+-- Two workers that read between each other's SELECT and UPDATE both take the same rows,
+-- and the UPDATE does not check that the rows are still pending, so both "own" them.
+-- The same eligibility filters and order as production; no per-queue capacity check.
+-- step: select
+-- $1 batch limit.
+SELECT h.id
+FROM jobs_hot h
+LEFT JOIN queues q ON q.name = h.queue
+WHERE h.status = 0
+  AND (q.is_paused IS NULL OR q.is_paused = false)
+  AND (q.is_active IS NULL OR q.is_active = true)
+  AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
+ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC
+LIMIT $1
+-- step: update
+-- $1 the ids read above, $2 worker id. Unconditional: no status check.
+UPDATE jobs_hot h
+SET status = 1,
+    worker_id = $2,
+    last_updated_at = now()
+WHERE h.id = ANY($1)
+RETURNING h.id, h.queue, h.type, h.payload, h.tags, h.idempotency_key, h.priority,
+          h.status, h.attempt_count, h.worker_id, h.heartbeat_at, h.scheduled_at,
+          h.created_at, h.started_at, h.last_updated_at, h.created_by, h.last_modified_by,
+          (extract(epoch FROM clock_timestamp() - COALESCE(h.scheduled_at, h.created_at))
+           * 1000000)::bigint AS queue_wait_us

@@ -1,0 +1,324 @@
+//! The seam between the runner and a database: the [`Backend`] and [`Session`] traits,
+//! the data they return, and classified errors.
+//!
+//! The runner never sees SQL. A backend owns its statements (under `migrations/<backend>/`)
+//! and turns the database's errors into a [`BackendError`] whose [`ErrorKind`] says what
+//! the runner may do about it (retry a deadlock, give up on a lost connection).
+
+pub mod postgres;
+pub mod target;
+
+use crate::strategy::Strategy;
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+pub use target::DbTarget;
+
+/// A database engine claimbench can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendKind {
+    Postgres,
+}
+
+impl BackendKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendKind::Postgres => "postgres",
+        }
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One job as a claim hands it to a worker: only what the lifecycle and the ledger need.
+/// The claim statements return every column of the seed's `OUTPUT`; the rest is read off
+/// the wire and dropped, as a production worker would deserialize it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimedJob {
+    pub id: i64,
+    /// `attempt_count` at claim time: which attempt this execution belongs to.
+    pub attempt: i32,
+    /// Server-side time from the job becoming eligible to this claim, µs.
+    pub queue_wait_us: i64,
+}
+
+/// What a claim call observed besides the jobs it returned.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClaimOutcome {
+    /// Conditional claims whose UPDATE changed 0 rows: another worker got there first.
+    pub lost_races: u32,
+}
+
+/// Result of a `fail` call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOutcome {
+    Retried,
+    DeadLettered,
+    /// The worker no longer owned the job; nothing changed.
+    NotOwned,
+}
+
+/// One sampler reading, taken on its own connection during a trial.
+#[derive(Debug, Clone, Default)]
+pub struct Sample {
+    /// Age of the oldest eligible pending job (due, in an unpaused active queue), ms.
+    pub oldest_pending_ms: Option<f64>,
+    /// Worker connections waiting on a lock right now.
+    pub lock_waiting: u32,
+    /// Worker connections running a statement right now.
+    pub active: u32,
+    /// Active (fetched or processing) jobs per queue that has a max workers limit, in the
+    /// order of the workload's queues; `None` for queues without a limit.
+    pub queue_active: Vec<Option<i64>>,
+    /// Whether any job is left in an unpaused queue (drain stop rule).
+    pub work_left: bool,
+}
+
+/// Cumulative server counters read before and after a trial; the report shows deltas.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCounters {
+    pub deadlocks: i64,
+    pub conflicts: i64,
+    pub rollbacks: i64,
+    pub commits: i64,
+}
+
+/// Sizes and dead rows of the hot table after a trial.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableStats {
+    pub live_tuples: i64,
+    pub dead_tuples: i64,
+    pub table_bytes: i64,
+    pub index_bytes: i64,
+}
+
+/// Where every job ended up, counted in the database at the end of a trial.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DbReconciliation {
+    pub pending: i64,
+    pub fetched: i64,
+    pub processing: i64,
+    pub completed: i64,
+    pub dead_lettered: i64,
+    /// Effects rows in all.
+    pub effect_rows: i64,
+    /// Effects rows beyond one per (job, attempt): duplicate executions.
+    pub duplicate_executions: i64,
+    /// Distinct jobs with at least one effects row.
+    pub distinct_executed: i64,
+}
+
+/// Server version and the settings that decide whether two runs may be compared.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ServerInfo {
+    pub version: String,
+    pub settings: Vec<(String, String)>,
+}
+
+/// What went wrong, as far as the runner needs to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ErrorKind {
+    Deadlock,
+    Serialization,
+    LockTimeout,
+    ConnectionLost,
+    Other,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("cannot connect to {target}: {reason}; {hint}")]
+    Connect {
+        target: String,
+        reason: String,
+        hint: &'static str,
+    },
+    #[error("{what} failed ({kind:?}{code}): {message}", code = .code.as_deref().map(|c| format!(", SQLSTATE {c}")).unwrap_or_default())]
+    Query {
+        what: &'static str,
+        kind: ErrorKind,
+        code: Option<String>,
+        message: String,
+    },
+}
+
+impl BackendError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            BackendError::Connect { .. } => ErrorKind::ConnectionLost,
+            BackendError::Query { kind, .. } => *kind,
+        }
+    }
+
+    /// Deadlocks, serialization failures and lock timeouts: the statement may be sent
+    /// again after a short backoff. Everything else ends the trial.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self.kind(),
+            ErrorKind::Deadlock | ErrorKind::Serialization | ErrorKind::LockTimeout
+        )
+    }
+}
+
+/// A database the runner can reset, seed, and open sessions on.
+///
+/// Called from the runner's control path only (once per trial or less), never per claim.
+pub trait Backend: Send + Sync + 'static {
+    type Session: Session;
+
+    fn kind(&self) -> BackendKind;
+
+    /// Opens one connection. `role` names it on the server (`application_name`) so the
+    /// sampler can tell worker connections from everything else.
+    fn connect(
+        &self,
+        role: &str,
+        worker_id: &str,
+    ) -> impl Future<Output = Result<Self::Session, BackendError>> + Send;
+
+    /// The `application_name` given to worker connections of this process.
+    fn worker_role(&self) -> String;
+
+    fn server_info(&self) -> impl Future<Output = Result<ServerInfo, BackendError>> + Send;
+
+    /// Drops and recreates the schema, seeds the backlog deterministically from `seed`,
+    /// builds `layout`, and refreshes planner statistics. Returns the seeded job count.
+    fn reset(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        seed: u64,
+    ) -> impl Future<Output = Result<u64, BackendError>> + Send;
+
+    fn counters(&self) -> impl Future<Output = Result<ServerCounters, BackendError>> + Send;
+
+    /// The OS pid of one server process serving this backend, for reading the server's
+    /// CPU when it runs on this host.
+    fn server_pid(&self) -> impl Future<Output = Option<u32>> + Send;
+
+    fn table_stats(&self) -> impl Future<Output = Result<TableStats, BackendError>> + Send;
+
+    fn reconcile(&self) -> impl Future<Output = Result<DbReconciliation, BackendError>> + Send;
+}
+
+/// One connection with its prepared statements, owned by one task (a worker, the
+/// sampler, a producer or the rescuer). Hot-path methods take `&mut self` and reuse
+/// caller-owned buffers, so a claim allocates nothing the caller did not ask for.
+pub trait Session: Send + 'static {
+    /// Claims up to `batch` jobs with `strategy`, appending them to `out` (cleared first).
+    fn claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> impl Future<Output = Result<ClaimOutcome, BackendError>> + Send;
+
+    /// Marks a fetched job as processing; `false` when this worker no longer owns it
+    /// (with `gated`), so the handler must not run.
+    fn start(
+        &mut self,
+        job: i64,
+        gated: bool,
+    ) -> impl Future<Output = Result<bool, BackendError>> + Send;
+
+    /// Writes the handler's side effect (one effects row).
+    fn effect(
+        &mut self,
+        job: i64,
+        attempt: i32,
+        failed: bool,
+    ) -> impl Future<Output = Result<(), BackendError>> + Send;
+
+    /// Archives the job if this worker still owns it; `false` when ownership was lost.
+    fn complete(&mut self, job: i64) -> impl Future<Output = Result<bool, BackendError>> + Send;
+
+    fn fail(
+        &mut self,
+        job: i64,
+        retry_delay: Duration,
+        max_attempts: u32,
+    ) -> impl Future<Output = Result<FailOutcome, BackendError>> + Send;
+
+    /// Returns fetched, unstarted jobs to pending; yields the ids actually released.
+    fn release(
+        &mut self,
+        jobs: &[i64],
+    ) -> impl Future<Output = Result<Vec<i64>, BackendError>> + Send;
+
+    /// Returns expired claims and heartbeats to pending; yields the ids rescued.
+    fn rescue(
+        &mut self,
+        lease: Duration,
+    ) -> impl Future<Output = Result<Vec<i64>, BackendError>> + Send;
+
+    /// Inserts `count` new due jobs drawn from the workload's population.
+    fn produce(
+        &mut self,
+        workload: &Workload,
+        count: u64,
+    ) -> impl Future<Output = Result<u64, BackendError>> + Send;
+
+    fn sample(
+        &mut self,
+        workload: &Workload,
+    ) -> impl Future<Output = Result<Sample, BackendError>> + Send;
+}
+
+/// Splits a strategy file into its statements. A file holds one statement, or several
+/// each introduced by a `-- step: <name>` line; comments before the first step document
+/// the strategy and are not sent.
+pub fn sql_steps(file: &'static str) -> Vec<(&'static str, &'static str)> {
+    let mut steps = Vec::new();
+    let mut rest = file;
+    if !file.contains("-- step: ") {
+        return vec![("claim", file.trim())];
+    }
+    while let Some(start) = rest.find("-- step: ") {
+        let after = &rest[start + "-- step: ".len()..];
+        let name_end = after.find('\n').unwrap_or(after.len());
+        let name = after[..name_end].trim();
+        let body = &after[name_end..];
+        let end = body.find("-- step: ").unwrap_or(body.len());
+        steps.push((name, body[..end].trim()));
+        rest = &body[end..];
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_split_on_markers_and_keep_their_comments() {
+        let steps = sql_steps("-- doc\n-- step: a\nSELECT 1\n-- step: b\n-- $1 x\nSELECT 2\n");
+        assert_eq!(steps, vec![("a", "SELECT 1"), ("b", "-- $1 x\nSELECT 2")]);
+        assert_eq!(
+            sql_steps("-- doc\nSELECT 3\n"),
+            vec![("claim", "-- doc\nSELECT 3")]
+        );
+    }
+
+    #[test]
+    fn only_lock_conflicts_are_retryable() {
+        let q = |kind| BackendError::Query {
+            what: "claim",
+            kind,
+            code: None,
+            message: String::new(),
+        };
+        assert!(q(ErrorKind::Deadlock).is_retryable());
+        assert!(q(ErrorKind::Serialization).is_retryable());
+        assert!(q(ErrorKind::LockTimeout).is_retryable());
+        assert!(!q(ErrorKind::ConnectionLost).is_retryable());
+        assert!(!q(ErrorKind::Other).is_retryable());
+    }
+}

@@ -1,0 +1,713 @@
+//! PostgreSQL backend over tokio-postgres: schema reset and seeding, the four claim
+//! strategies, the job lifecycle, and PostgreSQL's own evidence (`pg_stat_activity`,
+//! `pg_stat_database`, `pg_stat_user_tables`).
+//!
+//! Every statement is in `migrations/postgres/`; this file only binds parameters and reads
+//! rows. Each session prepares its statements once at connect.
+
+use super::{
+    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, ErrorKind,
+    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, sql_steps,
+};
+use crate::strategy::Strategy;
+use crate::workload::Workload;
+use std::time::Duration;
+use tokio::sync::Mutex;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{Client, Config, NoTls, Statement};
+
+const SCHEMA_SQL: &str = include_str!("../../migrations/postgres/schema.sql");
+const SEED_SQL: &str = include_str!("../../migrations/postgres/seed.sql");
+const PRODUCTION_SQL: &str = include_str!("../../migrations/postgres/strategies/production.sql");
+const WAITING_SQL: &str = include_str!("../../migrations/postgres/strategies/waiting.sql");
+const NAIVE_SQL: &str = include_str!("../../migrations/postgres/strategies/naive.sql");
+const CONDITIONAL_SQL: &str = include_str!("../../migrations/postgres/strategies/conditional.sql");
+const START_SQL: &str = include_str!("../../migrations/postgres/lifecycle/start.sql");
+const START_UNGATED_SQL: &str =
+    include_str!("../../migrations/postgres/lifecycle/start_ungated.sql");
+const EFFECT_SQL: &str = include_str!("../../migrations/postgres/lifecycle/effect.sql");
+const COMPLETE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/complete.sql");
+const FAIL_SQL: &str = include_str!("../../migrations/postgres/lifecycle/fail.sql");
+const RELEASE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/release.sql");
+const RESCUE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/rescue.sql");
+const PRODUCE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/produce.sql");
+const SAMPLE_SQL: &str = include_str!("../../migrations/postgres/evidence/sample.sql");
+const RECONCILE_SQL: &str = include_str!("../../migrations/postgres/evidence/reconcile.sql");
+const COUNTERS_SQL: &str = include_str!("../../migrations/postgres/evidence/counters.sql");
+const TABLE_STATS_SQL: &str = include_str!("../../migrations/postgres/evidence/table_stats.sql");
+const SETTINGS_SQL: &str = include_str!("../../migrations/postgres/evidence/settings.sql");
+
+/// Rows the production and waiting claims lock before ranking, per batch row (see the
+/// header of `production.sql` for why the port needs a window at all).
+pub const CANDIDATE_WINDOW_FACTOR: i64 = 4;
+
+/// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
+/// plus the server-computed queue wait).
+const COL_ID: usize = 0;
+const COL_ATTEMPT: usize = 8;
+const COL_QUEUE_WAIT_US: usize = 17;
+
+/// The SQL a strategy sends, step by step, as `claimbench sql` prints it.
+pub fn strategy_sql(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::Production => PRODUCTION_SQL,
+        Strategy::Waiting => WAITING_SQL,
+        Strategy::Naive => NAIVE_SQL,
+        Strategy::Conditional => CONDITIONAL_SQL,
+    }
+}
+
+/// The parameters a strategy binds for a batch of `batch`, in the order of its `$n`s.
+pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
+    match strategy {
+        Strategy::Production | Strategy::Waiting => format!(
+            "$1 = {batch} (batch), $2 = worker id, $3 = {} (candidate window = {CANDIDATE_WINDOW_FACTOR} x batch)",
+            candidate_window(batch)
+        ),
+        Strategy::Naive => format!("select: $1 = {batch}; update: $1 = ids read, $2 = worker id"),
+        Strategy::Conditional => {
+            format!("select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id")
+        }
+    }
+}
+
+fn candidate_window(batch: u32) -> i64 {
+    (batch as i64 * CANDIDATE_WINDOW_FACTOR).max(16)
+}
+
+/// The SQL file for an index layout (names validated by the workload).
+pub fn layout_sql(layout: &str) -> Option<&'static str> {
+    Some(match layout {
+        "pk-only" => include_str!("../../migrations/postgres/indexes/pk-only.sql"),
+        "status-created" => include_str!("../../migrations/postgres/indexes/status-created.sql"),
+        "fetch-order" => include_str!("../../migrations/postgres/indexes/fetch-order.sql"),
+        "pending-partial" => include_str!("../../migrations/postgres/indexes/pending-partial.sql"),
+        _ => return None,
+    })
+}
+
+pub struct PostgresBackend {
+    config: Config,
+    display: String,
+    schema: String,
+    control: Mutex<Option<Client>>,
+}
+
+impl PostgresBackend {
+    /// `schema` is created and dropped by claimbench: a run never touches other schemas.
+    pub fn new(config: Config, display: String, schema: &str) -> PostgresBackend {
+        PostgresBackend {
+            config,
+            display,
+            schema: schema.to_string(),
+            control: Mutex::new(None),
+        }
+    }
+
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    async fn open(&self, application_name: &str) -> Result<Client, BackendError> {
+        let mut config = self.config.clone();
+        config.application_name(application_name);
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(5));
+        }
+        let (client, connection) =
+            config
+                .connect(NoTls)
+                .await
+                .map_err(|e| BackendError::Connect {
+                    target: self.display.clone(),
+                    reason: root_cause(&e),
+                    hint: "is the server running and accepting TCP connections? check --db / DATABASE_URL, or leave both unset for the embedded PostgreSQL",
+                })?;
+        tokio::spawn(async move {
+            // Ends when the client is dropped or the server goes away; the next query
+            // on the client reports the error.
+            let _ = connection.await;
+        });
+        client
+            .batch_execute(&format!("SET search_path TO {}", quote_ident(&self.schema)))
+            .await
+            .map_err(|e| query_error("set search_path", e))?;
+        Ok(client)
+    }
+
+    /// The shared control connection (reset, counters, reconciliation), opened on first
+    /// use and reopened if the server dropped it.
+    async fn control(&self) -> Result<ControlGuard<'_>, BackendError> {
+        let mut guard = self.control.lock().await;
+        if guard.as_ref().is_none_or(|c| c.is_closed()) {
+            *guard = Some(self.open("claimbench-control").await?);
+        }
+        Ok(ControlGuard(guard))
+    }
+}
+
+struct ControlGuard<'a>(tokio::sync::MutexGuard<'a, Option<Client>>);
+
+impl std::ops::Deref for ControlGuard<'_> {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        self.0
+            .as_ref()
+            .expect("control() opens the client before handing out the guard")
+    }
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// tokio-postgres wraps the OS error; the innermost message is the useful one.
+fn root_cause(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return db.message().to_string();
+    }
+    let mut msg = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg = s.to_string();
+        src = s.source();
+    }
+    msg
+}
+
+fn query_error(what: &'static str, e: tokio_postgres::Error) -> BackendError {
+    let code = e.code().cloned();
+    let kind = if e.is_closed() {
+        ErrorKind::ConnectionLost
+    } else {
+        match &code {
+            Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED => ErrorKind::Deadlock,
+            Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE => ErrorKind::Serialization,
+            Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => ErrorKind::LockTimeout,
+            Some(c)
+                if *c == SqlState::ADMIN_SHUTDOWN
+                    || *c == SqlState::CRASH_SHUTDOWN
+                    || *c == SqlState::CONNECTION_FAILURE =>
+            {
+                ErrorKind::ConnectionLost
+            }
+            None if e.as_db_error().is_none() => ErrorKind::ConnectionLost,
+            _ => ErrorKind::Other,
+        }
+    };
+    BackendError::Query {
+        what,
+        kind,
+        code: code.map(|c| c.code().to_string()),
+        message: root_cause(&e),
+    }
+}
+
+fn setseed_value(seed: u64) -> f64 {
+    // setseed() takes [-1, 1]; keep 9 decimal digits of the workload's seed.
+    (seed % 1_000_000_000) as f64 / 1_000_000_000.0
+}
+
+impl Backend for PostgresBackend {
+    type Session = PostgresSession;
+
+    fn kind(&self) -> BackendKind {
+        BackendKind::Postgres
+    }
+
+    fn worker_role(&self) -> String {
+        format!("claimbench-worker-{}", std::process::id())
+    }
+
+    async fn connect(&self, role: &str, worker_id: &str) -> Result<PostgresSession, BackendError> {
+        let client = self.open(role).await?;
+        let statements = Statements::prepare(&client).await?;
+        Ok(PostgresSession {
+            client,
+            statements,
+            worker_id: worker_id.to_string(),
+            worker_role: self.worker_role(),
+            ids: Vec::new(),
+        })
+    }
+
+    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
+        {
+            let guard = self.control().await?;
+            let c: &Client = &guard;
+            let version: String = c
+                .query_one("SELECT version()", &[])
+                .await
+                .map_err(|e| query_error("read server version", e))?
+                .get(0);
+            let settings = c
+                .query(SETTINGS_SQL, &[])
+                .await
+                .map_err(|e| query_error("read server settings", e))?
+                .iter()
+                .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1)))
+                .collect();
+            Ok(ServerInfo { version, settings })
+        }
+    }
+
+    async fn reset(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        let layout_sql = layout_sql(layout).ok_or(BackendError::Query {
+            what: "build index layout",
+            kind: ErrorKind::Other,
+            code: None,
+            message: format!("no PostgreSQL index layout named `{layout}`"),
+        })?;
+        let schema = quote_ident(&self.schema);
+        {
+            let guard = self.control().await?;
+            let c: &Client = &guard;
+            let e = |what| move |e| query_error(what, e);
+            c.batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; SET search_path TO {schema};"
+            ))
+            .await
+            .map_err(e("recreate schema"))?;
+            c.batch_execute(SCHEMA_SQL)
+                .await
+                .map_err(e("create tables"))?;
+            let p = &workload.population;
+            let names: Vec<&str> = p.queues.iter().map(|q| q.name.as_str()).collect();
+            let paused: Vec<bool> = p.queues.iter().map(|q| q.paused).collect();
+            let active: Vec<bool> = p.queues.iter().map(|q| q.active).collect();
+            let max: Vec<Option<i32>> = p.queues.iter().map(|q| q.max_workers).collect();
+            c.execute(
+                "INSERT INTO queues (name, is_paused, is_active, max_workers) \
+                 SELECT * FROM unnest($1::text[], $2::bool[], $3::bool[], $4::int[])",
+                &[&names, &paused, &active, &max],
+            )
+            .await
+            .map_err(e("insert queues"))?;
+            c.execute("SELECT setseed($1)", &[&setseed_value(seed)])
+                .await
+                .map_err(e("set random seed"))?;
+            let (qnames, qbounds) = p.queue_bounds();
+            let (prios, pbounds) = p.priority_bounds();
+            let seeded = c
+                .execute(
+                    SEED_SQL,
+                    &[
+                        &(p.backlog as i64),
+                        &qnames,
+                        &qbounds,
+                        &prios,
+                        &pbounds,
+                        &p.scheduled_share,
+                        &p.scheduled_within_s,
+                        &(p.payload_bytes as i32),
+                    ],
+                )
+                .await
+                .map_err(e("seed backlog"))?;
+            c.batch_execute(layout_sql)
+                .await
+                .map_err(e("build index layout"))?;
+            // One statement per call: a multi-statement string runs as one transaction,
+            // and VACUUM refuses to run inside one.
+            c.batch_execute("VACUUM ANALYZE jobs_hot")
+                .await
+                .map_err(e("vacuum analyze"))?;
+            c.batch_execute("ANALYZE queues")
+                .await
+                .map_err(e("analyze queues"))?;
+            Ok(seeded)
+        }
+    }
+
+    async fn counters(&self) -> Result<ServerCounters, BackendError> {
+        {
+            let guard = self.control().await?;
+            let c: &Client = &guard;
+            c.batch_execute("SELECT pg_stat_clear_snapshot()")
+                .await
+                .map_err(|e| query_error("clear stats snapshot", e))?;
+            let r = c
+                .query_one(COUNTERS_SQL, &[])
+                .await
+                .map_err(|e| query_error("read pg_stat_database", e))?;
+            Ok(ServerCounters {
+                deadlocks: r.get(0),
+                conflicts: r.get(1),
+                rollbacks: r.get(2),
+                commits: r.get(3),
+            })
+        }
+    }
+
+    async fn server_pid(&self) -> Option<u32> {
+        let guard = self.control().await.ok()?;
+        let row = guard.query_one("SELECT pg_backend_pid()", &[]).await.ok()?;
+        u32::try_from(row.get::<_, i32>(0)).ok()
+    }
+
+    async fn table_stats(&self) -> Result<TableStats, BackendError> {
+        {
+            let guard = self.control().await?;
+            let c: &Client = &guard;
+            let r = c
+                .query_one(TABLE_STATS_SQL, &[])
+                .await
+                .map_err(|e| query_error("read table statistics", e))?;
+            Ok(TableStats {
+                live_tuples: r.get(0),
+                dead_tuples: r.get(1),
+                table_bytes: r.get(2),
+                index_bytes: r.get(3),
+            })
+        }
+    }
+
+    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
+        {
+            let guard = self.control().await?;
+            let c: &Client = &guard;
+            let r = c
+                .query_one(RECONCILE_SQL, &[])
+                .await
+                .map_err(|e| query_error("reconcile jobs", e))?;
+            Ok(DbReconciliation {
+                pending: r.get(0),
+                fetched: r.get(1),
+                processing: r.get(2),
+                completed: r.get(3),
+                dead_lettered: r.get(4),
+                effect_rows: r.get(5),
+                duplicate_executions: r.get(6),
+                distinct_executed: r.get(7),
+            })
+        }
+    }
+}
+
+/// A session's prepared statements. Prepared once per connection so that the hot path
+/// sends only Bind/Execute, as a production driver with a statement cache does.
+struct Statements {
+    production: Statement,
+    waiting: Statement,
+    naive_select: Statement,
+    naive_update: Statement,
+    conditional_select: Statement,
+    conditional_claim: Statement,
+    start: Statement,
+    start_ungated: Statement,
+    effect: Statement,
+    complete: Statement,
+    fail: Statement,
+    release: Statement,
+    rescue: Statement,
+    produce: Statement,
+    sample: Statement,
+}
+
+/// One named step of a multi-statement strategy file.
+fn step(file: &'static str, name: &str) -> &'static str {
+    sql_steps(file)
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, sql)| sql)
+        .unwrap_or_else(|| panic!("strategy file lacks step `{name}`"))
+}
+
+impl Statements {
+    async fn prepare(c: &Client) -> Result<Statements, BackendError> {
+        let p = async |sql: &str| c.prepare(sql).await.map_err(|e| query_error("prepare", e));
+        Ok(Statements {
+            production: p(PRODUCTION_SQL).await?,
+            waiting: p(WAITING_SQL).await?,
+            naive_select: p(step(NAIVE_SQL, "select")).await?,
+            naive_update: p(step(NAIVE_SQL, "update")).await?,
+            conditional_select: p(step(CONDITIONAL_SQL, "select")).await?,
+            conditional_claim: p(step(CONDITIONAL_SQL, "claim-one")).await?,
+            start: p(START_SQL).await?,
+            start_ungated: p(START_UNGATED_SQL).await?,
+            effect: p(EFFECT_SQL).await?,
+            complete: p(COMPLETE_SQL).await?,
+            fail: p(FAIL_SQL).await?,
+            release: p(RELEASE_SQL).await?,
+            rescue: p(RESCUE_SQL).await?,
+            produce: p(PRODUCE_SQL).await?,
+            sample: p(SAMPLE_SQL).await?,
+        })
+    }
+}
+
+pub struct PostgresSession {
+    client: Client,
+    statements: Statements,
+    worker_id: String,
+    worker_role: String,
+    /// Reused buffer for the ids a two-step strategy reads before it writes.
+    ids: Vec<i64>,
+}
+
+impl PostgresSession {
+    /// The underlying client, for tests that need to hold a transaction open.
+    pub fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+fn push_claimed(rows: &[tokio_postgres::Row], out: &mut Vec<ClaimedJob>) {
+    out.extend(rows.iter().map(|r| ClaimedJob {
+        id: r.get(COL_ID),
+        attempt: r.get(COL_ATTEMPT),
+        queue_wait_us: r.get(COL_QUEUE_WAIT_US),
+    }));
+}
+
+impl Session for PostgresSession {
+    async fn claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<ClaimOutcome, BackendError> {
+        out.clear();
+        let limit = batch as i64;
+        let s = &self.statements;
+        let c = &self.client;
+        let e = |e| query_error("claim", e);
+        let mut outcome = ClaimOutcome::default();
+        match strategy {
+            Strategy::Production | Strategy::Waiting => {
+                let stmt = if strategy == Strategy::Production {
+                    &s.production
+                } else {
+                    &s.waiting
+                };
+                let rows = c
+                    .query(stmt, &[&limit, &self.worker_id, &candidate_window(batch)])
+                    .await
+                    .map_err(e)?;
+                push_claimed(&rows, out);
+            }
+            Strategy::Naive => {
+                self.ids.clear();
+                let rows = c.query(&s.naive_select, &[&limit]).await.map_err(e)?;
+                self.ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+                if !self.ids.is_empty() {
+                    let rows = c
+                        .query(&s.naive_update, &[&self.ids, &self.worker_id])
+                        .await
+                        .map_err(e)?;
+                    push_claimed(&rows, out);
+                }
+            }
+            Strategy::Conditional => {
+                let rows = c.query(&s.conditional_select, &[&limit]).await.map_err(e)?;
+                for r in &rows {
+                    let id: i64 = r.get(0);
+                    let claimed = c
+                        .query(&s.conditional_claim, &[&id, &self.worker_id])
+                        .await
+                        .map_err(e)?;
+                    if claimed.is_empty() {
+                        outcome.lost_races += 1;
+                    }
+                    push_claimed(&claimed, out);
+                }
+            }
+        }
+        Ok(outcome)
+    }
+
+    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
+        let stmt = if gated {
+            &self.statements.start
+        } else {
+            &self.statements.start_ungated
+        };
+        let n = self
+            .client
+            .execute(stmt, &[&job, &self.worker_id])
+            .await
+            .map_err(|e| query_error("start", e))?;
+        Ok(n == 1)
+    }
+
+    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
+        self.client
+            .execute(
+                &self.statements.effect,
+                &[&job, &attempt, &self.worker_id, &(failed as i16)],
+            )
+            .await
+            .map_err(|e| query_error("write effect", e))?;
+        Ok(())
+    }
+
+    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
+        let n = self
+            .client
+            .execute(&self.statements.complete, &[&job, &self.worker_id])
+            .await
+            .map_err(|e| query_error("complete", e))?;
+        Ok(n == 1)
+    }
+
+    async fn fail(
+        &mut self,
+        job: i64,
+        retry_delay: Duration,
+        max_attempts: u32,
+    ) -> Result<FailOutcome, BackendError> {
+        let r = self
+            .client
+            .query_one(
+                &self.statements.fail,
+                &[
+                    &job,
+                    &self.worker_id,
+                    &retry_delay.as_secs_f64(),
+                    &(max_attempts as i32),
+                ],
+            )
+            .await
+            .map_err(|e| query_error("fail", e))?;
+        let (retried, dead): (i64, i64) = (r.get(0), r.get(1));
+        Ok(match (retried, dead) {
+            (1, _) => FailOutcome::Retried,
+            (_, 1) => FailOutcome::DeadLettered,
+            _ => FailOutcome::NotOwned,
+        })
+    }
+
+    async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .client
+            .query(&self.statements.release, &[&jobs, &self.worker_id])
+            .await
+            .map_err(|e| query_error("release", e))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        let rows = self
+            .client
+            .query(&self.statements.rescue, &[&lease.as_secs_f64()])
+            .await
+            .map_err(|e| query_error("rescue", e))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
+        let p = &workload.population;
+        let (qnames, qbounds) = p.queue_bounds();
+        let (prios, pbounds) = p.priority_bounds();
+        self.client
+            .execute(
+                &self.statements.produce,
+                &[
+                    &(count as i64),
+                    &qnames,
+                    &qbounds,
+                    &prios,
+                    &pbounds,
+                    &(p.payload_bytes as i32),
+                ],
+            )
+            .await
+            .map_err(|e| query_error("produce", e))
+    }
+
+    async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
+        let limited: Vec<&str> = workload
+            .population
+            .queues
+            .iter()
+            .filter(|q| q.max_workers.is_some())
+            .map(|q| q.name.as_str())
+            .collect();
+        let r = self
+            .client
+            .query_one(&self.statements.sample, &[&self.worker_role, &limited])
+            .await
+            .map_err(|e| query_error("sample", e))?;
+        let counts: Vec<i64> = r.get(4);
+        let mut counts = counts.into_iter();
+        let queue_active = workload
+            .population
+            .queues
+            .iter()
+            .map(|q| q.max_workers.and_then(|_| counts.next()))
+            .collect();
+        Ok(Sample {
+            oldest_pending_ms: r.get(0),
+            lock_waiting: r.get::<_, i32>(1) as u32,
+            active: r.get::<_, i32>(2) as u32,
+            work_left: r.get(3),
+            queue_active,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_layout_has_sql_and_no_unknown_one_does() {
+        for l in crate::workload::INDEX_LAYOUTS {
+            assert!(layout_sql(l).is_some(), "{l}");
+        }
+        assert!(layout_sql("btree").is_none());
+    }
+
+    #[test]
+    fn production_skips_locked_rows_and_waiting_does_not() {
+        assert!(PRODUCTION_SQL.contains("FOR UPDATE OF h SKIP LOCKED"));
+        assert!(WAITING_SQL.contains("FOR UPDATE OF h\n"));
+        assert!(
+            !WAITING_SQL
+                .lines()
+                .any(|l| !l.starts_with("--") && l.contains("SKIP LOCKED"))
+        );
+        // Apart from the lock clause and the header comment, the two are one statement.
+        let body = |s: &str| {
+            s.lines()
+                .filter(|l| !l.starts_with("--"))
+                .map(|l| l.replace(" SKIP LOCKED", ""))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(body(PRODUCTION_SQL), body(WAITING_SQL));
+    }
+
+    #[test]
+    fn two_step_strategies_have_their_steps() {
+        assert!(step(NAIVE_SQL, "update").starts_with("-- $1 the ids"));
+        assert!(!step(NAIVE_SQL, "update").contains("status = 0"));
+        assert!(step(CONDITIONAL_SQL, "claim-one").contains("AND h.status = 0"));
+        assert!(step(CONDITIONAL_SQL, "select").contains("LIMIT $1"));
+    }
+
+    #[test]
+    fn returning_columns_match_the_positions_read() {
+        for sql in [PRODUCTION_SQL, WAITING_SQL, step(NAIVE_SQL, "update")] {
+            let ret = &sql[sql.find("RETURNING").unwrap() + "RETURNING".len()..];
+            let cols: Vec<&str> = ret.split(',').map(str::trim).collect();
+            assert_eq!(cols[COL_ID], "h.id");
+            assert_eq!(cols[COL_ATTEMPT], "h.attempt_count");
+            assert!(cols[COL_QUEUE_WAIT_US].starts_with("(extract(epoch"));
+            assert!(ret.trim_end().ends_with("AS queue_wait_us"));
+        }
+    }
+
+    #[test]
+    fn candidate_window_is_four_batches_at_least_sixteen() {
+        assert_eq!(candidate_window(1), 16);
+        assert_eq!(candidate_window(10), 40);
+    }
+}

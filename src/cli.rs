@@ -1,0 +1,52 @@
+//! The command line as the user typed it: clap derive structs holding raw values only.
+//! `main` turns them into domain types.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Load-test and benchmark queue tables with competing consumers.
+#[derive(Debug, Parser)]
+#[command(name = "claimbench", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a workload's matrix and write results/<run-id>/ (run.json, summary.md).
+    Run {
+        /// Workload file.
+        #[arg(default_value = "workloads/quickstart.toml")]
+        workload: PathBuf,
+        /// Database URL (postgres://user[:password]@host:port/db). Without it, claimbench
+        /// starts a throw-away PostgreSQL cluster and removes it afterwards.
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+        db: Option<String>,
+        /// Schema claimbench creates, fills and drops in the target database.
+        #[arg(long, default_value = "claimbench")]
+        schema: String,
+        /// Directory that receives one folder per run.
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+        /// Override the workload's trial.repetitions.
+        #[arg(long)]
+        repetitions: Option<u32>,
+        /// No progress bar or per-trial lines; the summary is still printed.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Print the exact statements a strategy sends, with their parameters.
+    Sql {
+        #[arg(long, default_value = "postgres")]
+        backend: String,
+        #[arg(long)]
+        strategy: String,
+        #[arg(long, default_value_t = 10)]
+        batch: u32,
+    },
+    /// Check a workload file without running it.
+    Validate { workload: PathBuf },
+    /// Re-render summary.md from a run.json.
+    Report { run_json: PathBuf },
+}

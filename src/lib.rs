@@ -1,0 +1,14 @@
+//! claimbench: a load-testing and benchmark suite for database queue tables with
+//! competing consumers. See README.md for the CLI and DESIGN.md for the concepts.
+
+pub mod backend;
+pub mod embedded;
+pub mod ledger;
+pub mod metrics;
+pub mod report;
+pub mod resources;
+pub mod results;
+pub mod runner;
+pub mod strategy;
+pub mod warnings;
+pub mod workload;

@@ -1,0 +1,233 @@
+//! Per-worker recording: HdrHistograms and per-second counters that one worker owns
+//! alone, merged once at the end of a trial. Nothing here is shared on the hot path.
+
+use base64::Engine;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Highest value a latency histogram tracks: 10 minutes in µs. Larger values saturate.
+const MAX_US: u64 = 600_000_000;
+/// Significant digits, as DESIGN.md fixes them.
+const SIGFIG: u8 = 3;
+
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_US, SIGFIG).expect("static bounds are valid")
+}
+
+/// What one worker measured in one trial.
+#[derive(Debug, Clone)]
+pub struct WorkerMetrics {
+    /// Wall time of claims that returned at least one job, µs (after warm-up).
+    pub claim_latency: Histogram<u64>,
+    /// Wall time of claims that returned nothing, µs (after warm-up).
+    pub empty_claim_latency: Histogram<u64>,
+    /// Per job: eligible → claimed, µs, computed by the server (after warm-up).
+    pub queue_wait: Histogram<u64>,
+    /// Jobs claimed and completed per second since the trial started (warm-up included).
+    pub claimed_per_s: Vec<u32>,
+    pub completed_per_s: Vec<u32>,
+    pub counts: Counts,
+}
+
+/// Event counts over the whole trial.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub claim_calls: u64,
+    pub empty_claims: u64,
+    pub jobs_claimed: u64,
+    /// Jobs claimed after warm-up (the steady-state numerator).
+    pub jobs_claimed_steady: u64,
+    pub jobs_completed: u64,
+    pub jobs_completed_steady: u64,
+    pub jobs_failed: u64,
+    pub jobs_dead_lettered: u64,
+    /// Conditional claims that changed 0 rows.
+    pub lost_races: u64,
+    /// Starts refused by the ownership gate.
+    pub start_refused: u64,
+    /// Completions or failures that found the job no longer owned.
+    pub finish_refused: u64,
+    /// Claimed jobs dropped by the injected abandon fault.
+    pub abandoned: u64,
+    /// Unstarted jobs handed back when the trial stopped.
+    pub released_at_stop: u64,
+    pub deadlocks: u64,
+    pub serialization_failures: u64,
+    pub lock_timeouts: u64,
+    /// Statements sent again after a retryable error.
+    pub retries: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, o: &Counts) {
+        self.claim_calls += o.claim_calls;
+        self.empty_claims += o.empty_claims;
+        self.jobs_claimed += o.jobs_claimed;
+        self.jobs_claimed_steady += o.jobs_claimed_steady;
+        self.jobs_completed += o.jobs_completed;
+        self.jobs_completed_steady += o.jobs_completed_steady;
+        self.jobs_failed += o.jobs_failed;
+        self.jobs_dead_lettered += o.jobs_dead_lettered;
+        self.lost_races += o.lost_races;
+        self.start_refused += o.start_refused;
+        self.finish_refused += o.finish_refused;
+        self.abandoned += o.abandoned;
+        self.released_at_stop += o.released_at_stop;
+        self.deadlocks += o.deadlocks;
+        self.serialization_failures += o.serialization_failures;
+        self.lock_timeouts += o.lock_timeouts;
+        self.retries += o.retries;
+    }
+}
+
+impl Default for WorkerMetrics {
+    fn default() -> Self {
+        WorkerMetrics {
+            claim_latency: new_histogram(),
+            empty_claim_latency: new_histogram(),
+            queue_wait: new_histogram(),
+            claimed_per_s: Vec::new(),
+            completed_per_s: Vec::new(),
+            counts: Counts::default(),
+        }
+    }
+}
+
+/// Adds `n` to second `sec` of a series, growing it as the trial goes on.
+pub fn bump(series: &mut Vec<u32>, sec: usize, n: u32) {
+    if series.len() <= sec {
+        series.resize(sec + 1, 0);
+    }
+    series[sec] += n;
+}
+
+pub fn micros(d: Duration) -> u64 {
+    d.as_micros().min(u128::from(MAX_US)) as u64
+}
+
+impl WorkerMetrics {
+    /// Folds another worker's recording into this one (end of trial only).
+    pub fn merge(&mut self, other: &WorkerMetrics) {
+        self.claim_latency
+            .add(&other.claim_latency)
+            .expect("same bounds");
+        self.empty_claim_latency
+            .add(&other.empty_claim_latency)
+            .expect("same bounds");
+        self.queue_wait.add(&other.queue_wait).expect("same bounds");
+        merge_series(&mut self.claimed_per_s, &other.claimed_per_s);
+        merge_series(&mut self.completed_per_s, &other.completed_per_s);
+        self.counts.add(&other.counts);
+    }
+}
+
+fn merge_series(into: &mut Vec<u32>, from: &[u32]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        *a += b;
+    }
+}
+
+/// A histogram as results store it: the percentiles a person reads, plus the whole
+/// histogram in HdrHistogram's V2 format (base64) so runs can be merged and re-analysed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistogramSummary {
+    pub count: u64,
+    pub min_us: u64,
+    pub mean_us: f64,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub p999_us: u64,
+    pub max_us: u64,
+    pub hdr_v2_base64: String,
+}
+
+impl HistogramSummary {
+    pub fn from_histogram(h: &Histogram<u64>) -> HistogramSummary {
+        let mut buf = Vec::new();
+        V2Serializer::new()
+            .serialize(h, &mut buf)
+            .expect("serializing into a Vec cannot fail");
+        let (count, q) = (h.len(), |p: f64| h.value_at_quantile(p));
+        HistogramSummary {
+            count,
+            min_us: if count == 0 { 0 } else { h.min() },
+            mean_us: h.mean(),
+            p50_us: q(0.5),
+            p90_us: q(0.9),
+            p99_us: q(0.99),
+            p999_us: q(0.999),
+            max_us: h.max(),
+            hdr_v2_base64: base64::engine::general_purpose::STANDARD.encode(buf),
+        }
+    }
+
+    /// Decodes the stored histogram (for merging repetitions and re-analysis).
+    pub fn histogram(&self) -> Result<Histogram<u64>, String> {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&self.hdr_v2_base64)
+            .map_err(|e| format!("histogram is not base64: {e}"))?;
+        Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|e| format!("histogram is not HdrHistogram V2: {e:?}"))
+    }
+}
+
+/// Merges stored histograms (e.g. all repetitions of a cell) into one summary.
+pub fn merge_summaries<'a>(
+    parts: impl IntoIterator<Item = &'a HistogramSummary>,
+) -> Result<HistogramSummary, String> {
+    let mut h = new_histogram();
+    for p in parts {
+        h.add(p.histogram()?).map_err(|e| format!("{e:?}"))?;
+    }
+    Ok(HistogramSummary::from_histogram(&h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_adds_histograms_series_and_counts() {
+        let mut a = WorkerMetrics::default();
+        let mut b = WorkerMetrics::default();
+        a.claim_latency.record(100).unwrap();
+        b.claim_latency.record(300).unwrap();
+        bump(&mut a.claimed_per_s, 0, 5);
+        bump(&mut b.claimed_per_s, 2, 7);
+        a.counts.jobs_claimed = 5;
+        b.counts.jobs_claimed = 7;
+        a.merge(&b);
+        assert_eq!(a.claim_latency.len(), 2);
+        assert_eq!(a.claimed_per_s, vec![5, 0, 7]);
+        assert_eq!(a.counts.jobs_claimed, 12);
+    }
+
+    #[test]
+    fn v2_round_trip_keeps_every_value() {
+        let mut h = new_histogram();
+        for v in [1, 10, 100, 1000, 123_456] {
+            h.record(v).unwrap();
+        }
+        let s = HistogramSummary::from_histogram(&h);
+        let back = s.histogram().unwrap();
+        assert_eq!(back.len(), 5);
+        assert_eq!(back.max(), h.max());
+        assert_eq!(back.value_at_quantile(0.5), h.value_at_quantile(0.5));
+        let merged = merge_summaries([&s, &s]).unwrap();
+        assert_eq!(merged.count, 10);
+        assert_eq!(merged.p50_us, s.p50_us);
+    }
+
+    #[test]
+    fn empty_histogram_summary_is_all_zero() {
+        let s = HistogramSummary::from_histogram(&new_histogram());
+        assert_eq!((s.count, s.min_us, s.p99_us, s.max_us), (0, 0, 0, 0));
+    }
+}

@@ -1,0 +1,157 @@
+//! `summary.md`: the table a person reads first, in GitHub-flavoured Markdown (fit for a
+//! CI job summary), rendered from a `RunResult` alone. The same text is printed at the
+//! end of a run.
+
+use crate::metrics::merge_summaries;
+use crate::results::{CellResult, RunResult, TrialResult};
+use std::fmt::Write;
+
+/// One line per finished trial, for the progress log.
+pub fn trial_line(t: &TrialResult) -> String {
+    format!(
+        "{:.0} claimed/s, {:.0} completed/s, claim p50 {} p99 {}, dup claims {}, dup exec {}/{}, lost {}{}",
+        t.claimed_per_s,
+        t.completed_per_s,
+        ms(t.claim_latency.p50_us),
+        ms(t.claim_latency.p99_us),
+        t.duplicates.ledger.duplicate_claims,
+        t.duplicates.ledger.duplicate_executions,
+        t.duplicates.effects_duplicate_executions,
+        t.reconciliation.lost,
+        if t.interrupted { " (interrupted)" } else { "" }
+    )
+}
+
+fn ms(us: u64) -> String {
+    format!("{:.2} ms", us as f64 / 1000.0)
+}
+
+fn mean(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    let v: Vec<f64> = xs.collect();
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    let var = if v.len() > 1 {
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64
+    } else {
+        0.0
+    };
+    (m, var.sqrt())
+}
+
+/// A rate with its spread across repetitions: "12345 ±3%".
+fn rate(cell: &CellResult, f: impl Fn(&TrialResult) -> f64) -> String {
+    let (m, sd) = mean(cell.trials.iter().map(f));
+    if cell.trials.len() > 1 && m > 0.0 {
+        format!("{m:.0} ±{:.0}%", sd / m * 100.0)
+    } else {
+        format!("{m:.0}")
+    }
+}
+
+fn sum(cell: &CellResult, f: impl Fn(&TrialResult) -> u64) -> u64 {
+    cell.trials.iter().map(f).sum()
+}
+
+fn merged_us(
+    cell: &CellResult,
+    f: impl Fn(&TrialResult) -> &crate::metrics::HistogramSummary,
+    q: fn(&crate::metrics::HistogramSummary) -> u64,
+) -> String {
+    match merge_summaries(cell.trials.iter().map(f)) {
+        Ok(h) if h.count > 0 => format!("{:.2}", q(&h) as f64 / 1000.0),
+        _ => "–".into(),
+    }
+}
+
+pub fn render(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# claimbench run `{}`\n", r.run_id);
+    let env = &r.environment;
+    let _ = writeln!(
+        out,
+        "Workload **{}** (`{}`, sha256 `{}`) on {} ({}), {} cores, claimbench {}{}.\n",
+        r.workload.name,
+        r.workload.path,
+        &r.workload.sha256[..r.workload.sha256.len().min(12)],
+        env.target,
+        env.server.version.split(',').next().unwrap_or_default(),
+        env.logical_cores,
+        env.claimbench_version,
+        env.git_revision
+            .as_deref()
+            .map(|g| format!(" ({g})"))
+            .unwrap_or_default(),
+    );
+    if r.interrupted {
+        let _ = writeln!(
+            out,
+            "**Partial run**: {}.\n",
+            r.stop_reason.as_deref().unwrap_or("stopped early")
+        );
+    }
+    out.push_str(
+        "| backend | strategy | layout | workers | batch | reps | claimed/s | completed/s | claim p50 ms | claim p99 ms | queue wait p99 ms | oldest pending p99 ms | dup claims | dup exec ledger/effects | lost | lock wait | CPU µs/claim |\n",
+    );
+    out.push_str("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for c in &r.cells {
+        let (oldest, _) = mean(c.trials.iter().map(|t| t.oldest_pending.p99_ms));
+        let (lock_share, _) = mean(c.trials.iter().map(|t| t.locks.lock_wait_share));
+        let (cpu, _) = mean(c.trials.iter().map(|t| t.resources.client_cpu_us_per_claim));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {}/{} | {} | {:.1}% | {:.1} |",
+            c.backend,
+            c.strategy,
+            c.index_layout,
+            c.workers,
+            c.batch_size,
+            c.trials.len(),
+            rate(c, |t| t.claimed_per_s),
+            rate(c, |t| t.completed_per_s),
+            merged_us(c, |t| &t.claim_latency, |h| h.p50_us),
+            merged_us(c, |t| &t.claim_latency, |h| h.p99_us),
+            merged_us(c, |t| &t.queue_wait, |h| h.p99_us),
+            oldest,
+            sum(c, |t| t.duplicates.ledger.duplicate_claims),
+            sum(c, |t| t.duplicates.ledger.duplicate_executions),
+            c.trials
+                .iter()
+                .map(|t| t.duplicates.effects_duplicate_executions)
+                .sum::<i64>(),
+            c.trials.iter().map(|t| t.reconciliation.lost).sum::<i64>(),
+            lock_share * 100.0,
+            cpu,
+        );
+    }
+    let warnings: Vec<String> = r
+        .cells
+        .iter()
+        .flat_map(|c| {
+            c.trials.iter().flat_map(move |t| {
+                t.warnings.iter().map(move |w| {
+                    format!(
+                        "- {} {} w={} b={} rep {}: {w}",
+                        c.strategy,
+                        c.index_layout,
+                        c.workers,
+                        c.batch_size,
+                        t.repetition + 1
+                    )
+                })
+            })
+        })
+        .collect();
+    if !warnings.is_empty() {
+        out.push_str("\n## Warnings\n\n");
+        for w in warnings {
+            out.push_str(&w);
+            out.push('\n');
+        }
+    }
+    out.push_str(
+        "\nclaimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; dup claims come from the claim ledger, dup exec from the ledger and from the effects table (they must agree).\n",
+    );
+    out
+}

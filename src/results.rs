@@ -1,0 +1,218 @@
+//! `RunResult`: everything a run measured, versioned, written as `run.json`. Reports and
+//! comparisons read only this file, so old runs re-render with new code.
+
+use crate::backend::{BackendKind, DbReconciliation, ServerCounters, ServerInfo, TableStats};
+use crate::ledger::LedgerAnalysis;
+use crate::metrics::{Counts, HistogramSummary};
+use crate::strategy::Strategy;
+use crate::warnings::Warning;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Bumped on any change a reader of an older file would misread.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a claimbench run.json: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error(
+        "{path}: schema_version {found} is newer than this claimbench reads ({SCHEMA_VERSION}); upgrade claimbench"
+    )]
+    TooNew { path: PathBuf, found: u32 },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    pub run_id: String,
+    pub started_at: String,
+    pub finished_at: String,
+    /// Ctrl-C or an error stopped the run before every trial ran.
+    pub interrupted: bool,
+    /// Why the run stopped early, when it did.
+    pub stop_reason: Option<String>,
+    pub workload: WorkloadRecord,
+    pub environment: Environment,
+    pub cells: Vec<CellResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkloadRecord {
+    pub name: String,
+    pub path: String,
+    pub sha256: String,
+    pub text: String,
+}
+
+/// Enough to decide whether two runs may be compared.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Environment {
+    pub host: String,
+    pub os: String,
+    pub cpu: String,
+    pub logical_cores: usize,
+    pub physical_cores: Option<usize>,
+    pub memory_bytes: u64,
+    pub claimbench_version: String,
+    pub git_revision: Option<String>,
+    /// `postgres://user@host:port/db` (never a password), or "embedded".
+    pub target: String,
+    pub embedded: bool,
+    pub server: ServerInfo,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CellResult {
+    pub backend: BackendKind,
+    pub strategy: Strategy,
+    pub index_layout: String,
+    pub workers: u32,
+    pub batch_size: u32,
+    pub trials: Vec<TrialResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrialResult {
+    pub repetition: u32,
+    /// Measured window after warm-up, seconds.
+    pub measured_s: f64,
+    pub warmup_s: f64,
+    /// The trial ended by Ctrl-C.
+    pub interrupted: bool,
+    pub seeded_jobs: u64,
+    pub produced_jobs: u64,
+    /// Claims the rescuer returned to pending after their lease expired.
+    pub rescued_jobs: u64,
+    pub counts: Counts,
+    pub claimed_per_s: f64,
+    pub completed_per_s: f64,
+    /// Jobs claimed and completed in each second since the trial started.
+    pub claimed_series: Vec<u32>,
+    pub completed_series: Vec<u32>,
+    pub claim_latency: HistogramSummary,
+    pub empty_claim_latency: HistogramSummary,
+    pub queue_wait: HistogramSummary,
+    pub duplicates: Duplicates,
+    pub reconciliation: Reconciliation,
+    pub oldest_pending: OldestPending,
+    pub locks: LockEvidence,
+    pub max_workers: Vec<MaxWorkersCheck>,
+    pub resources: Resources,
+    pub warnings: Vec<Warning>,
+}
+
+/// DESIGN.md's two duplicate rates, with the counts they are made of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Duplicates {
+    pub ledger: LedgerAnalysis,
+    /// Duplicate executions counted in the effects table; must equal the ledger's.
+    pub effects_duplicate_executions: i64,
+    pub effects_rows: i64,
+    /// duplicate claims / distinct jobs claimed.
+    pub claim_rate: f64,
+    /// duplicate executions / distinct jobs executed.
+    pub execution_rate: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reconciliation {
+    pub created: i64,
+    pub db: DbReconciliation,
+    /// Rows left fetched or processing that the workload's mode or faults explain.
+    pub accounted_by_faults: i64,
+    /// Jobs that are nowhere, or stranded without a fault to explain it.
+    pub lost: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OldestPending {
+    /// (seconds since trial start, age ms); `None` age when nothing was eligible.
+    pub series: Vec<(f64, Option<f64>)>,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LockEvidence {
+    /// Sum over samples of worker connections waiting on a lock.
+    pub lock_wait_samples: u64,
+    /// Sum over samples of worker connections running a statement.
+    pub active_samples: u64,
+    /// lock-waiting / (samples × workers): the share of worker time spent in lock waits.
+    pub lock_wait_share: f64,
+    pub samples: u64,
+    pub server_before: ServerCounters,
+    pub server_after: ServerCounters,
+    pub deadlocks: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MaxWorkersCheck {
+    pub queue: String,
+    pub max_workers: i32,
+    pub max_observed_active: i64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Resources {
+    pub client_cpu_s: f64,
+    /// Client CPU per claim call, µs: what the harness costs.
+    pub client_cpu_us_per_claim: f64,
+    pub client_rss_bytes: u64,
+    /// CPU of the server's processes over the trial, when the server is local.
+    pub server_cpu_s: Option<f64>,
+    pub table: TableStats,
+}
+
+impl RunResult {
+    pub fn read(path: &Path) -> Result<RunResult, ResultsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ResultsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| ResultsError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        let found = value
+            .get("schema_version")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0) as u32;
+        if found > SCHEMA_VERSION {
+            return Err(ResultsError::TooNew {
+                path: path.to_path_buf(),
+                found,
+            });
+        }
+        serde_json::from_value(value).map_err(|e| ResultsError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Writes `run.json` atomically (temp file + rename): a reader never sees half a file.
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, ResultsError> {
+        let path = dir.join("run.json");
+        let json = serde_json::to_string_pretty(self).expect("RunResult always serializes");
+        write_atomic(&path, json.as_bytes())?;
+        Ok(path)
+    }
+}
+
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    let io = |source| ResultsError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}

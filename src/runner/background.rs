@@ -1,0 +1,112 @@
+//! The tasks that run beside the workers during a trial, each on its own connection:
+//! the sampler (oldest-pending age, lock waits, per-queue active counts, drain check),
+//! the open-loop producer and the rescuer.
+
+use super::{Shared, TrialClock};
+use crate::backend::{BackendError, Session};
+use crate::ledger::{RESCUER, WorkerLedger};
+use crate::workload::{StopRule, Workload};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the sampler saw over a trial.
+#[derive(Debug, Default)]
+pub struct SamplerReport {
+    /// (seconds since start, oldest eligible pending age in ms).
+    pub oldest_pending: Vec<(f64, Option<f64>)>,
+    pub samples: u64,
+    pub lock_wait_samples: u64,
+    pub active_samples: u64,
+    /// Highest active count seen per queue (same order as the workload's queues).
+    pub max_queue_active: Vec<Option<i64>>,
+    /// First moment after warm-up at which no eligible job was pending.
+    pub exhausted_at_s: Option<f64>,
+}
+
+pub async fn sample<S: Session>(
+    mut session: S,
+    workload: Arc<Workload>,
+    clock: TrialClock,
+    shared: Arc<Shared>,
+    producers: bool,
+) -> Result<SamplerReport, BackendError> {
+    let mut r = SamplerReport {
+        max_queue_active: vec![None; workload.population.queues.len()],
+        ..SamplerReport::default()
+    };
+    let drain = workload.trial.stop == StopRule::Drain;
+    let mut tick = tokio::time::interval(workload.trial.sample_interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while !shared.stopping() {
+        tick.tick().await;
+        if shared.stopping() {
+            break;
+        }
+        let s = session.sample(&workload).await?;
+        let now = Instant::now();
+        let at = clock.secs_f64(now);
+        r.samples += 1;
+        r.lock_wait_samples += u64::from(s.lock_waiting);
+        r.active_samples += u64::from(s.active);
+        r.oldest_pending.push((at, s.oldest_pending_ms));
+        for (max, seen) in r.max_queue_active.iter_mut().zip(&s.queue_active) {
+            if let Some(seen) = seen {
+                *max = Some(max.unwrap_or(0).max(*seen));
+            }
+        }
+        if s.oldest_pending_ms.is_none()
+            && !producers
+            && clock.is_steady(now)
+            && r.exhausted_at_s.is_none()
+        {
+            r.exhausted_at_s = Some(at);
+        }
+        if drain && !s.work_left {
+            shared.stop();
+        }
+    }
+    Ok(r)
+}
+
+/// Inserts jobs at a fixed rate (open loop): how many are owed is computed from the
+/// clock, so a slow insert is caught up rather than silently lowering the rate.
+pub async fn produce<S: Session>(
+    mut session: S,
+    workload: Arc<Workload>,
+    rate_per_s: f64,
+    shared: Arc<Shared>,
+) -> Result<u64, BackendError> {
+    let started = Instant::now();
+    let mut produced = 0u64;
+    let mut tick = tokio::time::interval(Duration::from_millis(20));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while !shared.stopping() {
+        tick.tick().await;
+        let owed = (started.elapsed().as_secs_f64() * rate_per_s) as u64;
+        if owed > produced {
+            produced += session.produce(&workload, owed - produced).await?;
+        }
+    }
+    Ok(produced)
+}
+
+/// Returns expired claims to pending every quarter lease; records each as a release.
+pub async fn rescue<S: Session>(
+    mut session: S,
+    lease: Duration,
+    clock: TrialClock,
+    shared: Arc<Shared>,
+) -> Result<(WorkerLedger, u64), BackendError> {
+    let mut ledger = WorkerLedger::new(RESCUER);
+    let mut rescued = 0u64;
+    let period = (lease / 4).max(Duration::from_millis(50));
+    while !shared.stopping() {
+        shared.sleep_unless_stopping(period).await;
+        let t = clock.ns(Instant::now());
+        for id in session.rescue(lease).await? {
+            ledger.release(id, t);
+            rescued += 1;
+        }
+    }
+    Ok((ledger, rescued))
+}

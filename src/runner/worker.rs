@@ -1,0 +1,245 @@
+//! One worker: the job lifecycle of DESIGN.md as a single loop whose behaviour (strategy,
+//! batch, handler, faults) comes in as data.
+//!
+//! The loop owns its session, metrics and ledger; the only shared state it touches is a
+//! relaxed atomic stop flag it reads and a per-worker progress counter it alone writes.
+
+use super::{Shared, TrialClock};
+use crate::backend::{BackendError, ErrorKind, FailOutcome, Session};
+use crate::ledger::WorkerLedger;
+use crate::metrics::{WorkerMetrics, bump, micros};
+use crate::strategy::Strategy;
+use crate::workload::{DurationDist, HandlerMode, Workload};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Exp, LogNormal};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// What one worker hands back when the trial ends.
+pub struct WorkerReport<S> {
+    pub session: S,
+    pub metrics: WorkerMetrics,
+    pub ledger: WorkerLedger,
+}
+
+/// The simulated handler's run time, sampled per job.
+#[derive(Clone, Copy)]
+enum HandlerTime {
+    None,
+    Fixed(Duration),
+    Uniform(f64, f64),
+    Exponential(Exp<f64>),
+    Lognormal(LogNormal<f64>),
+}
+
+impl HandlerTime {
+    fn new(d: Option<DurationDist>) -> HandlerTime {
+        match d {
+            None => HandlerTime::None,
+            Some(DurationDist::Fixed { ms }) => {
+                HandlerTime::Fixed(Duration::from_secs_f64(ms / 1e3))
+            }
+            Some(DurationDist::Uniform { min_ms, max_ms }) => HandlerTime::Uniform(min_ms, max_ms),
+            Some(DurationDist::Exponential { mean_ms }) => {
+                HandlerTime::Exponential(Exp::new(1.0 / mean_ms).expect("validated mean > 0"))
+            }
+            Some(DurationDist::Lognormal { median_ms, sigma }) => HandlerTime::Lognormal(
+                LogNormal::new(median_ms.ln(), sigma).expect("validated median > 0, sigma >= 0"),
+            ),
+        }
+    }
+
+    fn sample(&self, rng: &mut SmallRng) -> Duration {
+        let ms = match *self {
+            HandlerTime::None => return Duration::ZERO,
+            HandlerTime::Fixed(d) => return d,
+            HandlerTime::Uniform(lo, hi) if hi > lo => rng.gen_range(lo..hi),
+            HandlerTime::Uniform(lo, _) => lo,
+            HandlerTime::Exponential(d) => d.sample(rng),
+            HandlerTime::Lognormal(d) => d.sample(rng),
+        };
+        Duration::from_secs_f64((ms / 1e3).min(3600.0))
+    }
+}
+
+/// A worker's settings, built once per trial.
+pub struct WorkerSpec {
+    pub strategy: Strategy,
+    pub batch: u32,
+    pub claim_only: bool,
+    pub start_gate: bool,
+    handler_time: HandlerTime,
+    pub failure_rate: f64,
+    pub max_attempts: u32,
+    pub retry_delay: Duration,
+    pub abandon_rate: f64,
+    pub backoff: Duration,
+    pub backoff_max: Duration,
+    pub seed: u64,
+}
+
+impl WorkerSpec {
+    pub fn new(w: &Workload, strategy: Strategy, batch: u32, seed: u64) -> WorkerSpec {
+        WorkerSpec {
+            strategy,
+            batch,
+            claim_only: w.handler.mode == HandlerMode::ClaimOnly,
+            start_gate: w.handler.start_gate,
+            handler_time: HandlerTime::new(w.handler.duration),
+            failure_rate: w.handler.failure_rate,
+            max_attempts: w.handler.max_attempts,
+            retry_delay: w.handler.retry_delay,
+            abandon_rate: w.faults.abandon_rate,
+            backoff: w.empty_backoff,
+            backoff_max: w.empty_backoff_max,
+            seed,
+        }
+    }
+}
+
+/// Sends a statement again after a retryable error (deadlock, serialization failure,
+/// lock timeout), counting each; other errors end the worker.
+macro_rules! retrying {
+    ($m:expr, $call:expr) => {
+        loop {
+            match $call.await {
+                Err(e) if e.is_retryable() => {
+                    count_retry(&mut $m.counts, &e);
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                other => break other,
+            }
+        }
+    };
+}
+
+fn count_retry(c: &mut crate::metrics::Counts, e: &BackendError) {
+    c.retries += 1;
+    match e.kind() {
+        ErrorKind::Deadlock => c.deadlocks += 1,
+        ErrorKind::Serialization => c.serialization_failures += 1,
+        ErrorKind::LockTimeout => c.lock_timeouts += 1,
+        _ => {}
+    }
+}
+
+/// Runs the lifecycle until the stop flag is set, then hands unstarted jobs back.
+pub async fn run<S: Session>(
+    mut session: S,
+    index: u32,
+    spec: Arc<WorkerSpec>,
+    clock: TrialClock,
+    shared: Arc<Shared>,
+    progress: Arc<AtomicU64>,
+) -> Result<WorkerReport<S>, BackendError> {
+    let mut m = WorkerMetrics::default();
+    let mut ledger = WorkerLedger::new(index);
+    let mut rng = SmallRng::seed_from_u64(spec.seed ^ (u64::from(index) << 32));
+    let mut jobs = Vec::with_capacity(spec.batch as usize);
+    let mut unstarted: Vec<i64> = Vec::with_capacity(spec.batch as usize);
+    let mut backoff = spec.backoff;
+    while !shared.stopping() {
+        let t0 = Instant::now();
+        let outcome = retrying!(m, session.claim(spec.strategy, spec.batch, &mut jobs))?;
+        let t1 = Instant::now();
+        let n = jobs.len() as u32;
+        let steady = clock.is_steady(t0);
+        m.counts.claim_calls += 1;
+        m.counts.lost_races += u64::from(outcome.lost_races);
+        m.counts.jobs_claimed += u64::from(n);
+        if steady {
+            m.counts.jobs_claimed_steady += u64::from(n);
+            let h = if n == 0 {
+                &mut m.empty_claim_latency
+            } else {
+                &mut m.claim_latency
+            };
+            h.saturating_record(micros(t1 - t0));
+        }
+        let claimed_ns = clock.ns(t1);
+        for j in &jobs {
+            ledger.claim(j.id, claimed_ns, j.attempt);
+            if steady {
+                m.queue_wait
+                    .saturating_record(j.queue_wait_us.max(1) as u64);
+            }
+        }
+        bump(&mut m.claimed_per_s, clock.sec(t1), n);
+        progress.store(m.counts.jobs_claimed, Ordering::Relaxed);
+
+        if n == 0 {
+            m.counts.empty_claims += 1;
+            // Jitter up to 100% so idle workers do not wake in lockstep.
+            let sleep = backoff.mul_f64(1.0 + rng.r#gen::<f64>());
+            backoff = (backoff * 2).min(spec.backoff_max);
+            shared.sleep_unless_stopping(sleep).await;
+            continue;
+        }
+        backoff = spec.backoff;
+        if spec.claim_only {
+            continue;
+        }
+
+        for (i, job) in jobs.iter().enumerate() {
+            if shared.stopping() {
+                unstarted.clear();
+                unstarted.extend(jobs[i..].iter().map(|j| j.id));
+                let t = clock.ns(Instant::now());
+                retrying!(m, session.release(&unstarted))?;
+                for &id in &unstarted {
+                    ledger.release(id, t);
+                }
+                m.counts.released_at_stop += unstarted.len() as u64;
+                break;
+            }
+            if spec.abandon_rate > 0.0 && rng.r#gen::<f64>() < spec.abandon_rate {
+                // A simulated crash: the claim is left to expire and the rescuer.
+                m.counts.abandoned += 1;
+                continue;
+            }
+            let t_start = clock.ns(Instant::now());
+            if !retrying!(m, session.start(job.id, spec.start_gate))? {
+                ledger.release(job.id, t_start);
+                m.counts.start_refused += 1;
+                continue;
+            }
+            let run_for = spec.handler_time.sample(&mut rng);
+            if !run_for.is_zero() {
+                tokio::time::sleep(run_for).await;
+            }
+            let failed = spec.failure_rate > 0.0 && rng.r#gen::<f64>() < spec.failure_rate;
+            retrying!(m, session.effect(job.id, job.attempt, failed))?;
+            let t_done = Instant::now();
+            ledger.execute(job.id, clock.ns(t_done), job.attempt);
+            if failed {
+                let r = retrying!(m, session.fail(job.id, spec.retry_delay, spec.max_attempts))?;
+                ledger.release(job.id, clock.ns(t_done));
+                match r {
+                    FailOutcome::Retried => m.counts.jobs_failed += 1,
+                    FailOutcome::DeadLettered => m.counts.jobs_dead_lettered += 1,
+                    FailOutcome::NotOwned => m.counts.finish_refused += 1,
+                }
+            } else {
+                let owned = retrying!(m, session.complete(job.id))?;
+                ledger.release(job.id, clock.ns(t_done));
+                if owned {
+                    let t = Instant::now();
+                    m.counts.jobs_completed += 1;
+                    if clock.is_steady(t) && !clock.is_over(t) {
+                        m.counts.jobs_completed_steady += 1;
+                    }
+                    bump(&mut m.completed_per_s, clock.sec(t), 1);
+                } else {
+                    m.counts.finish_refused += 1;
+                }
+            }
+        }
+    }
+    Ok(WorkerReport {
+        session,
+        metrics: m,
+        ledger,
+    })
+}

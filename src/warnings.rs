@@ -1,0 +1,83 @@
+//! Quality warnings are data: each is stored in `run.json` with the trial it concerns and
+//! shown by every report, with a one-line hint on what to do about it.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Warning {
+    /// The ledger and the effects table disagree on duplicate executions: a harness bug.
+    LedgerEffectsMismatch { ledger: u64, effects: i64 },
+    /// Jobs ended nowhere, or stranded without an injected fault to explain it.
+    LostJobs { lost: i64 },
+    /// A strategy meant to prevent duplicate claims produced some.
+    UnexpectedDuplicateClaims { count: u64 },
+    /// The sampler saw more active jobs in a queue than its max workers.
+    MaxWorkersExceeded {
+        queue: String,
+        limit: i32,
+        observed: i64,
+    },
+    /// Too few claims after warm-up for tail percentiles to mean much.
+    FewSamples { claims: u64 },
+    /// The load generator used a large share of a core: it may be the bottleneck.
+    HarnessBusy { cpu_share: f64 },
+    /// The backlog ran out while measuring: throughput then measures an empty queue.
+    BacklogExhausted { at_s: f64 },
+    /// The trial was cut short by Ctrl-C.
+    Interrupted,
+}
+
+impl Warning {
+    /// Whether the warning means the numbers are wrong (exit code 1), not just weak.
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self,
+            Warning::LedgerEffectsMismatch { .. }
+                | Warning::LostJobs { .. }
+                | Warning::UnexpectedDuplicateClaims { .. }
+        )
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::LedgerEffectsMismatch { ledger, effects } => write!(
+                f,
+                "ledger counts {ledger} duplicate executions, effects table {effects}: a claimbench bug, please report it with run.json"
+            ),
+            Warning::LostJobs { lost } => write!(
+                f,
+                "{lost} jobs lost (not completed, pending, dead-lettered or held by an injected fault): check the claim and completion SQL"
+            ),
+            Warning::UnexpectedDuplicateClaims { count } => write!(
+                f,
+                "{count} duplicate claims from a strategy that should prevent them: check the lock clause and isolation level"
+            ),
+            Warning::MaxWorkersExceeded {
+                queue,
+                limit,
+                observed,
+            } => write!(
+                f,
+                "queue `{queue}` had {observed} active jobs, above max workers {limit}: concurrent claims read the same committed count"
+            ),
+            Warning::FewSamples { claims } => write!(
+                f,
+                "only {claims} claims after warm-up: tail percentiles are noisy; lengthen trial.duration_s"
+            ),
+            Warning::HarnessBusy { cpu_share } => write!(
+                f,
+                "claimbench used {:.0}% of a core: it may limit throughput; run it on another host or lower the worker count",
+                cpu_share * 100.0
+            ),
+            Warning::BacklogExhausted { at_s } => write!(
+                f,
+                "the backlog ran out {at_s:.1}s into the trial: throughput after that measures an empty queue; raise population.backlog"
+            ),
+            Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
+        }
+    }
+}

@@ -1,0 +1,874 @@
+//! Workload files: TOML as the user typed it (`raw`), then a validated [`Workload`].
+//!
+//! Validation happens before any connection opens, and every error names the file, the
+//! field and what is allowed. The runner only ever sees a [`Workload`], never the raw
+//! structs, so it does not re-check anything.
+
+use crate::backend::BackendKind;
+use crate::strategy::Strategy;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Why a workload file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("{file}: cannot read workload: {source}")]
+    Read {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}: {message}")]
+    Parse { file: PathBuf, message: String },
+    #[error("{file}: {field}: {message}")]
+    Invalid {
+        file: PathBuf,
+        field: String,
+        message: String,
+    },
+}
+
+/// The raw TOML shape. Every table rejects unknown keys so a typo is an error, not a
+/// silently ignored setting.
+mod raw {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Workload {
+        pub name: String,
+        #[serde(default)]
+        pub description: String,
+        #[serde(default = "default_seed")]
+        pub seed: u64,
+        pub population: Population,
+        #[serde(default)]
+        pub producers: Option<Producers>,
+        #[serde(default)]
+        pub handler: Handler,
+        #[serde(default)]
+        pub worker: Worker,
+        #[serde(default)]
+        pub faults: Faults,
+        pub matrix: Matrix,
+        pub trial: Trial,
+        #[serde(default)]
+        pub embedded: Embedded,
+    }
+
+    fn default_seed() -> u64 {
+        42
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Population {
+        pub backlog: i64,
+        #[serde(default = "default_payload")]
+        pub payload_bytes: i64,
+        #[serde(default)]
+        pub scheduled_share: f64,
+        #[serde(default = "default_scheduled_within")]
+        pub scheduled_within_s: f64,
+        pub queues: Vec<Queue>,
+        #[serde(default)]
+        pub priorities: Vec<Priority>,
+    }
+
+    fn default_payload() -> i64 {
+        64
+    }
+    fn default_scheduled_within() -> f64 {
+        5.0
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Queue {
+        pub name: String,
+        #[serde(default = "one")]
+        pub weight: f64,
+        pub max_workers: Option<i64>,
+        #[serde(default)]
+        pub paused: bool,
+        #[serde(default = "yes")]
+        pub active: bool,
+    }
+
+    fn one() -> f64 {
+        1.0
+    }
+    fn yes() -> bool {
+        true
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Priority {
+        pub value: i32,
+        #[serde(default = "one")]
+        pub weight: f64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Producers {
+        pub rate_per_s: f64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Handler {
+        #[serde(default)]
+        pub mode: super::HandlerMode,
+        #[serde(default)]
+        pub duration: Option<super::DurationDist>,
+        #[serde(default)]
+        pub failure_rate: f64,
+        #[serde(default = "default_attempts")]
+        pub max_attempts: i64,
+        #[serde(default = "default_retry_delay")]
+        pub retry_delay_ms: f64,
+        #[serde(default = "yes")]
+        pub start_gate: bool,
+    }
+
+    impl Default for Handler {
+        fn default() -> Self {
+            Handler {
+                mode: super::HandlerMode::Full,
+                duration: None,
+                failure_rate: 0.0,
+                max_attempts: default_attempts(),
+                retry_delay_ms: default_retry_delay(),
+                start_gate: true,
+            }
+        }
+    }
+
+    fn default_attempts() -> i64 {
+        3
+    }
+    fn default_retry_delay() -> f64 {
+        100.0
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Worker {
+        #[serde(default = "default_backoff")]
+        pub empty_backoff_ms: f64,
+        #[serde(default = "default_backoff_max")]
+        pub empty_backoff_max_ms: f64,
+    }
+
+    impl Default for Worker {
+        fn default() -> Self {
+            Worker {
+                empty_backoff_ms: default_backoff(),
+                empty_backoff_max_ms: default_backoff_max(),
+            }
+        }
+    }
+
+    fn default_backoff() -> f64 {
+        2.0
+    }
+    fn default_backoff_max() -> f64 {
+        50.0
+    }
+
+    #[derive(Debug, Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct Faults {
+        #[serde(default)]
+        pub abandon_rate: f64,
+        #[serde(default)]
+        pub lease_s: Option<f64>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Matrix {
+        #[serde(default)]
+        pub backends: Option<Vec<BackendKind>>,
+        pub strategies: Vec<Strategy>,
+        pub index_layouts: Vec<String>,
+        pub workers: Vec<i64>,
+        pub batch_sizes: Vec<i64>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Trial {
+        #[serde(default)]
+        pub warmup_s: f64,
+        #[serde(default)]
+        pub duration_s: Option<f64>,
+        #[serde(default)]
+        pub stop: super::StopRule,
+        #[serde(default = "default_max_s")]
+        pub max_s: f64,
+        #[serde(default = "one_i")]
+        pub repetitions: i64,
+        #[serde(default = "default_sample")]
+        pub sample_interval_ms: f64,
+    }
+
+    fn default_max_s() -> f64 {
+        120.0
+    }
+    fn one_i() -> i64 {
+        1
+    }
+    fn default_sample() -> f64 {
+        200.0
+    }
+
+    #[derive(Debug, Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct Embedded {
+        #[serde(default)]
+        pub settings: BTreeMap<String, toml::Value>,
+    }
+}
+
+/// What a worker does with a claimed job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HandlerMode {
+    /// claim, start, handler, complete or fail: the whole lifecycle.
+    #[default]
+    Full,
+    /// claim and drop: measures the claim path alone; claimed rows stay fetched.
+    ClaimOnly,
+}
+
+/// The simulated handler's run time. Times are milliseconds; tokio's timer rounds a
+/// sleep up to the next millisecond, so sub-millisecond means are only approximate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum DurationDist {
+    Fixed { ms: f64 },
+    Uniform { min_ms: f64, max_ms: f64 },
+    Exponential { mean_ms: f64 },
+    Lognormal { median_ms: f64, sigma: f64 },
+}
+
+/// When a trial ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopRule {
+    /// After warm-up plus `duration_s`.
+    #[default]
+    Duration,
+    /// When no job is left in an unpaused queue (capped by `max_s`).
+    Drain,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueueSpec {
+    pub name: String,
+    pub weight: f64,
+    pub max_workers: Option<i32>,
+    pub paused: bool,
+    pub active: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Population {
+    pub backlog: u64,
+    pub payload_bytes: u32,
+    pub scheduled_share: f64,
+    pub scheduled_within_s: f64,
+    pub queues: Vec<QueueSpec>,
+    /// (priority, weight); never empty (defaults to priority 0).
+    pub priorities: Vec<(i32, f64)>,
+}
+
+impl Population {
+    /// Lower bounds of each queue's share of [0, 1), for the server-side `width_bucket`.
+    pub fn queue_bounds(&self) -> (Vec<String>, Vec<f64>) {
+        let names = self.queues.iter().map(|q| q.name.clone()).collect();
+        (names, lower_bounds(self.queues.iter().map(|q| q.weight)))
+    }
+
+    pub fn priority_bounds(&self) -> (Vec<i32>, Vec<f64>) {
+        let values = self.priorities.iter().map(|p| p.0).collect();
+        (values, lower_bounds(self.priorities.iter().map(|p| p.1)))
+    }
+}
+
+/// Cumulative lower bounds of normalised weights: [0, w0, w0+w1, ...]. Buckets with
+/// zero weight get an empty interval (equal bounds), which width_bucket never selects
+/// except when it is the last bucket; validation rejects an all-zero list.
+fn lower_bounds(weights: impl Iterator<Item = f64>) -> Vec<f64> {
+    let w: Vec<f64> = weights.collect();
+    let total: f64 = w.iter().sum();
+    let mut acc = 0.0;
+    let mut out = Vec::with_capacity(w.len());
+    for x in w {
+        out.push(acc / total);
+        acc += x;
+    }
+    out
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Handler {
+    pub mode: HandlerMode,
+    pub duration: Option<DurationDist>,
+    pub failure_rate: f64,
+    pub max_attempts: u32,
+    pub retry_delay: Duration,
+    pub start_gate: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Matrix {
+    pub backends: Vec<BackendKind>,
+    pub strategies: Vec<Strategy>,
+    pub index_layouts: Vec<String>,
+    pub workers: Vec<u32>,
+    pub batch_sizes: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trial {
+    pub warmup: Duration,
+    pub duration: Option<Duration>,
+    pub stop: StopRule,
+    pub max: Duration,
+    pub repetitions: u32,
+    pub sample_interval: Duration,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Faults {
+    pub abandon_rate: f64,
+    pub lease: Option<Duration>,
+}
+
+/// A validated workload: everything the runner needs, nothing it must re-check.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Workload {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub population: Population,
+    pub producer_rate_per_s: Option<f64>,
+    pub handler: Handler,
+    pub empty_backoff: Duration,
+    pub empty_backoff_max: Duration,
+    pub faults: Faults,
+    pub matrix: Matrix,
+    pub trial: Trial,
+    /// PostgreSQL settings for the embedded cluster (`-c name=value`).
+    pub embedded_settings: BTreeMap<String, String>,
+    /// The file's text and its SHA-256, so a run records exactly what it ran.
+    pub source_text: String,
+    pub source_hash: String,
+    pub source_path: PathBuf,
+}
+
+/// The index layouts every backend ships; the files live in `migrations/<backend>/indexes/`.
+pub const INDEX_LAYOUTS: [&str; 4] = [
+    "pk-only",
+    "status-created",
+    "fetch-order",
+    "pending-partial",
+];
+
+impl Workload {
+    pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Read {
+            file: path.to_path_buf(),
+            source,
+        })?;
+        Workload::parse(path, &text)
+    }
+
+    /// Parse and validate `text`; `path` is only used in messages and the record.
+    pub fn parse(path: &Path, text: &str) -> Result<Workload, WorkloadError> {
+        let raw: raw::Workload = toml::from_str(text).map_err(|e| WorkloadError::Parse {
+            file: path.to_path_buf(),
+            message: one_line(&e.to_string()),
+        })?;
+        Validator { file: path }.workload(raw, text)
+    }
+
+    /// How many trials the matrix expands to.
+    pub fn trial_count(&self) -> usize {
+        let m = &self.matrix;
+        m.backends.len()
+            * m.strategies.len()
+            * m.index_layouts.len()
+            * m.workers.len()
+            * m.batch_sizes.len()
+            * self.trial.repetitions as usize
+    }
+}
+
+/// toml's messages span several lines with a source excerpt; the CLI promises one line.
+fn one_line(msg: &str) -> String {
+    let mut parts = msg.lines().map(str::trim).filter(|l| !l.is_empty());
+    let head = parts.next().unwrap_or_default().to_string();
+    // The last line carries the reason ("unknown variant `x`, expected one of ...").
+    match parts.next_back() {
+        Some(reason) if !reason.starts_with('|') && !reason.starts_with('^') => {
+            format!("{head}: {reason}")
+        }
+        _ => head,
+    }
+}
+
+struct Validator<'a> {
+    file: &'a Path,
+}
+
+impl Validator<'_> {
+    fn err(&self, field: &str, message: impl Into<String>) -> WorkloadError {
+        WorkloadError::Invalid {
+            file: self.file.to_path_buf(),
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    fn non_negative(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(self.err(field, format!("{v} is not allowed; give a number >= 0")))
+        }
+    }
+
+    fn positive(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(self.err(field, format!("{v} is not allowed; give a number > 0")))
+        }
+    }
+
+    fn share(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(self.err(
+                field,
+                format!("{v} is not allowed; give a share between 0 and 1"),
+            ))
+        }
+    }
+
+    fn ms(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        Ok(Duration::from_secs_f64(
+            self.non_negative(field, v)? / 1000.0,
+        ))
+    }
+
+    fn secs(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        Ok(Duration::from_secs_f64(self.non_negative(field, v)?))
+    }
+
+    fn counts(&self, field: &str, v: &[i64], max: i64) -> Result<Vec<u32>, WorkloadError> {
+        if v.is_empty() {
+            return Err(self.err(field, "is empty; list at least one value"));
+        }
+        v.iter()
+            .map(|&n| {
+                if (1..=max).contains(&n) {
+                    Ok(n as u32)
+                } else {
+                    Err(self.err(field, format!("{n} is not allowed; give 1 to {max}")))
+                }
+            })
+            .collect()
+    }
+
+    fn workload(&self, w: raw::Workload, text: &str) -> Result<Workload, WorkloadError> {
+        if w.name.trim().is_empty()
+            || !w
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(self.err(
+                "name",
+                format!("`{}` is not allowed; use letters, digits, - and _", w.name),
+            ));
+        }
+        let population = self.population(w.population)?;
+        let handler = self.handler(w.handler)?;
+        let producer_rate_per_s = match w.producers {
+            Some(p) => Some(self.non_negative("producers.rate_per_s", p.rate_per_s)?),
+            None => None,
+        }
+        .filter(|&r| r > 0.0);
+        let empty_backoff = self.ms("worker.empty_backoff_ms", w.worker.empty_backoff_ms)?;
+        let empty_backoff_max =
+            self.ms("worker.empty_backoff_max_ms", w.worker.empty_backoff_max_ms)?;
+        if empty_backoff_max < empty_backoff {
+            return Err(self.err(
+                "worker.empty_backoff_max_ms",
+                "is below worker.empty_backoff_ms; give a maximum >= the base",
+            ));
+        }
+        let faults = Faults {
+            abandon_rate: self.share("faults.abandon_rate", w.faults.abandon_rate)?,
+            lease: match w.faults.lease_s {
+                Some(s) => Some(Duration::from_secs_f64(self.positive("faults.lease_s", s)?)),
+                None => None,
+            },
+        };
+        if faults.abandon_rate > 0.0 && faults.lease.is_none() {
+            return Err(self.err(
+                "faults.lease_s",
+                "is required when faults.abandon_rate > 0: abandoned jobs come back only through the rescuer",
+            ));
+        }
+        let matrix = self.matrix(w.matrix)?;
+        let trial = self.trial(w.trial)?;
+        if trial.stop == StopRule::Drain && producer_rate_per_s.is_some() {
+            return Err(self.err(
+                "trial.stop",
+                "\"drain\" cannot be combined with producers: the queue never drains; use \"duration\"",
+            ));
+        }
+        let embedded_settings = w
+            .embedded
+            .settings
+            .into_iter()
+            .map(|(k, v)| {
+                let value = match v {
+                    toml::Value::String(s) => s,
+                    toml::Value::Integer(i) => i.to_string(),
+                    toml::Value::Float(f) => f.to_string(),
+                    toml::Value::Boolean(b) => if b { "on" } else { "off" }.to_string(),
+                    other => {
+                        return Err(self.err(
+                            &format!("embedded.settings.{k}"),
+                            format!("{other} is not allowed; give a string, number or boolean"),
+                        ));
+                    }
+                };
+                Ok((k, value))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Workload {
+            name: w.name,
+            description: w.description,
+            seed: w.seed,
+            population,
+            producer_rate_per_s,
+            handler,
+            empty_backoff,
+            empty_backoff_max,
+            faults,
+            matrix,
+            trial,
+            embedded_settings,
+            source_text: text.to_string(),
+            source_hash: hex::encode(Sha256::digest(text.as_bytes())),
+            source_path: self.file.to_path_buf(),
+        })
+    }
+
+    fn population(&self, p: raw::Population) -> Result<Population, WorkloadError> {
+        if !(0..=100_000_000).contains(&p.backlog) {
+            return Err(self.err(
+                "population.backlog",
+                format!("{} is not allowed; give 0 to 100000000 jobs", p.backlog),
+            ));
+        }
+        if !(0..=1_000_000).contains(&p.payload_bytes) {
+            return Err(self.err(
+                "population.payload_bytes",
+                format!(
+                    "{} is not allowed; give 0 to 1000000 bytes",
+                    p.payload_bytes
+                ),
+            ));
+        }
+        if p.queues.is_empty() {
+            return Err(self.err("population.queues", "is empty; define at least one queue"));
+        }
+        let mut queues = Vec::with_capacity(p.queues.len());
+        for (i, q) in p.queues.into_iter().enumerate() {
+            let field = |f: &str| format!("population.queues[{i}].{f}");
+            if q.name.is_empty() || queues.iter().any(|x: &QueueSpec| x.name == q.name) {
+                return Err(self.err(&field("name"), format!("`{}` is empty or repeated", q.name)));
+            }
+            self.non_negative(&field("weight"), q.weight)?;
+            let max_workers = match q.max_workers {
+                Some(n) if (1..=i32::MAX as i64).contains(&n) => Some(n as i32),
+                Some(n) => {
+                    return Err(self.err(
+                        &field("max_workers"),
+                        format!("{n} is not allowed; give 1 or more, or leave it out for no limit"),
+                    ));
+                }
+                None => None,
+            };
+            queues.push(QueueSpec {
+                name: q.name,
+                weight: q.weight,
+                max_workers,
+                paused: q.paused,
+                active: q.active,
+            });
+        }
+        if queues.iter().all(|q| q.weight == 0.0) {
+            return Err(self.err(
+                "population.queues",
+                "every weight is 0; give one a weight > 0",
+            ));
+        }
+        let mut priorities = Vec::new();
+        for (i, pr) in p.priorities.into_iter().enumerate() {
+            self.non_negative(&format!("population.priorities[{i}].weight"), pr.weight)?;
+            priorities.push((pr.value, pr.weight));
+        }
+        if priorities.is_empty() {
+            priorities.push((0, 1.0));
+        }
+        if priorities.iter().all(|p| p.1 == 0.0) {
+            return Err(self.err(
+                "population.priorities",
+                "every weight is 0; give one a weight > 0",
+            ));
+        }
+        Ok(Population {
+            backlog: p.backlog as u64,
+            payload_bytes: p.payload_bytes as u32,
+            scheduled_share: self.share("population.scheduled_share", p.scheduled_share)?,
+            scheduled_within_s: self
+                .non_negative("population.scheduled_within_s", p.scheduled_within_s)?,
+            queues,
+            priorities,
+        })
+    }
+
+    fn handler(&self, h: raw::Handler) -> Result<Handler, WorkloadError> {
+        if let Some(d) = h.duration {
+            let f = "handler.duration";
+            match d {
+                DurationDist::Fixed { ms } => {
+                    self.non_negative(&format!("{f}.ms"), ms)?;
+                }
+                DurationDist::Uniform { min_ms, max_ms } => {
+                    self.non_negative(&format!("{f}.min_ms"), min_ms)?;
+                    self.non_negative(&format!("{f}.max_ms"), max_ms)?;
+                    if max_ms < min_ms {
+                        return Err(self.err(&format!("{f}.max_ms"), "is below min_ms"));
+                    }
+                }
+                DurationDist::Exponential { mean_ms } => {
+                    self.positive(&format!("{f}.mean_ms"), mean_ms)?;
+                }
+                DurationDist::Lognormal { median_ms, sigma } => {
+                    self.positive(&format!("{f}.median_ms"), median_ms)?;
+                    self.non_negative(&format!("{f}.sigma"), sigma)?;
+                }
+            }
+        }
+        if !(1..=1000).contains(&h.max_attempts) {
+            return Err(self.err(
+                "handler.max_attempts",
+                format!("{} is not allowed; give 1 to 1000", h.max_attempts),
+            ));
+        }
+        Ok(Handler {
+            mode: h.mode,
+            duration: h.duration,
+            failure_rate: self.share("handler.failure_rate", h.failure_rate)?,
+            max_attempts: h.max_attempts as u32,
+            retry_delay: self.ms("handler.retry_delay_ms", h.retry_delay_ms)?,
+            start_gate: h.start_gate,
+        })
+    }
+
+    fn matrix(&self, m: raw::Matrix) -> Result<Matrix, WorkloadError> {
+        if m.strategies.is_empty() {
+            return Err(self.err("matrix.strategies", "is empty; list at least one strategy"));
+        }
+        if m.index_layouts.is_empty() {
+            return Err(self.err("matrix.index_layouts", "is empty; list at least one layout"));
+        }
+        for l in &m.index_layouts {
+            if !INDEX_LAYOUTS.contains(&l.as_str()) {
+                return Err(self.err(
+                    "matrix.index_layouts",
+                    format!(
+                        "unknown layout `{l}`; expected one of: {}",
+                        INDEX_LAYOUTS.join(", ")
+                    ),
+                ));
+            }
+        }
+        let backends = m.backends.unwrap_or_else(|| vec![BackendKind::Postgres]);
+        if backends.is_empty() {
+            return Err(self.err("matrix.backends", "is empty; leave it out for postgres"));
+        }
+        Ok(Matrix {
+            backends,
+            strategies: m.strategies,
+            index_layouts: m.index_layouts,
+            workers: self.counts("matrix.workers", &m.workers, 512)?,
+            batch_sizes: self.counts("matrix.batch_sizes", &m.batch_sizes, 10_000)?,
+        })
+    }
+
+    fn trial(&self, t: raw::Trial) -> Result<Trial, WorkloadError> {
+        let duration = match t.duration_s {
+            Some(s) => Some(Duration::from_secs_f64(
+                self.positive("trial.duration_s", s)?,
+            )),
+            None => None,
+        };
+        if t.stop == StopRule::Duration && duration.is_none() {
+            return Err(self.err(
+                "trial.duration_s",
+                "is required when trial.stop = \"duration\" (the default)",
+            ));
+        }
+        if !(1..=10_000).contains(&t.repetitions) {
+            return Err(self.err(
+                "trial.repetitions",
+                format!("{} is not allowed; give 1 to 10000", t.repetitions),
+            ));
+        }
+        let sample_interval = self.ms("trial.sample_interval_ms", t.sample_interval_ms)?;
+        if sample_interval < Duration::from_millis(10) {
+            return Err(self.err(
+                "trial.sample_interval_ms",
+                "is below 10; the sampler would load the database it measures",
+            ));
+        }
+        Ok(Trial {
+            warmup: self.secs("trial.warmup_s", t.warmup_s)?,
+            duration,
+            stop: t.stop,
+            max: Duration::from_secs_f64(self.positive("trial.max_s", t.max_s)?),
+            repetitions: t.repetitions as u32,
+            sample_interval,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+name = "t"
+[population]
+backlog = 100
+queues = [{ name = "default" }]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [5]
+[trial]
+duration_s = 1
+"#;
+
+    fn parse(text: &str) -> Result<Workload, WorkloadError> {
+        Workload::parse(Path::new("w.toml"), text)
+    }
+
+    fn error_of(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn minimal_workload_gets_defaults() {
+        let w = parse(MINIMAL).unwrap();
+        assert_eq!(w.matrix.backends, vec![BackendKind::Postgres]);
+        assert_eq!(w.handler.max_attempts, 3);
+        assert!(w.handler.start_gate);
+        assert_eq!(w.population.priorities, vec![(0, 1.0)]);
+        assert_eq!(w.trial_count(), 1);
+        assert_eq!(w.source_hash.len(), 64);
+    }
+
+    #[test]
+    fn zero_workers_names_file_and_field() {
+        let e = error_of(&MINIMAL.replace("workers = [2]", "workers = [0]"));
+        assert_eq!(e, "w.toml: matrix.workers: 0 is not allowed; give 1 to 512");
+    }
+
+    #[test]
+    fn unknown_strategy_lists_the_choices() {
+        let e = error_of(&MINIMAL.replace("[\"production\"]", "[\"fastest\"]"));
+        assert!(e.starts_with("w.toml: "), "{e}");
+        assert!(e.contains("unknown variant `fastest`"), "{e}");
+        assert!(e.contains("production"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    #[test]
+    fn unknown_layout_lists_the_choices() {
+        let e = error_of(&MINIMAL.replace("[\"fetch-order\"]", "[\"btree\"]"));
+        assert!(
+            e.contains("matrix.index_layouts: unknown layout `btree`"),
+            "{e}"
+        );
+        assert!(e.contains("pending-partial"), "{e}");
+    }
+
+    #[test]
+    fn negative_durations_are_refused() {
+        let e = error_of(&MINIMAL.replace("duration_s = 1", "duration_s = -1"));
+        assert_eq!(
+            e,
+            "w.toml: trial.duration_s: -1 is not allowed; give a number > 0"
+        );
+        let e = error_of(&format!(
+            "{MINIMAL}\n[handler]\nduration = {{ dist = \"fixed\", ms = -2.5 }}\n"
+        ));
+        assert_eq!(
+            e,
+            "w.toml: handler.duration.ms: -2.5 is not allowed; give a number >= 0"
+        );
+    }
+
+    #[test]
+    fn malformed_toml_and_typos_are_one_line_errors() {
+        let e = error_of("name = \"t\"\n[population\n");
+        assert!(e.starts_with("w.toml: "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        let e = error_of(&MINIMAL.replace("backlog = 100", "backlog = 100\nbaclog = 3"));
+        assert!(e.contains("unknown field `baclog`"), "{e}");
+    }
+
+    #[test]
+    fn abandon_without_lease_is_refused() {
+        let e = error_of(&format!("{MINIMAL}\n[faults]\nabandon_rate = 0.1\n"));
+        assert!(e.contains("faults.lease_s"), "{e}");
+    }
+
+    #[test]
+    fn bounds_are_cumulative_lower_bounds() {
+        assert_eq!(lower_bounds([3.0, 1.0].into_iter()), vec![0.0, 0.75]);
+        assert_eq!(lower_bounds([1.0].into_iter()), vec![0.0]);
+    }
+
+    #[test]
+    fn shipped_workloads_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                Workload::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                seen += 1;
+            }
+        }
+        assert!(seen >= 2, "quickstart and smoke at least");
+    }
+}
