@@ -146,6 +146,13 @@ async fn run(
             let pg = EmbeddedPostgres::start(&workload.embedded_settings)
                 .context("cannot start the embedded PostgreSQL")?;
             let url = pg.url();
+            if !quiet {
+                eprintln!(
+                    "embedded PostgreSQL on port {} in {} (removed on exit)",
+                    pg.port(),
+                    pg.path().display()
+                );
+            }
             embedded = Some(pg);
             DbTarget::parse(&url).map_err(anyhow::Error::msg)?
         }

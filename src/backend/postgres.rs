@@ -121,7 +121,11 @@ impl PostgresBackend {
                 .map_err(|e| BackendError::Connect {
                     target: self.display.clone(),
                     reason: root_cause(&e),
-                    hint: "is the server running and accepting TCP connections? check --db / DATABASE_URL, or leave both unset for the embedded PostgreSQL",
+                    hint: if e.as_db_error().is_some() {
+                        "the server answered but refused: check the user, password and database name in --db / DATABASE_URL"
+                    } else {
+                        "is the server running and accepting TCP connections? check --db / DATABASE_URL, or leave both unset for the embedded PostgreSQL"
+                    },
                 })?;
         tokio::spawn(async move {
             // Ends when the client is dropped or the server goes away; the next query

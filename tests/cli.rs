@@ -1,0 +1,219 @@
+//! The binary as a user meets it: bad input gives one line and exit code 2 with no
+//! results written; the embedded default runs a workload end to end; Ctrl-C writes
+//! partial results and removes the throw-away cluster.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn claimbench() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_claimbench"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("DATABASE_URL");
+    c
+}
+
+/// Runs with `args`, expecting exit code 2, one line on stderr, and no results folder.
+fn refused(args: &[&str]) -> String {
+    let results = tempfile::tempdir().unwrap();
+    let out = claimbench()
+        .args(args)
+        .arg("--results")
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(results.path()).unwrap().count(),
+        0,
+        "no half-written results"
+    );
+    stderr
+}
+
+fn workload_file(dir: &Path, text: &str) -> String {
+    let p = dir.join("w.toml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+const GOOD: &str = "name = \"t\"\n[population]\nbacklog = 10\nqueues = [{ name = \"q\" }]\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n[trial]\nduration_s = 1\n";
+
+#[test]
+fn bad_workloads_are_refused_with_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("name = \"t\"\n[population\n", "w.toml: TOML parse error"),
+        (
+            &GOOD.replace("\"production\"", "\"fastest\""),
+            "unknown variant `fastest`",
+        ),
+        (
+            &GOOD.replace("\"fetch-order\"", "\"btree\""),
+            "matrix.index_layouts: unknown layout `btree`",
+        ),
+        (
+            &GOOD.replace("workers = [1]", "workers = [0]"),
+            "matrix.workers: 0 is not allowed",
+        ),
+        (
+            &GOOD.replace("duration_s = 1", "duration_s = -3"),
+            "trial.duration_s: -3 is not allowed",
+        ),
+    ];
+    for (text, expected) in cases {
+        let file = workload_file(dir.path(), text);
+        let err = refused(&["run", &file, "--db", "postgres://postgres@127.0.0.1:1/x"]);
+        assert!(err.contains(expected), "expected `{expected}` in: {err}");
+        assert!(err.contains("w.toml"), "names the file: {err}");
+    }
+    let err = refused(&["run", "no/such/workload.toml"]);
+    assert!(err.contains("no/such/workload.toml"), "{err}");
+}
+
+#[test]
+fn unreachable_server_names_the_address_but_not_the_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = workload_file(dir.path(), GOOD);
+    let err = refused(&[
+        "run",
+        &file,
+        "--db",
+        "postgres://bob:hunter2@127.0.0.1:1/queue",
+    ]);
+    assert!(err.contains("postgres://bob@127.0.0.1:1/queue"), "{err}");
+    assert!(err.contains("is the server running"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn sql_prints_each_strategy_and_refuses_unknown_ones() {
+    for (strategy, needle) in [
+        ("production", "FOR UPDATE OF h SKIP LOCKED"),
+        ("waiting", "FOR UPDATE OF h\n"),
+        ("naive", "-- step: update"),
+        ("conditional", "AND h.status = 0"),
+    ] {
+        let out = claimbench()
+            .args(["sql", "--strategy", strategy, "--batch", "10"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(needle), "{strategy}: {text}");
+        assert!(text.contains("-- parameters: "), "{text}");
+    }
+    let out = claimbench()
+        .args(["sql", "--strategy", "magic"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown strategy `magic`"));
+}
+
+/// The embedded default end to end: starts a cluster, runs the CI smoke workload, writes
+/// results, prints the summary, and removes the cluster.
+#[test]
+fn smoke_workload_runs_on_the_embedded_default() {
+    let results = tempfile::tempdir().unwrap();
+    let out = claimbench()
+        .args(["run", "workloads/smoke.toml", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("| postgres | production | fetch-order | 8 | 5 | 1 |"),
+        "{stdout}"
+    );
+    let run_dir = std::fs::read_dir(results.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run = claimbench::results::RunResult::read(&run_dir.join("run.json")).unwrap();
+    assert_eq!(run.cells.len(), 4);
+    assert!(run.environment.embedded);
+    assert!(run_dir.join("summary.md").is_file());
+    let cluster = embedded_dir(&stderr);
+    assert!(!cluster.exists(), "{} was not removed", cluster.display());
+}
+
+fn embedded_dir(stderr: &str) -> std::path::PathBuf {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("embedded PostgreSQL on port"))
+        .unwrap_or_else(|| panic!("no embedded line in: {stderr}"));
+    let path = line
+        .split(" in ")
+        .nth(1)
+        .unwrap()
+        .split(" (removed")
+        .next()
+        .unwrap();
+    std::path::PathBuf::from(path)
+}
+
+#[test]
+fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = workload_file(
+        dir.path(),
+        &GOOD
+            .replace("workers = [1]", "workers = [1, 2, 3, 4]")
+            .replace("duration_s = 1", "duration_s = 2")
+            .replace("backlog = 10", "backlog = 100000"),
+    );
+    let results = dir.path().join("results");
+    let mut child = claimbench()
+        .args(["run", &file, "--results"])
+        .arg(&results)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = String::new();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        stderr.push_str(&line);
+        stderr.push('\n');
+        if line.starts_with("[1/4]") {
+            // Trial 2 is starting: interrupt it.
+            std::thread::sleep(std::time::Duration::from_millis(800));
+            nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(child.id() as i32),
+                nix::sys::signal::Signal::SIGINT,
+            )
+            .unwrap();
+            break;
+        }
+    }
+    for line in lines {
+        stderr.push_str(&line.unwrap());
+        stderr.push('\n');
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    let run_dir = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run = claimbench::results::RunResult::read(&run_dir.join("run.json")).unwrap();
+    assert!(run.interrupted);
+    assert!(
+        run.cells.len() >= 1 && run.cells.len() < 4,
+        "{} cells",
+        run.cells.len()
+    );
+    let cluster = embedded_dir(&stderr);
+    assert!(!cluster.exists(), "{} was not removed", cluster.display());
+}

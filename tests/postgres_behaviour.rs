@@ -1,0 +1,397 @@
+//! Locking and lifecycle behaviour against a real PostgreSQL over real connections
+//! (CLAIMBENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/test). Each test works
+//! in a schema of its own.
+
+mod common;
+
+use claimbench::backend::postgres::{PostgresBackend, strategy_sql};
+use claimbench::backend::{Backend, Session};
+use claimbench::results::{RunResult, TrialResult};
+use claimbench::runner::{self, RunOptions};
+use claimbench::strategy::Strategy;
+use claimbench::workload::Workload;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+async fn run(backend: &PostgresBackend, w: Workload) -> RunResult {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        results_dir: dir.path().to_path_buf(),
+        quiet: true,
+        environment: Default::default(),
+    };
+    match runner::run(backend, Arc::new(w), opts, Arc::default()).await {
+        Ok(o) => o.result,
+        Err(f) => panic!("run failed: {}", f.error),
+    }
+}
+
+fn trials(r: &RunResult, s: Strategy) -> Vec<&TrialResult> {
+    r.cells
+        .iter()
+        .filter(|c| c.strategy == s)
+        .flat_map(|c| &c.trials)
+        .collect()
+}
+
+async fn claim_ids<S: Session>(s: &mut S, strategy: Strategy, batch: u32) -> Vec<i64> {
+    let mut out = Vec::new();
+    s.claim(strategy, batch, &mut out).await.unwrap();
+    out.iter().map(|j| j.id).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback() {
+    let Some(backend) = common::postgres("two_session").await else {
+        return;
+    };
+    let w = common::workload("backlog = 20\nqueues = [{ name = \"q\" }]", "");
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    let mut a = backend.connect("cbtest-a", "A").await.unwrap();
+    let mut b = backend.connect("cbtest-b", "B").await.unwrap();
+
+    // Session A claims two jobs inside a transaction it keeps open.
+    let tx = a.client().transaction().await.unwrap();
+    let rows = tx
+        .query(
+            strategy_sql(Strategy::Production),
+            &[&2i64, &"A".to_string(), &16i64],
+        )
+        .await
+        .unwrap();
+    let held: HashSet<i64> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(held.len(), 2);
+
+    // B's production claim returns other rows at once.
+    let got = tokio::time::timeout(
+        Duration::from_secs(2),
+        claim_ids(&mut b, Strategy::Production, 2),
+    )
+    .await
+    .expect("production must not wait on A's locks");
+    assert_eq!(got.len(), 2);
+    assert!(
+        got.iter().all(|id| !held.contains(id)),
+        "{got:?} vs {held:?}"
+    );
+
+    // B's waiting claim blocks on A's rows...
+    let waiting = tokio::spawn(async move {
+        let ids = claim_ids(&mut b, Strategy::Waiting, 2).await;
+        (b, ids)
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !waiting.is_finished(),
+        "waiting claim returned while A held its rows"
+    );
+    let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
+    let blocked: i64 = probe
+        .client()
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cbtest-b' AND wait_event_type = 'Lock'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(blocked, 1, "B should be waiting on a row lock");
+
+    // ...until A rolls back; then A's rows are claimable again and B gets them.
+    tx.rollback().await.unwrap();
+    let (_b, ids) = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("waiting claim must finish once A ends")
+        .unwrap();
+    assert!(
+        ids.iter().any(|id| held.contains(id)),
+        "after rollback B should claim A's rows: {ids:?} vs {held:?}"
+    );
+    common::drop_schema(&backend).await;
+}
+
+#[tokio::test]
+async fn production_skips_paused_inactive_and_future_jobs() {
+    let Some(backend) = common::postgres("eligibility").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 600\nscheduled_share = 0.3\nscheduled_within_s = 3600\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }, { name = \"off\", active = false }]",
+        "",
+    );
+    backend.reset(&w, "fetch-order", 2).await.unwrap();
+    let mut s = backend.connect("cbtest", "w").await.unwrap();
+    let mut total = 0;
+    loop {
+        let got = claim_ids(&mut s, Strategy::Production, 50).await;
+        if got.is_empty() {
+            break;
+        }
+        total += got.len();
+    }
+    let r = s
+        .client()
+        .query_one(
+            "SELECT count(*) FILTER (WHERE status = 1 AND (queue <> 'open' OR scheduled_at > now())),
+                    count(*) FILTER (WHERE status = 0 AND queue = 'open' AND (scheduled_at IS NULL OR scheduled_at <= now())),
+                    count(*) FILTER (WHERE status = 0 AND queue IN ('paused', 'off')),
+                    count(*) FILTER (WHERE status = 0 AND scheduled_at > now())
+             FROM jobs_hot",
+            &[],
+        )
+        .await
+        .unwrap();
+    let (bad, eligible_left, paused_left, future_left): (i64, i64, i64, i64) =
+        (r.get(0), r.get(1), r.get(2), r.get(3));
+    assert!(total > 0);
+    assert_eq!(bad, 0, "claimed a paused, inactive or future job");
+    assert_eq!(eligible_left, 0, "left an eligible job unclaimed");
+    assert!(
+        paused_left > 0 && future_left > 0,
+        "the population must contain both kinds"
+    );
+    common::drop_schema(&backend).await;
+}
+
+#[tokio::test]
+async fn production_takes_higher_priority_first_with_one_worker() {
+    let Some(backend) = common::postgres("priority").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 300\nqueues = [{ name = \"q\" }]\npriorities = [{ value = 0, weight = 2 }, { value = 5, weight = 1 }, { value = 9, weight = 1 }]",
+        "",
+    );
+    backend.reset(&w, "pk-only", 3).await.unwrap();
+    let mut s = backend.connect("cbtest", "w").await.unwrap();
+    let mut previous_min = i32::MAX;
+    let mut batches = 0;
+    loop {
+        let ids = claim_ids(&mut s, Strategy::Production, 25).await;
+        if ids.is_empty() {
+            break;
+        }
+        let r = s
+            .client()
+            .query_one(
+                "SELECT min(priority), max(priority) FROM jobs_hot WHERE id = ANY($1)",
+                &[&ids],
+            )
+            .await
+            .unwrap();
+        let (lo, hi): (i32, i32) = (r.get(0), r.get(1));
+        assert!(
+            hi <= previous_min,
+            "batch {batches} has priority {hi} after {previous_min}"
+        );
+        previous_min = lo;
+        batches += 1;
+    }
+    assert_eq!(batches, 12);
+    common::drop_schema(&backend).await;
+}
+
+#[tokio::test]
+async fn production_never_overshoots_max_workers_from_one_claimer() {
+    let Some(backend) = common::postgres("max_workers").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 200\nqueues = [{ name = \"capped\", weight = 1, max_workers = 3 }, { name = \"free\", weight = 1 }]",
+        "",
+    );
+    backend.reset(&w, "fetch-order", 4).await.unwrap();
+    let mut s = backend.connect("cbtest", "w").await.unwrap();
+    let capped = async |s: &mut claimbench::backend::postgres::PostgresSession| -> i64 {
+        s.client()
+            .query_one(
+                "SELECT count(*) FROM jobs_hot WHERE queue = 'capped' AND status IN (1, 2)",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0)
+    };
+    let first = claim_ids(&mut s, Strategy::Production, 40).await;
+    assert_eq!(first.len(), 40, "the uncapped queue fills the batch");
+    assert_eq!(
+        capped(&mut s).await,
+        3,
+        "one batch takes exactly the capacity"
+    );
+    claim_ids(&mut s, Strategy::Production, 40).await;
+    assert_eq!(capped(&mut s).await, 3, "a full queue gets nothing more");
+    // Completing one capped job frees one slot.
+    let done: i64 = s
+        .client()
+        .query_one(
+            "SELECT id FROM jobs_hot WHERE queue = 'capped' AND status = 1 LIMIT 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(s.complete(done).await.unwrap());
+    claim_ids(&mut s, Strategy::Production, 40).await;
+    assert_eq!(capped(&mut s).await, 3);
+    common::drop_schema(&backend).await;
+}
+
+const CONTENDED: &str = r#"
+[handler]
+duration = { dist = "fixed", ms = 0.0 }
+[matrix]
+strategies = ["production", "waiting", "naive"]
+index_layouts = ["fetch-order"]
+workers = [16]
+batch_sizes = [10]
+[trial]
+stop = "drain"
+max_s = 30
+repetitions = 3
+sample_interval_ms = 50
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn contended_production_and_waiting_never_duplicate_and_naive_does() {
+    let Some(backend) = common::postgres("contended").await else {
+        return;
+    };
+    let w = common::workload("backlog = 1500\nqueues = [{ name = \"q\" }]", CONTENDED);
+    let r = run(&backend, w).await;
+    for s in [Strategy::Production, Strategy::Waiting] {
+        for t in trials(&r, s) {
+            assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{s}");
+            assert_eq!(t.duplicates.ledger.duplicate_executions, 0, "{s}");
+            assert_eq!(t.reconciliation.lost, 0, "{s}");
+            assert_eq!(
+                t.reconciliation.db.completed, 1500,
+                "{s} drains the backlog"
+            );
+        }
+    }
+    let naive = trials(&r, Strategy::Naive);
+    assert_eq!(naive.len(), 3);
+    let dups: u64 = naive
+        .iter()
+        .map(|t| t.duplicates.ledger.duplicate_claims)
+        .sum();
+    assert!(dups > 0, "16 naive workers on one backlog must collide");
+    for t in r.cells.iter().flat_map(|c| &c.trials) {
+        assert_eq!(
+            t.duplicates.ledger.duplicate_executions as i64,
+            t.duplicates.effects_duplicate_executions,
+            "ledger and effects table must agree"
+        );
+        assert_eq!(t.reconciliation.lost, 0);
+    }
+    common::drop_schema(&backend).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rescuer_returns_abandoned_claims_and_nothing_is_lost() {
+    let Some(backend) = common::postgres("rescue").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 300\nqueues = [{ name = \"q\" }]",
+        r#"
+[faults]
+abandon_rate = 0.1
+lease_s = 0.3
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [5]
+[trial]
+stop = "drain"
+max_s = 30
+sample_interval_ms = 50
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    assert!(t.counts.abandoned > 0);
+    assert!(
+        t.rescued_jobs > 0,
+        "abandoned claims come back through the rescuer"
+    );
+    assert_eq!(
+        t.reconciliation.db.completed, 300,
+        "every job completes in the end"
+    );
+    assert_eq!(t.reconciliation.lost, 0);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    common::drop_schema(&backend).await;
+}
+
+#[tokio::test]
+async fn failing_handler_retries_then_dead_letters_every_job() {
+    let Some(backend) = common::postgres("dead_letter").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 100\nqueues = [{ name = \"q\" }]",
+        r#"
+[handler]
+failure_rate = 1.0
+max_attempts = 2
+retry_delay_ms = 0
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [10]
+[trial]
+stop = "drain"
+max_s = 30
+sample_interval_ms = 50
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    assert_eq!(t.reconciliation.db.dead_lettered, 100);
+    assert_eq!(t.reconciliation.db.completed, 0);
+    assert_eq!(t.counts.jobs_failed, 100, "one retry per job");
+    assert_eq!(t.duplicates.effects_rows, 200, "two handler runs per job");
+    assert_eq!(
+        t.duplicates.ledger.duplicate_executions, 0,
+        "retries are new attempts"
+    );
+    assert_eq!(t.reconciliation.lost, 0);
+    common::drop_schema(&backend).await;
+}
+
+#[tokio::test]
+async fn claim_only_leaves_claims_held_and_accounted() {
+    let Some(backend) = common::postgres("claim_only").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 5000\nqueues = [{ name = \"q\" }]",
+        r#"
+[handler]
+mode = "claim-only"
+[matrix]
+strategies = ["production"]
+index_layouts = ["pending-partial"]
+workers = [2]
+batch_sizes = [10]
+[trial]
+duration_s = 0.5
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    assert!(t.counts.jobs_claimed > 0);
+    assert_eq!(t.reconciliation.db.fetched as u64, t.counts.jobs_claimed);
+    assert_eq!(
+        t.reconciliation.accounted_by_faults,
+        t.reconciliation.db.fetched
+    );
+    assert_eq!(t.reconciliation.lost, 0);
+    assert_eq!(t.duplicates.effects_rows, 0);
+    common::drop_schema(&backend).await;
+}
