@@ -36,6 +36,19 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Reset and seed the schema as a trial would, then exit: for running pgbench or
+    /// EXPLAIN against exactly what claimbench measures.
+    Prepare {
+        workload: PathBuf,
+        /// Database URL; required, since an embedded cluster would vanish on exit.
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+        db: String,
+        #[arg(long, default_value = "claimbench")]
+        schema: String,
+        /// Index layout to build (default: the workload's first).
+        #[arg(long)]
+        layout: Option<String>,
+    },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {
         #[arg(long, default_value = "postgres")]

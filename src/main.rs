@@ -54,6 +54,29 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             repetitions,
             quiet,
         } => run(&workload, db, &schema, results, repetitions, quiet).await,
+        cli::Command::Prepare {
+            workload,
+            db,
+            schema,
+            layout,
+        } => {
+            let w = Workload::load(&workload)?;
+            let layout = layout.unwrap_or_else(|| w.matrix.index_layouts[0].clone());
+            if postgres::layout_sql(&layout).is_none() {
+                bail!(
+                    "unknown layout `{layout}`; expected one of: {}",
+                    claimbench::workload::INDEX_LAYOUTS.join(", ")
+                );
+            }
+            let target = DbTarget::parse(&db).map_err(anyhow::Error::msg)?;
+            let DbTarget::Postgres(config) = target.clone();
+            let backend = PostgresBackend::new(config, target.to_string(), &schema);
+            let seeded = backend.reset(&w, &layout, w.seed).await?;
+            println!(
+                "{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}"
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         cli::Command::Sql {
             backend,
             strategy,

@@ -35,6 +35,8 @@ pub struct WorkerMetrics {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     pub claim_calls: u64,
+    /// Claim calls started after warm-up (the claims/s numerator).
+    pub claim_calls_steady: u64,
     pub empty_claims: u64,
     pub jobs_claimed: u64,
     /// Jobs claimed after warm-up (the steady-state numerator).
@@ -63,6 +65,7 @@ pub struct Counts {
 impl Counts {
     pub fn add(&mut self, o: &Counts) {
         self.claim_calls += o.claim_calls;
+        self.claim_calls_steady += o.claim_calls_steady;
         self.empty_claims += o.empty_claims;
         self.jobs_claimed += o.jobs_claimed;
         self.jobs_claimed_steady += o.jobs_claimed_steady;

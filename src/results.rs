@@ -90,6 +90,9 @@ pub struct TrialResult {
     /// Claims the rescuer returned to pending after their lease expired.
     pub rescued_jobs: u64,
     pub counts: Counts,
+    /// Claim calls per second after warm-up (what pgbench calls tps for the same SQL).
+    pub claims_per_s: f64,
+    /// Jobs claimed and completed per second after warm-up.
     pub claimed_per_s: f64,
     pub completed_per_s: f64,
     /// Jobs claimed and completed in each second since the trial started.
@@ -132,6 +135,12 @@ pub struct Reconciliation {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OldestPending {
+    /// Whether a sampler ran (`trial.sample_interval_ms = 0` turns it off).
+    pub sampled: bool,
+    /// Mean wall time of one sample query, ms, and the longest interval the sampler
+    /// stretched to so as to stay within its budget of 5% of one server core.
+    pub mean_sample_ms: f64,
+    pub max_interval_ms: f64,
     /// (seconds since trial start, age ms); `None` age when nothing was eligible.
     pub series: Vec<(f64, Option<f64>)>,
     pub p50_ms: f64,

@@ -25,6 +25,12 @@ pub enum Warning {
     HarnessBusy { cpu_share: f64 },
     /// The backlog ran out while measuring: throughput then measures an empty queue.
     BacklogExhausted { at_s: f64 },
+    /// Sample queries were slow, so samples were spread out to keep the sampler's load
+    /// within its budget: the oldest-pending series is coarser than asked.
+    SamplerStretched {
+        mean_sample_ms: f64,
+        max_interval_ms: f64,
+    },
     /// The trial was cut short by Ctrl-C.
     Interrupted,
 }
@@ -76,6 +82,13 @@ impl fmt::Display for Warning {
             Warning::BacklogExhausted { at_s } => write!(
                 f,
                 "the backlog ran out {at_s:.1}s into the trial: throughput after that measures an empty queue; raise population.backlog"
+            ),
+            Warning::SamplerStretched {
+                mean_sample_ms,
+                max_interval_ms,
+            } => write!(
+                f,
+                "each sample took {mean_sample_ms:.1} ms, so samples were up to {max_interval_ms:.0} ms apart to keep the sampler under 5% of a server core; the oldest-pending scan needs an index on pending rows for finer samples"
             ),
             Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
         }

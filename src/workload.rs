@@ -342,7 +342,9 @@ pub struct Trial {
     pub stop: StopRule,
     pub max: Duration,
     pub repetitions: u32,
-    pub sample_interval: Duration,
+    /// `None`: no sampler (no oldest-pending, lock-wait or max-workers evidence), so
+    /// the database carries exactly the workers' load, e.g. to compare with pgbench.
+    pub sample_interval: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -742,12 +744,22 @@ impl Validator<'_> {
             ));
         }
         let sample_interval = self.ms("trial.sample_interval_ms", t.sample_interval_ms)?;
-        if sample_interval < Duration::from_millis(10) {
+        let sample_interval = if sample_interval.is_zero() {
+            if t.stop == StopRule::Drain {
+                return Err(self.err(
+                    "trial.sample_interval_ms",
+                    "0 turns the sampler off, but trial.stop = \"drain\" needs it to see the queue empty",
+                ));
+            }
+            None
+        } else if sample_interval < Duration::from_millis(10) {
             return Err(self.err(
                 "trial.sample_interval_ms",
-                "is below 10; the sampler would load the database it measures",
+                "is below 10; the sampler would load the database it measures (0 turns it off)",
             ));
-        }
+        } else {
+            Some(sample_interval)
+        };
         Ok(Trial {
             warmup: self.secs("trial.warmup_s", t.warmup_s)?,
             duration,

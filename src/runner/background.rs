@@ -21,7 +21,16 @@ pub struct SamplerReport {
     pub max_queue_active: Vec<Option<i64>>,
     /// First moment after warm-up at which no eligible job was pending.
     pub exhausted_at_s: Option<f64>,
+    /// Mean wall time of one sample query, ms: what the sampler costs the database.
+    pub mean_sample_ms: f64,
+    /// The longest interval the sampler had to stretch to, ms (see [`SAMPLER_BUDGET`]).
+    pub max_interval_ms: f64,
 }
+
+/// Share of one server core the sampler may use. When a sample takes longer (the
+/// oldest-pending scan grows with the backlog), the next one waits longer, so the
+/// sampler never turns into load of its own.
+pub const SAMPLER_BUDGET: f64 = 0.05;
 
 pub async fn sample<S: Session>(
     mut session: S,
@@ -35,15 +44,26 @@ pub async fn sample<S: Session>(
         ..SamplerReport::default()
     };
     let drain = workload.trial.stop == StopRule::Drain;
-    let mut tick = tokio::time::interval(workload.trial.sample_interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let interval = workload
+        .trial
+        .sample_interval
+        .expect("the sampler runs only with an interval");
+    let mut busy = Duration::ZERO;
+    let mut wait = Duration::ZERO;
     while !shared.stopping() {
-        tick.tick().await;
+        shared.sleep_unless_stopping(wait).await;
         if shared.stopping() {
             break;
         }
+        let began = Instant::now();
         let s = session.sample(&workload).await?;
         let now = Instant::now();
+        let took = now - began;
+        busy += took;
+        wait = interval
+            .saturating_sub(took)
+            .max(took.mul_f64(1.0 / SAMPLER_BUDGET - 1.0));
+        r.max_interval_ms = r.max_interval_ms.max((wait + took).as_secs_f64() * 1e3);
         let at = clock.secs_f64(now);
         r.samples += 1;
         r.lock_wait_samples += u64::from(s.lock_waiting);
@@ -64,6 +84,9 @@ pub async fn sample<S: Session>(
         if drain && !s.work_left {
             shared.stop();
         }
+    }
+    if r.samples > 0 {
+        r.mean_sample_ms = busy.as_secs_f64() * 1e3 / r.samples as f64;
     }
     Ok(r)
 }

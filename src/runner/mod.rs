@@ -298,7 +298,10 @@ async fn run_trial<B: Backend>(
     for i in 0..spec.workers {
         sessions.push(backend.connect(&role, &format!("w{i}")).await?);
     }
-    let sampler = backend.connect("claimbench-sampler", "sampler").await?;
+    let sampler = match w.trial.sample_interval {
+        Some(_) => Some(backend.connect("claimbench-sampler", "sampler").await?),
+        None => None,
+    };
     let producer = match w.producer_rate_per_s {
         Some(_) => Some(backend.connect("claimbench-producer", "producer").await?),
         None => None,
@@ -344,13 +347,16 @@ async fn run_trial<B: Backend>(
             ))
         })
         .collect();
-    let sampler_task = tokio::spawn(background::sample(
-        sampler,
-        workload.clone(),
-        clock,
-        shared.clone(),
-        producer.is_some(),
-    ));
+    let has_producer = producer.is_some();
+    let sampler_task = sampler.map(|s| {
+        tokio::spawn(background::sample(
+            s,
+            workload.clone(),
+            clock,
+            shared.clone(),
+            has_producer,
+        ))
+    });
     let producer_task = producer.map(|p| {
         tokio::spawn(background::produce(
             p,
@@ -406,7 +412,13 @@ async fn run_trial<B: Backend>(
             Err(e) => first_error = first_error.or(Some(e)),
         }
     }
-    let sampled = sampler_task.await.map_err(spawn_err)?;
+    let sampled = match sampler_task {
+        Some(t) => t.await.map_err(spawn_err)?,
+        None => Ok(background::SamplerReport {
+            max_queue_active: vec![None; w.population.queues.len()],
+            ..Default::default()
+        }),
+    };
     let produced = match producer_task {
         Some(t) => t.await.map_err(spawn_err)??,
         None => 0,
@@ -421,6 +433,7 @@ async fn run_trial<B: Backend>(
         return Err(e.into());
     }
     let sampled = sampled?;
+    let sampler_task_ran = w.trial.sample_interval.is_some();
     let cpu_after = probe.snapshot(server_pid);
     drop(held_sessions);
     // Backends flush their statistics as they exit; give them a moment.
@@ -539,6 +552,14 @@ async fn run_trial<B: Backend>(
     {
         warnings.push(Warning::BacklogExhausted { at_s });
     }
+    if let Some(asked) = w.trial.sample_interval
+        && sampled.max_interval_ms > 2.0 * asked.as_secs_f64() * 1e3
+    {
+        warnings.push(Warning::SamplerStretched {
+            mean_sample_ms: sampled.mean_sample_ms,
+            max_interval_ms: sampled.max_interval_ms,
+        });
+    }
     if interrupted {
         warnings.push(Warning::Interrupted);
     }
@@ -552,6 +573,7 @@ async fn run_trial<B: Backend>(
         produced_jobs: produced,
         rescued_jobs: rescued,
         counts: c,
+        claims_per_s: per_s(c.claim_calls_steady),
         claimed_per_s: per_s(c.jobs_claimed_steady),
         completed_per_s: per_s(c.jobs_completed_steady),
         claimed_series: merged.claimed_per_s,
@@ -567,6 +589,9 @@ async fn run_trial<B: Backend>(
             lost,
         },
         oldest_pending: OldestPending {
+            sampled: sampler_task_ran,
+            mean_sample_ms: sampled.mean_sample_ms,
+            max_interval_ms: sampled.max_interval_ms,
             series: sampled.oldest_pending,
             p50_ms: oldest_ms(0.5),
             p99_ms: oldest_ms(0.99),

@@ -150,6 +150,7 @@ pub async fn run<S: Session>(
         m.counts.lost_races += u64::from(outcome.lost_races);
         m.counts.jobs_claimed += u64::from(n);
         if steady {
+            m.counts.claim_calls_steady += 1;
             m.counts.jobs_claimed_steady += u64::from(n);
             let h = if n == 0 {
                 &mut m.empty_claim_latency

@@ -7,16 +7,16 @@ SELECT
        LEFT JOIN queues q ON q.name = h.queue
       WHERE h.status = 0
         AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
-        AND (q.is_paused IS NULL OR q.is_paused = false)
-        AND (q.is_active IS NULL OR q.is_active = true))::float8 AS oldest_pending_ms,
+        AND q.is_paused IS NOT TRUE
+        AND q.is_active IS NOT FALSE)::float8 AS oldest_pending_ms,
     (SELECT count(*) FROM pg_stat_activity
       WHERE application_name = $1 AND wait_event_type = 'Lock')::int AS lock_waiting,
     (SELECT count(*) FROM pg_stat_activity
       WHERE application_name = $1 AND state = 'active')::int AS active,
     EXISTS (SELECT 1 FROM jobs_hot h
               LEFT JOIN queues q ON q.name = h.queue
-             WHERE (q.is_paused IS NULL OR q.is_paused = false)
-               AND (q.is_active IS NULL OR q.is_active = true)) AS work_left,
+             WHERE q.is_paused IS NOT TRUE
+               AND q.is_active IS NOT FALSE) AS work_left,
     ARRAY(SELECT count(h.id)
             FROM unnest($2::text[]) WITH ORDINALITY AS u(name, ord)
             LEFT JOIN jobs_hot h ON h.queue = u.name AND h.status IN (1, 2)

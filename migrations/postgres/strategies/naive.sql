@@ -8,8 +8,8 @@ SELECT h.id
 FROM jobs_hot h
 LEFT JOIN queues q ON q.name = h.queue
 WHERE h.status = 0
-  AND (q.is_paused IS NULL OR q.is_paused = false)
-  AND (q.is_active IS NULL OR q.is_active = true)
+  AND q.is_paused IS NOT TRUE
+  AND q.is_active IS NOT FALSE
   AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
 ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC
 LIMIT $1

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Is the harness the bottleneck? Runs the production claim in claim-only mode (claim and
+# drop) with claimbench and with pgbench, same SQL, same connection count, same freshly
+# seeded schema, same throw-away server, one cell after the other, and prints claims/s
+# and client CPU per claim for both.
+#
+#   bash benches/pgbench_compare.sh [WORKERS...]   (default: 4 16; batches 1 and 10)
+#   ROUNDS=3 SECONDS_PER_RUN=5 are the defaults; rounds alternate which tool goes first.
+#
+# Needs a release build (cargo build --release), pgbench and PostgreSQL's initdb/pg_ctl.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+workers=("${@:-4 16}")
+read -r -a workers <<<"${workers[*]}"
+batches=(1 10)
+seconds=${SECONDS_PER_RUN:-5}
+rounds=${ROUNDS:-3}
+bin=target/release/claimbench
+[ -x "$bin" ] || { echo "build first: cargo build --release" >&2; exit 2; }
+bindir=$(dirname "$(readlink -f "$(command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl | tail -n1)")")
+pgbench=$(command -v pgbench || echo "$bindir/pgbench")
+
+# A throw-away server with the embedded default's settings (src/embedded.rs).
+tmp=$(mktemp -d /tmp/claimbench-pgbench-XXXXXX)
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$tmp"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cleanup() { as_pg "$bindir/pg_ctl" -D "$tmp/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+as_pg "$bindir/initdb" -D "$tmp/data" -U postgres --auth=trust -E UTF8 --locale=C --no-sync >/dev/null
+as_pg "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -o "-p $port -k $tmp -c listen_addresses=127.0.0.1 \
+  -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=256MB \
+  -c max_connections=600 -c max_wal_size=4GB -c checkpoint_timeout=30min" start >/dev/null
+url="postgres://postgres@127.0.0.1:$port/postgres"
+
+# One measurement each; both start from a freshly reset and seeded schema.
+pgbench_once() { # dir workers -> "tps us_per_claim"
+  "$bin" prepare "$1/w.toml" --db "$url" >/dev/null
+  PGOPTIONS="-c search_path=claimbench" /usr/bin/time -f '%U %S' -o "$1/pgbench.cpu" \
+    "$pgbench" -n -M prepared -c "$2" -j 2 -T "$seconds" -f "$1/claim.sql" "$url" > "$1/pgbench.out" 2>&1
+  local tps xacts
+  tps=$(awk '/^tps = /{print $3}' "$1/pgbench.out" | head -n1)
+  xacts=$(awk '/number of transactions actually processed/{print $NF}' "$1/pgbench.out" | cut -d/ -f1)
+  awk -v n="$xacts" -v tps="$tps" '{printf "%s %.1f\n", tps, ($1+$2)*1e6/n}' "$1/pgbench.cpu"
+}
+claimbench_once() { # dir -> "claims_per_s us_per_claim"
+  rm -rf "$1/results"
+  "$bin" run "$1/w.toml" --db "$url" --quiet --results "$1/results" > /dev/null
+  jq -r '.cells[0].trials[0] | "\(.claims_per_s) \(.resources.client_cpu_us_per_claim)"' "$1"/results/*/run.json
+}
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+echo "rounds per cell: $rounds (order alternates); $seconds s each; medians shown"
+printf '%-8s %-6s %14s %14s %8s %16s %16s\n' workers batch pgbench_tps claimbench_cps ratio pgbench_us/claim claimbench_us/claim
+for w in "${workers[@]}"; do
+  for b in "${batches[@]}"; do
+    work="$tmp/w${w}b${b}"
+    mkdir -p "$work"
+    sed -e "s/^workers = .*/workers = [$w]/" -e "s/^batch_sizes = .*/batch_sizes = [$b]/" \
+        -e "s/^duration_s = .*/duration_s = $seconds/" -e "s/^warmup_s = .*/warmup_s = 0.0/" \
+        workloads/claim-only.toml > "$work/w.toml"
+    # The exact statement claimbench prepares. The limits stay parameters (pgbench sends
+    # :variables as parameters under -M prepared), so both get the same generic plan; the
+    # worker id becomes a literal, since pgbench variables cannot hold text.
+    window=$(( b * 4 > 16 ? b * 4 : 16 ))
+    { echo "\\set batch $b"; echo "\\set window $window"
+      "$bin" sql --strategy production --batch "$b" | grep -v '^--' \
+        | sed -e "s/\$1/:batch/g" -e "s/\$2/'pgbench'/g" -e "s/\$3/:window/g" | tr '\n' ' '
+      echo; } > "$work/claim.sql"
+    : > "$work/pg.txt"; : > "$work/cb.txt"
+    for r in $(seq 1 "$rounds"); do
+      if (( r % 2 )); then
+        pgbench_once "$work" "$w" >> "$work/pg.txt"; claimbench_once "$work" >> "$work/cb.txt"
+      else
+        claimbench_once "$work" >> "$work/cb.txt"; pgbench_once "$work" "$w" >> "$work/pg.txt"
+      fi
+    done
+    tps=$(cut -d' ' -f1 "$work/pg.txt" | median); pg_us=$(cut -d' ' -f2 "$work/pg.txt" | median)
+    cps=$(cut -d' ' -f1 "$work/cb.txt" | median); cb_us=$(cut -d' ' -f2 "$work/cb.txt" | median)
+    printf '%-8s %-6s %14.0f %14.0f %8.2f %16.1f %16.1f\n' "$w" "$b" "$tps" "$cps" \
+      "$(echo "$cps / $tps" | bc -l)" "$pg_us" "$cb_us"
+  done
+done

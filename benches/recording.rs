@@ -1,0 +1,83 @@
+//! What the harness itself costs: the per-claim recording a worker does on its hot path,
+//! and the end-of-trial merge and ledger analysis. Compare the per-claim figure with a
+//! claim's round trip (hundreds of µs): recording must be a rounding error.
+//!
+//!     cargo bench --bench recording
+
+use claimbench::ledger::{WorkerLedger, analyse};
+use claimbench::metrics::{WorkerMetrics, bump, micros};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::time::Duration;
+
+/// One claim of `batch` jobs as worker.rs records it.
+fn record_claim(m: &mut WorkerMetrics, l: &mut WorkerLedger, batch: i64, n: i64) {
+    m.claim_latency
+        .saturating_record(micros(Duration::from_micros(350 + (n % 97) as u64)));
+    for j in 0..batch {
+        l.claim(n * batch + j, n as u64 * 1000, 0);
+        m.queue_wait.saturating_record(1000 + (j as u64 * 37));
+    }
+    bump(&mut m.claimed_per_s, (n / 10_000) as usize, batch as u32);
+    m.counts.claim_calls += 1;
+}
+
+fn ledgers(workers: u32, jobs_per_worker: i64) -> Vec<WorkerLedger> {
+    (0..workers)
+        .map(|w| {
+            let mut l = WorkerLedger::new(w);
+            for i in 0..jobs_per_worker {
+                let job = i * workers as i64 + w as i64;
+                l.claim(job, i as u64 * 100, 0);
+                l.execute(job, i as u64 * 100 + 50, 0);
+                l.release(job, i as u64 * 100 + 60);
+            }
+            l
+        })
+        .collect()
+}
+
+fn benches(c: &mut Criterion) {
+    for batch in [1i64, 10] {
+        c.bench_function(&format!("record one claim of batch {batch}"), |b| {
+            let mut m = WorkerMetrics::default();
+            let mut l = WorkerLedger::new(0);
+            let mut n = 0i64;
+            b.iter(|| {
+                n += 1;
+                record_claim(&mut m, &mut l, batch, black_box(n));
+            });
+        });
+    }
+    // 16 workers x 62,500 jobs x 3 events = 3M events: a long, busy trial.
+    let big = ledgers(16, 62_500);
+    c.bench_function("analyse ledger, 1M jobs / 3M events", |b| {
+        b.iter_batched(
+            || big.clone(),
+            |l| black_box(analyse(l)),
+            BatchSize::LargeInput,
+        )
+    });
+    let parts: Vec<WorkerMetrics> = (0..16)
+        .map(|w| {
+            let mut m = WorkerMetrics::default();
+            let mut l = WorkerLedger::new(w);
+            for n in 0..10_000 {
+                record_claim(&mut m, &mut l, 10, n);
+            }
+            m
+        })
+        .collect();
+    c.bench_function("merge 16 workers' metrics", |b| {
+        b.iter(|| {
+            let mut all = WorkerMetrics::default();
+            for p in &parts {
+                all.merge(p);
+            }
+            black_box(all)
+        })
+    });
+}
+
+criterion_group!(recording, benches);
+criterion_main!(recording);
