@@ -56,6 +56,8 @@ pub fn default_settings() -> BTreeMap<String, String> {
         ("fsync", "off"),
         ("synchronous_commit", "off"),
         ("full_page_writes", "off"),
+        ("wal_level", "minimal"),
+        ("max_wal_senders", "0"),
         ("shared_buffers", "256MB"),
         ("max_connections", "600"),
         ("max_wal_size", "4GB"),

@@ -150,6 +150,12 @@ pub struct HistogramSummary {
     pub hdr_v2_base64: String,
 }
 
+impl Default for HistogramSummary {
+    fn default() -> Self {
+        HistogramSummary::from_histogram(&new_histogram())
+    }
+}
+
 impl HistogramSummary {
     pub fn from_histogram(h: &Histogram<u64>) -> HistogramSummary {
         let mut buf = Vec::new();

@@ -27,7 +27,7 @@ pub enum ResultsError {
     TooNew { path: PathBuf, found: u32 },
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunResult {
     pub schema_version: u32,
     pub run_id: String,
@@ -42,7 +42,7 @@ pub struct RunResult {
     pub cells: Vec<CellResult>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct WorkloadRecord {
     pub name: String,
     pub path: String,
@@ -77,7 +77,7 @@ pub struct CellResult {
     pub trials: Vec<TrialResult>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TrialResult {
     pub repetition: u32,
     /// Measured window after warm-up, seconds.
@@ -86,6 +86,8 @@ pub struct TrialResult {
     /// The trial ended by Ctrl-C.
     pub interrupted: bool,
     pub seeded_jobs: u64,
+    /// Seconds spent recreating and seeding the schema before the trial.
+    pub reset_s: f64,
     pub produced_jobs: u64,
     /// Claims the rescuer returned to pending after their lease expired.
     pub rescued_jobs: u64,

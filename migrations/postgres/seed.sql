@@ -1,10 +1,12 @@
 -- Server-side population of the hot table: one INSERT ... SELECT, no client round trip
 -- per row. Deterministic for a given setseed() value (run right before, same session).
+-- Ids are 1..$1 in creation order; keys.sql then adds the primary key.
 -- $1 rows, $2 queue names, $3 queue lower bounds (cumulative weights in [0,1)),
 -- $4 priorities, $5 priority lower bounds, $6 share scheduled in the future,
 -- $7 seconds within which scheduled jobs become due, $8 payload bytes.
-INSERT INTO jobs_hot (queue, type, payload, priority, status, scheduled_at, created_at, created_by)
-SELECT ($2::text[])[width_bucket(random(), $3::float8[])],
+INSERT INTO jobs_hot (id, queue, type, payload, priority, status, scheduled_at, created_at, created_by)
+SELECT g,
+       ($2::text[])[width_bucket(random(), $3::float8[])],
        'bench',
        repeat('x', $8::int),
        ($4::int[])[width_bucket(random(), $5::float8[])],
@@ -14,4 +16,4 @@ SELECT ($2::text[])[width_bucket(random(), $3::float8[])],
        END,
        now(),
        'claimbench'
-FROM generate_series(1, $1::bigint)
+FROM generate_series(1, $1::bigint) AS g

@@ -18,6 +18,7 @@ use tokio_postgres::{Client, Config, NoTls, Statement};
 
 const SCHEMA_SQL: &str = include_str!("../../migrations/postgres/schema.sql");
 const SEED_SQL: &str = include_str!("../../migrations/postgres/seed.sql");
+const KEYS_SQL: &str = include_str!("../../migrations/postgres/keys.sql");
 const PRODUCTION_SQL: &str = include_str!("../../migrations/postgres/strategies/production.sql");
 const WAITING_SQL: &str = include_str!("../../migrations/postgres/strategies/waiting.sql");
 const NAIVE_SQL: &str = include_str!("../../migrations/postgres/strategies/naive.sql");
@@ -150,6 +151,68 @@ impl PostgresBackend {
     }
 }
 
+impl PostgresBackend {
+    /// The body of `reset`, inside the caller's transaction.
+    async fn recreate(
+        &self,
+        c: &Client,
+        workload: &Workload,
+        layout_sql: &str,
+        schema: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        let e = |what| move |e| query_error(what, e);
+        c.batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; SET LOCAL search_path TO {schema};"
+        ))
+        .await
+        .map_err(e("recreate schema"))?;
+        c.batch_execute(SCHEMA_SQL)
+            .await
+            .map_err(e("create tables"))?;
+        let p = &workload.population;
+        let names: Vec<&str> = p.queues.iter().map(|q| q.name.as_str()).collect();
+        let paused: Vec<bool> = p.queues.iter().map(|q| q.paused).collect();
+        let active: Vec<bool> = p.queues.iter().map(|q| q.active).collect();
+        let max: Vec<Option<i32>> = p.queues.iter().map(|q| q.max_workers).collect();
+        c.execute(
+            "INSERT INTO queues (name, is_paused, is_active, max_workers) \
+             SELECT * FROM unnest($1::text[], $2::bool[], $3::bool[], $4::int[])",
+            &[&names, &paused, &active, &max],
+        )
+        .await
+        .map_err(e("insert queues"))?;
+        c.execute("SELECT setseed($1)", &[&setseed_value(seed)])
+            .await
+            .map_err(e("set random seed"))?;
+        let (qnames, qbounds) = p.queue_bounds();
+        let (prios, pbounds) = p.priority_bounds();
+        let seeded = c
+            .execute(
+                SEED_SQL,
+                &[
+                    &(p.backlog as i64),
+                    &qnames,
+                    &qbounds,
+                    &prios,
+                    &pbounds,
+                    &p.scheduled_share,
+                    &p.scheduled_within_s,
+                    &(p.payload_bytes as i32),
+                ],
+            )
+            .await
+            .map_err(e("seed backlog"))?;
+        c.batch_execute(KEYS_SQL)
+            .await
+            .map_err(e("add primary key"))?;
+        c.batch_execute(layout_sql)
+            .await
+            .map_err(e("build index layout"))?;
+        Ok(seeded)
+    }
+}
+
 struct ControlGuard<'a>(tokio::sync::MutexGuard<'a, Option<Client>>);
 
 impl std::ops::Deref for ControlGuard<'_> {
@@ -236,23 +299,21 @@ impl Backend for PostgresBackend {
     }
 
     async fn server_info(&self) -> Result<ServerInfo, BackendError> {
-        {
-            let guard = self.control().await?;
-            let c: &Client = &guard;
-            let version: String = c
-                .query_one("SELECT version()", &[])
-                .await
-                .map_err(|e| query_error("read server version", e))?
-                .get(0);
-            let settings = c
-                .query(SETTINGS_SQL, &[])
-                .await
-                .map_err(|e| query_error("read server settings", e))?
-                .iter()
-                .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1)))
-                .collect();
-            Ok(ServerInfo { version, settings })
-        }
+        let guard = self.control().await?;
+        let c: &Client = &guard;
+        let version: String = c
+            .query_one("SELECT version()", &[])
+            .await
+            .map_err(|e| query_error("read server version", e))?
+            .get(0);
+        let settings = c
+            .query(SETTINGS_SQL, &[])
+            .await
+            .map_err(|e| query_error("read server settings", e))?
+            .iter()
+            .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1)))
+            .collect();
+        Ok(ServerInfo { version, settings })
     }
 
     async fn reset(
@@ -268,84 +329,46 @@ impl Backend for PostgresBackend {
             message: format!("no PostgreSQL index layout named `{layout}`"),
         })?;
         let schema = quote_ident(&self.schema);
-        {
-            let guard = self.control().await?;
-            let c: &Client = &guard;
-            let e = |what| move |e| query_error(what, e);
-            c.batch_execute(&format!(
-                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; SET search_path TO {schema};"
-            ))
+        let guard = self.control().await?;
+        let c: &Client = &guard;
+        let e = |what| move |e| query_error(what, e);
+        // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
+        // default) a table created and filled in the same transaction skips the WAL.
+        c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;
+        let seeded = match self.recreate(c, workload, layout_sql, &schema, seed).await {
+            Ok(n) => n,
+            Err(err) => {
+                let _ = c.batch_execute("ROLLBACK").await;
+                return Err(err);
+            }
+        };
+        c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
+        // One statement per call: VACUUM refuses to run inside a transaction block.
+        c.batch_execute("VACUUM ANALYZE jobs_hot")
             .await
-            .map_err(e("recreate schema"))?;
-            c.batch_execute(SCHEMA_SQL)
-                .await
-                .map_err(e("create tables"))?;
-            let p = &workload.population;
-            let names: Vec<&str> = p.queues.iter().map(|q| q.name.as_str()).collect();
-            let paused: Vec<bool> = p.queues.iter().map(|q| q.paused).collect();
-            let active: Vec<bool> = p.queues.iter().map(|q| q.active).collect();
-            let max: Vec<Option<i32>> = p.queues.iter().map(|q| q.max_workers).collect();
-            c.execute(
-                "INSERT INTO queues (name, is_paused, is_active, max_workers) \
-                 SELECT * FROM unnest($1::text[], $2::bool[], $3::bool[], $4::int[])",
-                &[&names, &paused, &active, &max],
-            )
+            .map_err(e("vacuum analyze"))?;
+        c.batch_execute("ANALYZE queues")
             .await
-            .map_err(e("insert queues"))?;
-            c.execute("SELECT setseed($1)", &[&setseed_value(seed)])
-                .await
-                .map_err(e("set random seed"))?;
-            let (qnames, qbounds) = p.queue_bounds();
-            let (prios, pbounds) = p.priority_bounds();
-            let seeded = c
-                .execute(
-                    SEED_SQL,
-                    &[
-                        &(p.backlog as i64),
-                        &qnames,
-                        &qbounds,
-                        &prios,
-                        &pbounds,
-                        &p.scheduled_share,
-                        &p.scheduled_within_s,
-                        &(p.payload_bytes as i32),
-                    ],
-                )
-                .await
-                .map_err(e("seed backlog"))?;
-            c.batch_execute(layout_sql)
-                .await
-                .map_err(e("build index layout"))?;
-            // One statement per call: a multi-statement string runs as one transaction,
-            // and VACUUM refuses to run inside one.
-            c.batch_execute("VACUUM ANALYZE jobs_hot")
-                .await
-                .map_err(e("vacuum analyze"))?;
-            c.batch_execute("ANALYZE queues")
-                .await
-                .map_err(e("analyze queues"))?;
-            Ok(seeded)
-        }
+            .map_err(e("analyze queues"))?;
+        Ok(seeded)
     }
 
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
-        {
-            let guard = self.control().await?;
-            let c: &Client = &guard;
-            c.batch_execute("SELECT pg_stat_clear_snapshot()")
-                .await
-                .map_err(|e| query_error("clear stats snapshot", e))?;
-            let r = c
-                .query_one(COUNTERS_SQL, &[])
-                .await
-                .map_err(|e| query_error("read pg_stat_database", e))?;
-            Ok(ServerCounters {
-                deadlocks: r.get(0),
-                conflicts: r.get(1),
-                rollbacks: r.get(2),
-                commits: r.get(3),
-            })
-        }
+        let guard = self.control().await?;
+        let c: &Client = &guard;
+        c.batch_execute("SELECT pg_stat_clear_snapshot()")
+            .await
+            .map_err(|e| query_error("clear stats snapshot", e))?;
+        let r = c
+            .query_one(COUNTERS_SQL, &[])
+            .await
+            .map_err(|e| query_error("read pg_stat_database", e))?;
+        Ok(ServerCounters {
+            deadlocks: r.get(0),
+            conflicts: r.get(1),
+            rollbacks: r.get(2),
+            commits: r.get(3),
+        })
     }
 
     async fn server_pid(&self) -> Option<u32> {
@@ -355,41 +378,37 @@ impl Backend for PostgresBackend {
     }
 
     async fn table_stats(&self) -> Result<TableStats, BackendError> {
-        {
-            let guard = self.control().await?;
-            let c: &Client = &guard;
-            let r = c
-                .query_one(TABLE_STATS_SQL, &[])
-                .await
-                .map_err(|e| query_error("read table statistics", e))?;
-            Ok(TableStats {
-                live_tuples: r.get(0),
-                dead_tuples: r.get(1),
-                table_bytes: r.get(2),
-                index_bytes: r.get(3),
-            })
-        }
+        let guard = self.control().await?;
+        let c: &Client = &guard;
+        let r = c
+            .query_one(TABLE_STATS_SQL, &[])
+            .await
+            .map_err(|e| query_error("read table statistics", e))?;
+        Ok(TableStats {
+            live_tuples: r.get(0),
+            dead_tuples: r.get(1),
+            table_bytes: r.get(2),
+            index_bytes: r.get(3),
+        })
     }
 
     async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
-        {
-            let guard = self.control().await?;
-            let c: &Client = &guard;
-            let r = c
-                .query_one(RECONCILE_SQL, &[])
-                .await
-                .map_err(|e| query_error("reconcile jobs", e))?;
-            Ok(DbReconciliation {
-                pending: r.get(0),
-                fetched: r.get(1),
-                processing: r.get(2),
-                completed: r.get(3),
-                dead_lettered: r.get(4),
-                effect_rows: r.get(5),
-                duplicate_executions: r.get(6),
-                distinct_executed: r.get(7),
-            })
-        }
+        let guard = self.control().await?;
+        let c: &Client = &guard;
+        let r = c
+            .query_one(RECONCILE_SQL, &[])
+            .await
+            .map_err(|e| query_error("reconcile jobs", e))?;
+        Ok(DbReconciliation {
+            pending: r.get(0),
+            fetched: r.get(1),
+            processing: r.get(2),
+            completed: r.get(3),
+            dead_lettered: r.get(4),
+            effect_rows: r.get(5),
+            duplicate_executions: r.get(6),
+            distinct_executed: r.get(7),
+        })
     }
 }
 

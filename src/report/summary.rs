@@ -125,24 +125,7 @@ pub fn render(r: &RunResult) -> String {
             cpu,
         );
     }
-    let warnings: Vec<String> = r
-        .cells
-        .iter()
-        .flat_map(|c| {
-            c.trials.iter().flat_map(move |t| {
-                t.warnings.iter().map(move |w| {
-                    format!(
-                        "- {} {} w={} b={} rep {}: {w}",
-                        c.strategy,
-                        c.index_layout,
-                        c.workers,
-                        c.batch_size,
-                        t.repetition + 1
-                    )
-                })
-            })
-        })
-        .collect();
+    let warnings = warning_lines(r);
     if !warnings.is_empty() {
         out.push_str("\n## Warnings\n\n");
         for w in warnings {
@@ -154,4 +137,129 @@ pub fn render(r: &RunResult) -> String {
         "\nclaimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; dup claims come from the claim ledger, dup exec from the ledger and from the effects table (they must agree).\n",
     );
     out
+}
+
+/// One line per cell and kind of warning: repetitions that warn alike are folded into
+/// one line, quoting the first occurrence.
+fn warning_lines(r: &RunResult) -> Vec<String> {
+    let mut lines = Vec::new();
+    for c in &r.cells {
+        let mut kinds: Vec<(
+            std::mem::Discriminant<crate::warnings::Warning>,
+            String,
+            Vec<u32>,
+        )> = Vec::new();
+        for t in &c.trials {
+            for w in &t.warnings {
+                let d = std::mem::discriminant(w);
+                match kinds.iter_mut().find(|(k, _, _)| *k == d) {
+                    Some((_, _, reps)) => reps.push(t.repetition + 1),
+                    None => kinds.push((d, w.to_string(), vec![t.repetition + 1])),
+                }
+            }
+        }
+        for (_, first, reps) in kinds {
+            let which = if reps.len() == 1 {
+                format!("rep {}", reps[0])
+            } else {
+                format!(
+                    "{} of {} reps, first rep {}",
+                    reps.len(),
+                    c.trials.len(),
+                    reps[0]
+                )
+            };
+            lines.push(format!(
+                "- {} {} w={} b={} ({which}): {first}",
+                c.strategy, c.index_layout, c.workers, c.batch_size
+            ));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::BackendKind;
+    use crate::metrics::{HistogramSummary, new_histogram};
+    use crate::strategy::Strategy;
+    use crate::warnings::Warning;
+
+    fn trial(rep: u32, claimed: f64, latencies_us: &[u64], warnings: Vec<Warning>) -> TrialResult {
+        let mut h = new_histogram();
+        for &v in latencies_us {
+            h.record(v).unwrap();
+        }
+        let mut t = TrialResult {
+            repetition: rep,
+            claimed_per_s: claimed,
+            completed_per_s: claimed / 2.0,
+            claim_latency: HistogramSummary::from_histogram(&h),
+            warnings,
+            ..TrialResult::default()
+        };
+        t.duplicates.ledger.duplicate_claims = 3;
+        t
+    }
+
+    #[test]
+    fn rows_merge_repetitions_and_warnings_fold_per_cell() {
+        let few = |n| Warning::FewSamples { claims: n };
+        let r = RunResult {
+            run_id: "20260101-000000-t".into(),
+            workload: crate::results::WorkloadRecord {
+                name: "t".into(),
+                sha256: "abcdef0123456789".into(),
+                ..Default::default()
+            },
+            cells: vec![CellResult {
+                backend: BackendKind::Postgres,
+                strategy: Strategy::Naive,
+                index_layout: "fetch-order".into(),
+                workers: 4,
+                batch_size: 10,
+                trials: vec![
+                    trial(0, 900.0, &[1000, 2000], vec![few(2)]),
+                    trial(1, 1100.0, &[3000, 4000], vec![few(3)]),
+                ],
+            }],
+            ..RunResult::default()
+        };
+        let md = render(&r);
+        // mean 1000, sample sd 141 = 14%; p50 over both reps' histograms: 2 ms.
+        assert!(
+            md.contains(
+                "| postgres | naive | fetch-order | 4 | 10 | 2 | 1000 ±14% | 500 ±14% | 2.00 |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 6 | 0/0 | 0 |"),
+            "dup claims summed over reps: {md}"
+        );
+        assert!(
+            md.contains("- naive fetch-order w=4 b=10 (2 of 2 reps, first rep 1): only 2 claims"),
+            "{md}"
+        );
+        assert_eq!(md.matches("only ").count(), 1, "folded into one line: {md}");
+    }
+
+    #[test]
+    fn an_empty_cell_renders_dashes_not_a_panic() {
+        let r = RunResult {
+            workload: crate::results::WorkloadRecord::default(),
+            cells: vec![CellResult {
+                backend: BackendKind::Postgres,
+                strategy: Strategy::Production,
+                index_layout: "pk-only".into(),
+                workers: 1,
+                batch_size: 1,
+                trials: vec![TrialResult::default()],
+            }],
+            ..RunResult::default()
+        };
+        let md = render(&r);
+        assert!(md.contains("| 0 | 0 | – | – | – |"), "{md}");
+    }
 }

@@ -27,10 +27,12 @@ pub struct SamplerReport {
     pub max_interval_ms: f64,
 }
 
-/// Share of one server core the sampler may use. When a sample takes longer (the
+/// Share of one server core the sampler may use. When a sample costs more (the
 /// oldest-pending scan grows with the backlog), the next one waits longer, so the
-/// sampler never turns into load of its own.
+/// sampler never turns into load of its own. A sample's cost is estimated as the fastest
+/// of the last few: wall time under CPU contention overstates what the query itself costs.
 pub const SAMPLER_BUDGET: f64 = 0.05;
+const COST_WINDOW: usize = 5;
 
 pub async fn sample<S: Session>(
     mut session: S,
@@ -50,6 +52,7 @@ pub async fn sample<S: Session>(
         .expect("the sampler runs only with an interval");
     let mut busy = Duration::ZERO;
     let mut wait = Duration::ZERO;
+    let mut recent = [Duration::MAX; COST_WINDOW];
     while !shared.stopping() {
         shared.sleep_unless_stopping(wait).await;
         if shared.stopping() {
@@ -60,10 +63,11 @@ pub async fn sample<S: Session>(
         let now = Instant::now();
         let took = now - began;
         busy += took;
-        wait = interval
-            .saturating_sub(took)
-            .max(took.mul_f64(1.0 / SAMPLER_BUDGET - 1.0));
-        r.max_interval_ms = r.max_interval_ms.max((wait + took).as_secs_f64() * 1e3);
+        recent[r.samples as usize % COST_WINDOW] = took;
+        let cost = recent.iter().min().copied().unwrap_or(took);
+        let period = interval.max(cost.div_f64(SAMPLER_BUDGET));
+        wait = period.saturating_sub(took);
+        r.max_interval_ms = r.max_interval_ms.max(period.as_secs_f64() * 1e3);
         let at = clock.secs_f64(now);
         r.samples += 1;
         r.lock_wait_samples += u64::from(s.lock_waiting);

@@ -292,7 +292,9 @@ async fn run_trial<B: Backend>(
     quiet: bool,
 ) -> Result<TrialResult, RunError> {
     let w = workload.as_ref();
+    let reset_started = Instant::now();
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
+    let reset_s = reset_started.elapsed().as_secs_f64();
     let role = backend.worker_role();
     let mut sessions = Vec::with_capacity(spec.workers as usize);
     for i in 0..spec.workers {
@@ -570,6 +572,7 @@ async fn run_trial<B: Backend>(
         warmup_s: steady_from_s,
         interrupted,
         seeded_jobs: seeded,
+        reset_s,
         produced_jobs: produced,
         rescued_jobs: rescued,
         counts: c,
