@@ -395,3 +395,60 @@ duration_s = 0.5
     assert_eq!(t.duplicates.effects_rows, 0);
     common::drop_schema(&backend).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_losing_its_connection_ends_the_trial_at_once() {
+    let Some(backend) = common::postgres("conn_lost").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 100000\nqueues = [{ name = \"q\" }]",
+        r#"
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [1]
+[trial]
+duration_s = 60
+"#,
+    );
+    let role = backend.worker_role();
+    backend.reset(&w, "fetch-order", 1).await.unwrap(); // so the killer's session can prepare
+    let mut killer = backend.connect("cbtest-killer", "k").await.unwrap();
+    let kill = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        killer
+            .client()
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+                &[&role],
+            )
+            .await
+            .unwrap()
+    });
+    let started = std::time::Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        results_dir: dir.path().to_path_buf(),
+        quiet: true,
+        environment: Default::default(),
+    };
+    let outcome = runner::run(&backend, Arc::new(w), opts, Arc::default()).await;
+    assert!(
+        kill.await.unwrap() > 0,
+        "worker connections were found and ended"
+    );
+    let Err(failure) = outcome else {
+        panic!("the run must fail when its workers lose their connections");
+    };
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the trial ended at its 60 s deadline instead of at the error"
+    );
+    assert!(
+        failure.partial.is_none(),
+        "no cell finished, so nothing is written"
+    );
+    common::drop_schema(&backend).await;
+}

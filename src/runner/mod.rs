@@ -339,14 +339,23 @@ async fn run_trial<B: Backend>(
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
-            tokio::spawn(worker::run(
+            let run = worker::run(
                 s,
                 i as u32,
                 worker_spec.clone(),
                 clock,
                 shared.clone(),
                 counters[i].clone(),
-            ))
+            );
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let r = run.await;
+                if r.is_err() {
+                    // A worker that cannot go on ends the trial now, not at its deadline.
+                    shared.stop();
+                }
+                r
+            })
         })
         .collect();
     let has_producer = producer.is_some();
