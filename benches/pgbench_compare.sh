@@ -49,9 +49,10 @@ claimbench_once() { # dir -> "claims_per_s us_per_claim"
   jq -r '.cells[0].trials[0] | "\(.claims_per_s) \(.resources.client_cpu_us_per_claim)"' "$1"/results/*/run.json
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+spread() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.0f-%.0f", lo, hi}'; }
 
-echo "rounds per cell: $rounds (order alternates); $seconds s each; medians shown"
-printf '%-8s %-6s %14s %14s %8s %16s %16s\n' workers batch pgbench_tps claimbench_cps ratio pgbench_us/claim claimbench_us/claim
+echo "rounds per cell: $rounds (order alternates); $seconds s each; medians, then min-max over rounds"
+printf '%-8s %-6s %12s %12s %7s %16s %16s %14s %14s\n' workers batch pgbench_tps claimbench_cps ratio pgbench_us/claim claimbench_us/claim pgbench_range claimbench_range
 for w in "${workers[@]}"; do
   for b in "${batches[@]}"; do
     work="$tmp/w${w}b${b}"
@@ -77,7 +78,8 @@ for w in "${workers[@]}"; do
     done
     tps=$(cut -d' ' -f1 "$work/pg.txt" | median); pg_us=$(cut -d' ' -f2 "$work/pg.txt" | median)
     cps=$(cut -d' ' -f1 "$work/cb.txt" | median); cb_us=$(cut -d' ' -f2 "$work/cb.txt" | median)
-    printf '%-8s %-6s %14.0f %14.0f %8.2f %16.1f %16.1f\n' "$w" "$b" "$tps" "$cps" \
-      "$(echo "$cps / $tps" | bc -l)" "$pg_us" "$cb_us"
+    printf '%-8s %-6s %12.0f %12.0f %7.2f %16.1f %16.1f %14s %14s\n' "$w" "$b" "$tps" "$cps" \
+      "$(echo "$cps / $tps" | bc -l)" "$pg_us" "$cb_us" \
+      "$(cut -d' ' -f1 "$work/pg.txt" | spread)" "$(cut -d' ' -f1 "$work/cb.txt" | spread)"
   done
 done

@@ -101,10 +101,9 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         }
         cli::Command::Report { run_json } => {
             let r = RunResult::read(&run_json)?;
-            let text = report::summary::render(&r);
             let dir = run_json.parent().unwrap_or(Path::new("."));
-            claimbench::results::write_atomic(&dir.join("summary.md"), text.as_bytes())?;
-            print!("{text}");
+            print!("{}", report::summary::render(&r));
+            print_report_paths(&r, dir)?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -212,16 +211,15 @@ async fn run(
         Err(f) => {
             if let Some(dir) = f.partial {
                 eprintln!("partial results: {}", dir.join("run.json").display());
+                if let Ok(r) = RunResult::read(&dir.join("run.json")) {
+                    let _ = report::render_all(&r, &dir);
+                }
             }
             return Err(f.error.into());
         }
     };
     print!("{}", report::summary::render(&outcome.result));
-    println!(
-        "\nresults: {}\n         {}",
-        outcome.dir.join("run.json").display(),
-        outcome.dir.join("summary.md").display()
-    );
+    print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
     Ok(if interrupt.stopping() {
         ExitCode::from(130)
@@ -231,6 +229,22 @@ async fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Renders every report file next to run.json and says where they are.
+fn print_report_paths(r: &RunResult, dir: &Path) -> Result<()> {
+    let files = report::render_all(r, dir)?;
+    for p in &files.problems {
+        eprintln!("warning: {p}");
+    }
+    println!(
+        "\nresults: {}\n         {}\n         {} ({} plot files, cells.csv, hgrm/)",
+        dir.join("run.json").display(),
+        dir.join("summary.md").display(),
+        files.html.display(),
+        files.plots.len()
+    );
+    Ok(())
 }
 
 /// The source revision, when claimbench runs from its git checkout ("+dirty" when the

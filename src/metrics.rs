@@ -33,6 +33,7 @@ pub struct WorkerMetrics {
 
 /// Event counts over the whole trial.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Counts {
     pub claim_calls: u64,
     /// Claim calls started after warm-up (the claims/s numerator).

@@ -9,7 +9,8 @@ use crate::warnings::Warning;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Bumped on any change a reader of an older file would misread.
+/// Bumped on any change a reader of an older file would misread. Fields added within a
+/// version have defaults, so older files of the same version still read.
 pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +79,7 @@ pub struct CellResult {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TrialResult {
     pub repetition: u32,
     /// Measured window after warm-up, seconds.
@@ -114,6 +116,7 @@ pub struct TrialResult {
 
 /// DESIGN.md's two duplicate rates, with the counts they are made of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Duplicates {
     pub ledger: LedgerAnalysis,
     /// Duplicate executions counted in the effects table; must equal the ledger's.
@@ -126,6 +129,7 @@ pub struct Duplicates {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Reconciliation {
     pub created: i64,
     pub db: DbReconciliation,
@@ -136,6 +140,7 @@ pub struct Reconciliation {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct OldestPending {
     /// Whether a sampler ran (`trial.sample_interval_ms = 0` turns it off).
     pub sampled: bool,
@@ -151,6 +156,7 @@ pub struct OldestPending {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LockEvidence {
     /// Sum over samples of worker connections waiting on a lock.
     pub lock_wait_samples: u64,
@@ -172,6 +178,7 @@ pub struct MaxWorkersCheck {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Resources {
     pub client_cpu_s: f64,
     /// Client CPU per claim call, µs: what the harness costs.

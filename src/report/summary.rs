@@ -91,39 +91,16 @@ pub fn render(r: &RunResult) -> String {
             r.stop_reason.as_deref().unwrap_or("stopped early")
         );
     }
-    out.push_str(
-        "| backend | strategy | layout | workers | batch | reps | claimed/s | completed/s | claim p50 ms | claim p99 ms | queue wait p99 ms | oldest pending p99 ms | dup claims | dup exec ledger/effects | lost | lock wait | CPU µs/claim |\n",
-    );
-    out.push_str("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-    for c in &r.cells {
-        let (oldest, _) = mean(c.trials.iter().map(|t| t.oldest_pending.p99_ms));
-        let (lock_share, _) = mean(c.trials.iter().map(|t| t.locks.lock_wait_share));
-        let (cpu, _) = mean(c.trials.iter().map(|t| t.resources.client_cpu_us_per_claim));
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {}/{} | {} | {:.1}% | {:.1} |",
-            c.backend,
-            c.strategy,
-            c.index_layout,
-            c.workers,
-            c.batch_size,
-            c.trials.len(),
-            rate(c, |t| t.claimed_per_s),
-            rate(c, |t| t.completed_per_s),
-            merged_us(c, |t| &t.claim_latency, |h| h.p50_us),
-            merged_us(c, |t| &t.claim_latency, |h| h.p99_us),
-            merged_us(c, |t| &t.queue_wait, |h| h.p99_us),
-            oldest,
-            sum(c, |t| t.duplicates.ledger.duplicate_claims),
-            sum(c, |t| t.duplicates.ledger.duplicate_executions),
-            c.trials
-                .iter()
-                .map(|t| t.duplicates.effects_duplicate_executions)
-                .sum::<i64>(),
-            c.trials.iter().map(|t| t.reconciliation.lost).sum::<i64>(),
-            lock_share * 100.0,
-            cpu,
-        );
+    let (header, rows) = table(r);
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let align: Vec<&str> = header
+        .iter()
+        .enumerate()
+        .map(|(i, _)| if i < 3 { "---" } else { "--:" })
+        .collect();
+    let _ = writeln!(out, "|{}|", align.join("|"));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
     }
     let warnings = warning_lines(r);
     if !warnings.is_empty() {
@@ -139,9 +116,73 @@ pub fn render(r: &RunResult) -> String {
     out
 }
 
+pub const HEADER: [&str; 17] = [
+    "backend",
+    "strategy",
+    "layout",
+    "workers",
+    "batch",
+    "reps",
+    "claimed/s",
+    "completed/s",
+    "claim p50 ms",
+    "claim p99 ms",
+    "queue wait p99 ms",
+    "oldest pending p99 ms",
+    "dup claims",
+    "dup exec ledger/effects",
+    "lost",
+    "lock wait",
+    "CPU µs/claim",
+];
+
+/// The per-cell table every report shows: one row per cell, repetitions merged.
+pub fn table(r: &RunResult) -> ([&'static str; 17], Vec<Vec<String>>) {
+    let rows = r
+        .cells
+        .iter()
+        .map(|c| {
+            let (oldest, _) = mean(c.trials.iter().map(|t| t.oldest_pending.p99_ms));
+            let (lock_share, _) = mean(c.trials.iter().map(|t| t.locks.lock_wait_share));
+            let (cpu, _) = mean(c.trials.iter().map(|t| t.resources.client_cpu_us_per_claim));
+            vec![
+                c.backend.to_string(),
+                c.strategy.to_string(),
+                c.index_layout.clone(),
+                c.workers.to_string(),
+                c.batch_size.to_string(),
+                c.trials.len().to_string(),
+                rate(c, |t| t.claimed_per_s),
+                rate(c, |t| t.completed_per_s),
+                merged_us(c, |t| &t.claim_latency, |h| h.p50_us),
+                merged_us(c, |t| &t.claim_latency, |h| h.p99_us),
+                merged_us(c, |t| &t.queue_wait, |h| h.p99_us),
+                format!("{oldest:.0}"),
+                sum(c, |t| t.duplicates.ledger.duplicate_claims).to_string(),
+                format!(
+                    "{}/{}",
+                    sum(c, |t| t.duplicates.ledger.duplicate_executions),
+                    c.trials
+                        .iter()
+                        .map(|t| t.duplicates.effects_duplicate_executions)
+                        .sum::<i64>()
+                ),
+                c.trials
+                    .iter()
+                    .map(|t| t.reconciliation.lost)
+                    .sum::<i64>()
+                    .to_string(),
+                format!("{:.1}%", lock_share * 100.0),
+                format!("{cpu:.1}"),
+            ]
+        })
+        .collect();
+    (HEADER, rows)
+}
+
 /// One line per cell and kind of warning: repetitions that warn alike are folded into
 /// one line, quoting the first occurrence.
-fn warning_lines(r: &RunResult) -> Vec<String> {
+pub fn warning_lines(r: &RunResult) -> Vec<String> {
     let mut lines = Vec::new();
     for c in &r.cells {
         let mut kinds: Vec<(

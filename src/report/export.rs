@@ -1,0 +1,256 @@
+//! Machine-readable exports: `cells.csv` (one row per cell, every metric, repetitions
+//! merged or averaged) and, per cell, the claim-latency and queue-wait distributions in
+//! HdrHistogram's percentile-distribution text format (`.hgrm`), which HdrHistogram's own
+//! plotting tools read.
+
+use crate::metrics::{HistogramSummary, merge_summaries};
+use crate::results::{CellResult, RunResult, TrialResult};
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Serialize)]
+struct CellRow<'a> {
+    backend: String,
+    strategy: String,
+    index_layout: &'a str,
+    workers: u32,
+    batch_size: u32,
+    repetitions: usize,
+    claims_per_s: f64,
+    claimed_per_s: f64,
+    completed_per_s: f64,
+    claim_p50_us: u64,
+    claim_p90_us: u64,
+    claim_p99_us: u64,
+    claim_p999_us: u64,
+    claim_max_us: u64,
+    empty_claims: u64,
+    queue_wait_p50_us: u64,
+    queue_wait_p99_us: u64,
+    queue_wait_max_us: u64,
+    oldest_pending_p50_ms: f64,
+    oldest_pending_p99_ms: f64,
+    oldest_pending_max_ms: f64,
+    distinct_claimed: u64,
+    duplicate_claims: u64,
+    duplicate_claim_rate: f64,
+    duplicate_executions_ledger: u64,
+    duplicate_executions_effects: i64,
+    duplicate_execution_rate: f64,
+    lost: i64,
+    lost_races: u64,
+    deadlocks: i64,
+    retries: u64,
+    lock_wait_share: f64,
+    client_cpu_us_per_claim: f64,
+    server_cpu_s: Option<f64>,
+    dead_tuples: i64,
+    table_bytes: i64,
+    index_bytes: i64,
+    warnings: usize,
+}
+
+fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
+    if ts.is_empty() {
+        0.0
+    } else {
+        ts.iter().map(f).sum::<f64>() / ts.len() as f64
+    }
+}
+
+fn merged(c: &CellResult, f: impl Fn(&TrialResult) -> &HistogramSummary) -> HistogramSummary {
+    merge_summaries(c.trials.iter().map(f)).unwrap_or_default()
+}
+
+fn row(c: &CellResult) -> CellRow<'_> {
+    let t = &c.trials;
+    let sum = |f: &dyn Fn(&TrialResult) -> u64| t.iter().map(f).sum::<u64>();
+    let isum = |f: &dyn Fn(&TrialResult) -> i64| t.iter().map(f).sum::<i64>();
+    let claim = merged(c, |t| &t.claim_latency);
+    let wait = merged(c, |t| &t.queue_wait);
+    let distinct_claimed = sum(&|t| t.duplicates.ledger.distinct_claimed);
+    let duplicate_claims = sum(&|t| t.duplicates.ledger.duplicate_claims);
+    let distinct_executed = sum(&|t| t.duplicates.ledger.distinct_executed);
+    let dup_exec = sum(&|t| t.duplicates.ledger.duplicate_executions);
+    let ratio = |n: u64, d: u64| if d == 0 { 0.0 } else { n as f64 / d as f64 };
+    let server: Vec<f64> = t.iter().filter_map(|t| t.resources.server_cpu_s).collect();
+    CellRow {
+        backend: c.backend.to_string(),
+        strategy: c.strategy.to_string(),
+        index_layout: &c.index_layout,
+        workers: c.workers,
+        batch_size: c.batch_size,
+        repetitions: t.len(),
+        claims_per_s: mean(t, |t| t.claims_per_s),
+        claimed_per_s: mean(t, |t| t.claimed_per_s),
+        completed_per_s: mean(t, |t| t.completed_per_s),
+        claim_p50_us: claim.p50_us,
+        claim_p90_us: claim.p90_us,
+        claim_p99_us: claim.p99_us,
+        claim_p999_us: claim.p999_us,
+        claim_max_us: claim.max_us,
+        empty_claims: sum(&|t| t.counts.empty_claims),
+        queue_wait_p50_us: wait.p50_us,
+        queue_wait_p99_us: wait.p99_us,
+        queue_wait_max_us: wait.max_us,
+        oldest_pending_p50_ms: mean(t, |t| t.oldest_pending.p50_ms),
+        oldest_pending_p99_ms: mean(t, |t| t.oldest_pending.p99_ms),
+        oldest_pending_max_ms: t
+            .iter()
+            .map(|t| t.oldest_pending.max_ms)
+            .fold(0.0, f64::max),
+        distinct_claimed,
+        duplicate_claims,
+        duplicate_claim_rate: ratio(duplicate_claims, distinct_claimed),
+        duplicate_executions_ledger: dup_exec,
+        duplicate_executions_effects: isum(&|t| t.duplicates.effects_duplicate_executions),
+        duplicate_execution_rate: ratio(dup_exec, distinct_executed),
+        lost: isum(&|t| t.reconciliation.lost),
+        lost_races: sum(&|t| t.counts.lost_races),
+        deadlocks: isum(&|t| t.locks.deadlocks),
+        retries: sum(&|t| t.counts.retries),
+        lock_wait_share: mean(t, |t| t.locks.lock_wait_share),
+        client_cpu_us_per_claim: mean(t, |t| t.resources.client_cpu_us_per_claim),
+        server_cpu_s: (!server.is_empty())
+            .then(|| server.iter().sum::<f64>() / server.len() as f64),
+        dead_tuples: isum(&|t| t.resources.table.dead_tuples),
+        table_bytes: t.last().map_or(0, |t| t.resources.table.table_bytes),
+        index_bytes: t.last().map_or(0, |t| t.resources.table.index_bytes),
+        warnings: t.iter().map(|t| t.warnings.len()).sum(),
+    }
+}
+
+pub fn cells_csv(r: &RunResult) -> Result<String, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for c in &r.cells {
+        w.serialize(row(c)).map_err(|e| e.to_string())?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    if !text.is_empty() {
+        return Ok(text);
+    }
+    // csv writes the header with the first record; a run without cells still gets one.
+    let empty = CellResult {
+        backend: crate::backend::BackendKind::Postgres,
+        strategy: crate::strategy::Strategy::Production,
+        index_layout: String::new(),
+        workers: 0,
+        batch_size: 0,
+        trials: Vec::new(),
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.serialize(row(&empty)).map_err(|e| e.to_string())?;
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    Ok(text
+        .lines()
+        .next()
+        .map(|h| format!("{h}\n"))
+        .unwrap_or_default())
+}
+
+/// HdrHistogram's percentile distribution text (as Java's
+/// `outputPercentileDistribution(out, 5, 1000.0)` writes it): values in ms.
+pub fn hgrm(h: &HistogramSummary) -> Result<String, String> {
+    let hist = h.histogram()?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>12} {:>14} {:>10} {:>14}\n",
+        "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
+    );
+    if !hist.is_empty() {
+        let mut total = 0u64;
+        for v in hist.iter_quantiles(5) {
+            total += v.count_since_last_iteration();
+            let q = v.quantile_iterated_to();
+            let value = v.value_iterated_to() as f64 / 1000.0;
+            if q < 1.0 {
+                let _ = writeln!(
+                    out,
+                    "{value:>12.3} {q:>14.12} {total:>10} {:>14.2}",
+                    1.0 / (1.0 - q)
+                );
+            } else {
+                let _ = writeln!(out, "{value:>12.3} {q:>14.12} {total:>10}");
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "#[Mean    = {:>12.3}, StdDeviation   = {:>12.3}]",
+        hist.mean() / 1000.0,
+        hist.stdev() / 1000.0
+    );
+    let _ = writeln!(
+        out,
+        "#[Max     = {:>12.3}, Total count    = {:>12}]",
+        hist.max() as f64 / 1000.0,
+        hist.len()
+    );
+    let _ = writeln!(
+        out,
+        "#[Buckets = {:>12}, SubBuckets     = {:>12}]",
+        hist.buckets(),
+        // As HdrHistogram computes it: the power of two that holds 2 x 10^sigfig.
+        (2 * 10u64.pow(u32::from(hist.sigfig()))).next_power_of_two()
+    );
+    Ok(out)
+}
+
+/// Writes `hgrm/<cell>.claim_latency.hgrm` and `.queue_wait.hgrm` for every cell.
+pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut written = Vec::new();
+    for c in &r.cells {
+        let stem = format!(
+            "{}-{}-{}-w{}-b{}",
+            c.backend, c.strategy, c.index_layout, c.workers, c.batch_size
+        );
+        for (what, h) in [
+            ("claim_latency", merged(c, |t| &t.claim_latency)),
+            ("queue_wait", merged(c, |t| &t.queue_wait)),
+        ] {
+            let path = dir.join(format!("{stem}.{what}.hgrm"));
+            std::fs::write(&path, hgrm(&h)?).map_err(|e| format!("{}: {e}", path.display()))?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::new_histogram;
+
+    #[test]
+    fn hgrm_has_the_hdrhistogram_columns_and_footer() {
+        let mut h = new_histogram();
+        for v in 1..=1000u64 {
+            h.record(v * 10).unwrap();
+        }
+        let text = hgrm(&HistogramSummary::from_histogram(&h)).unwrap();
+        assert!(text.starts_with("       Value     Percentile TotalCount 1/(1-Percentile)"));
+        let last_row = text
+            .lines()
+            .rfind(|l| !l.starts_with('#') && !l.is_empty())
+            .unwrap();
+        assert!(
+            last_row.contains("1.000000000000") && last_row.contains("1000"),
+            "{last_row}"
+        );
+        assert!(
+            text.contains("#[Max     =       10.007, Total count    =         1000]"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn empty_histogram_still_has_a_footer() {
+        let text = hgrm(&HistogramSummary::default()).unwrap();
+        assert!(text.contains("Total count    =            0"), "{text}");
+    }
+}

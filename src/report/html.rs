@@ -1,0 +1,179 @@
+//! `report.html`: one self-contained file (styles inline, plots inline as SVG, no
+//! network) with the summary table, the plots and how to read each, the warnings, every
+//! trial, the environment fingerprint and the workload text.
+
+use super::plots::Rendered;
+use super::summary;
+use crate::results::RunResult;
+use std::fmt::Write;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}\
+table{border-collapse:collapse;font-size:13px;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}\
+th{background:#f2f2f2}td.l,th.l{text-align:left}figure{margin:2em 0}figure svg{max-width:100%;height:auto}\
+p.how{color:#444;max-width:60em}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\
+.warn{color:#8a4b00}.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c068}";
+
+pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> String {
+    let mut h = String::new();
+    let env = &r.environment;
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>claimbench {}</title><style>{STYLE}</style></head><body>\n",
+        esc(&r.run_id)
+    );
+    let _ = writeln!(
+        h,
+        "<h1>claimbench run <code>{}</code></h1><p>Workload <b>{}</b> ({}) on {}, {} to {}.</p>",
+        esc(&r.run_id),
+        esc(&r.workload.name),
+        esc(&r.workload.path),
+        esc(&env.target),
+        esc(&r.started_at),
+        esc(&r.finished_at)
+    );
+    if r.interrupted {
+        let _ = writeln!(
+            h,
+            "<p class=\"partial\"><b>Partial run:</b> {}</p>",
+            esc(r.stop_reason.as_deref().unwrap_or("stopped early"))
+        );
+    }
+
+    h.push_str("<h2>Summary</h2>\n<table><tr>");
+    let (header, rows) = summary::table(r);
+    for (i, col) in header.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<th{}>{}</th>",
+            if i < 3 { " class=\"l\"" } else { "" },
+            esc(col)
+        );
+    }
+    h.push_str("</tr>\n");
+    for row in rows {
+        h.push_str("<tr>");
+        for (i, v) in row.iter().enumerate() {
+            let _ = write!(
+                h,
+                "<td{}>{}</td>",
+                if i < 3 { " class=\"l\"" } else { "" },
+                esc(v)
+            );
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n<p class=\"how\">claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0.</p>\n");
+
+    let warnings = summary::warning_lines(r);
+    if !warnings.is_empty() || !plot_problems.is_empty() {
+        h.push_str("<h2>Warnings</h2>\n<ul>\n");
+        for w in warnings.iter().chain(plot_problems) {
+            let _ = writeln!(
+                h,
+                "<li class=\"warn\">{}</li>",
+                esc(w.trim_start_matches("- "))
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+
+    h.push_str("<h2>Plots</h2>\n");
+    for p in plots {
+        let _ = writeln!(
+            h,
+            "<figure id=\"{}\"><h3>{}</h3>\n{}\n<p class=\"how\">{}</p></figure>",
+            p.name,
+            esc(&p.title),
+            p.svg,
+            esc(p.how_to_read)
+        );
+    }
+
+    h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>deadlocks</th><th>dead tuples</th></tr>\n");
+    for c in &r.cells {
+        for t in &c.trials {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td></tr>",
+                c.strategy,
+                esc(&c.index_layout),
+                c.workers,
+                c.batch_size,
+                t.repetition + 1,
+                t.measured_s,
+                t.reset_s,
+                t.claims_per_s,
+                t.claimed_per_s,
+                t.completed_per_s,
+                t.claim_latency.p50_us as f64 / 1000.0,
+                t.claim_latency.p99_us as f64 / 1000.0,
+                t.counts.empty_claims,
+                t.duplicates.ledger.duplicate_claims,
+                t.duplicates.ledger.duplicate_executions,
+                t.duplicates.effects_duplicate_executions,
+                t.reconciliation.lost,
+                t.oldest_pending.p99_ms,
+                t.locks.lock_wait_share * 100.0,
+                t.locks.deadlocks,
+                t.resources.table.dead_tuples,
+            );
+        }
+    }
+    h.push_str("</table>\n");
+
+    h.push_str("<h2>Environment</h2>\n<table>\n");
+    let facts = [
+        ("host", env.host.clone()),
+        ("os", env.os.clone()),
+        ("cpu", env.cpu.clone()),
+        (
+            "cores",
+            format!(
+                "{} logical, {} physical",
+                env.logical_cores,
+                env.physical_cores.map_or("?".into(), |n| n.to_string())
+            ),
+        ),
+        (
+            "memory",
+            format!("{:.1} GiB", env.memory_bytes as f64 / (1u64 << 30) as f64),
+        ),
+        ("claimbench", env.claimbench_version.clone()),
+        (
+            "git revision",
+            env.git_revision.clone().unwrap_or_else(|| "unknown".into()),
+        ),
+        ("target", env.target.clone()),
+        ("server", env.server.version.clone()),
+        ("workload sha256", r.workload.sha256.clone()),
+    ];
+    for (k, v) in facts.iter().chain(
+        env.server
+            .settings
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect::<Vec<_>>()
+            .iter(),
+    ) {
+        let _ = writeln!(
+            h,
+            "<tr><th class=\"l\">{}</th><td class=\"l\">{}</td></tr>",
+            esc(k),
+            esc(v)
+        );
+    }
+    h.push_str("</table>\n");
+    let _ = writeln!(
+        h,
+        "<h2>Workload</h2>\n<pre>{}</pre>\n</body></html>",
+        esc(&r.workload.text)
+    );
+    h
+}

@@ -1,0 +1,865 @@
+//! The plots, drawn with plotters from a `RunResult` alone, each as SVG (inlined into
+//! report.html) and PNG. Text uses the DejaVu Sans font shipped in `assets/`, so plots
+//! render on machines without system fonts. A strategy has the same colour in every plot
+//! (Okabe-Ito, colour-blind safe). Degenerate input (no trials, one point, empty
+//! histograms) draws a note instead of failing; a drawing error becomes a warning.
+
+use crate::metrics::{HistogramSummary, merge_summaries};
+use crate::results::{CellResult, RunResult, TrialResult};
+use crate::strategy::Strategy;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+const FONT: &str = "sans-serif";
+static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PlotError(String);
+
+fn de<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError(format!("{e:?}"))
+}
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bytes are a valid TTF shipped with the crate; a failure here would show as
+        // a drawing error on the first text, which becomes a warning, not a panic.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES);
+    });
+}
+
+/// Okabe-Ito colours, one per strategy, the same in every plot.
+pub fn strategy_color(s: Strategy) -> RGBColor {
+    match s {
+        Strategy::Production => RGBColor(0x00, 0x72, 0xB2),
+        Strategy::Waiting => RGBColor(0xD5, 0x5E, 0x00),
+        Strategy::Conditional => RGBColor(0x00, 0x9E, 0x73),
+        Strategy::Naive => RGBColor(0xCC, 0x79, 0xA7),
+    }
+}
+
+const ORANGE: RGBColor = RGBColor(0xE6, 0x9F, 0x00);
+const SKY: RGBColor = RGBColor(0x56, 0xB4, 0xE9);
+const GREY: RGBColor = RGBColor(0x59, 0x59, 0x59);
+
+/// A figure: drawn once on an SVG backend and once on a PNG backend.
+pub trait Figure {
+    /// File stem under `plots/`.
+    fn name(&self) -> &'static str;
+    fn title(&self) -> String;
+    /// One short paragraph for report.html.
+    fn how_to_read(&self) -> &'static str;
+    fn size(&self) -> (u32, u32) {
+        (960, 560)
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>;
+}
+
+/// A rendered figure: its SVG text (for inlining) and where the files went.
+pub struct Rendered {
+    pub name: &'static str,
+    pub title: String,
+    pub how_to_read: &'static str,
+    pub svg: String,
+}
+
+/// Draws `fig` to `dir/<name>.svg` and `dir/<name>.png`.
+pub fn render(fig: &impl Figure, dir: &Path) -> Result<Rendered, PlotError> {
+    register_font();
+    let size = fig.size();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(de)?;
+        fig.draw(&root)?;
+        root.present().map_err(de)?;
+    }
+    std::fs::write(dir.join(format!("{}.svg", fig.name())), &svg).map_err(de)?;
+    let png = dir.join(format!("{}.png", fig.name()));
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        root.fill(&WHITE).map_err(de)?;
+        fig.draw(&root)?;
+        root.present().map_err(de)?;
+    }
+    Ok(Rendered {
+        name: fig.name(),
+        title: fig.title(),
+        how_to_read: fig.how_to_read(),
+        svg,
+    })
+}
+
+fn caption_font() -> (&'static str, u32) {
+    (FONT, 20)
+}
+
+/// Writes `msg` in the middle of `area`: what a plot shows when there is nothing to plot.
+fn note<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, msg: &str) -> Result<(), PlotError> {
+    let (w, h) = area.dim_in_pixel();
+    let style = TextStyle::from((FONT, 16).into_font()).color(&GREY);
+    area.draw(&Text::new(
+        msg.to_string(),
+        (w as i32 / 8, h as i32 / 2),
+        style,
+    ))
+    .map_err(de)
+}
+
+/// (min, max) padded so that a single value still spans a visible range.
+fn span(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if from_zero {
+        lo = lo.min(0.0);
+    }
+    if hi - lo < 1e-9 {
+        hi = lo + lo.abs().max(1.0);
+    }
+    (lo, hi + (hi - lo) * 0.08)
+}
+
+fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
+    if ts.is_empty() {
+        0.0
+    } else {
+        ts.iter().map(f).sum::<f64>() / ts.len() as f64
+    }
+}
+
+/// Whether the run measured the claim path alone (nothing completes), so throughput
+/// plots show claimed rather than completed jobs.
+pub fn claim_only(r: &RunResult) -> bool {
+    let all = || r.cells.iter().flat_map(|c| &c.trials);
+    all().all(|t| t.counts.jobs_completed == 0) && all().any(|t| t.counts.jobs_claimed > 0)
+}
+
+fn strategies(r: &RunResult) -> Vec<Strategy> {
+    let mut s: Vec<Strategy> = r.cells.iter().map(|c| c.strategy).collect();
+    s.sort();
+    s.dedup();
+    s
+}
+
+/// The cells the single-condition plots look at: highest worker count, then the first
+/// batch size and layout of the matrix.
+fn focus(r: &RunResult) -> Option<(u32, u32, String)> {
+    let workers = r.cells.iter().map(|c| c.workers).max()?;
+    let c = r.cells.iter().find(|c| c.workers == workers)?;
+    Some((workers, c.batch_size, c.index_layout.clone()))
+}
+
+fn focus_cells(r: &RunResult) -> Vec<&CellResult> {
+    match focus(r) {
+        Some((w, b, l)) => r
+            .cells
+            .iter()
+            .filter(|c| c.workers == w && c.batch_size == b && c.index_layout == l)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+fn focus_label(r: &RunResult) -> String {
+    focus(r)
+        .map(|(w, b, l)| format!("{w} workers, batch {b}, {l}"))
+        .unwrap_or_else(|| "no trials".into())
+}
+
+fn line_style(s: Strategy) -> ShapeStyle {
+    strategy_color(s).stroke_width(2)
+}
+
+fn legend_entry(s: Strategy) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], line_style(s))
+}
+
+/// A metric per cell, drawn against the worker count: a line per strategy, a panel per
+/// batch size and index layout.
+pub struct VsWorkers<'a> {
+    pub run: &'a RunResult,
+    pub lock_wait: bool,
+}
+
+impl Figure for VsWorkers<'_> {
+    fn name(&self) -> &'static str {
+        if self.lock_wait {
+            "lock_wait_vs_workers"
+        } else {
+            "throughput_vs_workers"
+        }
+    }
+
+    fn title(&self) -> String {
+        if self.lock_wait {
+            "Lock-wait share by worker count".into()
+        } else if claim_only(self.run) {
+            "Claimed jobs/s by worker count (claim-only)".into()
+        } else {
+            "Completed jobs/s by worker count".into()
+        }
+    }
+
+    fn how_to_read(&self) -> &'static str {
+        if self.lock_wait {
+            "Share of worker-connection samples that were waiting on a lock (pg_stat_activity). A strategy that skips locked rows stays near zero; one that waits climbs with the worker count, and so does its claim latency."
+        } else {
+            "Steady-state throughput (mean over repetitions) against the number of workers. Where a line flattens, more workers stop helping; where it falls, they get in each other's way. Panels split batch sizes and index layouts."
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let mut panels: Vec<(u32, String)> = self
+            .run
+            .cells
+            .iter()
+            .map(|c| (c.batch_size, c.index_layout.clone()))
+            .collect();
+        panels.sort();
+        panels.dedup();
+        if panels.is_empty() {
+            return note(&root, "no trials in this run");
+        }
+        let cols = panels.len().min(3);
+        let rows = panels.len().div_ceil(cols);
+        let areas = root.split_evenly((rows, cols));
+        let lock = self.lock_wait;
+        let claimed = claim_only(self.run);
+        let value = move |t: &TrialResult| {
+            if lock {
+                t.locks.lock_wait_share * 100.0
+            } else if claimed {
+                t.claimed_per_s
+            } else {
+                t.completed_per_s
+            }
+        };
+        for (i, ((batch, layout), area)) in panels.iter().zip(areas.iter()).enumerate() {
+            let cells: Vec<&CellResult> = self
+                .run
+                .cells
+                .iter()
+                .filter(|c| c.batch_size == *batch && &c.index_layout == layout)
+                .collect();
+            let (x0, x1) = span(cells.iter().map(|c| f64::from(c.workers)), false);
+            let (_, y1) = span(cells.iter().map(|c| mean(&c.trials, value)), true);
+            let mut chart = ChartBuilder::on(area)
+                .caption(format!("batch {batch}, {layout}"), (FONT, 15))
+                .margin(8)
+                .x_label_area_size(36)
+                .y_label_area_size(60)
+                .build_cartesian_2d((x0 - 0.5).max(0.0)..x1, 0.0..y1)
+                .map_err(de)?;
+            chart
+                .configure_mesh()
+                .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+                .x_desc("workers")
+                .y_desc(if lock {
+                    "lock wait, % of samples"
+                } else {
+                    "jobs/s"
+                })
+                .label_style((FONT, 12))
+                .draw()
+                .map_err(de)?;
+            for s in strategies(self.run) {
+                let mut pts: Vec<(f64, f64)> = cells
+                    .iter()
+                    .filter(|c| c.strategy == s)
+                    .map(|c| (f64::from(c.workers), mean(&c.trials, value)))
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                if pts.is_empty() {
+                    continue;
+                }
+                let color = strategy_color(s);
+                let series = chart
+                    .draw_series(LineSeries::new(pts.clone(), line_style(s)))
+                    .map_err(de)?;
+                if i == 0 {
+                    series.label(s.as_str()).legend(legend_entry(s));
+                }
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                    .map_err(de)?;
+            }
+            if i == 0 {
+                chart
+                    .configure_series_labels()
+                    .label_font((FONT, 13))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .position(SeriesLabelPosition::UpperLeft)
+                    .draw()
+                    .map_err(de)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A latency distribution in HdrHistogram's percentile-spectrum style: x is
+/// log10(1 / (1 - p)), so 90%, 99%, 99.9% and 99.99% are evenly spaced and tails show.
+pub struct Spectrum<'a> {
+    pub run: &'a RunResult,
+    pub queue_wait: bool,
+}
+
+/// Percentile positions on the spectrum's x axis.
+fn spectrum_points(h: &HistogramSummary) -> Option<Vec<(f64, f64)>> {
+    let hist = h.histogram().ok()?;
+    if hist.is_empty() {
+        return None;
+    }
+    let mut pts = Vec::new();
+    let mut x = 2f64.log10();
+    while x <= 4.0 + 1e-9 {
+        let p = 1.0 - 10f64.powf(-x);
+        pts.push((x, hist.value_at_quantile(p) as f64 / 1000.0));
+        x += 0.05;
+    }
+    pts.push((MAX_X, hist.max() as f64 / 1000.0));
+    Some(pts)
+}
+
+const MAX_X: f64 = 4.4;
+
+fn spectrum_label(x: &f64) -> String {
+    let labels = [
+        (std::f64::consts::LOG10_2, "50%"),
+        (1.0, "90%"),
+        (2.0, "99%"),
+        (3.0, "99.9%"),
+        (4.0, "99.99%"),
+        (MAX_X, "max"),
+    ];
+    labels
+        .iter()
+        .find(|(at, _)| (x - at).abs() < 0.02)
+        .map(|(_, l)| l.to_string())
+        .unwrap_or_default()
+}
+
+impl Figure for Spectrum<'_> {
+    fn name(&self) -> &'static str {
+        if self.queue_wait {
+            "queue_wait_spectrum"
+        } else {
+            "claim_latency_spectrum"
+        }
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "{} percentile spectrum ({})",
+            if self.queue_wait {
+                "Queue wait"
+            } else {
+                "Claim latency"
+            },
+            focus_label(self.run)
+        )
+    }
+
+    fn how_to_read(&self) -> &'static str {
+        if self.queue_wait {
+            "Per job, the time from becoming eligible to being claimed, at each percentile (all repetitions merged). A backlog seeded at trial start waits from the seeding moment, so the curve rises with the backlog's drain time; a steep tail means some jobs were passed over for long."
+        } else {
+            "Wall time of one claim call at each percentile, all repetitions merged, log scale. The x axis stretches the tail: each step right is ten times rarer. Lines that stay flat to 99.9% have no convoy; a line that lifts early is waiting on locks."
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let mut lines = Vec::new();
+        for s in strategies(self.run) {
+            let trials: Vec<&HistogramSummary> = focus_cells(self.run)
+                .into_iter()
+                .filter(|c| c.strategy == s)
+                .flat_map(|c| &c.trials)
+                .map(|t| {
+                    if self.queue_wait {
+                        &t.queue_wait
+                    } else {
+                        &t.claim_latency
+                    }
+                })
+                .collect();
+            if let Some(pts) = merge_summaries(trials)
+                .ok()
+                .as_ref()
+                .and_then(spectrum_points)
+            {
+                lines.push((s, pts));
+            }
+        }
+        if lines.is_empty() {
+            return note(&root, "no claims were recorded after warm-up");
+        }
+        let all = || lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
+        let lo = all().fold(f64::INFINITY, f64::min).max(0.001);
+        let hi = all().fold(0.0, f64::max).max(lo * 10.0);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.2..MAX_X + 0.2, (lo * 0.8..hi * 1.5).log_scale())
+            .map_err(de)?;
+        chart
+            .configure_mesh()
+            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+            .x_labels(45)
+            .x_label_formatter(&spectrum_label)
+            .x_desc("percentile")
+            .y_desc("milliseconds (log)")
+            .label_style((FONT, 12))
+            .draw()
+            .map_err(de)?;
+        for (s, pts) in lines {
+            chart
+                .draw_series(LineSeries::new(pts, line_style(s)))
+                .map_err(de)?
+                .label(s.as_str())
+                .legend(legend_entry(s));
+        }
+        chart
+            .configure_series_labels()
+            .label_font((FONT, 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(de)
+    }
+}
+
+/// A per-trial time series for each strategy at the focus cell (first repetition).
+pub struct OverTime<'a> {
+    pub run: &'a RunResult,
+    /// true: oldest-pending age samples; false: jobs per second.
+    pub oldest_pending: bool,
+}
+
+impl Figure for OverTime<'_> {
+    fn name(&self) -> &'static str {
+        if self.oldest_pending {
+            "oldest_pending_over_time"
+        } else {
+            "throughput_over_time"
+        }
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "{} ({}, first repetition)",
+            if self.oldest_pending {
+                "Oldest eligible pending job's age over time"
+            } else if claim_only(self.run) {
+                "Claimed jobs per second over time"
+            } else {
+                "Completed jobs per second over time"
+            },
+            focus_label(self.run)
+        )
+    }
+
+    fn how_to_read(&self) -> &'static str {
+        if self.oldest_pending {
+            "The sampler's reading of how long the oldest due job has been waiting. A line that keeps rising means the workers fall behind or keep skipping some rows; a saw-tooth that returns to zero means the backlog was drained."
+        } else {
+            "Jobs per second in each second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up."
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let claimed = claim_only(self.run);
+        let mut lines: Vec<(Strategy, Vec<(f64, f64)>)> = Vec::new();
+        for c in focus_cells(self.run) {
+            let Some(t) = c.trials.first() else { continue };
+            let pts: Vec<(f64, f64)> = if self.oldest_pending {
+                t.oldest_pending
+                    .series
+                    .iter()
+                    .filter_map(|&(at, age)| Some((at, age?)))
+                    .collect()
+            } else {
+                let s = if claimed {
+                    &t.claimed_series
+                } else {
+                    &t.completed_series
+                };
+                s.iter()
+                    .enumerate()
+                    .map(|(i, &n)| (i as f64 + 0.5, f64::from(n)))
+                    .collect()
+            };
+            if !pts.is_empty() {
+                lines.push((c.strategy, pts));
+            }
+        }
+        if lines.is_empty() {
+            return note(
+                &root,
+                if self.oldest_pending {
+                    "no oldest-pending samples (sampler off, or nothing was pending)"
+                } else {
+                    "no per-second counts recorded"
+                },
+            );
+        }
+        let (x0, x1) = span(lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)), true);
+        let (_, y1) = span(lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)), true);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, 0.0..y1)
+            .map_err(de)?;
+        chart
+            .configure_mesh()
+            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+            .x_desc("seconds since trial start")
+            .y_desc(if self.oldest_pending {
+                "age, ms"
+            } else {
+                "jobs/s"
+            })
+            .label_style((FONT, 12))
+            .draw()
+            .map_err(de)?;
+        for (s, pts) in lines {
+            chart
+                .draw_series(LineSeries::new(pts, line_style(s)))
+                .map_err(de)?
+                .label(s.as_str())
+                .legend(legend_entry(s));
+        }
+        chart
+            .configure_series_labels()
+            .label_font((FONT, 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(de)
+    }
+}
+
+/// Duplicate claims and executions per strategy, summed over every trial.
+pub struct Duplicates<'a> {
+    pub run: &'a RunResult,
+}
+
+impl Figure for Duplicates<'_> {
+    fn name(&self) -> &'static str {
+        "duplicates"
+    }
+
+    fn title(&self) -> String {
+        "Duplicates per strategy (all trials)".into()
+    }
+
+    fn how_to_read(&self) -> &'static str {
+        "Bars count duplicate claims (a job handed to a worker while another still held it) and duplicate executions (handler runs beyond the first per job and attempt), the latter counted from the workers' ledger and from the effects table in the database: those two bars must be equal. Only naive is expected above zero. Labels: claims / executions (ledger) / executions (effects), and duplicate claims as a share of distinct jobs claimed."
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let strategies = strategies(self.run);
+        if strategies.is_empty() {
+            return note(&root, "no trials in this run");
+        }
+        let bars: Vec<(Strategy, [f64; 3], f64)> = strategies
+            .iter()
+            .map(|&s| {
+                let ts: Vec<&TrialResult> = self
+                    .run
+                    .cells
+                    .iter()
+                    .filter(|c| c.strategy == s)
+                    .flat_map(|c| &c.trials)
+                    .collect();
+                let sum = |f: &dyn Fn(&TrialResult) -> f64| ts.iter().map(|t| f(t)).sum::<f64>();
+                let claimed = sum(&|t| t.duplicates.ledger.distinct_claimed as f64);
+                let dup_claims = sum(&|t| t.duplicates.ledger.duplicate_claims as f64);
+                (
+                    s,
+                    [
+                        dup_claims,
+                        sum(&|t| t.duplicates.ledger.duplicate_executions as f64),
+                        sum(&|t| t.duplicates.effects_duplicate_executions as f64),
+                    ],
+                    if claimed > 0.0 {
+                        dup_claims / claimed
+                    } else {
+                        0.0
+                    },
+                )
+            })
+            .collect();
+        let (_, y1) = span(bars.iter().flat_map(|b| b.1), true);
+        let n = bars.len() as f64;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5..n - 0.5, 0.0..y1 * 1.3)
+            .map_err(de)?;
+        let names: Vec<String> = bars.iter().map(|b| b.0.to_string()).collect();
+        let label = move |x: &f64| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
+                names[i as usize].clone()
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+            .x_labels(bars.len() * 2 + 1)
+            .x_label_formatter(&label)
+            .disable_x_mesh()
+            .y_desc("count")
+            .label_style((FONT, 12))
+            .draw()
+            .map_err(de)?;
+        const KINDS: [(&str, RGBColor); 3] = [
+            ("duplicate claims (ledger)", ORANGE),
+            ("duplicate executions (ledger)", SKY),
+            ("duplicate executions (effects table)", GREY),
+        ];
+        for (k, &(name, color)) in KINDS.iter().enumerate() {
+            let offset = (k as f64 - 1.0) * 0.26;
+            chart
+                .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                    let x = i as f64 + offset;
+                    Rectangle::new([(x - 0.12, 0.0), (x + 0.12, b.1[k])], color.filled())
+                }))
+                .map_err(de)?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+                });
+        }
+        chart
+            .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                let top = b.1.iter().copied().fold(0.0, f64::max);
+                Text::new(
+                    format!(
+                        "{:.0} / {:.0} / {:.0}, {:.1}%",
+                        b.1[0],
+                        b.1[1],
+                        b.1[2],
+                        b.2 * 100.0
+                    ),
+                    (i as f64 - 0.38, top + y1 * 0.06),
+                    (FONT, 12),
+                )
+            }))
+            .map_err(de)?;
+        chart
+            .configure_series_labels()
+            .label_font((FONT, 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(de)
+    }
+}
+
+/// Throughput of the production strategy over batch size × worker count.
+pub struct Heatmap<'a> {
+    pub run: &'a RunResult,
+}
+
+/// A viridis-like ramp (perceptually uniform, colour-blind safe), t in [0, 1].
+fn ramp(t: f64) -> RGBColor {
+    const STOPS: [(u8, u8, u8); 5] = [
+        (0x44, 0x01, 0x54),
+        (0x3B, 0x52, 0x8B),
+        (0x21, 0x90, 0x8C),
+        (0x5D, 0xC8, 0x63),
+        (0xFD, 0xE7, 0x25),
+    ];
+    let t = t.clamp(0.0, 1.0) * (STOPS.len() - 1) as f64;
+    let i = (t.floor() as usize).min(STOPS.len() - 2);
+    let f = t - i as f64;
+    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+impl Figure for Heatmap<'_> {
+    fn name(&self) -> &'static str {
+        "production_heatmap"
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "production: {} by batch size and worker count",
+            if claim_only(self.run) {
+                "claimed jobs/s"
+            } else {
+                "completed jobs/s"
+            }
+        )
+    }
+
+    fn how_to_read(&self) -> &'static str {
+        "Each cell is the production strategy's steady-state throughput (mean over repetitions and index layouts) at one batch size and worker count; brighter is faster. The brightest cell with the fewest workers is the cheapest pool that reaches that rate."
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let cells: Vec<&CellResult> = self
+            .run
+            .cells
+            .iter()
+            .filter(|c| c.strategy == Strategy::Production)
+            .collect();
+        if cells.is_empty() {
+            return note(&root, "no production cells in this run");
+        }
+        let mut workers: Vec<u32> = cells.iter().map(|c| c.workers).collect();
+        let mut batches: Vec<u32> = cells.iter().map(|c| c.batch_size).collect();
+        workers.sort();
+        workers.dedup();
+        batches.sort();
+        batches.dedup();
+        let claimed = claim_only(self.run);
+        let value = |w: u32, b: u32| {
+            let ts: Vec<f64> = cells
+                .iter()
+                .filter(|c| c.workers == w && c.batch_size == b)
+                .flat_map(|c| &c.trials)
+                .map(|t| {
+                    if claimed {
+                        t.claimed_per_s
+                    } else {
+                        t.completed_per_s
+                    }
+                })
+                .collect();
+            (!ts.is_empty()).then(|| ts.iter().sum::<f64>() / ts.len() as f64)
+        };
+        let max = workers
+            .iter()
+            .flat_map(|&w| batches.iter().filter_map(move |&b| value(w, b)))
+            .fold(0.0, f64::max);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..workers.len() as f64, 0.0..batches.len() as f64)
+            .map_err(de)?;
+        let (wl, bl) = (workers.clone(), batches.clone());
+        let xl = move |x: &f64| index_label(x, &wl);
+        let yl = move |y: &f64| index_label(y, &bl);
+        chart
+            .configure_mesh()
+            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+            .disable_mesh()
+            .x_labels(workers.len() * 2 + 1)
+            .y_labels(batches.len() * 2 + 1)
+            .x_label_formatter(&xl)
+            .y_label_formatter(&yl)
+            .x_desc("workers")
+            .y_desc("batch size")
+            .label_style((FONT, 12))
+            .draw()
+            .map_err(de)?;
+        for (xi, &w) in workers.iter().enumerate() {
+            for (yi, &b) in batches.iter().enumerate() {
+                let (x, y) = (xi as f64, yi as f64);
+                let Some(v) = value(w, b) else {
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(x, y), (x + 1.0, y + 1.0)],
+                            GREY.mix(0.15).filled(),
+                        )))
+                        .map_err(de)?;
+                    continue;
+                };
+                let t = if max > 0.0 { v / max } else { 0.0 };
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x, y), (x + 1.0, y + 1.0)],
+                        ramp(t).filled(),
+                    )))
+                    .map_err(de)?;
+                let ink = if t > 0.6 { BLACK } else { WHITE };
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        format!("{v:.0}"),
+                        (x + 0.4, y + 0.5),
+                        TextStyle::from((FONT, 14).into_font()).color(&ink),
+                    )))
+                    .map_err(de)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Labels the centre of the i-th unit interval with `values[i]`.
+fn index_label(x: &f64, values: &[u32]) -> String {
+    let i = (x - 0.5).round();
+    if ((x - 0.5) - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < values.len() {
+        values[i as usize].to_string()
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spectrum_labels_mark_the_decades_and_max() {
+        assert_eq!(spectrum_label(&2.0), "99%");
+        assert_eq!(spectrum_label(&0.3), "50%");
+        assert_eq!(spectrum_label(&MAX_X), "max");
+        assert_eq!(spectrum_label(&2.5), "");
+    }
+
+    #[test]
+    fn span_never_collapses() {
+        assert_eq!(span([5.0].into_iter(), false), (5.0, 10.4));
+        assert_eq!(span(std::iter::empty(), true), (0.0, 1.0));
+    }
+
+    #[test]
+    fn ramp_ends_are_the_viridis_ends() {
+        assert_eq!(ramp(0.0), RGBColor(0x44, 0x01, 0x54));
+        assert_eq!(ramp(1.0), RGBColor(0xFD, 0xE7, 0x25));
+    }
+
+    #[test]
+    fn every_strategy_has_its_own_colour() {
+        let mut c: Vec<(u8, u8, u8)> = Strategy::ALL
+            .iter()
+            .map(|&s| {
+                let RGBColor(r, g, b) = strategy_color(s);
+                (r, g, b)
+            })
+            .collect();
+        c.sort();
+        c.dedup();
+        assert_eq!(c.len(), Strategy::ALL.len());
+    }
+}
