@@ -452,3 +452,36 @@ duration_s = 60
     );
     common::drop_schema(&backend).await;
 }
+
+#[tokio::test]
+async fn sampler_reads_the_oldest_eligible_pending_age() {
+    let Some(backend) = common::postgres("sampler").await else {
+        return;
+    };
+    let w = common::workload(
+        "backlog = 400\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }]\npriorities = [{ value = 0 }, { value = 5 }]",
+        "",
+    );
+    backend.reset(&w, "fetch-order", 6).await.unwrap();
+    let mut s = backend.connect("cbtest", "sampler").await.unwrap();
+    // Older rows that are not eligible: a paused queue's, and one scheduled in the future.
+    s.client()
+        .batch_execute(
+            "UPDATE jobs_hot SET created_at = now() - interval '2 hours'
+              WHERE id = (SELECT min(id) FROM jobs_hot WHERE queue = 'paused');
+             UPDATE jobs_hot SET created_at = now() - interval '3 hours', scheduled_at = now() + interval '1 hour'
+              WHERE id = (SELECT min(id) FROM jobs_hot WHERE queue = 'open' AND priority = 0);
+             UPDATE jobs_hot SET created_at = now() - interval '1 hour'
+              WHERE id = (SELECT max(id) FROM jobs_hot WHERE queue = 'open' AND priority = 5);",
+        )
+        .await
+        .unwrap();
+    let sample = s.sample(&w).await.unwrap();
+    let age = sample.oldest_pending_ms.expect("eligible jobs are pending");
+    assert!(
+        (3_600_000.0..3_660_000.0).contains(&age),
+        "the 1-hour-old eligible job is the oldest, not the paused or future ones: {age} ms"
+    );
+    assert!(sample.work_left);
+    common::drop_schema(&backend).await;
+}

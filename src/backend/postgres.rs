@@ -654,9 +654,13 @@ impl Session for PostgresSession {
             .filter(|q| q.max_workers.is_some())
             .map(|q| q.name.as_str())
             .collect();
+        let (priorities, _) = workload.population.priority_bounds();
         let r = self
             .client
-            .query_one(&self.statements.sample, &[&self.worker_role, &limited])
+            .query_one(
+                &self.statements.sample,
+                &[&self.worker_role, &limited, &priorities],
+            )
             .await
             .map_err(|e| query_error("sample", e))?;
         let counts: Vec<i64> = r.get(4);

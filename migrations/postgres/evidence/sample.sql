@@ -1,14 +1,24 @@
 -- One sampler reading, on the sampler's own connection. Kept to one round trip.
 -- $1 application_name of this run's worker connections, $2 queues that have a max
--- workers limit (their active counts come back in the same order).
+-- workers limit (their active counts come back in the same order), $3 the workload's
+-- priority values (every job has one of them).
 SELECT
-    (SELECT extract(epoch FROM now() - min(COALESCE(h.scheduled_at, h.created_at))) * 1000
-       FROM jobs_hot h
-       LEFT JOIN queues q ON q.name = h.queue
-      WHERE h.status = 0
-        AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
-        AND q.is_paused IS NOT TRUE
-        AND q.is_active IS NOT FALSE)::float8 AS oldest_pending_ms,
+    -- Oldest due pending job: per priority, the first row in due order, then the oldest of
+    -- those. One index probe per priority with the fetch-order or pending-partial layout
+    -- (a min() over all pending rows would scan the backlog on every sample).
+    (SELECT extract(epoch FROM now() - min(o.due)) * 1000
+       FROM unnest($3::int[]) AS p(priority)
+       CROSS JOIN LATERAL (
+            SELECT COALESCE(h.scheduled_at, h.created_at) AS due
+              FROM jobs_hot h
+              LEFT JOIN queues q ON q.name = h.queue
+             WHERE h.status = 0
+               AND h.priority = p.priority
+               AND COALESCE(h.scheduled_at, h.created_at) <= now()
+               AND q.is_paused IS NOT TRUE
+               AND q.is_active IS NOT FALSE
+             ORDER BY COALESCE(h.scheduled_at, h.created_at)
+             LIMIT 1) o)::float8 AS oldest_pending_ms,
     (SELECT count(*) FROM pg_stat_activity
       WHERE application_name = $1 AND wait_event_type = 'Lock')::int AS lock_waiting,
     (SELECT count(*) FROM pg_stat_activity
