@@ -184,6 +184,45 @@ fn legend_entry(s: Strategy) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], line_style(s))
 }
 
+/// Draws a line per strategy, each in its colour, and the legend.
+fn strategy_lines<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    lines: Vec<(Strategy, Vec<CT::From>)>,
+    position: SeriesLabelPosition,
+) -> Result<(), PlotError>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+    CT::From: Clone + 'static,
+{
+    for (s, pts) in lines {
+        chart
+            .draw_series(LineSeries::new(pts, line_style(s)))
+            .map_err(de)?
+            .label(s.as_str())
+            .legend(legend_entry(s));
+    }
+    legend(chart, position)
+}
+
+fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), PlotError>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(de)
+}
+
 /// A metric per cell, drawn against the worker count: a line per strategy, a panel per
 /// batch size and index layout.
 pub struct VsWorkers<'a> {
@@ -295,14 +334,7 @@ impl Figure for VsWorkers<'_> {
                     .map_err(de)?;
             }
             if i == 0 {
-                chart
-                    .configure_series_labels()
-                    .label_font((FONT, 13))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .draw()
-                    .map_err(de)?;
+                legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
             }
         }
         Ok(())
@@ -426,21 +458,7 @@ impl Figure for Spectrum<'_> {
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
-        for (s, pts) in lines {
-            chart
-                .draw_series(LineSeries::new(pts, line_style(s)))
-                .map_err(de)?
-                .label(s.as_str())
-                .legend(legend_entry(s));
-        }
-        chart
-            .configure_series_labels()
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(de)
+        strategy_lines(&mut chart, lines, SeriesLabelPosition::UpperLeft)
     }
 }
 
@@ -539,21 +557,7 @@ impl Figure for OverTime<'_> {
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
-        for (s, pts) in lines {
-            chart
-                .draw_series(LineSeries::new(pts, line_style(s)))
-                .map_err(de)?
-                .label(s.as_str())
-                .legend(legend_entry(s));
-        }
-        chart
-            .configure_series_labels()
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(de)
+        strategy_lines(&mut chart, lines, SeriesLabelPosition::UpperRight)
     }
 }
 
@@ -670,14 +674,7 @@ impl Figure for Duplicates<'_> {
                 )
             }))
             .map_err(de)?;
-        chart
-            .configure_series_labels()
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(de)
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
     }
 }
 
