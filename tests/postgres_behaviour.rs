@@ -14,14 +14,21 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-async fn run(backend: &PostgresBackend, w: Workload) -> RunResult {
+async fn try_run(
+    backend: &PostgresBackend,
+    w: Workload,
+) -> Result<runner::RunOutcome, runner::RunFailure> {
     let dir = tempfile::tempdir().unwrap();
     let opts = RunOptions {
         results_dir: dir.path().to_path_buf(),
         quiet: true,
         environment: Default::default(),
     };
-    match runner::run(backend, Arc::new(w), opts, Arc::default()).await {
+    runner::run(backend, Arc::new(w), opts, Arc::default()).await
+}
+
+async fn run(backend: &PostgresBackend, w: Workload) -> RunResult {
+    match try_run(backend, w).await {
         Ok(o) => o.result,
         Err(f) => panic!("run failed: {}", f.error),
     }
@@ -428,13 +435,7 @@ duration_s = 60
             .unwrap()
     });
     let started = std::time::Instant::now();
-    let dir = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        results_dir: dir.path().to_path_buf(),
-        quiet: true,
-        environment: Default::default(),
-    };
-    let outcome = runner::run(&backend, Arc::new(w), opts, Arc::default()).await;
+    let outcome = try_run(&backend, w).await;
     assert!(
         kill.await.unwrap() > 0,
         "worker connections were found and ended"
