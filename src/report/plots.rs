@@ -367,6 +367,23 @@ fn spectrum_points(h: &HistogramSummary) -> Option<Vec<(f64, f64)>> {
 
 const MAX_X: f64 = 4.4;
 
+/// Tick values 1, 2, 5, 10, 20, 50, ... within [lo, hi]: plotters' own log ticks skip
+/// everything below the first power of ten.
+fn one_two_five(lo: f64, hi: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    let mut decade = 10f64.powf(lo.log10().floor());
+    while decade <= hi {
+        for m in [1.0, 2.0, 5.0] {
+            let v = decade * m;
+            if (lo..=hi).contains(&v) {
+                ticks.push(v);
+            }
+        }
+        decade *= 10.0;
+    }
+    ticks
+}
+
 fn spectrum_label(x: &f64) -> String {
     let labels = [
         (std::f64::consts::LOG10_2, "50%"),
@@ -446,7 +463,12 @@ impl Figure for Spectrum<'_> {
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.2..MAX_X + 0.2, (lo * 0.8..hi * 1.5).log_scale())
+            .build_cartesian_2d(
+                0.2..MAX_X + 0.2,
+                (lo * 0.8..hi * 1.5)
+                    .log_scale()
+                    .with_key_points(one_two_five(lo * 0.8, hi * 1.5)),
+            )
             .map_err(de)?;
         chart
             .configure_mesh()
@@ -454,6 +476,7 @@ impl Figure for Spectrum<'_> {
             .x_labels(45)
             .x_label_formatter(&spectrum_label)
             .x_desc("percentile")
+            .y_label_formatter(&|v: &f64| format!("{v}"))
             .y_desc("milliseconds (log)")
             .label_style((FONT, 12))
             .draw()
@@ -832,6 +855,12 @@ mod tests {
         assert_eq!(spectrum_label(&0.3), "50%");
         assert_eq!(spectrum_label(&MAX_X), "max");
         assert_eq!(spectrum_label(&2.5), "");
+    }
+
+    #[test]
+    fn log_ticks_cover_every_decade_in_range() {
+        assert_eq!(one_two_five(1.5, 60.0), vec![2.0, 5.0, 10.0, 20.0, 50.0]);
+        assert_eq!(one_two_five(0.3, 0.9), vec![0.5]);
     }
 
     #[test]
