@@ -293,7 +293,9 @@ async fn run_trial<B: Backend>(
 ) -> Result<TrialResult, RunError> {
     let w = workload.as_ref();
     let reset_started = Instant::now();
+    let spinner = reset_spinner(quiet, label, w.population.backlog);
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
+    spinner.finish_and_clear();
     let reset_s = reset_started.elapsed().as_secs_f64();
     let role = backend.worker_role();
     let mut sessions = Vec::with_capacity(spec.workers as usize);
@@ -649,6 +651,22 @@ fn resources(
         },
         table,
     }
+}
+
+/// Seeding a large backlog takes seconds: say so while it happens.
+fn reset_spinner(quiet: bool, label: &str, backlog: u64) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let spinner = ProgressBar::new_spinner();
+    spinner.set_style(
+        ProgressStyle::with_template("{prefix} {spinner} {msg} {elapsed}")
+            .expect("static template"),
+    );
+    spinner.set_prefix(label.to_string());
+    spinner.set_message(format!("resetting the schema and seeding {backlog} jobs"));
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    spinner
 }
 
 fn progress_bar(quiet: bool, planned: Duration, label: &str) -> ProgressBar {
