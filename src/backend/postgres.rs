@@ -91,16 +91,23 @@ pub struct PostgresBackend {
     config: Config,
     display: String,
     schema: String,
+    /// `application_name` of this backend's worker connections: unique per backend
+    /// instance, so that two runs in one process (or on one server) never count or
+    /// touch each other's workers.
+    worker_role: String,
     control: Mutex<Option<Client>>,
 }
 
 impl PostgresBackend {
     /// `schema` is created and dropped by claimbench: a run never touches other schemas.
     pub fn new(config: Config, display: String, schema: &str) -> PostgresBackend {
+        static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         PostgresBackend {
             config,
             display,
             schema: schema.to_string(),
+            worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
             control: Mutex::new(None),
         }
     }
@@ -283,7 +290,7 @@ impl Backend for PostgresBackend {
     }
 
     fn worker_role(&self) -> String {
-        format!("claimbench-worker-{}", std::process::id())
+        self.worker_role.clone()
     }
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<PostgresSession, BackendError> {
@@ -730,6 +737,20 @@ mod tests {
             assert!(cols[COL_QUEUE_WAIT_US].starts_with("(extract(epoch"));
             assert!(ret.trim_end().ends_with("AS queue_wait_us"));
         }
+    }
+
+    #[test]
+    fn two_backends_in_one_process_have_distinct_worker_roles() {
+        // Regression: the role was the pid alone, so one test's pg_terminate_backend and
+        // one run's lock-wait sampling reached another's workers.
+        let config: Config = "postgres://u@localhost/db".parse().unwrap();
+        let a = PostgresBackend::new(config.clone(), String::new(), "a");
+        let b = PostgresBackend::new(config, String::new(), "b");
+        assert_ne!(a.worker_role(), b.worker_role());
+        assert!(
+            a.worker_role().len() < 64,
+            "fits PostgreSQL's application_name"
+        );
     }
 
     #[test]
