@@ -10,8 +10,10 @@
 --    first rows in fetch order all belong to queues at their max workers although
 --    another queue further down has capacity; the rows locked but not picked are released
 --    when the statement commits.
--- 2. SKIP LOCKED skips any row locked by another transaction; READPAST skips row locks
---    only and waits on page or table locks.
+-- 2. Both SKIP LOCKED and READPAST skip rows another transaction has locked, and both
+--    wait on a conflicting table lock. READPAST also waits on page locks, and SQL Server
+--    can escalate many row locks to a table lock; PostgreSQL takes neither for rows, so
+--    the waits that escalation causes on SQL Server have no equivalent here.
 -- 3. `active_counts` reads the statement's committed snapshot, like the seed's
 --    committed-read CTE. It is not a semaphore: two claims running at the same moment
 --    both see the same count, so concurrent claims can overshoot max workers (the seed
