@@ -3,8 +3,8 @@
 //! Exit codes (documented in the README): 0 success; 1 the run finished but a
 //! correctness check failed (lost jobs, duplicate claims from a strategy that should
 //! prevent them, ledger and effects table disagreeing); 2 an error (bad input, an
-//! unreachable server, a failed trial); 130 interrupted by Ctrl-C (partial results
-//! written).
+//! unreachable server, a failed trial); 130 interrupted by Ctrl-C, SIGTERM or SIGHUP
+//! (partial results written, embedded cluster removed).
 
 use anyhow::{Context, Result, bail};
 use claimbench::backend::DbTarget;
@@ -23,6 +23,18 @@ use std::sync::Arc;
 
 mod cli;
 
+/// println!/eprintln! without the panic when the terminal is gone (SIGHUP): a closed
+/// stdout must not cost the partial results or the embedded cluster's cleanup.
+macro_rules! outln {
+    ($($t:tt)*) => {{ use std::io::Write as _; let _ = writeln!(std::io::stdout(), $($t)*); }};
+}
+macro_rules! out {
+    ($($t:tt)*) => {{ use std::io::Write as _; let _ = write!(std::io::stdout(), $($t)*); }};
+}
+macro_rules! errln {
+    ($($t:tt)*) => {{ use std::io::Write as _; let _ = writeln!(std::io::stderr(), $($t)*); }};
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -31,14 +43,14 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            errln!("error: cannot start the async runtime: {e}");
             return ExitCode::from(2);
         }
     };
     match runtime.block_on(dispatch(cli.command)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             ExitCode::from(2)
         }
     }
@@ -72,7 +84,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             let DbTarget::Postgres(config) = target.clone();
             let backend = PostgresBackend::new(config, target.to_string(), &schema);
             let seeded = backend.reset(&w, &layout, w.seed).await?;
-            println!(
+            outln!(
                 "{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}"
             );
             Ok(ExitCode::SUCCESS)
@@ -87,7 +99,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         }
         cli::Command::Validate { workload } => {
             let w = Workload::load(&workload)?;
-            println!(
+            outln!(
                 "{}: ok, {} trials ({} strategies x {} layouts x {} worker counts x {} batch sizes x {} repetitions)",
                 workload.display(),
                 w.trial_count(),
@@ -102,7 +114,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         cli::Command::Report { run_json } => {
             let r = RunResult::read(&run_json)?;
             let dir = run_json.parent().unwrap_or(Path::new("."));
-            print!("{}", report::summary::render(&r));
+            out!("{}", report::summary::render(&r));
             print_report_paths(&r, dir)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -117,12 +129,12 @@ fn print_sql(backend: &str, strategy: &str, batch: u32) -> Result<()> {
     if batch == 0 {
         bail!("--batch 0 is not allowed; give 1 or more");
     }
-    println!("-- strategy {strategy} on {backend}, batch {batch}");
-    println!(
+    outln!("-- strategy {strategy} on {backend}, batch {batch}");
+    outln!(
         "-- parameters: {}",
         postgres::strategy_params(strategy, batch)
     );
-    println!("{}", postgres::strategy_sql(strategy).trim_end());
+    outln!("{}", postgres::strategy_sql(strategy).trim_end());
     Ok(())
 }
 
@@ -147,10 +159,24 @@ async fn run(
     {
         let interrupt = interrupt.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\ninterrupted: stopping the current trial and writing partial results");
+            use tokio::signal::unix::{SignalKind, signal};
+            let (Ok(mut term), Ok(mut hup)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            ) else {
+                let _ = tokio::signal::ctrl_c().await;
                 interrupt.stop();
-            }
+                return;
+            };
+            let which = tokio::select! {
+                _ = tokio::signal::ctrl_c() => "Ctrl-C",
+                _ = term.recv() => "SIGTERM",
+                _ = hup.recv() => "SIGHUP",
+            };
+            errln!(
+                "\ninterrupted by {which}: stopping the current trial and writing partial results"
+            );
+            interrupt.stop();
         });
     }
 
@@ -161,7 +187,7 @@ async fn run(
         Some(url) => DbTarget::parse(&url).map_err(anyhow::Error::msg)?,
         None => {
             if !quiet {
-                eprintln!(
+                errln!(
                     "starting the embedded PostgreSQL (pass --db URL to use an existing server)"
                 );
             }
@@ -169,7 +195,7 @@ async fn run(
                 .context("cannot start the embedded PostgreSQL")?;
             let url = pg.url();
             if !quiet {
-                eprintln!(
+                errln!(
                     "embedded PostgreSQL on port {} in {} (removed on exit)",
                     pg.port(),
                     pg.path().display()
@@ -210,7 +236,7 @@ async fn run(
         Ok(o) => o,
         Err(f) => {
             if let Some(dir) = f.partial {
-                eprintln!("partial results: {}", dir.join("run.json").display());
+                errln!("partial results: {}", dir.join("run.json").display());
                 if let Ok(r) = RunResult::read(&dir.join("run.json")) {
                     let _ = report::render_all(&r, &dir);
                 }
@@ -218,13 +244,13 @@ async fn run(
             return Err(f.error.into());
         }
     };
-    print!("{}", report::summary::render(&outcome.result));
+    out!("{}", report::summary::render(&outcome.result));
     print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
     Ok(if interrupt.stopping() {
         ExitCode::from(130)
     } else if outcome.failed_checks {
-        eprintln!("a correctness check failed: see Warnings in the summary");
+        errln!("a correctness check failed: see Warnings in the summary");
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -235,9 +261,9 @@ async fn run(
 fn print_report_paths(r: &RunResult, dir: &Path) -> Result<()> {
     let files = report::render_all(r, dir)?;
     for p in &files.problems {
-        eprintln!("warning: {p}");
+        errln!("warning: {p}");
     }
-    println!(
+    outln!(
         "\nresults: {}\n         {}\n         {} ({} plot files, cells.csv, hgrm/)",
         dir.join("run.json").display(),
         dir.join("summary.md").display(),

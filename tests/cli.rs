@@ -160,8 +160,9 @@ fn embedded_dir(stderr: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(path)
 }
 
-#[test]
-fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
+/// Interrupts a four-trial run during its second trial with `signal`; expects exit code
+/// 130, partial results marked interrupted, and the throw-away cluster removed.
+fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal) {
     let dir = tempfile::tempdir().unwrap();
     let file = workload_file(
         dir.path(),
@@ -187,11 +188,7 @@ fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
         if line.starts_with("[1/4]") {
             // Trial 2 is starting: interrupt it.
             std::thread::sleep(std::time::Duration::from_millis(800));
-            nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(child.id() as i32),
-                nix::sys::signal::Signal::SIGINT,
-            )
-            .unwrap();
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
             break;
         }
     }
@@ -216,4 +213,17 @@ fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
     );
     let cluster = embedded_dir(&stderr);
     assert!(!cluster.exists(), "{} was not removed", cluster.display());
+}
+
+#[test]
+fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT);
+}
+
+/// Regression: SIGTERM (a CI job cancelled, `kill`) and SIGHUP (the terminal closed) used
+/// to end claimbench at once and leave the embedded cluster running.
+#[test]
+fn sigterm_and_sighup_also_write_partial_results_and_remove_the_cluster() {
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM);
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGHUP);
 }

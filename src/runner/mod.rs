@@ -196,7 +196,12 @@ pub async fn run<B: Backend>(
                         {
                             Ok(t) => {
                                 if !opts.quiet {
-                                    eprintln!("{label}: {}", report::summary::trial_line(&t));
+                                    use std::io::Write as _;
+                                    let _ = writeln!(
+                                        std::io::stderr(),
+                                        "{label}: {}",
+                                        report::summary::trial_line(&t)
+                                    );
                                 }
                                 cell.trials.push(t);
                             }
