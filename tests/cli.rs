@@ -131,18 +131,21 @@ fn smoke_workload_runs_on_the_embedded_default() {
         stdout.contains("| postgres | production | fetch-order | 8 | 5 | 1 |"),
         "{stdout}"
     );
-    let run_dir = std::fs::read_dir(results.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run = claimbench::results::RunResult::read(&run_dir.join("run.json")).unwrap();
+    let (run_dir, run) = only_run(results.path());
     assert_eq!(run.cells.len(), 4);
     assert!(run.environment.embedded);
     assert!(run_dir.join("summary.md").is_file());
     let cluster = embedded_dir(&stderr);
     assert!(!cluster.exists(), "{} was not removed", cluster.display());
+}
+
+/// The one run folder under `results` and its run.json.
+fn only_run(results: &Path) -> (std::path::PathBuf, claimbench::results::RunResult) {
+    let mut dirs = std::fs::read_dir(results).unwrap();
+    let dir = dirs.next().expect("a run folder").unwrap().path();
+    assert!(dirs.next().is_none(), "exactly one run folder");
+    let run = claimbench::results::RunResult::read(&dir.join("run.json")).unwrap();
+    (dir, run)
 }
 
 fn embedded_dir(stderr: &str) -> std::path::PathBuf {
@@ -198,13 +201,7 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal) {
     }
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
-    let run_dir = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run = claimbench::results::RunResult::read(&run_dir.join("run.json")).unwrap();
+    let (_, run) = only_run(&results);
     assert!(run.interrupted);
     assert!(
         !run.cells.is_empty() && run.cells.len() < 4,

@@ -220,6 +220,21 @@ impl PostgresBackend {
     }
 }
 
+impl PostgresBackend {
+    /// One row from a parameterless statement on the control connection.
+    async fn control_row(
+        &self,
+        sql: &str,
+        what: &'static str,
+    ) -> Result<tokio_postgres::Row, BackendError> {
+        let guard = self.control().await?;
+        guard
+            .query_one(sql, &[])
+            .await
+            .map_err(|e| query_error(what, e))
+    }
+}
+
 struct ControlGuard<'a>(tokio::sync::MutexGuard<'a, Option<Client>>);
 
 impl std::ops::Deref for ControlGuard<'_> {
@@ -379,18 +394,17 @@ impl Backend for PostgresBackend {
     }
 
     async fn server_pid(&self) -> Option<u32> {
-        let guard = self.control().await.ok()?;
-        let row = guard.query_one("SELECT pg_backend_pid()", &[]).await.ok()?;
+        let row = self
+            .control_row("SELECT pg_backend_pid()", "read backend pid")
+            .await
+            .ok()?;
         u32::try_from(row.get::<_, i32>(0)).ok()
     }
 
     async fn table_stats(&self) -> Result<TableStats, BackendError> {
-        let guard = self.control().await?;
-        let c: &Client = &guard;
-        let r = c
-            .query_one(TABLE_STATS_SQL, &[])
-            .await
-            .map_err(|e| query_error("read table statistics", e))?;
+        let r = self
+            .control_row(TABLE_STATS_SQL, "read table statistics")
+            .await?;
         Ok(TableStats {
             live_tuples: r.get(0),
             dead_tuples: r.get(1),
@@ -400,12 +414,7 @@ impl Backend for PostgresBackend {
     }
 
     async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
-        let guard = self.control().await?;
-        let c: &Client = &guard;
-        let r = c
-            .query_one(RECONCILE_SQL, &[])
-            .await
-            .map_err(|e| query_error("reconcile jobs", e))?;
+        let r = self.control_row(RECONCILE_SQL, "reconcile jobs").await?;
         Ok(DbReconciliation {
             pending: r.get(0),
             fetched: r.get(1),

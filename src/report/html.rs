@@ -20,6 +20,16 @@ th{background:#f2f2f2}td.l,th.l{text-align:left}figure{margin:2em 0}figure svg{m
 p.how{color:#444;max-width:60em}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\
 .warn{color:#8a4b00}.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c068}";
 
+/// One table row; the first three columns (names) align left, numbers right.
+fn table_row<'a>(h: &mut String, tag: &str, cells: impl Iterator<Item = &'a str>) {
+    h.push_str("<tr>");
+    for (i, v) in cells.enumerate() {
+        let class = if i < 3 { " class=\"l\"" } else { "" };
+        let _ = write!(h, "<{tag}{class}>{}</{tag}>", esc(v));
+    }
+    h.push_str("</tr>\n");
+}
+
 pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> String {
     let mut h = String::new();
     let env = &r.environment;
@@ -46,28 +56,11 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         );
     }
 
-    h.push_str("<h2>Summary</h2>\n<table><tr>");
+    h.push_str("<h2>Summary</h2>\n<table>");
     let (header, rows) = summary::table(r);
-    for (i, col) in header.iter().enumerate() {
-        let _ = write!(
-            h,
-            "<th{}>{}</th>",
-            if i < 3 { " class=\"l\"" } else { "" },
-            esc(col)
-        );
-    }
-    h.push_str("</tr>\n");
-    for row in rows {
-        h.push_str("<tr>");
-        for (i, v) in row.iter().enumerate() {
-            let _ = write!(
-                h,
-                "<td{}>{}</td>",
-                if i < 3 { " class=\"l\"" } else { "" },
-                esc(v)
-            );
-        }
-        h.push_str("</tr>\n");
+    table_row(&mut h, "th", header.iter().copied());
+    for row in &rows {
+        table_row(&mut h, "td", row.iter().map(String::as_str));
     }
     h.push_str("</table>\n<p class=\"how\">claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0.</p>\n");
 
