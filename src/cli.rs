@@ -19,11 +19,13 @@ pub enum Command {
         /// Workload file.
         #[arg(default_value = "workloads/quickstart.toml")]
         workload: PathBuf,
-        /// Database URL (postgres://user[:password]@host:port/db). Without it, claimbench
-        /// starts a throw-away PostgreSQL cluster and removes it afterwards.
+        /// Database URL: postgres://user[:password]@host:port/db or
+        /// mysql://user[:password]@host:port/db. Repeat it to run each cell on several
+        /// backends side by side. Without a postgres URL, claimbench starts a throw-away
+        /// PostgreSQL cluster when the run needs one and removes it afterwards.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-        db: Option<String>,
-        /// Schema claimbench creates, fills and drops in the target database.
+        db: Vec<String>,
+        /// Schema (PostgreSQL) or database (MySQL) claimbench creates, fills and drops.
         #[arg(long, default_value = "claimbench")]
         schema: String,
         /// Directory that receives one folder per run.
@@ -40,7 +42,8 @@ pub enum Command {
     /// EXPLAIN against exactly what claimbench measures.
     Prepare {
         workload: PathBuf,
-        /// Database URL; required, since an embedded cluster would vanish on exit.
+        /// Database URL (postgres:// or mysql://); required, since an embedded cluster
+        /// would vanish on exit.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
         db: String,
         #[arg(long, default_value = "claimbench")]
@@ -51,6 +54,7 @@ pub enum Command {
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {
+        /// postgres or mysql.
         #[arg(long, default_value = "postgres")]
         backend: String,
         #[arg(long)]

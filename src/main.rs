@@ -7,11 +7,11 @@
 //! (partial results written, embedded cluster removed).
 
 use anyhow::{Context, Result, bail};
-use claimbench::backend::DbTarget;
-use claimbench::backend::postgres::{self, PostgresBackend};
+use claimbench::backend::any::AnyBackend;
+use claimbench::backend::{BackendKind, DbTarget, mysql, postgres};
 use claimbench::embedded::EmbeddedPostgres;
 use claimbench::resources::host_facts;
-use claimbench::results::{Environment, RunResult};
+use claimbench::results::{Environment, RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
 use claimbench::strategy::Strategy;
 use claimbench::workload::Workload;
@@ -74,15 +74,15 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         } => {
             let w = Workload::load(&workload)?;
             let layout = layout.unwrap_or_else(|| w.matrix.index_layouts[0].clone());
-            if postgres::layout_sql(&layout).is_none() {
+            if !claimbench::workload::INDEX_LAYOUTS.contains(&layout.as_str()) {
                 bail!(
                     "unknown layout `{layout}`; expected one of: {}",
                     claimbench::workload::INDEX_LAYOUTS.join(", ")
                 );
             }
             let target = DbTarget::parse(&db).map_err(anyhow::Error::msg)?;
-            let DbTarget::Postgres(config) = target.clone();
-            let backend = PostgresBackend::new(config, target.to_string(), &schema);
+            AnyBackend::layout_check(target.kind(), &layout).map_err(anyhow::Error::msg)?;
+            let backend = AnyBackend::new(&target, target.to_string(), &schema);
             let seeded = backend.reset(&w, &layout, w.seed).await?;
             outln!(
                 "{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}"
@@ -122,25 +122,95 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
 }
 
 fn print_sql(backend: &str, strategy: &str, batch: u32) -> Result<()> {
-    if backend != "postgres" {
-        bail!("unknown backend `{backend}`; expected: postgres");
+    if !["postgres", "mysql"].contains(&backend) {
+        bail!("unknown backend `{backend}`; expected: postgres, mysql");
     }
     let strategy: Strategy = strategy.parse().map_err(anyhow::Error::msg)?;
     if batch == 0 {
         bail!("--batch 0 is not allowed; give 1 or more");
     }
+    let (params, text) = if backend == "mysql" {
+        (
+            mysql::strategy_params(strategy, batch),
+            mysql::expand_ids(mysql::strategy_sql(strategy), batch as usize),
+        )
+    } else {
+        (
+            postgres::strategy_params(strategy, batch),
+            postgres::strategy_sql(strategy).to_string(),
+        )
+    };
     outln!("-- strategy {strategy} on {backend}, batch {batch}");
-    outln!(
-        "-- parameters: {}",
-        postgres::strategy_params(strategy, batch)
-    );
-    outln!("{}", postgres::strategy_sql(strategy).trim_end());
+    outln!("-- parameters: {params}");
+    outln!("{}", text.trim_end());
     Ok(())
+}
+
+/// Which database each of the run's backends uses: a `--db` URL, or (for postgres
+/// only) `None`, the embedded cluster. Fills in the workload's backends when it left
+/// them to `--db`, and checks that every index layout exists on every backend.
+fn resolve_targets(
+    workload: &mut Workload,
+    urls: &[String],
+) -> Result<Vec<(BackendKind, Option<DbTarget>)>> {
+    let mut given: Vec<DbTarget> = Vec::new();
+    for url in urls {
+        let t = DbTarget::parse(url).map_err(anyhow::Error::msg)?;
+        if given.iter().any(|g| g.kind() == t.kind()) {
+            bail!(
+                "--db names two {} servers; give one URL per backend",
+                t.kind()
+            );
+        }
+        given.push(t);
+    }
+    let path = workload.source_path.display().to_string();
+    if workload.matrix.backends.is_empty() {
+        workload.matrix.backends = if given.is_empty() {
+            vec![BackendKind::Postgres]
+        } else {
+            given.iter().map(DbTarget::kind).collect()
+        };
+    } else if let Some(extra) = given
+        .iter()
+        .find(|t| !workload.matrix.backends.contains(&t.kind()))
+    {
+        bail!(
+            "--db gives a {} URL but {path}'s matrix.backends lists only {}; add {} there or drop that --db",
+            extra.kind(),
+            names(&workload.matrix.backends),
+            extra.kind()
+        );
+    }
+    let mut out = Vec::new();
+    for &kind in &workload.matrix.backends {
+        let target = given.iter().find(|t| t.kind() == kind).cloned();
+        if target.is_none() && kind != BackendKind::Postgres {
+            bail!(
+                "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {kind}://root@127.0.0.1:3306/test"
+            );
+        }
+        for layout in &workload.matrix.index_layouts {
+            AnyBackend::layout_check(kind, layout).map_err(|why| {
+                anyhow::anyhow!("{path}: matrix.index_layouts: `{layout}` on {kind}: {why}")
+            })?;
+        }
+        out.push((kind, target));
+    }
+    Ok(out)
+}
+
+fn names(kinds: &[BackendKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| k.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 async fn run(
     workload_path: &Path,
-    db: Option<String>,
+    db: Vec<String>,
     schema: &str,
     results_dir: std::path::PathBuf,
     repetitions: Option<u32>,
@@ -153,6 +223,7 @@ async fn run(
         }
         workload.trial.repetitions = n;
     }
+    let targets = resolve_targets(&mut workload, &db)?;
     let workload = Arc::new(workload);
 
     let interrupt: Interrupt = Arc::default();
@@ -183,37 +254,47 @@ async fn run(
     // Keeps the throw-away cluster alive for the run; dropped (stopped and deleted) on
     // every way out of this function.
     let mut embedded = None;
-    let target = match db {
-        Some(url) => DbTarget::parse(&url).map_err(anyhow::Error::msg)?,
-        None => {
-            if !quiet {
-                errln!(
-                    "starting the embedded PostgreSQL (pass --db URL to use an existing server)"
-                );
+    let mut backends = Vec::new();
+    let mut records = Vec::new();
+    for (kind, target) in targets {
+        let (target, label) = match target {
+            Some(t) => {
+                let label = t.to_string();
+                (t, label)
             }
-            let pg = EmbeddedPostgres::start(&workload.embedded_settings)
-                .context("cannot start the embedded PostgreSQL")?;
-            let url = pg.url();
-            if !quiet {
-                errln!(
-                    "embedded PostgreSQL on port {} in {} (removed on exit)",
-                    pg.port(),
-                    pg.path().display()
-                );
+            None => {
+                if !quiet {
+                    errln!(
+                        "starting the embedded PostgreSQL (pass --db URL to use an existing server)"
+                    );
+                }
+                let pg = EmbeddedPostgres::start(&workload.embedded_settings)
+                    .context("cannot start the embedded PostgreSQL")?;
+                if !quiet {
+                    errln!(
+                        "embedded PostgreSQL on port {} in {} (removed on exit)",
+                        pg.port(),
+                        pg.path().display()
+                    );
+                }
+                let t = DbTarget::parse(&pg.url()).map_err(anyhow::Error::msg)?;
+                embedded = Some(pg);
+                let label = format!("embedded ({t})");
+                (t, label)
             }
-            embedded = Some(pg);
-            DbTarget::parse(&url).map_err(anyhow::Error::msg)?
-        }
-    };
-    let DbTarget::Postgres(config) = target.clone();
-    let label = if embedded.is_some() {
-        format!("embedded ({target})")
-    } else {
-        target.to_string()
-    };
-    let backend = PostgresBackend::new(config, target.to_string(), schema);
-    let server = backend.server_info().await?;
+        };
+        let backend = AnyBackend::new(&target, target.to_string(), schema);
+        let server = backend.server_info().await?;
+        records.push(TargetRecord {
+            backend: kind,
+            target: label,
+            embedded: matches!(kind, BackendKind::Postgres) && embedded.is_some(),
+            server,
+        });
+        backends.push(backend);
+    }
     let facts = host_facts();
+    let first = records[0].clone();
     let environment = Environment {
         host: facts.host,
         os: facts.os,
@@ -223,16 +304,17 @@ async fn run(
         memory_bytes: facts.memory_bytes,
         claimbench_version: env!("CARGO_PKG_VERSION").to_string(),
         git_revision: git_revision(),
-        target: label,
-        embedded: embedded.is_some(),
-        server,
+        target: first.target,
+        embedded: first.embedded,
+        server: first.server,
+        targets: records,
     };
     let opts = RunOptions {
         results_dir,
         quiet,
         environment,
     };
-    let outcome = match runner::run(&backend, workload, opts, interrupt.clone()).await {
+    let outcome = match runner::run(&backends, workload, opts, interrupt.clone()).await {
         Ok(o) => o,
         Err(f) => {
             if let Some(dir) = f.partial {

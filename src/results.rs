@@ -62,7 +62,20 @@ pub struct Environment {
     pub memory_bytes: u64,
     pub claimbench_version: String,
     pub git_revision: Option<String>,
-    /// `postgres://user@host:port/db` (never a password), or "embedded".
+    /// The first of `targets`, kept for readers of files written before there were
+    /// several: `postgres://user@host:port/db` (never a password), or "embedded (...)".
+    pub target: String,
+    pub embedded: bool,
+    pub server: ServerInfo,
+    /// Every database the run drove, in the order of the matrix's backends.
+    #[serde(default)]
+    pub targets: Vec<TargetRecord>,
+}
+
+/// One database a run drove: which, where (never a password), and its settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetRecord {
+    pub backend: BackendKind,
     pub target: String,
     pub embedded: bool,
     pub server: ServerInfo,

@@ -328,6 +328,8 @@ pub struct Handler {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Matrix {
+    /// Backends to run every cell on, side by side. Empty: the backends of the `--db`
+    /// URLs given (the embedded PostgreSQL when none is); `main` fills it in before a run.
     pub backends: Vec<BackendKind>,
     pub strategies: Vec<Strategy>,
     pub index_layouts: Vec<String>,
@@ -404,7 +406,7 @@ impl Workload {
     /// How many trials the matrix expands to.
     pub fn trial_count(&self) -> usize {
         let m = &self.matrix;
-        m.backends.len()
+        m.backends.len().max(1)
             * m.strategies.len()
             * m.index_layouts.len()
             * m.workers.len()
@@ -711,10 +713,21 @@ impl Validator<'_> {
                 ));
             }
         }
-        let backends = m.backends.unwrap_or_else(|| vec![BackendKind::Postgres]);
-        if backends.is_empty() {
-            return Err(self.err("matrix.backends", "is empty; leave it out for postgres"));
-        }
+        let backends = match m.backends {
+            None => Vec::new(),
+            Some(b) if b.is_empty() => {
+                return Err(self.err(
+                    "matrix.backends",
+                    "is empty; list backends (postgres, mysql), or leave it out to run on the backend of --db",
+                ));
+            }
+            Some(b) => {
+                if let Some(d) = b.iter().enumerate().find(|(i, k)| b[..*i].contains(k)) {
+                    return Err(self.err("matrix.backends", format!("lists `{}` twice", d.1)));
+                }
+                b
+            }
+        };
         Ok(Matrix {
             backends,
             strategies: m.strategies,
@@ -800,7 +813,7 @@ duration_s = 1
     #[test]
     fn minimal_workload_gets_defaults() {
         let w = parse(MINIMAL).unwrap();
-        assert_eq!(w.matrix.backends, vec![BackendKind::Postgres]);
+        assert!(w.matrix.backends.is_empty(), "the backends of --db");
         assert_eq!(w.handler.max_attempts, 3);
         assert!(w.handler.start_gate);
         assert_eq!(w.population.priorities, vec![(0, 1.0)]);
@@ -831,6 +844,23 @@ duration_s = 1
             "{e}"
         );
         assert!(e.contains("pending-partial"), "{e}");
+    }
+
+    #[test]
+    fn backends_are_listed_once_each_and_not_empty() {
+        let with = |b: &str| MINIMAL.replace("[matrix]", &format!("[matrix]\nbackends = {b}"));
+        let w = parse(&with("[\"mysql\", \"postgres\"]")).unwrap();
+        assert_eq!(
+            w.matrix.backends,
+            vec![BackendKind::Mysql, BackendKind::Postgres]
+        );
+        assert_eq!(w.trial_count(), 2);
+        let e = error_of(&with("[]"));
+        assert!(e.contains("matrix.backends: is empty"), "{e}");
+        let e = error_of(&with("[\"mysql\", \"mysql\"]"));
+        assert!(e.contains("matrix.backends: lists `mysql` twice"), "{e}");
+        let e = error_of(&with("[\"oracle\"]"));
+        assert!(e.contains("matrix.backends") || e.contains("oracle"), "{e}");
     }
 
     #[test]

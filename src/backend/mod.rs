@@ -5,6 +5,8 @@
 //! and turns the database's errors into a [`BackendError`] whose [`ErrorKind`] says what
 //! the runner may do about it (retry a deadlock, give up on a lost connection).
 
+pub mod any;
+pub mod mysql;
 pub mod postgres;
 pub mod target;
 
@@ -22,12 +24,14 @@ pub use target::DbTarget;
 #[serde(rename_all = "kebab-case")]
 pub enum BackendKind {
     Postgres,
+    Mysql,
 }
 
 impl BackendKind {
     pub fn as_str(self) -> &'static str {
         match self {
             BackendKind::Postgres => "postgres",
+            BackendKind::Mysql => "mysql",
         }
     }
 }
@@ -83,12 +87,20 @@ pub struct Sample {
 }
 
 /// Cumulative server counters read before and after a trial; the report shows deltas.
+/// PostgreSQL counts per database, MySQL per server (other work on it counts too).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerCounters {
     pub deadlocks: i64,
+    /// PostgreSQL: recovery conflicts. MySQL: 0 (no counterpart).
     pub conflicts: i64,
     pub rollbacks: i64,
     pub commits: i64,
+    /// InnoDB row lock waits (`Innodb_row_lock_waits`); PostgreSQL has no counter of them.
+    #[serde(default)]
+    pub row_lock_waits: Option<i64>,
+    /// Time spent waiting for InnoDB row locks (`Innodb_row_lock_time`), ms.
+    #[serde(default)]
+    pub row_lock_time_ms: Option<i64>,
 }
 
 /// Sizes and dead rows of the hot table after a trial.

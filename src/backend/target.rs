@@ -7,8 +7,10 @@ use std::str::FromStr;
 /// A parsed connection target. `Display` never shows a password: it is what goes into
 /// logs, errors and result files.
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // one or two per run
 pub enum DbTarget {
     Postgres(tokio_postgres::Config),
+    Mysql(mysql_async::Opts),
 }
 
 impl DbTarget {
@@ -26,8 +28,25 @@ impl DbTarget {
                         e.to_string().replace(url, "<url>")
                     )
                 }),
+            "mysql" | "mariadb" => {
+                // mysql_async knows only the mysql scheme; MariaDB speaks the same protocol.
+                let url = if scheme == "mariadb" {
+                    format!("mysql{}", &url["mariadb".len()..])
+                } else {
+                    url.to_string()
+                };
+                mysql_async::Opts::from_url(&url)
+                    .map(DbTarget::Mysql)
+                    .map_err(|e| {
+                        format!(
+                            "invalid MySQL URL `{}`: {}",
+                            redact_url(&url),
+                            e.to_string().replace(&url, "<url>")
+                        )
+                    })
+            }
             _ => Err(format!(
-                "cannot tell the backend of `{}`; use a postgres:// URL",
+                "cannot tell the backend of `{}`; use a postgres:// or mysql:// URL",
                 redact_url(url)
             )),
         }
@@ -36,6 +55,7 @@ impl DbTarget {
     pub fn kind(&self) -> BackendKind {
         match self {
             DbTarget::Postgres(_) => BackendKind::Postgres,
+            DbTarget::Mysql(_) => BackendKind::Mysql,
         }
     }
 }
@@ -64,6 +84,14 @@ impl std::fmt::Display for DbTarget {
                 let db = c.get_dbname().unwrap_or(user);
                 write!(f, "postgres://{user}@{host}:{port}/{db}")
             }
+            DbTarget::Mysql(o) => write!(
+                f,
+                "mysql://{}@{}:{}/{}",
+                o.user().unwrap_or(""),
+                o.ip_or_hostname(),
+                o.tcp_port(),
+                o.db_name().unwrap_or("")
+            ),
         }
     }
 }
@@ -101,6 +129,24 @@ mod tests {
     }
 
     #[test]
+    fn mysql_and_mariadb_urls_pick_the_mysql_backend_without_the_password() {
+        for url in [
+            "mysql://bob:hunter2@10.0.0.5:3307/queue",
+            "mariadb://bob:hunter2@10.0.0.5:3307/queue",
+        ] {
+            let t = DbTarget::parse(url).unwrap();
+            assert_eq!(t.kind(), BackendKind::Mysql);
+            assert_eq!(t.to_string(), "mysql://bob@10.0.0.5:3307/queue");
+            assert!(!format!("{t:?}").contains("hunter2"));
+        }
+        let e = DbTarget::parse("mysql://bob:hunter2@h:notaport/db").unwrap_err();
+        assert!(
+            e.contains("invalid MySQL URL") && !e.contains("hunter2"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn redact_masks_password_only() {
         assert_eq!(redact_url("mysql://u:pw@h/db"), "mysql://u:***@h/db");
         assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
@@ -110,7 +156,7 @@ mod tests {
     #[test]
     fn unknown_scheme_is_a_clear_error_without_secret() {
         let e = DbTarget::parse("redis://u:pw@h:1/0").unwrap_err();
-        assert!(e.contains("use a postgres:// URL"), "{e}");
+        assert!(e.contains("use a postgres:// or mysql:// URL"), "{e}");
         assert!(!e.contains("pw@"), "{e}");
     }
 }

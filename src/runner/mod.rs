@@ -130,8 +130,10 @@ pub struct RunFailure {
     pub partial: Option<PathBuf>,
 }
 
+/// Runs every cell of the matrix on each of `backends` in turn, cell by cell, so that
+/// backends compared side by side meet the same machine conditions at about the same time.
 pub async fn run<B: Backend>(
-    backend: &B,
+    backends: &[B],
     workload: Arc<Workload>,
     opts: RunOptions,
     interrupt: Interrupt,
@@ -163,62 +165,65 @@ pub async fn run<B: Backend>(
         for &strategy in &m.strategies {
             for &workers in &m.workers {
                 for &batch in &m.batch_sizes {
-                    let mut cell = CellResult {
-                        backend: backend.kind(),
-                        strategy,
-                        index_layout: layout.clone(),
-                        workers,
-                        batch_size: batch,
-                        trials: Vec::new(),
-                    };
-                    for rep in 0..workload.trial.repetitions {
-                        if interrupt.stopping() {
-                            push_cell(&mut result, cell);
-                            break 'matrix;
-                        }
-                        done += 1;
-                        let label = format!(
-                            "[{done}/{total}] {} {strategy} {layout} w={workers} b={batch} rep {}",
-                            backend.kind(),
-                            rep + 1
-                        );
-                        let spec = TrialSpec {
+                    for backend in backends {
+                        let mut cell = CellResult {
+                            backend: backend.kind(),
                             strategy,
-                            layout,
+                            index_layout: layout.clone(),
                             workers,
-                            batch,
-                            repetition: rep,
+                            batch_size: batch,
+                            trials: Vec::new(),
                         };
-                        match run_trial(
-                            backend, &workload, &spec, &interrupt, &mut probe, &label, opts.quiet,
-                        )
-                        .await
-                        {
-                            Ok(t) => {
-                                if !opts.quiet {
-                                    use std::io::Write as _;
-                                    let _ = writeln!(
-                                        std::io::stderr(),
-                                        "{label}: {}",
-                                        report::summary::trial_line(&t)
-                                    );
-                                }
-                                cell.trials.push(t);
-                            }
-                            Err(error) => {
+                        for rep in 0..workload.trial.repetitions {
+                            if interrupt.stopping() {
                                 push_cell(&mut result, cell);
-                                result.interrupted = true;
-                                result.stop_reason = Some(error.to_string());
-                                let partial = write_partial(&mut result, &dir);
-                                return Err(RunFailure { error, partial });
+                                break 'matrix;
+                            }
+                            done += 1;
+                            let label = format!(
+                                "[{done}/{total}] {} {strategy} {layout} w={workers} b={batch} rep {}",
+                                backend.kind(),
+                                rep + 1
+                            );
+                            let spec = TrialSpec {
+                                strategy,
+                                layout,
+                                workers,
+                                batch,
+                                repetition: rep,
+                            };
+                            match run_trial(
+                                backend, &workload, &spec, &interrupt, &mut probe, &label,
+                                opts.quiet,
+                            )
+                            .await
+                            {
+                                Ok(t) => {
+                                    if !opts.quiet {
+                                        use std::io::Write as _;
+                                        let _ = writeln!(
+                                            std::io::stderr(),
+                                            "{label}: {}",
+                                            report::summary::trial_line(&t)
+                                        );
+                                    }
+                                    cell.trials.push(t);
+                                }
+                                Err(error) => {
+                                    push_cell(&mut result, cell);
+                                    result.interrupted = true;
+                                    result.stop_reason = Some(error.to_string());
+                                    let partial = write_partial(&mut result, &dir);
+                                    return Err(RunFailure { error, partial });
+                                }
                             }
                         }
+                        push_cell(&mut result, cell);
+                        write_all(&mut result, &dir).map_err(|e| RunFailure {
+                            error: e.into(),
+                            partial: None,
+                        })?;
                     }
-                    push_cell(&mut result, cell);
-                    write_all(&mut result, &dir).map_err(|e| RunFailure {
-                        error: e.into(),
-                        partial: None,
-                    })?;
                 }
             }
         }

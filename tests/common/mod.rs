@@ -1,52 +1,113 @@
-//! Shared set-up for the integration tests: which servers to test against, a schema of
-//! the test's own on each, and workloads written inline.
+//! Shared set-up for the behavioural tests: one suite, run against every backend.
+//!
+//! `TestDb` is what a test needs from a backend beyond the `Backend` trait: a schema of
+//! the test's own, a transaction held open on purpose, and a few inspections of the
+//! hot table. Each backend answers them with its own SQL (`postgres.rs`, `mysql.rs`).
 //!
 //! A server that is not reachable makes a test skip with a message, unless
 //! CLAIMBENCH_REQUIRE_DB is set (CI sets it), in which case the test fails.
 
 #![allow(dead_code)]
 
-use claimbench::backend::postgres::PostgresBackend;
-use claimbench::backend::{Backend, DbTarget};
-use claimbench::workload::Workload;
-use std::path::Path;
+pub mod mysql;
+pub mod postgres;
 
-pub fn pg_url() -> String {
-    std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
+use claimbench::backend::Backend;
+use claimbench::workload::Workload;
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+/// What a test asks the hot table, answered as a row of integers.
+#[derive(Debug, Clone)]
+pub enum Inspect {
+    /// [claimed jobs that were not eligible (paused or inactive queue, future schedule),
+    ///  eligible jobs still pending, pending jobs of paused or inactive queues,
+    ///  pending jobs scheduled in the future]
+    Eligibility,
+    /// [lowest priority, highest priority] of these jobs.
+    PriorityRange(Vec<i64>),
+    /// [fetched or processing jobs of this queue]
+    ActiveIn(&'static str),
+    /// [id of one fetched job of this queue]
+    OneFetchedIn(&'static str),
+}
+
+pub trait TestDb: Backend + Sized {
+    /// The backend's name in test output and schema names.
+    const NAME: &'static str;
+
+    /// A backend on the test server in a schema named for the test, or `None` (skip)
+    /// when the server is unreachable and not required.
+    async fn open(test: &str) -> Option<Self>;
+
+    /// Drops the test's schema (a failed test leaves it for inspection).
+    async fn drop_schema(&self);
+
+    /// Begins a transaction on `s` and claims `n` jobs with the production statement
+    /// inside it, leaving the transaction open (its locks held). Returns the ids.
+    async fn hold_claim(&self, s: &mut Self::Session, n: u32) -> HashSet<i64>;
+
+    /// Rolls back the transaction `hold_claim` left open.
+    async fn roll_back(&self, s: &mut Self::Session);
+
+    /// How `s` is known on the server, for `lock_waiting`.
+    async fn identity(&self, s: &mut Self::Session, role: &str) -> String;
+
+    /// Whether the connection with `identity` is waiting on a row lock now.
+    async fn lock_waiting(&self, probe: &mut Self::Session, identity: &str) -> bool;
+
+    async fn inspect(&self, s: &mut Self::Session, what: Inspect) -> Vec<i64>;
+
+    /// Makes three pending jobs older than the rest: a paused queue's 2 h ago, one of
+    /// `open` at priority 0 3 h ago but scheduled an hour ahead, one of `open` at
+    /// priority 5 1 h ago (the oldest eligible one).
+    async fn age_jobs(&self, s: &mut Self::Session);
+
+    /// After `after`, ends every worker connection of this backend from `killer`;
+    /// resolves to how many it ended.
+    fn kill_workers_after(
+        &self,
+        killer: Self::Session,
+        after: Duration,
+    ) -> tokio::task::JoinHandle<u64>;
 }
 
 fn required() -> bool {
     std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// A backend on the test server in a schema named for the test, or `None` (skip) when
-/// the server is unreachable and not required.
-pub async fn postgres(test: &str) -> Option<PostgresBackend> {
-    let url = pg_url();
-    let DbTarget::Postgres(config) = DbTarget::parse(&url).expect("CLAIMBENCH_PG_URL parses");
-    let schema = format!("cbtest_{test}_{}", std::process::id());
-    let backend = PostgresBackend::new(config, url.clone(), &schema);
-    match backend.server_info().await {
-        Ok(_) => Some(backend),
-        Err(e) if !required() => {
-            eprintln!("SKIPPED {test}: PostgreSQL not reachable ({e}); set CLAIMBENCH_PG_URL");
-            None
-        }
-        Err(e) => panic!("CLAIMBENCH_REQUIRE_DB is set but PostgreSQL is not reachable: {e}"),
-    }
+/// The schema (PostgreSQL) or database (MySQL) a test works in: unique per test and
+/// process, and within MySQL's 64 and PostgreSQL's 63 characters.
+pub fn schema_for(test: &str) -> String {
+    let hash = test.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    });
+    let short: String = test.chars().take(32).collect();
+    format!(
+        "cbtest_{short}_{:06x}_{}",
+        hash & 0xff_ffff,
+        std::process::id()
+    )
 }
 
-/// Drops the test's schema (best effort; a failed test leaves it for inspection).
-pub async fn drop_schema(backend: &PostgresBackend) {
-    let mut s = backend.connect("cbtest-cleanup", "cleanup").await.unwrap();
-    s.client()
-        .batch_execute(&format!(
-            "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
-            backend.schema()
-        ))
-        .await
-        .unwrap();
+/// Skips (returns `None`) or fails when `reachable` is an error, as CLAIMBENCH_REQUIRE_DB
+/// says.
+pub fn reachable_or_skip<B, E: std::fmt::Display>(
+    backend: B,
+    reachable: Result<(), E>,
+    test: &str,
+    what: &str,
+    url_var: &str,
+) -> Option<B> {
+    match reachable {
+        Ok(()) => Some(backend),
+        Err(e) if !required() => {
+            eprintln!("SKIPPED {test}: {what} not usable ({e}); set {url_var}");
+            None
+        }
+        Err(e) => panic!("CLAIMBENCH_REQUIRE_DB is set but {what} is not usable: {e}"),
+    }
 }
 
 /// A workload from inline TOML; the fields a test does not care about get small defaults.

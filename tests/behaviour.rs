@@ -1,21 +1,22 @@
-//! Locking and lifecycle behaviour against a real PostgreSQL over real connections
-//! (CLAIMBENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/test). Each test works
-//! in a schema of its own.
+//! Locking and lifecycle behaviour against real servers over real connections: one
+//! suite, run per backend (the `suite!` lists at the end). PostgreSQL at
+//! CLAIMBENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/test), MySQL or MariaDB
+//! at CLAIMBENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test). Each test works
+//! in a schema (PostgreSQL) or database (MySQL) of its own.
 
 mod common;
 
-use claimbench::backend::postgres::{PostgresBackend, strategy_sql};
-use claimbench::backend::{Backend, Session};
+use claimbench::backend::Session;
 use claimbench::results::{RunResult, TrialResult};
 use claimbench::runner::{self, RunOptions};
 use claimbench::strategy::Strategy;
 use claimbench::workload::Workload;
-use std::collections::HashSet;
+use common::{Inspect, TestDb};
 use std::sync::Arc;
 use std::time::Duration;
 
-async fn try_run(
-    backend: &PostgresBackend,
+async fn try_run<D: TestDb>(
+    backend: &D,
     w: Workload,
 ) -> Result<runner::RunOutcome, runner::RunFailure> {
     let dir = tempfile::tempdir().unwrap();
@@ -24,10 +25,16 @@ async fn try_run(
         quiet: true,
         environment: Default::default(),
     };
-    runner::run(backend, Arc::new(w), opts, Arc::default()).await
+    runner::run(
+        std::slice::from_ref(backend),
+        Arc::new(w),
+        opts,
+        Arc::default(),
+    )
+    .await
 }
 
-async fn run(backend: &PostgresBackend, w: Workload) -> RunResult {
+async fn run<D: TestDb>(backend: &D, w: Workload) -> RunResult {
     match try_run(backend, w).await {
         Ok(o) => o.result,
         Err(f) => panic!("run failed: {}", f.error),
@@ -48,26 +55,16 @@ async fn claim_ids<S: Session>(s: &mut S, strategy: Strategy, batch: u32) -> Vec
     out.iter().map(|j| j.id).collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback() {
-    let Some(backend) = common::postgres("two_session").await else {
-        return;
-    };
+async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D: TestDb>(
+    backend: D,
+) {
     let w = common::workload("backlog = 20\nqueues = [{ name = \"q\" }]", "");
     backend.reset(&w, "fetch-order", 1).await.unwrap();
     let mut a = backend.connect("cbtest-a", "A").await.unwrap();
     let mut b = backend.connect("cbtest-b", "B").await.unwrap();
 
     // Session A claims two jobs inside a transaction it keeps open.
-    let tx = a.client().transaction().await.unwrap();
-    let rows = tx
-        .query(
-            strategy_sql(Strategy::Production),
-            &[&2i64, &"A".to_string(), &16i64],
-        )
-        .await
-        .unwrap();
-    let held: HashSet<i64> = rows.iter().map(|r| r.get(0)).collect();
+    let held = backend.hold_claim(&mut a, 2).await;
     assert_eq!(held.len(), 2);
 
     // B's production claim returns other rows at once.
@@ -84,6 +81,7 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback()
     );
 
     // B's waiting claim blocks on A's rows...
+    let b_identity = backend.identity(&mut b, "cbtest-b").await;
     let waiting = tokio::spawn(async move {
         let ids = claim_ids(&mut b, Strategy::Waiting, 2).await;
         (b, ids)
@@ -94,19 +92,13 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback()
         "waiting claim returned while A held its rows"
     );
     let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
-    let blocked: i64 = probe
-        .client()
-        .query_one(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cbtest-b' AND wait_event_type = 'Lock'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(blocked, 1, "B should be waiting on a row lock");
+    assert!(
+        backend.lock_waiting(&mut probe, &b_identity).await,
+        "B should be waiting on a row lock"
+    );
 
     // ...until A rolls back; then A's rows are claimable again and B gets them.
-    tx.rollback().await.unwrap();
+    backend.roll_back(&mut a).await;
     let (_b, ids) = tokio::time::timeout(Duration::from_secs(5), waiting)
         .await
         .expect("waiting claim must finish once A ends")
@@ -115,14 +107,10 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback()
         ids.iter().any(|id| held.contains(id)),
         "after rollback B should claim A's rows: {ids:?} vs {held:?}"
     );
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test]
-async fn production_skips_paused_inactive_and_future_jobs() {
-    let Some(backend) = common::postgres("eligibility").await else {
-        return;
-    };
+async fn production_skips_paused_inactive_and_future_jobs<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 600\nscheduled_share = 0.3\nscheduled_within_s = 3600\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }, { name = \"off\", active = false }]",
         "",
@@ -137,20 +125,10 @@ async fn production_skips_paused_inactive_and_future_jobs() {
         }
         total += got.len();
     }
-    let r = s
-        .client()
-        .query_one(
-            "SELECT count(*) FILTER (WHERE status = 1 AND (queue <> 'open' OR scheduled_at > now())),
-                    count(*) FILTER (WHERE status = 0 AND queue = 'open' AND (scheduled_at IS NULL OR scheduled_at <= now())),
-                    count(*) FILTER (WHERE status = 0 AND queue IN ('paused', 'off')),
-                    count(*) FILTER (WHERE status = 0 AND scheduled_at > now())
-             FROM jobs_hot",
-            &[],
-        )
-        .await
-        .unwrap();
-    let (bad, eligible_left, paused_left, future_left): (i64, i64, i64, i64) =
-        (r.get(0), r.get(1), r.get(2), r.get(3));
+    let census = backend.inspect(&mut s, Inspect::Eligibility).await;
+    let [bad, eligible_left, paused_left, future_left] = census[..] else {
+        panic!("{census:?}");
+    };
     assert!(total > 0);
     assert_eq!(bad, 0, "claimed a paused, inactive or future job");
     assert_eq!(eligible_left, 0, "left an eligible job unclaimed");
@@ -158,36 +136,25 @@ async fn production_skips_paused_inactive_and_future_jobs() {
         paused_left > 0 && future_left > 0,
         "the population must contain both kinds"
     );
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test]
-async fn production_takes_higher_priority_first_with_one_worker() {
-    let Some(backend) = common::postgres("priority").await else {
-        return;
-    };
+async fn production_takes_higher_priority_first_with_one_worker<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 300\nqueues = [{ name = \"q\" }]\npriorities = [{ value = 0, weight = 2 }, { value = 5, weight = 1 }, { value = 9, weight = 1 }]",
         "",
     );
     backend.reset(&w, "pk-only", 3).await.unwrap();
     let mut s = backend.connect("cbtest", "w").await.unwrap();
-    let mut previous_min = i32::MAX;
+    let mut previous_min = i64::MAX;
     let mut batches = 0;
     loop {
         let ids = claim_ids(&mut s, Strategy::Production, 25).await;
         if ids.is_empty() {
             break;
         }
-        let r = s
-            .client()
-            .query_one(
-                "SELECT min(priority), max(priority) FROM jobs_hot WHERE id = ANY($1)",
-                &[&ids],
-            )
-            .await
-            .unwrap();
-        let (lo, hi): (i32, i32) = (r.get(0), r.get(1));
+        let range = backend.inspect(&mut s, Inspect::PriorityRange(ids)).await;
+        let (lo, hi) = (range[0], range[1]);
         assert!(
             hi <= previous_min,
             "batch {batches} has priority {hi} after {previous_min}"
@@ -196,53 +163,40 @@ async fn production_takes_higher_priority_first_with_one_worker() {
         batches += 1;
     }
     assert_eq!(batches, 12);
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test]
-async fn production_never_overshoots_max_workers_from_one_claimer() {
-    let Some(backend) = common::postgres("max_workers").await else {
-        return;
-    };
+async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 200\nqueues = [{ name = \"capped\", weight = 1, max_workers = 3 }, { name = \"free\", weight = 1 }]",
         "",
     );
     backend.reset(&w, "fetch-order", 4).await.unwrap();
     let mut s = backend.connect("cbtest", "w").await.unwrap();
-    let capped = async |s: &mut claimbench::backend::postgres::PostgresSession| -> i64 {
-        s.client()
-            .query_one(
-                "SELECT count(*) FROM jobs_hot WHERE queue = 'capped' AND status IN (1, 2)",
-                &[],
-            )
-            .await
-            .unwrap()
-            .get(0)
-    };
+    let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
     let first = claim_ids(&mut s, Strategy::Production, 40).await;
     assert_eq!(first.len(), 40, "the uncapped queue fills the batch");
+    let capped = Inspect::ActiveIn("capped");
     assert_eq!(
-        capped(&mut s).await,
-        3,
+        backend.inspect(&mut probe, capped.clone()).await,
+        [3],
         "one batch takes exactly the capacity"
     );
     claim_ids(&mut s, Strategy::Production, 40).await;
-    assert_eq!(capped(&mut s).await, 3, "a full queue gets nothing more");
+    assert_eq!(
+        backend.inspect(&mut probe, capped.clone()).await,
+        [3],
+        "a full queue gets nothing more"
+    );
     // Completing one capped job frees one slot.
-    let done: i64 = s
-        .client()
-        .query_one(
-            "SELECT id FROM jobs_hot WHERE queue = 'capped' AND status = 1 LIMIT 1",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let done = backend
+        .inspect(&mut probe, Inspect::OneFetchedIn("capped"))
+        .await[0];
     assert!(s.complete(done).await.unwrap());
+    assert_eq!(backend.inspect(&mut probe, capped.clone()).await, [2]);
     claim_ids(&mut s, Strategy::Production, 40).await;
-    assert_eq!(capped(&mut s).await, 3);
-    common::drop_schema(&backend).await;
+    assert_eq!(backend.inspect(&mut probe, capped).await, [3]);
+    backend.drop_schema().await;
 }
 
 const CONTENDED: &str = r#"
@@ -260,11 +214,7 @@ repetitions = 3
 sample_interval_ms = 50
 "#;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn contended_production_and_waiting_never_duplicate_and_naive_does() {
-    let Some(backend) = common::postgres("contended").await else {
-        return;
-    };
+async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: TestDb>(backend: D) {
     let w = common::workload("backlog = 1500\nqueues = [{ name = \"q\" }]", CONTENDED);
     let r = run(&backend, w).await;
     for s in [Strategy::Production, Strategy::Waiting] {
@@ -293,14 +243,10 @@ async fn contended_production_and_waiting_never_duplicate_and_naive_does() {
         );
         assert_eq!(t.reconciliation.lost, 0);
     }
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rescuer_returns_abandoned_claims_and_nothing_is_lost() {
-    let Some(backend) = common::postgres("rescue").await else {
-        return;
-    };
+async fn rescuer_returns_abandoned_claims_and_nothing_is_lost<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 300\nqueues = [{ name = \"q\" }]",
         r#"
@@ -331,14 +277,10 @@ sample_interval_ms = 50
     );
     assert_eq!(t.reconciliation.lost, 0);
     assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test]
-async fn failing_handler_retries_then_dead_letters_every_job() {
-    let Some(backend) = common::postgres("dead_letter").await else {
-        return;
-    };
+async fn failing_handler_retries_then_dead_letters_every_job<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 100\nqueues = [{ name = \"q\" }]",
         r#"
@@ -368,14 +310,10 @@ sample_interval_ms = 50
         "retries are new attempts"
     );
     assert_eq!(t.reconciliation.lost, 0);
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test]
-async fn claim_only_leaves_claims_held_and_accounted() {
-    let Some(backend) = common::postgres("claim_only").await else {
-        return;
-    };
+async fn claim_only_leaves_claims_held_and_accounted<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 5000\nqueues = [{ name = \"q\" }]",
         r#"
@@ -383,7 +321,7 @@ async fn claim_only_leaves_claims_held_and_accounted() {
 mode = "claim-only"
 [matrix]
 strategies = ["production"]
-index_layouts = ["pending-partial"]
+index_layouts = ["fetch-order"]
 workers = [2]
 batch_sizes = [10]
 [trial]
@@ -400,14 +338,10 @@ duration_s = 0.5
     );
     assert_eq!(t.reconciliation.lost, 0);
     assert_eq!(t.duplicates.effects_rows, 0);
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_worker_losing_its_connection_ends_the_trial_at_once() {
-    let Some(backend) = common::postgres("conn_lost").await else {
-        return;
-    };
+async fn a_worker_losing_its_connection_ends_the_trial_at_once<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 100000\nqueues = [{ name = \"q\" }]",
         r#"
@@ -420,20 +354,9 @@ batch_sizes = [1]
 duration_s = 60
 "#,
     );
-    let role = backend.worker_role();
     backend.reset(&w, "fetch-order", 1).await.unwrap(); // so the killer's session can prepare
-    let mut killer = backend.connect("cbtest-killer", "k").await.unwrap();
-    let kill = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        killer
-            .client()
-            .execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
-                &[&role],
-            )
-            .await
-            .unwrap()
-    });
+    let killer = backend.connect("cbtest-killer", "k").await.unwrap();
+    let kill = backend.kill_workers_after(killer, Duration::from_secs(2));
     let started = std::time::Instant::now();
     let outcome = try_run(&backend, w).await;
     assert!(
@@ -451,14 +374,10 @@ duration_s = 60
         failure.partial.is_none(),
         "no cell finished, so nothing is written"
     );
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
 
-#[tokio::test]
-async fn sampler_reads_the_oldest_eligible_pending_age() {
-    let Some(backend) = common::postgres("sampler").await else {
-        return;
-    };
+async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 400\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }]\npriorities = [{ value = 0 }, { value = 5 }]",
         "",
@@ -466,17 +385,7 @@ async fn sampler_reads_the_oldest_eligible_pending_age() {
     backend.reset(&w, "fetch-order", 6).await.unwrap();
     let mut s = backend.connect("cbtest", "sampler").await.unwrap();
     // Older rows that are not eligible: a paused queue's, and one scheduled in the future.
-    s.client()
-        .batch_execute(
-            "UPDATE jobs_hot SET created_at = now() - interval '2 hours'
-              WHERE id = (SELECT min(id) FROM jobs_hot WHERE queue = 'paused');
-             UPDATE jobs_hot SET created_at = now() - interval '3 hours', scheduled_at = now() + interval '1 hour'
-              WHERE id = (SELECT min(id) FROM jobs_hot WHERE queue = 'open' AND priority = 0);
-             UPDATE jobs_hot SET created_at = now() - interval '1 hour'
-              WHERE id = (SELECT max(id) FROM jobs_hot WHERE queue = 'open' AND priority = 5);",
-        )
-        .await
-        .unwrap();
+    backend.age_jobs(&mut s).await;
     let sample = s.sample(&w).await.unwrap();
     let age = sample.oldest_pending_ms.expect("eligible jobs are pending");
     assert!(
@@ -484,5 +393,39 @@ async fn sampler_reads_the_oldest_eligible_pending_age() {
         "the 1-hour-old eligible job is the oldest, not the paused or future ones: {age} ms"
     );
     assert!(sample.work_left);
-    common::drop_schema(&backend).await;
+    backend.drop_schema().await;
 }
+
+/// One `#[tokio::test]` per test function above, in a module named for the backend:
+/// `postgres::rescuer_...`, `mysql::rescuer_...`.
+macro_rules! suite {
+    ($module:ident, $backend:ty) => {
+        mod $module {
+            use super::*;
+            suite!(@tests $backend;
+                open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback,
+                production_skips_paused_inactive_and_future_jobs,
+                production_takes_higher_priority_first_with_one_worker,
+                production_never_overshoots_max_workers_from_one_claimer,
+                contended_production_and_waiting_never_duplicate_and_naive_does,
+                rescuer_returns_abandoned_claims_and_nothing_is_lost,
+                failing_handler_retries_then_dead_letters_every_job,
+                claim_only_leaves_claims_held_and_accounted,
+                a_worker_losing_its_connection_ends_the_trial_at_once,
+                sampler_reads_the_oldest_eligible_pending_age);
+        }
+    };
+    (@tests $backend:ty; $($test:ident),*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $test() {
+                if let Some(b) = <$backend as TestDb>::open(stringify!($test)).await {
+                    super::$test(b).await;
+                }
+            }
+        )*
+    };
+}
+
+suite!(postgres, claimbench::backend::postgres::PostgresBackend);
+suite!(mysql, claimbench::backend::mysql::MysqlBackend);

@@ -1,0 +1,163 @@
+//! One type for "whichever backend `--db` named", so that one run can drive several
+//! backends side by side through the same generic runner.
+//!
+//! Enum dispatch rather than `dyn`: the traits use `async fn` (not object safe), and a
+//! `match` per call costs nothing next to a database round trip.
+
+use super::mysql::{MysqlBackend, MysqlSession};
+use super::postgres::{PostgresBackend, PostgresSession};
+use super::{
+    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, DbTarget,
+    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats,
+};
+use crate::strategy::Strategy;
+use crate::workload::Workload;
+use std::time::Duration;
+
+// One value per database or connection, never in a collection that the size would bloat:
+// boxing the larger variant would only add an indirection to every call.
+#[allow(clippy::large_enum_variant)]
+pub enum AnyBackend {
+    Postgres(PostgresBackend),
+    Mysql(MysqlBackend),
+}
+
+#[allow(clippy::large_enum_variant)]
+pub enum AnySession {
+    Postgres(PostgresSession),
+    Mysql(MysqlSession),
+}
+
+impl AnyBackend {
+    /// A backend for `target`, working in `schema` (a PostgreSQL schema, a MySQL
+    /// database), named in messages by the redacted `display`.
+    pub fn new(target: &DbTarget, display: String, schema: &str) -> AnyBackend {
+        match target {
+            DbTarget::Postgres(c) => {
+                AnyBackend::Postgres(PostgresBackend::new(c.clone(), display, schema))
+            }
+            DbTarget::Mysql(o) => AnyBackend::Mysql(MysqlBackend::new(o.clone(), display, schema)),
+        }
+    }
+
+    /// The SQL file of `layout` on this backend, or why there is none.
+    pub fn layout_check(kind: BackendKind, layout: &str) -> Result<(), String> {
+        let found = match kind {
+            BackendKind::Postgres => super::postgres::layout_sql(layout).is_some(),
+            BackendKind::Mysql => super::mysql::layout_sql(layout).is_some(),
+        };
+        match (found, kind, layout) {
+            (true, _, _) => Ok(()),
+            (false, BackendKind::Mysql, "pending-partial") => {
+                Err(super::mysql::NO_PARTIAL_INDEXES.to_string())
+            }
+            _ => Err(format!("no {kind} index layout named `{layout}`")),
+        }
+    }
+}
+
+/// `each!(x, b => expr)`: `expr` with `b` bound to the concrete backend or session.
+macro_rules! each {
+    ($on:expr, $t:ident, $b:ident => $e:expr) => {
+        match $on {
+            $t::Postgres($b) => $e,
+            $t::Mysql($b) => $e,
+        }
+    };
+}
+
+impl Backend for AnyBackend {
+    type Session = AnySession;
+
+    fn kind(&self) -> BackendKind {
+        each!(self, AnyBackend, b => b.kind())
+    }
+
+    async fn connect(&self, role: &str, worker_id: &str) -> Result<AnySession, BackendError> {
+        Ok(match self {
+            AnyBackend::Postgres(b) => AnySession::Postgres(b.connect(role, worker_id).await?),
+            AnyBackend::Mysql(b) => AnySession::Mysql(b.connect(role, worker_id).await?),
+        })
+    }
+
+    fn worker_role(&self) -> String {
+        each!(self, AnyBackend, b => b.worker_role())
+    }
+
+    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
+        each!(self, AnyBackend, b => b.server_info().await)
+    }
+
+    async fn reset(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        each!(self, AnyBackend, b => b.reset(workload, layout, seed).await)
+    }
+
+    async fn counters(&self) -> Result<ServerCounters, BackendError> {
+        each!(self, AnyBackend, b => b.counters().await)
+    }
+
+    async fn server_pid(&self) -> Option<u32> {
+        each!(self, AnyBackend, b => b.server_pid().await)
+    }
+
+    async fn table_stats(&self) -> Result<TableStats, BackendError> {
+        each!(self, AnyBackend, b => b.table_stats().await)
+    }
+
+    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
+        each!(self, AnyBackend, b => b.reconcile().await)
+    }
+}
+
+impl Session for AnySession {
+    async fn claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<ClaimOutcome, BackendError> {
+        each!(self, AnySession, s => s.claim(strategy, batch, out).await)
+    }
+
+    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
+        each!(self, AnySession, s => s.start(job, gated).await)
+    }
+
+    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.effect(job, attempt, failed).await)
+    }
+
+    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
+        each!(self, AnySession, s => s.complete(job).await)
+    }
+
+    async fn fail(
+        &mut self,
+        job: i64,
+        retry_delay: Duration,
+        max_attempts: u32,
+    ) -> Result<FailOutcome, BackendError> {
+        each!(self, AnySession, s => s.fail(job, retry_delay, max_attempts).await)
+    }
+
+    async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        each!(self, AnySession, s => s.release(jobs).await)
+    }
+
+    async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        each!(self, AnySession, s => s.rescue(lease).await)
+    }
+
+    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
+        each!(self, AnySession, s => s.produce(workload, count).await)
+    }
+
+    async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
+        each!(self, AnySession, s => s.sample(workload).await)
+    }
+}

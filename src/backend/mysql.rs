@@ -1,0 +1,1174 @@
+//! MySQL 8 / MariaDB 10.6+ backend over mysql_async: schema reset and seeding, the four
+//! claim strategies, the job lifecycle, and InnoDB's own evidence (`INNODB_TRX`,
+//! `PROCESSLIST`, `Innodb_row_lock_*`, deadlock counts).
+//!
+//! Every statement is in `migrations/mysql/`; this file only binds parameters and reads
+//! rows. Sessions run at READ COMMITTED: under InnoDB's default REPEATABLE READ a locking
+//! read also takes gap locks on the index ranges it scanned, and those block producers'
+//! inserts into the pending range for as long as a claim's transaction lasts.
+
+use super::{
+    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, ErrorKind,
+    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, sql_steps,
+};
+use crate::strategy::Strategy;
+use crate::workload::Workload;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder, Params, Row, Statement, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+const SCHEMA_SQL: &str = include_str!("../../migrations/mysql/schema.sql");
+const SEED_SQL: &str = include_str!("../../migrations/mysql/seed.sql");
+const PRODUCTION_SQL: &str = include_str!("../../migrations/mysql/strategies/production.sql");
+const WAITING_SQL: &str = include_str!("../../migrations/mysql/strategies/waiting.sql");
+const NAIVE_SQL: &str = include_str!("../../migrations/mysql/strategies/naive.sql");
+const CONDITIONAL_SQL: &str = include_str!("../../migrations/mysql/strategies/conditional.sql");
+const START_SQL: &str = include_str!("../../migrations/mysql/lifecycle/start.sql");
+const START_UNGATED_SQL: &str = include_str!("../../migrations/mysql/lifecycle/start_ungated.sql");
+const EFFECT_SQL: &str = include_str!("../../migrations/mysql/lifecycle/effect.sql");
+const COMPLETE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/complete.sql");
+const FAIL_SQL: &str = include_str!("../../migrations/mysql/lifecycle/fail.sql");
+const RELEASE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/release.sql");
+const RESCUE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/rescue.sql");
+const PRODUCE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/produce.sql");
+const SAMPLE_SQL: &str = include_str!("../../migrations/mysql/evidence/sample.sql");
+const RECONCILE_SQL: &str = include_str!("../../migrations/mysql/evidence/reconcile.sql");
+const COUNTERS_SQL: &str = include_str!("../../migrations/mysql/evidence/counters.sql");
+const TABLE_STATS_SQL: &str = include_str!("../../migrations/mysql/evidence/table_stats.sql");
+const SETTINGS_SQL: &str = include_str!("../../migrations/mysql/evidence/settings.sql");
+
+/// Rows the production and waiting claims lock before ranking, per batch row (as on
+/// PostgreSQL; see the header of `production.sql`).
+pub const CANDIDATE_WINDOW_FACTOR: i64 = 4;
+
+/// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait
+/// and, for production and waiting, the queue's capacity left).
+const COL_ID: usize = 0;
+const COL_QUEUE: usize = 1;
+const COL_ATTEMPT: usize = 8;
+const COL_QUEUE_WAIT_US: usize = 17;
+const COL_ROOM: usize = 18;
+
+/// Where the statements of `:ids` steps take their id list.
+const IDS_MARKER: &str = ":ids";
+
+/// MySQL error codes the runner acts on.
+const ER_LOCK_WAIT_TIMEOUT: u16 = 1205;
+const ER_LOCK_DEADLOCK: u16 = 1213;
+const ER_SERVER_SHUTDOWN: u16 = 1053;
+const ER_CONNECTION_KILLED: u16 = 1927;
+const ER_QUERY_INTERRUPTED: u16 = 1317;
+const ER_BAD_DB_ERROR: u16 = 1049;
+const ER_UNKNOWN_SYSTEM_VARIABLE: u16 = 1193;
+const ER_ACCESS_DENIED: u16 = 1045;
+const ER_DBACCESS_DENIED: u16 = 1044;
+
+/// The SQL a strategy sends, step by step, as `claimbench sql` prints it.
+pub fn strategy_sql(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::Production => PRODUCTION_SQL,
+        Strategy::Waiting => WAITING_SQL,
+        Strategy::Naive => NAIVE_SQL,
+        Strategy::Conditional => CONDITIONAL_SQL,
+    }
+}
+
+/// The parameters a strategy binds for a batch of `batch`, in the order of its `?`s.
+pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
+    match strategy {
+        Strategy::Production | Strategy::Waiting => format!(
+            "lock: ? = {} (candidate window = {CANDIDATE_WINDOW_FACTOR} x batch, at least 16); claim: ? = worker id, :ids = {batch} placeholders",
+            candidate_window(batch)
+        ),
+        Strategy::Naive => {
+            format!("select: ? = {batch}; update: ? = worker id, :ids = {batch} placeholders")
+        }
+        Strategy::Conditional => format!(
+            "select: ? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = attempt count read"
+        ),
+    }
+}
+
+fn candidate_window(batch: u32) -> i64 {
+    (batch as i64 * CANDIDATE_WINDOW_FACTOR).max(16)
+}
+
+/// The SQL file for an index layout. `pending-partial` has none: MySQL and MariaDB have
+/// no partial (filtered) indexes.
+pub fn layout_sql(layout: &str) -> Option<&'static str> {
+    Some(match layout {
+        "pk-only" => include_str!("../../migrations/mysql/indexes/pk-only.sql"),
+        "status-created" => include_str!("../../migrations/mysql/indexes/status-created.sql"),
+        "fetch-order" => include_str!("../../migrations/mysql/indexes/fetch-order.sql"),
+        _ => return None,
+    })
+}
+
+/// Why a layout is missing here, for the error that names it.
+pub const NO_PARTIAL_INDEXES: &str = "MySQL and MariaDB have no partial (filtered) indexes, so `pending-partial` cannot be built there; use fetch-order";
+
+/// A statement with its `:ids` marker replaced by `n` placeholders.
+pub fn expand_ids(sql: &str, n: usize) -> String {
+    let list = vec!["?"; n.max(1)].join(", ");
+    sql.replace(IDS_MARKER, &list)
+}
+
+/// One named step of a multi-statement file.
+fn step(file: &'static str, name: &str) -> &'static str {
+    sql_steps(file)
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, sql)| sql)
+        .unwrap_or_else(|| panic!("statement file lacks step `{name}`"))
+}
+
+pub struct MysqlBackend {
+    opts: Opts,
+    display: String,
+    schema: String,
+    /// Shown as this backend's worker role; MySQL has no application_name, so worker
+    /// connections are told apart by their connection ids (`workers`).
+    worker_role: String,
+    /// Connection ids of this backend's worker sessions, for the sampler's lock-wait and
+    /// active counts. Cleared at every reset.
+    workers: Arc<std::sync::Mutex<Vec<u32>>>,
+    control: Mutex<Option<Conn>>,
+}
+
+impl MysqlBackend {
+    /// `schema` is the database claimbench creates and drops on the server: a run never
+    /// touches other databases.
+    pub fn new(opts: Opts, display: String, schema: &str) -> MysqlBackend {
+        static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        MysqlBackend {
+            opts,
+            display,
+            schema: schema.to_string(),
+            worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
+            workers: Arc::default(),
+            control: Mutex::new(None),
+        }
+    }
+
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    /// The connection ids of this backend's worker sessions (live and ended) since the
+    /// last reset; tests use it to end them mid-run.
+    pub fn worker_connections(&self) -> Arc<std::sync::Mutex<Vec<u32>>> {
+        self.workers.clone()
+    }
+
+    /// Opens one connection at READ COMMITTED with UTC session time, in the run's
+    /// database when `in_schema` (which must exist by then).
+    async fn open(&self, in_schema: bool) -> Result<Conn, BackendError> {
+        let mut builder = OptsBuilder::from_opts(self.opts.clone())
+            .init(vec![
+                "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                "SET time_zone = '+00:00'",
+            ])
+            .stmt_cache_size(64);
+        if in_schema {
+            builder = builder.db_name(Some(self.schema.clone()));
+        }
+        let connect = Conn::new(builder);
+        let conn = match tokio::time::timeout(Duration::from_secs(5), connect).await {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => return Err(self.connect_error(&e)),
+            Err(_) => {
+                return Err(BackendError::Connect {
+                    target: self.display.clone(),
+                    reason: "no answer within 5 s".into(),
+                    hint: "is the server running and reachable? check --db",
+                });
+            }
+        };
+        Ok(conn)
+    }
+
+    fn connect_error(&self, e: &mysql_async::Error) -> BackendError {
+        let (reason, hint) = match e {
+            mysql_async::Error::Server(s) => (
+                s.message.clone(),
+                match s.code {
+                    ER_ACCESS_DENIED => {
+                        "the server refused the login: check the user and password in --db"
+                    }
+                    ER_DBACCESS_DENIED => {
+                        "the user may not use that database: grant it, or name another in --db"
+                    }
+                    ER_BAD_DB_ERROR => {
+                        "the database does not exist: create it, or name another in --db"
+                    }
+                    _ => "the server answered but refused: check the URL given to --db",
+                },
+            ),
+            other => (
+                other.to_string(),
+                "is the server running and accepting TCP connections? check host and port in --db",
+            ),
+        };
+        BackendError::Connect {
+            target: self.display.clone(),
+            reason,
+            hint,
+        }
+    }
+
+    /// The shared control connection (reset, counters, reconciliation), opened on first
+    /// use and reopened if the server dropped it. It enters the run's database when it
+    /// exists.
+    async fn control(&self) -> Result<ControlGuard<'_>, BackendError> {
+        let mut guard = self.control.lock().await;
+        if guard.is_none() {
+            let mut c = self.open(false).await?;
+            match c
+                .query_drop(format!("USE {}", quote_ident(&self.schema)))
+                .await
+            {
+                Ok(()) => {}
+                Err(mysql_async::Error::Server(s)) if s.code == ER_BAD_DB_ERROR => {}
+                Err(e) => return Err(query_error("use database", e)),
+            }
+            *guard = Some(c);
+        }
+        Ok(ControlGuard(guard))
+    }
+
+    /// Runs `f` on the control connection; a lost connection is dropped so the next call
+    /// opens a new one.
+    async fn on_control<T>(
+        &self,
+        f: impl AsyncFnOnce(&mut Conn) -> Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        let mut guard = self.control().await?;
+        let r = f(guard.conn()).await;
+        if matches!(&r, Err(e) if e.kind() == ErrorKind::ConnectionLost) {
+            *guard.0 = None;
+        }
+        r
+    }
+
+    /// The body of `reset`, on the control connection.
+    async fn recreate(
+        &self,
+        c: &mut Conn,
+        workload: &Workload,
+        layout_sql: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        let e = |what| move |e| query_error(what, e);
+        let db = quote_ident(&self.schema);
+        c.query_drop(format!("DROP DATABASE IF EXISTS {db}"))
+            .await
+            .map_err(e("drop database"))?;
+        c.query_drop(format!("CREATE DATABASE {db}"))
+            .await
+            .map_err(e("create database"))?;
+        c.query_drop(format!("USE {db}"))
+            .await
+            .map_err(e("use database"))?;
+        c.query_drop(SCHEMA_SQL).await.map_err(e("create tables"))?;
+        let p = &workload.population;
+        for q in &p.queues {
+            c.exec_drop(
+                "INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)",
+                (&q.name, q.paused, q.active, q.max_workers),
+            )
+            .await
+            .map_err(e("insert queues"))?;
+        }
+        let (qnames, qbounds) = p.queue_bounds();
+        for (i, (name, lo)) in qnames.iter().zip(&qbounds).enumerate() {
+            c.exec_drop(
+                "INSERT INTO seed_queues (ord, name, lo) VALUES (?, ?, ?)",
+                (i, name, lo),
+            )
+            .await
+            .map_err(e("insert seed queues"))?;
+        }
+        let (prios, pbounds) = p.priority_bounds();
+        for (i, (value, lo)) in prios.iter().zip(&pbounds).enumerate() {
+            c.exec_drop(
+                "INSERT INTO seed_priorities (ord, value, lo) VALUES (?, ?, ?)",
+                (i, value, lo),
+            )
+            .await
+            .map_err(e("insert seed priorities"))?;
+        }
+        allow_recursion(c, p.backlog).await?;
+        c.exec_drop(
+            SEED_SQL,
+            (
+                p.backlog,
+                seed,
+                p.payload_bytes,
+                p.scheduled_share,
+                (p.scheduled_within_s * 1e6) as i64,
+            ),
+        )
+        .await
+        .map_err(e("seed backlog"))?;
+        let seeded = c.affected_rows();
+        c.query_drop(layout_sql)
+            .await
+            .map_err(e("build index layout"))?;
+        c.query_drop("ANALYZE TABLE jobs_hot, queues")
+            .await
+            .map_err(e("analyze tables"))?;
+        Ok(seeded)
+    }
+
+    /// Whether the server runs on this host, so that its pid file can be read.
+    fn is_local(&self) -> bool {
+        matches!(
+            self.opts.ip_or_hostname(),
+            "127.0.0.1" | "localhost" | "::1"
+        )
+    }
+}
+
+struct ControlGuard<'a>(tokio::sync::MutexGuard<'a, Option<Conn>>);
+
+impl ControlGuard<'_> {
+    fn conn(&mut self) -> &mut Conn {
+        self.0
+            .as_mut()
+            .expect("control() opens the connection before handing out the guard")
+    }
+}
+
+/// Lifts the server's limit on recursive CTE rows (MariaDB: max_recursive_iterations,
+/// MySQL: cte_max_recursion_depth, both 1000 by default) for this session, so that one
+/// INSERT can generate `rows` rows.
+async fn allow_recursion(c: &mut Conn, rows: u64) -> Result<(), BackendError> {
+    let limit = rows.max(1000) + 1;
+    for var in ["max_recursive_iterations", "cte_max_recursion_depth"] {
+        match c.query_drop(format!("SET SESSION {var} = {limit}")).await {
+            Ok(()) => return Ok(()),
+            Err(mysql_async::Error::Server(s)) if s.code == ER_UNKNOWN_SYSTEM_VARIABLE => {}
+            Err(e) => return Err(query_error("lift recursion limit", e)),
+        }
+    }
+    Err(BackendError::Query {
+        what: "lift recursion limit",
+        kind: ErrorKind::Other,
+        code: None,
+        message: "the server has neither max_recursive_iterations nor cte_max_recursion_depth; MySQL 8 or MariaDB 10.6+ is needed".into(),
+    })
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("`{}`", s.replace('`', "``"))
+}
+
+fn query_error(what: &'static str, e: mysql_async::Error) -> BackendError {
+    let (kind, code, message) = match &e {
+        mysql_async::Error::Server(s) => (
+            match s.code {
+                ER_LOCK_DEADLOCK => ErrorKind::Deadlock,
+                ER_LOCK_WAIT_TIMEOUT => ErrorKind::LockTimeout,
+                ER_SERVER_SHUTDOWN | ER_CONNECTION_KILLED | ER_QUERY_INTERRUPTED => {
+                    ErrorKind::ConnectionLost
+                }
+                _ => ErrorKind::Other,
+            },
+            Some(s.state.clone()),
+            format!("{} (MySQL error {})", s.message, s.code),
+        ),
+        other if other.is_fatal() => (ErrorKind::ConnectionLost, None, other.to_string()),
+        other => (ErrorKind::Other, None, other.to_string()),
+    };
+    BackendError::Query {
+        what,
+        kind,
+        code,
+        message,
+    }
+}
+
+/// One row's value as i64 (NULL and non-numbers as `None`).
+fn int(row: &Row, i: usize) -> Option<i64> {
+    row.get_opt::<Option<i64>, _>(i)?.ok().flatten()
+}
+
+fn json_ints<T: std::fmt::Display>(xs: impl IntoIterator<Item = T>) -> String {
+    let items: Vec<String> = xs.into_iter().map(|x| x.to_string()).collect();
+    format!("[{}]", items.join(","))
+}
+
+impl Backend for MysqlBackend {
+    type Session = MysqlSession;
+
+    fn kind(&self) -> BackendKind {
+        BackendKind::Mysql
+    }
+
+    fn worker_role(&self) -> String {
+        self.worker_role.clone()
+    }
+
+    async fn connect(&self, role: &str, worker_id: &str) -> Result<MysqlSession, BackendError> {
+        let mut conn = self.open(true).await?;
+        let statements = Statements::prepare(&mut conn).await?;
+        if role == self.worker_role {
+            self.workers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(conn.id());
+        }
+        Ok(MysqlSession {
+            conn,
+            statements,
+            worker_id: worker_id.to_string(),
+            workers: self.workers.clone(),
+            batch_update: None,
+        })
+    }
+
+    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
+        self.on_control(async |c| {
+            let version: Option<String> = c
+                .query_first("SELECT VERSION()")
+                .await
+                .map_err(|e| query_error("read server version", e))?;
+            let mut settings: Vec<(String, String)> = c
+                .query(SETTINGS_SQL)
+                .await
+                .map_err(|e| query_error("read server settings", e))?;
+            settings.push((
+                "claimbench session isolation".into(),
+                "READ-COMMITTED".into(),
+            ));
+            Ok(ServerInfo {
+                version: version.unwrap_or_default(),
+                settings,
+            })
+        })
+        .await
+    }
+
+    async fn reset(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        let layout_sql = layout_sql(layout).ok_or_else(|| BackendError::Query {
+            what: "build index layout",
+            kind: ErrorKind::Other,
+            code: None,
+            message: if layout == "pending-partial" {
+                NO_PARTIAL_INDEXES.to_string()
+            } else {
+                format!("no MySQL index layout named `{layout}`")
+            },
+        })?;
+        self.workers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self.on_control(async |c| self.recreate(c, workload, layout_sql, seed).await)
+            .await
+    }
+
+    async fn counters(&self) -> Result<ServerCounters, BackendError> {
+        self.on_control(async |c| {
+            let rows: Vec<(String, String)> = c
+                .query(COUNTERS_SQL)
+                .await
+                .map_err(|e| query_error("read global status", e))?;
+            let get = |name: &str| {
+                rows.iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .and_then(|(_, v)| v.parse::<i64>().ok())
+            };
+            let deadlocks = match get("Innodb_deadlocks") {
+                Some(n) => n,
+                None => c
+                    .query_first::<i64, _>(
+                        "SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = 'lock_deadlocks'",
+                    )
+                    .await
+                    .map_err(|e| query_error("read deadlock count", e))?
+                    .unwrap_or(0),
+            };
+            Ok(ServerCounters {
+                deadlocks,
+                conflicts: 0,
+                rollbacks: get("Handler_rollback").unwrap_or(0),
+                commits: get("Handler_commit").unwrap_or(0),
+                row_lock_waits: get("Innodb_row_lock_waits"),
+                row_lock_time_ms: get("Innodb_row_lock_time"),
+            })
+        })
+        .await
+    }
+
+    async fn server_pid(&self) -> Option<u32> {
+        if !self.is_local() {
+            return None;
+        }
+        let path: String = self
+            .on_control(async |c| {
+                c.query_first::<String, _>("SELECT @@pid_file")
+                    .await
+                    .map_err(|e| query_error("read pid file name", e))
+            })
+            .await
+            .ok()
+            .flatten()?;
+        std::fs::read_to_string(path).ok()?.trim().parse().ok()
+    }
+
+    async fn table_stats(&self) -> Result<TableStats, BackendError> {
+        self.on_control(async |c| {
+            c.query_drop("ANALYZE TABLE jobs_hot")
+                .await
+                .map_err(|e| query_error("analyze jobs_hot", e))?;
+            let r: Option<Row> = c
+                .query_first(TABLE_STATS_SQL)
+                .await
+                .map_err(|e| query_error("read table statistics", e))?;
+            let r = r.ok_or_else(|| BackendError::Query {
+                what: "read table statistics",
+                kind: ErrorKind::Other,
+                code: None,
+                message: "jobs_hot is missing from information_schema.TABLES".into(),
+            })?;
+            Ok(TableStats {
+                live_tuples: int(&r, 0).unwrap_or(0),
+                table_bytes: int(&r, 1).unwrap_or(0),
+                index_bytes: int(&r, 2).unwrap_or(0),
+                dead_tuples: int(&r, 3).unwrap_or(0),
+            })
+        })
+        .await
+    }
+
+    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
+        self.on_control(async |c| {
+            let r: Row = c
+                .query_first(RECONCILE_SQL)
+                .await
+                .map_err(|e| query_error("reconcile jobs", e))?
+                .expect("a SELECT without FROM returns one row");
+            let n = |i| int(&r, i).unwrap_or(0);
+            Ok(DbReconciliation {
+                pending: n(0),
+                fetched: n(1),
+                processing: n(2),
+                completed: n(3),
+                dead_lettered: n(4),
+                effect_rows: n(5),
+                duplicate_executions: n(6),
+                distinct_executed: n(7),
+            })
+        })
+        .await
+    }
+}
+
+/// A session's prepared statements, prepared once per connection.
+struct Statements {
+    production_lock: Statement,
+    waiting_lock: Statement,
+    naive_select: Statement,
+    conditional_select: Statement,
+    conditional_claim: Statement,
+    start: Statement,
+    start_ungated: Statement,
+    effect: Statement,
+    complete_archive: Statement,
+    complete_delete: Statement,
+    fail_retry: Statement,
+    fail_dead: Statement,
+    fail_delete: Statement,
+    rescue_lock: Statement,
+    produce: Statement,
+}
+
+impl Statements {
+    async fn prepare(c: &mut Conn) -> Result<Statements, BackendError> {
+        let mut s = Vec::new();
+        for sql in [
+            step(PRODUCTION_SQL, "lock"),
+            step(WAITING_SQL, "lock"),
+            step(NAIVE_SQL, "select"),
+            step(CONDITIONAL_SQL, "select"),
+            step(CONDITIONAL_SQL, "claim-one"),
+            START_SQL,
+            START_UNGATED_SQL,
+            EFFECT_SQL,
+            step(COMPLETE_SQL, "archive"),
+            step(COMPLETE_SQL, "delete"),
+            step(FAIL_SQL, "retry"),
+            step(FAIL_SQL, "dead"),
+            step(FAIL_SQL, "delete"),
+            step(RESCUE_SQL, "lock"),
+            PRODUCE_SQL,
+        ] {
+            s.push(c.prep(sql).await.map_err(|e| query_error("prepare", e))?);
+        }
+        let mut s = s.into_iter();
+        let mut next = || s.next().expect("one statement per field");
+        Ok(Statements {
+            production_lock: next(),
+            waiting_lock: next(),
+            naive_select: next(),
+            conditional_select: next(),
+            conditional_claim: next(),
+            start: next(),
+            start_ungated: next(),
+            effect: next(),
+            complete_archive: next(),
+            complete_delete: next(),
+            fail_retry: next(),
+            fail_dead: next(),
+            fail_delete: next(),
+            rescue_lock: next(),
+            produce: next(),
+        })
+    }
+}
+
+pub struct MysqlSession {
+    conn: Conn,
+    statements: Statements,
+    worker_id: String,
+    workers: Arc<std::sync::Mutex<Vec<u32>>>,
+    /// The claim UPDATE by id for this session's batch size, prepared on first use (the
+    /// same text serves production, waiting and naive).
+    batch_update: Option<(u32, Statement)>,
+}
+
+impl MysqlSession {
+    /// The underlying connection, for tests that need to hold a transaction open.
+    pub fn conn(&mut self) -> &mut Conn {
+        &mut self.conn
+    }
+
+    /// The prepared `UPDATE ... WHERE id IN (:ids)` for `batch` ids.
+    async fn batch_update(&mut self, batch: u32) -> Result<Statement, BackendError> {
+        if let Some((b, s)) = &self.batch_update
+            && *b == batch
+        {
+            return Ok(s.clone());
+        }
+        let sql = expand_ids(step(PRODUCTION_SQL, "claim"), batch as usize);
+        let s = self
+            .conn
+            .prep(sql)
+            .await
+            .map_err(|e| query_error("prepare", e))?;
+        self.batch_update = Some((batch, s.clone()));
+        Ok(s)
+    }
+
+    /// Worker id and `ids` padded with 0 to `batch` placeholders.
+    fn update_params(&self, ids: impl Iterator<Item = i64>, batch: u32) -> Params {
+        let mut v = Vec::with_capacity(batch as usize + 1);
+        v.push(Value::from(self.worker_id.as_str()));
+        v.extend(ids.map(Value::from));
+        v.resize(batch as usize + 1, Value::Int(0));
+        Params::Positional(v)
+    }
+
+    /// Runs `body` inside START TRANSACTION ... COMMIT; any error rolls back first, so
+    /// a retried claim starts clean (a lock wait timeout ends only the statement and
+    /// would leave the transaction and its locks open).
+    async fn in_transaction<T>(
+        &mut self,
+        what: &'static str,
+        body: impl AsyncFnOnce(&mut Self) -> Result<(T, bool), BackendError>,
+    ) -> Result<T, BackendError> {
+        self.conn
+            .query_drop("START TRANSACTION")
+            .await
+            .map_err(|e| query_error(what, e))?;
+        match body(self).await {
+            Ok((v, commit)) => {
+                let end = if commit { "COMMIT" } else { "ROLLBACK" };
+                self.conn
+                    .query_drop(end)
+                    .await
+                    .map_err(|e| query_error(what, e))?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.conn.query_drop("ROLLBACK").await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn claim_locked(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<(), BackendError> {
+        let update = self.batch_update(batch).await?;
+        self.in_transaction("claim", async |s| {
+            let lock = if strategy == Strategy::Production {
+                &s.statements.production_lock
+            } else {
+                &s.statements.waiting_lock
+            };
+            let rows: Vec<Row> = s
+                .conn
+                .exec(lock, (candidate_window(batch),))
+                .await
+                .map_err(|e| query_error("claim", e))?;
+            pick(rows.iter().map(lock_row), batch, out);
+            if !out.is_empty() {
+                let params = s.update_params(out.iter().map(|j| j.id), batch);
+                s.conn
+                    .exec_drop(&update, params)
+                    .await
+                    .map_err(|e| query_error("claim", e))?;
+            }
+            Ok(((), true))
+        })
+        .await
+    }
+
+    /// Locks the rows a `lock` step selects, then runs its `update` step on them.
+    async fn lock_then_update(
+        &mut self,
+        what: &'static str,
+        lock: (&Statement, Params),
+        update_sql: &str,
+    ) -> Result<Vec<i64>, BackendError> {
+        self.in_transaction(what, async |s| {
+            let ids: Vec<i64> = s
+                .conn
+                .exec(lock.0, lock.1)
+                .await
+                .map_err(|e| query_error(what, e))?;
+            if !ids.is_empty() {
+                let sql = expand_ids(update_sql, ids.len());
+                s.conn
+                    .exec_drop(sql, ids.clone())
+                    .await
+                    .map_err(|e| query_error(what, e))?;
+            }
+            Ok((ids, true))
+        })
+        .await
+    }
+}
+
+/// The seed's ROW_NUMBER() per queue and capacity check, on the rows the lock step
+/// returned in fetch order, as (room left in the row's queue, queue, job): a row is
+/// picked when its queue has no limit (`None`) or its rank in the queue is within the
+/// room left, until `batch` are picked.
+fn pick<'r>(
+    rows: impl Iterator<Item = (Option<i64>, &'r [u8], ClaimedJob)>,
+    batch: u32,
+    out: &mut Vec<ClaimedJob>,
+) {
+    // (queue, picked so far) for capped queues only; stays empty, and unallocated,
+    // when no queue has a max workers limit.
+    let mut ranks: Vec<(&[u8], i64)> = Vec::new();
+    for (room, queue, job) in rows {
+        if out.len() >= batch as usize {
+            break;
+        }
+        if let Some(room) = room {
+            let rank = match ranks.iter_mut().find(|(q, _)| *q == queue) {
+                Some((_, n)) => {
+                    *n += 1;
+                    *n
+                }
+                None => {
+                    ranks.push((queue, 1));
+                    1
+                }
+            };
+            if rank > room {
+                continue;
+            }
+        }
+        out.push(job);
+    }
+}
+
+/// A lock-step row as `pick` reads it.
+fn lock_row(r: &Row) -> (Option<i64>, &[u8], ClaimedJob) {
+    let queue = match r.as_ref(COL_QUEUE) {
+        Some(Value::Bytes(b)) => b.as_slice(),
+        _ => &[],
+    };
+    (int(r, COL_ROOM), queue, claimed(r))
+}
+
+fn claimed(r: &Row) -> ClaimedJob {
+    ClaimedJob {
+        id: int(r, COL_ID).unwrap_or(0),
+        attempt: int(r, COL_ATTEMPT).unwrap_or(0) as i32,
+        queue_wait_us: int(r, COL_QUEUE_WAIT_US).unwrap_or(0),
+    }
+}
+
+impl Session for MysqlSession {
+    async fn claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<ClaimOutcome, BackendError> {
+        out.clear();
+        let e = |e| query_error("claim", e);
+        let mut outcome = ClaimOutcome::default();
+        match strategy {
+            Strategy::Production | Strategy::Waiting => {
+                self.claim_locked(strategy, batch, out).await?;
+            }
+            Strategy::Naive => {
+                let rows: Vec<Row> = self
+                    .conn
+                    .exec(&self.statements.naive_select, (batch,))
+                    .await
+                    .map_err(e)?;
+                if !rows.is_empty() {
+                    let update = self.batch_update(batch).await?;
+                    let params = self.update_params(rows.iter().map(|r| claimed(r).id), batch);
+                    self.conn.exec_drop(&update, params).await.map_err(e)?;
+                    out.extend(rows.iter().map(claimed));
+                }
+            }
+            Strategy::Conditional => {
+                let rows: Vec<Row> = self
+                    .conn
+                    .exec(&self.statements.conditional_select, (batch,))
+                    .await
+                    .map_err(e)?;
+                for r in &rows {
+                    let job = claimed(r);
+                    self.conn
+                        .exec_drop(
+                            &self.statements.conditional_claim,
+                            (self.worker_id.as_str(), job.id, job.attempt),
+                        )
+                        .await
+                        .map_err(e)?;
+                    if self.conn.affected_rows() == 1 {
+                        out.push(job);
+                    } else {
+                        outcome.lost_races += 1;
+                    }
+                }
+            }
+        }
+        Ok(outcome)
+    }
+
+    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
+        let r = if gated {
+            self.conn
+                .exec_drop(&self.statements.start, (job, self.worker_id.as_str()))
+                .await
+        } else {
+            self.conn
+                .exec_drop(
+                    &self.statements.start_ungated,
+                    (self.worker_id.as_str(), job),
+                )
+                .await
+        };
+        r.map_err(|e| query_error("start", e))?;
+        Ok(self.conn.affected_rows() == 1)
+    }
+
+    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
+        self.conn
+            .exec_drop(
+                &self.statements.effect,
+                (job, attempt, self.worker_id.as_str(), failed as i16),
+            )
+            .await
+            .map_err(|e| query_error("write effect", e))
+    }
+
+    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
+        self.in_transaction("complete", async |s| {
+            let params = (job, s.worker_id.as_str());
+            let e = |e| query_error("complete", e);
+            s.conn
+                .exec_drop(&s.statements.complete_archive, params)
+                .await
+                .map_err(e)?;
+            if s.conn.affected_rows() != 1 {
+                return Ok((false, false));
+            }
+            s.conn
+                .exec_drop(&s.statements.complete_delete, params)
+                .await
+                .map_err(e)?;
+            let done = s.conn.affected_rows() == 1;
+            Ok((done, done))
+        })
+        .await
+    }
+
+    async fn fail(
+        &mut self,
+        job: i64,
+        retry_delay: Duration,
+        max_attempts: u32,
+    ) -> Result<FailOutcome, BackendError> {
+        let e = |e| query_error("fail", e);
+        self.conn
+            .exec_drop(
+                &self.statements.fail_retry,
+                (
+                    retry_delay.as_micros() as i64,
+                    job,
+                    self.worker_id.as_str(),
+                    max_attempts,
+                ),
+            )
+            .await
+            .map_err(e)?;
+        if self.conn.affected_rows() == 1 {
+            return Ok(FailOutcome::Retried);
+        }
+        self.in_transaction("fail", async |s| {
+            let params = (job, s.worker_id.as_str(), max_attempts);
+            s.conn
+                .exec_drop(&s.statements.fail_dead, params)
+                .await
+                .map_err(e)?;
+            if s.conn.affected_rows() != 1 {
+                return Ok((FailOutcome::NotOwned, false));
+            }
+            s.conn
+                .exec_drop(&s.statements.fail_delete, params)
+                .await
+                .map_err(e)?;
+            Ok(if s.conn.affected_rows() == 1 {
+                (FailOutcome::DeadLettered, true)
+            } else {
+                (FailOutcome::NotOwned, false)
+            })
+        })
+        .await
+    }
+
+    async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let lock_sql = expand_ids(step(RELEASE_SQL, "lock"), jobs.len());
+        let lock = self
+            .conn
+            .prep(lock_sql)
+            .await
+            .map_err(|e| query_error("release", e))?;
+        let mut params: Vec<Value> = jobs.iter().map(|&id| Value::from(id)).collect();
+        params.push(Value::from(self.worker_id.as_str()));
+        let released = self
+            .lock_then_update(
+                "release",
+                (&lock, Params::Positional(params)),
+                step(RELEASE_SQL, "update"),
+            )
+            .await;
+        let _ = self.conn.close(lock).await;
+        released
+    }
+
+    async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        let us = lease.as_micros() as i64;
+        let lock = self.statements.rescue_lock.clone();
+        self.lock_then_update(
+            "rescue",
+            (&lock, Params::from((us, us))),
+            step(RESCUE_SQL, "update"),
+        )
+        .await
+    }
+
+    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
+        if count >= 1000 {
+            allow_recursion(&mut self.conn, count).await?;
+        }
+        self.conn
+            .exec_drop(
+                &self.statements.produce,
+                (count, workload.population.payload_bytes),
+            )
+            .await
+            .map_err(|e| query_error("produce", e))?;
+        Ok(self.conn.affected_rows())
+    }
+
+    async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
+        let queues = &workload.population.queues;
+        let limited: Vec<String> = queues
+            .iter()
+            .filter(|q| q.max_workers.is_some())
+            .map(|q| serde_json::Value::String(q.name.clone()).to_string())
+            .collect();
+        let limited = format!("[{}]", limited.join(","));
+        let (priorities, _) = workload.population.priority_bounds();
+        let workers = {
+            let ids = self.workers.lock().unwrap_or_else(|p| p.into_inner());
+            json_ints(ids.iter())
+        };
+        let r: Row = self
+            .conn
+            .exec_first(
+                SAMPLE_SQL,
+                (
+                    json_ints(priorities),
+                    workers.as_str(),
+                    workers.as_str(),
+                    limited,
+                ),
+            )
+            .await
+            .map_err(|e| query_error("sample", e))?
+            .expect("a SELECT without FROM returns one row");
+        let counts: Option<String> = r.get_opt(4).and_then(Result::ok).flatten();
+        let mut counts = counts
+            .iter()
+            .flat_map(|s| s.split(','))
+            .map(|n| n.parse::<i64>().unwrap_or(0));
+        let queue_active = queues
+            .iter()
+            .map(|q| q.max_workers.and_then(|_| counts.next()))
+            .collect();
+        Ok(Sample {
+            oldest_pending_ms: r
+                .get_opt::<Option<f64>, _>(0)
+                .and_then(Result::ok)
+                .flatten(),
+            lock_waiting: int(&r, 1).unwrap_or(0) as u32,
+            active: int(&r, 2).unwrap_or(0) as u32,
+            work_left: int(&r, 3).unwrap_or(0) != 0,
+            queue_active,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_layout_but_the_partial_one_has_sql() {
+        for l in crate::workload::INDEX_LAYOUTS {
+            assert_eq!(layout_sql(l).is_some(), l != "pending-partial", "{l}");
+        }
+    }
+
+    #[test]
+    fn production_skips_locked_rows_and_waiting_does_not() {
+        assert!(step(PRODUCTION_SQL, "lock").ends_with("FOR UPDATE SKIP LOCKED"));
+        assert!(step(WAITING_SQL, "lock").ends_with("FOR UPDATE"));
+        // Apart from the lock clause and the header comments, the two are the same steps.
+        let body = |s: &'static str| {
+            sql_steps(s)
+                .into_iter()
+                .map(|(n, sql)| (n, sql.replace(" SKIP LOCKED", "")))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(body(PRODUCTION_SQL), body(WAITING_SQL));
+    }
+
+    #[test]
+    fn locking_reads_join_no_other_table() {
+        // InnoDB locks the rows of every table joined in a locking read: a join to
+        // `queues` would lock the queue row and hide all its jobs from other claimers.
+        let lock = step(PRODUCTION_SQL, "lock");
+        let outer: String = lock
+            .lines()
+            .filter(|l| !l.starts_with(' ') || l.starts_with("  AND"))
+            .collect();
+        assert!(!outer.contains("JOIN queues"), "{outer}");
+        assert!(lock.contains("NOT EXISTS (SELECT 1 FROM queues p"));
+    }
+
+    #[test]
+    fn claim_columns_match_the_positions_read() {
+        for sql in [
+            step(PRODUCTION_SQL, "lock"),
+            step(NAIVE_SQL, "select"),
+            step(CONDITIONAL_SQL, "select"),
+        ] {
+            let body: String = sql
+                .lines()
+                .filter(|l| !l.starts_with("--"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let list = &body["SELECT".len()..body.find(" FROM jobs_hot h").unwrap()];
+            // Split at the commas outside parentheses.
+            let mut cols = vec![String::new()];
+            let mut depth = 0;
+            for ch in list.chars() {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    ',' if depth == 0 => {
+                        cols.push(String::new());
+                        continue;
+                    }
+                    _ => {}
+                }
+                cols.last_mut().unwrap().push(ch);
+            }
+            let cols: Vec<&str> = cols.iter().map(|c| c.trim()).collect();
+            assert_eq!(cols[COL_ID], "h.id");
+            assert_eq!(cols[COL_QUEUE], "h.queue");
+            assert_eq!(cols[COL_ATTEMPT], "h.attempt_count");
+            assert!(cols[COL_QUEUE_WAIT_US].ends_with("AS queue_wait_us"));
+        }
+        let lock = step(PRODUCTION_SQL, "lock");
+        assert!(lock.contains("AS queue_wait_us,\n       cap.room\n"));
+    }
+
+    #[test]
+    fn ids_marker_expands_to_placeholders() {
+        assert_eq!(expand_ids("IN (:ids)", 3), "IN (?, ?, ?)");
+        assert_eq!(expand_ids("IN (:ids)", 0), "IN (?)");
+        for sql in [
+            step(PRODUCTION_SQL, "claim"),
+            step(NAIVE_SQL, "update"),
+            step(RELEASE_SQL, "lock"),
+            step(RESCUE_SQL, "update"),
+        ] {
+            assert!(sql.contains("(:ids)"), "{sql}");
+        }
+    }
+
+    #[test]
+    fn pick_applies_room_per_queue_in_fetch_order() {
+        let job = |id| ClaimedJob {
+            id,
+            attempt: 0,
+            queue_wait_us: 5,
+        };
+        let rows: Vec<(Option<i64>, &[u8], ClaimedJob)> = vec![
+            (Some(2), b"capped", job(1)),
+            (None, b"free", job(2)),
+            (Some(2), b"capped", job(3)),
+            (Some(2), b"capped", job(4)),
+            (Some(0), b"full", job(5)),
+            (None, b"free", job(6)),
+            (None, b"free", job(7)),
+        ];
+        let mut out = Vec::new();
+        pick(rows.iter().copied(), 5, &mut out);
+        let ids: Vec<i64> = out.iter().map(|j| j.id).collect();
+        assert_eq!(ids, vec![1, 2, 3, 6, 7]);
+        out.clear();
+        pick(rows.iter().copied(), 2, &mut out);
+        assert_eq!(out.iter().map(|j| j.id).collect::<Vec<_>>(), vec![1, 2]);
+    }
+}

@@ -1,0 +1,191 @@
+//! `TestDb` for MySQL and MariaDB (CLAIMBENCH_MYSQL_URL, default
+//! mysql://root@127.0.0.1:3306/test).
+
+use super::{Inspect, TestDb};
+use claimbench::backend::mysql::{self, MysqlBackend, MysqlSession};
+use claimbench::backend::{Backend, DbTarget, sql_steps};
+use claimbench::strategy::Strategy;
+use mysql_async::prelude::Queryable;
+use std::collections::HashSet;
+use std::time::Duration;
+
+pub fn url() -> String {
+    std::env::var("CLAIMBENCH_MYSQL_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".to_string())
+}
+
+fn production_step(name: &str) -> &'static str {
+    sql_steps(mysql::strategy_sql(Strategy::Production))
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap()
+        .1
+}
+
+impl TestDb for MysqlBackend {
+    const NAME: &'static str = "mysql";
+
+    async fn open(test: &str) -> Option<Self> {
+        let url = url();
+        let Ok(DbTarget::Mysql(opts)) = DbTarget::parse(&url) else {
+            panic!("CLAIMBENCH_MYSQL_URL is not a mysql:// URL");
+        };
+        let backend = MysqlBackend::new(opts, url, &super::schema_for(test));
+        let reachable = backend.server_info().await.map(|_| ());
+        super::reachable_or_skip(
+            backend,
+            reachable,
+            test,
+            "MySQL/MariaDB",
+            "CLAIMBENCH_MYSQL_URL",
+        )
+    }
+
+    async fn drop_schema(&self) {
+        let mut s = self.connect("cbtest-cleanup", "cleanup").await.unwrap();
+        s.conn()
+            .query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.schema()))
+            .await
+            .unwrap();
+    }
+
+    async fn hold_claim(&self, s: &mut MysqlSession, n: u32) -> HashSet<i64> {
+        let c = s.conn();
+        c.query_drop("START TRANSACTION").await.unwrap();
+        let ids: Vec<i64> = c
+            .exec::<mysql_async::Row, _, _>(production_step("lock"), (n,))
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0).unwrap())
+            .collect();
+        let mut params: Vec<mysql_async::Value> = vec!["A".into()];
+        params.extend(ids.iter().map(|&id| id.into()));
+        c.exec_drop(
+            mysql::expand_ids(production_step("claim"), ids.len()),
+            params,
+        )
+        .await
+        .unwrap();
+        ids.into_iter().collect()
+    }
+
+    async fn roll_back(&self, s: &mut MysqlSession) {
+        s.conn().query_drop("ROLLBACK").await.unwrap();
+    }
+
+    async fn identity(&self, s: &mut MysqlSession, _role: &str) -> String {
+        s.conn().id().to_string()
+    }
+
+    async fn lock_waiting(&self, probe: &mut MysqlSession, identity: &str) -> bool {
+        let n: i64 = probe
+            .conn()
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ? AND trx_state = 'LOCK WAIT'",
+                (identity.parse::<u64>().unwrap(),),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        n == 1
+    }
+
+    async fn inspect(&self, s: &mut MysqlSession, what: Inspect) -> Vec<i64> {
+        let c = s.conn();
+        let row: mysql_async::Row = match what {
+            Inspect::Eligibility => c.query_first(
+                "SELECT CAST(SUM(status = 1 AND (queue <> 'open' OR scheduled_at > NOW(6))) AS SIGNED),
+                        CAST(SUM(status = 0 AND queue = 'open' AND (scheduled_at IS NULL OR scheduled_at <= NOW(6))) AS SIGNED),
+                        CAST(SUM(status = 0 AND queue IN ('paused', 'off')) AS SIGNED),
+                        CAST(SUM(status = 0 AND scheduled_at > NOW(6)) AS SIGNED)
+                 FROM jobs_hot",
+            ).await,
+            Inspect::PriorityRange(ids) => c.exec_first(
+                mysql::expand_ids("SELECT MIN(priority), MAX(priority) FROM jobs_hot WHERE id IN (:ids)", ids.len()),
+                ids,
+            ).await,
+            Inspect::ActiveIn(q) => c.exec_first(
+                "SELECT COUNT(*) FROM jobs_hot WHERE queue = ? AND status IN (1, 2)",
+                (q,),
+            ).await,
+            Inspect::OneFetchedIn(q) => c.exec_first(
+                "SELECT id FROM jobs_hot WHERE queue = ? AND status = 1 LIMIT 1",
+                (q,),
+            ).await,
+        }
+        .unwrap()
+        .unwrap();
+        (0..row.len())
+            .map(|i| row.get::<i64, _>(i).unwrap())
+            .collect()
+    }
+
+    async fn age_jobs(&self, s: &mut MysqlSession) {
+        // MySQL may not update a table it reads in a subquery: pick the ids first.
+        let c = s.conn();
+        let pick = async |c: &mut mysql_async::Conn, sql: &str| -> i64 {
+            c.query_first(sql).await.unwrap().unwrap()
+        };
+        let paused = pick(c, "SELECT MIN(id) FROM jobs_hot WHERE queue = 'paused'").await;
+        let future = pick(
+            c,
+            "SELECT MIN(id) FROM jobs_hot WHERE queue = 'open' AND priority = 0",
+        )
+        .await;
+        let oldest = pick(
+            c,
+            "SELECT MAX(id) FROM jobs_hot WHERE queue = 'open' AND priority = 5",
+        )
+        .await;
+        for (sql, id) in [
+            (
+                "UPDATE jobs_hot SET created_at = NOW(6) - INTERVAL 2 HOUR WHERE id = ?",
+                paused,
+            ),
+            (
+                "UPDATE jobs_hot SET created_at = NOW(6) - INTERVAL 3 HOUR, scheduled_at = NOW(6) + INTERVAL 1 HOUR WHERE id = ?",
+                future,
+            ),
+            (
+                "UPDATE jobs_hot SET created_at = NOW(6) - INTERVAL 1 HOUR WHERE id = ?",
+                oldest,
+            ),
+        ] {
+            c.exec_drop(sql, (id,)).await.unwrap();
+        }
+    }
+
+    fn kill_workers_after(
+        &self,
+        mut killer: MysqlSession,
+        after: Duration,
+    ) -> tokio::task::JoinHandle<u64> {
+        let workers = self.worker_connections();
+        tokio::spawn(async move {
+            tokio::time::sleep(after).await;
+            // Seeding can outlast `after` on MySQL: wait for the trial's workers.
+            let mut ids = Vec::new();
+            for _ in 0..300 {
+                ids = workers.lock().unwrap().clone();
+                if !ids.is_empty() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let mut killed = 0;
+            for id in ids {
+                if killer
+                    .conn()
+                    .query_drop(format!("KILL CONNECTION {id}"))
+                    .await
+                    .is_ok()
+                {
+                    killed += 1;
+                }
+            }
+            killed
+        })
+    }
+}
