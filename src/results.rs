@@ -181,6 +181,13 @@ pub struct LockEvidence {
     pub server_before: ServerCounters,
     pub server_after: ServerCounters,
     pub deadlocks: i64,
+    /// InnoDB row lock waits during the trial (server-wide); `None` on PostgreSQL,
+    /// which keeps no such counter (its lock waits are in `lock_wait_share`).
+    #[serde(default)]
+    pub row_lock_waits: Option<i64>,
+    /// Time spent in those waits, ms.
+    #[serde(default)]
+    pub row_lock_time_ms: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -88,7 +88,7 @@ impl fmt::Display for Warning {
                 max_interval_ms,
             } => write!(
                 f,
-                "each sample took {mean_sample_ms:.1} ms, so samples were up to {max_interval_ms:.0} ms apart to keep the sampler under 5% of a server core; the oldest-pending scan needs an index on pending rows for finer samples"
+                "each sample took {mean_sample_ms:.1} ms, so samples were up to {max_interval_ms:.0} ms apart to keep the sampler under 5% of a server core; samples slow down under CPU contention, or without an index that yields the fetch order (the oldest-pending probe then scans the backlog)"
             ),
             Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
         }

@@ -92,10 +92,18 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
         "waiting claim returned while A held its rows"
     );
     let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
-    assert!(
-        backend.lock_waiting(&mut probe, &b_identity).await,
-        "B should be waiting on a row lock"
-    );
+    // Polled: on a loaded machine B may reach its lock wait late, and MySQL refreshes
+    // INNODB_TRX at most every 100 ms.
+    let mut seen = false;
+    for _ in 0..50 {
+        seen = backend.lock_waiting(&mut probe, &b_identity).await;
+        if seen {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(seen, "B should be waiting on a row lock");
+    assert!(!waiting.is_finished(), "B returned while A held its rows");
 
     // ...until A rolls back; then A's rows are claimable again and B gets them.
     backend.roll_back(&mut a).await;

@@ -75,6 +75,53 @@ fn bad_workloads_are_refused_with_file_and_field() {
 }
 
 #[test]
+fn backends_and_db_urls_must_agree_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mysql = "mysql://root:hunter2@127.0.0.1:1/test";
+    let both = GOOD.replace("[matrix]", "[matrix]\nbackends = [\"postgres\", \"mysql\"]");
+    let file = workload_file(dir.path(), &both);
+    let err = refused(&["run", &file]);
+    assert!(
+        err.contains("w.toml: matrix.backends lists mysql but no --db mysql:// URL was given"),
+        "{err}"
+    );
+    let only_pg = GOOD.replace("[matrix]", "[matrix]\nbackends = [\"postgres\"]");
+    let file = workload_file(dir.path(), &only_pg);
+    let err = refused(&["run", &file, "--db", mysql]);
+    assert!(err.contains("--db gives a mysql URL but"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+    let partial = GOOD.replace("\"fetch-order\"", "\"pending-partial\"");
+    let file = workload_file(dir.path(), &partial);
+    let err = refused(&["run", &file, "--db", mysql]);
+    assert!(
+        err.contains(
+            "matrix.index_layouts: `pending-partial` on mysql: MySQL and MariaDB have no partial"
+        ),
+        "{err}"
+    );
+    let err = refused(&["run", &file, "--db", mysql, "--db", mysql]);
+    assert!(err.contains("--db names two mysql servers"), "{err}");
+    let err = refused(&["run", &file, "--db", "redis://u:hunter2@h/0"]);
+    assert!(err.contains("use a postgres:// or mysql:// URL"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn unreachable_mysql_names_the_address_but_not_the_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = workload_file(dir.path(), GOOD);
+    let err = refused(&[
+        "run",
+        &file,
+        "--db",
+        "mysql://bob:hunter2@127.0.0.1:1/queue",
+    ]);
+    assert!(err.contains("mysql://bob@127.0.0.1:1/queue"), "{err}");
+    assert!(err.contains("is the server running"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
 fn unreachable_server_names_the_address_but_not_the_password() {
     let dir = tempfile::tempdir().unwrap();
     let file = workload_file(dir.path(), GOOD);
@@ -91,19 +138,28 @@ fn unreachable_server_names_the_address_but_not_the_password() {
 
 #[test]
 fn sql_prints_each_strategy_and_refuses_unknown_ones() {
-    for (strategy, needle) in [
-        ("production", "FOR UPDATE OF h SKIP LOCKED"),
-        ("waiting", "FOR UPDATE OF h\n"),
-        ("naive", "-- step: update"),
-        ("conditional", "AND h.status = 0"),
+    for (backend, strategy, needle) in [
+        ("postgres", "production", "FOR UPDATE OF h SKIP LOCKED"),
+        ("postgres", "waiting", "FOR UPDATE OF h\n"),
+        ("postgres", "naive", "-- step: update"),
+        ("postgres", "conditional", "AND h.status = 0"),
+        ("mysql", "production", "FOR UPDATE SKIP LOCKED\n"),
+        (
+            "mysql",
+            "production",
+            "WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ),
+        ("mysql", "waiting", "LIMIT ?\nFOR UPDATE\n"),
+        ("mysql", "conditional", "AND attempt_count = ?"),
     ] {
         let out = claimbench()
-            .args(["sql", "--strategy", strategy, "--batch", "10"])
+            .args(["sql", "--backend", backend, "--strategy", strategy])
+            .args(["--batch", "10"])
             .output()
             .unwrap();
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(text.contains(needle), "{strategy}: {text}");
+        assert!(text.contains(needle), "{backend} {strategy}: {text}");
         assert!(text.contains("-- parameters: "), "{text}");
     }
     let out = claimbench()

@@ -6,8 +6,9 @@
 //! rows. Each session prepares its statements once at connect.
 
 use super::{
-    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, ErrorKind,
-    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, sql_steps,
+    Backend, BackendError, BackendKind, CANDIDATE_WINDOW_FACTOR, ClaimOutcome, ClaimedJob,
+    DbReconciliation, ErrorKind, FailOutcome, Sample, ServerCounters, ServerInfo, Session,
+    TableStats, candidate_window, sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -38,10 +39,6 @@ const COUNTERS_SQL: &str = include_str!("../../migrations/postgres/evidence/coun
 const TABLE_STATS_SQL: &str = include_str!("../../migrations/postgres/evidence/table_stats.sql");
 const SETTINGS_SQL: &str = include_str!("../../migrations/postgres/evidence/settings.sql");
 
-/// Rows the production and waiting claims lock before ranking, per batch row (see the
-/// header of `production.sql` for why the port needs a window at all).
-pub const CANDIDATE_WINDOW_FACTOR: i64 = 4;
-
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
 /// plus the server-computed queue wait).
 const COL_ID: usize = 0;
@@ -70,10 +67,6 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
             format!("select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id")
         }
     }
-}
-
-fn candidate_window(batch: u32) -> i64 {
-    (batch as i64 * CANDIDATE_WINDOW_FACTOR).max(16)
 }
 
 /// The SQL file for an index layout (names validated by the workload).
@@ -762,11 +755,5 @@ mod tests {
             a.worker_role().len() < 64,
             "fits PostgreSQL's application_name"
         );
-    }
-
-    #[test]
-    fn candidate_window_is_four_batches_at_least_sixteen() {
-        assert_eq!(candidate_window(1), 16);
-        assert_eq!(candidate_window(10), 40);
     }
 }

@@ -44,7 +44,7 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         esc(&r.run_id),
         esc(&r.workload.name),
         esc(&r.workload.path),
-        esc(&env.target),
+        esc(&summary::targets(r)),
         esc(&r.started_at),
         esc(&r.finished_at)
     );
@@ -64,6 +64,16 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
     }
     h.push_str("</table>\n<p class=\"how\">claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0.</p>\n");
 
+    if let Some((header, rows)) = summary::side_by_side(r) {
+        h.push_str("<h2>Backends side by side</h2>\n<table>");
+        table_row(&mut h, "th", header.iter().map(String::as_str));
+        for row in &rows {
+            table_row(&mut h, "td", row.iter().map(String::as_str));
+        }
+        h.push_str("</table>\n<p class=\"how\">The same cells on each backend, run one after the other in this run (cell by cell, so both meet the same machine conditions); ratios are each backend's throughput over the first's. The plots below come once per backend.</p>\n");
+        let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&summary::durability(r)));
+    }
+
     let warnings = summary::warning_lines(r);
     if !warnings.is_empty() || !plot_problems.is_empty() {
         h.push_str("<h2>Warnings</h2>\n<ul>\n");
@@ -82,19 +92,20 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         let _ = writeln!(
             h,
             "<figure id=\"{}\"><h3>{}</h3>\n{}\n<p class=\"how\">{}</p></figure>",
-            p.name,
+            p.stem.replace('/', "-"),
             esc(&p.title),
             p.svg,
             esc(p.how_to_read)
         );
     }
 
-    h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>deadlocks</th><th>dead tuples</th></tr>\n");
+    h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">backend</th><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>row lock waits</th><th>deadlocks</th><th>dead tuples / undo history</th></tr>\n");
     for c in &r.cells {
         for t in &c.trials {
             let _ = writeln!(
                 h,
-                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                c.backend,
                 c.strategy,
                 esc(&c.index_layout),
                 c.workers,
@@ -114,6 +125,9 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
                 t.reconciliation.lost,
                 t.oldest_pending.p99_ms,
                 t.locks.lock_wait_share * 100.0,
+                t.locks
+                    .row_lock_waits
+                    .map_or_else(|| "–".to_string(), |n| n.to_string()),
                 t.locks.deadlocks,
                 t.resources.table.dead_tuples,
             );

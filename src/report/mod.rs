@@ -35,82 +35,109 @@ pub fn render_all(r: &RunResult, dir: &Path) -> Result<ReportFiles, ResultsError
     let plot_dir = dir.join("plots");
     std::fs::create_dir_all(&plot_dir).map_err(io(&plot_dir))?;
     let mut rendered = Vec::new();
-    let mut keep = |result: Result<plots::Rendered, plots::PlotError>, name: &str| match result {
-        Ok(p) => rendered.push(p),
-        Err(e) => problems.push(format!("plot {name} could not be drawn: {e}")),
-    };
-    use plots::*;
-    keep(
-        render(
-            &VsWorkers {
-                run: r,
-                lock_wait: false,
-            },
-            &plot_dir,
-        ),
-        "throughput_vs_workers",
-    );
-    keep(
-        render(
-            &Spectrum {
-                run: r,
-                queue_wait: false,
-            },
-            &plot_dir,
-        ),
-        "claim_latency_spectrum",
-    );
-    keep(
-        render(
-            &Spectrum {
-                run: r,
-                queue_wait: true,
-            },
-            &plot_dir,
-        ),
-        "queue_wait_spectrum",
-    );
-    keep(
-        render(
-            &OverTime {
-                run: r,
-                oldest_pending: true,
-            },
-            &plot_dir,
-        ),
-        "oldest_pending_over_time",
-    );
-    keep(
-        render(
-            &OverTime {
-                run: r,
-                oldest_pending: false,
-            },
-            &plot_dir,
-        ),
-        "throughput_over_time",
-    );
-    keep(render(&Duplicates { run: r }, &plot_dir), "duplicates");
-    keep(
-        render(
-            &VsWorkers {
-                run: r,
-                lock_wait: true,
-            },
-            &plot_dir,
-        ),
-        "lock_wait_vs_workers",
-    );
-    keep(render(&Heatmap { run: r }, &plot_dir), "production_heatmap");
+    let kinds = summary::backends(r);
+    if kinds.len() > 1 {
+        // One set of figures per backend, each drawn from that backend's cells alone.
+        for kind in kinds {
+            let sub = plot_dir.join(kind.as_str());
+            std::fs::create_dir_all(&sub).map_err(io(&sub))?;
+            let mut view = r.clone();
+            view.cells.retain(|c| c.backend == kind);
+            for mut p in render_figures(&view, &sub, &mut problems) {
+                p.stem = format!("{kind}/{}", p.name);
+                p.title = format!("{kind}: {}", p.title);
+                rendered.push(p);
+            }
+        }
+    } else {
+        rendered = render_figures(r, &plot_dir, &mut problems);
+    }
     let html_path = dir.join("report.html");
     write_atomic(&html_path, html::render(r, &rendered, &problems).as_bytes())?;
     let plots = rendered
         .iter()
-        .flat_map(|p| ["svg", "png"].map(|ext| plot_dir.join(format!("{}.{ext}", p.name))))
+        .flat_map(|p| ["svg", "png"].map(|ext| plot_dir.join(format!("{}.{ext}", p.stem))))
         .collect();
     Ok(ReportFiles {
         html: html_path,
         plots,
         problems,
     })
+}
+
+/// Draws every figure of `r` into `dir`; a figure that fails adds a note to `problems`.
+fn render_figures(r: &RunResult, dir: &Path, problems: &mut Vec<String>) -> Vec<plots::Rendered> {
+    use plots::*;
+    let figures: [(&str, Result<Rendered, PlotError>); 8] = [
+        (
+            "throughput_vs_workers",
+            render(
+                &VsWorkers {
+                    run: r,
+                    lock_wait: false,
+                },
+                dir,
+            ),
+        ),
+        (
+            "claim_latency_spectrum",
+            render(
+                &Spectrum {
+                    run: r,
+                    queue_wait: false,
+                },
+                dir,
+            ),
+        ),
+        (
+            "queue_wait_spectrum",
+            render(
+                &Spectrum {
+                    run: r,
+                    queue_wait: true,
+                },
+                dir,
+            ),
+        ),
+        (
+            "oldest_pending_over_time",
+            render(
+                &OverTime {
+                    run: r,
+                    oldest_pending: true,
+                },
+                dir,
+            ),
+        ),
+        (
+            "throughput_over_time",
+            render(
+                &OverTime {
+                    run: r,
+                    oldest_pending: false,
+                },
+                dir,
+            ),
+        ),
+        ("duplicates", render(&Duplicates { run: r }, dir)),
+        (
+            "lock_wait_vs_workers",
+            render(
+                &VsWorkers {
+                    run: r,
+                    lock_wait: true,
+                },
+                dir,
+            ),
+        ),
+        ("production_heatmap", render(&Heatmap { run: r }, dir)),
+    ];
+    let mut rendered = Vec::new();
+    for (name, result) in figures {
+        match result {
+            Ok(p) => rendered.push(p),
+            Err(e) => problems.push(format!("plot {name} could not be drawn: {e}")),
+        }
+    }
+    rendered
 }

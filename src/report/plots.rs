@@ -62,6 +62,9 @@ pub trait Figure {
 /// A rendered figure: its SVG text (for inlining) and where the files went.
 pub struct Rendered {
     pub name: &'static str,
+    /// Path under `plots/` without extension: the name, or `<backend>/<name>` when a
+    /// run drove several backends.
+    pub stem: String,
     pub title: String,
     pub how_to_read: &'static str,
     pub svg: String,
@@ -88,6 +91,7 @@ pub fn render(fig: &impl Figure, dir: &Path) -> Result<Rendered, PlotError> {
     }
     Ok(Rendered {
         name: fig.name(),
+        stem: fig.name().to_string(),
         title: fig.title(),
         how_to_read: fig.how_to_read(),
         svg,
@@ -251,7 +255,7 @@ impl Figure for VsWorkers<'_> {
 
     fn how_to_read(&self) -> &'static str {
         if self.lock_wait {
-            "Share of worker-connection samples that were waiting on a lock (pg_stat_activity). A strategy that skips locked rows stays near zero; one that waits climbs with the worker count, and so does its claim latency."
+            "Share of worker-connection samples that were waiting on a lock (pg_stat_activity on PostgreSQL, information_schema.INNODB_TRX on MySQL). A strategy that skips locked rows stays near zero; one that waits climbs with the worker count, and so does its claim latency."
         } else {
             "Steady-state throughput (mean over repetitions) against the number of workers. Where a line flattens, more workers stop helping; where it falls, they get in each other's way. Panels split batch sizes and index layouts."
         }

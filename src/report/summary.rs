@@ -2,6 +2,7 @@
 //! CI job summary), rendered from a `RunResult` alone. The same text is printed at the
 //! end of a run.
 
+use crate::backend::BackendKind;
 use crate::metrics::merge_summaries;
 use crate::results::{CellResult, RunResult, TrialResult};
 use std::fmt::Write;
@@ -71,12 +72,11 @@ pub fn render(r: &RunResult) -> String {
     let env = &r.environment;
     let _ = writeln!(
         out,
-        "Workload **{}** (`{}`, sha256 `{}`) on {} ({}), {} cores, claimbench {}{}.\n",
+        "Workload **{}** (`{}`, sha256 `{}`) on {}, {} cores, claimbench {}{}.\n",
         r.workload.name,
         r.workload.path,
         &r.workload.sha256[..r.workload.sha256.len().min(12)],
-        env.target,
-        env.server.version.split(',').next().unwrap_or_default(),
+        targets(r),
         env.logical_cores,
         env.claimbench_version,
         env.git_revision
@@ -101,6 +101,21 @@ pub fn render(r: &RunResult) -> String {
     let _ = writeln!(out, "|{}|", align.join("|"));
     for row in rows {
         let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    if let Some((header, rows)) = side_by_side(r) {
+        let _ = writeln!(
+            out,
+            "\n## Backends side by side\n\nThe same cells on each backend, run one after the other in this run; ratios are to the first backend.\n"
+        );
+        let _ = writeln!(out, "| {} |", header.join(" | "));
+        let align: Vec<&str> = (0..header.len())
+            .map(|i| if i < 2 { "---" } else { "--:" })
+            .collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for row in rows {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        let _ = writeln!(out, "\n{}", durability(r));
     }
     let warnings = warning_lines(r);
     if !warnings.is_empty() {
@@ -180,6 +195,160 @@ pub fn table(r: &RunResult) -> ([&'static str; 17], Vec<Vec<String>>) {
     (HEADER, rows)
 }
 
+/// "target (server version)" for each database the run drove, joined with "and".
+pub fn targets(r: &RunResult) -> String {
+    let env = &r.environment;
+    let one = |target: &str, version: &str| {
+        format!(
+            "{target} ({})",
+            version.split(',').next().unwrap_or_default()
+        )
+    };
+    if env.targets.is_empty() {
+        return one(&env.target, &env.server.version);
+    }
+    env.targets
+        .iter()
+        .map(|t| one(&t.target, &t.server.version))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// The backends of a run, in the order their cells first appear.
+pub fn backends(r: &RunResult) -> Vec<BackendKind> {
+    let mut kinds = Vec::new();
+    for c in &r.cells {
+        if !kinds.contains(&c.backend) {
+            kinds.push(c.backend);
+        }
+    }
+    kinds
+}
+
+/// With more than one backend: one row per cell (strategy, layout, workers, batch) with
+/// each backend's throughput, claim latency and duplicates next to each other, and each
+/// later backend's throughput as a ratio to the first's. Claim-only runs compare claimed
+/// jobs, others completed jobs.
+pub fn side_by_side(r: &RunResult) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    let kinds = backends(r);
+    if kinds.len() < 2 {
+        return None;
+    }
+    let claim_only = crate::report::plots::claim_only(r);
+    let (rate_name, rate_of): (&str, fn(&TrialResult) -> f64) = if claim_only {
+        ("claimed/s", |t| t.claimed_per_s)
+    } else {
+        ("completed/s", |t| t.completed_per_s)
+    };
+    let mut header: Vec<String> = ["strategy", "layout", "workers", "batch"]
+        .map(String::from)
+        .to_vec();
+    for k in &kinds {
+        header.push(format!("{k} {rate_name}"));
+    }
+    for k in &kinds[1..] {
+        header.push(format!("{k}/{}", kinds[0]));
+    }
+    for (what, _) in LATENCY_AND_DUPS {
+        for k in &kinds {
+            header.push(format!("{k} {what}"));
+        }
+    }
+    let mut rows = Vec::new();
+    let mut seen: Vec<(crate::strategy::Strategy, &str, u32, u32)> = Vec::new();
+    for c in &r.cells {
+        let key = (c.strategy, c.index_layout.as_str(), c.workers, c.batch_size);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let cells: Vec<Option<&CellResult>> = kinds
+            .iter()
+            .map(|k| {
+                r.cells.iter().find(|o| {
+                    o.backend == *k
+                        && (o.strategy, o.index_layout.as_str(), o.workers, o.batch_size) == key
+                })
+            })
+            .collect();
+        let mut row = vec![
+            c.strategy.to_string(),
+            c.index_layout.clone(),
+            c.workers.to_string(),
+            c.batch_size.to_string(),
+        ];
+        let rates: Vec<Option<f64>> = cells
+            .iter()
+            .map(|c| c.map(|c| mean(c.trials.iter().map(rate_of)).0))
+            .collect();
+        row.extend(cells.iter().map(|o| match o {
+            Some(c) => rate(c, rate_of),
+            None => "–".into(),
+        }));
+        for later in &rates[1..] {
+            row.push(match (rates[0], later) {
+                (Some(first), Some(x)) if first > 0.0 => format!("{:.2}", x / first),
+                _ => "–".into(),
+            });
+        }
+        for (_, f) in LATENCY_AND_DUPS {
+            row.extend(cells.iter().map(|o| o.map(f).unwrap_or_else(|| "–".into())));
+        }
+        rows.push(row);
+    }
+    Some((header, rows))
+}
+
+/// The settings that decide what a commit costs, per backend: a comparison between a
+/// backend that fsyncs every commit and one that does not measures the disk, not the
+/// claim, and the reader must see that next to the ratios.
+pub fn durability(r: &RunResult) -> String {
+    const KEYS: [&str; 4] = [
+        "fsync",
+        "synchronous_commit",
+        "innodb_flush_log_at_trx_commit",
+        "sync_binlog",
+    ];
+    let per_target: Vec<String> = r
+        .environment
+        .targets
+        .iter()
+        .map(|t| {
+            let set: Vec<String> = t
+                .server
+                .settings
+                .iter()
+                .filter(|(k, _)| KEYS.contains(&k.as_str()))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            format!("{} {}", t.backend, set.join(" "))
+        })
+        .collect();
+    format!(
+        "Commit durability, which the ratios depend on: {}.",
+        if per_target.is_empty() {
+            "not recorded".to_string()
+        } else {
+            per_target.join("; ")
+        }
+    )
+}
+
+type CellColumn = fn(&CellResult) -> String;
+
+/// The per-backend columns of `side_by_side` after throughput.
+const LATENCY_AND_DUPS: [(&str, CellColumn); 3] = [
+    ("claim p50 ms", |c| {
+        merged_us(c, |t| &t.claim_latency, |h| h.p50_us)
+    }),
+    ("claim p99 ms", |c| {
+        merged_us(c, |t| &t.claim_latency, |h| h.p99_us)
+    }),
+    ("dup claims", |c| {
+        sum(c, |t| t.duplicates.ledger.duplicate_claims).to_string()
+    }),
+];
+
 /// One line per cell and kind of warning: repetitions that warn alike are folded into
 /// one line, quoting the first occurrence.
 pub fn warning_lines(r: &RunResult) -> Vec<String> {
@@ -211,8 +380,8 @@ pub fn warning_lines(r: &RunResult) -> Vec<String> {
                 )
             };
             lines.push(format!(
-                "- {} {} w={} b={} ({which}): {first}",
-                c.strategy, c.index_layout, c.workers, c.batch_size
+                "- {} {} {} w={} b={} ({which}): {first}",
+                c.backend, c.strategy, c.index_layout, c.workers, c.batch_size
             ));
         }
     }
@@ -280,10 +449,95 @@ mod tests {
             "dup claims summed over reps: {md}"
         );
         assert!(
-            md.contains("- naive fetch-order w=4 b=10 (2 of 2 reps, first rep 1): only 2 claims"),
+            md.contains(
+                "- postgres naive fetch-order w=4 b=10 (2 of 2 reps, first rep 1): only 2 claims"
+            ),
             "{md}"
         );
         assert_eq!(md.matches("only ").count(), 1, "folded into one line: {md}");
+    }
+
+    #[test]
+    fn backends_side_by_side_pair_the_same_cell_and_take_ratios_to_the_first() {
+        let cell = |backend, strategy, claimed: f64, lat: &[u64]| CellResult {
+            backend,
+            strategy,
+            index_layout: "fetch-order".into(),
+            workers: 16,
+            batch_size: 10,
+            trials: vec![trial(0, claimed, lat, vec![])],
+        };
+        let mut r = RunResult {
+            cells: vec![
+                cell(BackendKind::Postgres, Strategy::Production, 4000.0, &[1000]),
+                cell(BackendKind::Mysql, Strategy::Production, 1000.0, &[4000]),
+                cell(BackendKind::Postgres, Strategy::Naive, 6000.0, &[500]),
+            ],
+            ..RunResult::default()
+        };
+        r.cells[0].trials[0].counts.jobs_completed = 1;
+        let (header, rows) = side_by_side(&r).expect("two backends");
+        assert_eq!(
+            header[4..7],
+            [
+                "postgres completed/s",
+                "mysql completed/s",
+                "mysql/postgres"
+            ]
+        );
+        // completed/s is half of claimed/s in `trial`.
+        assert_eq!(
+            rows[0][..9],
+            [
+                "production",
+                "fetch-order",
+                "16",
+                "10",
+                "2000",
+                "500",
+                "0.25",
+                "1.00",
+                "4.00"
+            ]
+        );
+        assert_eq!(
+            rows[1][4..7],
+            ["3000", "–", "–"],
+            "a cell one backend lacks"
+        );
+        let target = |backend, settings: &[(&str, &str)]| crate::results::TargetRecord {
+            backend,
+            target: String::new(),
+            embedded: false,
+            server: crate::backend::ServerInfo {
+                version: String::new(),
+                settings: settings
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+        };
+        r.environment.targets = vec![
+            target(
+                BackendKind::Postgres,
+                &[("fsync", "off"), ("work_mem", "4MB")],
+            ),
+            target(
+                BackendKind::Mysql,
+                &[
+                    ("innodb_flush_log_at_trx_commit", "1"),
+                    ("sync_binlog", "0"),
+                ],
+            ),
+        ];
+        let md = render(&r);
+        assert!(md.contains("## Backends side by side"), "{md}");
+        assert!(
+            md.contains("depend on: postgres fsync=off; mysql innodb_flush_log_at_trx_commit=1 sync_binlog=0."),
+            "{md}"
+        );
+        r.cells.retain(|c| c.backend == BackendKind::Postgres);
+        assert!(side_by_side(&r).is_none(), "one backend: no comparison");
     }
 
     #[test]

@@ -629,11 +629,23 @@ async fn run_trial<B: Backend>(
             server_before: counters_before,
             server_after: counters_after,
             deadlocks: counters_after.deadlocks - counters_before.deadlocks,
+            row_lock_waits: delta(
+                counters_before.row_lock_waits,
+                counters_after.row_lock_waits,
+            ),
+            row_lock_time_ms: delta(
+                counters_before.row_lock_time_ms,
+                counters_after.row_lock_time_ms,
+            ),
         },
         max_workers,
         resources,
         warnings,
     })
+}
+
+fn delta(before: Option<i64>, after: Option<i64>) -> Option<i64> {
+    Some(after? - before?)
 }
 
 fn ratio(n: u64, d: u64) -> f64 {

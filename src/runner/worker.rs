@@ -100,19 +100,22 @@ impl WorkerSpec {
 }
 
 /// Sends a statement again after a retryable error (deadlock, serialization failure,
-/// lock timeout), counting each; other errors end the worker.
+/// lock timeout), counting each; other errors end the worker. The pause doubles from
+/// 1 ms up to 64 ms, so workers that deadlock with each other fall out of step.
 macro_rules! retrying {
-    ($m:expr, $call:expr) => {
+    ($m:expr, $call:expr) => {{
+        let mut pause = Duration::from_millis(1);
         loop {
             match $call.await {
                 Err(e) if e.is_retryable() => {
                     count_retry(&mut $m.counts, &e);
-                    tokio::time::sleep(Duration::from_millis(1)).await;
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_millis(64));
                 }
                 other => break other,
             }
         }
-    };
+    }};
 }
 
 fn count_retry(c: &mut crate::metrics::Counts, e: &BackendError) {

@@ -8,40 +8,42 @@
 //! inserts into the pending range for as long as a claim's transaction lasts.
 
 use super::{
-    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, ErrorKind,
-    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, sql_steps,
+    Backend, BackendError, BackendKind, CANDIDATE_WINDOW_FACTOR, DbReconciliation, ErrorKind,
+    ServerCounters, ServerInfo, TableStats, candidate_window, sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
+mod session;
+
+pub use session::MysqlSession;
+use session::Statements;
+
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder, Params, Row, Statement, Value};
+use mysql_async::{Conn, Opts, OptsBuilder, Row};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Mutex;
 
-const SCHEMA_SQL: &str = include_str!("../../migrations/mysql/schema.sql");
-const SEED_SQL: &str = include_str!("../../migrations/mysql/seed.sql");
-const PRODUCTION_SQL: &str = include_str!("../../migrations/mysql/strategies/production.sql");
-const WAITING_SQL: &str = include_str!("../../migrations/mysql/strategies/waiting.sql");
-const NAIVE_SQL: &str = include_str!("../../migrations/mysql/strategies/naive.sql");
-const CONDITIONAL_SQL: &str = include_str!("../../migrations/mysql/strategies/conditional.sql");
-const START_SQL: &str = include_str!("../../migrations/mysql/lifecycle/start.sql");
-const START_UNGATED_SQL: &str = include_str!("../../migrations/mysql/lifecycle/start_ungated.sql");
-const EFFECT_SQL: &str = include_str!("../../migrations/mysql/lifecycle/effect.sql");
-const COMPLETE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/complete.sql");
-const FAIL_SQL: &str = include_str!("../../migrations/mysql/lifecycle/fail.sql");
-const RELEASE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/release.sql");
-const RESCUE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/rescue.sql");
-const PRODUCE_SQL: &str = include_str!("../../migrations/mysql/lifecycle/produce.sql");
-const SAMPLE_SQL: &str = include_str!("../../migrations/mysql/evidence/sample.sql");
-const RECONCILE_SQL: &str = include_str!("../../migrations/mysql/evidence/reconcile.sql");
-const COUNTERS_SQL: &str = include_str!("../../migrations/mysql/evidence/counters.sql");
-const TABLE_STATS_SQL: &str = include_str!("../../migrations/mysql/evidence/table_stats.sql");
-const SETTINGS_SQL: &str = include_str!("../../migrations/mysql/evidence/settings.sql");
-
-/// Rows the production and waiting claims lock before ranking, per batch row (as on
-/// PostgreSQL; see the header of `production.sql`).
-pub const CANDIDATE_WINDOW_FACTOR: i64 = 4;
+const SCHEMA_SQL: &str = include_str!("../../../migrations/mysql/schema.sql");
+const SEED_SQL: &str = include_str!("../../../migrations/mysql/seed.sql");
+const PRODUCTION_SQL: &str = include_str!("../../../migrations/mysql/strategies/production.sql");
+const WAITING_SQL: &str = include_str!("../../../migrations/mysql/strategies/waiting.sql");
+const NAIVE_SQL: &str = include_str!("../../../migrations/mysql/strategies/naive.sql");
+const CONDITIONAL_SQL: &str = include_str!("../../../migrations/mysql/strategies/conditional.sql");
+const START_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/start.sql");
+const START_UNGATED_SQL: &str =
+    include_str!("../../../migrations/mysql/lifecycle/start_ungated.sql");
+const EFFECT_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/effect.sql");
+const COMPLETE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/complete.sql");
+const FAIL_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/fail.sql");
+const RELEASE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/release.sql");
+const RESCUE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/rescue.sql");
+const PRODUCE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/produce.sql");
+const SAMPLE_SQL: &str = include_str!("../../../migrations/mysql/evidence/sample.sql");
+const RECONCILE_SQL: &str = include_str!("../../../migrations/mysql/evidence/reconcile.sql");
+const COUNTERS_SQL: &str = include_str!("../../../migrations/mysql/evidence/counters.sql");
+const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mysql/evidence/table_stats.sql");
+const SETTINGS_SQL: &str = include_str!("../../../migrations/mysql/evidence/settings.sql");
 
 /// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait
 /// and, for production and waiting, the queue's capacity left).
@@ -91,17 +93,13 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
     }
 }
 
-fn candidate_window(batch: u32) -> i64 {
-    (batch as i64 * CANDIDATE_WINDOW_FACTOR).max(16)
-}
-
 /// The SQL file for an index layout. `pending-partial` has none: MySQL and MariaDB have
 /// no partial (filtered) indexes.
 pub fn layout_sql(layout: &str) -> Option<&'static str> {
     Some(match layout {
-        "pk-only" => include_str!("../../migrations/mysql/indexes/pk-only.sql"),
-        "status-created" => include_str!("../../migrations/mysql/indexes/status-created.sql"),
-        "fetch-order" => include_str!("../../migrations/mysql/indexes/fetch-order.sql"),
+        "pk-only" => include_str!("../../../migrations/mysql/indexes/pk-only.sql"),
+        "status-created" => include_str!("../../../migrations/mysql/indexes/status-created.sql"),
+        "fetch-order" => include_str!("../../../migrations/mysql/indexes/fetch-order.sql"),
         _ => return None,
     })
 }
@@ -274,32 +272,36 @@ impl MysqlBackend {
             .map_err(e("use database"))?;
         c.query_drop(SCHEMA_SQL).await.map_err(e("create tables"))?;
         let p = &workload.population;
-        for q in &p.queues {
-            c.exec_drop(
-                "INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)",
-                (&q.name, q.paused, q.active, q.max_workers),
-            )
-            .await
-            .map_err(e("insert queues"))?;
-        }
+        c.exec_batch(
+            "INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)",
+            p.queues
+                .iter()
+                .map(|q| (&q.name, q.paused, q.active, q.max_workers)),
+        )
+        .await
+        .map_err(e("insert queues"))?;
         let (qnames, qbounds) = p.queue_bounds();
-        for (i, (name, lo)) in qnames.iter().zip(&qbounds).enumerate() {
-            c.exec_drop(
-                "INSERT INTO seed_queues (ord, name, lo) VALUES (?, ?, ?)",
-                (i, name, lo),
-            )
-            .await
-            .map_err(e("insert seed queues"))?;
-        }
+        c.exec_batch(
+            "INSERT INTO seed_queues (ord, name, lo) VALUES (?, ?, ?)",
+            qnames
+                .iter()
+                .zip(&qbounds)
+                .enumerate()
+                .map(|(i, (n, lo))| (i, n, lo)),
+        )
+        .await
+        .map_err(e("insert seed queues"))?;
         let (prios, pbounds) = p.priority_bounds();
-        for (i, (value, lo)) in prios.iter().zip(&pbounds).enumerate() {
-            c.exec_drop(
-                "INSERT INTO seed_priorities (ord, value, lo) VALUES (?, ?, ?)",
-                (i, value, lo),
-            )
-            .await
-            .map_err(e("insert seed priorities"))?;
-        }
+        c.exec_batch(
+            "INSERT INTO seed_priorities (ord, value, lo) VALUES (?, ?, ?)",
+            prios
+                .iter()
+                .zip(&pbounds)
+                .enumerate()
+                .map(|(i, (v, lo))| (i, v, lo)),
+        )
+        .await
+        .map_err(e("insert seed priorities"))?;
         allow_recursion(c, p.backlog).await?;
         c.exec_drop(
             SEED_SQL,
@@ -573,490 +575,6 @@ impl Backend for MysqlBackend {
     }
 }
 
-/// A session's prepared statements, prepared once per connection.
-struct Statements {
-    production_lock: Statement,
-    waiting_lock: Statement,
-    naive_select: Statement,
-    conditional_select: Statement,
-    conditional_claim: Statement,
-    start: Statement,
-    start_ungated: Statement,
-    effect: Statement,
-    complete_archive: Statement,
-    complete_delete: Statement,
-    fail_retry: Statement,
-    fail_dead: Statement,
-    fail_delete: Statement,
-    rescue_lock: Statement,
-    produce: Statement,
-}
-
-impl Statements {
-    async fn prepare(c: &mut Conn) -> Result<Statements, BackendError> {
-        let mut s = Vec::new();
-        for sql in [
-            step(PRODUCTION_SQL, "lock"),
-            step(WAITING_SQL, "lock"),
-            step(NAIVE_SQL, "select"),
-            step(CONDITIONAL_SQL, "select"),
-            step(CONDITIONAL_SQL, "claim-one"),
-            START_SQL,
-            START_UNGATED_SQL,
-            EFFECT_SQL,
-            step(COMPLETE_SQL, "archive"),
-            step(COMPLETE_SQL, "delete"),
-            step(FAIL_SQL, "retry"),
-            step(FAIL_SQL, "dead"),
-            step(FAIL_SQL, "delete"),
-            step(RESCUE_SQL, "lock"),
-            PRODUCE_SQL,
-        ] {
-            s.push(c.prep(sql).await.map_err(|e| query_error("prepare", e))?);
-        }
-        let mut s = s.into_iter();
-        let mut next = || s.next().expect("one statement per field");
-        Ok(Statements {
-            production_lock: next(),
-            waiting_lock: next(),
-            naive_select: next(),
-            conditional_select: next(),
-            conditional_claim: next(),
-            start: next(),
-            start_ungated: next(),
-            effect: next(),
-            complete_archive: next(),
-            complete_delete: next(),
-            fail_retry: next(),
-            fail_dead: next(),
-            fail_delete: next(),
-            rescue_lock: next(),
-            produce: next(),
-        })
-    }
-}
-
-pub struct MysqlSession {
-    conn: Conn,
-    statements: Statements,
-    worker_id: String,
-    workers: Arc<std::sync::Mutex<Vec<u32>>>,
-    /// The claim UPDATE by id for this session's batch size, prepared on first use (the
-    /// same text serves production, waiting and naive).
-    batch_update: Option<(u32, Statement)>,
-}
-
-impl MysqlSession {
-    /// The underlying connection, for tests that need to hold a transaction open.
-    pub fn conn(&mut self) -> &mut Conn {
-        &mut self.conn
-    }
-
-    /// The prepared `UPDATE ... WHERE id IN (:ids)` for `batch` ids.
-    async fn batch_update(&mut self, batch: u32) -> Result<Statement, BackendError> {
-        if let Some((b, s)) = &self.batch_update
-            && *b == batch
-        {
-            return Ok(s.clone());
-        }
-        let sql = expand_ids(step(PRODUCTION_SQL, "claim"), batch as usize);
-        let s = self
-            .conn
-            .prep(sql)
-            .await
-            .map_err(|e| query_error("prepare", e))?;
-        self.batch_update = Some((batch, s.clone()));
-        Ok(s)
-    }
-
-    /// Worker id and `ids` padded with 0 to `batch` placeholders.
-    fn update_params(&self, ids: impl Iterator<Item = i64>, batch: u32) -> Params {
-        let mut v = Vec::with_capacity(batch as usize + 1);
-        v.push(Value::from(self.worker_id.as_str()));
-        v.extend(ids.map(Value::from));
-        v.resize(batch as usize + 1, Value::Int(0));
-        Params::Positional(v)
-    }
-
-    /// Runs `body` inside START TRANSACTION ... COMMIT; any error rolls back first, so
-    /// a retried claim starts clean (a lock wait timeout ends only the statement and
-    /// would leave the transaction and its locks open).
-    async fn in_transaction<T>(
-        &mut self,
-        what: &'static str,
-        body: impl AsyncFnOnce(&mut Self) -> Result<(T, bool), BackendError>,
-    ) -> Result<T, BackendError> {
-        self.conn
-            .query_drop("START TRANSACTION")
-            .await
-            .map_err(|e| query_error(what, e))?;
-        match body(self).await {
-            Ok((v, commit)) => {
-                let end = if commit { "COMMIT" } else { "ROLLBACK" };
-                self.conn
-                    .query_drop(end)
-                    .await
-                    .map_err(|e| query_error(what, e))?;
-                Ok(v)
-            }
-            Err(e) => {
-                let _ = self.conn.query_drop("ROLLBACK").await;
-                Err(e)
-            }
-        }
-    }
-
-    async fn claim_locked(
-        &mut self,
-        strategy: Strategy,
-        batch: u32,
-        out: &mut Vec<ClaimedJob>,
-    ) -> Result<(), BackendError> {
-        let update = self.batch_update(batch).await?;
-        self.in_transaction("claim", async |s| {
-            let lock = if strategy == Strategy::Production {
-                &s.statements.production_lock
-            } else {
-                &s.statements.waiting_lock
-            };
-            let rows: Vec<Row> = s
-                .conn
-                .exec(lock, (candidate_window(batch),))
-                .await
-                .map_err(|e| query_error("claim", e))?;
-            pick(rows.iter().map(lock_row), batch, out);
-            if !out.is_empty() {
-                let params = s.update_params(out.iter().map(|j| j.id), batch);
-                s.conn
-                    .exec_drop(&update, params)
-                    .await
-                    .map_err(|e| query_error("claim", e))?;
-            }
-            Ok(((), true))
-        })
-        .await
-    }
-
-    /// Locks the rows a `lock` step selects, then runs its `update` step on them.
-    async fn lock_then_update(
-        &mut self,
-        what: &'static str,
-        lock: (&Statement, Params),
-        update_sql: &str,
-    ) -> Result<Vec<i64>, BackendError> {
-        self.in_transaction(what, async |s| {
-            let ids: Vec<i64> = s
-                .conn
-                .exec(lock.0, lock.1)
-                .await
-                .map_err(|e| query_error(what, e))?;
-            if !ids.is_empty() {
-                let sql = expand_ids(update_sql, ids.len());
-                s.conn
-                    .exec_drop(sql, ids.clone())
-                    .await
-                    .map_err(|e| query_error(what, e))?;
-            }
-            Ok((ids, true))
-        })
-        .await
-    }
-}
-
-/// The seed's ROW_NUMBER() per queue and capacity check, on the rows the lock step
-/// returned in fetch order, as (room left in the row's queue, queue, job): a row is
-/// picked when its queue has no limit (`None`) or its rank in the queue is within the
-/// room left, until `batch` are picked.
-fn pick<'r>(
-    rows: impl Iterator<Item = (Option<i64>, &'r [u8], ClaimedJob)>,
-    batch: u32,
-    out: &mut Vec<ClaimedJob>,
-) {
-    // (queue, picked so far) for capped queues only; stays empty, and unallocated,
-    // when no queue has a max workers limit.
-    let mut ranks: Vec<(&[u8], i64)> = Vec::new();
-    for (room, queue, job) in rows {
-        if out.len() >= batch as usize {
-            break;
-        }
-        if let Some(room) = room {
-            let rank = match ranks.iter_mut().find(|(q, _)| *q == queue) {
-                Some((_, n)) => {
-                    *n += 1;
-                    *n
-                }
-                None => {
-                    ranks.push((queue, 1));
-                    1
-                }
-            };
-            if rank > room {
-                continue;
-            }
-        }
-        out.push(job);
-    }
-}
-
-/// A lock-step row as `pick` reads it.
-fn lock_row(r: &Row) -> (Option<i64>, &[u8], ClaimedJob) {
-    let queue = match r.as_ref(COL_QUEUE) {
-        Some(Value::Bytes(b)) => b.as_slice(),
-        _ => &[],
-    };
-    (int(r, COL_ROOM), queue, claimed(r))
-}
-
-fn claimed(r: &Row) -> ClaimedJob {
-    ClaimedJob {
-        id: int(r, COL_ID).unwrap_or(0),
-        attempt: int(r, COL_ATTEMPT).unwrap_or(0) as i32,
-        queue_wait_us: int(r, COL_QUEUE_WAIT_US).unwrap_or(0),
-    }
-}
-
-impl Session for MysqlSession {
-    async fn claim(
-        &mut self,
-        strategy: Strategy,
-        batch: u32,
-        out: &mut Vec<ClaimedJob>,
-    ) -> Result<ClaimOutcome, BackendError> {
-        out.clear();
-        let e = |e| query_error("claim", e);
-        let mut outcome = ClaimOutcome::default();
-        match strategy {
-            Strategy::Production | Strategy::Waiting => {
-                self.claim_locked(strategy, batch, out).await?;
-            }
-            Strategy::Naive => {
-                let rows: Vec<Row> = self
-                    .conn
-                    .exec(&self.statements.naive_select, (batch,))
-                    .await
-                    .map_err(e)?;
-                if !rows.is_empty() {
-                    let update = self.batch_update(batch).await?;
-                    let params = self.update_params(rows.iter().map(|r| claimed(r).id), batch);
-                    self.conn.exec_drop(&update, params).await.map_err(e)?;
-                    out.extend(rows.iter().map(claimed));
-                }
-            }
-            Strategy::Conditional => {
-                let rows: Vec<Row> = self
-                    .conn
-                    .exec(&self.statements.conditional_select, (batch,))
-                    .await
-                    .map_err(e)?;
-                for r in &rows {
-                    let job = claimed(r);
-                    self.conn
-                        .exec_drop(
-                            &self.statements.conditional_claim,
-                            (self.worker_id.as_str(), job.id, job.attempt),
-                        )
-                        .await
-                        .map_err(e)?;
-                    if self.conn.affected_rows() == 1 {
-                        out.push(job);
-                    } else {
-                        outcome.lost_races += 1;
-                    }
-                }
-            }
-        }
-        Ok(outcome)
-    }
-
-    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
-        let r = if gated {
-            self.conn
-                .exec_drop(&self.statements.start, (job, self.worker_id.as_str()))
-                .await
-        } else {
-            self.conn
-                .exec_drop(
-                    &self.statements.start_ungated,
-                    (self.worker_id.as_str(), job),
-                )
-                .await
-        };
-        r.map_err(|e| query_error("start", e))?;
-        Ok(self.conn.affected_rows() == 1)
-    }
-
-    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
-        self.conn
-            .exec_drop(
-                &self.statements.effect,
-                (job, attempt, self.worker_id.as_str(), failed as i16),
-            )
-            .await
-            .map_err(|e| query_error("write effect", e))
-    }
-
-    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
-        self.in_transaction("complete", async |s| {
-            let params = (job, s.worker_id.as_str());
-            let e = |e| query_error("complete", e);
-            s.conn
-                .exec_drop(&s.statements.complete_archive, params)
-                .await
-                .map_err(e)?;
-            if s.conn.affected_rows() != 1 {
-                return Ok((false, false));
-            }
-            s.conn
-                .exec_drop(&s.statements.complete_delete, params)
-                .await
-                .map_err(e)?;
-            let done = s.conn.affected_rows() == 1;
-            Ok((done, done))
-        })
-        .await
-    }
-
-    async fn fail(
-        &mut self,
-        job: i64,
-        retry_delay: Duration,
-        max_attempts: u32,
-    ) -> Result<FailOutcome, BackendError> {
-        let e = |e| query_error("fail", e);
-        self.conn
-            .exec_drop(
-                &self.statements.fail_retry,
-                (
-                    retry_delay.as_micros() as i64,
-                    job,
-                    self.worker_id.as_str(),
-                    max_attempts,
-                ),
-            )
-            .await
-            .map_err(e)?;
-        if self.conn.affected_rows() == 1 {
-            return Ok(FailOutcome::Retried);
-        }
-        self.in_transaction("fail", async |s| {
-            let params = (job, s.worker_id.as_str(), max_attempts);
-            s.conn
-                .exec_drop(&s.statements.fail_dead, params)
-                .await
-                .map_err(e)?;
-            if s.conn.affected_rows() != 1 {
-                return Ok((FailOutcome::NotOwned, false));
-            }
-            s.conn
-                .exec_drop(&s.statements.fail_delete, params)
-                .await
-                .map_err(e)?;
-            Ok(if s.conn.affected_rows() == 1 {
-                (FailOutcome::DeadLettered, true)
-            } else {
-                (FailOutcome::NotOwned, false)
-            })
-        })
-        .await
-    }
-
-    async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
-        if jobs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let lock_sql = expand_ids(step(RELEASE_SQL, "lock"), jobs.len());
-        let lock = self
-            .conn
-            .prep(lock_sql)
-            .await
-            .map_err(|e| query_error("release", e))?;
-        let mut params: Vec<Value> = jobs.iter().map(|&id| Value::from(id)).collect();
-        params.push(Value::from(self.worker_id.as_str()));
-        let released = self
-            .lock_then_update(
-                "release",
-                (&lock, Params::Positional(params)),
-                step(RELEASE_SQL, "update"),
-            )
-            .await;
-        let _ = self.conn.close(lock).await;
-        released
-    }
-
-    async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
-        let us = lease.as_micros() as i64;
-        let lock = self.statements.rescue_lock.clone();
-        self.lock_then_update(
-            "rescue",
-            (&lock, Params::from((us, us))),
-            step(RESCUE_SQL, "update"),
-        )
-        .await
-    }
-
-    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
-        if count >= 1000 {
-            allow_recursion(&mut self.conn, count).await?;
-        }
-        self.conn
-            .exec_drop(
-                &self.statements.produce,
-                (count, workload.population.payload_bytes),
-            )
-            .await
-            .map_err(|e| query_error("produce", e))?;
-        Ok(self.conn.affected_rows())
-    }
-
-    async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
-        let queues = &workload.population.queues;
-        let limited: Vec<String> = queues
-            .iter()
-            .filter(|q| q.max_workers.is_some())
-            .map(|q| serde_json::Value::String(q.name.clone()).to_string())
-            .collect();
-        let limited = format!("[{}]", limited.join(","));
-        let (priorities, _) = workload.population.priority_bounds();
-        let workers = {
-            let ids = self.workers.lock().unwrap_or_else(|p| p.into_inner());
-            json_ints(ids.iter())
-        };
-        let r: Row = self
-            .conn
-            .exec_first(
-                SAMPLE_SQL,
-                (
-                    json_ints(priorities),
-                    workers.as_str(),
-                    workers.as_str(),
-                    limited,
-                ),
-            )
-            .await
-            .map_err(|e| query_error("sample", e))?
-            .expect("a SELECT without FROM returns one row");
-        let counts: Option<String> = r.get_opt(4).and_then(Result::ok).flatten();
-        let mut counts = counts
-            .iter()
-            .flat_map(|s| s.split(','))
-            .map(|n| n.parse::<i64>().unwrap_or(0));
-        let queue_active = queues
-            .iter()
-            .map(|q| q.max_workers.and_then(|_| counts.next()))
-            .collect();
-        Ok(Sample {
-            oldest_pending_ms: r
-                .get_opt::<Option<f64>, _>(0)
-                .and_then(Result::ok)
-                .flatten(),
-            lock_waiting: int(&r, 1).unwrap_or(0) as u32,
-            active: int(&r, 2).unwrap_or(0) as u32,
-            work_left: int(&r, 3).unwrap_or(0) != 0,
-            queue_active,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1149,6 +667,8 @@ mod tests {
 
     #[test]
     fn pick_applies_room_per_queue_in_fetch_order() {
+        use crate::backend::ClaimedJob;
+        use session::pick;
         let job = |id| ClaimedJob {
             id,
             attempt: 0,
