@@ -19,8 +19,9 @@ pub enum Command {
         /// Workload file.
         #[arg(default_value = "workloads/quickstart.toml")]
         workload: PathBuf,
-        /// Database URL: postgres://user[:password]@host:port/db or
-        /// mysql://user[:password]@host:port/db. Repeat it to run each cell on several
+        /// Database URL: postgres://user[:password]@host:port/db,
+        /// mysql://user[:password]@host:port/db, mssql://user:password@host:port/db (or
+        /// an ADO.NET connection string). Repeat it to run each cell on several
         /// backends side by side. Without a postgres URL, claimbench starts a throw-away
         /// PostgreSQL cluster when the run needs one and removes it afterwards.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
@@ -42,7 +43,7 @@ pub enum Command {
     /// EXPLAIN against exactly what claimbench measures.
     Prepare {
         workload: PathBuf,
-        /// Database URL (postgres:// or mysql://); required, since an embedded cluster
+        /// Database URL (postgres://, mysql:// or mssql://); required, since an embedded cluster
         /// would vanish on exit.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
         db: String,
@@ -54,7 +55,7 @@ pub enum Command {
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {
-        /// postgres or mysql.
+        /// postgres, mysql or mssql.
         #[arg(long, default_value = "postgres")]
         backend: String,
         #[arg(long)]

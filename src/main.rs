@@ -8,7 +8,7 @@
 
 use anyhow::{Context, Result, bail};
 use claimbench::backend::any::AnyBackend;
-use claimbench::backend::{BackendKind, DbTarget, mysql, postgres};
+use claimbench::backend::{BackendKind, DbTarget, mssql, mysql, postgres};
 use claimbench::embedded::EmbeddedPostgres;
 use claimbench::resources::host_facts;
 use claimbench::results::{Environment, RunResult, TargetRecord};
@@ -122,23 +122,32 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
 }
 
 fn print_sql(backend: &str, strategy: &str, batch: u32) -> Result<()> {
-    if !["postgres", "mysql"].contains(&backend) {
-        bail!("unknown backend `{backend}`; expected: postgres, mysql");
+    if !["postgres", "mysql", "mssql"].contains(&backend) {
+        bail!("unknown backend `{backend}`; expected: postgres, mysql, mssql");
     }
     let strategy: Strategy = strategy.parse().map_err(anyhow::Error::msg)?;
     if batch == 0 {
         bail!("--batch 0 is not allowed; give 1 or more");
     }
-    let (params, text) = if backend == "mysql" {
-        (
+    let (params, text) = match backend {
+        "mysql" => (
             mysql::strategy_params(strategy, batch),
             mysql::expand_ids(mysql::strategy_sql(strategy), batch as usize),
-        )
-    } else {
-        (
+        ),
+        "mssql" => (
+            mssql::strategy_params(strategy, batch),
+            match strategy {
+                Strategy::Production | Strategy::Waiting => format!(
+                    "-- as sent to a database with READ_COMMITTED_SNAPSHOT OFF; with it ON, each\n-- lock hint also gets READCOMMITTEDLOCK (the form that ran is in run.json)\n{}",
+                    mssql::locking_claim_sql(strategy, "claimbench", false)
+                ),
+                _ => mssql::with_schema(mssql::strategy_sql(strategy), "claimbench"),
+            },
+        ),
+        _ => (
             postgres::strategy_params(strategy, batch),
             postgres::strategy_sql(strategy).to_string(),
-        )
+        ),
     };
     outln!("-- strategy {strategy} on {backend}, batch {batch}");
     outln!("-- parameters: {params}");
@@ -186,8 +195,14 @@ fn resolve_targets(
     for &kind in &workload.matrix.backends {
         let target = given.iter().find(|t| t.kind() == kind).cloned();
         if target.is_none() && kind != BackendKind::Postgres {
+            let example = match kind {
+                BackendKind::Mssql => {
+                    "mssql://sa:PASSWORD@127.0.0.1:1433/master?trust_server_certificate=true"
+                }
+                _ => "mysql://root@127.0.0.1:3306/test",
+            };
             bail!(
-                "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {kind}://root@127.0.0.1:3306/test"
+                "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {example}"
             );
         }
         for layout in &workload.matrix.index_layouts {

@@ -188,6 +188,9 @@ pub struct LockEvidence {
     /// Time spent in those waits, ms.
     #[serde(default)]
     pub row_lock_time_ms: Option<i64>,
+    /// SQL Server: lock escalations on the hot table during the trial.
+    #[serde(default)]
+    pub lock_escalations: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -33,6 +33,14 @@ pub enum Warning {
     },
     /// The trial was cut short by Ctrl-C.
     Interrupted,
+    /// SQL Server: one claim's UPDATE takes about batch × (1 + secondary indexes) key
+    /// locks; near 5,000 in one statement SQL Server escalates to a table lock, and then
+    /// every READPAST claimer waits on it.
+    LockEscalationRisk {
+        batch: u32,
+        indexes: u32,
+        locks: u32,
+    },
 }
 
 impl Warning {
@@ -91,6 +99,14 @@ impl fmt::Display for Warning {
                 "each sample took {mean_sample_ms:.1} ms, so samples were up to {max_interval_ms:.0} ms apart to keep the sampler under 5% of a server core; samples slow down under CPU contention, or without an index that yields the fetch order (the oldest-pending probe then scans the backlog)"
             ),
             Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
+            Warning::LockEscalationRisk {
+                batch,
+                indexes,
+                locks,
+            } => write!(
+                f,
+                "batch {batch} x {indexes} indexes on the hot table is about {locks} locks per claim, near SQL Server's 5,000-lock escalation threshold: an escalated table lock makes every READPAST claimer wait; lower the batch or set [mssql] lock_escalation = \"disable\""
+            ),
         }
     }
 }

@@ -56,6 +56,8 @@ mod raw {
         pub trial: Trial,
         #[serde(default)]
         pub embedded: Embedded,
+        #[serde(default)]
+        pub mssql: Mssql,
     }
 
     fn default_seed() -> u64 {
@@ -233,6 +235,36 @@ mod raw {
         #[serde(default)]
         pub settings: BTreeMap<String, toml::Value>,
     }
+
+    #[derive(Debug, Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct Mssql {
+        #[serde(default)]
+        pub lock_escalation: Option<super::LockEscalation>,
+    }
+}
+
+/// SQL Server's LOCK_ESCALATION option for the hot table (`[mssql] lock_escalation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockEscalation {
+    /// SQL Server's default: many row locks in one statement become a table lock.
+    #[default]
+    Table,
+    /// To the partition on a partitioned table, else the table.
+    Auto,
+    /// Never escalate (the lock memory limit still applies).
+    Disable,
+}
+
+impl LockEscalation {
+    pub fn as_sql(self) -> &'static str {
+        match self {
+            LockEscalation::Table => "TABLE",
+            LockEscalation::Auto => "AUTO",
+            LockEscalation::Disable => "DISABLE",
+        }
+    }
 }
 
 /// What a worker does with a claimed job.
@@ -371,6 +403,9 @@ pub struct Workload {
     pub trial: Trial,
     /// PostgreSQL settings for the embedded cluster (`-c name=value`).
     pub embedded_settings: BTreeMap<String, String>,
+    /// SQL Server only: the hot table's LOCK_ESCALATION.
+    #[serde(default)]
+    pub lock_escalation: LockEscalation,
     /// The file's text and its SHA-256, so a run records exactly what it ran.
     pub source_text: String,
     pub source_hash: String,
@@ -575,6 +610,7 @@ impl Validator<'_> {
             matrix,
             trial,
             embedded_settings,
+            lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             source_text: text.to_string(),
             source_hash: hex::encode(Sha256::digest(text.as_bytes())),
             source_path: self.file.to_path_buf(),

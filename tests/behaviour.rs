@@ -1,8 +1,9 @@
 //! Locking and lifecycle behaviour against real servers over real connections: one
 //! suite, run per backend (the `suite!` lists at the end). PostgreSQL at
 //! CLAIMBENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/test), MySQL or MariaDB
-//! at CLAIMBENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test). Each test works
-//! in a schema (PostgreSQL) or database (MySQL) of its own.
+//! at CLAIMBENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test), SQL Server at
+//! CLAIMBENCH_MSSQL_URL (ignored when unset). Each test works in a schema (PostgreSQL,
+//! SQL Server) or database (MySQL) of its own.
 
 mod common;
 
@@ -407,10 +408,10 @@ async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
 /// One `#[tokio::test]` per test function above, in a module named for the backend:
 /// `postgres::rescuer_...`, `mysql::rescuer_...`.
 macro_rules! suite {
-    ($module:ident, $backend:ty) => {
+    ($module:ident, $backend:ty $(, #[$attr:meta])?) => {
         mod $module {
             use super::*;
-            suite!(@tests $backend;
+            suite!(@tests $backend, [$(#[$attr])?];
                 open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback,
                 production_skips_paused_inactive_and_future_jobs,
                 production_takes_higher_priority_first_with_one_worker,
@@ -423,17 +424,29 @@ macro_rules! suite {
                 sampler_reads_the_oldest_eligible_pending_age);
         }
     };
-    (@tests $backend:ty; $($test:ident),*) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $test() {
-                if let Some(b) = <$backend as TestDb>::open(stringify!($test)).await {
-                    super::$test(b).await;
-                }
+    (@tests $backend:ty, $attrs:tt; $($test:ident),*) => {
+        $( suite!(@one $backend, $attrs, $test); )*
+    };
+    (@one $backend:ty, [$(#[$attr:meta])?], $test:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        $(#[$attr])?
+        async fn $test() {
+            if let Some(b) = <$backend as TestDb>::open(stringify!($test)).await {
+                super::$test(b).await;
             }
-        )*
+        }
     };
 }
 
 suite!(postgres, claimbench::backend::postgres::PostgresBackend);
 suite!(mysql, claimbench::backend::mysql::MysqlBackend);
+// No SQL Server can run where this project is built: its tests run only when
+// CLAIMBENCH_MSSQL_URL is set at build time, and are reported as ignored otherwise.
+suite!(
+    mssql,
+    claimbench::backend::mssql::MssqlBackend,
+    #[cfg_attr(
+        not(claimbench_mssql),
+        ignore = "set CLAIMBENCH_MSSQL_URL to run against SQL Server"
+    )]
+);

@@ -102,8 +102,26 @@ fn backends_and_db_urls_must_agree_before_anything_runs() {
     let err = refused(&["run", &file, "--db", mysql, "--db", mysql]);
     assert!(err.contains("--db names two mysql servers"), "{err}");
     let err = refused(&["run", &file, "--db", "redis://u:hunter2@h/0"]);
-    assert!(err.contains("use a postgres:// or mysql:// URL"), "{err}");
+    assert!(
+        err.contains("use a postgres://, mysql:// or mssql:// URL"),
+        "{err}"
+    );
     assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn unreachable_sql_server_names_the_address_but_not_the_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = workload_file(dir.path(), GOOD);
+    for db in [
+        "mssql://sa:hunter2@127.0.0.1:1/queue",
+        "Server=tcp:127.0.0.1,1;Database=queue;User Id=sa;Password=hunter2",
+    ] {
+        let err = refused(&["run", &file, "--db", db]);
+        assert!(err.contains("mssql://sa@127.0.0.1:1/queue"), "{err}");
+        assert!(err.contains("is the server running"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+    }
 }
 
 #[test]
@@ -151,6 +169,18 @@ fn sql_prints_each_strategy_and_refuses_unknown_ones() {
         ),
         ("mysql", "waiting", "LIMIT ?\nFOR UPDATE\n"),
         ("mysql", "conditional", "AND attempt_count = ?"),
+        (
+            "mssql",
+            "production",
+            "FROM [claimbench].[JobsHot] h WITH (UPDLOCK, READPAST)\n",
+        ),
+        (
+            "mssql",
+            "production",
+            "-- parameters: @P1 = Int(10), @P2 = Text(",
+        ),
+        ("mssql", "waiting", "h WITH (UPDLOCK)\n"),
+        ("mssql", "conditional", "AND [AttemptCount] = @P3;"),
     ] {
         let out = claimbench()
             .args(["sql", "--backend", backend, "--strategy", strategy])

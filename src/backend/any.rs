@@ -4,6 +4,7 @@
 //! Enum dispatch rather than `dyn`: the traits use `async fn` (not object safe), and a
 //! `match` per call costs nothing next to a database round trip.
 
+use super::mssql::{MssqlBackend, MssqlSession};
 use super::mysql::{MysqlBackend, MysqlSession};
 use super::postgres::{PostgresBackend, PostgresSession};
 use super::{
@@ -20,12 +21,14 @@ use std::time::Duration;
 pub enum AnyBackend {
     Postgres(PostgresBackend),
     Mysql(MysqlBackend),
+    Mssql(MssqlBackend),
 }
 
 #[allow(clippy::large_enum_variant)]
 pub enum AnySession {
     Postgres(PostgresSession),
     Mysql(MysqlSession),
+    Mssql(MssqlSession),
 }
 
 impl AnyBackend {
@@ -37,6 +40,7 @@ impl AnyBackend {
                 AnyBackend::Postgres(PostgresBackend::new(c.clone(), display, schema))
             }
             DbTarget::Mysql(o) => AnyBackend::Mysql(MysqlBackend::new(o.clone(), display, schema)),
+            DbTarget::Mssql(t) => AnyBackend::Mssql(MssqlBackend::new(t.clone(), schema)),
         }
     }
 
@@ -45,6 +49,7 @@ impl AnyBackend {
         let found = match kind {
             BackendKind::Postgres => super::postgres::layout_sql(layout).is_some(),
             BackendKind::Mysql => super::mysql::layout_sql(layout).is_some(),
+            BackendKind::Mssql => super::mssql::layout_sql(layout).is_some(),
         };
         match (found, kind, layout) {
             (true, _, _) => Ok(()),
@@ -62,6 +67,7 @@ macro_rules! each {
         match $on {
             $t::Postgres($b) => $e,
             $t::Mysql($b) => $e,
+            $t::Mssql($b) => $e,
         }
     };
 }
@@ -77,6 +83,7 @@ impl Backend for AnyBackend {
         Ok(match self {
             AnyBackend::Postgres(b) => AnySession::Postgres(b.connect(role, worker_id).await?),
             AnyBackend::Mysql(b) => AnySession::Mysql(b.connect(role, worker_id).await?),
+            AnyBackend::Mssql(b) => AnySession::Mssql(b.connect(role, worker_id).await?),
         })
     }
 
@@ -111,6 +118,19 @@ impl Backend for AnyBackend {
 
     async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
         each!(self, AnyBackend, b => b.reconcile().await)
+    }
+
+    fn trial_warnings(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        batch: u32,
+    ) -> Vec<crate::warnings::Warning> {
+        each!(self, AnyBackend, b => b.trial_warnings(workload, layout, batch))
+    }
+
+    fn run_notes(&self) -> Vec<(String, String)> {
+        each!(self, AnyBackend, b => b.run_notes())
     }
 }
 

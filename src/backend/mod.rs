@@ -6,6 +6,8 @@
 //! the runner may do about it (retry a deadlock, give up on a lost connection).
 
 pub mod any;
+pub mod mssql;
+pub mod mssql_target;
 pub mod mysql;
 pub mod postgres;
 pub mod target;
@@ -25,6 +27,7 @@ pub use target::DbTarget;
 pub enum BackendKind {
     Postgres,
     Mysql,
+    Mssql,
 }
 
 impl BackendKind {
@@ -32,6 +35,7 @@ impl BackendKind {
         match self {
             BackendKind::Postgres => "postgres",
             BackendKind::Mysql => "mysql",
+            BackendKind::Mssql => "mssql",
         }
     }
 }
@@ -99,8 +103,17 @@ pub struct ServerCounters {
     #[serde(default)]
     pub row_lock_waits: Option<i64>,
     /// Time spent waiting for InnoDB row locks (`Innodb_row_lock_time`), ms.
+    /// On SQL Server both come from the hot table's `sys.dm_db_index_operational_stats`.
     #[serde(default)]
     pub row_lock_time_ms: Option<i64>,
+    /// SQL Server: lock promotions (escalations) on the hot table's indexes.
+    #[serde(default)]
+    pub lock_escalations: Option<i64>,
+    /// SQL Server: `LCK_M_*` waits in `sys.dm_os_wait_stats` (server-wide).
+    #[serde(default)]
+    pub lock_waits: Option<i64>,
+    #[serde(default)]
+    pub lock_wait_ms: Option<i64>,
 }
 
 /// Sizes and dead rows of the hot table after a trial.
@@ -219,6 +232,22 @@ pub trait Backend: Send + Sync + 'static {
     fn table_stats(&self) -> impl Future<Output = Result<TableStats, BackendError>> + Send;
 
     fn reconcile(&self) -> impl Future<Output = Result<DbReconciliation, BackendError>> + Send;
+
+    /// Warnings this backend knows before a trial runs, from its configuration alone.
+    fn trial_warnings(
+        &self,
+        _workload: &Workload,
+        _layout: &str,
+        _batch: u32,
+    ) -> Vec<crate::warnings::Warning> {
+        Vec::new()
+    }
+
+    /// Settings this backend chose for the run (such as which form of a statement it
+    /// sends), recorded next to the server's own; known after the first reset.
+    fn run_notes(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 /// One connection with its prepared statements, owned by one task (a worker, the

@@ -383,8 +383,7 @@ impl Backend for PostgresBackend {
             conflicts: r.get(1),
             rollbacks: r.get(2),
             commits: r.get(3),
-            row_lock_waits: None,
-            row_lock_time_ms: None,
+            ..ServerCounters::default()
         })
     }
 

@@ -11,13 +11,19 @@ use std::str::FromStr;
 pub enum DbTarget {
     Postgres(tokio_postgres::Config),
     Mysql(mysql_async::Opts),
+    Mssql(super::mssql_target::MssqlTarget),
 }
 
 impl DbTarget {
-    /// Parses a URL and picks the backend from its scheme.
+    /// Parses a URL (or an ADO.NET connection string, for SQL Server) and picks the
+    /// backend from its scheme.
     pub fn parse(url: &str) -> Result<DbTarget, String> {
+        if super::mssql_target::is_ado(url) {
+            return super::mssql_target::parse_ado(url).map(DbTarget::Mssql);
+        }
         let scheme = url.split_once("://").map(|(s, _)| s).unwrap_or("");
         match scheme {
+            "mssql" | "sqlserver" => super::mssql_target::parse_url(url).map(DbTarget::Mssql),
             "postgres" | "postgresql" => tokio_postgres::Config::from_str(url)
                 .map(DbTarget::Postgres)
                 // The parser's message can echo the URL; keep only its kind.
@@ -46,7 +52,7 @@ impl DbTarget {
                     })
             }
             _ => Err(format!(
-                "cannot tell the backend of `{}`; use a postgres:// or mysql:// URL",
+                "cannot tell the backend of `{}`; use a postgres://, mysql:// or mssql:// URL (or an ADO.NET connection string for SQL Server)",
                 redact_url(url)
             )),
         }
@@ -56,6 +62,7 @@ impl DbTarget {
         match self {
             DbTarget::Postgres(_) => BackendKind::Postgres,
             DbTarget::Mysql(_) => BackendKind::Mysql,
+            DbTarget::Mssql(_) => BackendKind::Mssql,
         }
     }
 }
@@ -92,6 +99,7 @@ impl std::fmt::Display for DbTarget {
                 o.tcp_port(),
                 o.db_name().unwrap_or("")
             ),
+            DbTarget::Mssql(t) => f.write_str(&t.display),
         }
     }
 }
@@ -156,7 +164,10 @@ mod tests {
     #[test]
     fn unknown_scheme_is_a_clear_error_without_secret() {
         let e = DbTarget::parse("redis://u:pw@h:1/0").unwrap_err();
-        assert!(e.contains("use a postgres:// or mysql:// URL"), "{e}");
+        assert!(
+            e.contains("use a postgres://, mysql:// or mssql:// URL"),
+            "{e}"
+        );
         assert!(!e.contains("pw@"), "{e}");
     }
 }

@@ -21,6 +21,11 @@ p.how{color:#444;max-width:60em}pre{background:#f7f7f7;padding:1em;overflow:auto
 .warn{color:#8a4b00}.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c068}";
 
 /// One table row; the first three columns (names) align left, numbers right.
+/// A count a backend may not have: "–" where it has none.
+fn or_dash(n: Option<i64>) -> String {
+    n.map_or_else(|| "–".to_string(), |n| n.to_string())
+}
+
 fn table_row<'a>(h: &mut String, tag: &str, cells: impl Iterator<Item = &'a str>) {
     h.push_str("<tr>");
     for (i, v) in cells.enumerate() {
@@ -99,12 +104,12 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         );
     }
 
-    h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">backend</th><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>row lock waits</th><th>deadlocks</th><th>dead tuples / undo history</th></tr>\n");
+    h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">backend</th><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>row lock waits</th><th>lock escalations</th><th>deadlocks</th><th>dead tuples / undo history</th></tr>\n");
     for c in &r.cells {
         for t in &c.trials {
             let _ = writeln!(
                 h,
-                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 c.backend,
                 c.strategy,
                 esc(&c.index_layout),
@@ -125,9 +130,8 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
                 t.reconciliation.lost,
                 t.oldest_pending.p99_ms,
                 t.locks.lock_wait_share * 100.0,
-                t.locks
-                    .row_lock_waits
-                    .map_or_else(|| "–".to_string(), |n| n.to_string()),
+                or_dash(t.locks.row_lock_waits),
+                or_dash(t.locks.lock_escalations),
                 t.locks.deadlocks,
                 t.resources.table.dead_tuples,
             );

@@ -208,6 +208,7 @@ pub async fn run<B: Backend>(
                                         );
                                     }
                                     cell.trials.push(t);
+                                    record_notes(&mut result, backend);
                                 }
                                 Err(error) => {
                                     push_cell(&mut result, cell);
@@ -247,6 +248,27 @@ pub async fn run<B: Backend>(
         dir,
         failed_checks,
     })
+}
+
+/// Adds what the backend chose for the run (such as the form of a statement it sends)
+/// to its target's settings in the environment, replacing an earlier note of the same
+/// name.
+fn record_notes<B: Backend>(result: &mut RunResult, backend: &B) {
+    let notes = backend.run_notes();
+    if notes.is_empty() {
+        return;
+    }
+    for t in result
+        .environment
+        .targets
+        .iter_mut()
+        .filter(|t| t.backend == backend.kind())
+    {
+        for (k, v) in &notes {
+            t.server.settings.retain(|(name, _)| name != k);
+            t.server.settings.push((k.clone(), v.clone()));
+        }
+    }
 }
 
 fn push_cell(result: &mut RunResult, cell: CellResult) {
@@ -586,6 +608,7 @@ async fn run_trial<B: Backend>(
     if interrupted {
         warnings.push(Warning::Interrupted);
     }
+    warnings.extend(backend.trial_warnings(w, spec.layout, spec.batch));
 
     Ok(TrialResult {
         repetition: spec.repetition,
@@ -636,6 +659,10 @@ async fn run_trial<B: Backend>(
             row_lock_time_ms: delta(
                 counters_before.row_lock_time_ms,
                 counters_after.row_lock_time_ms,
+            ),
+            lock_escalations: delta(
+                counters_before.lock_escalations,
+                counters_after.lock_escalations,
             ),
         },
         max_workers,

@@ -9,6 +9,7 @@
 
 #![allow(dead_code)]
 
+pub mod mssql;
 pub mod mysql;
 pub mod postgres;
 

@@ -506,6 +506,7 @@ impl Backend for MysqlBackend {
                 commits: get("Handler_commit").unwrap_or(0),
                 row_lock_waits: get("Innodb_row_lock_waits"),
                 row_lock_time_ms: get("Innodb_row_lock_time"),
+                ..ServerCounters::default()
             })
         })
         .await

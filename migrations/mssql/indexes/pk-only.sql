@@ -1,0 +1,2 @@
+-- pk-only: no secondary index; every claim scans the clustered primary key.
+SELECT 1;

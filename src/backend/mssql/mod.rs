@@ -1,0 +1,666 @@
+//! SQL Server backend over tiberius (TDS, TLS through rustls): the seed's own
+//! `UPDLOCK, READPAST` fetch statement, the other strategies, the job lifecycle, and SQL
+//! Server's lock evidence (`LCK_M_*` waits, row lock waits, lock promotions, deadlocks).
+//!
+//! Every statement is in `migrations/mssql/`, written against `[{SCHEMA}]`, which is
+//! replaced by the run's schema (default `claimbench`) once per connection. tiberius sends
+//! statements through sp_executesql with positional parameters `@P1`, `@P2`, ...; the
+//! binds each statement takes are spelled out by the `*_binds` functions here, which the
+//! sessions use and the golden tests pin.
+//!
+//! No SQL Server runs on the machines this project is built on: this backend is unit
+//! tested on the T-SQL it sends and integration tested only where CLAIMBENCH_MSSQL_URL
+//! points at a server.
+
+mod session;
+
+pub use session::MssqlSession;
+
+use super::mssql_target::MssqlTarget;
+use super::{
+    Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
+    TableStats, sql_steps,
+};
+use crate::strategy::Strategy;
+use crate::warnings::Warning;
+use crate::workload::Workload;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tiberius::{Client, Row};
+use tokio::net::TcpStream;
+use tokio::sync::Mutex;
+use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
+
+pub(crate) type Conn = Client<Compat<TcpStream>>;
+
+const SCHEMA_SQL: &str = include_str!("../../../migrations/mssql/schema.sql");
+const DROP_SQL: &str = include_str!("../../../migrations/mssql/drop.sql");
+const SEED_SQL: &str = include_str!("../../../migrations/mssql/seed.sql");
+const PRODUCTION_SQL: &str = include_str!("../../../migrations/mssql/strategies/production.sql");
+const WAITING_SQL: &str = include_str!("../../../migrations/mssql/strategies/waiting.sql");
+const NAIVE_SQL: &str = include_str!("../../../migrations/mssql/strategies/naive.sql");
+const CONDITIONAL_SQL: &str = include_str!("../../../migrations/mssql/strategies/conditional.sql");
+const START_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/start.sql");
+const START_UNGATED_SQL: &str =
+    include_str!("../../../migrations/mssql/lifecycle/start_ungated.sql");
+const EFFECT_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/effect.sql");
+const COMPLETE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/complete.sql");
+const FAIL_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/fail.sql");
+const RELEASE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/release.sql");
+const RESCUE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/rescue.sql");
+const PRODUCE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/produce.sql");
+const SAMPLE_SQL: &str = include_str!("../../../migrations/mssql/evidence/sample.sql");
+const RECONCILE_SQL: &str = include_str!("../../../migrations/mssql/evidence/reconcile.sql");
+const COUNTERS_SQL: &str = include_str!("../../../migrations/mssql/evidence/counters.sql");
+const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mssql/evidence/table_stats.sql");
+const SETTINGS_SQL: &str = include_str!("../../../migrations/mssql/evidence/settings.sql");
+
+/// Session options every connection sets first. Indexes on computed columns (DueUtc)
+/// require these for every statement that writes the table; drivers differ in their
+/// defaults, so claimbench does not rely on them.
+const SESSION_SETUP: &str = "SET QUOTED_IDENTIFIER ON; SET ANSI_NULLS ON; SET ANSI_PADDING ON; \
+     SET ANSI_WARNINGS ON; SET ARITHABORT ON; SET CONCAT_NULL_YIELDS_NULL ON; \
+     SET NUMERIC_ROUNDABORT OFF;";
+
+/// SQL Server error numbers the runner acts on or explains.
+const ER_DEADLOCK_VICTIM: u32 = 1205;
+const ER_LOCK_TIMEOUT: u32 = 1222;
+const ER_SNAPSHOT_CONFLICT: u32 = 3960;
+const ER_LOGIN_FAILED: u32 = 18456;
+const ER_CANNOT_OPEN_DATABASE: u32 = 4060;
+const ER_PERMISSION_DENIED: [u32; 4] = [229, 262, 297, 300];
+const ER_SCHEMA_PERMISSION: u32 = 2760;
+
+/// Approximate lock count at which SQL Server escalates one statement's row locks.
+pub const ESCALATION_THRESHOLD: u32 = 5_000;
+
+/// Column positions in the production and waiting OUTPUT list (the seed's order, then
+/// the queue wait).
+const COL_ID: usize = 0;
+const COL_ATTEMPT: usize = 8;
+const COL_QUEUE_WAIT_US: usize = 17;
+
+/// A statement file with `[{SCHEMA}]` filled in (`]` doubled, as inside brackets).
+pub fn with_schema(sql: &str, schema: &str) -> String {
+    sql.replace("{SCHEMA}", &schema.replace(']', "]]"))
+}
+
+/// The production or waiting statement as sent: with READCOMMITTEDLOCK added to its
+/// lock hints when the database reads row versions by default (READ_COMMITTED_SNAPSHOT
+/// ON), so that READPAST has locks to skip and UPDLOCK readers see each other.
+pub fn locking_claim_sql(strategy: Strategy, schema: &str, rcsi: bool) -> String {
+    let file = if strategy == Strategy::Waiting {
+        WAITING_SQL
+    } else {
+        PRODUCTION_SQL
+    };
+    let body = statement_body(file);
+    let body = if rcsi {
+        body.replace(
+            "WITH (UPDLOCK, READPAST)",
+            "WITH (UPDLOCK, READPAST, READCOMMITTEDLOCK)",
+        )
+        .replace("WITH (UPDLOCK)", "WITH (UPDLOCK, READCOMMITTEDLOCK)")
+    } else {
+        body
+    };
+    with_schema(&body, schema)
+}
+
+/// A one-statement file without its header comment (the lines before the first line
+/// that is not a comment); multi-step files go through `step`.
+fn statement_body(file: &str) -> String {
+    let start = file
+        .lines()
+        .take_while(|l| l.starts_with("--"))
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    file[start..].trim().to_string()
+}
+
+/// One named step of a multi-statement file.
+fn step(file: &'static str, name: &str) -> &'static str {
+    sql_steps(file)
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, sql)| sql)
+        .unwrap_or_else(|| panic!("statement file lacks step `{name}`"))
+}
+
+/// The statement files a strategy sends, for `claimbench sql`.
+pub fn strategy_sql(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::Production => PRODUCTION_SQL,
+        Strategy::Waiting => WAITING_SQL,
+        Strategy::Naive => NAIVE_SQL,
+        Strategy::Conditional => CONDITIONAL_SQL,
+    }
+}
+
+/// A value bound to a positional parameter, as the golden tests pin it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bind<'a> {
+    Int(i32),
+    BigInt(i64),
+    Float(f64),
+    Text(&'a str),
+}
+
+/// Binds of the production and waiting statements: @P1 = @Limit, @P2 = @WorkerId.
+pub fn claim_binds(batch: u32, worker_id: &str) -> [Bind<'_>; 2] {
+    [Bind::Int(batch as i32), Bind::Text(worker_id)]
+}
+
+/// Binds of the naive and conditional candidate SELECT: @P1 = batch limit.
+pub fn select_binds(batch: u32) -> [Bind<'static>; 1] {
+    [Bind::Int(batch as i32)]
+}
+
+/// Binds of naive's UPDATE: @P1 worker id, @P2 the ids as a JSON array.
+pub fn naive_update_binds<'a>(worker_id: &'a str, ids_json: &'a str) -> [Bind<'a>; 2] {
+    [Bind::Text(worker_id), Bind::Text(ids_json)]
+}
+
+/// Binds of conditional's per-candidate UPDATE: @P1 worker id, @P2 id, @P3 attempt.
+pub fn claim_one_binds(worker_id: &str, id: i64, attempt: i32) -> [Bind<'_>; 3] {
+    [Bind::Text(worker_id), Bind::BigInt(id), Bind::Int(attempt)]
+}
+
+/// What `claimbench sql --backend mssql` shows of a strategy's parameters.
+pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
+    let show = |b: &[Bind]| {
+        b.iter()
+            .enumerate()
+            .map(|(i, b)| format!("@P{} = {b:?}", i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match strategy {
+        Strategy::Production | Strategy::Waiting => show(&claim_binds(batch, "<worker id>")),
+        Strategy::Naive => format!(
+            "select: {}; update: {}",
+            show(&select_binds(batch)),
+            show(&naive_update_binds("<worker id>", "[<ids read>]"))
+        ),
+        Strategy::Conditional => format!(
+            "select: {}; claim-one, per id: {}",
+            show(&select_binds(batch)),
+            show(&claim_one_binds("<worker id>", 0, 0))
+        ),
+    }
+}
+
+/// The SQL file for an index layout (names validated by the workload).
+pub fn layout_sql(layout: &str) -> Option<&'static str> {
+    Some(match layout {
+        "pk-only" => include_str!("../../../migrations/mssql/indexes/pk-only.sql"),
+        "status-created" => include_str!("../../../migrations/mssql/indexes/status-created.sql"),
+        "fetch-order" => include_str!("../../../migrations/mssql/indexes/fetch-order.sql"),
+        "pending-partial" => {
+            include_str!("../../../migrations/mssql/indexes/pending-partial.sql")
+        }
+        _ => return None,
+    })
+}
+
+/// Indexes on the hot table with `layout`: the clustered primary key and the layout's.
+pub fn index_count(layout: &str) -> u32 {
+    if layout == "pk-only" { 1 } else { 2 }
+}
+
+pub struct MssqlBackend {
+    target: MssqlTarget,
+    schema: String,
+    /// `program_name` of this backend's worker connections: unique per backend instance.
+    worker_role: String,
+    /// READ_COMMITTED_SNAPSHOT of the database, read at every reset; decides the form of
+    /// the production and waiting statements.
+    rcsi: AtomicBool,
+    control: Mutex<Option<Conn>>,
+}
+
+impl MssqlBackend {
+    pub fn new(target: MssqlTarget, schema: &str) -> MssqlBackend {
+        static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = INSTANCES.fetch_add(1, Ordering::Relaxed);
+        MssqlBackend {
+            target,
+            schema: schema.to_string(),
+            worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
+            rcsi: AtomicBool::new(false),
+            control: Mutex::new(None),
+        }
+    }
+
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    /// `[schema].[JobsHot]`, for OBJECT_ID().
+    fn hot_table(&self) -> String {
+        with_schema("[{SCHEMA}].[JobsHot]", &self.schema)
+    }
+
+    /// Opens one connection named `program_name` on the server.
+    async fn open(&self, program_name: &str) -> Result<Conn, BackendError> {
+        let mut config = self.target.config.clone();
+        config.application_name(program_name);
+        let addr = config.get_addr();
+        let connect = async {
+            let tcp = TcpStream::connect(&addr)
+                .await
+                .map_err(|e| self.connect_error(&tiberius::error::Error::from(e)))?;
+            let _ = tcp.set_nodelay(true);
+            Client::connect(config, tcp.compat_write())
+                .await
+                .map_err(|e| self.connect_error(&e))
+        };
+        let mut client = match tokio::time::timeout(Duration::from_secs(10), connect).await {
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(BackendError::Connect {
+                    target: self.target.display.clone(),
+                    reason: "no answer within 10 s".into(),
+                    hint: "is the server running and reachable? check host and port (a named instance needs its port: host,port or host:port)",
+                });
+            }
+        };
+        client
+            .simple_query(SESSION_SETUP)
+            .await
+            .map_err(|e| query_error("set session options", e))?
+            .into_results()
+            .await
+            .map_err(|e| query_error("set session options", e))?;
+        Ok(client)
+    }
+
+    fn connect_error(&self, e: &tiberius::error::Error) -> BackendError {
+        use tiberius::error::Error as E;
+        let (reason, hint) = match e {
+            E::Server(t) if t.code() == ER_LOGIN_FAILED => (
+                t.message().to_string(),
+                "the server refused the login: check the user and password (SQL authentication must be enabled on the server)",
+            ),
+            E::Server(t) if t.code() == ER_CANNOT_OPEN_DATABASE => (
+                t.message().to_string(),
+                "the database does not exist or the login may not use it: create it, or name another",
+            ),
+            E::Server(t) => (
+                t.message().to_string(),
+                "the server answered but refused: check the connection string",
+            ),
+            E::Tls(m) => (
+                format!("TLS: {m}"),
+                "TLS handshake failed: for a self-signed certificate add trust_server_certificate=true (URL) or TrustServerCertificate=true (connection string), or encrypt=false",
+            ),
+            E::Routing { host, port } => (
+                format!("the server redirects to {host}:{port}"),
+                "connect to the host and port the server names",
+            ),
+            other => (
+                other.to_string(),
+                "is the server running and accepting TCP connections? check host and port",
+            ),
+        };
+        BackendError::Connect {
+            target: self.target.display.clone(),
+            reason,
+            hint,
+        }
+    }
+
+    async fn control(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Conn>>, BackendError> {
+        let mut guard = self.control.lock().await;
+        if guard.is_none() {
+            *guard = Some(self.open("claimbench-control").await?);
+        }
+        Ok(guard)
+    }
+
+    /// Runs `f` on the control connection; a lost connection is dropped so the next call
+    /// opens a new one.
+    async fn on_control<T>(
+        &self,
+        f: impl AsyncFnOnce(&mut Conn) -> Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        let mut guard = self.control().await?;
+        let conn = guard.as_mut().expect("control() opened it");
+        let r = f(conn).await;
+        if matches!(&r, Err(e) if e.kind() == ErrorKind::ConnectionLost) {
+            *guard = None;
+        }
+        r
+    }
+
+    async fn recreate(
+        &self,
+        c: &mut Conn,
+        workload: &Workload,
+        layout_sql: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        let s = |sql: &str| with_schema(sql, &self.schema);
+        let e = |what| move |e| query_error(what, e);
+        c.execute(
+            "IF SCHEMA_ID(@P1) IS NULL EXEC(N'CREATE SCHEMA ' + QUOTENAME(@P1));",
+            &[&self.schema.as_str()],
+        )
+        .await
+        .map_err(e("create schema"))?;
+        c.execute(s(DROP_SQL), &[])
+            .await
+            .map_err(e("drop tables"))?;
+        c.execute(s(SCHEMA_SQL), &[])
+            .await
+            .map_err(e("create tables"))?;
+        let p = &workload.population;
+        let insert_queue = s(
+            "INSERT INTO [{SCHEMA}].[Queues] ([Name], [IsPaused], [IsActive], [MaxWorkers]) VALUES (@P1, @P2, @P3, @P4);",
+        );
+        for q in &p.queues {
+            c.execute(
+                &*insert_queue,
+                &[&q.name.as_str(), &q.paused, &q.active, &q.max_workers],
+            )
+            .await
+            .map_err(e("insert queues"))?;
+        }
+        let (qnames, qbounds) = p.queue_bounds();
+        let insert_sq =
+            s("INSERT INTO [{SCHEMA}].[SeedQueues] ([Ord], [Name], [Lo]) VALUES (@P1, @P2, @P3);");
+        for (i, (name, lo)) in qnames.iter().zip(&qbounds).enumerate() {
+            c.execute(&*insert_sq, &[&(i as i32), &name.as_str(), lo])
+                .await
+                .map_err(e("insert seed queues"))?;
+        }
+        let (prios, pbounds) = p.priority_bounds();
+        let insert_sp = s(
+            "INSERT INTO [{SCHEMA}].[SeedPriorities] ([Ord], [Value], [Lo]) VALUES (@P1, @P2, @P3);",
+        );
+        for (i, (value, lo)) in prios.iter().zip(&pbounds).enumerate() {
+            c.execute(&*insert_sp, &[&(i as i32), value, lo])
+                .await
+                .map_err(e("insert seed priorities"))?;
+        }
+        let seed_text = seed.to_string();
+        let row = c
+            .query(
+                s(SEED_SQL),
+                &[
+                    &(p.backlog as i64),
+                    &seed_text.as_str(),
+                    &(p.payload_bytes as i32),
+                    &p.scheduled_share,
+                    &(p.scheduled_within_s * 1e3),
+                ],
+            )
+            .await
+            .map_err(e("seed backlog"))?
+            .into_row()
+            .await
+            .map_err(e("seed backlog"))?;
+        let seeded = row
+            .and_then(|r| r.get::<i64, _>(0))
+            .unwrap_or_default()
+            .max(0) as u64;
+        c.execute(s(layout_sql), &[])
+            .await
+            .map_err(e("build index layout"))?;
+        c.execute(
+            s(&format!(
+                "ALTER TABLE [{{SCHEMA}}].[JobsHot] SET (LOCK_ESCALATION = {});",
+                workload.lock_escalation.as_sql()
+            )),
+            &[],
+        )
+        .await
+        .map_err(e("set lock escalation"))?;
+        c.execute(
+            s("UPDATE STATISTICS [{SCHEMA}].[JobsHot]; UPDATE STATISTICS [{SCHEMA}].[Queues];"),
+            &[],
+        )
+        .await
+        .map_err(e("update statistics"))?;
+        let rcsi = c
+            .query(
+                "SELECT CAST(is_read_committed_snapshot_on AS int) FROM sys.databases WHERE database_id = DB_ID();",
+                &[],
+            )
+            .await
+            .map_err(e("read READ_COMMITTED_SNAPSHOT"))?
+            .into_row()
+            .await
+            .map_err(e("read READ_COMMITTED_SNAPSHOT"))?
+            .and_then(|r| r.get::<i32, _>(0))
+            == Some(1);
+        self.rcsi.store(rcsi, Ordering::Relaxed);
+        Ok(seeded)
+    }
+}
+
+pub(crate) fn query_error(what: &'static str, e: tiberius::error::Error) -> BackendError {
+    use tiberius::error::Error as E;
+    let (kind, code, message) = match &e {
+        E::Server(t) => {
+            let code = t.code();
+            let kind = match code {
+                ER_DEADLOCK_VICTIM => ErrorKind::Deadlock,
+                ER_LOCK_TIMEOUT => ErrorKind::LockTimeout,
+                ER_SNAPSHOT_CONFLICT => ErrorKind::Serialization,
+                _ => ErrorKind::Other,
+            };
+            let hint = if ER_PERMISSION_DENIED.contains(&code) {
+                "; grant the login VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE on SQL Server 2022) for the lock evidence, and CREATE TABLE with ALTER on the schema"
+            } else if code == ER_SCHEMA_PERMISSION {
+                "; the login needs CREATE SCHEMA, or create the schema for it and grant ALTER on it"
+            } else {
+                ""
+            };
+            (
+                kind,
+                Some(format!("SQL Server {code}")),
+                format!("{}{hint}", t.message()),
+            )
+        }
+        E::Io { .. } => (ErrorKind::ConnectionLost, None, e.to_string()),
+        other => (ErrorKind::Other, None, other.to_string()),
+    };
+    BackendError::Query {
+        what,
+        kind,
+        code,
+        message,
+    }
+}
+
+/// One row's column `i` as i64, whatever integer type the server sent.
+pub(crate) fn int(row: &Row, i: usize) -> i64 {
+    row.try_get::<i64, _>(i)
+        .ok()
+        .flatten()
+        .or_else(|| row.try_get::<i32, _>(i).ok().flatten().map(i64::from))
+        .or_else(|| row.try_get::<u8, _>(i).ok().flatten().map(i64::from))
+        .unwrap_or(0)
+}
+
+impl Backend for MssqlBackend {
+    type Session = MssqlSession;
+
+    fn kind(&self) -> BackendKind {
+        BackendKind::Mssql
+    }
+
+    fn worker_role(&self) -> String {
+        self.worker_role.clone()
+    }
+
+    async fn connect(&self, role: &str, worker_id: &str) -> Result<MssqlSession, BackendError> {
+        let client = self.open(role).await?;
+        Ok(MssqlSession::new(
+            client,
+            &self.schema,
+            self.rcsi.load(Ordering::Relaxed),
+            worker_id,
+            &self.worker_role,
+        ))
+    }
+
+    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
+        self.on_control(async |c| {
+            let e = |e| query_error("read server settings", e);
+            let version = c
+                .query("SELECT CAST(@@VERSION AS nvarchar(4000));", &[])
+                .await
+                .map_err(e)?
+                .into_row()
+                .await
+                .map_err(e)?
+                .and_then(|r| r.get::<&str, _>(0).map(|v| v.replace('\n', " ")))
+                .unwrap_or_default();
+            let settings = c
+                .query(SETTINGS_SQL, &[])
+                .await
+                .map_err(e)?
+                .into_first_result()
+                .await
+                .map_err(e)?
+                .iter()
+                .map(|r| {
+                    (
+                        r.get::<&str, _>(0).unwrap_or_default().to_string(),
+                        r.get::<&str, _>(1).unwrap_or_default().to_string(),
+                    )
+                })
+                .collect();
+            Ok(ServerInfo { version, settings })
+        })
+        .await
+    }
+
+    async fn reset(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        let layout_sql = layout_sql(layout).ok_or_else(|| BackendError::Query {
+            what: "build index layout",
+            kind: ErrorKind::Other,
+            code: None,
+            message: format!("no SQL Server index layout named `{layout}`"),
+        })?;
+        self.on_control(async |c| self.recreate(c, workload, layout_sql, seed).await)
+            .await
+    }
+
+    async fn counters(&self) -> Result<ServerCounters, BackendError> {
+        let table = self.hot_table();
+        self.on_control(async |c| {
+            let e = |e| query_error("read lock counters", e);
+            let r = c
+                .query(COUNTERS_SQL, &[&table.as_str()])
+                .await
+                .map_err(e)?
+                .into_row()
+                .await
+                .map_err(e)?;
+            let Some(r) = r else {
+                return Ok(ServerCounters::default());
+            };
+            Ok(ServerCounters {
+                deadlocks: int(&r, 0),
+                lock_waits: Some(int(&r, 1)),
+                lock_wait_ms: Some(int(&r, 2)),
+                row_lock_waits: Some(int(&r, 3)),
+                row_lock_time_ms: Some(int(&r, 4)),
+                lock_escalations: Some(int(&r, 5)),
+                ..ServerCounters::default()
+            })
+        })
+        .await
+    }
+
+    async fn server_pid(&self) -> Option<u32> {
+        // SQL Server does not tell its OS pid; it rarely runs on the client's host.
+        None
+    }
+
+    async fn table_stats(&self) -> Result<TableStats, BackendError> {
+        let table = self.hot_table();
+        self.on_control(async |c| {
+            let e = |e| query_error("read table statistics", e);
+            let r = c
+                .query(TABLE_STATS_SQL, &[&table.as_str()])
+                .await
+                .map_err(e)?
+                .into_row()
+                .await
+                .map_err(e)?;
+            Ok(r.map(|r| TableStats {
+                live_tuples: int(&r, 0),
+                dead_tuples: 0,
+                table_bytes: int(&r, 1),
+                index_bytes: int(&r, 2),
+            })
+            .unwrap_or_default())
+        })
+        .await
+    }
+
+    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
+        let sql = with_schema(RECONCILE_SQL, &self.schema);
+        self.on_control(async |c| {
+            let e = |e| query_error("reconcile jobs", e);
+            let r = c
+                .query(sql, &[])
+                .await
+                .map_err(e)?
+                .into_row()
+                .await
+                .map_err(e)?
+                .expect("a SELECT without FROM returns one row");
+            Ok(DbReconciliation {
+                pending: int(&r, 0),
+                fetched: int(&r, 1),
+                processing: int(&r, 2),
+                completed: int(&r, 3),
+                dead_lettered: int(&r, 4),
+                effect_rows: int(&r, 5),
+                duplicate_executions: int(&r, 6),
+                distinct_executed: int(&r, 7),
+            })
+        })
+        .await
+    }
+
+    fn trial_warnings(&self, workload: &Workload, layout: &str, batch: u32) -> Vec<Warning> {
+        let indexes = index_count(layout);
+        let locks = batch.saturating_mul(indexes);
+        if workload.lock_escalation != crate::workload::LockEscalation::Disable
+            && locks >= ESCALATION_THRESHOLD * 4 / 5
+        {
+            vec![Warning::LockEscalationRisk {
+                batch,
+                indexes,
+                locks,
+            }]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn run_notes(&self) -> Vec<(String, String)> {
+        vec![(
+            "claimbench production form".into(),
+            if self.rcsi.load(Ordering::Relaxed) {
+                "UPDLOCK, READPAST, READCOMMITTEDLOCK (READ_COMMITTED_SNAPSHOT is ON)".into()
+            } else {
+                "UPDLOCK, READPAST (READ_COMMITTED_SNAPSHOT is OFF)".into()
+            },
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,339 @@
+//! A SQL Server session: one connection, its statements with the schema filled in once,
+//! the claim strategies and the job lifecycle, one round trip per statement.
+
+use super::{
+    Bind, COL_ATTEMPT, COL_ID, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL, Conn, EFFECT_SQL,
+    FAIL_SQL, NAIVE_SQL, PRODUCE_SQL, RELEASE_SQL, RESCUE_SQL, SAMPLE_SQL, START_SQL,
+    START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql, naive_update_binds,
+    query_error, select_binds, statement_body, step, with_schema,
+};
+use crate::backend::{BackendError, ClaimOutcome, ClaimedJob, FailOutcome, Sample, Session};
+use crate::strategy::Strategy;
+use crate::workload::Workload;
+use std::time::Duration;
+use tiberius::{Row, ToSql};
+
+/// Every statement a session sends, with its schema filled in.
+struct Statements {
+    production: String,
+    waiting: String,
+    naive_select: String,
+    naive_update: String,
+    conditional_select: String,
+    conditional_claim: String,
+    start: String,
+    start_ungated: String,
+    effect: String,
+    complete: String,
+    fail: String,
+    release: String,
+    rescue: String,
+    produce: String,
+    sample: String,
+}
+
+impl Statements {
+    fn new(schema: &str, rcsi: bool) -> Statements {
+        let s = |sql: &str| with_schema(sql, schema);
+        let body = |file: &str| s(&statement_body(file));
+        Statements {
+            production: locking_claim_sql(Strategy::Production, schema, rcsi),
+            waiting: locking_claim_sql(Strategy::Waiting, schema, rcsi),
+            naive_select: s(step(NAIVE_SQL, "select")),
+            naive_update: s(step(NAIVE_SQL, "update")),
+            conditional_select: s(step(CONDITIONAL_SQL, "select")),
+            conditional_claim: s(step(CONDITIONAL_SQL, "claim-one")),
+            start: body(START_SQL),
+            start_ungated: body(START_UNGATED_SQL),
+            effect: body(EFFECT_SQL),
+            complete: body(COMPLETE_SQL),
+            fail: body(FAIL_SQL),
+            release: body(RELEASE_SQL),
+            rescue: body(RESCUE_SQL),
+            produce: body(PRODUCE_SQL),
+            sample: body(SAMPLE_SQL),
+        }
+    }
+}
+
+pub struct MssqlSession {
+    client: Conn,
+    statements: Statements,
+    worker_id: String,
+    worker_role: String,
+}
+
+impl MssqlSession {
+    pub(super) fn new(
+        client: Conn,
+        schema: &str,
+        rcsi: bool,
+        worker_id: &str,
+        worker_role: &str,
+    ) -> MssqlSession {
+        MssqlSession {
+            client,
+            statements: Statements::new(schema, rcsi),
+            worker_id: worker_id.to_string(),
+            worker_role: worker_role.to_string(),
+        }
+    }
+
+    /// The underlying client, for tests that need to hold a transaction open.
+    pub fn client(&mut self) -> &mut Conn {
+        &mut self.client
+    }
+}
+
+impl Bind<'_> {
+    fn as_sql(&self) -> &dyn ToSql {
+        match self {
+            Bind::Int(v) => v,
+            Bind::BigInt(v) => v,
+            Bind::Float(v) => v,
+            Bind::Text(v) => v,
+        }
+    }
+}
+
+/// Runs `sql` with `binds` and returns its first result set.
+async fn rows(
+    c: &mut Conn,
+    what: &'static str,
+    sql: &str,
+    binds: &[Bind<'_>],
+) -> Result<Vec<Row>, BackendError> {
+    let params: Vec<&dyn ToSql> = binds.iter().map(Bind::as_sql).collect();
+    c.query(sql, &params)
+        .await
+        .map_err(|e| query_error(what, e))?
+        .into_first_result()
+        .await
+        .map_err(|e| query_error(what, e))
+}
+
+/// Runs `sql` with `binds` and returns the rows it changed.
+async fn affected(
+    c: &mut Conn,
+    what: &'static str,
+    sql: &str,
+    binds: &[Bind<'_>],
+) -> Result<u64, BackendError> {
+    let params: Vec<&dyn ToSql> = binds.iter().map(Bind::as_sql).collect();
+    let r = c
+        .execute(sql, &params)
+        .await
+        .map_err(|e| query_error(what, e))?;
+    Ok(r.rows_affected().iter().sum())
+}
+
+fn claimed(r: &Row, id: usize, attempt: usize, wait: usize) -> ClaimedJob {
+    ClaimedJob {
+        id: int(r, id),
+        attempt: int(r, attempt) as i32,
+        queue_wait_us: int(r, wait),
+    }
+}
+
+fn ids_json(ids: impl Iterator<Item = i64>) -> String {
+    let items: Vec<String> = ids.map(|i| i.to_string()).collect();
+    format!("[{}]", items.join(","))
+}
+
+impl Session for MssqlSession {
+    async fn claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<ClaimOutcome, BackendError> {
+        out.clear();
+        let mut outcome = ClaimOutcome::default();
+        let c = &mut self.client;
+        let s = &self.statements;
+        match strategy {
+            Strategy::Production | Strategy::Waiting => {
+                let sql = if strategy == Strategy::Production {
+                    &s.production
+                } else {
+                    &s.waiting
+                };
+                let got = rows(c, "claim", sql, &claim_binds(batch, &self.worker_id)).await?;
+                out.extend(
+                    got.iter()
+                        .map(|r| claimed(r, COL_ID, COL_ATTEMPT, COL_QUEUE_WAIT_US)),
+                );
+            }
+            Strategy::Naive => {
+                let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
+                if !got.is_empty() {
+                    let ids = ids_json(got.iter().map(|r| int(r, 0)));
+                    affected(
+                        c,
+                        "claim",
+                        &s.naive_update,
+                        &naive_update_binds(&self.worker_id, &ids),
+                    )
+                    .await?;
+                    out.extend(got.iter().map(|r| claimed(r, 0, 1, 2)));
+                }
+            }
+            Strategy::Conditional => {
+                let got = rows(c, "claim", &s.conditional_select, &select_binds(batch)).await?;
+                for r in &got {
+                    let job = claimed(r, 0, 1, 2);
+                    let n = affected(
+                        c,
+                        "claim",
+                        &s.conditional_claim,
+                        &claim_one_binds(&self.worker_id, job.id, job.attempt),
+                    )
+                    .await?;
+                    if n == 1 {
+                        out.push(job);
+                    } else {
+                        outcome.lost_races += 1;
+                    }
+                }
+            }
+        }
+        Ok(outcome)
+    }
+
+    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
+        let sql = if gated {
+            &self.statements.start
+        } else {
+            &self.statements.start_ungated
+        };
+        let binds = [Bind::BigInt(job), Bind::Text(&self.worker_id)];
+        Ok(affected(&mut self.client, "start", sql, &binds).await? == 1)
+    }
+
+    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
+        let binds = [
+            Bind::BigInt(job),
+            Bind::Int(attempt),
+            Bind::Text(&self.worker_id),
+            Bind::Int(failed as i32),
+        ];
+        affected(
+            &mut self.client,
+            "write effect",
+            &self.statements.effect,
+            &binds,
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
+        let binds = [Bind::BigInt(job), Bind::Text(&self.worker_id)];
+        Ok(affected(
+            &mut self.client,
+            "complete",
+            &self.statements.complete,
+            &binds,
+        )
+        .await?
+            == 1)
+    }
+
+    async fn fail(
+        &mut self,
+        job: i64,
+        retry_delay: Duration,
+        max_attempts: u32,
+    ) -> Result<FailOutcome, BackendError> {
+        let binds = [
+            Bind::BigInt(job),
+            Bind::Text(&self.worker_id),
+            Bind::Int(retry_delay.as_millis().min(i32::MAX as u128) as i32),
+            Bind::Int(max_attempts as i32),
+        ];
+        let got = rows(&mut self.client, "fail", &self.statements.fail, &binds).await?;
+        let (retried, dead) = got.first().map_or((0, 0), |r| (int(r, 0), int(r, 1)));
+        Ok(match (retried, dead) {
+            (1, _) => FailOutcome::Retried,
+            (_, 1) => FailOutcome::DeadLettered,
+            _ => FailOutcome::NotOwned,
+        })
+    }
+
+    async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = ids_json(jobs.iter().copied());
+        let binds = [Bind::Text(&ids), Bind::Text(&self.worker_id)];
+        let got = rows(
+            &mut self.client,
+            "release",
+            &self.statements.release,
+            &binds,
+        )
+        .await?;
+        Ok(got.iter().map(|r| int(r, 0)).collect())
+    }
+
+    async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        let binds = [Bind::Int(lease.as_millis().min(i32::MAX as u128) as i32)];
+        let got = rows(&mut self.client, "rescue", &self.statements.rescue, &binds).await?;
+        Ok(got.iter().map(|r| int(r, 0)).collect())
+    }
+
+    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
+        let binds = [
+            Bind::BigInt(count as i64),
+            Bind::Int(workload.population.payload_bytes as i32),
+        ];
+        let got = rows(
+            &mut self.client,
+            "produce",
+            &self.statements.produce,
+            &binds,
+        )
+        .await?;
+        Ok(got.first().map_or(0, |r| int(r, 0).max(0) as u64))
+    }
+
+    async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
+        let queues = &workload.population.queues;
+        let limited: Vec<String> = queues
+            .iter()
+            .filter(|q| q.max_workers.is_some())
+            .map(|q| serde_json::Value::String(q.name.clone()).to_string())
+            .collect();
+        let limited = format!("[{}]", limited.join(","));
+        let (priorities, _) = workload.population.priority_bounds();
+        let priorities = ids_json(priorities.into_iter().map(i64::from));
+        let binds = [
+            Bind::Text(&priorities),
+            Bind::Text(&self.worker_role),
+            Bind::Text(&limited),
+        ];
+        let got = rows(&mut self.client, "sample", &self.statements.sample, &binds).await?;
+        let r = got.first().ok_or_else(|| BackendError::Query {
+            what: "sample",
+            kind: crate::backend::ErrorKind::Other,
+            code: None,
+            message: "the sample query returned no row".into(),
+        })?;
+        let counts = r.get::<&str, _>(4).unwrap_or_default();
+        let mut counts = counts
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|n| n.parse::<i64>().unwrap_or(0));
+        let queue_active = queues
+            .iter()
+            .map(|q| q.max_workers.and_then(|_| counts.next()))
+            .collect();
+        Ok(Sample {
+            oldest_pending_ms: r.get::<f64, _>(0),
+            lock_waiting: int(r, 1) as u32,
+            active: int(r, 2) as u32,
+            work_left: int(r, 3) != 0,
+            queue_active,
+        })
+    }
+}

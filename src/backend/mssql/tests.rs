@@ -1,0 +1,164 @@
+//! Golden tests: the exact T-SQL each strategy sends (schema `claimbench`) and the
+//! parameters it binds, pinned in `tests/golden/mssql/`. After a deliberate change to a
+//! statement, `CLAIMBENCH_BLESS=1 cargo test --lib mssql` rewrites the files; review
+//! their diff like code.
+
+use super::*;
+use std::path::PathBuf;
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/mssql")
+}
+
+/// Compares `actual` with the golden file `name`, or rewrites it when blessing.
+fn check(name: &str, actual: &str) {
+    let path = golden_dir().join(name);
+    if std::env::var_os("CLAIMBENCH_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; run with CLAIMBENCH_BLESS=1", path.display()));
+    assert_eq!(
+        actual,
+        expected,
+        "{name} differs from {}; if the change is meant, rerun with CLAIMBENCH_BLESS=1 and review the diff",
+        path.display()
+    );
+}
+
+#[test]
+fn statements_match_their_golden_files() {
+    let schema = "claimbench";
+    for (name, sql) in [
+        (
+            "production.sql",
+            locking_claim_sql(Strategy::Production, schema, false),
+        ),
+        (
+            "production-rcsi.sql",
+            locking_claim_sql(Strategy::Production, schema, true),
+        ),
+        (
+            "waiting.sql",
+            locking_claim_sql(Strategy::Waiting, schema, false),
+        ),
+        (
+            "waiting-rcsi.sql",
+            locking_claim_sql(Strategy::Waiting, schema, true),
+        ),
+        (
+            "naive-select.sql",
+            with_schema(step(NAIVE_SQL, "select"), schema),
+        ),
+        (
+            "naive-update.sql",
+            with_schema(step(NAIVE_SQL, "update"), schema),
+        ),
+        (
+            "conditional-select.sql",
+            with_schema(step(CONDITIONAL_SQL, "select"), schema),
+        ),
+        (
+            "conditional-claim-one.sql",
+            with_schema(step(CONDITIONAL_SQL, "claim-one"), schema),
+        ),
+    ] {
+        check(name, &format!("{sql}\n"));
+    }
+}
+
+#[test]
+fn binds_match_their_golden_file() {
+    let text = format!(
+        "production, waiting (batch 10, worker w3): {:?}\nnaive select, conditional select (batch 10): {:?}\nnaive update: {:?}\nconditional claim-one: {:?}\n",
+        claim_binds(10, "w3"),
+        select_binds(10),
+        naive_update_binds("w3", "[7,9]"),
+        claim_one_binds("w3", 7, 2),
+    );
+    check("binds.txt", &text);
+}
+
+#[test]
+fn production_is_the_seed_statement() {
+    // The seed's text (../shared/seeds/000_*), line for line, between its WITH and its
+    // last OUTPUT column; claimbench adds one OUTPUT column and the DECLARE naming @P1/@P2.
+    let sql = locking_claim_sql(Strategy::Production, "chokaq", false);
+    for line in [
+        "WITH ActiveCounts AS (",
+        "    FROM [chokaq].[JobsHot] h WITH (UPDLOCK, READPAST)",
+        "    LEFT JOIN [chokaq].[Queues] q ON h.[Queue] = q.[Name]",
+        "      AND (q.[IsPaused] IS NULL OR q.[IsPaused] = 0)",
+        "       OR ([CurrentActive] + [QueueRank]) <= [MaxWorkers]",
+        "    SELECT TOP (@Limit) [Id]",
+        "FROM [chokaq].[JobsHot] h WITH (UPDLOCK, READPAST)",
+        "INNER JOIN Picked p ON p.[Id] = h.[Id];",
+    ] {
+        assert!(sql.lines().any(|l| l == line), "missing `{line}`:\n{sql}");
+    }
+    assert!(sql.starts_with("DECLARE @Limit int = @P1, @WorkerId varchar(100) = @P2;\n"));
+    assert_eq!(sql.matches("READPAST").count(), 2);
+}
+
+#[test]
+fn rcsi_form_adds_readcommittedlock_to_every_lock_hint_and_nothing_else() {
+    for strategy in [Strategy::Production, Strategy::Waiting] {
+        let plain = locking_claim_sql(strategy, "s", false);
+        let rcsi = locking_claim_sql(strategy, "s", true);
+        assert_eq!(rcsi.matches("READCOMMITTEDLOCK").count(), 2, "{strategy}");
+        assert_eq!(rcsi.replace(", READCOMMITTEDLOCK", ""), plain);
+    }
+    let waiting = locking_claim_sql(Strategy::Waiting, "s", false);
+    assert!(!waiting.contains("READPAST"));
+    assert_eq!(waiting.matches("WITH (UPDLOCK)").count(), 2);
+}
+
+#[test]
+fn schema_names_are_bracket_escaped() {
+    assert_eq!(with_schema("[{SCHEMA}].[T]", "a]b"), "[a]]b].[T]");
+}
+
+#[test]
+fn every_layout_has_sql_and_the_partial_one_filters_on_a_literal() {
+    for l in crate::workload::INDEX_LAYOUTS {
+        assert!(layout_sql(l).is_some(), "{l}");
+    }
+    assert!(
+        layout_sql("pending-partial")
+            .unwrap()
+            .contains("WHERE [Status] = 0;")
+    );
+}
+
+#[test]
+fn escalation_warning_comes_near_five_thousand_locks_unless_disabled() {
+    let target = crate::backend::mssql_target::parse_url("mssql://sa:x@h/db").unwrap();
+    let b = MssqlBackend::new(target, "s");
+    let mut w = crate::workload::Workload::parse(
+        std::path::Path::new("w.toml"),
+        "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n[trial]\nduration_s = 1\n",
+    )
+    .unwrap();
+    assert!(b.trial_warnings(&w, "fetch-order", 1000).is_empty());
+    assert_eq!(
+        b.trial_warnings(&w, "fetch-order", 2000),
+        vec![Warning::LockEscalationRisk {
+            batch: 2000,
+            indexes: 2,
+            locks: 4000
+        }]
+    );
+    w.lock_escalation = crate::workload::LockEscalation::Disable;
+    assert!(b.trial_warnings(&w, "fetch-order", 2000).is_empty());
+}
+
+#[test]
+fn deadlocks_and_lock_timeouts_are_retryable_and_permissions_get_a_hint() {
+    // tiberius builds server errors only from the wire; classify through the codes.
+    assert_eq!(ER_DEADLOCK_VICTIM, 1205);
+    assert_eq!(ER_LOCK_TIMEOUT, 1222);
+    let io =
+        tiberius::error::Error::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+    assert_eq!(query_error("claim", io).kind(), ErrorKind::ConnectionLost);
+}

@@ -1,0 +1,178 @@
+//! `TestDb` for SQL Server (CLAIMBENCH_MSSQL_URL, an mssql:// URL or an ADO.NET
+//! connection string). These tests are compiled as ignored unless the variable is set
+//! when they are built (see build.rs); a set URL that does not answer fails them.
+
+use super::{Inspect, TestDb};
+use claimbench::backend::mssql::{self, MssqlBackend, MssqlSession};
+use claimbench::backend::{Backend, DbTarget};
+use claimbench::strategy::Strategy;
+use std::collections::HashSet;
+use std::time::Duration;
+
+type Client = tiberius::Client<tokio_util::compat::Compat<tokio::net::TcpStream>>;
+
+async fn rows(c: &mut Client, sql: &str, params: &[&dyn tiberius::ToSql]) -> Vec<tiberius::Row> {
+    c.query(sql, params)
+        .await
+        .unwrap()
+        .into_first_result()
+        .await
+        .unwrap()
+}
+
+/// Column `i` as i64 whatever integer type the server sent.
+fn int(r: &tiberius::Row, i: usize) -> i64 {
+    r.try_get::<i64, _>(i)
+        .ok()
+        .flatten()
+        .or_else(|| r.try_get::<i32, _>(i).ok().flatten().map(i64::from))
+        .unwrap_or(0)
+}
+
+impl TestDb for MssqlBackend {
+    const NAME: &'static str = "mssql";
+
+    async fn open(test: &str) -> Option<Self> {
+        let url = std::env::var("CLAIMBENCH_MSSQL_URL").unwrap_or_default();
+        assert!(
+            !url.is_empty(),
+            "CLAIMBENCH_MSSQL_URL is not set: the SQL Server tests run only against a server it names"
+        );
+        let Ok(DbTarget::Mssql(target)) = DbTarget::parse(&url) else {
+            panic!("CLAIMBENCH_MSSQL_URL is not an mssql:// URL or ADO.NET connection string");
+        };
+        let backend = MssqlBackend::new(target, &super::schema_for(test));
+        if let Err(e) = backend.server_info().await {
+            panic!("CLAIMBENCH_MSSQL_URL is set but SQL Server is not usable: {e}");
+        }
+        Some(backend)
+    }
+
+    async fn drop_schema(&self) {
+        let mut s = self.connect("cbtest-cleanup", "cleanup").await.unwrap();
+        let drop = mssql::with_schema(
+            "DROP TABLE IF EXISTS [{SCHEMA}].[JobsHot], [{SCHEMA}].[Queues], [{SCHEMA}].[JobsArchive], [{SCHEMA}].[JobsDLQ], [{SCHEMA}].[Effects], [{SCHEMA}].[SeedQueues], [{SCHEMA}].[SeedPriorities]; DROP SCHEMA IF EXISTS [{SCHEMA}];",
+            self.schema(),
+        );
+        s.client().execute(drop, &[]).await.unwrap();
+    }
+
+    async fn hold_claim(&self, s: &mut MssqlSession, n: u32) -> HashSet<i64> {
+        let c = s.client();
+        let rcsi = int(
+            &rows(
+                c,
+                "SELECT CAST(is_read_committed_snapshot_on AS int) FROM sys.databases WHERE database_id = DB_ID()",
+                &[],
+            )
+            .await[0],
+            0,
+        ) == 1;
+        c.simple_query("BEGIN TRANSACTION")
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+        let sql = mssql::locking_claim_sql(Strategy::Production, self.schema(), rcsi);
+        rows(c, &sql, &[&(n as i32), &"A"])
+            .await
+            .iter()
+            .map(|r| int(r, 0))
+            .collect()
+    }
+
+    async fn roll_back(&self, s: &mut MssqlSession) {
+        s.client()
+            .simple_query("ROLLBACK TRANSACTION")
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+    }
+
+    async fn identity(&self, _s: &mut MssqlSession, role: &str) -> String {
+        role.to_string()
+    }
+
+    async fn lock_waiting(&self, probe: &mut MssqlSession, identity: &str) -> bool {
+        let got = rows(
+            probe.client(),
+            "SELECT COUNT_BIG(*) FROM sys.dm_exec_requests r JOIN sys.dm_exec_sessions s ON s.session_id = r.session_id WHERE s.program_name = @P1 AND r.wait_type LIKE 'LCK[_]M[_]%'",
+            &[&identity],
+        )
+        .await;
+        int(&got[0], 0) == 1
+    }
+
+    async fn inspect(&self, s: &mut MssqlSession, what: Inspect) -> Vec<i64> {
+        let q = |sql: &str| mssql::with_schema(sql, self.schema());
+        let c = s.client();
+        let got = match what {
+            Inspect::Eligibility => rows(c, &q(
+                "SELECT SUM(CASE WHEN [Status] = 1 AND ([Queue] <> 'open' OR [ScheduledAtUtc] > SYSUTCDATETIME()) THEN 1 ELSE 0 END),
+                        SUM(CASE WHEN [Status] = 0 AND [Queue] = 'open' AND ([ScheduledAtUtc] IS NULL OR [ScheduledAtUtc] <= SYSUTCDATETIME()) THEN 1 ELSE 0 END),
+                        SUM(CASE WHEN [Status] = 0 AND [Queue] IN ('paused', 'off') THEN 1 ELSE 0 END),
+                        SUM(CASE WHEN [Status] = 0 AND [ScheduledAtUtc] > SYSUTCDATETIME() THEN 1 ELSE 0 END)
+                 FROM [{SCHEMA}].[JobsHot]"), &[]).await,
+            Inspect::PriorityRange(ids) => {
+                let json = format!("[{}]", ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+                rows(c, &q("SELECT MIN([Priority]), MAX([Priority]) FROM [{SCHEMA}].[JobsHot] WHERE [Id] IN (SELECT CAST([value] AS bigint) FROM OPENJSON(@P1))"), &[&json.as_str()]).await
+            }
+            Inspect::ActiveIn(queue) => rows(c, &q("SELECT COUNT_BIG(*) FROM [{SCHEMA}].[JobsHot] WHERE [Queue] = @P1 AND [Status] IN (1, 2)"), &[&queue]).await,
+            Inspect::OneFetchedIn(queue) => rows(c, &q("SELECT TOP (1) [Id] FROM [{SCHEMA}].[JobsHot] WHERE [Queue] = @P1 AND [Status] = 1"), &[&queue]).await,
+        };
+        let r = &got[0];
+        (0..r.len()).map(|i| int(r, i)).collect()
+    }
+
+    async fn age_jobs(&self, s: &mut MssqlSession) {
+        let sql = mssql::with_schema(
+            "UPDATE [{SCHEMA}].[JobsHot] SET [CreatedAtUtc] = DATEADD(HOUR, -2, SYSUTCDATETIME())
+              WHERE [Id] = (SELECT MIN([Id]) FROM [{SCHEMA}].[JobsHot] WHERE [Queue] = 'paused');
+             UPDATE [{SCHEMA}].[JobsHot] SET [CreatedAtUtc] = DATEADD(HOUR, -3, SYSUTCDATETIME()), [ScheduledAtUtc] = DATEADD(HOUR, 1, SYSUTCDATETIME())
+              WHERE [Id] = (SELECT MIN([Id]) FROM [{SCHEMA}].[JobsHot] WHERE [Queue] = 'open' AND [Priority] = 0);
+             UPDATE [{SCHEMA}].[JobsHot] SET [CreatedAtUtc] = DATEADD(HOUR, -1, SYSUTCDATETIME())
+              WHERE [Id] = (SELECT MAX([Id]) FROM [{SCHEMA}].[JobsHot] WHERE [Queue] = 'open' AND [Priority] = 5);",
+            self.schema(),
+        );
+        s.client().execute(sql, &[]).await.unwrap();
+    }
+
+    fn kill_workers_after(
+        &self,
+        mut killer: MssqlSession,
+        after: Duration,
+    ) -> tokio::task::JoinHandle<u64> {
+        let role = self.worker_role();
+        tokio::spawn(async move {
+            tokio::time::sleep(after).await;
+            let c = killer.client();
+            let mut ids = Vec::new();
+            for _ in 0..300 {
+                ids = rows(
+                    c,
+                    "SELECT CAST(session_id AS int) FROM sys.dm_exec_sessions WHERE program_name = @P1",
+                    &[&role.as_str()],
+                )
+                .await
+                .iter()
+                .map(|r| int(r, 0))
+                .collect();
+                if !ids.is_empty() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let mut killed = 0;
+            for id in ids {
+                if c.execute(format!("KILL {id}"), &[]).await.is_ok() {
+                    killed += 1;
+                }
+            }
+            killed
+        })
+    }
+}
