@@ -10,6 +10,7 @@ pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;
 pub mod postgres;
+mod shared;
 pub mod target;
 
 use crate::strategy::Strategy;

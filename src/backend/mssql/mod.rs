@@ -17,6 +17,7 @@ mod session;
 pub use session::MssqlSession;
 
 use super::mssql_target::MssqlTarget;
+use super::shared::Control;
 use super::{
     Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
     TableStats, sql_steps,
@@ -28,7 +29,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tiberius::{Client, Row};
 use tokio::net::TcpStream;
-use tokio::sync::Mutex;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 pub(crate) type Conn = Client<Compat<TcpStream>>;
@@ -216,7 +216,7 @@ pub struct MssqlBackend {
     /// READ_COMMITTED_SNAPSHOT of the database, read at every reset; decides the form of
     /// the production and waiting statements.
     rcsi: AtomicBool,
-    control: Mutex<Option<Conn>>,
+    control: Control<Conn>,
 }
 
 impl MssqlBackend {
@@ -228,7 +228,7 @@ impl MssqlBackend {
             schema: schema.to_string(),
             worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
             rcsi: AtomicBool::new(false),
-            control: Mutex::new(None),
+            control: Control::default(),
         }
     }
 
@@ -310,27 +310,14 @@ impl MssqlBackend {
         }
     }
 
-    async fn control(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Conn>>, BackendError> {
-        let mut guard = self.control.lock().await;
-        if guard.is_none() {
-            *guard = Some(self.open("claimbench-control").await?);
-        }
-        Ok(guard)
-    }
-
-    /// Runs `f` on the control connection; a lost connection is dropped so the next call
-    /// opens a new one.
+    /// Runs `f` on the control connection (reset, counters, reconciliation).
     async fn on_control<T>(
         &self,
         f: impl AsyncFnOnce(&mut Conn) -> Result<T, BackendError>,
     ) -> Result<T, BackendError> {
-        let mut guard = self.control().await?;
-        let conn = guard.as_mut().expect("control() opened it");
-        let r = f(conn).await;
-        if matches!(&r, Err(e) if e.kind() == ErrorKind::ConnectionLost) {
-            *guard = None;
-        }
-        r
+        self.control
+            .run(async || self.open("claimbench-control").await, f)
+            .await
     }
 
     async fn recreate(

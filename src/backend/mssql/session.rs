@@ -7,6 +7,7 @@ use super::{
     START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql, naive_update_binds,
     query_error, select_binds, statement_body, step, with_schema,
 };
+use crate::backend::shared::{capped_queues_json, json_numbers, queue_active};
 use crate::backend::{BackendError, ClaimOutcome, ClaimedJob, FailOutcome, Sample, Session};
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -135,11 +136,6 @@ fn claimed(r: &Row, id: usize, attempt: usize, wait: usize) -> ClaimedJob {
     }
 }
 
-fn ids_json(ids: impl Iterator<Item = i64>) -> String {
-    let items: Vec<String> = ids.map(|i| i.to_string()).collect();
-    format!("[{}]", items.join(","))
-}
-
 impl Session for MssqlSession {
     async fn claim(
         &mut self,
@@ -167,7 +163,7 @@ impl Session for MssqlSession {
             Strategy::Naive => {
                 let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
                 if !got.is_empty() {
-                    let ids = ids_json(got.iter().map(|r| int(r, 0)));
+                    let ids = json_numbers(got.iter().map(|r| int(r, 0)));
                     affected(
                         c,
                         "claim",
@@ -264,7 +260,7 @@ impl Session for MssqlSession {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
-        let ids = ids_json(jobs.iter().copied());
+        let ids = json_numbers(jobs.iter().copied());
         let binds = [Bind::Text(&ids), Bind::Text(&self.worker_id)];
         let got = rows(
             &mut self.client,
@@ -298,15 +294,9 @@ impl Session for MssqlSession {
     }
 
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
-        let queues = &workload.population.queues;
-        let limited: Vec<String> = queues
-            .iter()
-            .filter(|q| q.max_workers.is_some())
-            .map(|q| serde_json::Value::String(q.name.clone()).to_string())
-            .collect();
-        let limited = format!("[{}]", limited.join(","));
+        let limited = capped_queues_json(workload);
         let (priorities, _) = workload.population.priority_bounds();
-        let priorities = ids_json(priorities.into_iter().map(i64::from));
+        let priorities = json_numbers(priorities.into_iter().map(i64::from));
         let binds = [
             Bind::Text(&priorities),
             Bind::Text(&self.worker_role),
@@ -319,15 +309,7 @@ impl Session for MssqlSession {
             code: None,
             message: "the sample query returned no row".into(),
         })?;
-        let counts = r.get::<&str, _>(4).unwrap_or_default();
-        let mut counts = counts
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(|n| n.parse::<i64>().unwrap_or(0));
-        let queue_active = queues
-            .iter()
-            .map(|q| q.max_workers.and_then(|_| counts.next()))
-            .collect();
+        let queue_active = queue_active(workload, r.get::<&str, _>(4).unwrap_or_default());
         Ok(Sample {
             oldest_pending_ms: r.get::<f64, _>(0),
             lock_waiting: int(r, 1) as u32,

@@ -7,6 +7,7 @@
 //! read also takes gap locks on the index ranges it scanned, and those block producers'
 //! inserts into the pending range for as long as a claim's transaction lasts.
 
+use super::shared::Control;
 use super::{
     Backend, BackendError, BackendKind, CANDIDATE_WINDOW_FACTOR, DbReconciliation, ErrorKind,
     ServerCounters, ServerInfo, TableStats, candidate_window, sql_steps,
@@ -22,7 +23,6 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Row};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Mutex;
 
 const SCHEMA_SQL: &str = include_str!("../../../migrations/mysql/schema.sql");
 const SEED_SQL: &str = include_str!("../../../migrations/mysql/seed.sql");
@@ -132,7 +132,7 @@ pub struct MysqlBackend {
     /// Connection ids of this backend's worker sessions, for the sampler's lock-wait and
     /// active counts. Cleared at every reset.
     workers: Arc<std::sync::Mutex<Vec<u32>>>,
-    control: Mutex<Option<Conn>>,
+    control: Control<Conn>,
 }
 
 impl MysqlBackend {
@@ -147,7 +147,7 @@ impl MysqlBackend {
             schema: schema.to_string(),
             worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
             workers: Arc::default(),
-            control: Mutex::new(None),
+            control: Control::default(),
         }
     }
 
@@ -217,38 +217,28 @@ impl MysqlBackend {
         }
     }
 
-    /// The shared control connection (reset, counters, reconciliation), opened on first
-    /// use and reopened if the server dropped it. It enters the run's database when it
-    /// exists.
-    async fn control(&self) -> Result<ControlGuard<'_>, BackendError> {
-        let mut guard = self.control.lock().await;
-        if guard.is_none() {
-            let mut c = self.open(false).await?;
-            match c
-                .query_drop(format!("USE {}", quote_ident(&self.schema)))
-                .await
-            {
-                Ok(()) => {}
-                Err(mysql_async::Error::Server(s)) if s.code == ER_BAD_DB_ERROR => {}
-                Err(e) => return Err(query_error("use database", e)),
-            }
-            *guard = Some(c);
+    /// Opens the control connection, in the run's database when it exists.
+    async fn open_control(&self) -> Result<Conn, BackendError> {
+        let mut c = self.open(false).await?;
+        match c
+            .query_drop(format!("USE {}", quote_ident(&self.schema)))
+            .await
+        {
+            Ok(()) => {}
+            Err(mysql_async::Error::Server(s)) if s.code == ER_BAD_DB_ERROR => {}
+            Err(e) => return Err(query_error("use database", e)),
         }
-        Ok(ControlGuard(guard))
+        Ok(c)
     }
 
-    /// Runs `f` on the control connection; a lost connection is dropped so the next call
-    /// opens a new one.
+    /// Runs `f` on the control connection (reset, counters, reconciliation).
     async fn on_control<T>(
         &self,
         f: impl AsyncFnOnce(&mut Conn) -> Result<T, BackendError>,
     ) -> Result<T, BackendError> {
-        let mut guard = self.control().await?;
-        let r = f(guard.conn()).await;
-        if matches!(&r, Err(e) if e.kind() == ErrorKind::ConnectionLost) {
-            *guard.0 = None;
-        }
-        r
+        self.control
+            .run(async || self.open_control().await, f)
+            .await
     }
 
     /// The body of `reset`, on the control connection.
@@ -334,16 +324,6 @@ impl MysqlBackend {
     }
 }
 
-struct ControlGuard<'a>(tokio::sync::MutexGuard<'a, Option<Conn>>);
-
-impl ControlGuard<'_> {
-    fn conn(&mut self) -> &mut Conn {
-        self.0
-            .as_mut()
-            .expect("control() opens the connection before handing out the guard")
-    }
-}
-
 /// Lifts the server's limit on recursive CTE rows (MariaDB: max_recursive_iterations,
 /// MySQL: cte_max_recursion_depth, both 1000 by default) for this session, so that one
 /// INSERT can generate `rows` rows.
@@ -396,11 +376,6 @@ fn query_error(what: &'static str, e: mysql_async::Error) -> BackendError {
 /// One row's value as i64 (NULL and non-numbers as `None`).
 fn int(row: &Row, i: usize) -> Option<i64> {
     row.get_opt::<Option<i64>, _>(i)?.ok().flatten()
-}
-
-fn json_ints<T: std::fmt::Display>(xs: impl IntoIterator<Item = T>) -> String {
-    let items: Vec<String> = xs.into_iter().map(|x| x.to_string()).collect();
-    format!("[{}]", items.join(","))
 }
 
 impl Backend for MysqlBackend {

@@ -6,8 +6,9 @@ use super::{
     COL_ATTEMPT, COL_ID, COL_QUEUE, COL_QUEUE_WAIT_US, COL_ROOM, COMPLETE_SQL, CONDITIONAL_SQL,
     EFFECT_SQL, FAIL_SQL, NAIVE_SQL, PRODUCE_SQL, PRODUCTION_SQL, RELEASE_SQL, RESCUE_SQL,
     SAMPLE_SQL, START_SQL, START_UNGATED_SQL, WAITING_SQL, allow_recursion, expand_ids, int,
-    json_ints, query_error, step,
+    query_error, step,
 };
+use crate::backend::shared::{capped_queues_json, json_numbers, queue_active};
 use crate::backend::{
     BackendError, ClaimOutcome, ClaimedJob, FailOutcome, Sample, Session, candidate_window,
 };
@@ -454,24 +455,18 @@ impl Session for MysqlSession {
     }
 
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
-        let queues = &workload.population.queues;
-        let limited: Vec<String> = queues
-            .iter()
-            .filter(|q| q.max_workers.is_some())
-            .map(|q| serde_json::Value::String(q.name.clone()).to_string())
-            .collect();
-        let limited = format!("[{}]", limited.join(","));
+        let limited = capped_queues_json(workload);
         let (priorities, _) = workload.population.priority_bounds();
         let workers = {
             let ids = self.workers.lock().unwrap_or_else(|p| p.into_inner());
-            json_ints(ids.iter())
+            json_numbers(ids.iter())
         };
         let r: Row = self
             .conn
             .exec_first(
                 SAMPLE_SQL,
                 (
-                    json_ints(priorities),
+                    json_numbers(priorities),
                     workers.as_str(),
                     workers.as_str(),
                     limited,
@@ -481,14 +476,7 @@ impl Session for MysqlSession {
             .map_err(|e| query_error("sample", e))?
             .expect("a SELECT without FROM returns one row");
         let counts: Option<String> = r.get_opt(4).and_then(Result::ok).flatten();
-        let mut counts = counts
-            .iter()
-            .flat_map(|s| s.split(','))
-            .map(|n| n.parse::<i64>().unwrap_or(0));
-        let queue_active = queues
-            .iter()
-            .map(|q| q.max_workers.and_then(|_| counts.next()))
-            .collect();
+        let queue_active = queue_active(workload, counts.as_deref().unwrap_or(""));
         Ok(Sample {
             oldest_pending_ms: r
                 .get_opt::<Option<f64>, _>(0)

@@ -1,0 +1,87 @@
+//! Pieces the MySQL and SQL Server backends share: a control connection that reopens
+//! after the server drops it, and the sampler's JSON parameters. (PostgreSQL binds
+//! arrays natively and keeps its control connection in tokio-postgres's own way.)
+
+use super::{BackendError, ErrorKind};
+use crate::workload::Workload;
+
+/// The one control connection of a backend (reset, counters, reconciliation): opened
+/// on first use, dropped after a lost-connection error so the next call opens anew.
+pub(crate) struct Control<C>(tokio::sync::Mutex<Option<C>>);
+
+impl<C> Default for Control<C> {
+    fn default() -> Self {
+        Control(tokio::sync::Mutex::new(None))
+    }
+}
+
+impl<C> Control<C> {
+    /// Runs `f` on the connection, opening it with `open` first when there is none.
+    pub(crate) async fn run<T>(
+        &self,
+        open: impl AsyncFnOnce() -> Result<C, BackendError>,
+        f: impl AsyncFnOnce(&mut C) -> Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        let mut guard = self.0.lock().await;
+        let conn = match guard.as_mut() {
+            Some(c) => c,
+            None => guard.insert(open().await?),
+        };
+        let r = f(conn).await;
+        if matches!(&r, Err(e) if e.kind() == ErrorKind::ConnectionLost) {
+            *guard = None;
+        }
+        r
+    }
+}
+
+/// `[1,2,3]`: a JSON array of numbers, for servers without array parameters.
+pub(crate) fn json_numbers<T: std::fmt::Display>(xs: impl IntoIterator<Item = T>) -> String {
+    let items: Vec<String> = xs.into_iter().map(|x| x.to_string()).collect();
+    format!("[{}]", items.join(","))
+}
+
+/// The names of the queues that have a max workers limit, as a JSON array of strings.
+pub(crate) fn capped_queues_json(workload: &Workload) -> String {
+    let names: Vec<String> = workload
+        .population
+        .queues
+        .iter()
+        .filter(|q| q.max_workers.is_some())
+        .map(|q| serde_json::Value::String(q.name.clone()).to_string())
+        .collect();
+    format!("[{}]", names.join(","))
+}
+
+/// Per queue of the workload, its active count from `counts` (comma-separated, one per
+/// capped queue in order), or `None` for queues without a limit.
+pub(crate) fn queue_active(workload: &Workload, counts: &str) -> Vec<Option<i64>> {
+    let mut counts = counts
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|n| n.trim().parse::<i64>().unwrap_or(0));
+    workload
+        .population
+        .queues
+        .iter()
+        .map(|q| q.max_workers.and_then(|_| counts.next()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampler_parameters_round_trip_per_capped_queue() {
+        let w = Workload::parse(
+            std::path::Path::new("w.toml"),
+            "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"a\", max_workers = 2 }, { name = \"b\" }, { name = \"c\\\"d\", max_workers = 1 }]\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n[trial]\nduration_s = 1\n",
+        )
+        .unwrap();
+        assert_eq!(capped_queues_json(&w), r#"["a","c\"d"]"#);
+        assert_eq!(queue_active(&w, "3,0"), vec![Some(3), None, Some(0)]);
+        assert_eq!(queue_active(&w, ""), vec![None, None, None]);
+        assert_eq!(json_numbers([1, 22]), "[1,22]");
+    }
+}
