@@ -261,6 +261,11 @@ impl MysqlBackend {
             .await
             .map_err(e("use database"))?;
         c.query_drop(SCHEMA_SQL).await.map_err(e("create tables"))?;
+        for file in [COMPLETE_SQL, FAIL_SQL] {
+            c.query_drop(step(file, "create"))
+                .await
+                .map_err(e("create lifecycle procedures"))?;
+        }
         let p = &workload.population;
         c.exec_batch(
             "INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)",

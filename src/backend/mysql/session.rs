@@ -29,11 +29,8 @@ pub(super) struct Statements {
     start: Statement,
     start_ungated: Statement,
     effect: Statement,
-    complete_archive: Statement,
-    complete_delete: Statement,
-    fail_retry: Statement,
-    fail_dead: Statement,
-    fail_delete: Statement,
+    complete: Statement,
+    fail: Statement,
     rescue_lock: Statement,
     produce: Statement,
 }
@@ -50,11 +47,8 @@ impl Statements {
             START_SQL,
             START_UNGATED_SQL,
             EFFECT_SQL,
-            step(COMPLETE_SQL, "archive"),
-            step(COMPLETE_SQL, "delete"),
-            step(FAIL_SQL, "retry"),
-            step(FAIL_SQL, "dead"),
-            step(FAIL_SQL, "delete"),
+            step(COMPLETE_SQL, "call"),
+            step(FAIL_SQL, "call"),
             step(RESCUE_SQL, "lock"),
             PRODUCE_SQL,
         ] {
@@ -71,11 +65,8 @@ impl Statements {
             start: next(),
             start_ungated: next(),
             effect: next(),
-            complete_archive: next(),
-            complete_delete: next(),
-            fail_retry: next(),
-            fail_dead: next(),
-            fail_delete: next(),
+            complete: next(),
+            fail: next(),
             rescue_lock: next(),
             produce: next(),
         })
@@ -181,6 +172,31 @@ impl MysqlSession {
             Ok(((), true))
         })
         .await
+    }
+
+    /// Calls a lifecycle procedure and returns the row it selects. An error rolls back
+    /// first: a lock wait timeout inside the procedure ends only its statement and would
+    /// leave the procedure's transaction open.
+    async fn call(
+        &mut self,
+        what: &'static str,
+        statement: fn(&Self) -> &Statement,
+        params: Params,
+    ) -> Result<Row, BackendError> {
+        let stmt = statement(self).clone();
+        match self.conn.exec_first::<Row, _, _>(&stmt, params).await {
+            Ok(Some(r)) => Ok(r),
+            Ok(None) => Err(BackendError::Query {
+                what,
+                kind: crate::backend::ErrorKind::Other,
+                code: None,
+                message: "the procedure returned no row".into(),
+            }),
+            Err(e) => {
+                let _ = self.conn.query_drop("ROLLBACK").await;
+                Err(query_error(what, e))
+            }
+        }
     }
 
     /// Locks the rows a `lock` step selects, then runs its `update` step on them.
@@ -342,24 +358,14 @@ impl Session for MysqlSession {
     }
 
     async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
-        self.in_transaction("complete", async |s| {
-            let params = (job, s.worker_id.as_str());
-            let e = |e| query_error("complete", e);
-            s.conn
-                .exec_drop(&s.statements.complete_archive, params)
-                .await
-                .map_err(e)?;
-            if s.conn.affected_rows() != 1 {
-                return Ok((false, false));
-            }
-            s.conn
-                .exec_drop(&s.statements.complete_delete, params)
-                .await
-                .map_err(e)?;
-            let done = s.conn.affected_rows() == 1;
-            Ok((done, done))
-        })
-        .await
+        let r = self
+            .call(
+                "complete",
+                |s| &s.statements.complete,
+                Params::from((job, self.worker_id.as_str())),
+            )
+            .await?;
+        Ok(int(&r, 0) == Some(1))
     }
 
     async fn fail(
@@ -368,42 +374,18 @@ impl Session for MysqlSession {
         retry_delay: Duration,
         max_attempts: u32,
     ) -> Result<FailOutcome, BackendError> {
-        let e = |e| query_error("fail", e);
-        self.conn
-            .exec_drop(
-                &self.statements.fail_retry,
-                (
-                    retry_delay.as_micros() as i64,
-                    job,
-                    self.worker_id.as_str(),
-                    max_attempts,
-                ),
-            )
-            .await
-            .map_err(e)?;
-        if self.conn.affected_rows() == 1 {
-            return Ok(FailOutcome::Retried);
-        }
-        self.in_transaction("fail", async |s| {
-            let params = (job, s.worker_id.as_str(), max_attempts);
-            s.conn
-                .exec_drop(&s.statements.fail_dead, params)
-                .await
-                .map_err(e)?;
-            if s.conn.affected_rows() != 1 {
-                return Ok((FailOutcome::NotOwned, false));
-            }
-            s.conn
-                .exec_drop(&s.statements.fail_delete, params)
-                .await
-                .map_err(e)?;
-            Ok(if s.conn.affected_rows() == 1 {
-                (FailOutcome::DeadLettered, true)
-            } else {
-                (FailOutcome::NotOwned, false)
-            })
+        let params = Params::from((
+            job,
+            self.worker_id.as_str(),
+            retry_delay.as_micros() as i64,
+            max_attempts,
+        ));
+        let r = self.call("fail", |s| &s.statements.fail, params).await?;
+        Ok(match (int(&r, 0), int(&r, 1)) {
+            (Some(1), _) => FailOutcome::Retried,
+            (_, Some(1)) => FailOutcome::DeadLettered,
+            _ => FailOutcome::NotOwned,
         })
-        .await
     }
 
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
