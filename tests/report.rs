@@ -136,3 +136,61 @@ fn a_run_without_cells_renders() {
     assert!(html.contains("Partial run"));
     assert!(report::summary::render(&r).contains("**Partial run**"));
 }
+
+#[test]
+fn two_backends_render_side_by_side_and_one_plot_set_each() {
+    use claimbench::backend::BackendKind;
+    use claimbench::results::TargetRecord;
+    let mut r = fixture();
+    let mysql: Vec<_> = r
+        .cells
+        .iter()
+        .cloned()
+        .map(|mut c| {
+            c.backend = BackendKind::Mysql;
+            c
+        })
+        .collect();
+    r.cells.extend(mysql);
+    let target = |backend, target: &str| TargetRecord {
+        backend,
+        target: target.into(),
+        embedded: false,
+        server: Default::default(),
+    };
+    r.environment.targets = vec![
+        target(BackendKind::Postgres, "postgres://u@h:5432/db"),
+        target(BackendKind::Mysql, "mysql://u@h:3306/db"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let files = render_all(&r, dir.path()).unwrap();
+    assert!(files.problems.is_empty(), "{:?}", files.problems);
+    assert_eq!(
+        files.plots.len(),
+        2 * PLOTS.len() * 2,
+        "png + svg per backend"
+    );
+    for backend in ["postgres", "mysql"] {
+        for name in PLOTS {
+            let svg =
+                std::fs::read_to_string(dir.path().join(format!("plots/{backend}/{name}.svg")))
+                    .unwrap();
+            assert!(
+                svg.contains(&format!("{backend}: ")),
+                "{backend}/{name} says which"
+            );
+        }
+    }
+    let html = std::fs::read_to_string(&files.html).unwrap();
+    assert!(html.contains("<h2>Backends side by side</h2>"));
+    assert!(html.contains("<figure id=\"mysql-duplicates\">"));
+    assert!(
+        html.contains("postgres://u@h:5432/db (") && html.contains(" and mysql://u@h:3306/db (")
+    );
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(md.contains("| mysql/postgres |"), "{md}");
+    assert!(
+        md.contains("| 1.00 |"),
+        "identical cells give a ratio of 1: {md}"
+    );
+}

@@ -98,6 +98,18 @@ pub fn render(fig: &impl Figure, dir: &Path) -> Result<Rendered, PlotError> {
     })
 }
 
+/// The caption drawn in the image: with the backend's name in front when the run drove
+/// several backends and this figure shows one of them, so a PNG alone says which.
+fn drawn_title(run: &RunResult, title: String) -> String {
+    let mut kinds = run.cells.iter().map(|c| c.backend);
+    match kinds.next() {
+        Some(k) if run.environment.targets.len() > 1 && kinds.all(|o| o == k) => {
+            format!("{k}: {title}")
+        }
+        _ => title,
+    }
+}
+
 fn caption_font() -> (&'static str, u32) {
     (FONT, 20)
 }
@@ -262,7 +274,9 @@ impl Figure for VsWorkers<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let root = root
+            .titled(&drawn_title(self.run, self.title()), caption_font())
+            .map_err(de)?;
         let mut panels: Vec<(u32, String)> = self
             .run
             .cells
@@ -434,7 +448,9 @@ impl Figure for Spectrum<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let root = root
+            .titled(&drawn_title(self.run, self.title()), caption_font())
+            .map_err(de)?;
         let mut lines = Vec::new();
         for s in strategies(self.run) {
             let trials: Vec<&HistogramSummary> = focus_cells(self.run)
@@ -528,7 +544,9 @@ impl Figure for OverTime<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let root = root
+            .titled(&drawn_title(self.run, self.title()), caption_font())
+            .map_err(de)?;
         let claimed = claim_only(self.run);
         let mut lines: Vec<(Strategy, Vec<(f64, f64)>)> = Vec::new();
         for c in focus_cells(self.run) {
@@ -607,7 +625,9 @@ impl Figure for Duplicates<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let root = root
+            .titled(&drawn_title(self.run, self.title()), caption_font())
+            .map_err(de)?;
         let strategies = strategies(self.run);
         if strategies.is_empty() {
             return note(&root, "no trials in this run");
@@ -748,7 +768,9 @@ impl Figure for Heatmap<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let root = root
+            .titled(&drawn_title(self.run, self.title()), caption_font())
+            .map_err(de)?;
         let cells: Vec<&CellResult> = self
             .run
             .cells
