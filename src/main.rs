@@ -99,10 +99,16 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         }
         cli::Command::Validate { workload } => {
             let w = Workload::load(&workload)?;
+            check_layouts(&w, &w.matrix.backends)?;
             outln!(
-                "{}: ok, {} trials ({} strategies x {} layouts x {} worker counts x {} batch sizes x {} repetitions)",
+                "{}: ok, {} trials ({} x {} strategies x {} layouts x {} worker counts x {} batch sizes x {} repetitions)",
                 workload.display(),
                 w.trial_count(),
+                if w.matrix.backends.is_empty() {
+                    "1 backend (from --db)".to_string()
+                } else {
+                    format!("{} backends", w.matrix.backends.len())
+                },
                 w.matrix.strategies.len(),
                 w.matrix.index_layouts.len(),
                 w.matrix.workers.len(),
@@ -205,14 +211,25 @@ fn resolve_targets(
                 "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {example}"
             );
         }
-        for layout in &workload.matrix.index_layouts {
-            AnyBackend::layout_check(kind, layout).map_err(|why| {
-                anyhow::anyhow!("{path}: matrix.index_layouts: `{layout}` on {kind}: {why}")
-            })?;
-        }
+        check_layouts(workload, &[kind])?;
         out.push((kind, target));
     }
     Ok(out)
+}
+
+/// Every index layout of the workload must exist on each of `kinds`.
+fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
+    for &kind in kinds {
+        for layout in &workload.matrix.index_layouts {
+            AnyBackend::layout_check(kind, layout).map_err(|why| {
+                anyhow::anyhow!(
+                    "{}: matrix.index_layouts: `{layout}` on {kind}: {why}",
+                    workload.source_path.display()
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 fn names(kinds: &[BackendKind]) -> String {
