@@ -278,18 +278,7 @@ impl MssqlBackend {
     fn connect_error(&self, e: &tiberius::error::Error) -> BackendError {
         use tiberius::error::Error as E;
         let (reason, hint) = match e {
-            E::Server(t) if t.code() == ER_LOGIN_FAILED => (
-                t.message().to_string(),
-                "the server refused the login: check the user and password (SQL authentication must be enabled on the server)",
-            ),
-            E::Server(t) if t.code() == ER_CANNOT_OPEN_DATABASE => (
-                t.message().to_string(),
-                "the database does not exist or the login may not use it: create it, or name another",
-            ),
-            E::Server(t) => (
-                t.message().to_string(),
-                "the server answered but refused: check the connection string",
-            ),
+            E::Server(t) => (t.message().to_string(), connect_hint(t.code())),
             E::Tls(m) => (
                 format!("TLS: {m}"),
                 "TLS handshake failed: for a self-signed certificate add trust_server_certificate=true (URL) or TrustServerCertificate=true (connection string), or encrypt=false",
@@ -426,30 +415,49 @@ impl MssqlBackend {
     }
 }
 
+/// What a server error number means to the runner: retry (deadlock victim, lock
+/// timeout, snapshot conflict) or give up.
+fn server_error_kind(code: u32) -> ErrorKind {
+    match code {
+        ER_DEADLOCK_VICTIM => ErrorKind::Deadlock,
+        ER_LOCK_TIMEOUT => ErrorKind::LockTimeout,
+        ER_SNAPSHOT_CONFLICT => ErrorKind::Serialization,
+        _ => ErrorKind::Other,
+    }
+}
+
+/// What to grant when a statement was refused for want of a permission.
+fn permission_hint(code: u32) -> &'static str {
+    if ER_PERMISSION_DENIED.contains(&code) {
+        "; grant the login VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE on SQL Server 2022) for the lock evidence, and CREATE TABLE with ALTER on the schema"
+    } else if code == ER_SCHEMA_PERMISSION {
+        "; the login needs CREATE SCHEMA, or create the schema for it and grant ALTER on it"
+    } else {
+        ""
+    }
+}
+
+/// What to check when the server refused a connection with error `code`.
+fn connect_hint(code: u32) -> &'static str {
+    match code {
+        ER_LOGIN_FAILED => {
+            "the server refused the login: check the user and password (SQL authentication must be enabled on the server)"
+        }
+        ER_CANNOT_OPEN_DATABASE => {
+            "the database does not exist or the login may not use it: create it, or name another"
+        }
+        _ => "the server answered but refused: check the connection string",
+    }
+}
+
 pub(crate) fn query_error(what: &'static str, e: tiberius::error::Error) -> BackendError {
     use tiberius::error::Error as E;
     let (kind, code, message) = match &e {
-        E::Server(t) => {
-            let code = t.code();
-            let kind = match code {
-                ER_DEADLOCK_VICTIM => ErrorKind::Deadlock,
-                ER_LOCK_TIMEOUT => ErrorKind::LockTimeout,
-                ER_SNAPSHOT_CONFLICT => ErrorKind::Serialization,
-                _ => ErrorKind::Other,
-            };
-            let hint = if ER_PERMISSION_DENIED.contains(&code) {
-                "; grant the login VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE on SQL Server 2022) for the lock evidence, and CREATE TABLE with ALTER on the schema"
-            } else if code == ER_SCHEMA_PERMISSION {
-                "; the login needs CREATE SCHEMA, or create the schema for it and grant ALTER on it"
-            } else {
-                ""
-            };
-            (
-                kind,
-                Some(format!("SQL Server {code}")),
-                format!("{}{hint}", t.message()),
-            )
-        }
+        E::Server(t) => (
+            server_error_kind(t.code()),
+            Some(format!("SQL Server {}", t.code())),
+            format!("{}{}", t.message(), permission_hint(t.code())),
+        ),
         E::Io { .. } => (ErrorKind::ConnectionLost, None, e.to_string()),
         other => (ErrorKind::Other, None, other.to_string()),
     };

@@ -154,11 +154,36 @@ fn escalation_warning_comes_near_five_thousand_locks_unless_disabled() {
 }
 
 #[test]
-fn deadlocks_and_lock_timeouts_are_retryable_and_permissions_get_a_hint() {
-    // tiberius builds server errors only from the wire; classify through the codes.
-    assert_eq!(ER_DEADLOCK_VICTIM, 1205);
-    assert_eq!(ER_LOCK_TIMEOUT, 1222);
+fn deadlocks_and_lock_timeouts_are_retryable_and_refusals_say_what_to_check() {
+    assert_eq!(server_error_kind(1205), ErrorKind::Deadlock);
+    assert_eq!(server_error_kind(1222), ErrorKind::LockTimeout);
+    assert_eq!(server_error_kind(3960), ErrorKind::Serialization);
+    assert_eq!(server_error_kind(208), ErrorKind::Other);
+    assert!(connect_hint(18456).contains("user and password"));
+    assert!(connect_hint(4060).contains("database does not exist"));
+    assert!(permission_hint(300).contains("VIEW SERVER STATE"));
+    assert!(permission_hint(2760).contains("CREATE SCHEMA"));
+    assert_eq!(permission_hint(208), "");
     let io =
         tiberius::error::Error::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
     assert_eq!(query_error("claim", io).kind(), ErrorKind::ConnectionLost);
+}
+
+#[test]
+fn tls_failures_name_the_server_and_the_fix_but_not_the_password() {
+    let target = crate::backend::mssql_target::parse_url("mssql://sa:hunter2@db.local/q").unwrap();
+    let b = MssqlBackend::new(target, "s");
+    let e = b
+        .connect_error(&tiberius::error::Error::Tls(
+            "invalid peer certificate: UnknownIssuer".into(),
+        ))
+        .to_string();
+    assert!(
+        e.starts_with(
+            "cannot connect to mssql://sa@db.local:1433/q: TLS: invalid peer certificate"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("trust_server_certificate=true"), "{e}");
+    assert!(!e.contains("hunter2"), "{e}");
 }
