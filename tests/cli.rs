@@ -110,48 +110,32 @@ fn backends_and_db_urls_must_agree_before_anything_runs() {
 }
 
 #[test]
-fn unreachable_sql_server_names_the_address_but_not_the_password() {
+fn unreachable_servers_name_the_address_but_not_the_password() {
     let dir = tempfile::tempdir().unwrap();
     let file = workload_file(dir.path(), GOOD);
-    for db in [
-        "mssql://sa:hunter2@127.0.0.1:1/queue",
-        "Server=tcp:127.0.0.1,1;Database=queue;User Id=sa;Password=hunter2",
+    for (db, shown) in [
+        (
+            "postgres://bob:hunter2@127.0.0.1:1/queue",
+            "postgres://bob@127.0.0.1:1/queue",
+        ),
+        (
+            "mysql://bob:hunter2@127.0.0.1:1/queue",
+            "mysql://bob@127.0.0.1:1/queue",
+        ),
+        (
+            "mssql://sa:hunter2@127.0.0.1:1/queue",
+            "mssql://sa@127.0.0.1:1/queue",
+        ),
+        (
+            "Server=tcp:127.0.0.1,1;Database=queue;User Id=sa;Password=hunter2",
+            "mssql://sa@127.0.0.1:1/queue",
+        ),
     ] {
         let err = refused(&["run", &file, "--db", db]);
-        assert!(err.contains("mssql://sa@127.0.0.1:1/queue"), "{err}");
+        assert!(err.contains(shown), "{err}");
         assert!(err.contains("is the server running"), "{err}");
         assert!(!err.contains("hunter2"), "{err}");
     }
-}
-
-#[test]
-fn unreachable_mysql_names_the_address_but_not_the_password() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = workload_file(dir.path(), GOOD);
-    let err = refused(&[
-        "run",
-        &file,
-        "--db",
-        "mysql://bob:hunter2@127.0.0.1:1/queue",
-    ]);
-    assert!(err.contains("mysql://bob@127.0.0.1:1/queue"), "{err}");
-    assert!(err.contains("is the server running"), "{err}");
-    assert!(!err.contains("hunter2"), "{err}");
-}
-
-#[test]
-fn unreachable_server_names_the_address_but_not_the_password() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = workload_file(dir.path(), GOOD);
-    let err = refused(&[
-        "run",
-        &file,
-        "--db",
-        "postgres://bob:hunter2@127.0.0.1:1/queue",
-    ]);
-    assert!(err.contains("postgres://bob@127.0.0.1:1/queue"), "{err}");
-    assert!(err.contains("is the server running"), "{err}");
-    assert!(!err.contains("hunter2"), "{err}");
 }
 
 #[test]

@@ -142,6 +142,22 @@ pub struct DbReconciliation {
     pub distinct_executed: i64,
 }
 
+impl DbReconciliation {
+    /// From the eight columns every backend's `reconcile.sql` selects, in its order.
+    pub fn from_columns(n: impl Fn(usize) -> i64) -> DbReconciliation {
+        DbReconciliation {
+            pending: n(0),
+            fetched: n(1),
+            processing: n(2),
+            completed: n(3),
+            dead_lettered: n(4),
+            effect_rows: n(5),
+            duplicate_executions: n(6),
+            distinct_executed: n(7),
+        }
+    }
+}
+
 /// Server version and the settings that decide whether two runs may be compared.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ServerInfo {

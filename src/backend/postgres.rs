@@ -409,16 +409,7 @@ impl Backend for PostgresBackend {
 
     async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
         let r = self.control_row(RECONCILE_SQL, "reconcile jobs").await?;
-        Ok(DbReconciliation {
-            pending: r.get(0),
-            fetched: r.get(1),
-            processing: r.get(2),
-            completed: r.get(3),
-            dead_lettered: r.get(4),
-            effect_rows: r.get(5),
-            duplicate_executions: r.get(6),
-            distinct_executed: r.get(7),
-        })
+        Ok(DbReconciliation::from_columns(|i| r.get(i)))
     }
 }
 

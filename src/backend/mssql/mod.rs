@@ -615,16 +615,7 @@ impl Backend for MssqlBackend {
                 .await
                 .map_err(e)?
                 .expect("a SELECT without FROM returns one row");
-            Ok(DbReconciliation {
-                pending: int(&r, 0),
-                fetched: int(&r, 1),
-                processing: int(&r, 2),
-                completed: int(&r, 3),
-                dead_lettered: int(&r, 4),
-                effect_rows: int(&r, 5),
-                duplicate_executions: int(&r, 6),
-                distinct_executed: int(&r, 7),
-            })
+            Ok(DbReconciliation::from_columns(|i| int(&r, i)))
         })
         .await
     }

@@ -540,17 +540,7 @@ impl Backend for MysqlBackend {
                 .await
                 .map_err(|e| query_error("reconcile jobs", e))?
                 .expect("a SELECT without FROM returns one row");
-            let n = |i| int(&r, i).unwrap_or(0);
-            Ok(DbReconciliation {
-                pending: n(0),
-                fetched: n(1),
-                processing: n(2),
-                completed: n(3),
-                dead_lettered: n(4),
-                effect_rows: n(5),
-                duplicate_executions: n(6),
-                distinct_executed: n(7),
-            })
+            Ok(DbReconciliation::from_columns(|i| int(&r, i).unwrap_or(0)))
         })
         .await
     }
