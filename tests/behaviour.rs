@@ -68,6 +68,14 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
     let held = backend.hold_claim(&mut a, 2).await;
     assert_eq!(held.len(), 2);
 
+    // A's claim locks its jobs, not their queue's row: a claim that locked the queue
+    // row would make every other claimer skip (or wait on) the whole queue.
+    let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
+    assert!(
+        backend.queue_row_is_free(&mut probe, "q").await,
+        "an open claim holds a lock on its queue's row"
+    );
+
     // B's production claim returns other rows at once.
     let got = tokio::time::timeout(
         Duration::from_secs(2),
@@ -92,7 +100,6 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
         !waiting.is_finished(),
         "waiting claim returned while A held its rows"
     );
-    let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
     // Polled: on a loaded machine B may reach its lock wait late, and MySQL refreshes
     // INNODB_TRX at most every 100 ms.
     let mut seen = false;

@@ -55,6 +55,10 @@ pub trait TestDb: Backend + Sized {
     /// How `s` is known on the server, for `lock_waiting`.
     async fn identity(&self, s: &mut Self::Session, role: &str) -> String;
 
+    /// Whether `probe` can lock `queue`'s row in `queues` at once (tried without waiting,
+    /// then rolled back).
+    async fn queue_row_is_free(&self, probe: &mut Self::Session, queue: &str) -> bool;
+
     /// Whether the connection with `identity` is waiting on a row lock now.
     async fn lock_waiting(&self, probe: &mut Self::Session, identity: &str) -> bool;
 

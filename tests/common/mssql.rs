@@ -92,6 +92,21 @@ impl TestDb for MssqlBackend {
             .unwrap();
     }
 
+    async fn queue_row_is_free(&self, probe: &mut MssqlSession, queue: &str) -> bool {
+        let sql = mssql::with_schema(
+            "BEGIN TRANSACTION; SELECT [Name] FROM [{SCHEMA}].[Queues] WITH (UPDLOCK, ROWLOCK, NOWAIT) WHERE [Name] = @P1; ROLLBACK TRANSACTION;",
+            self.schema(),
+        );
+        let locked = probe.client().execute(sql, &[&queue]).await;
+        if locked.is_err() {
+            let _ = probe
+                .client()
+                .simple_query("IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION")
+                .await;
+        }
+        locked.is_ok()
+    }
+
     async fn identity(&self, _s: &mut MssqlSession, role: &str) -> String {
         role.to_string()
     }

@@ -27,10 +27,12 @@ impl TestDb for MysqlBackend {
 
     async fn open(test: &str) -> Option<Self> {
         let url = url();
-        let Ok(DbTarget::Mysql(opts)) = DbTarget::parse(&url) else {
+        let target = DbTarget::parse(&url).expect("CLAIMBENCH_MYSQL_URL parses");
+        let DbTarget::Mysql(opts) = &target else {
             panic!("CLAIMBENCH_MYSQL_URL is not a mysql:// URL");
         };
-        let backend = MysqlBackend::new(opts, url, &super::schema_for(test));
+        // Named by the target's Display, which never shows a password.
+        let backend = MysqlBackend::new(opts.clone(), target.to_string(), &super::schema_for(test));
         let reachable = backend.server_info().await.map(|_| ());
         super::reachable_or_skip(
             backend,
@@ -72,6 +74,19 @@ impl TestDb for MysqlBackend {
 
     async fn roll_back(&self, s: &mut MysqlSession) {
         s.conn().query_drop("ROLLBACK").await.unwrap();
+    }
+
+    async fn queue_row_is_free(&self, probe: &mut MysqlSession, queue: &str) -> bool {
+        let c = probe.conn();
+        c.query_drop("START TRANSACTION").await.unwrap();
+        let locked = c
+            .exec_drop(
+                "SELECT name FROM queues WHERE name = ? FOR UPDATE NOWAIT",
+                (queue,),
+            )
+            .await;
+        c.query_drop("ROLLBACK").await.unwrap();
+        locked.is_ok()
     }
 
     async fn identity(&self, s: &mut MysqlSession, _role: &str) -> String {

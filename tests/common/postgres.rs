@@ -18,10 +18,13 @@ impl TestDb for PostgresBackend {
 
     async fn open(test: &str) -> Option<Self> {
         let url = url();
-        let Ok(DbTarget::Postgres(config)) = DbTarget::parse(&url) else {
+        let target = DbTarget::parse(&url).expect("CLAIMBENCH_PG_URL parses");
+        let DbTarget::Postgres(config) = &target else {
             panic!("CLAIMBENCH_PG_URL is not a postgres:// URL");
         };
-        let backend = PostgresBackend::new(config, url, &super::schema_for(test));
+        // Named by the target's Display, which never shows a password.
+        let backend =
+            PostgresBackend::new(config.clone(), target.to_string(), &super::schema_for(test));
         let reachable = backend.server_info().await.map(|_| ());
         super::reachable_or_skip(backend, reachable, test, "PostgreSQL", "CLAIMBENCH_PG_URL")
     }
@@ -52,6 +55,19 @@ impl TestDb for PostgresBackend {
 
     async fn roll_back(&self, s: &mut PostgresSession) {
         s.client().batch_execute("ROLLBACK").await.unwrap();
+    }
+
+    async fn queue_row_is_free(&self, probe: &mut PostgresSession, queue: &str) -> bool {
+        let c = probe.client();
+        c.batch_execute("BEGIN").await.unwrap();
+        let locked = c
+            .query(
+                "SELECT 1 FROM queues WHERE name = $1 FOR UPDATE NOWAIT",
+                &[&queue],
+            )
+            .await;
+        c.batch_execute("ROLLBACK").await.unwrap();
+        locked.is_ok()
     }
 
     async fn identity(&self, _s: &mut PostgresSession, role: &str) -> String {
