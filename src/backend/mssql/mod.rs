@@ -142,7 +142,6 @@ pub fn strategy_sql(strategy: Strategy) -> &'static str {
 pub enum Bind<'a> {
     Int(i32),
     BigInt(i64),
-    Float(f64),
     Text(&'a str),
 }
 

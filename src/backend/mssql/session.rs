@@ -91,7 +91,6 @@ impl Bind<'_> {
         match self {
             Bind::Int(v) => v,
             Bind::BigInt(v) => v,
-            Bind::Float(v) => v,
             Bind::Text(v) => v,
         }
     }

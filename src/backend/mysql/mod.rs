@@ -623,6 +623,22 @@ mod tests {
     }
 
     #[test]
+    fn naive_update_is_the_statement_the_session_sends() {
+        // Sessions prepare one `UPDATE ... WHERE id IN (:ids)` from production.sql's
+        // `claim` step and send it for naive too: the two files must say the same SQL.
+        let sql = |s: &str| {
+            s.lines()
+                .filter(|l| !l.starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(
+            sql(step(NAIVE_SQL, "update")),
+            sql(step(PRODUCTION_SQL, "claim"))
+        );
+    }
+
+    #[test]
     fn ids_marker_expands_to_placeholders() {
         assert_eq!(expand_ids("IN (:ids)", 3), "IN (?, ?, ?)");
         assert_eq!(expand_ids("IN (:ids)", 0), "IN (?)");
