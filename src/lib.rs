@@ -5,6 +5,7 @@ pub mod backend;
 pub mod embedded;
 pub mod ledger;
 pub mod metrics;
+pub mod model;
 pub mod report;
 pub mod resources;
 pub mod results;

@@ -8,11 +8,16 @@
 mod common;
 
 use claimbench::backend::Session;
+use claimbench::model::{self, JobRow, QueueRow, TableState};
 use claimbench::results::{RunResult, TrialResult};
 use claimbench::runner::{self, RunOptions};
 use claimbench::strategy::Strategy;
 use claimbench::workload::Workload;
 use common::{Inspect, TestDb};
+use proptest::prelude::*;
+use proptest::strategy::Strategy as _;
+use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestRunner};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -212,6 +217,177 @@ async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(bac
     assert_eq!(backend.inspect(&mut probe, capped.clone()).await, [2]);
     claim_ids(&mut s, Strategy::Production, 40).await;
     assert_eq!(backend.inspect(&mut probe, capped).await, [3]);
+    backend.drop_schema().await;
+}
+
+async fn production_does_not_starve_a_queue_behind_a_full_capped_one<D: TestDb>(backend: D) {
+    // Regression: the windowed port locked the first max(4 x batch, 16) rows in fetch
+    // order, all of them the full queue's, and returned nothing.
+    let w = common::workload("backlog = 0\nqueues = [{ name = \"capped\" }]", "");
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    let mut s = backend.connect("cbtest", "w").await.unwrap();
+    let state = model::capped_queue_ahead();
+    for strategy in [Strategy::Production, Strategy::Waiting] {
+        backend.load_state(&mut s, &state).await;
+        let mut got = claim_ids(&mut s, strategy, 10).await;
+        got.sort_unstable();
+        assert_eq!(got, (103..113).collect::<Vec<_>>(), "{strategy}");
+    }
+    backend.drop_schema().await;
+}
+
+/// One generated table state for the reference-model property: the state, the pending
+/// rows another session holds locked during the claim, and the batch.
+#[derive(Debug, Clone)]
+struct ModelCase {
+    state: TableState,
+    locked: Vec<i64>,
+    batch: u32,
+}
+
+/// Small states with many ties and every kind of row: queues `a`, `b`, `c` each with or
+/// without a `queues` row (paused, inactive, capped at 0 to 3), queue `d` never with one,
+/// three priorities, three creation times, due times past or future, pending, fetched
+/// and processing rows, some pending rows locked by another session, and sometimes a
+/// burst of one queue's rows at a priority above all others.
+fn model_case() -> impl proptest::strategy::Strategy<Value = ModelCase> {
+    let queue = (
+        prop::bool::weighted(0.8),
+        prop::bool::weighted(0.15),
+        prop::bool::weighted(0.85),
+        prop::option::weighted(0.6, 0..4i32),
+    );
+    let job = (
+        0..4usize,
+        prop::sample::select(vec![0, 5, 10]),
+        prop::sample::select(vec![0i16, 0, 0, 0, 1, 2]),
+        prop::sample::select(vec![-300i64, -200, -100]),
+        prop::option::weighted(0.4, prop::sample::select(vec![-250i64, -150, -50, 100])),
+        prop::bool::weighted(0.15),
+    );
+    // Sometimes a burst: one queue's rows ahead of everything else in fetch order, the
+    // noisy-neighbour shape that starved the windowed port.
+    let burst = prop::option::weighted(0.4, (0..4usize, 15..40usize));
+    (
+        prop::collection::vec(queue, 3),
+        prop::collection::vec(job, 0..40),
+        burst,
+        1..12u32,
+    )
+        .prop_map(|(queues, mut jobs, burst, batch)| {
+            if let Some((q, n)) = burst {
+                jobs.extend(std::iter::repeat_n((q, 20, 0i16, -300i64, None, false), n));
+            }
+            const NAMES: [&str; 4] = ["a", "b", "c", "d"];
+            let queues = queues
+                .into_iter()
+                .zip(NAMES)
+                .filter(|((present, ..), _)| *present)
+                .map(|((_, is_paused, is_active, max_workers), name)| QueueRow {
+                    name: name.into(),
+                    is_paused,
+                    is_active,
+                    max_workers,
+                })
+                .collect();
+            let mut locked = Vec::new();
+            let jobs = jobs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (q, priority, status, created_s, scheduled_s, lock))| {
+                    let id = i as i64 + 1;
+                    if lock && status == 0 {
+                        locked.push(id);
+                    }
+                    JobRow {
+                        id,
+                        queue: NAMES[q].into(),
+                        priority,
+                        status,
+                        created_s,
+                        scheduled_s,
+                    }
+                })
+                .collect();
+            ModelCase {
+                state: TableState { queues, jobs },
+                locked,
+                batch,
+            }
+        })
+}
+
+/// Loads `case` and claims once with production (with the locked rows held by `other`)
+/// and once with waiting (nothing locked: it would wait); both must return the model's
+/// pick.
+async fn check_against_model<D: TestDb>(
+    backend: &D,
+    sessions: &tokio::sync::Mutex<(D::Session, D::Session)>,
+    layout: &str,
+    case: &ModelCase,
+) -> Result<(), TestCaseError> {
+    let mut guard = sessions.lock().await;
+    let (claimer, other) = &mut *guard;
+    for (strategy, locked) in [
+        (Strategy::Production, &case.locked[..]),
+        (Strategy::Waiting, &[][..]),
+    ] {
+        backend.load_state(claimer, &case.state).await;
+        if !locked.is_empty() {
+            backend.lock_rows(other, locked).await;
+        }
+        let mut out = Vec::new();
+        let claimed = claimer.claim(strategy, case.batch, &mut out).await;
+        if !locked.is_empty() {
+            backend.roll_back(other).await;
+        }
+        // An error fails this case only: the next one starts with no lock held.
+        claimed.map_err(|e| TestCaseError::fail(format!("{strategy} on {layout}: {e}")))?;
+        let mut got: Vec<i64> = out.iter().map(|j| j.id).collect();
+        got.sort_unstable();
+        let locked: HashSet<i64> = locked.iter().copied().collect();
+        let mut want = model::seed_pick(&case.state, &locked, case.batch);
+        want.sort_unstable();
+        prop_assert_eq!(got, want, "{} on {}", strategy, layout);
+    }
+    Ok(())
+}
+
+/// Generated states per layout; CLAIMBENCH_MODEL_CASES overrides (CI keeps the default).
+fn model_cases() -> u32 {
+    std::env::var("CLAIMBENCH_MODEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200)
+}
+
+async fn production_claim_matches_the_reference_model<D: TestDb>(backend: D) {
+    let w = common::workload("backlog = 0\nqueues = [{ name = \"a\" }]", "");
+    for (layout, cases) in [
+        ("fetch-order", model_cases()),
+        ("pk-only", model_cases() / 4),
+    ] {
+        backend.reset(&w, layout, 1).await.unwrap();
+        let sessions = tokio::sync::Mutex::new((
+            backend.connect("cbtest-claimer", "model").await.unwrap(),
+            backend.connect("cbtest-other", "other").await.unwrap(),
+        ));
+        let mut runner = TestRunner::new(ProptestConfig {
+            cases,
+            failure_persistence: None,
+            max_shrink_iters: 200,
+            ..ProptestConfig::default()
+        });
+        let rt = tokio::runtime::Handle::current();
+        let result = tokio::task::block_in_place(|| {
+            runner.run(&model_case(), |case| {
+                rt.block_on(check_against_model(&backend, &sessions, layout, &case))
+            })
+        });
+        if let Err(e) = result {
+            panic!("{} differs from the reference model: {e}", D::NAME);
+        }
+    }
     backend.drop_schema().await;
 }
 
@@ -423,6 +599,8 @@ macro_rules! suite {
                 production_skips_paused_inactive_and_future_jobs,
                 production_takes_higher_priority_first_with_one_worker,
                 production_never_overshoots_max_workers_from_one_claimer,
+                production_does_not_starve_a_queue_behind_a_full_capped_one,
+                production_claim_matches_the_reference_model,
                 contended_production_and_waiting_never_duplicate_and_naive_does,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,

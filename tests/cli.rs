@@ -145,13 +145,13 @@ fn sql_prints_each_strategy_and_refuses_unknown_ones() {
         ("postgres", "waiting", "FOR UPDATE OF h\n"),
         ("postgres", "naive", "-- step: update"),
         ("postgres", "conditional", "AND h.status = 0"),
-        ("mysql", "production", "FOR UPDATE SKIP LOCKED\n"),
+        ("mysql", "production", "FOR UPDATE SKIP LOCKED)\n"),
         (
             "mysql",
             "production",
             "WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         ),
-        ("mysql", "waiting", "LIMIT ?\nFOR UPDATE\n"),
+        ("mysql", "waiting", "LIMIT ?\n FOR UPDATE)\n"),
         ("mysql", "conditional", "AND attempt_count = ?"),
         (
             "mssql",

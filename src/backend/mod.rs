@@ -330,17 +330,6 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<Sample, BackendError>> + Send;
 }
 
-/// Rows the production and waiting claims lock before ranking, per batch row. Neither
-/// PostgreSQL nor MySQL can rank every eligible row in a locking read the way the seed's
-/// statement does (see the header of each backend's `production.sql`), so both lock a
-/// window of candidates in fetch order and rank those.
-pub const CANDIDATE_WINDOW_FACTOR: i64 = 4;
-
-/// The candidate window for a batch: four batches, at least 16 rows.
-pub fn candidate_window(batch: u32) -> i64 {
-    (batch as i64 * CANDIDATE_WINDOW_FACTOR).max(16)
-}
-
 /// Splits a strategy file into its statements. A file holds one statement, or several
 /// each introduced by a `-- step: <name>` line; comments before the first step document
 /// the strategy and are not sent.
@@ -374,12 +363,6 @@ mod tests {
             sql_steps("-- doc\nSELECT 3\n"),
             vec![("claim", "-- doc\nSELECT 3")]
         );
-    }
-
-    #[test]
-    fn candidate_window_is_four_batches_at_least_sixteen() {
-        assert_eq!(candidate_window(1), 16);
-        assert_eq!(candidate_window(10), 40);
     }
 
     #[test]

@@ -6,9 +6,8 @@
 //! rows. Each session prepares its statements once at connect.
 
 use super::{
-    Backend, BackendError, BackendKind, CANDIDATE_WINDOW_FACTOR, ClaimOutcome, ClaimedJob,
-    DbReconciliation, ErrorKind, FailOutcome, Sample, ServerCounters, ServerInfo, Session,
-    TableStats, candidate_window, sql_steps,
+    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, ErrorKind,
+    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -58,10 +57,7 @@ pub fn strategy_sql(strategy: Strategy) -> &'static str {
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `$n`s.
 pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
     match strategy {
-        Strategy::Production | Strategy::Waiting => format!(
-            "$1 = {batch} (batch), $2 = worker id, $3 = {} (candidate window = {CANDIDATE_WINDOW_FACTOR} x batch)",
-            candidate_window(batch)
-        ),
+        Strategy::Production | Strategy::Waiting => format!("$1 = {batch} (batch), $2 = worker id"),
         Strategy::Naive => format!("select: $1 = {batch}; update: $1 = ids read, $2 = worker id"),
         Strategy::Conditional => {
             format!("select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id")
@@ -509,10 +505,7 @@ impl Session for PostgresSession {
                 } else {
                     &s.waiting
                 };
-                let rows = c
-                    .query(stmt, &[&limit, &self.worker_id, &candidate_window(batch)])
-                    .await
-                    .map_err(e)?;
+                let rows = c.query(stmt, &[&limit, &self.worker_id]).await.map_err(e)?;
                 push_claimed(&rows, out);
             }
             Strategy::Naive => {

@@ -14,6 +14,7 @@ pub mod mysql;
 pub mod postgres;
 
 use claimbench::backend::Backend;
+use claimbench::model::TableState;
 use claimbench::workload::Workload;
 use std::collections::HashSet;
 use std::path::Path;
@@ -68,6 +69,14 @@ pub trait TestDb: Backend + Sized {
     /// `open` at priority 0 3 h ago but scheduled an hour ahead, one of `open` at
     /// priority 5 1 h ago (the oldest eligible one).
     async fn age_jobs(&self, s: &mut Self::Session);
+
+    /// Replaces the contents of `queues` and `jobs_hot` with `state` (times relative to
+    /// the server's now), in one committed transaction. The schema must exist (`reset`).
+    async fn load_state(&self, s: &mut Self::Session, state: &TableState);
+
+    /// Begins a transaction on `s` that locks the hot rows `ids` (as a claim would) and
+    /// leaves it open; `roll_back` ends it.
+    async fn lock_rows(&self, s: &mut Self::Session, ids: &[i64]);
 
     /// After `after`, ends every worker connection of this backend from `killer`;
     /// resolves to how many it ended.

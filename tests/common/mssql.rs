@@ -5,6 +5,7 @@
 use super::{Inspect, TestDb};
 use claimbench::backend::mssql::{self, MssqlBackend, MssqlSession};
 use claimbench::backend::{Backend, DbTarget};
+use claimbench::model::TableState;
 use claimbench::strategy::Strategy;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -153,6 +154,67 @@ impl TestDb for MssqlBackend {
             self.schema(),
         );
         s.client().execute(sql, &[]).await.unwrap();
+    }
+
+    async fn load_state(&self, s: &mut MssqlSession, state: &TableState) {
+        let schema = self.schema().to_string();
+        let c = s.client();
+        let mut sql = String::from(
+            "SET XACT_ABORT ON; BEGIN TRANSACTION; DELETE FROM [{SCHEMA}].[JobsHot]; DELETE FROM [{SCHEMA}].[Queues];",
+        );
+        for q in &state.queues {
+            sql.push_str(&format!(
+                " INSERT INTO [{{SCHEMA}}].[Queues] ([Name], [IsPaused], [IsActive], [MaxWorkers]) VALUES ('{}', {}, {}, {});",
+                q.name,
+                q.is_paused as i32,
+                q.is_active as i32,
+                q.max_workers.map_or("NULL".to_string(), |m| m.to_string())
+            ));
+        }
+        sql.push_str(" SET IDENTITY_INSERT [{SCHEMA}].[JobsHot] ON;");
+        for j in &state.jobs {
+            sql.push_str(&format!(
+                " INSERT INTO [{{SCHEMA}}].[JobsHot] ([Id], [Queue], [Type], [Payload], [Priority], [Status], [WorkerId], [CreatedAtUtc], [ScheduledAtUtc]) \
+                  VALUES ({}, '{}', 'model', N'', {}, {}, {}, DATEADD(second, {}, SYSUTCDATETIME()), {});",
+                j.id,
+                j.queue,
+                j.priority,
+                j.status,
+                if j.status > 0 { "'other'" } else { "NULL" },
+                j.created_s,
+                j.scheduled_s
+                    .map_or("NULL".to_string(), |s| format!("DATEADD(second, {s}, SYSUTCDATETIME())"))
+            ));
+        }
+        sql.push_str(" SET IDENTITY_INSERT [{SCHEMA}].[JobsHot] OFF; COMMIT;");
+        c.simple_query(mssql::with_schema(&sql, &schema))
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+    }
+
+    async fn lock_rows(&self, s: &mut MssqlSession, ids: &[i64]) {
+        let schema = self.schema().to_string();
+        let list = if ids.is_empty() {
+            "0".to_string()
+        } else {
+            ids.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let sql = format!(
+            "BEGIN TRANSACTION; SELECT [Id] FROM [{{SCHEMA}}].[JobsHot] WITH (UPDLOCK, ROWLOCK) WHERE [Id] IN ({list});"
+        );
+        s.client()
+            .simple_query(mssql::with_schema(&sql, &schema))
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
     }
 
     fn kill_workers_after(

@@ -4,6 +4,7 @@
 use super::{Inspect, TestDb};
 use claimbench::backend::mysql::{self, MysqlBackend, MysqlSession};
 use claimbench::backend::{Backend, DbTarget, sql_steps};
+use claimbench::model::TableState;
 use claimbench::strategy::Strategy;
 use mysql_async::prelude::Queryable;
 use std::collections::HashSet;
@@ -169,6 +170,58 @@ impl TestDb for MysqlBackend {
         ] {
             c.exec_drop(sql, (id,)).await.unwrap();
         }
+    }
+
+    async fn load_state(&self, s: &mut MysqlSession, state: &TableState) {
+        // Text protocol with the values inline (numbers and the suite's own queue names):
+        // prepared statements of many shapes would evict the session's own claim
+        // statements from mysql_async's statement cache.
+        let mut sql = String::from("START TRANSACTION; DELETE FROM jobs_hot; DELETE FROM queues;");
+        let null = |v: Option<String>| v.unwrap_or_else(|| "NULL".into());
+        for q in &state.queues {
+            sql.push_str(&format!(
+                " INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES ('{}', {}, {}, {});",
+                q.name,
+                q.is_paused,
+                q.is_active,
+                null(q.max_workers.map(|m| m.to_string()))
+            ));
+        }
+        for j in &state.jobs {
+            sql.push_str(&format!(
+                " INSERT INTO jobs_hot (id, queue, type, payload, priority, status, worker_id, created_at, scheduled_at) \
+                  VALUES ({}, '{}', 'model', '', {}, {}, {}, NOW(6) + INTERVAL {} SECOND, {});",
+                j.id,
+                j.queue,
+                j.priority,
+                j.status,
+                if j.status > 0 { "'other'" } else { "NULL" },
+                j.created_s,
+                null(j.scheduled_s.map(|s| format!("NOW(6) + INTERVAL {s} SECOND")))
+            ));
+        }
+        sql.push_str(" COMMIT;");
+        s.conn().query_drop(sql).await.unwrap();
+    }
+
+    async fn lock_rows(&self, s: &mut MysqlSession, ids: &[i64]) {
+        let c = s.conn();
+        c.query_drop("START TRANSACTION").await.unwrap();
+        // By primary key: a locking read that scanned a secondary index would keep every
+        // row it read locked, not only these (InnoDB, also at READ COMMITTED).
+        let list = if ids.is_empty() {
+            "0".to_string()
+        } else {
+            ids.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        c.query_drop(format!(
+            "SELECT id FROM jobs_hot FORCE INDEX (PRIMARY) WHERE id IN ({list}) FOR UPDATE"
+        ))
+        .await
+        .unwrap();
     }
 
     fn kill_workers_after(

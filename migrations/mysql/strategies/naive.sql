@@ -14,7 +14,7 @@ WHERE h.status = 0
   AND (h.scheduled_at IS NULL OR h.scheduled_at <= NOW(6))
   AND NOT EXISTS (SELECT 1 FROM queues p
                   WHERE p.name = h.queue AND (p.is_paused OR NOT p.is_active))
-ORDER BY h.priority DESC, h.due_at ASC
+ORDER BY h.priority DESC, h.due_at ASC, h.id ASC
 LIMIT ?
 -- step: update
 -- ? worker id, then the ids read above (`:ids`: `batch` placeholders, the unused ones

@@ -11,7 +11,7 @@ WHERE h.status = 0
   AND q.is_paused IS NOT TRUE
   AND q.is_active IS NOT FALSE
   AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
-ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC
+ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC, h.id ASC
 LIMIT $1
 -- step: claim-one
 -- $1 one candidate id, $2 worker id. Sent once per candidate.

@@ -1,44 +1,58 @@
 -- waiting: the production claim with a lock that waits (FOR UPDATE without SKIP LOCKED).
--- $1 batch limit, $2 worker id, $3 candidate window (rows locked before ranking).
+-- $1 batch limit, $2 worker id.
 --
--- Identical to production.sql but for the lock clause: a worker that meets a row locked
+-- Identical to production.sql but for the lock clauses: a worker that meets a row locked
 -- by another claim waits for that transaction to end, then re-checks the row (it is no
--- longer pending, so it drops out and the batch comes back short). Workers queue behind
--- each other on the first rows in fetch order: the convoy the seed avoids with READPAST.
+-- longer pending, so it drops out and the LIMIT reads on). Workers queue behind each
+-- other on the first rows in fetch order: the convoy the seed avoids with READPAST.
+-- Every claim locks `free` before `held`, each in fetch order, so two waiting claims
+-- never wait on each other in a cycle.
 WITH active_counts AS (
     SELECT queue, count(*) AS current_active
     FROM jobs_hot
     WHERE status IN (1, 2)
     GROUP BY queue
 ),
-locked AS (
-    SELECT h.id, h.queue, h.priority,
-           COALESCE(h.scheduled_at, h.created_at) AS sort_at
+capped AS (
+    SELECT q.name,
+           GREATEST(LEAST(q.max_workers - COALESCE(ac.current_active, 0), $1), 0) AS room
+    FROM queues q
+    LEFT JOIN active_counts ac ON ac.queue = q.name
+    WHERE q.max_workers IS NOT NULL
+      AND q.is_paused IS NOT TRUE
+      AND q.is_active IS NOT FALSE
+),
+free AS (
+    SELECT h.id, h.priority, COALESCE(h.scheduled_at, h.created_at) AS sort_at
     FROM jobs_hot h
     LEFT JOIN queues q ON q.name = h.queue
     WHERE h.status = 0
       AND q.is_paused IS NOT TRUE
       AND q.is_active IS NOT FALSE
+      AND q.max_workers IS NULL
       AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
-    ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC
-    LIMIT $3
+    ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC, h.id ASC
+    LIMIT $1
     FOR UPDATE OF h
 ),
-ranked AS (
-    SELECT l.id, l.priority, l.sort_at, q.max_workers,
-           COALESCE(ac.current_active, 0) AS current_active,
-           row_number() OVER (PARTITION BY l.queue
-                              ORDER BY l.priority DESC, l.sort_at ASC) AS queue_rank
-    FROM locked l
-    LEFT JOIN queues q ON q.name = l.queue
-    LEFT JOIN active_counts ac ON ac.queue = l.queue
+held AS (
+    SELECT j.id, j.priority, j.sort_at
+    FROM capped c
+    CROSS JOIN LATERAL (
+        SELECT h.id, h.priority, COALESCE(h.scheduled_at, h.created_at) AS sort_at
+        FROM jobs_hot h
+        WHERE h.queue = c.name
+          AND h.status = 0
+          AND (h.scheduled_at IS NULL OR h.scheduled_at <= now())
+        ORDER BY h.priority DESC, COALESCE(h.scheduled_at, h.created_at) ASC, h.id ASC
+        LIMIT c.room
+        FOR UPDATE OF h
+    ) j
 ),
 picked AS (
     SELECT id
-    FROM ranked
-    WHERE max_workers IS NULL
-       OR current_active + queue_rank <= max_workers
-    ORDER BY priority DESC, sort_at ASC
+    FROM (SELECT * FROM free UNION ALL SELECT * FROM held) candidates
+    ORDER BY priority DESC, sort_at ASC, id ASC
     LIMIT $1
 )
 UPDATE jobs_hot h

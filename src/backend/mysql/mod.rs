@@ -9,8 +9,8 @@
 
 use super::shared::Control;
 use super::{
-    Backend, BackendError, BackendKind, CANDIDATE_WINDOW_FACTOR, DbReconciliation, ErrorKind,
-    ServerCounters, ServerInfo, TableStats, candidate_window, sql_steps,
+    Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
+    TableStats, sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -45,13 +45,11 @@ const COUNTERS_SQL: &str = include_str!("../../../migrations/mysql/evidence/coun
 const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mysql/evidence/table_stats.sql");
 const SETTINGS_SQL: &str = include_str!("../../../migrations/mysql/evidence/settings.sql");
 
-/// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait
-/// and, for production and waiting, the queue's capacity left).
+/// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait).
 const COL_ID: usize = 0;
-const COL_QUEUE: usize = 1;
+const COL_PRIORITY: usize = 6;
 const COL_ATTEMPT: usize = 8;
 const COL_QUEUE_WAIT_US: usize = 17;
-const COL_ROOM: usize = 18;
 
 /// Where the statements of `:ids` steps take their id list.
 const IDS_MARKER: &str = ":ids";
@@ -81,8 +79,7 @@ pub fn strategy_sql(strategy: Strategy) -> &'static str {
 pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
     match strategy {
         Strategy::Production | Strategy::Waiting => format!(
-            "lock: ? = {} (candidate window = {CANDIDATE_WINDOW_FACTOR} x batch, at least 16); claim: ? = worker id, :ids = {batch} placeholders",
-            candidate_window(batch)
+            "capacity: ? = {batch}; lock: ? = {batch}, then per capped queue with room ? = its name, ? = its room; claim: ? = worker id, :ids = {batch} placeholders"
         ),
         Strategy::Naive => {
             format!("select: ? = {batch}; update: ? = worker id, :ids = {batch} placeholders")
@@ -409,6 +406,8 @@ impl Backend for MysqlBackend {
             worker_id: worker_id.to_string(),
             workers: self.workers.clone(),
             batch_update: None,
+            lock_statements: Vec::new(),
+            candidates: Vec::new(),
         })
     }
 
@@ -559,8 +558,10 @@ mod tests {
 
     #[test]
     fn production_skips_locked_rows_and_waiting_does_not() {
-        assert!(step(PRODUCTION_SQL, "lock").ends_with("FOR UPDATE SKIP LOCKED"));
-        assert!(step(WAITING_SQL, "lock").ends_with("FOR UPDATE"));
+        for branch in ["lock", "lock-capped"] {
+            assert!(step(PRODUCTION_SQL, branch).ends_with("FOR UPDATE SKIP LOCKED)"));
+            assert!(step(WAITING_SQL, branch).ends_with("FOR UPDATE)"));
+        }
         // Apart from the lock clause and the header comments, the two are the same steps.
         let body = |s: &'static str| {
             sql_steps(s)
@@ -575,12 +576,9 @@ mod tests {
     fn locking_reads_join_no_other_table() {
         // InnoDB locks the rows of every table joined in a locking read: a join to
         // `queues` would lock the queue row and hide all its jobs from other claimers.
-        let lock = step(PRODUCTION_SQL, "lock");
-        let outer: String = lock
-            .lines()
-            .filter(|l| !l.starts_with(' ') || l.starts_with("  AND"))
-            .collect();
-        assert!(!outer.contains("JOIN queues"), "{outer}");
+        let lock = session::lock_sql(PRODUCTION_SQL, 2);
+        assert!(!lock.contains("JOIN"), "{lock}");
+        assert_eq!(lock.matches("UNION ALL").count(), 2);
         assert!(lock.contains("NOT EXISTS (SELECT 1 FROM queues p"));
     }
 
@@ -588,14 +586,16 @@ mod tests {
     fn claim_columns_match_the_positions_read() {
         for sql in [
             step(PRODUCTION_SQL, "lock"),
+            step(PRODUCTION_SQL, "lock-capped"),
             step(NAIVE_SQL, "select"),
             step(CONDITIONAL_SQL, "select"),
         ] {
             let body: String = sql
                 .lines()
-                .filter(|l| !l.starts_with("--"))
+                .filter(|l| !l.starts_with("--") && !l.starts_with("UNION"))
                 .collect::<Vec<_>>()
                 .join(" ");
+            let body = body.trim_start_matches('(');
             let list = &body["SELECT".len()..body.find(" FROM jobs_hot h").unwrap()];
             // Split at the commas outside parentheses.
             let mut cols = vec![String::new()];
@@ -614,12 +614,12 @@ mod tests {
             }
             let cols: Vec<&str> = cols.iter().map(|c| c.trim()).collect();
             assert_eq!(cols[COL_ID], "h.id");
-            assert_eq!(cols[COL_QUEUE], "h.queue");
+            assert_eq!(cols[1], "h.queue");
+            assert_eq!(cols[COL_PRIORITY], "h.priority");
             assert_eq!(cols[COL_ATTEMPT], "h.attempt_count");
             assert!(cols[COL_QUEUE_WAIT_US].ends_with("AS queue_wait_us"));
+            assert_eq!(cols.len(), COL_QUEUE_WAIT_US + 1);
         }
-        let lock = step(PRODUCTION_SQL, "lock");
-        assert!(lock.contains("AS queue_wait_us,\n       cap.room\n"));
     }
 
     #[test]
@@ -653,29 +653,23 @@ mod tests {
     }
 
     #[test]
-    fn pick_applies_room_per_queue_in_fetch_order() {
+    fn pick_orders_by_priority_then_due_then_id_and_keeps_the_batch() {
         use crate::backend::ClaimedJob;
-        use session::pick;
-        let job = |id| ClaimedJob {
+        let job = |id, queue_wait_us| ClaimedJob {
             id,
             attempt: 0,
-            queue_wait_us: 5,
+            queue_wait_us,
         };
-        let rows: Vec<(Option<i64>, &[u8], ClaimedJob)> = vec![
-            (Some(2), b"capped", job(1)),
-            (None, b"free", job(2)),
-            (Some(2), b"capped", job(3)),
-            (Some(2), b"capped", job(4)),
-            (Some(0), b"full", job(5)),
-            (None, b"free", job(6)),
-            (None, b"free", job(7)),
+        // As the UNION ALL returns them: uncapped queues' rows, then a capped queue's.
+        let mut rows = vec![
+            (0, job(1, 500)),
+            (0, job(2, 900)),
+            (0, job(3, 500)),
+            (5, job(9, 10)),
+            (0, job(7, 900)),
         ];
         let mut out = Vec::new();
-        pick(rows.iter().copied(), 5, &mut out);
-        let ids: Vec<i64> = out.iter().map(|j| j.id).collect();
-        assert_eq!(ids, vec![1, 2, 3, 6, 7]);
-        out.clear();
-        pick(rows.iter().copied(), 2, &mut out);
-        assert_eq!(out.iter().map(|j| j.id).collect::<Vec<_>>(), vec![1, 2]);
+        session::pick(&mut rows, 4, &mut out);
+        assert_eq!(out.iter().map(|j| j.id).collect::<Vec<_>>(), [9, 2, 7, 1]);
     }
 }

@@ -3,15 +3,13 @@
 //! lifecycle, each multi-statement step in its own short transaction.
 
 use super::{
-    COL_ATTEMPT, COL_ID, COL_QUEUE, COL_QUEUE_WAIT_US, COL_ROOM, COMPLETE_SQL, CONDITIONAL_SQL,
+    COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL,
     EFFECT_SQL, FAIL_SQL, NAIVE_SQL, PRODUCE_SQL, PRODUCTION_SQL, RELEASE_SQL, RESCUE_SQL,
     SAMPLE_SQL, START_SQL, START_UNGATED_SQL, WAITING_SQL, allow_recursion, expand_ids, int,
     query_error, step,
 };
 use crate::backend::shared::{capped_queues_json, json_numbers, queue_active};
-use crate::backend::{
-    BackendError, ClaimOutcome, ClaimedJob, FailOutcome, Sample, Session, candidate_window,
-};
+use crate::backend::{BackendError, ClaimOutcome, ClaimedJob, FailOutcome, Sample, Session};
 use crate::strategy::Strategy;
 use crate::workload::Workload;
 use mysql_async::prelude::Queryable;
@@ -21,8 +19,7 @@ use std::time::Duration;
 
 /// A session's prepared statements, prepared once per connection.
 pub(super) struct Statements {
-    production_lock: Statement,
-    waiting_lock: Statement,
+    capacity: Statement,
     naive_select: Statement,
     conditional_select: Statement,
     conditional_claim: Statement,
@@ -39,8 +36,7 @@ impl Statements {
     pub(super) async fn prepare(c: &mut Conn) -> Result<Statements, BackendError> {
         let mut s = Vec::new();
         for sql in [
-            step(PRODUCTION_SQL, "lock"),
-            step(WAITING_SQL, "lock"),
+            step(PRODUCTION_SQL, "capacity"),
             step(NAIVE_SQL, "select"),
             step(CONDITIONAL_SQL, "select"),
             step(CONDITIONAL_SQL, "claim-one"),
@@ -57,8 +53,7 @@ impl Statements {
         let mut s = s.into_iter();
         let mut next = || s.next().expect("one statement per field");
         Ok(Statements {
-            production_lock: next(),
-            waiting_lock: next(),
+            capacity: next(),
             naive_select: next(),
             conditional_select: next(),
             conditional_claim: next(),
@@ -81,6 +76,11 @@ pub struct MysqlSession {
     /// The claim UPDATE by id for this session's batch size, prepared on first use (the
     /// same text serves production, waiting and naive).
     pub(super) batch_update: Option<(u32, Statement)>,
+    /// The lock step of production and waiting, prepared per number of capped-queue
+    /// branches on first use (a workload has a handful of capped queues at most).
+    pub(super) lock_statements: Vec<(Strategy, usize, Statement)>,
+    /// Reused buffer: the rows a lock step returned, with their priority, for `pick`.
+    pub(super) candidates: Vec<(i64, ClaimedJob)>,
 }
 
 impl MysqlSession {
@@ -143,6 +143,34 @@ impl MysqlSession {
         }
     }
 
+    /// The lock step of `strategy` with one `lock-capped` branch per capped queue.
+    async fn lock_statement(
+        &mut self,
+        strategy: Strategy,
+        capped: usize,
+    ) -> Result<Statement, BackendError> {
+        if let Some((_, _, st)) = self
+            .lock_statements
+            .iter()
+            .find(|(s, n, _)| *s == strategy && *n == capped)
+        {
+            return Ok(st.clone());
+        }
+        let file = if strategy == Strategy::Production {
+            PRODUCTION_SQL
+        } else {
+            WAITING_SQL
+        };
+        let sql = lock_sql(file, capped);
+        let st = self
+            .conn
+            .prep(sql)
+            .await
+            .map_err(|e| query_error("prepare", e))?;
+        self.lock_statements.push((strategy, capped, st.clone()));
+        Ok(st)
+    }
+
     async fn claim_locked(
         &mut self,
         strategy: Strategy,
@@ -150,28 +178,42 @@ impl MysqlSession {
         out: &mut Vec<ClaimedJob>,
     ) -> Result<(), BackendError> {
         let update = self.batch_update(batch).await?;
-        self.in_transaction("claim", async |s| {
-            let lock = if strategy == Strategy::Production {
-                &s.statements.production_lock
-            } else {
-                &s.statements.waiting_lock
-            };
-            let rows: Vec<Row> = s
-                .conn
-                .exec(lock, (candidate_window(batch),))
-                .await
-                .map_err(|e| query_error("claim", e))?;
-            pick(rows.iter().map(lock_row), batch, out);
-            if !out.is_empty() {
-                let params = s.update_params(out.iter().map(|j| j.id), batch);
-                s.conn
-                    .exec_drop(&update, params)
+        let mut candidates = std::mem::take(&mut self.candidates);
+        let result = self
+            .in_transaction("claim", async |s| {
+                let e = |e| query_error("claim", e);
+                let rooms: Vec<(Value, i64)> = s
+                    .conn
+                    .exec(&s.statements.capacity, (batch,))
                     .await
-                    .map_err(|e| query_error("claim", e))?;
-            }
-            Ok(((), true))
-        })
-        .await
+                    .map_err(e)?;
+                let lock = s.lock_statement(strategy, rooms.len()).await?;
+                let mut params = Vec::with_capacity(1 + 2 * rooms.len());
+                params.push(Value::from(batch));
+                for (queue, room) in rooms {
+                    params.push(queue);
+                    params.push(Value::from(room));
+                }
+                let rows: Vec<Row> = s
+                    .conn
+                    .exec(&lock, Params::Positional(params))
+                    .await
+                    .map_err(e)?;
+                candidates.clear();
+                candidates.extend(
+                    rows.iter()
+                        .map(|r| (int(r, COL_PRIORITY).unwrap_or(0), claimed(r))),
+                );
+                pick(&mut candidates, batch, out);
+                if !out.is_empty() {
+                    let params = s.update_params(out.iter().map(|j| j.id), batch);
+                    s.conn.exec_drop(&update, params).await.map_err(e)?;
+                }
+                Ok(((), true))
+            })
+            .await;
+        self.candidates = candidates;
+        result
     }
 
     /// Calls a lifecycle procedure and returns the row it selects. An error rolls back
@@ -225,48 +267,25 @@ impl MysqlSession {
     }
 }
 
-/// The seed's ROW_NUMBER() per queue and capacity check, on the rows the lock step
-/// returned in fetch order, as (room left in the row's queue, queue, job): a row is
-/// picked when its queue has no limit (`None`) or its rank in the queue is within the
-/// room left, until `batch` are picked.
-pub(super) fn pick<'r>(
-    rows: impl Iterator<Item = (Option<i64>, &'r [u8], ClaimedJob)>,
-    batch: u32,
-    out: &mut Vec<ClaimedJob>,
-) {
-    // (queue, picked so far) for capped queues only; stays empty, and unallocated,
-    // when no queue has a max workers limit.
-    let mut ranks: Vec<(&[u8], i64)> = Vec::new();
-    for (room, queue, job) in rows {
-        if out.len() >= batch as usize {
-            break;
-        }
-        if let Some(room) = room {
-            let rank = match ranks.iter_mut().find(|(q, _)| *q == queue) {
-                Some((_, n)) => {
-                    *n += 1;
-                    *n
-                }
-                None => {
-                    ranks.push((queue, 1));
-                    1
-                }
-            };
-            if rank > room {
-                continue;
-            }
-        }
-        out.push(job);
+/// The lock step's text: `lock`, then `capped` copies of `lock-capped`.
+pub(super) fn lock_sql(file: &'static str, capped: usize) -> String {
+    let mut sql = step(file, "lock").to_string();
+    for _ in 0..capped {
+        sql.push('\n');
+        sql.push_str(step(file, "lock-capped"));
     }
+    sql
 }
 
-/// A lock-step row as `pick` reads it.
-fn lock_row(r: &Row) -> (Option<i64>, &[u8], ClaimedJob) {
-    let queue = match r.as_ref(COL_QUEUE) {
-        Some(Value::Bytes(b)) => b.as_slice(),
-        _ => &[],
-    };
-    (int(r, COL_ROOM), queue, claimed(r))
+/// The `pick` step: the locked rows, as (priority, job), in fetch order (priority desc,
+/// queue wait desc, which is due time asc within one statement, id asc); the first
+/// `batch` go to `out`. Every row is already within its queue's room, as the lock step
+/// took at most `room` rows of each capped queue.
+pub(super) fn pick(candidates: &mut [(i64, ClaimedJob)], batch: u32, out: &mut Vec<ClaimedJob>) {
+    use std::cmp::Reverse;
+    candidates
+        .sort_unstable_by_key(|(priority, j)| (Reverse(*priority), Reverse(j.queue_wait_us), j.id));
+    out.extend(candidates.iter().take(batch as usize).map(|(_, j)| *j));
 }
 
 pub(super) fn claimed(r: &Row) -> ClaimedJob {

@@ -1,0 +1,205 @@
+//! The reference model: the seed's pick for one claim, as a pure function of a table
+//! state (DESIGN.md "The reference model").
+//!
+//! Every claim statement that promises the seed's semantics (`production`, and `waiting`
+//! once its locks are granted) is held against [`seed_pick`]: the behavioural suite loads
+//! generated states into a real server, runs the statement alone, and requires the same
+//! ids. The model is deliberately the seed's SQL read literally (rank every eligible row
+//! per queue, then filter, then order and limit), not the shape of any port, so a port
+//! that takes a shortcut shows up as a difference.
+//!
+//! The seed orders by `(Priority DESC, due ASC)` and leaves ties to the server. The model
+//! and every port break them by id, ascending, so that a pick is one set of ids rather
+//! than any of several; each port's header says so.
+
+use std::collections::{HashMap, HashSet};
+
+/// A `queues` row. A job whose queue has no row is eligible and unlimited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueRow {
+    pub name: String,
+    pub is_paused: bool,
+    pub is_active: bool,
+    pub max_workers: Option<i32>,
+}
+
+/// A hot-table row. Times are whole seconds relative to the claim's `now` (negative: in
+/// the past), which keeps generated states clear of clock skew between client and server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRow {
+    pub id: i64,
+    pub queue: String,
+    pub priority: i32,
+    /// 0 pending, 1 fetched, 2 processing.
+    pub status: i16,
+    pub created_s: i64,
+    pub scheduled_s: Option<i64>,
+}
+
+impl JobRow {
+    /// The seed's `ISNULL(ScheduledAtUtc, CreatedAtUtc)`.
+    pub fn due_s(&self) -> i64 {
+        self.scheduled_s.unwrap_or(self.created_s)
+    }
+}
+
+/// Everything the seed's statement reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableState {
+    pub queues: Vec<QueueRow>,
+    pub jobs: Vec<JobRow>,
+}
+
+/// The ids the seed's FetchNextBatch claims from `state` with limit `batch`, when the
+/// rows in `locked_by_others` are held by another transaction (READPAST / SKIP LOCKED
+/// drop them before ranking). Returned in fetch order.
+pub fn seed_pick(state: &TableState, locked_by_others: &HashSet<i64>, batch: u32) -> Vec<i64> {
+    let queues: HashMap<&str, &QueueRow> =
+        state.queues.iter().map(|q| (q.name.as_str(), q)).collect();
+    // ActiveCounts: committed rows with status 1 or 2, locked or not.
+    let mut active: HashMap<&str, i64> = HashMap::new();
+    for j in state.jobs.iter().filter(|j| j.status == 1 || j.status == 2) {
+        *active.entry(j.queue.as_str()).or_default() += 1;
+    }
+    // Candidates: pending, not locked by others, queue not paused or inactive, due.
+    let mut candidates: Vec<&JobRow> = state
+        .jobs
+        .iter()
+        .filter(|j| j.status == 0 && !locked_by_others.contains(&j.id))
+        .filter(|j| {
+            queues
+                .get(j.queue.as_str())
+                .is_none_or(|q| !q.is_paused && q.is_active)
+        })
+        .filter(|j| j.scheduled_s.is_none_or(|s| s <= 0))
+        .collect();
+    candidates.sort_by_key(|j| fetch_order(j));
+    // ROW_NUMBER() per queue in fetch order, then the capacity check.
+    let mut rank: HashMap<&str, i64> = HashMap::new();
+    let allowed = candidates.into_iter().filter(|j| {
+        let r = rank.entry(j.queue.as_str()).or_default();
+        *r += 1;
+        match queues.get(j.queue.as_str()).and_then(|q| q.max_workers) {
+            None => true,
+            Some(max) => active.get(j.queue.as_str()).copied().unwrap_or(0) + *r <= max as i64,
+        }
+    });
+    // Picked: TOP (@Limit) in fetch order (the candidates are already in it).
+    allowed.take(batch as usize).map(|j| j.id).collect()
+}
+
+/// `(Priority DESC, due ASC)`, ties by id.
+fn fetch_order(j: &JobRow) -> (std::cmp::Reverse<i32>, i64, i64) {
+    (std::cmp::Reverse(j.priority), j.due_s(), j.id)
+}
+
+/// The state that starved the windowed port of issue 9: queue `capped` (max 2, two
+/// active, 100 pending at priority 10) ahead in fetch order of queue `free` (no limit, 100
+/// pending at priority 0). The seed picks from `free`; a port that locks a window of the
+/// first rows in fetch order and ranks after finds only `capped` rows and returns nothing.
+pub fn capped_queue_ahead() -> TableState {
+    let mut all = jobs(1, 2, "capped", 10, 1);
+    all.extend(jobs(3, 100, "capped", 10, 0));
+    all.extend(jobs(103, 100, "free", 0, 0));
+    TableState {
+        queues: vec![queue("capped", Some(2)), queue("free", None)],
+        jobs: all,
+    }
+}
+
+fn queue(name: &str, max_workers: Option<i32>) -> QueueRow {
+    QueueRow {
+        name: name.into(),
+        is_paused: false,
+        is_active: true,
+        max_workers,
+    }
+}
+
+/// `n` rows from `first_id` on, created 100 s ago, not scheduled.
+fn jobs(first_id: i64, n: i64, queue: &str, priority: i32, status: i16) -> Vec<JobRow> {
+    (first_id..first_id + n)
+        .map(|id| JobRow {
+            id,
+            queue: queue.into(),
+            priority,
+            status,
+            created_s: -100,
+            scheduled_s: None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_queue_ahead_in_fetch_order_does_not_starve_the_others() {
+        let pick = seed_pick(&capped_queue_ahead(), &HashSet::new(), 10);
+        assert_eq!(pick, (103..113).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_capped_queue_gets_its_room_and_no_more_in_one_batch() {
+        let mut s = capped_queue_ahead();
+        s.jobs[0].status = 0; // one active left: room for one
+        s.jobs.sort_by_key(|j| j.id);
+        let pick = seed_pick(&s, &HashSet::new(), 5);
+        // Row 1 is pending again and first in order; rank 1 + 1 active = 2 <= max.
+        assert_eq!(pick, vec![1, 103, 104, 105, 106]);
+    }
+
+    #[test]
+    fn locked_rows_are_dropped_before_ranking() {
+        let mut s = capped_queue_ahead();
+        s.jobs[0].status = 0;
+        s.jobs[1].status = 0; // no active rows: room 2
+        let locked = HashSet::from([1]);
+        let pick = seed_pick(&s, &locked, 3);
+        // Row 1 is locked by another session, so rows 2 and 3 rank 1 and 2 in `capped`.
+        assert_eq!(pick, vec![2, 3, 103]);
+    }
+
+    #[test]
+    fn paused_inactive_future_and_non_pending_rows_are_never_picked() {
+        let mut s = TableState {
+            queues: vec![
+                QueueRow {
+                    is_paused: true,
+                    ..queue("p", None)
+                },
+                QueueRow {
+                    is_active: false,
+                    ..queue("i", None)
+                },
+            ],
+            jobs: jobs(1, 3, "p", 9, 0),
+        };
+        s.jobs.extend(jobs(4, 3, "i", 9, 0));
+        s.jobs.extend(jobs(7, 1, "orphan", 0, 2));
+        let mut future = jobs(8, 1, "orphan", 9, 0);
+        future[0].scheduled_s = Some(60);
+        s.jobs.extend(future);
+        s.jobs.extend(jobs(9, 1, "orphan", 0, 0));
+        assert_eq!(seed_pick(&s, &HashSet::new(), 10), vec![9]);
+    }
+
+    #[test]
+    fn order_is_priority_then_due_then_id() {
+        let mut s = TableState {
+            queues: vec![],
+            jobs: jobs(1, 4, "q", 0, 0),
+        };
+        s.jobs[3].priority = 5;
+        s.jobs[2].scheduled_s = Some(-500); // due earlier than the others' -100
+        assert_eq!(seed_pick(&s, &HashSet::new(), 4), vec![4, 3, 1, 2]);
+    }
+
+    #[test]
+    fn an_overshot_queue_gets_nothing() {
+        let mut s = capped_queue_ahead();
+        s.jobs[2].status = 2; // 3 active against a max of 2
+        assert_eq!(seed_pick(&s, &HashSet::new(), 2), vec![103, 104]);
+    }
+}
