@@ -32,11 +32,11 @@ sql_body() { grep -v '^--' | sed '/^$/d'; }
   sql_body < migrations/postgres/strategies/production.sql \
     | sed 's/\$1/:batch/g; s/\$2/'"'w'"'/g'; echo ";"; echo "ROLLBACK;"; } > "$tmp/exact.sql"
 
-"$bin" prepare "$workload" --db "$db" --layout "$layout" >/dev/null
+"$bin" prepare "$workload" --db "$db" --layout "$layout" --schema claimbench_claim_cost >/dev/null
 echo "$workload, layout $layout, batch $batch, $seconds s per worker count; latency per claim, ms"
 printf '%-8s %12s %12s %8s\n' workers windowed_ms exact_ms ratio
 for w in "${workers[@]}"; do
-  PGOPTIONS="-c search_path=claimbench" pgbench -n -M prepared -c "$w" -j "$(( w < 2 ? 1 : 2 ))" \
+  PGOPTIONS="-c search_path=claimbench_claim_cost" pgbench -n -M prepared -c "$w" -j "$(( w < 2 ? 1 : 2 ))" \
     -T "$seconds" -f "$tmp/windowed.sql" -f "$tmp/exact.sql" "$db" > "$tmp/out" 2>&1 \
     || { cat "$tmp/out" >&2; exit 1; }
   awk -v w="$w" '/^SQL script 1/{s=1} /^SQL script 2/{s=2}

@@ -317,6 +317,8 @@ async fn run(
         };
         let backend = AnyBackend::new(&target, target.to_string(), schema);
         let server = backend.server_info().await?;
+        // Before anything runs: refuse a --schema claimbench did not create.
+        backend.check_schema().await?;
         records.push(TargetRecord {
             backend: kind,
             target: label,

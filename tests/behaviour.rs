@@ -391,6 +391,44 @@ async fn production_claim_matches_the_reference_model<D: TestDb>(backend: D) {
     backend.drop_schema().await;
 }
 
+async fn a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive<D: TestDb>(
+    backend: D,
+) {
+    // Regression: `--schema public` dropped schema public with the user's tables in it.
+    backend.create_user_table().await;
+    let w = common::workload("backlog = 10\nqueues = [{ name = \"q\" }]", "");
+    let refused = backend.reset(&w, "fetch-order", 1).await;
+    let Err(e) = refused else {
+        panic!("reset dropped a schema it did not create");
+    };
+    let msg = e.to_string();
+    assert!(
+        matches!(e, claimbench::backend::BackendError::ForeignSchema { .. }),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!(
+            "`{}`",
+            common::schema_for(
+                "a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive"
+            )
+        )),
+        "{msg}"
+    );
+    assert_eq!(
+        backend.user_rows().await,
+        Some(3),
+        "the user's table survives"
+    );
+    backend.drop_schema().await;
+    // Once the user's schema is gone, claimbench creates and marks its own, and a second
+    // reset may drop it again.
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    assert_eq!(backend.user_rows().await, None);
+    backend.drop_schema().await;
+}
+
 const CONTENDED: &str = r#"
 [handler]
 duration = { dist = "fixed", ms = 0.0 }
@@ -601,6 +639,7 @@ macro_rules! suite {
                 production_never_overshoots_max_workers_from_one_claimer,
                 production_does_not_starve_a_queue_behind_a_full_capped_one,
                 production_claim_matches_the_reference_model,
+                a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive,
                 contended_production_and_waiting_never_duplicate_and_naive_does,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,

@@ -294,3 +294,68 @@ fn sigterm_and_sighup_also_write_partial_results_and_remove_the_cluster() {
     interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM);
     interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGHUP);
 }
+
+/// Regression: `--schema public` dropped schema public, with a user's table in it, and
+/// exited 0. Now the run is refused before anything runs, and the table survives.
+#[test]
+fn a_schema_claimbench_did_not_create_is_refused_and_left_alone() {
+    let url = std::env::var("CLAIMBENCH_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let psql = |sql: &str| {
+        Command::new("psql")
+            .args([url.as_str(), "-qtAc", sql])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let table = format!("claimbench_cli_user_{}", std::process::id());
+    if psql(&format!(
+        "CREATE TABLE public.{table} (id int); INSERT INTO public.{table} VALUES (7)"
+    ))
+    .is_none()
+    {
+        assert!(
+            std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_none(),
+            "CLAIMBENCH_REQUIRE_DB is set but psql cannot reach {url}"
+        );
+        eprintln!("SKIPPED: no PostgreSQL at {url} for psql");
+        return;
+    }
+    let stderr = refused(&[
+        "run",
+        "workloads/smoke.toml",
+        "--db",
+        &url,
+        "--schema",
+        "public",
+    ]);
+    assert!(
+        stderr.contains("`public`") && stderr.contains("system or default schema"),
+        "{stderr}"
+    );
+    // A schema that exists without claimbench's marker is refused the same way.
+    let foreign = format!("claimbench_cli_foreign_{}", std::process::id());
+    psql(&format!(
+        "CREATE SCHEMA {foreign}; CREATE TABLE {foreign}.t (id int)"
+    ))
+    .unwrap();
+    let stderr = refused(&[
+        "run",
+        "workloads/smoke.toml",
+        "--db",
+        &url,
+        "--schema",
+        &foreign,
+    ]);
+    assert!(stderr.contains("was not created by claimbench"), "{stderr}");
+    assert_eq!(
+        psql(&format!("SELECT id FROM public.{table}")).as_deref(),
+        Some("7")
+    );
+    assert!(psql(&format!("SELECT count(*) FROM {foreign}.t")).is_some());
+    psql(&format!(
+        "DROP TABLE public.{table}; DROP SCHEMA {foreign} CASCADE"
+    ))
+    .unwrap();
+}

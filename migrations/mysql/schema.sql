@@ -14,6 +14,13 @@
 -- 3. seed_queues and seed_priorities hold the workload's weighted choices for the seed
 --    and the producer (MySQL has no arrays to bind them as one parameter).
 
+-- The marker: claimbench created this database, so a later run may drop it
+-- (src/backend/ownership.rs refuses a database that exists without it).
+CREATE TABLE claimbench_schema (
+    created_by VARCHAR(100) NOT NULL DEFAULT 'claimbench',
+    created_at DATETIME(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+) ENGINE = InnoDB;
+
 CREATE TABLE queues (
     name            VARCHAR(200) NOT NULL PRIMARY KEY,
     is_paused       BOOLEAN      NOT NULL DEFAULT FALSE,

@@ -2,6 +2,13 @@
 -- Runs with search_path set to the trial's own schema (the runner creates it first).
 -- Column names are the seed's, in snake_case. Status: 0 pending, 1 fetched, 2 processing.
 
+-- The marker: claimbench created this schema, so a later run may drop it
+-- (src/backend/ownership.rs refuses a schema that exists without it).
+CREATE TABLE claimbench_schema (
+    created_by text        NOT NULL DEFAULT 'claimbench',
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+
 CREATE TABLE queues (
     name            text        PRIMARY KEY,
     is_paused       boolean     NOT NULL DEFAULT false,

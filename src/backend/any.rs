@@ -95,6 +95,10 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.server_info().await)
     }
 
+    async fn check_schema(&self) -> Result<(), BackendError> {
+        each!(self, AnyBackend, b => b.check_schema().await)
+    }
+
     async fn reset(
         &self,
         workload: &Workload,

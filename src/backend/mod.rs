@@ -9,6 +9,7 @@ pub mod any;
 pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;
+pub mod ownership;
 pub mod postgres;
 mod shared;
 pub mod target;
@@ -183,6 +184,11 @@ pub enum BackendError {
         reason: String,
         hint: &'static str,
     },
+    #[error("refusing to drop and recreate a schema on {target}: {refusal}; {hint}", hint = ownership::REFUSAL_HINT)]
+    ForeignSchema {
+        target: String,
+        refusal: ownership::Refusal,
+    },
     #[error("{what} failed ({kind:?}{code}): {message}", code = .code.as_deref().map(|c| format!(", SQLSTATE {c}")).unwrap_or_default())]
     Query {
         what: &'static str,
@@ -196,6 +202,7 @@ impl BackendError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             BackendError::Connect { .. } => ErrorKind::ConnectionLost,
+            BackendError::ForeignSchema { .. } => ErrorKind::Other,
             BackendError::Query { kind, .. } => *kind,
         }
     }
@@ -230,6 +237,12 @@ pub trait Backend: Send + Sync + 'static {
     fn worker_role(&self) -> String;
 
     fn server_info(&self) -> impl Future<Output = Result<ServerInfo, BackendError>> + Send;
+
+    /// Refuses, before anything is dropped, a schema claimbench did not create: a reserved
+    /// name, or one that exists without the marker table (see [`ownership`]). `reset`
+    /// checks too; the runner calls this once before the first trial, so a refusal ends
+    /// the run before it starts.
+    fn check_schema(&self) -> impl Future<Output = Result<(), BackendError>> + Send;
 
     /// Drops and recreates the schema, seeds the backlog deterministically from `seed`,
     /// builds `layout`, and refreshes planner statistics. Returns the seeded job count.

@@ -7,7 +7,7 @@
 
 use super::{
     Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, ErrorKind,
-    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, sql_steps,
+    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, ownership, sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -327,12 +327,38 @@ impl Backend for PostgresBackend {
         Ok(ServerInfo { version, settings })
     }
 
+    async fn check_schema(&self) -> Result<(), BackendError> {
+        let r = {
+            let guard = self.control().await?;
+            guard
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1), \
+                            to_regclass(format('%I.%I', $1::text, $2::text)) IS NOT NULL",
+                    &[&self.schema, &ownership::MARKER_TABLE],
+                )
+                .await
+                .map_err(|e| query_error("look up the schema", e))?
+        };
+        let facts = ownership::SchemaFacts {
+            exists: r.get(0),
+            marked: r.get(1),
+            empty: false,
+        };
+        ownership::may_recreate(BackendKind::Postgres, &self.schema, facts).map_err(|refusal| {
+            BackendError::ForeignSchema {
+                target: self.display.clone(),
+                refusal,
+            }
+        })
+    }
+
     async fn reset(
         &self,
         workload: &Workload,
         layout: &str,
         seed: u64,
     ) -> Result<u64, BackendError> {
+        self.check_schema().await?;
         let layout_sql = layout_sql(layout).ok_or(BackendError::Query {
             what: "build index layout",
             kind: ErrorKind::Other,

@@ -78,6 +78,13 @@ pub trait TestDb: Backend + Sized {
     /// leaves it open; `roll_back` ends it.
     async fn lock_rows(&self, s: &mut Self::Session, ids: &[i64]);
 
+    /// As a user would: creates the test's schema (a MySQL database) if missing, with a
+    /// table `user_data` of 3 rows, and no claimbench marker.
+    async fn create_user_table(&self);
+
+    /// Rows in the test schema's `user_data`, or `None` when the table is gone.
+    async fn user_rows(&self) -> Option<i64>;
+
     /// After `after`, ends every worker connection of this backend from `killer`;
     /// resolves to how many it ended.
     fn kill_workers_after(

@@ -52,7 +52,7 @@ impl TestDb for MssqlBackend {
     async fn drop_schema(&self) {
         let mut s = self.connect("cbtest-cleanup", "cleanup").await.unwrap();
         let drop = mssql::with_schema(
-            "DROP TABLE IF EXISTS [{SCHEMA}].[JobsHot], [{SCHEMA}].[Queues], [{SCHEMA}].[JobsArchive], [{SCHEMA}].[JobsDLQ], [{SCHEMA}].[Effects], [{SCHEMA}].[SeedQueues], [{SCHEMA}].[SeedPriorities]; DROP SCHEMA IF EXISTS [{SCHEMA}];",
+            "DROP TABLE IF EXISTS [{SCHEMA}].[JobsHot], [{SCHEMA}].[Queues], [{SCHEMA}].[JobsArchive], [{SCHEMA}].[JobsDLQ], [{SCHEMA}].[Effects], [{SCHEMA}].[SeedQueues], [{SCHEMA}].[SeedPriorities], [{SCHEMA}].[claimbench_schema], [{SCHEMA}].[user_data]; DROP SCHEMA IF EXISTS [{SCHEMA}];",
             self.schema(),
         );
         s.client().execute(drop, &[]).await.unwrap();
@@ -193,6 +193,40 @@ impl TestDb for MssqlBackend {
             .into_results()
             .await
             .unwrap();
+    }
+
+    async fn create_user_table(&self) {
+        let mut s = self.connect("cbtest-user", "user").await.unwrap();
+        let sql = mssql::with_schema(
+            "IF SCHEMA_ID(N'{SCHEMA}') IS NULL EXEC(N'CREATE SCHEMA [{SCHEMA}]'); \
+             CREATE TABLE [{SCHEMA}].[user_data] ([id] int); \
+             INSERT INTO [{SCHEMA}].[user_data] VALUES (1), (2), (3);",
+            self.schema(),
+        );
+        s.client()
+            .simple_query(sql)
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+    }
+
+    async fn user_rows(&self) -> Option<i64> {
+        let mut s = self.connect("cbtest-user", "user").await.unwrap();
+        let sql = mssql::with_schema(
+            "SELECT COUNT_BIG(*) FROM [{SCHEMA}].[user_data]",
+            self.schema(),
+        );
+        let r = s
+            .client()
+            .query(sql, &[])
+            .await
+            .ok()?
+            .into_row()
+            .await
+            .ok()??;
+        Some(int(&r, 0))
     }
 
     async fn lock_rows(&self, s: &mut MssqlSession, ids: &[i64]) {

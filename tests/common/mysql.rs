@@ -45,11 +45,11 @@ impl TestDb for MysqlBackend {
     }
 
     async fn drop_schema(&self) {
-        let mut s = self.connect("cbtest-cleanup", "cleanup").await.unwrap();
-        s.conn()
-            .query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.schema()))
+        let mut c = mysql_async::Conn::from_url(url()).await.unwrap();
+        c.query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.schema()))
             .await
             .unwrap();
+        c.disconnect().await.unwrap();
     }
 
     async fn hold_claim(&self, s: &mut MysqlSession, n: u32) -> HashSet<i64> {
@@ -202,6 +202,32 @@ impl TestDb for MysqlBackend {
         }
         sql.push_str(" COMMIT;");
         s.conn().query_drop(sql).await.unwrap();
+    }
+
+    async fn create_user_table(&self) {
+        let mut c = mysql_async::Conn::from_url(url()).await.unwrap();
+        let q = format!("`{}`", self.schema());
+        c.query_drop(format!(
+            "CREATE DATABASE IF NOT EXISTS {q}; CREATE TABLE {q}.user_data (id INT); \
+             INSERT INTO {q}.user_data VALUES (1), (2), (3);"
+        ))
+        .await
+        .unwrap();
+        c.disconnect().await.unwrap();
+    }
+
+    async fn user_rows(&self) -> Option<i64> {
+        let mut c = mysql_async::Conn::from_url(url()).await.unwrap();
+        let n = c
+            .query_first::<i64, _>(format!(
+                "SELECT COUNT(*) FROM `{}`.user_data",
+                self.schema()
+            ))
+            .await
+            .ok()
+            .flatten();
+        c.disconnect().await.unwrap();
+        n
     }
 
     async fn lock_rows(&self, s: &mut MysqlSession, ids: &[i64]) {

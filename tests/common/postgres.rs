@@ -14,6 +14,15 @@ pub fn url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
 }
 
+/// A plain connection to the test server, outside any schema claimbench manages.
+async fn raw_client() -> tokio_postgres::Client {
+    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    client
+}
+
 impl TestDb for PostgresBackend {
     const NAME: &'static str = "postgres";
 
@@ -31,8 +40,8 @@ impl TestDb for PostgresBackend {
     }
 
     async fn drop_schema(&self) {
-        let mut s = self.connect("cbtest-cleanup", "cleanup").await.unwrap();
-        s.client()
+        raw_client()
+            .await
             .batch_execute(&format!(
                 "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
                 self.schema()
@@ -164,6 +173,26 @@ impl TestDb for PostgresBackend {
         .await
         .unwrap();
         tx.commit().await.unwrap();
+    }
+
+    async fn create_user_table(&self) {
+        let c = raw_client().await;
+        let q = format!("\"{}\"", self.schema());
+        c.batch_execute(&format!(
+            "CREATE SCHEMA IF NOT EXISTS {q}; CREATE TABLE {q}.user_data (id int); \
+             INSERT INTO {q}.user_data VALUES (1), (2), (3);"
+        ))
+        .await
+        .unwrap();
+    }
+
+    async fn user_rows(&self) -> Option<i64> {
+        let c = raw_client().await;
+        let q = format!("\"{}\"", self.schema());
+        c.query_one(&format!("SELECT count(*) FROM {q}.user_data"), &[])
+            .await
+            .ok()
+            .map(|r| r.get(0))
     }
 
     async fn lock_rows(&self, s: &mut PostgresSession, ids: &[i64]) {

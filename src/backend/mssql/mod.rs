@@ -20,7 +20,7 @@ use super::mssql_target::MssqlTarget;
 use super::shared::Control;
 use super::{
     Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
-    TableStats, sql_steps,
+    TableStats, ownership, sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::warnings::Warning;
@@ -35,6 +35,7 @@ pub(crate) type Conn = Client<Compat<TcpStream>>;
 
 const SCHEMA_SQL: &str = include_str!("../../../migrations/mssql/schema.sql");
 const DROP_SQL: &str = include_str!("../../../migrations/mssql/drop.sql");
+const MARKER_SQL: &str = include_str!("../../../migrations/mssql/marker.sql");
 const SEED_SQL: &str = include_str!("../../../migrations/mssql/seed.sql");
 const PRODUCTION_SQL: &str = include_str!("../../../migrations/mssql/strategies/production.sql");
 const WAITING_SQL: &str = include_str!("../../../migrations/mssql/strategies/waiting.sql");
@@ -317,12 +318,17 @@ impl MssqlBackend {
     ) -> Result<u64, BackendError> {
         let s = |sql: &str| with_schema(sql, &self.schema);
         let e = |what| move |e| query_error(what, e);
+        // The schema and its marker together: a schema claimbench created is never left
+        // without the marker that lets the next run drop its tables.
         c.execute(
             "IF SCHEMA_ID(@P1) IS NULL EXEC(N'CREATE SCHEMA ' + QUOTENAME(@P1));",
             &[&self.schema.as_str()],
         )
         .await
         .map_err(e("create schema"))?;
+        c.execute(s(MARKER_SQL), &[])
+            .await
+            .map_err(e("create schema marker"))?;
         c.execute(s(DROP_SQL), &[])
             .await
             .map_err(e("drop tables"))?;
@@ -532,12 +538,51 @@ impl Backend for MssqlBackend {
         .await
     }
 
+    async fn check_schema(&self) -> Result<(), BackendError> {
+        let marker = format!(
+            "[{}].[{}]",
+            self.schema.replace(']', "]]"),
+            ownership::MARKER_TABLE
+        );
+        let facts = self
+            .on_control(async |c| {
+                let e = |e| query_error("look up the schema", e);
+                let r = c
+                    .query(
+                        "SELECT CAST(CASE WHEN SCHEMA_ID(@P1) IS NULL THEN 0 ELSE 1 END AS bigint), \
+                                CAST(CASE WHEN OBJECT_ID(@P2, N'U') IS NULL THEN 0 ELSE 1 END AS bigint), \
+                                (SELECT COUNT_BIG(*) FROM sys.objects WHERE schema_id = SCHEMA_ID(@P1))",
+                        &[&self.schema.as_str(), &marker.as_str()],
+                    )
+                    .await
+                    .map_err(e)?
+                    .into_row()
+                    .await
+                    .map_err(e)?;
+                Ok(r.map_or(ownership::SchemaFacts::default(), |r| {
+                    ownership::SchemaFacts {
+                        exists: int(&r, 0) == 1,
+                        marked: int(&r, 1) == 1,
+                        empty: int(&r, 2) == 0,
+                    }
+                }))
+            })
+            .await?;
+        ownership::may_recreate(BackendKind::Mssql, &self.schema, facts).map_err(|refusal| {
+            BackendError::ForeignSchema {
+                target: self.target.display.clone(),
+                refusal,
+            }
+        })
+    }
+
     async fn reset(
         &self,
         workload: &Workload,
         layout: &str,
         seed: u64,
     ) -> Result<u64, BackendError> {
+        self.check_schema().await?;
         let layout_sql = layout_sql(layout).ok_or_else(|| BackendError::Query {
             what: "build index layout",
             kind: ErrorKind::Other,

@@ -10,7 +10,7 @@
 use super::shared::Control;
 use super::{
     Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
-    TableStats, sql_steps,
+    TableStats, ownership, sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -433,12 +433,41 @@ impl Backend for MysqlBackend {
         .await
     }
 
+    async fn check_schema(&self) -> Result<(), BackendError> {
+        let (exists, marked): (bool, bool) = self
+            .on_control(async |c| {
+                c.exec_first(
+                    "SELECT EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?), \
+                            EXISTS (SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?)",
+                    (&self.schema, &self.schema, ownership::MARKER_TABLE),
+                )
+                .await
+                .map_err(|e| query_error("look up the schema", e))
+                .map(|r| r.unwrap_or((false, false)))
+            })
+            .await?;
+        ownership::may_recreate(
+            BackendKind::Mysql,
+            &self.schema,
+            ownership::SchemaFacts {
+                exists,
+                marked,
+                empty: false,
+            },
+        )
+        .map_err(|refusal| BackendError::ForeignSchema {
+            target: self.display.clone(),
+            refusal,
+        })
+    }
+
     async fn reset(
         &self,
         workload: &Workload,
         layout: &str,
         seed: u64,
     ) -> Result<u64, BackendError> {
+        self.check_schema().await?;
         let layout_sql = layout_sql(layout).ok_or_else(|| BackendError::Query {
             what: "build index layout",
             kind: ErrorKind::Other,
