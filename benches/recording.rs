@@ -29,7 +29,7 @@ fn ledgers(workers: u32, jobs_per_worker: i64) -> Vec<WorkerLedger> {
             for i in 0..jobs_per_worker {
                 let job = i * workers as i64 + w as i64;
                 l.claim(job, i as u64 * 100, 0);
-                l.execute(job, i as u64 * 100 + 50, 0);
+                l.execute(job, 0, i * 100 + 20, i * 100 + 50, true);
                 l.release(job, i as u64 * 100 + 60);
             }
             l
@@ -49,9 +49,9 @@ fn benches(c: &mut Criterion) {
             });
         });
     }
-    // 16 workers x 62,500 jobs x 3 events = 3M events: a long, busy trial.
+    // 16 workers x 62,500 jobs x (2 events + 1 execution): a long, busy trial.
     let big = ledgers(16, 62_500);
-    c.bench_function("analyse ledger, 1M jobs / 3M events", |b| {
+    c.bench_function("analyse ledger, 1M jobs / 2M events + 1M executions", |b| {
         b.iter_batched(
             || big.clone(),
             |l| black_box(analyse(l)),

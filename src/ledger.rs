@@ -1,5 +1,13 @@
-//! The claim ledger: which job went to which worker and when, recorded by each worker
-//! into its own slice and analysed once at the end of a trial.
+//! The claim ledger: which job went to which worker and when, and every handler run,
+//! recorded by each worker into its own slice and analysed once at the end of a trial.
+//!
+//! Executions are counted by a rule the effects table applies too (each backend's
+//! `evidence/reconcile.sql`): a run of a job is a duplicate when it overlaps an earlier
+//! run of that job in time, or when an earlier run succeeded (nothing legitimately
+//! released the job for another run), whatever attempt number each run believed it had.
+//! Both sides use the database's clock for a run's start and finish (start and effect
+//! return them), so they can only disagree when a run is missing or extra on one side:
+//! a harness bug.
 //!
 //! Timestamps are chosen so that the analysis never reports a duplicate that did not
 //! happen: a claim is stamped when the claim call *returned* (after the database made it),
@@ -10,6 +18,7 @@
 //! duplicate-claim count is a lower bound, never an over-count.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// The worker number used for the rescuer's releases.
 pub const RESCUER: u32 = u32::MAX;
@@ -21,8 +30,19 @@ pub enum EventKind {
     Release,
     /// The worker now believes it owns the job; `attempt` from the claim.
     Claim { attempt: i32 },
-    /// The handler ran and wrote its effect for `attempt`.
-    Execute { attempt: i32 },
+}
+
+/// One handler run as its worker saw it: times are the database's (µs since the epoch),
+/// as the start and effect statements returned them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Execution {
+    pub job: i64,
+    pub worker: u32,
+    /// The attempt the worker believed it was running (from its claim).
+    pub attempt: i32,
+    pub started_us: i64,
+    pub finished_us: i64,
+    pub ok: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +59,7 @@ pub struct Event {
 pub struct WorkerLedger {
     worker: u32,
     events: Vec<Event>,
+    executions: Vec<Execution>,
 }
 
 impl WorkerLedger {
@@ -46,6 +67,7 @@ impl WorkerLedger {
         WorkerLedger {
             worker,
             events: Vec::with_capacity(4096),
+            executions: Vec::with_capacity(1024),
         }
     }
 
@@ -62,8 +84,17 @@ impl WorkerLedger {
         self.push(job, t_ns, EventKind::Claim { attempt });
     }
 
-    pub fn execute(&mut self, job: i64, t_ns: u64, attempt: i32) {
-        self.push(job, t_ns, EventKind::Execute { attempt });
+    /// A handler run that started at `started_us` and finished at `finished_us` (the
+    /// database's clock) with `ok` or a failure.
+    pub fn execute(&mut self, job: i64, attempt: i32, started_us: i64, finished_us: i64, ok: bool) {
+        self.executions.push(Execution {
+            job,
+            worker: self.worker,
+            attempt,
+            started_us,
+            finished_us,
+            ok,
+        });
     }
 
     pub fn release(&mut self, job: i64, t_ns: u64) {
@@ -79,51 +110,146 @@ pub struct LedgerAnalysis {
     pub duplicate_claims: u64,
     pub distinct_executed: u64,
     pub executions: u64,
-    /// Executions beyond the first for the same job and attempt.
+    /// Runs of a job that overlapped an earlier run of it, or followed one that
+    /// succeeded (see the module doc).
     pub duplicate_executions: u64,
     /// Jobs still held by some worker when the trial ended (claim-only mode and
     /// abandoned claims leave these; anything else is a harness defect).
     pub held_at_end: u64,
 }
 
-/// Merges every worker's events and counts duplicates. O(n log n) in events.
-pub fn analyse(ledgers: impl IntoIterator<Item = WorkerLedger>) -> LedgerAnalysis {
-    let mut events: Vec<Event> = ledgers.into_iter().flat_map(|l| l.events).collect();
-    events.sort_unstable_by_key(|e| (e.job, e.t_ns, e.kind, e.worker));
-    let mut out = LedgerAnalysis::default();
-    let mut holders: Vec<u32> = Vec::new();
-    let mut runs: Vec<i32> = Vec::new();
-    for job_events in events.chunk_by(|a, b| a.job == b.job) {
-        holders.clear();
-        runs.clear();
-        let mut claimed = false;
-        for e in job_events {
-            match e.kind {
-                EventKind::Claim { .. } => {
-                    claimed = true;
-                    if holders.iter().any(|&w| w != e.worker) {
-                        out.duplicate_claims += 1;
-                    }
-                    if !holders.contains(&e.worker) {
-                        holders.push(e.worker);
-                    }
-                }
-                EventKind::Release if e.worker == RESCUER => holders.clear(),
-                EventKind::Release => holders.retain(|&w| w != e.worker),
-                EventKind::Execute { attempt } => runs.push(attempt),
-            }
+/// Every worker's recording, merged once at the end of a trial.
+pub struct MergedLedger {
+    /// Claims and releases, by (job, time).
+    events: Vec<Event>,
+    /// Handler runs, by (job, start, finish, worker).
+    executions: Vec<Execution>,
+}
+
+impl MergedLedger {
+    pub fn new(ledgers: impl IntoIterator<Item = WorkerLedger>) -> MergedLedger {
+        let mut events = Vec::new();
+        let mut executions = Vec::new();
+        for l in ledgers {
+            events.extend(l.events);
+            executions.extend(l.executions);
         }
-        out.distinct_claimed += claimed as u64;
-        out.held_at_end += !holders.is_empty() as u64;
-        if !runs.is_empty() {
+        events.sort_unstable_by_key(|e| (e.job, e.t_ns, e.kind, e.worker));
+        executions.sort_unstable_by_key(|x| (x.job, x.started_us, x.finished_us, x.worker));
+        MergedLedger { events, executions }
+    }
+
+    /// Duplicate claims and executions. O(n) after the sort in `new`.
+    pub fn analyse(&self) -> LedgerAnalysis {
+        let mut out = LedgerAnalysis::default();
+        let mut holders: Vec<u32> = Vec::new();
+        for job_events in self.events.chunk_by(|a, b| a.job == b.job) {
+            holders.clear();
+            let mut claimed = false;
+            for e in job_events {
+                match e.kind {
+                    EventKind::Claim { .. } => {
+                        claimed = true;
+                        if holders.iter().any(|&w| w != e.worker) {
+                            out.duplicate_claims += 1;
+                        }
+                        if !holders.contains(&e.worker) {
+                            holders.push(e.worker);
+                        }
+                    }
+                    EventKind::Release if e.worker == RESCUER => holders.clear(),
+                    EventKind::Release => holders.retain(|&w| w != e.worker),
+                }
+            }
+            out.distinct_claimed += claimed as u64;
+            out.held_at_end += !holders.is_empty() as u64;
+        }
+        for runs in self.executions.chunk_by(|a, b| a.job == b.job) {
             out.distinct_executed += 1;
             out.executions += runs.len() as u64;
-            runs.sort_unstable();
-            let distinct_attempts = runs.chunk_by(|a, b| a == b).count() as u64;
-            out.duplicate_executions += runs.len() as u64 - distinct_attempts;
+            out.duplicate_executions += duplicate_runs(runs);
         }
+        out
     }
-    out
+
+    /// The exact max-workers evidence per queue, from claim and release instants: the
+    /// most jobs of the queue held at once, and how long more than `limits[q]` were
+    /// held. `queue_of` maps a job to its queue's index (jobs of other queues absent).
+    /// A claim is stamped when its call returned and a release when its call began, so
+    /// both figures are lower bounds.
+    pub fn holds(&self, queue_of: &HashMap<i64, usize>, limits: &[i64]) -> Vec<QueueHold> {
+        // (time, +1 a job becomes held / -1 it is no longer held, queue)
+        let mut steps: Vec<(u64, i8, usize)> = Vec::new();
+        let mut holders: Vec<u32> = Vec::new();
+        for job_events in self.events.chunk_by(|a, b| a.job == b.job) {
+            let Some(&q) = queue_of.get(&job_events[0].job) else {
+                continue;
+            };
+            holders.clear();
+            for e in job_events {
+                let was_held = !holders.is_empty();
+                match e.kind {
+                    EventKind::Claim { .. } if !holders.contains(&e.worker) => {
+                        holders.push(e.worker)
+                    }
+                    EventKind::Claim { .. } => {}
+                    EventKind::Release if e.worker == RESCUER => holders.clear(),
+                    EventKind::Release => holders.retain(|&w| w != e.worker),
+                }
+                match (was_held, !holders.is_empty()) {
+                    (false, true) => steps.push((e.t_ns, 1, q)),
+                    (true, false) => steps.push((e.t_ns, -1, q)),
+                    _ => {}
+                }
+            }
+        }
+        // Releases before claims at the same instant: a hand-over is not an overlap.
+        steps.sort_unstable_by_key(|&(t, d, _)| (t, d));
+        let mut out = vec![QueueHold::default(); limits.len()];
+        let mut held = vec![0i64; limits.len()];
+        let mut above_since: Vec<Option<u64>> = vec![None; limits.len()];
+        for (t, d, q) in steps {
+            held[q] += i64::from(d);
+            out[q].max_held = out[q].max_held.max(held[q]);
+            match (above_since[q], held[q] > limits[q]) {
+                (None, true) => above_since[q] = Some(t),
+                (Some(since), false) => {
+                    out[q].ns_above_limit += t - since;
+                    above_since[q] = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// The exact max-workers figures of one capped queue.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueueHold {
+    pub max_held: i64,
+    pub ns_above_limit: u64,
+}
+
+/// Runs of one job, sorted by start: those that overlap an earlier run or follow one
+/// that succeeded.
+fn duplicate_runs(runs: &[Execution]) -> u64 {
+    let mut dups = 0;
+    let mut earlier_end = i64::MIN;
+    let mut earlier_ok = false;
+    for r in runs {
+        if earlier_end > r.started_us || earlier_ok {
+            dups += 1;
+        }
+        earlier_end = earlier_end.max(r.finished_us);
+        earlier_ok |= r.ok;
+    }
+    dups
+}
+
+/// Merges every worker's recording and counts duplicates.
+pub fn analyse(ledgers: impl IntoIterator<Item = WorkerLedger>) -> LedgerAnalysis {
+    MergedLedger::new(ledgers).analyse()
 }
 
 #[cfg(test)]
@@ -153,12 +279,12 @@ mod tests {
     fn claim_while_another_worker_holds_is_a_duplicate() {
         let a = ledger(0, |l| {
             l.claim(1, 10, 0);
-            l.execute(1, 15, 0);
+            l.execute(1, 0, 100, 150, true);
             l.release(1, 40);
         });
         let b = ledger(1, |l| {
             l.claim(1, 20, 0);
-            l.execute(1, 25, 0);
+            l.execute(1, 0, 120, 160, true);
             l.release(1, 50);
         });
         let r = analyse([a, b]);
@@ -170,21 +296,58 @@ mod tests {
     }
 
     #[test]
-    fn rescue_ends_every_claim_and_a_new_attempt_is_no_duplicate() {
+    fn a_retry_after_a_failed_run_is_no_duplicate_but_a_rerun_after_success_is() {
         let a = ledger(0, |l| {
             l.claim(7, 10, 0);
-            l.execute(7, 12, 0);
+            l.execute(7, 0, 100, 110, false);
+            l.release(7, 20);
         });
+        let b = ledger(1, |l| {
+            l.claim(7, 30, 1);
+            l.execute(7, 1, 200, 210, true);
+            l.release(7, 40);
+        });
+        let r = analyse([a.clone(), b.clone()]);
+        assert_eq!(r.duplicate_executions, 0, "a legitimate retry");
+        // A lease that expired while the handler ran: rescued, claimed and run again as
+        // attempt 1 after the first run had succeeded. No duplicate claim (the rescue
+        // released the job), but a duplicate execution, whatever the attempt numbers.
+        let a = ledger(0, |l| {
+            l.claim(7, 10, 0);
+            l.execute(7, 0, 100, 190, true);
+        });
+        let rescuer = ledger(RESCUER, |l| l.release(7, 25));
+        let r = analyse([a, rescuer, b]);
+        assert_eq!(r.duplicate_claims, 0);
+        assert_eq!(r.duplicate_executions, 1);
+    }
+
+    #[test]
+    fn overlapping_runs_are_duplicates_even_when_the_first_failed() {
+        let a = ledger(0, |l| {
+            l.claim(3, 10, 0);
+            l.execute(3, 0, 100, 300, false);
+        });
+        let b = ledger(1, |l| {
+            l.claim(3, 20, 1);
+            l.execute(3, 1, 200, 250, true);
+        });
+        assert_eq!(analyse([a, b]).duplicate_executions, 1);
+    }
+
+    #[test]
+    fn rescue_ends_every_claim() {
+        let a = ledger(0, |l| l.claim(7, 10, 0));
         let rescuer = ledger(RESCUER, |l| l.release(7, 100));
         let b = ledger(1, |l| {
             l.claim(7, 110, 1);
-            l.execute(7, 120, 1);
+            l.execute(7, 1, 120, 125, true);
             l.release(7, 130);
         });
         let r = analyse([a, rescuer, b]);
         assert_eq!(r.duplicate_claims, 0);
         assert_eq!(r.duplicate_executions, 0);
-        assert_eq!(r.executions, 2);
+        assert_eq!(r.executions, 1);
         assert_eq!(r.held_at_end, 0);
     }
 
@@ -196,5 +359,47 @@ mod tests {
         });
         let b = ledger(1, |l| l.claim(3, 5, 0));
         assert_eq!(analyse([a, b]).duplicate_claims, 0);
+    }
+
+    #[test]
+    fn holds_count_jobs_held_at_once_and_time_above_the_limit() {
+        // Queue 0, limit 2: jobs 1, 2, 3 held over [10, 50), [20, 60), [30, 40).
+        let a = ledger(0, |l| {
+            l.claim(1, 10, 0);
+            l.release(1, 50);
+            l.claim(3, 30, 0);
+            l.release(3, 40);
+        });
+        let b = ledger(1, |l| {
+            l.claim(2, 20, 0);
+            // Held twice (a duplicate claim) still counts as one job.
+            l.claim(9, 0, 0);
+            l.release(2, 60);
+        });
+        let c = ledger(2, |l| {
+            l.claim(2, 25, 0);
+            l.release(2, 55);
+        });
+        let queue_of = HashMap::from([(1, 0), (2, 0), (3, 0)]);
+        let merged = MergedLedger::new([a, b, c]);
+        let holds = merged.holds(&queue_of, &[2]);
+        assert_eq!(
+            holds,
+            [QueueHold {
+                max_held: 3,
+                ns_above_limit: 10
+            }]
+        );
+        // A rescue releases every holder; a release and a claim at one instant hand over.
+        let a = ledger(0, |l| {
+            l.claim(1, 10, 0);
+            l.release(1, 20);
+        });
+        let b = ledger(1, |l| l.claim(4, 20, 0));
+        let r = ledger(RESCUER, |l| l.release(4, 30));
+        let merged = MergedLedger::new([a, b, r]);
+        let holds = merged.holds(&HashMap::from([(1, 0), (4, 0)]), &[1]);
+        assert_eq!(holds[0].max_held, 1);
+        assert_eq!(holds[0].ns_above_limit, 0);
     }
 }

@@ -52,6 +52,9 @@ pub struct Counts {
     pub start_refused: u64,
     /// Completions or failures that found the job no longer owned.
     pub finish_refused: u64,
+    /// Heartbeats that found the job no longer owned (rescued while its handler ran).
+    #[serde(default)]
+    pub heartbeats_refused: u64,
     /// Claimed jobs dropped by the injected abandon fault.
     pub abandoned: u64,
     /// Unstarted jobs handed back when the trial stopped.
@@ -77,6 +80,7 @@ impl Counts {
         self.lost_races += o.lost_races;
         self.start_refused += o.start_refused;
         self.finish_refused += o.finish_refused;
+        self.heartbeats_refused += o.heartbeats_refused;
         self.abandoned += o.abandoned;
         self.released_at_stop += o.released_at_stop;
         self.deadlocks += o.deadlocks;

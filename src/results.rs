@@ -127,6 +127,14 @@ pub struct TrialResult {
     pub warnings: Vec<Warning>,
 }
 
+impl TrialResult {
+    /// Duplicate executions as the ledger counted them (the effects table's count must
+    /// be equal, or the trial carries a mismatch warning).
+    pub fn duplicate_executions(&self) -> u64 {
+        self.duplicates.ledger.duplicate_executions
+    }
+}
+
 /// DESIGN.md's two duplicate rates, with the counts they are made of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -193,11 +201,22 @@ pub struct LockEvidence {
     pub lock_escalations: Option<i64>,
 }
 
+/// One capped queue's max-workers evidence: exact from the ledger, and as sampled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MaxWorkersCheck {
     pub queue: String,
     pub max_workers: i32,
+    /// The most active jobs the sampler saw at one of its readings (every 50-400 ms):
+    /// overshoots shorter than the sampling interval fall between readings.
     pub max_observed_active: i64,
+    /// The most jobs of the queue held at once, from every claim and release instant in
+    /// the ledger (a lower bound: claims are stamped when their call returned, releases
+    /// when theirs began).
+    #[serde(default)]
+    pub max_held_exact: i64,
+    /// Time during which more than `max_workers` jobs were held, ms (same bound).
+    #[serde(default)]
+    pub ms_above_limit: f64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

@@ -17,7 +17,10 @@ pub enum Warning {
     MaxWorkersExceeded {
         queue: String,
         limit: i32,
+        /// The most jobs held at once, exactly (ledger).
         observed: i64,
+        #[serde(default)]
+        ms_above: f64,
     },
     /// Too few claims after warm-up for tail percentiles to mean much.
     FewSamples { claims: u64 },
@@ -74,9 +77,10 @@ impl fmt::Display for Warning {
                 queue,
                 limit,
                 observed,
+                ms_above,
             } => write!(
                 f,
-                "queue `{queue}` had {observed} active jobs, above max workers {limit}: concurrent claims read the same committed count"
+                "queue `{queue}` held {observed} jobs at once, above max workers {limit}, for {ms_above:.1} ms in all (exact, from the ledger): concurrent claims read the same committed count"
             ),
             Warning::FewSamples { claims } => write!(
                 f,

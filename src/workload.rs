@@ -135,6 +135,8 @@ mod raw {
         pub retry_delay_ms: f64,
         #[serde(default = "yes")]
         pub start_gate: bool,
+        #[serde(default)]
+        pub heartbeat_ms: Option<f64>,
     }
 
     impl Default for Handler {
@@ -146,6 +148,7 @@ mod raw {
                 max_attempts: default_attempts(),
                 retry_delay_ms: default_retry_delay(),
                 start_gate: true,
+                heartbeat_ms: None,
             }
         }
     }
@@ -356,6 +359,10 @@ pub struct Handler {
     pub max_attempts: u32,
     pub retry_delay: Duration,
     pub start_gate: bool,
+    /// How often a running handler extends its lease (`heartbeat_at`); `None`: never, so
+    /// a handler that outlives `faults.lease_s` is rescued while it runs.
+    #[serde(default)]
+    pub heartbeat: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -728,6 +735,12 @@ impl Validator<'_> {
             max_attempts: h.max_attempts as u32,
             retry_delay: self.ms("handler.retry_delay_ms", h.retry_delay_ms)?,
             start_gate: h.start_gate,
+            heartbeat: match h.heartbeat_ms {
+                Some(ms) => Some(Duration::from_secs_f64(
+                    self.positive("handler.heartbeat_ms", ms)? / 1000.0,
+                )),
+                None => None,
+            },
         })
     }
 

@@ -429,6 +429,42 @@ async fn a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive<D:
     backend.drop_schema().await;
 }
 
+async fn lease_expiry_reruns_live_handlers_unless_they_heartbeat<D: TestDb>(backend: D) {
+    let load = |f: &str| {
+        let mut w = Workload::load(std::path::Path::new(f)).unwrap();
+        w.trial.duration = Some(Duration::from_millis(1500));
+        w
+    };
+    let without = run(&backend, load("workloads/lease-expiry.toml")).await;
+    let with = run(&backend, load("workloads/lease-expiry-heartbeat.toml")).await;
+    let (a, b) = (&without.cells[0].trials[0], &with.cells[0].trials[0]);
+    for t in [a, b] {
+        assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "rescues release");
+        assert_eq!(
+            t.duplicates.ledger.duplicate_executions as i64,
+            t.duplicates.effects_duplicate_executions,
+            "ledger and effects table agree"
+        );
+        assert_eq!(
+            t.duplicates.ledger.executions as i64,
+            t.duplicates.effects_rows
+        );
+        assert_eq!(t.reconciliation.lost, 0);
+    }
+    assert!(
+        a.duplicate_executions() > 0 && a.rescued_jobs > 0,
+        "without heartbeats live handlers are rescued and rerun"
+    );
+    assert!(
+        a.reconciliation.db.unowned_executions > 0,
+        "the effects table records runs that ended without ownership"
+    );
+    assert_eq!(b.duplicate_executions(), 0, "heartbeats keep the lease");
+    assert_eq!(b.rescued_jobs, 0);
+    assert_eq!(b.reconciliation.db.unowned_executions, 0);
+    backend.drop_schema().await;
+}
+
 const CONTENDED: &str = r#"
 [handler]
 duration = { dist = "fixed", ms = 0.0 }
@@ -640,6 +676,7 @@ macro_rules! suite {
                 production_does_not_starve_a_queue_behind_a_full_capped_one,
                 production_claim_matches_the_reference_model,
                 a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive,
+                lease_expiry_reruns_live_handlers_unless_they_heartbeat,
                 contended_production_and_waiting_never_duplicate_and_naive_does,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,

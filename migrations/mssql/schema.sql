@@ -33,7 +33,10 @@ CREATE TABLE [{SCHEMA}].[JobsHot] (
     [LastUpdatedUtc] datetime2(7)  NULL,
     [CreatedBy]      varchar(100)  NULL,
     [LastModifiedBy] varchar(100)  NULL,
-    [DueUtc]         AS ISNULL([ScheduledAtUtc], [CreatedAtUtc]) PERSISTED
+    [DueUtc]         AS ISNULL([ScheduledAtUtc], [CreatedAtUtc]) PERSISTED,
+    -- claimbench's own: the token of the execution that owns the row (set by start),
+    -- which the effect insert reads back as the database's witness of that execution.
+    [ExecToken]      bigint        NULL
 );
 
 CREATE TABLE [{SCHEMA}].[JobsArchive] (
@@ -71,15 +74,19 @@ CREATE TABLE [{SCHEMA}].[JobsDLQ] (
     [LastModifiedBy] varchar(100)  NULL
 );
 
--- The simulated handler's side effect: one row per handler run. Ground truth for
--- duplicate executions (rows beyond one per job and attempt).
+-- The simulated handler's side effect: one row per handler run, written by the database
+-- from the row the worker owns (lifecycle/effect.sql), not from what the worker
+-- remembers: the independent witness of duplicate executions.
 CREATE TABLE [{SCHEMA}].[Effects] (
-    [Id]        bigint       NOT NULL IDENTITY(1, 1) CONSTRAINT [PK_Effects] PRIMARY KEY,
-    [JobId]     bigint       NOT NULL,
-    [Attempt]   int          NOT NULL,
-    [WorkerId]  varchar(100) NOT NULL,
-    [Outcome]   tinyint      NOT NULL,
-    [RanAtUtc]  datetime2(7) NOT NULL CONSTRAINT [DF_Effects_RanAtUtc] DEFAULT SYSUTCDATETIME()
+    [Id]            bigint       NOT NULL IDENTITY(1, 1) CONSTRAINT [PK_Effects] PRIMARY KEY,
+    [JobId]         bigint       NOT NULL,
+    [Attempt]       int          NOT NULL,
+    [WorkerId]      varchar(100) NOT NULL,
+    [Outcome]       tinyint      NOT NULL,
+    [StartedAtUtc]  datetime2(6) NOT NULL,
+    [FinishedAtUtc] datetime2(6) NOT NULL,
+    [Owned]         bit          NOT NULL,
+    [Token]         bigint       NULL
 );
 
 -- The workload's weighted choices for the seed and the producer: a row is picked when its

@@ -47,7 +47,10 @@ CREATE TABLE jobs_hot (
     last_updated_at  DATETIME(6)  NULL,
     created_by       VARCHAR(200) NULL,
     last_modified_by VARCHAR(200) NULL,
-    due_at           DATETIME(6)  AS (COALESCE(scheduled_at, created_at)) STORED
+    due_at           DATETIME(6)  AS (COALESCE(scheduled_at, created_at)) STORED,
+    -- claimbench's own: the token of the execution that owns the row (set by start),
+    -- which the effect procedure reads back as the database's witness of that execution.
+    exec_token       BIGINT       NULL
 ) ENGINE = InnoDB;
 
 CREATE TABLE jobs_archive (
@@ -85,15 +88,19 @@ CREATE TABLE jobs_dead_letter (
     last_modified_by VARCHAR(200) NULL
 ) ENGINE = InnoDB;
 
--- The simulated handler's side effect: one row per handler run. Ground truth for
--- duplicate executions (rows beyond one per job and attempt).
+-- The simulated handler's side effect: one row per handler run, written by the database
+-- from the row the worker owns (lifecycle/effect.sql), not from what the worker
+-- remembers: the independent witness of duplicate executions.
 CREATE TABLE effects (
-    id        BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
-    job_id    BIGINT       NOT NULL,
-    attempt   INT          NOT NULL,
-    worker_id VARCHAR(200) NOT NULL,
-    outcome   SMALLINT     NOT NULL,
-    ran_at    DATETIME(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    id          BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
+    job_id      BIGINT       NOT NULL,
+    attempt     INT          NOT NULL,
+    worker_id   VARCHAR(200) NOT NULL,
+    outcome     SMALLINT     NOT NULL,
+    started_at  DATETIME(6)  NOT NULL,
+    finished_at DATETIME(6)  NOT NULL,
+    owned       BOOLEAN      NOT NULL,
+    token       BIGINT       NULL
 ) ENGINE = InnoDB;
 
 -- The workload's weighted choices: a row is picked when its lower bound is the largest

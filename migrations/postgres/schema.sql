@@ -37,7 +37,10 @@ CREATE TABLE jobs_hot (
     started_at       timestamptz NULL,
     last_updated_at  timestamptz NULL,
     created_by       text        NULL,
-    last_modified_by text        NULL
+    last_modified_by text        NULL,
+    -- claimbench's own: the token of the execution that owns the row (set by start),
+    -- which the effect insert reads back as the database's witness of that execution.
+    exec_token       bigint      NULL
 );
 
 CREATE TABLE jobs_archive (
@@ -75,14 +78,21 @@ CREATE TABLE jobs_dead_letter (
     last_modified_by text        NULL
 );
 
--- The simulated handler's side effect: one row per handler run. Ground truth for
--- duplicate executions (rows beyond one per job and attempt). No foreign key: the
--- hot row is gone once the job completes.
+-- The simulated handler's side effect: one row per handler run, written by the database
+-- from the row the worker owns (lifecycle/effect.sql), not from what the worker
+-- remembers: the independent witness of duplicate executions. No foreign key: the hot
+-- row is gone once the job completes.
 CREATE TABLE effects (
-    id        bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    job_id    bigint      NOT NULL,
-    attempt   integer     NOT NULL,
-    worker_id text        NOT NULL,
-    outcome   smallint    NOT NULL,
-    ran_at    timestamptz NOT NULL DEFAULT clock_timestamp()
+    id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    job_id      bigint      NOT NULL,
+    -- From the owned row; the worker's own belief only when it no longer owned it.
+    attempt     integer     NOT NULL,
+    worker_id   text        NOT NULL,
+    outcome     smallint    NOT NULL,
+    started_at  timestamptz NOT NULL,
+    finished_at timestamptz NOT NULL,
+    -- Whether the worker still owned the row (same worker, processing, same token)
+    -- when the handler finished; an execution without ownership is recorded as such.
+    owned       boolean     NOT NULL,
+    token       bigint      NULL
 );

@@ -9,7 +9,7 @@ use super::mysql::{MysqlBackend, MysqlSession};
 use super::postgres::{PostgresBackend, PostgresSession};
 use super::{
     Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, DbTarget,
-    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats,
+    EffectReceipt, FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -124,6 +124,10 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.reconcile().await)
     }
 
+    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
+        each!(self, AnyBackend, b => b.job_queues(queues).await)
+    }
+
     fn trial_warnings(
         &self,
         workload: &Workload,
@@ -148,12 +152,28 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.claim(strategy, batch, out).await)
     }
 
-    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
-        each!(self, AnySession, s => s.start(job, gated).await)
+    async fn start(
+        &mut self,
+        job: i64,
+        gated: bool,
+        token: i64,
+    ) -> Result<Option<i64>, BackendError> {
+        each!(self, AnySession, s => s.start(job, gated, token).await)
     }
 
-    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
-        each!(self, AnySession, s => s.effect(job, attempt, failed).await)
+    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
+        each!(self, AnySession, s => s.heartbeat(job, token).await)
+    }
+
+    async fn effect(
+        &mut self,
+        job: i64,
+        attempt: i32,
+        failed: bool,
+        started_us: i64,
+        token: i64,
+    ) -> Result<EffectReceipt, BackendError> {
+        each!(self, AnySession, s => s.effect(job, attempt, failed, started_us, token).await)
     }
 
     async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {

@@ -67,6 +67,15 @@ pub struct ClaimOutcome {
     pub lost_races: u32,
 }
 
+/// What the effect insert reports back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EffectReceipt {
+    /// The finish time on the database's clock, µs since the epoch.
+    pub finished_us: i64,
+    /// Whether the worker still owned the row (same worker, processing, same token).
+    pub owned: bool,
+}
+
 /// Result of a `fail` call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailOutcome {
@@ -137,14 +146,18 @@ pub struct DbReconciliation {
     pub dead_lettered: i64,
     /// Effects rows in all.
     pub effect_rows: i64,
-    /// Effects rows beyond one per (job, attempt): duplicate executions.
+    /// Runs that overlapped an earlier run of their job or followed one that succeeded:
+    /// duplicate executions, by the same rule as the ledger's.
     pub duplicate_executions: i64,
     /// Distinct jobs with at least one effects row.
     pub distinct_executed: i64,
+    /// Effects rows written when the worker no longer owned the job.
+    #[serde(default)]
+    pub unowned_executions: i64,
 }
 
 impl DbReconciliation {
-    /// From the eight columns every backend's `reconcile.sql` selects, in its order.
+    /// From the nine columns every backend's `reconcile.sql` selects, in its order.
     pub fn from_columns(n: impl Fn(usize) -> i64) -> DbReconciliation {
         DbReconciliation {
             pending: n(0),
@@ -155,6 +168,7 @@ impl DbReconciliation {
             effect_rows: n(5),
             duplicate_executions: n(6),
             distinct_executed: n(7),
+            unowned_executions: n(8),
         }
     }
 }
@@ -263,6 +277,13 @@ pub trait Backend: Send + Sync + 'static {
 
     fn reconcile(&self) -> impl Future<Output = Result<DbReconciliation, BackendError>> + Send;
 
+    /// After a trial: (job, queue) for every job of `queues` wherever it ended (hot,
+    /// archive or dead-letter table), for the ledger's exact max-workers figures.
+    fn job_queues(
+        &self,
+        queues: &[String],
+    ) -> impl Future<Output = Result<Vec<(i64, String)>, BackendError>> + Send;
+
     /// Warnings this backend knows before a trial runs, from its configuration alone.
     fn trial_warnings(
         &self,
@@ -292,21 +313,36 @@ pub trait Session: Send + 'static {
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Result<ClaimOutcome, BackendError>> + Send;
 
-    /// Marks a fetched job as processing; `false` when this worker no longer owns it
-    /// (with `gated`), so the handler must not run.
+    /// Marks a fetched job as processing under `token` (one per execution, chosen by the
+    /// worker). Returns the start time on the database's clock (µs since the epoch), or
+    /// `None` when this worker no longer owns the job (with `gated`): the handler must
+    /// then not run.
     fn start(
         &mut self,
         job: i64,
         gated: bool,
+        token: i64,
+    ) -> impl Future<Output = Result<Option<i64>, BackendError>> + Send;
+
+    /// Extends the lease of a running execution; `false` when this worker no longer owns
+    /// the row under `token` (the rescuer took it back). Called every
+    /// `handler.heartbeat_ms` while a handler runs.
+    fn heartbeat(
+        &mut self,
+        job: i64,
+        token: i64,
     ) -> impl Future<Output = Result<bool, BackendError>> + Send;
 
-    /// Writes the handler's side effect (one effects row).
+    /// Writes the handler's side effect (one effects row), which the database fills from
+    /// the row this worker owns under `token`; `started_us` is what `start` returned.
     fn effect(
         &mut self,
         job: i64,
         attempt: i32,
         failed: bool,
-    ) -> impl Future<Output = Result<(), BackendError>> + Send;
+        started_us: i64,
+        token: i64,
+    ) -> impl Future<Output = Result<EffectReceipt, BackendError>> + Send;
 
     /// Archives the job if this worker still owns it; `false` when ownership was lost.
     fn complete(&mut self, job: i64) -> impl Future<Output = Result<bool, BackendError>> + Send;

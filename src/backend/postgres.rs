@@ -6,8 +6,9 @@
 //! rows. Each session prepares its statements once at connect.
 
 use super::{
-    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, ErrorKind,
-    FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, ownership, sql_steps,
+    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, EffectReceipt,
+    ErrorKind, FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, ownership,
+    sql_steps,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -27,6 +28,7 @@ const START_SQL: &str = include_str!("../../migrations/postgres/lifecycle/start.
 const START_UNGATED_SQL: &str =
     include_str!("../../migrations/postgres/lifecycle/start_ungated.sql");
 const EFFECT_SQL: &str = include_str!("../../migrations/postgres/lifecycle/effect.sql");
+const HEARTBEAT_SQL: &str = include_str!("../../migrations/postgres/lifecycle/heartbeat.sql");
 const COMPLETE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/complete.sql");
 const FAIL_SQL: &str = include_str!("../../migrations/postgres/lifecycle/fail.sql");
 const RELEASE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/release.sql");
@@ -36,6 +38,7 @@ const SAMPLE_SQL: &str = include_str!("../../migrations/postgres/evidence/sample
 const RECONCILE_SQL: &str = include_str!("../../migrations/postgres/evidence/reconcile.sql");
 const COUNTERS_SQL: &str = include_str!("../../migrations/postgres/evidence/counters.sql");
 const TABLE_STATS_SQL: &str = include_str!("../../migrations/postgres/evidence/table_stats.sql");
+const JOB_QUEUES_SQL: &str = include_str!("../../migrations/postgres/evidence/job_queues.sql");
 const SETTINGS_SQL: &str = include_str!("../../migrations/postgres/evidence/settings.sql");
 
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
@@ -433,6 +436,15 @@ impl Backend for PostgresBackend {
         let r = self.control_row(RECONCILE_SQL, "reconcile jobs").await?;
         Ok(DbReconciliation::from_columns(|i| r.get(i)))
     }
+
+    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
+        let guard = self.control().await?;
+        let rows = guard
+            .query(JOB_QUEUES_SQL, &[&queues])
+            .await
+            .map_err(|e| query_error("read job queues", e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
 }
 
 /// A session's prepared statements. Prepared once per connection so that the hot path
@@ -446,6 +458,7 @@ struct Statements {
     conditional_claim: Statement,
     start: Statement,
     start_ungated: Statement,
+    heartbeat: Statement,
     effect: Statement,
     complete: Statement,
     fail: Statement,
@@ -476,6 +489,7 @@ impl Statements {
             conditional_claim: p(step(CONDITIONAL_SQL, "claim-one")).await?,
             start: p(START_SQL).await?,
             start_ungated: p(START_UNGATED_SQL).await?,
+            heartbeat: p(HEARTBEAT_SQL).await?,
             effect: p(EFFECT_SQL).await?,
             complete: p(COMPLETE_SQL).await?,
             fail: p(FAIL_SQL).await?,
@@ -564,29 +578,61 @@ impl Session for PostgresSession {
         Ok(outcome)
     }
 
-    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
+    async fn start(
+        &mut self,
+        job: i64,
+        gated: bool,
+        token: i64,
+    ) -> Result<Option<i64>, BackendError> {
         let stmt = if gated {
             &self.statements.start
         } else {
             &self.statements.start_ungated
         };
-        let n = self
+        let row = self
             .client
-            .execute(stmt, &[&job, &self.worker_id])
+            .query_opt(stmt, &[&job, &self.worker_id, &token])
             .await
             .map_err(|e| query_error("start", e))?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
+        let n = self
+            .client
+            .execute(&self.statements.heartbeat, &[&job, &self.worker_id, &token])
+            .await
+            .map_err(|e| query_error("heartbeat", e))?;
         Ok(n == 1)
     }
 
-    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
-        self.client
-            .execute(
+    async fn effect(
+        &mut self,
+        job: i64,
+        attempt: i32,
+        failed: bool,
+        started_us: i64,
+        token: i64,
+    ) -> Result<EffectReceipt, BackendError> {
+        let r = self
+            .client
+            .query_one(
                 &self.statements.effect,
-                &[&job, &attempt, &self.worker_id, &(failed as i16)],
+                &[
+                    &job,
+                    &attempt,
+                    &self.worker_id,
+                    &(failed as i16),
+                    &started_us,
+                    &token,
+                ],
             )
             .await
             .map_err(|e| query_error("write effect", e))?;
-        Ok(())
+        Ok(EffectReceipt {
+            finished_us: r.get(0),
+            owned: r.get(1),
+        })
     }
 
     async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {

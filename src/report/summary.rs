@@ -117,6 +117,17 @@ pub fn render(r: &RunResult) -> String {
         }
         let _ = writeln!(out, "\n{}", durability(r));
     }
+    if let Some((header, rows)) = max_workers_table(r) {
+        let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
+        let _ = writeln!(out, "| {} |", header.join(" | "));
+        let align: Vec<&str> = (0..header.len())
+            .map(|i| if i < 6 { "---" } else { "--:" })
+            .collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for row in rows {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+    }
     let warnings = warning_lines(r);
     if !warnings.is_empty() {
         out.push_str("\n## Warnings\n\n");
@@ -129,6 +140,49 @@ pub fn render(r: &RunResult) -> String {
         "\nclaimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; dup claims come from the claim ledger, dup exec from the ledger and from the effects table (they must agree).\n",
     );
     out
+}
+
+/// How to read the max-workers table.
+pub const MAX_WORKERS_HOW: &str = "Per capped queue and cell, the most jobs held at once: exact, from every claim and release instant in the ledger (a lower bound), with the time spent above the limit; and as the sampler saw it at its readings, which miss overshoots shorter than its interval. With repetitions: the largest of their maxima, and their times above the limit added up.";
+
+/// One row per cell and capped queue: the limit, the exact and the sampled figures.
+/// `None` when no queue has a max workers limit.
+pub fn max_workers_table(r: &RunResult) -> Option<([&'static str; 9], Vec<Vec<String>>)> {
+    let header = [
+        "backend",
+        "strategy",
+        "layout",
+        "workers",
+        "batch",
+        "queue",
+        "max workers",
+        "held at once (exact)",
+        "ms above limit (exact)",
+    ];
+    let mut rows = Vec::new();
+    for c in &r.cells {
+        let Some(first) = c.trials.first() else {
+            continue;
+        };
+        for (i, q) in first.max_workers.iter().enumerate() {
+            let each = || c.trials.iter().filter_map(move |t| t.max_workers.get(i));
+            let exact = each().map(|m| m.max_held_exact).max().unwrap_or(0);
+            let sampled = each().map(|m| m.max_observed_active).max().unwrap_or(0);
+            let above: f64 = each().map(|m| m.ms_above_limit).sum();
+            rows.push(vec![
+                c.backend.to_string(),
+                c.strategy.to_string(),
+                c.index_layout.clone(),
+                c.workers.to_string(),
+                c.batch_size.to_string(),
+                q.queue.clone(),
+                q.max_workers.to_string(),
+                format!("{exact} (sampled {sampled})"),
+                format!("{above:.1}"),
+            ]);
+        }
+    }
+    (!rows.is_empty()).then_some((header, rows))
 }
 
 pub const HEADER: [&str; 17] = [

@@ -486,7 +486,9 @@ async fn run_trial<B: Backend>(
     let counters_after = backend.counters().await?;
     let table = backend.table_stats().await?;
     let db = backend.reconcile().await?;
-    let analysis = ledger::analyse(ledgers);
+    let merged_ledger = ledger::MergedLedger::new(ledgers);
+    let analysis = merged_ledger.analyse();
+    let holds = exact_holds(backend, w, &merged_ledger).await?;
 
     let measured = match clock.end {
         Some(end) => stop_at.min(end),
@@ -537,12 +539,14 @@ async fn run_trial<B: Backend>(
         .queues
         .iter()
         .zip(&sampled.max_queue_active)
-        .filter_map(|(q, seen)| {
-            Some(MaxWorkersCheck {
-                queue: q.name.clone(),
-                max_workers: q.max_workers?,
-                max_observed_active: seen.unwrap_or(0),
-            })
+        .filter_map(|(q, seen)| Some((q.name.clone(), q.max_workers?, seen.unwrap_or(0))))
+        .zip(holds)
+        .map(|((queue, max_workers, sampled), hold)| MaxWorkersCheck {
+            queue,
+            max_workers,
+            max_observed_active: sampled,
+            max_held_exact: hold.max_held,
+            ms_above_limit: hold.ns_above_limit as f64 / 1e6,
         })
         .collect();
     let resources = resources(cpu_before, cpu_after, c.claim_calls, table);
@@ -571,11 +575,12 @@ async fn run_trial<B: Backend>(
         });
     }
     for m in &max_workers {
-        if spec.strategy.applies_max_workers() && m.max_observed_active > i64::from(m.max_workers) {
+        if spec.strategy.applies_max_workers() && m.max_held_exact > i64::from(m.max_workers) {
             warnings.push(Warning::MaxWorkersExceeded {
                 queue: m.queue.clone(),
                 limit: m.max_workers,
-                observed: m.max_observed_active,
+                observed: m.max_held_exact,
+                ms_above: m.ms_above_limit,
             });
         }
     }
@@ -669,6 +674,33 @@ async fn run_trial<B: Backend>(
         resources,
         warnings,
     })
+}
+
+/// The exact max-workers figures of each capped queue, in the workload's order: the
+/// ledger's claim and release instants, with each job's queue read from the database.
+async fn exact_holds<B: Backend>(
+    backend: &B,
+    w: &Workload,
+    merged: &ledger::MergedLedger,
+) -> Result<Vec<ledger::QueueHold>, RunError> {
+    let capped: Vec<(String, i64)> = w
+        .population
+        .queues
+        .iter()
+        .filter_map(|q| Some((q.name.clone(), i64::from(q.max_workers?))))
+        .collect();
+    if capped.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = capped.iter().map(|(n, _)| n.clone()).collect();
+    let queue_of = backend
+        .job_queues(&names)
+        .await?
+        .into_iter()
+        .filter_map(|(id, q)| Some((id, names.iter().position(|n| *n == q)?)))
+        .collect();
+    let limits: Vec<i64> = capped.iter().map(|(_, l)| *l).collect();
+    Ok(merged.holds(&queue_of, &limits))
 }
 
 fn delta(before: Option<i64>, after: Option<i64>) -> Option<i64> {

@@ -75,6 +75,7 @@ pub struct WorkerSpec {
     pub max_attempts: u32,
     pub retry_delay: Duration,
     pub abandon_rate: f64,
+    pub heartbeat: Option<Duration>,
     pub backoff: Duration,
     pub backoff_max: Duration,
     pub seed: u64,
@@ -92,6 +93,7 @@ impl WorkerSpec {
             max_attempts: w.handler.max_attempts,
             retry_delay: w.handler.retry_delay,
             abandon_rate: w.faults.abandon_rate,
+            heartbeat: w.handler.heartbeat,
             backoff: w.empty_backoff,
             backoff_max: w.empty_backoff_max,
             seed,
@@ -128,6 +130,36 @@ fn count_retry(c: &mut crate::metrics::Counts, e: &BackendError) {
     }
 }
 
+/// The simulated handler: sleeps `run_for`, extending the lease every `heartbeat` when
+/// one is set. A refused heartbeat (the row was rescued) does not stop the handler: a
+/// real handler does not know either, which is how a lease re-run happens.
+async fn handle<S: Session>(
+    session: &mut S,
+    m: &mut WorkerMetrics,
+    job: i64,
+    token: i64,
+    run_for: Duration,
+    heartbeat: Option<Duration>,
+) -> Result<(), BackendError> {
+    let Some(every) = heartbeat else {
+        if !run_for.is_zero() {
+            tokio::time::sleep(run_for).await;
+        }
+        return Ok(());
+    };
+    let end = Instant::now() + run_for;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        tokio::time::sleep(left.min(every)).await;
+        if Instant::now() < end && !retrying!(m, session.heartbeat(job, token))? {
+            m.counts.heartbeats_refused += 1;
+        }
+    }
+}
+
 /// Runs the lifecycle until the stop flag is set, then hands unstarted jobs back.
 pub async fn run<S: Session>(
     mut session: S,
@@ -143,6 +175,8 @@ pub async fn run<S: Session>(
     let mut jobs = Vec::with_capacity(spec.batch as usize);
     let mut unstarted: Vec<i64> = Vec::with_capacity(spec.batch as usize);
     let mut backoff = spec.backoff;
+    // Executions started by this worker; with its index, each execution's token.
+    let mut executions = 0i64;
     while !shared.stopping() {
         let t0 = Instant::now();
         let outcome = retrying!(m, session.claim(spec.strategy, spec.batch, &mut jobs))?;
@@ -204,19 +238,29 @@ pub async fn run<S: Session>(
                 continue;
             }
             let t_start = clock.ns(Instant::now());
-            if !retrying!(m, session.start(job.id, spec.start_gate))? {
+            executions += 1;
+            let token = (i64::from(index) << 40) | executions;
+            let Some(started_us) = retrying!(m, session.start(job.id, spec.start_gate, token))?
+            else {
                 ledger.release(job.id, t_start);
                 m.counts.start_refused += 1;
                 continue;
-            }
+            };
             let run_for = spec.handler_time.sample(&mut rng);
-            if !run_for.is_zero() {
-                tokio::time::sleep(run_for).await;
-            }
+            handle(&mut session, &mut m, job.id, token, run_for, spec.heartbeat).await?;
             let failed = spec.failure_rate > 0.0 && rng.r#gen::<f64>() < spec.failure_rate;
-            retrying!(m, session.effect(job.id, job.attempt, failed))?;
+            let receipt = retrying!(
+                m,
+                session.effect(job.id, job.attempt, failed, started_us, token)
+            )?;
             let t_done = Instant::now();
-            ledger.execute(job.id, clock.ns(t_done), job.attempt);
+            ledger.execute(
+                job.id,
+                job.attempt,
+                started_us,
+                receipt.finished_us,
+                !failed,
+            );
             if failed {
                 let r = retrying!(m, session.fail(job.id, spec.retry_delay, spec.max_attempts))?;
                 ledger.release(job.id, clock.ns(t_done));

@@ -1,5 +1,8 @@
--- Where every job ended up, and the effects table's count of duplicate executions:
--- rows beyond one per (job, attempt).
+-- Where every job ended up, and the effects table's own count of duplicate executions:
+-- a handler run of a job that overlaps an earlier run of that job in time, or that
+-- follows an earlier run which succeeded (so nothing legitimately released the job for
+-- another run), whatever attempt number each had. The ledger counts the same rule from
+-- the workers' records (src/ledger.rs); the two must agree.
 SELECT
     (SELECT count(*) FROM jobs_hot WHERE status = 0) AS pending,
     (SELECT count(*) FROM jobs_hot WHERE status = 1) AS fetched,
@@ -7,6 +10,13 @@ SELECT
     (SELECT count(*) FROM jobs_archive) AS completed,
     (SELECT count(*) FROM jobs_dead_letter) AS dead_lettered,
     (SELECT count(*) FROM effects) AS effect_rows,
-    (SELECT COALESCE(sum(n - 1), 0)::bigint
-       FROM (SELECT count(*) AS n FROM effects GROUP BY job_id, attempt) runs) AS duplicate_executions,
-    (SELECT count(DISTINCT job_id) FROM effects) AS distinct_executed
+    (SELECT count(*)
+       FROM (SELECT started_at,
+                    max(finished_at) OVER earlier AS earlier_end,
+                    bool_or(outcome = 0) OVER earlier AS earlier_ok
+               FROM effects
+             WINDOW earlier AS (PARTITION BY job_id ORDER BY started_at, finished_at, id
+                                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) runs
+      WHERE runs.earlier_end > runs.started_at OR runs.earlier_ok) AS duplicate_executions,
+    (SELECT count(DISTINCT job_id) FROM effects) AS distinct_executed,
+    (SELECT count(*) FROM effects WHERE NOT owned) AS unowned_executions

@@ -45,6 +45,7 @@ const START_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/start.
 const START_UNGATED_SQL: &str =
     include_str!("../../../migrations/mssql/lifecycle/start_ungated.sql");
 const EFFECT_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/effect.sql");
+const HEARTBEAT_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/heartbeat.sql");
 const COMPLETE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/complete.sql");
 const FAIL_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/fail.sql");
 const RELEASE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/release.sql");
@@ -54,6 +55,7 @@ const SAMPLE_SQL: &str = include_str!("../../../migrations/mssql/evidence/sample
 const RECONCILE_SQL: &str = include_str!("../../../migrations/mssql/evidence/reconcile.sql");
 const COUNTERS_SQL: &str = include_str!("../../../migrations/mssql/evidence/counters.sql");
 const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mssql/evidence/table_stats.sql");
+const JOB_QUEUES_SQL: &str = include_str!("../../../migrations/mssql/evidence/job_queues.sql");
 const SETTINGS_SQL: &str = include_str!("../../../migrations/mssql/evidence/settings.sql");
 
 /// Session options every connection sets first. Indexes on computed columns (DueUtc)
@@ -660,6 +662,29 @@ impl Backend for MssqlBackend {
                 .map_err(e)?
                 .expect("a SELECT without FROM returns one row");
             Ok(DbReconciliation::from_columns(|i| int(&r, i)))
+        })
+        .await
+    }
+
+    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
+        let sql = with_schema(JOB_QUEUES_SQL, &self.schema);
+        let names = serde_json::to_string(queues).expect("strings serialize");
+        self.on_control(async |c| {
+            let e = |e| query_error("read job queues", e);
+            let rows = c
+                .query(sql, &[&names.as_str()])
+                .await
+                .map_err(e)?
+                .into_first_result()
+                .await
+                .map_err(e)?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let queue: Option<&str> = r.get(1);
+                    (int(r, 0), queue.unwrap_or_default().to_string())
+                })
+                .collect())
         })
         .await
     }

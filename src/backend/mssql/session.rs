@@ -3,12 +3,14 @@
 
 use super::{
     Bind, COL_ATTEMPT, COL_ID, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL, Conn, EFFECT_SQL,
-    FAIL_SQL, NAIVE_SQL, PRODUCE_SQL, RELEASE_SQL, RESCUE_SQL, SAMPLE_SQL, START_SQL,
-    START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql, naive_update_binds,
-    query_error, select_binds, statement_body, step, with_schema,
+    FAIL_SQL, HEARTBEAT_SQL, NAIVE_SQL, PRODUCE_SQL, RELEASE_SQL, RESCUE_SQL, SAMPLE_SQL,
+    START_SQL, START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql,
+    naive_update_binds, query_error, select_binds, statement_body, step, with_schema,
 };
 use crate::backend::shared::{capped_queues_json, json_numbers, queue_active};
-use crate::backend::{BackendError, ClaimOutcome, ClaimedJob, FailOutcome, Sample, Session};
+use crate::backend::{
+    BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
+};
 use crate::strategy::Strategy;
 use crate::workload::Workload;
 use std::time::Duration;
@@ -24,6 +26,7 @@ struct Statements {
     conditional_claim: String,
     start: String,
     start_ungated: String,
+    heartbeat: String,
     effect: String,
     complete: String,
     fail: String,
@@ -46,6 +49,7 @@ impl Statements {
             conditional_claim: s(step(CONDITIONAL_SQL, "claim-one")),
             start: body(START_SQL),
             start_ungated: body(START_UNGATED_SQL),
+            heartbeat: body(HEARTBEAT_SQL),
             effect: body(EFFECT_SQL),
             complete: body(COMPLETE_SQL),
             fail: body(FAIL_SQL),
@@ -195,31 +199,69 @@ impl Session for MssqlSession {
         Ok(outcome)
     }
 
-    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
+    async fn start(
+        &mut self,
+        job: i64,
+        gated: bool,
+        token: i64,
+    ) -> Result<Option<i64>, BackendError> {
         let sql = if gated {
             &self.statements.start
         } else {
             &self.statements.start_ungated
         };
-        let binds = [Bind::BigInt(job), Bind::Text(&self.worker_id)];
-        Ok(affected(&mut self.client, "start", sql, &binds).await? == 1)
+        let binds = [
+            Bind::BigInt(job),
+            Bind::Text(&self.worker_id),
+            Bind::BigInt(token),
+        ];
+        let r = rows(&mut self.client, "start", sql, &binds).await?;
+        Ok(r.first().map(|r| int(r, 0)))
     }
 
-    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
+    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
+        let binds = [
+            Bind::BigInt(job),
+            Bind::Text(&self.worker_id),
+            Bind::BigInt(token),
+        ];
+        let sql = &self.statements.heartbeat;
+        Ok(affected(&mut self.client, "heartbeat", sql, &binds).await? == 1)
+    }
+
+    async fn effect(
+        &mut self,
+        job: i64,
+        attempt: i32,
+        failed: bool,
+        started_us: i64,
+        token: i64,
+    ) -> Result<EffectReceipt, BackendError> {
         let binds = [
             Bind::BigInt(job),
             Bind::Int(attempt),
             Bind::Text(&self.worker_id),
             Bind::Int(failed as i32),
+            Bind::BigInt(started_us),
+            Bind::BigInt(token),
         ];
-        affected(
+        let r = rows(
             &mut self.client,
             "write effect",
             &self.statements.effect,
             &binds,
         )
         .await?;
-        Ok(())
+        let r = r.first().ok_or_else(|| BackendError::Query {
+            what: "write effect",
+            kind: crate::backend::ErrorKind::Other,
+            code: None,
+            message: "the effect insert returned no row".into(),
+        })?;
+        Ok(EffectReceipt {
+            finished_us: int(r, 0),
+            owned: int(r, 1) == 1,
+        })
     }
 
     async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {

@@ -31,8 +31,7 @@ const WAITING_SQL: &str = include_str!("../../../migrations/mysql/strategies/wai
 const NAIVE_SQL: &str = include_str!("../../../migrations/mysql/strategies/naive.sql");
 const CONDITIONAL_SQL: &str = include_str!("../../../migrations/mysql/strategies/conditional.sql");
 const START_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/start.sql");
-const START_UNGATED_SQL: &str =
-    include_str!("../../../migrations/mysql/lifecycle/start_ungated.sql");
+const HEARTBEAT_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/heartbeat.sql");
 const EFFECT_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/effect.sql");
 const COMPLETE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/complete.sql");
 const FAIL_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/fail.sql");
@@ -43,6 +42,7 @@ const SAMPLE_SQL: &str = include_str!("../../../migrations/mysql/evidence/sample
 const RECONCILE_SQL: &str = include_str!("../../../migrations/mysql/evidence/reconcile.sql");
 const COUNTERS_SQL: &str = include_str!("../../../migrations/mysql/evidence/counters.sql");
 const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mysql/evidence/table_stats.sql");
+const JOB_QUEUES_SQL: &str = include_str!("../../../migrations/mysql/evidence/job_queues.sql");
 const SETTINGS_SQL: &str = include_str!("../../../migrations/mysql/evidence/settings.sql");
 
 /// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait).
@@ -258,7 +258,7 @@ impl MysqlBackend {
             .await
             .map_err(e("use database"))?;
         c.query_drop(SCHEMA_SQL).await.map_err(e("create tables"))?;
-        for file in [COMPLETE_SQL, FAIL_SQL] {
+        for file in [START_SQL, EFFECT_SQL, COMPLETE_SQL, FAIL_SQL] {
             c.query_drop(step(file, "create"))
                 .await
                 .map_err(e("create lifecycle procedures"))?;
@@ -569,6 +569,16 @@ impl Backend for MysqlBackend {
                 .map_err(|e| query_error("reconcile jobs", e))?
                 .expect("a SELECT without FROM returns one row");
             Ok(DbReconciliation::from_columns(|i| int(&r, i).unwrap_or(0)))
+        })
+        .await
+    }
+
+    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
+        let names = serde_json::to_string(queues).expect("strings serialize");
+        self.on_control(async |c| {
+            c.exec(JOB_QUEUES_SQL, (&names, &names, &names))
+                .await
+                .map_err(|e| query_error("read job queues", e))
         })
         .await
     }

@@ -4,12 +4,14 @@
 
 use super::{
     COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL,
-    EFFECT_SQL, FAIL_SQL, NAIVE_SQL, PRODUCE_SQL, PRODUCTION_SQL, RELEASE_SQL, RESCUE_SQL,
-    SAMPLE_SQL, START_SQL, START_UNGATED_SQL, WAITING_SQL, allow_recursion, expand_ids, int,
-    query_error, step,
+    EFFECT_SQL, FAIL_SQL, HEARTBEAT_SQL, NAIVE_SQL, PRODUCE_SQL, PRODUCTION_SQL, RELEASE_SQL,
+    RESCUE_SQL, SAMPLE_SQL, START_SQL, WAITING_SQL, allow_recursion, expand_ids, int, query_error,
+    step,
 };
 use crate::backend::shared::{capped_queues_json, json_numbers, queue_active};
-use crate::backend::{BackendError, ClaimOutcome, ClaimedJob, FailOutcome, Sample, Session};
+use crate::backend::{
+    BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
+};
 use crate::strategy::Strategy;
 use crate::workload::Workload;
 use mysql_async::prelude::Queryable;
@@ -24,7 +26,7 @@ pub(super) struct Statements {
     conditional_select: Statement,
     conditional_claim: Statement,
     start: Statement,
-    start_ungated: Statement,
+    heartbeat: Statement,
     effect: Statement,
     complete: Statement,
     fail: Statement,
@@ -40,9 +42,9 @@ impl Statements {
             step(NAIVE_SQL, "select"),
             step(CONDITIONAL_SQL, "select"),
             step(CONDITIONAL_SQL, "claim-one"),
-            START_SQL,
-            START_UNGATED_SQL,
-            EFFECT_SQL,
+            step(START_SQL, "call"),
+            HEARTBEAT_SQL,
+            step(EFFECT_SQL, "call"),
             step(COMPLETE_SQL, "call"),
             step(FAIL_SQL, "call"),
             step(RESCUE_SQL, "lock"),
@@ -58,7 +60,7 @@ impl Statements {
             conditional_select: next(),
             conditional_claim: next(),
             start: next(),
-            start_ungated: next(),
+            heartbeat: next(),
             effect: next(),
             complete: next(),
             fail: next(),
@@ -349,31 +351,59 @@ impl Session for MysqlSession {
         Ok(outcome)
     }
 
-    async fn start(&mut self, job: i64, gated: bool) -> Result<bool, BackendError> {
-        let r = if gated {
-            self.conn
-                .exec_drop(&self.statements.start, (job, self.worker_id.as_str()))
-                .await
-        } else {
-            self.conn
-                .exec_drop(
-                    &self.statements.start_ungated,
-                    (self.worker_id.as_str(), job),
-                )
-                .await
-        };
-        r.map_err(|e| query_error("start", e))?;
+    async fn start(
+        &mut self,
+        job: i64,
+        gated: bool,
+        token: i64,
+    ) -> Result<Option<i64>, BackendError> {
+        let r = self
+            .call(
+                "start",
+                |s| &s.statements.start,
+                Params::from((job, self.worker_id.as_str(), token, gated)),
+            )
+            .await?;
+        Ok(int(&r, 0))
+    }
+
+    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
+        self.conn
+            .exec_drop(
+                &self.statements.heartbeat,
+                (job, self.worker_id.as_str(), token),
+            )
+            .await
+            .map_err(|e| query_error("heartbeat", e))?;
         Ok(self.conn.affected_rows() == 1)
     }
 
-    async fn effect(&mut self, job: i64, attempt: i32, failed: bool) -> Result<(), BackendError> {
-        self.conn
-            .exec_drop(
-                &self.statements.effect,
-                (job, attempt, self.worker_id.as_str(), failed as i16),
+    async fn effect(
+        &mut self,
+        job: i64,
+        attempt: i32,
+        failed: bool,
+        started_us: i64,
+        token: i64,
+    ) -> Result<EffectReceipt, BackendError> {
+        let r = self
+            .call(
+                "write effect",
+                |s| &s.statements.effect,
+                Params::from((
+                    job,
+                    attempt,
+                    self.worker_id.as_str(),
+                    failed as i16,
+                    started_us,
+                    token,
+                )),
             )
-            .await
-            .map_err(|e| query_error("write effect", e))
+            .await?;
+        Ok(EffectReceipt {
+            finished_us: int(&r, 0).unwrap_or(0),
+            owned: int(&r, 1) == Some(1),
+        })
     }
 
     async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
