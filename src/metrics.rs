@@ -55,6 +55,10 @@ pub struct Counts {
     /// Heartbeats that found the job no longer owned (rescued while its handler ran).
     #[serde(default)]
     pub heartbeats_refused: u64,
+    /// Time slept between a retryable claim error and the next try, µs: not part of
+    /// claim latency, which is the claim calls' own time.
+    #[serde(default)]
+    pub retry_backoff_us: u64,
     /// Claimed jobs dropped by the injected abandon fault.
     pub abandoned: u64,
     /// Unstarted jobs handed back when the trial stopped.
@@ -81,6 +85,7 @@ impl Counts {
         self.start_refused += o.start_refused;
         self.finish_refused += o.finish_refused;
         self.heartbeats_refused += o.heartbeats_refused;
+        self.retry_backoff_us += o.retry_backoff_us;
         self.abandoned += o.abandoned;
         self.released_at_stop += o.released_at_stop;
         self.deadlocks += o.deadlocks;

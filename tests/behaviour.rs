@@ -465,6 +465,67 @@ async fn lease_expiry_reruns_live_handlers_unless_they_heartbeat<D: TestDb>(back
     backend.drop_schema().await;
 }
 
+async fn a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed<D: TestDb>(backend: D) {
+    // Regression: the worker retried a claim that had failed on its second row by
+    // calling it again with a cleared buffer, forgetting the first row it had already
+    // committed; that job then showed as lost.
+    let w = common::workload("backlog = 6\nqueues = [{ name = \"q\" }]", "");
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    let mut c = backend.connect("cbtest", "c").await.unwrap();
+    let mut other = backend.connect("cbtest-other", "o").await.unwrap();
+    backend.short_lock_timeout(&mut c).await;
+    backend.lock_rows(&mut other, &[2]).await;
+    let mut out = Vec::new();
+    let err = c
+        .claim(Strategy::Conditional, 3, &mut out)
+        .await
+        .expect_err("row 2 is locked past the lock timeout");
+    assert!(err.is_retryable(), "{err}");
+    let ids =
+        |out: &[claimbench::backend::ClaimedJob]| out.iter().map(|j| j.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&out),
+        [1],
+        "row 1 was claimed and committed before the error"
+    );
+    backend.roll_back(&mut other).await;
+    // The retry asks for the rest of the batch and appends.
+    c.claim(Strategy::Conditional, 2, &mut out).await.unwrap();
+    assert_eq!(ids(&out), [1, 2, 3]);
+    backend.drop_schema().await;
+}
+
+async fn seeded_jobs_wait_from_the_trial_start_not_from_the_reset<D: TestDb>(backend: D) {
+    // Regression: a seeded job's queue wait counted from the reset transaction that
+    // created it, so it included seeding, index builds and connecting the workers.
+    let w = common::workload(
+        "backlog = 30000\nqueues = [{ name = \"q\" }]",
+        r#"
+[handler]
+mode = "claim-only"
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [10]
+[trial]
+warmup_s = 0.2
+duration_s = 0.8
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    let trial_us = (t.warmup_s + t.measured_s) * 1e6;
+    assert!(t.queue_wait.count > 0);
+    // 1% for the histogram's 3 significant digits.
+    assert!(
+        t.queue_wait.max_us as f64 <= trial_us * 1.01,
+        "a job waited {} us in a trial of {trial_us} us",
+        t.queue_wait.max_us
+    );
+    backend.drop_schema().await;
+}
+
 const CONTENDED: &str = r#"
 [handler]
 duration = { dist = "fixed", ms = 0.0 }
@@ -677,6 +738,8 @@ macro_rules! suite {
                 production_claim_matches_the_reference_model,
                 a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive,
                 lease_expiry_reruns_live_handlers_unless_they_heartbeat,
+                a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed,
+                seeded_jobs_wait_from_the_trial_start_not_from_the_reset,
                 contended_production_and_waiting_never_duplicate_and_naive_does,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,

@@ -359,3 +359,87 @@ fn a_schema_claimbench_did_not_create_is_refused_and_left_alone() {
     ))
     .unwrap();
 }
+
+/// Every output of a run — stdout, stderr, run.json, summary.md, report.html, CSV and
+/// the rest of the results folder — for `--db` URLs whose passwords hold the characters
+/// that break hand-written URL parsing. The PostgreSQL test server trusts local logins,
+/// so those runs succeed with the password ignored; the SQL Server ones fail to connect
+/// (no server here) and must not echo it either.
+#[test]
+fn passwords_never_reach_any_output() {
+    let pg = std::env::var("CLAIMBENCH_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let Some(rest) = pg.strip_prefix("postgres://postgres@") else {
+        eprintln!("SKIPPED: CLAIMBENCH_PG_URL is not postgres://postgres@...");
+        return;
+    };
+    // Two distinctive halves around each separator: neither may appear anywhere.
+    let (a, b) = ("Qx7Kp", "Wm4Vb");
+    let seps = ["@", "/", "%40", ";", "'", ":", "é", "%2F"];
+    let dir = tempfile::tempdir().unwrap();
+    let workload = workload_file(dir.path(), GOOD);
+    let schema = format!("cbtest_redact_{}", std::process::id());
+    let mut urls: Vec<String> = seps
+        .iter()
+        .map(|s| format!("postgres://postgres:{a}{s}{b}@{rest}"))
+        .collect();
+    urls.push(format!("mssql://sa:{a}@{b}@127.0.0.1:1/master"));
+    urls.push(format!(
+        "Server=tcp:127.0.0.1,1;Database=master;User Id=sa;Password={a};{b};"
+    ));
+    urls.push(format!(
+        "Server=tcp:127.0.0.1,1;User Id=sa;Password=\"{a}\";{b}\""
+    ));
+    for url in &urls {
+        let results = tempfile::tempdir().unwrap();
+        let out = claimbench()
+            .args([
+                "run",
+                &workload,
+                "--db",
+                url,
+                "--schema",
+                &schema,
+                "--results",
+            ])
+            .arg(results.path())
+            .output()
+            .unwrap();
+        let mut texts = vec![
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        ];
+        for f in walk(results.path()) {
+            if let Ok(t) = std::fs::read_to_string(&f) {
+                texts.push(t);
+            }
+        }
+        for t in &texts {
+            assert!(
+                !t.contains(a) && !t.contains(b),
+                "{url}: the password leaked into an output:\n{t}"
+            );
+        }
+        assert!(!texts[1].contains("panicked"), "{}", texts[1]);
+    }
+    let _ = Command::new("psql")
+        .args([
+            pg.as_str(),
+            "-qc",
+            &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
+        ])
+        .output();
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files.extend(walk(&p));
+        } else {
+            files.push(p);
+        }
+    }
+    files
+}

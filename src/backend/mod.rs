@@ -305,7 +305,9 @@ pub trait Backend: Send + Sync + 'static {
 /// sampler, a producer or the rescuer). Hot-path methods take `&mut self` and reuse
 /// caller-owned buffers, so a claim allocates nothing the caller did not ask for.
 pub trait Session: Send + 'static {
-    /// Claims up to `batch` jobs with `strategy`, appending them to `out` (cleared first).
+    /// Claims up to `batch` jobs with `strategy`, appending them to `out`. On an error,
+    /// `out` holds exactly the jobs this call claimed and committed before it (a
+    /// conditional claim commits row by row), so a caller that retries keeps them.
     fn claim(
         &mut self,
         strategy: Strategy,

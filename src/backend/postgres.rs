@@ -63,7 +63,9 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
         Strategy::Production | Strategy::Waiting => format!("$1 = {batch} (batch), $2 = worker id"),
         Strategy::Naive => format!("select: $1 = {batch}; update: $1 = ids read, $2 = worker id"),
         Strategy::Conditional => {
-            format!("select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id")
+            format!(
+                "select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id, $3 = attempt count read"
+            )
         }
     }
 }
@@ -532,7 +534,6 @@ impl Session for PostgresSession {
         batch: u32,
         out: &mut Vec<ClaimedJob>,
     ) -> Result<ClaimOutcome, BackendError> {
-        out.clear();
         let limit = batch as i64;
         let s = &self.statements;
         let c = &self.client;
@@ -563,9 +564,9 @@ impl Session for PostgresSession {
             Strategy::Conditional => {
                 let rows = c.query(&s.conditional_select, &[&limit]).await.map_err(e)?;
                 for r in &rows {
-                    let id: i64 = r.get(0);
+                    let (id, attempt): (i64, i32) = (r.get(0), r.get(1));
                     let claimed = c
-                        .query(&s.conditional_claim, &[&id, &self.worker_id])
+                        .query(&s.conditional_claim, &[&id, &self.worker_id, &attempt])
                         .await
                         .map_err(e)?;
                     if claimed.is_empty() {
@@ -783,6 +784,10 @@ mod tests {
         assert!(step(NAIVE_SQL, "update").starts_with("-- $1 the ids"));
         assert!(!step(NAIVE_SQL, "update").contains("status = 0"));
         assert!(step(CONDITIONAL_SQL, "claim-one").contains("AND h.status = 0"));
+        // Regression: without the attempt check, a job claimed, failed and put back
+        // between the read and the write was claimed under its old attempt.
+        assert!(step(CONDITIONAL_SQL, "claim-one").contains("AND h.attempt_count = $3"));
+        assert!(step(CONDITIONAL_SQL, "select").contains("SELECT h.id, h.attempt_count"));
         assert!(step(CONDITIONAL_SQL, "select").contains("LIMIT $1"));
     }
 

@@ -22,18 +22,29 @@ impl DbTarget {
             return super::mssql_target::parse_ado(url).map(DbTarget::Mssql);
         }
         let scheme = url.split_once("://").map(|(s, _)| s).unwrap_or("");
+        if ambiguous_userinfo(url) {
+            return Err(format!(
+                "cannot read `{}`: an `@` comes after the first `/`, `?` or `#`, so the password (or user) holds one of those; percent-encode it (`/` as %2F, `?` as %3F, `#` as %23)",
+                redact_url(url)
+            ));
+        }
         match scheme {
             "mssql" | "sqlserver" => super::mssql_target::parse_url(url).map(DbTarget::Mssql),
-            "postgres" | "postgresql" => tokio_postgres::Config::from_str(url)
-                .map(DbTarget::Postgres)
-                // The parser's message can echo the URL; keep only its kind.
-                .map_err(|e| {
-                    format!(
-                        "invalid PostgreSQL URL `{}`: {}",
-                        redact_url(url),
-                        e.to_string().replace(url, "<url>")
-                    )
-                }),
+            // tokio-postgres splits the userinfo at the first `@`; the `url` crate, like
+            // every other driver, at the last, and re-encodes a password's `@`, `/` and
+            // `:` so tokio-postgres reads them back whole.
+            "postgres" | "postgresql" => tokio_postgres::Config::from_str(
+                url::Url::parse(url).as_ref().map_or(url, url::Url::as_str),
+            )
+            .map(DbTarget::Postgres)
+            // The parser's message can echo the URL; keep only its kind.
+            .map_err(|e| {
+                format!(
+                    "invalid PostgreSQL URL `{}`: {}",
+                    redact_url(url),
+                    e.to_string().replace(url, "<url>")
+                )
+            }),
             "mysql" | "mariadb" => {
                 // mysql_async knows only the mysql scheme; MariaDB speaks the same protocol.
                 let url = if scheme == "mariadb" {
@@ -104,24 +115,44 @@ impl std::fmt::Display for DbTarget {
     }
 }
 
+/// Whether an `@` follows the end of the authority: `user:pa/ss@host` reads as host
+/// `user`, path `/ss@host`, so the password would end up in the host or database name.
+fn ambiguous_userinfo(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    match rest.find(['/', '?', '#']) {
+        Some(end) => rest[end..].contains('@'),
+        None => false,
+    }
+}
+
 /// Removes the password from `scheme://user:password@host/...`, for messages about a
-/// URL that did not parse.
+/// URL that did not parse as a database target. The `url` crate splits the userinfo at
+/// the last `@` of the authority, as every driver does, so a password holding `@`, `/`
+/// or `:` is masked whole; a string it cannot parse is masked from the scheme to that
+/// last `@` (user kept).
 pub fn redact_url(url: &str) -> String {
+    if !ambiguous_userinfo(url)
+        && let Ok(mut u) = url::Url::parse(url)
+        && u.password().is_some()
+        && u.set_password(Some("***")).is_ok()
+    {
+        return u.to_string();
+    }
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let (auth_end, _) = match rest.find('@') {
-        Some(at) if rest[..at].find('/').is_none() => (at, ()),
-        _ => return url.to_string(),
+    // The authority ends at the first `/`, `?` or `#` after the last `@` (a password
+    // may hold `/`, so look for `@` first).
+    let Some(at) = rest.rfind('@') else {
+        return url.to_string();
     };
-    let auth = &rest[..auth_end];
-    let user = auth.split_once(':').map(|(u, _)| u).unwrap_or(auth);
-    let masked = if auth.contains(':') {
-        format!("{user}:***")
-    } else {
-        user.to_string()
-    };
-    format!("{scheme}://{masked}{}", &rest[auth_end..])
+    let user = rest[..at].split(':').next().unwrap_or("");
+    if !rest[..at].contains(':') {
+        return url.to_string();
+    }
+    format!("{scheme}://{user}:***{}", &rest[at..])
 }
 
 #[cfg(test)]
@@ -155,9 +186,42 @@ mod tests {
     }
 
     #[test]
+    fn a_postgres_password_may_hold_url_separators() {
+        // Regression: `postgres://u:p@ss@host/db` made `ss@host` the host, which then
+        // showed in every message and result file.
+        let t = DbTarget::parse("postgres://alice:p@ss%2Fw:rd@db.example:6543/queue").unwrap();
+        assert_eq!(t.to_string(), "postgres://alice@db.example:6543/queue");
+        let DbTarget::Postgres(c) = t else {
+            panic!("postgres")
+        };
+        assert_eq!(c.get_password(), Some(&b"p@ss/w:rd"[..]));
+        // A raw `/` cannot be told from the path: refused, password masked.
+        let e = DbTarget::parse("postgres://alice:p@ss/w:rd@db.example/queue").unwrap_err();
+        assert!(e.contains("percent-encode") && !e.contains("w:rd"), "{e}");
+    }
+
+    #[test]
     fn redact_masks_password_only() {
         assert_eq!(redact_url("mysql://u:pw@h/db"), "mysql://u:***@h/db");
         assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+    }
+
+    #[test]
+    fn redact_masks_passwords_with_separators_whole() {
+        // Regression: `u:p@ss@host` was cut at the first `@` and printed `ss`.
+        for (url, secret) in [
+            ("postgres://u:p@ss@host/db", "ss@"),
+            ("postgres://u:p/ss@host/db", "p/ss"),
+            ("postgres://u:p%40ss@host/db", "p%40ss"),
+            ("mysql://u:p:ss@host/db", "p:ss"),
+            ("mysql://u:p;ss'@host/db", "p;ss"),
+            ("redis://u:pässwörd@host/0", "ssw"),
+            ("weird://u:p@ss@h@st", "ss@"),
+        ] {
+            let r = redact_url(url);
+            assert!(!r.contains(secret), "{url} -> {r}");
+            assert!(r.contains("u:***@"), "{url} -> {r}");
+        }
         assert_eq!(redact_url("nonsense"), "nonsense");
     }
 

@@ -50,6 +50,10 @@ pub trait TestDb: Backend + Sized {
     /// inside it, leaving the transaction open (its locks held). Returns the ids.
     async fn hold_claim(&self, s: &mut Self::Session, n: u32) -> HashSet<i64>;
 
+    /// Makes `s` give up on a row lock after about 100 ms (MySQL: 1 s, its minimum), with
+    /// the backend's lock-timeout error.
+    async fn short_lock_timeout(&self, s: &mut Self::Session);
+
     /// Rolls back the transaction `hold_claim` left open.
     async fn roll_back(&self, s: &mut Self::Session);
 

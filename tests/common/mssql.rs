@@ -83,6 +83,16 @@ impl TestDb for MssqlBackend {
             .collect()
     }
 
+    async fn short_lock_timeout(&self, s: &mut MssqlSession) {
+        s.client()
+            .simple_query("SET LOCK_TIMEOUT 100")
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+    }
+
     async fn roll_back(&self, s: &mut MssqlSession) {
         s.client()
             .simple_query("ROLLBACK TRANSACTION")

@@ -73,6 +73,13 @@ impl TestDb for MysqlBackend {
         ids.into_iter().collect()
     }
 
+    async fn short_lock_timeout(&self, s: &mut MysqlSession) {
+        s.conn()
+            .query_drop("SET SESSION innodb_lock_wait_timeout = 1")
+            .await
+            .unwrap();
+    }
+
     async fn roll_back(&self, s: &mut MysqlSession) {
         s.conn().query_drop("ROLLBACK").await.unwrap();
     }

@@ -63,6 +63,13 @@ impl TestDb for PostgresBackend {
         rows.iter().map(|r| r.get(0)).collect()
     }
 
+    async fn short_lock_timeout(&self, s: &mut PostgresSession) {
+        s.client()
+            .batch_execute("SET lock_timeout = '100ms'")
+            .await
+            .unwrap();
+    }
+
     async fn roll_back(&self, s: &mut PostgresSession) {
         s.client().batch_execute("ROLLBACK").await.unwrap();
     }

@@ -146,7 +146,6 @@ impl Session for MssqlSession {
         batch: u32,
         out: &mut Vec<ClaimedJob>,
     ) -> Result<ClaimOutcome, BackendError> {
-        out.clear();
         let mut outcome = ClaimOutcome::default();
         let c = &mut self.client;
         let s = &self.statements;
@@ -167,14 +166,22 @@ impl Session for MssqlSession {
                 let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
                 if !got.is_empty() {
                     let ids = json_numbers(got.iter().map(|r| int(r, 0)));
-                    affected(
+                    // OUTPUT INSERTED.[Id]: only rows that still existed were claimed.
+                    let updated: Vec<i64> = rows(
                         c,
                         "claim",
                         &s.naive_update,
                         &naive_update_binds(&self.worker_id, &ids),
                     )
-                    .await?;
-                    out.extend(got.iter().map(|r| claimed(r, 0, 1, 2)));
+                    .await?
+                    .iter()
+                    .map(|r| int(r, 0))
+                    .collect();
+                    out.extend(
+                        got.iter()
+                            .map(|r| claimed(r, 0, 1, 2))
+                            .filter(|j| updated.contains(&j.id)),
+                    );
                 }
             }
             Strategy::Conditional => {

@@ -692,6 +692,24 @@ mod tests {
     }
 
     #[test]
+    fn naive_counts_only_the_rows_its_update_reached() {
+        // Regression: every selected id was counted as claimed even when the row had
+        // been completed (deleted) before the UPDATE, so naive's claimed/s and
+        // duplicate denominators were larger than PostgreSQL's (RETURNING) for the same
+        // behaviour.
+        use crate::backend::ClaimedJob;
+        let job = |id| ClaimedJob {
+            id,
+            attempt: 0,
+            queue_wait_us: 1,
+        };
+        let got: Vec<i64> = session::naive_claimed([job(1), job(2), job(3)].into_iter(), &[1, 3])
+            .map(|j| j.id)
+            .collect();
+        assert_eq!(got, [1, 3]);
+    }
+
+    #[test]
     fn pick_orders_by_priority_then_due_then_id_and_keeps_the_batch() {
         use crate::backend::ClaimedJob;
         let job = |id, queue_wait_us| ClaimedJob {

@@ -180,6 +180,7 @@ impl MysqlSession {
         out: &mut Vec<ClaimedJob>,
     ) -> Result<(), BackendError> {
         let update = self.batch_update(batch).await?;
+        let before = out.len();
         let mut candidates = std::mem::take(&mut self.candidates);
         let result = self
             .in_transaction("claim", async |s| {
@@ -207,14 +208,18 @@ impl MysqlSession {
                         .map(|r| (int(r, COL_PRIORITY).unwrap_or(0), claimed(r))),
                 );
                 pick(&mut candidates, batch, out);
-                if !out.is_empty() {
-                    let params = s.update_params(out.iter().map(|j| j.id), batch);
+                if out.len() > before {
+                    let params = s.update_params(out[before..].iter().map(|j| j.id), batch);
                     s.conn.exec_drop(&update, params).await.map_err(e)?;
                 }
                 Ok(((), true))
             })
             .await;
         self.candidates = candidates;
+        if result.is_err() {
+            // Rolled back: none of the picked rows is claimed.
+            out.truncate(before);
+        }
         result
     }
 
@@ -290,6 +295,14 @@ pub(super) fn pick(candidates: &mut [(i64, ClaimedJob)], batch: u32, out: &mut V
     out.extend(candidates.iter().take(batch as usize).map(|(_, j)| *j));
 }
 
+/// The jobs a naive UPDATE really claimed: the selected rows that still existed.
+pub(super) fn naive_claimed<'a>(
+    selected: impl Iterator<Item = ClaimedJob> + 'a,
+    existing: &'a [i64],
+) -> impl Iterator<Item = ClaimedJob> + 'a {
+    selected.filter(move |j| existing.contains(&j.id))
+}
+
 pub(super) fn claimed(r: &Row) -> ClaimedJob {
     ClaimedJob {
         id: int(r, COL_ID).unwrap_or(0),
@@ -305,7 +318,6 @@ impl Session for MysqlSession {
         batch: u32,
         out: &mut Vec<ClaimedJob>,
     ) -> Result<ClaimOutcome, BackendError> {
-        out.clear();
         let e = |e| query_error("claim", e);
         let mut outcome = ClaimOutcome::default();
         match strategy {
@@ -322,7 +334,19 @@ impl Session for MysqlSession {
                     let update = self.batch_update(batch).await?;
                     let params = self.update_params(rows.iter().map(|r| claimed(r).id), batch);
                     self.conn.exec_drop(&update, params).await.map_err(e)?;
-                    out.extend(rows.iter().map(claimed));
+                    let selected = rows.iter().map(claimed);
+                    if self.conn.affected_rows() == rows.len() as u64 {
+                        out.extend(selected);
+                    } else {
+                        // Some rows were gone (completed) before the UPDATE reached them: the
+                        // worker owns only those that still exist, since deleted ids never
+                        // come back.
+                        let sql =
+                            expand_ids("SELECT id FROM jobs_hot WHERE id IN (:ids)", rows.len());
+                        let ids: Vec<i64> = rows.iter().map(|r| claimed(r).id).collect();
+                        let existing: Vec<i64> = self.conn.exec(sql, ids).await.map_err(e)?;
+                        out.extend(naive_claimed(selected, &existing));
+                    }
                 }
             }
             Strategy::Conditional => {
