@@ -40,9 +40,10 @@ pub enum Warning {
     /// locks; near 5,000 in one statement SQL Server escalates to a table lock, and then
     /// every READPAST claimer waits on it.
     LockEscalationRisk {
-        batch: u32,
+        /// Eligible rows at the trial's start, estimated from the population.
+        eligible: u64,
         indexes: u32,
-        locks: u32,
+        locks: u64,
     },
 }
 
@@ -104,12 +105,12 @@ impl fmt::Display for Warning {
             ),
             Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
             Warning::LockEscalationRisk {
-                batch,
+                eligible,
                 indexes,
                 locks,
             } => write!(
                 f,
-                "batch {batch} x {indexes} indexes on the hot table is about {locks} locks per claim, near SQL Server's 5,000-lock escalation threshold: an escalated table lock makes every READPAST claimer wait; lower the batch or set [mssql] lock_escalation = \"disable\""
+                "the seed's claim U-locks every eligible row it reads: about {eligible} eligible rows x {indexes} indexes = {locks} locks per claim, at or past SQL Server's 5,000-lock escalation threshold: an escalated table lock makes every READPAST claimer wait; shrink the eligible backlog or set [mssql] lock_escalation = \"disable\""
             ),
         }
     }

@@ -324,6 +324,20 @@ pub struct Population {
 }
 
 impl Population {
+    /// Jobs a claim may take at the trial's start: the backlog in unpaused, active
+    /// queues that is not scheduled ahead (producers add to it later).
+    pub fn eligible_at_start(&self) -> u64 {
+        let total: f64 = self.queues.iter().map(|q| q.weight).sum();
+        let open: f64 = self
+            .queues
+            .iter()
+            .filter(|q| !q.paused && q.active)
+            .map(|q| q.weight)
+            .sum();
+        let share = if total > 0.0 { open / total } else { 0.0 };
+        (self.backlog as f64 * share * (1.0 - self.scheduled_share)).round() as u64
+    }
+
     /// Lower bounds of each queue's share of [0, 1), for the server-side `width_bucket`.
     pub fn queue_bounds(&self) -> (Vec<String>, Vec<f64>) {
         let names = self.queues.iter().map(|q| q.name.clone()).collect();

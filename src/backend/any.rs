@@ -132,9 +132,9 @@ impl Backend for AnyBackend {
         &self,
         workload: &Workload,
         layout: &str,
-        batch: u32,
+        strategy: Strategy,
     ) -> Vec<crate::warnings::Warning> {
-        each!(self, AnyBackend, b => b.trial_warnings(workload, layout, batch))
+        each!(self, AnyBackend, b => b.trial_warnings(workload, layout, strategy))
     }
 
     fn run_notes(&self) -> Vec<(String, String)> {

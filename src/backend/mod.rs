@@ -289,7 +289,7 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         _workload: &Workload,
         _layout: &str,
-        _batch: u32,
+        _strategy: Strategy,
     ) -> Vec<crate::warnings::Warning> {
         Vec::new()
     }

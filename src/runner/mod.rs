@@ -613,7 +613,7 @@ async fn run_trial<B: Backend>(
     if interrupted {
         warnings.push(Warning::Interrupted);
     }
-    warnings.extend(backend.trial_warnings(w, spec.layout, spec.batch));
+    warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
 
     Ok(TrialResult {
         repetition: spec.repetition,

@@ -689,15 +689,26 @@ impl Backend for MssqlBackend {
         .await
     }
 
-    fn trial_warnings(&self, workload: &Workload, layout: &str, batch: u32) -> Vec<Warning> {
-        let indexes = index_count(layout);
-        let locks = batch.saturating_mul(indexes);
-        if workload.lock_escalation != crate::workload::LockEscalation::Disable
-            && locks >= ESCALATION_THRESHOLD * 4 / 5
+    /// The seed's `Candidates` CTE reads every eligible row `WITH (UPDLOCK, READPAST)`
+    /// and holds each U lock to the end of the statement, so one production or waiting
+    /// claim takes about one lock per eligible row and index read, whatever the batch:
+    /// estimated from the backlog eligible at the trial's start.
+    fn trial_warnings(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        strategy: Strategy,
+    ) -> Vec<Warning> {
+        let indexes = u64::from(index_count(layout));
+        let eligible = workload.population.eligible_at_start();
+        let locks = eligible.saturating_mul(indexes);
+        if strategy.applies_max_workers()
+            && workload.lock_escalation != crate::workload::LockEscalation::Disable
+            && locks >= u64::from(ESCALATION_THRESHOLD) * 4 / 5
         {
             vec![Warning::LockEscalationRisk {
-                batch,
-                indexes,
+                eligible,
+                indexes: indexes as u32,
                 locks,
             }]
         } else {
