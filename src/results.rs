@@ -123,6 +123,9 @@ pub struct TrialResult {
     pub oldest_pending: OldestPending,
     pub locks: LockEvidence,
     pub max_workers: Vec<MaxWorkersCheck>,
+    /// Per queue, when the workload has more than one.
+    #[serde(default)]
+    pub queues: Vec<QueueResult>,
     pub resources: Resources,
     pub warnings: Vec<Warning>,
 }
@@ -199,6 +202,23 @@ pub struct LockEvidence {
     /// SQL Server: lock escalations on the hot table during the trial.
     #[serde(default)]
     pub lock_escalations: Option<i64>,
+}
+
+/// One queue's share of a trial, for workloads with more than one queue: who kept their
+/// throughput and who fell behind (the noisy-neighbour question).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueueResult {
+    pub queue: String,
+    /// Jobs of this queue completed in the steady window (archive finish times on the
+    /// server's clock).
+    pub completed: i64,
+    pub completed_per_s: f64,
+    /// The sampler's oldest eligible pending age of this queue, after warm-up, ms
+    /// (`None`: never a pending eligible job when sampled, or not sampled).
+    pub oldest_pending_p99_ms: Option<f64>,
+    pub oldest_pending_max_ms: Option<f64>,
+    /// (seconds since start, age in ms), warm-up included.
+    pub oldest_pending_series: Vec<(f64, Option<f64>)>,
 }
 
 /// One capped queue's max-workers evidence: exact from the ledger, and as sampled.

@@ -97,6 +97,10 @@ mod raw {
         pub paused: bool,
         #[serde(default = "yes")]
         pub active: bool,
+        /// Every job of this queue gets this priority, instead of one drawn from
+        /// `population.priorities`: how a workload puts one queue's jobs first.
+        #[serde(default)]
+        pub priority: Option<i32>,
     }
 
     fn one() -> f64 {
@@ -310,6 +314,9 @@ pub struct QueueSpec {
     pub max_workers: Option<i32>,
     pub paused: bool,
     pub active: bool,
+    /// Every job of this queue has this priority (else one drawn from the population's).
+    #[serde(default)]
+    pub priority: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -324,6 +331,11 @@ pub struct Population {
 }
 
 impl Population {
+    /// Each queue's own priority, in the workload's order (`None`: drawn).
+    pub fn queue_priorities(&self) -> Vec<Option<i32>> {
+        self.queues.iter().map(|q| q.priority).collect()
+    }
+
     /// Jobs a claim may take at the trial's start: the backlog in unpaused, active
     /// queues that is not scheduled ahead (producers add to it later).
     pub fn eligible_at_start(&self) -> u64 {
@@ -342,6 +354,16 @@ impl Population {
     pub fn queue_bounds(&self) -> (Vec<String>, Vec<f64>) {
         let names = self.queues.iter().map(|q| q.name.clone()).collect();
         (names, lower_bounds(self.queues.iter().map(|q| q.weight)))
+    }
+
+    /// Every priority a job can have: the drawn ones and the queues' own, for the
+    /// sampler's one probe per priority.
+    pub fn all_priorities(&self) -> Vec<i32> {
+        let mut all: Vec<i32> = self.priorities.iter().map(|p| p.0).collect();
+        all.extend(self.queues.iter().filter_map(|q| q.priority));
+        all.sort_unstable();
+        all.dedup();
+        all
     }
 
     pub fn priority_bounds(&self) -> (Vec<i32>, Vec<f64>) {
@@ -680,6 +702,7 @@ impl Validator<'_> {
                 max_workers,
                 paused: q.paused,
                 active: q.active,
+                priority: q.priority,
             });
         }
         if queues.iter().all(|q| q.weight == 0.0) {

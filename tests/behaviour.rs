@@ -526,6 +526,34 @@ duration_s = 0.8
     backend.drop_schema().await;
 }
 
+async fn noisy_neighbour_leaves_the_uncapped_queues_their_throughput<D: TestDb>(backend: D) {
+    let mut w = Workload::load(std::path::Path::new("workloads/noisy-neighbour.toml")).unwrap();
+    w.matrix.strategies = vec![Strategy::Production];
+    w.trial.duration = Some(Duration::from_secs(3));
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    let q = |name: &str| t.queues.iter().find(|q| q.queue == name).unwrap();
+    let (bulk, orders, emails) = (q("bulk"), q("orders"), q("emails"));
+    for small in [orders, emails] {
+        // 40 jobs/s arrive for each; the 6 workers bulk may not use keep up with them.
+        assert!(
+            small.completed_per_s > 25.0,
+            "{} starved: {small:?}",
+            small.queue
+        );
+        assert!(
+            small.oldest_pending_p99_ms < bulk.oldest_pending_p99_ms,
+            "{small:?} vs {bulk:?}"
+        );
+    }
+    assert!(bulk.completed_per_s > 0.0);
+    let m = &t.max_workers[0];
+    assert_eq!((m.queue.as_str(), m.max_workers), ("bulk", 2));
+    assert!(m.max_held_exact >= 2, "bulk is held at its limit: {m:?}");
+    assert_eq!(t.reconciliation.lost, 0);
+    backend.drop_schema().await;
+}
+
 const CONTENDED: &str = r#"
 [handler]
 duration = { dist = "fixed", ms = 0.0 }
@@ -740,6 +768,7 @@ macro_rules! suite {
                 lease_expiry_reruns_live_handlers_unless_they_heartbeat,
                 a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed,
                 seeded_jobs_wait_from_the_trial_start_not_from_the_reset,
+                noisy_neighbour_leaves_the_uncapped_queues_their_throughput,
                 contended_production_and_waiting_never_duplicate_and_naive_does,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,

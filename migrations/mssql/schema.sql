@@ -92,9 +92,11 @@ CREATE TABLE [{SCHEMA}].[Effects] (
 -- The workload's weighted choices for the seed and the producer: a row is picked when its
 -- lower bound is the largest one at or below a uniform random number.
 CREATE TABLE [{SCHEMA}].[SeedQueues] (
-    [Ord]  int          NOT NULL CONSTRAINT [PK_SeedQueues] PRIMARY KEY,
-    [Name] varchar(255) NOT NULL,
-    [Lo]   float        NOT NULL
+    [Ord]      int          NOT NULL CONSTRAINT [PK_SeedQueues] PRIMARY KEY,
+    [Name]     varchar(255) NOT NULL,
+    [Lo]       float        NOT NULL,
+    -- The queue's own priority for all its jobs; NULL: drawn from SeedPriorities.
+    [Priority] int          NULL
 );
 
 CREATE TABLE [{SCHEMA}].[SeedPriorities] (

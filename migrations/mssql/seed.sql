@@ -24,8 +24,10 @@ SELECT r.n,
          WHERE sq.[Lo] <= r.rq ORDER BY sq.[Lo] DESC, sq.[Ord] DESC),
        'bench',
        REPLICATE(CAST(N'x' AS nvarchar(max)), @P3),
-       (SELECT TOP (1) sp.[Value] FROM [{SCHEMA}].[SeedPriorities] sp
-         WHERE sp.[Lo] <= r.rp ORDER BY sp.[Lo] DESC, sp.[Ord] DESC),
+       COALESCE((SELECT TOP (1) sq.[Priority] FROM [{SCHEMA}].[SeedQueues] sq
+                  WHERE sq.[Lo] <= r.rq ORDER BY sq.[Lo] DESC, sq.[Ord] DESC),
+                (SELECT TOP (1) sp.[Value] FROM [{SCHEMA}].[SeedPriorities] sp
+                  WHERE sp.[Lo] <= r.rp ORDER BY sp.[Lo] DESC, sp.[Ord] DESC)),
        0,
        CASE WHEN r.rs < @P4
             THEN DATEADD(MILLISECOND, CAST(r.rw * @P5 AS int), SYSUTCDATETIME()) END,

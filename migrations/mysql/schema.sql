@@ -106,9 +106,11 @@ CREATE TABLE effects (
 -- The workload's weighted choices: a row is picked when its lower bound is the largest
 -- one at or below a uniform random number (PostgreSQL's width_bucket).
 CREATE TABLE seed_queues (
-    ord  INT          NOT NULL PRIMARY KEY,
-    name VARCHAR(200) NOT NULL,
-    lo   DOUBLE       NOT NULL
+    ord      INT          NOT NULL PRIMARY KEY,
+    name     VARCHAR(200) NOT NULL,
+    lo       DOUBLE       NOT NULL,
+    -- The queue's own priority for all its jobs; NULL: drawn from seed_priorities.
+    priority INT          NULL
 ) ENGINE = InnoDB;
 
 CREATE TABLE seed_priorities (

@@ -124,6 +124,18 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.reconcile().await)
     }
 
+    async fn server_clock_us(&self) -> Result<i64, BackendError> {
+        each!(self, AnyBackend, b => b.server_clock_us().await)
+    }
+
+    async fn completed_by_queue(
+        &self,
+        from_us: i64,
+        to_us: i64,
+    ) -> Result<Vec<(String, i64)>, BackendError> {
+        each!(self, AnyBackend, b => b.completed_by_queue(from_us, to_us).await)
+    }
+
     async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
         each!(self, AnyBackend, b => b.job_queues(queues).await)
     }

@@ -99,6 +99,9 @@ pub struct Sample {
     pub queue_active: Vec<Option<i64>>,
     /// Whether any job is left in an unpaused queue (drain stop rule).
     pub work_left: bool,
+    /// Age of each queue's oldest eligible pending job, ms, in the workload's order;
+    /// empty when the workload has one queue (then it is `oldest_pending_ms`).
+    pub queue_oldest_ms: Vec<Option<f64>>,
 }
 
 /// Cumulative server counters read before and after a trial; the report shows deltas.
@@ -276,6 +279,17 @@ pub trait Backend: Send + Sync + 'static {
     fn table_stats(&self) -> impl Future<Output = Result<TableStats, BackendError>> + Send;
 
     fn reconcile(&self) -> impl Future<Output = Result<DbReconciliation, BackendError>> + Send;
+
+    /// The server's clock, µs since the epoch: read once as a trial starts, so that
+    /// `completed_by_queue` can be asked about the trial's steady window.
+    fn server_clock_us(&self) -> impl Future<Output = Result<i64, BackendError>> + Send;
+
+    /// After a trial: jobs completed per queue between two `server_clock_us` readings.
+    fn completed_by_queue(
+        &self,
+        from_us: i64,
+        to_us: i64,
+    ) -> impl Future<Output = Result<Vec<(String, i64)>, BackendError>> + Send;
 
     /// After a trial: (job, queue) for every job of `queues` wherever it ended (hot,
     /// archive or dead-letter table), for the ledger's exact max-workers figures.

@@ -38,6 +38,9 @@ const SAMPLE_SQL: &str = include_str!("../../migrations/postgres/evidence/sample
 const RECONCILE_SQL: &str = include_str!("../../migrations/postgres/evidence/reconcile.sql");
 const COUNTERS_SQL: &str = include_str!("../../migrations/postgres/evidence/counters.sql");
 const TABLE_STATS_SQL: &str = include_str!("../../migrations/postgres/evidence/table_stats.sql");
+const CLOCK_SQL: &str = include_str!("../../migrations/postgres/evidence/clock.sql");
+const COMPLETED_BY_QUEUE_SQL: &str =
+    include_str!("../../migrations/postgres/evidence/completed_by_queue.sql");
 const JOB_QUEUES_SQL: &str = include_str!("../../migrations/postgres/evidence/job_queues.sql");
 const SETTINGS_SQL: &str = include_str!("../../migrations/postgres/evidence/settings.sql");
 
@@ -200,6 +203,7 @@ impl PostgresBackend {
                     &p.scheduled_share,
                     &p.scheduled_within_s,
                     &(p.payload_bytes as i32),
+                    &p.queue_priorities(),
                 ],
             )
             .await
@@ -437,6 +441,26 @@ impl Backend for PostgresBackend {
     async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
         let r = self.control_row(RECONCILE_SQL, "reconcile jobs").await?;
         Ok(DbReconciliation::from_columns(|i| r.get(i)))
+    }
+
+    async fn server_clock_us(&self) -> Result<i64, BackendError> {
+        Ok(self
+            .control_row(CLOCK_SQL, "read the server clock")
+            .await?
+            .get(0))
+    }
+
+    async fn completed_by_queue(
+        &self,
+        from_us: i64,
+        to_us: i64,
+    ) -> Result<Vec<(String, i64)>, BackendError> {
+        let guard = self.control().await?;
+        let rows = guard
+            .query(COMPLETED_BY_QUEUE_SQL, &[&from_us, &to_us])
+            .await
+            .map_err(|e| query_error("count completed jobs per queue", e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
@@ -707,6 +731,7 @@ impl Session for PostgresSession {
                     &prios,
                     &pbounds,
                     &(p.payload_bytes as i32),
+                    &p.queue_priorities(),
                 ],
             )
             .await
@@ -721,12 +746,21 @@ impl Session for PostgresSession {
             .filter(|q| q.max_workers.is_some())
             .map(|q| q.name.as_str())
             .collect();
-        let (priorities, _) = workload.population.priority_bounds();
+        let priorities = workload.population.all_priorities();
+        let queues: Vec<&str> = match workload.population.queues.len() {
+            0 | 1 => Vec::new(),
+            _ => workload
+                .population
+                .queues
+                .iter()
+                .map(|q| q.name.as_str())
+                .collect(),
+        };
         let r = self
             .client
             .query_one(
                 &self.statements.sample,
-                &[&self.worker_role, &limited, &priorities],
+                &[&self.worker_role, &limited, &priorities, &queues],
             )
             .await
             .map_err(|e| query_error("sample", e))?;
@@ -744,6 +778,7 @@ impl Session for PostgresSession {
             active: r.get::<_, i32>(2) as u32,
             work_left: r.get(3),
             queue_active,
+            queue_oldest_ms: r.get(5),
         })
     }
 }

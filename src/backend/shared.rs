@@ -53,6 +53,25 @@ pub(crate) fn capped_queues_json(workload: &Workload) -> String {
     format!("[{}]", names.join(","))
 }
 
+/// The workload's queue names as a JSON array when it has more than one, else `[]`: the
+/// sampler's per-queue oldest-pending probe is asked only when it says something new.
+pub(crate) fn queues_json(workload: &Workload) -> String {
+    let q = &workload.population.queues;
+    if q.len() < 2 {
+        return "[]".into();
+    }
+    serde_json::to_string(&q.iter().map(|q| q.name.as_str()).collect::<Vec<_>>())
+        .expect("strings serialize")
+}
+
+/// `12.5,-,3`: one age per queue in ms, `-` for none.
+pub(crate) fn queue_oldest(ages: &str) -> Vec<Option<f64>> {
+    ages.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.trim().parse::<f64>().ok())
+        .collect()
+}
+
 /// Per queue of the workload, its active count from `counts` (comma-separated, one per
 /// capped queue in order), or `None` for queues without a limit.
 pub(crate) fn queue_active(workload: &Workload, counts: &str) -> Vec<Option<i64>> {
@@ -83,5 +102,8 @@ mod tests {
         assert_eq!(queue_active(&w, "3,0"), vec![Some(3), None, Some(0)]);
         assert_eq!(queue_active(&w, ""), vec![None, None, None]);
         assert_eq!(json_numbers([1, 22]), "[1,22]");
+        assert_eq!(queues_json(&w), r#"["a","b","c\"d"]"#);
+        assert_eq!(queue_oldest("12.5,-,3"), vec![Some(12.5), None, Some(3.0)]);
+        assert_eq!(queue_oldest(""), vec![]);
     }
 }

@@ -79,6 +79,19 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&summary::durability(r)));
     }
 
+    if let Some((header, rows)) = summary::queue_table(r) {
+        h.push_str("<h2>Per queue</h2>\n<table>");
+        table_row(&mut h, "th", header.iter().copied());
+        for row in &rows {
+            table_row(&mut h, "td", row.iter().map(String::as_str));
+        }
+        let _ = writeln!(
+            h,
+            "</table>\n<p class=\"how\">{}</p>",
+            esc(summary::QUEUES_HOW)
+        );
+    }
+
     if let Some((header, rows)) = summary::max_workers_table(r) {
         h.push_str("<h2>Max workers</h2>\n<table>");
         table_row(&mut h, "th", header.iter().copied());

@@ -117,6 +117,17 @@ pub fn render(r: &RunResult) -> String {
         }
         let _ = writeln!(out, "\n{}", durability(r));
     }
+    if let Some((header, rows)) = queue_table(r) {
+        let _ = writeln!(out, "\n## Per queue\n\n{QUEUES_HOW}\n");
+        let _ = writeln!(out, "| {} |", header.join(" | "));
+        let align: Vec<&str> = (0..header.len())
+            .map(|i| if i < 6 { "---" } else { "--:" })
+            .collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for row in rows {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+    }
     if let Some((header, rows)) = max_workers_table(r) {
         let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
         let _ = writeln!(out, "| {} |", header.join(" | "));
@@ -140,6 +151,50 @@ pub fn render(r: &RunResult) -> String {
         "\nclaimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; dup claims come from the claim ledger, dup exec from the ledger and from the effects table (they must agree).\n",
     );
     out
+}
+
+/// How to read the per-queue table.
+pub const QUEUES_HOW: &str = "Per queue and cell: jobs of the queue completed per second after warm-up (mean over repetitions), and the sampler's age of the queue's oldest eligible pending job after warm-up (the worst repetition). A capped queue held at its max workers should not take throughput from the others, and an uncapped queue's oldest pending age should stay flat while it does.";
+
+/// One row per cell and queue, for workloads with more than one queue.
+pub fn queue_table(r: &RunResult) -> Option<([&'static str; 9], Vec<Vec<String>>)> {
+    let header = [
+        "backend",
+        "strategy",
+        "layout",
+        "workers",
+        "batch",
+        "queue",
+        "completed/s",
+        "oldest pending p99 ms",
+        "oldest pending max ms",
+    ];
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
+    let mut rows = Vec::new();
+    for c in &r.cells {
+        let Some(first) = c.trials.first() else {
+            continue;
+        };
+        for (i, q) in first.queues.iter().enumerate() {
+            let each = || c.trials.iter().filter_map(move |t| t.queues.get(i));
+            let (rate, _) = mean(each().map(|q| q.completed_per_s));
+            let worst = |f: fn(&crate::results::QueueResult) -> Option<f64>| {
+                each().filter_map(f).reduce(f64::max)
+            };
+            rows.push(vec![
+                c.backend.to_string(),
+                c.strategy.to_string(),
+                c.index_layout.clone(),
+                c.workers.to_string(),
+                c.batch_size.to_string(),
+                q.queue.clone(),
+                format!("{rate:.0}"),
+                opt(worst(|q| q.oldest_pending_p99_ms)),
+                opt(worst(|q| q.oldest_pending_max_ms)),
+            ]);
+        }
+    }
+    (!rows.is_empty()).then_some((header, rows))
 }
 
 /// How to read the max-workers table.

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 pub struct SamplerReport {
     /// (seconds since start, oldest eligible pending age in ms).
     pub oldest_pending: Vec<(f64, Option<f64>)>,
+    /// The same per queue (workload order), when the workload has more than one.
+    pub queue_oldest_pending: Vec<Vec<(f64, Option<f64>)>>,
     pub samples: u64,
     pub lock_wait_samples: u64,
     pub active_samples: u64,
@@ -73,6 +75,13 @@ pub async fn sample<S: Session>(
         r.lock_wait_samples += u64::from(s.lock_waiting);
         r.active_samples += u64::from(s.active);
         r.oldest_pending.push((at, s.oldest_pending_ms));
+        if r.queue_oldest_pending.len() < s.queue_oldest_ms.len() {
+            r.queue_oldest_pending
+                .resize_with(s.queue_oldest_ms.len(), Vec::new);
+        }
+        for (series, age) in r.queue_oldest_pending.iter_mut().zip(&s.queue_oldest_ms) {
+            series.push((at, *age));
+        }
         for (max, seen) in r.max_queue_active.iter_mut().zip(&s.queue_active) {
             if let Some(seen) = seen {
                 *max = Some(max.unwrap_or(0).max(*seen));

@@ -11,7 +11,7 @@ use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::report;
 use crate::resources::{CpuSnapshot, ResourceProbe};
 use crate::results::{
-    CellResult, Duplicates, Environment, LockEvidence, MaxWorkersCheck, OldestPending,
+    CellResult, Duplicates, Environment, LockEvidence, MaxWorkersCheck, OldestPending, QueueResult,
     Reconciliation, Resources, RunResult, TrialResult, WorkloadRecord,
 };
 use crate::strategy::Strategy;
@@ -349,6 +349,7 @@ async fn run_trial<B: Backend>(
     let server_pid = backend.server_pid().await;
     let counters_before = backend.counters().await?;
     let cpu_before = probe.snapshot(server_pid);
+    let server_start_us = backend.server_clock_us().await?;
 
     let start = Instant::now();
     let steady_from = start + w.trial.warmup;
@@ -549,6 +550,20 @@ async fn run_trial<B: Backend>(
             ms_above_limit: hold.ns_above_limit as f64 / 1e6,
         })
         .collect();
+    let queues = if w.population.queues.len() > 1 {
+        let from_us = server_start_us + w.trial.warmup.as_micros() as i64;
+        let to_us = from_us + measured.as_micros() as i64;
+        let completed = backend.completed_by_queue(from_us, to_us).await?;
+        queue_results(
+            w,
+            &completed,
+            measured_s,
+            &sampled.queue_oldest_pending,
+            steady_from_s,
+        )
+    } else {
+        Vec::new()
+    };
     let resources = resources(cpu_before, cpu_after, c.claim_calls, table);
     let wall_s = stop_at.duration_since(start).as_secs_f64();
     let duplicates = Duplicates {
@@ -671,9 +686,54 @@ async fn run_trial<B: Backend>(
             ),
         },
         max_workers,
+        queues,
         resources,
         warnings,
     })
+}
+
+/// Per queue of the workload: its completions in the steady window and its sampled
+/// oldest-pending age after warm-up.
+fn queue_results(
+    w: &Workload,
+    completed: &[(String, i64)],
+    measured_s: f64,
+    oldest: &[Vec<(f64, Option<f64>)>],
+    steady_from_s: f64,
+) -> Vec<QueueResult> {
+    w.population
+        .queues
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let done = completed
+                .iter()
+                .find(|(name, _)| *name == q.name)
+                .map_or(0, |(_, n)| *n);
+            let series = oldest.get(i).cloned().unwrap_or_default();
+            let mut h = new_histogram();
+            for ms in series
+                .iter()
+                .filter(|(t, _)| *t >= steady_from_s)
+                .filter_map(|(_, a)| *a)
+            {
+                h.saturating_record((ms * 1000.0).max(1.0) as u64);
+            }
+            let at = |v: u64| (!h.is_empty()).then_some(v as f64 / 1000.0);
+            QueueResult {
+                queue: q.name.clone(),
+                completed: done,
+                completed_per_s: if measured_s > 0.0 {
+                    done as f64 / measured_s
+                } else {
+                    0.0
+                },
+                oldest_pending_p99_ms: at(h.value_at_quantile(0.99)),
+                oldest_pending_max_ms: at(h.max()),
+                oldest_pending_series: series,
+            }
+        })
+        .collect()
 }
 
 /// The exact max-workers figures of each capped queue, in the workload's order: the

@@ -3,7 +3,9 @@
 -- allows NOLOCK for), and a locking read would queue behind the claims it observes.
 -- @P1 the workload's priority values as a JSON array, @P2 program_name of this run's
 -- worker connections, @P3 queues that have a max workers limit as a JSON array (their
--- active counts come back comma-separated, in the same order).
+-- active counts come back comma-separated, in the same order), @P4 the workload's queues
+-- as a JSON array when it has more than one (each one's oldest due pending age in ms comes
+-- back comma-separated in the same order, `-` for none; `[]`: not asked).
 SET NOCOUNT ON;
 SELECT
     (SELECT CAST(DATEDIFF_BIG(MICROSECOND, MIN(o.Due), SYSUTCDATETIME()) AS float) / 1000.0
@@ -37,4 +39,20 @@ SELECT
                FROM OPENJSON(@P3) u
                LEFT JOIN [{SCHEMA}].[JobsHot] h WITH (NOLOCK)
                  ON h.[Queue] = u.[value] AND h.[Status] IN (1, 2)
-              GROUP BY CAST(u.[key] AS int)) c) AS QueueActive;
+              GROUP BY CAST(u.[key] AS int)) c) AS QueueActive,
+    (SELECT STRING_AGG(ISNULL(CAST(a.Ms AS varchar(30)), '-'), ',') WITHIN GROUP (ORDER BY a.Ord)
+       FROM (SELECT CAST(u.[key] AS int) AS Ord,
+                    (SELECT CAST(DATEDIFF_BIG(MICROSECOND, MIN(o.Due), SYSUTCDATETIME()) AS float) / 1000.0
+                       FROM OPENJSON(@P1) pr
+                       CROSS APPLY (
+                            SELECT TOP (1) ISNULL(h.[ScheduledAtUtc], h.[CreatedAtUtc]) AS Due
+                              FROM [{SCHEMA}].[JobsHot] h WITH (NOLOCK)
+                             WHERE h.[Status] = 0
+                               AND h.[Priority] = CAST(pr.[value] AS int)
+                               AND h.[Queue] = u.[value]
+                               AND ISNULL(h.[ScheduledAtUtc], h.[CreatedAtUtc]) <= SYSUTCDATETIME()
+                             ORDER BY ISNULL(h.[ScheduledAtUtc], h.[CreatedAtUtc])) o
+                      WHERE NOT EXISTS (SELECT 1 FROM [{SCHEMA}].[Queues] q WITH (NOLOCK)
+                                         WHERE q.[Name] = u.[value]
+                                           AND (q.[IsPaused] = 1 OR q.[IsActive] = 0))) AS Ms
+               FROM OPENJSON(@P4) u) a) AS QueueOldestMs;

@@ -15,8 +15,10 @@ SELECT (SELECT TOP (1) sq.[Name] FROM [{SCHEMA}].[SeedQueues] sq
          WHERE sq.[Lo] <= r.rq ORDER BY sq.[Lo] DESC, sq.[Ord] DESC),
        'bench',
        REPLICATE(CAST(N'x' AS nvarchar(max)), @P2),
-       (SELECT TOP (1) sp.[Value] FROM [{SCHEMA}].[SeedPriorities] sp
-         WHERE sp.[Lo] <= r.rp ORDER BY sp.[Lo] DESC, sp.[Ord] DESC),
+       COALESCE((SELECT TOP (1) sq.[Priority] FROM [{SCHEMA}].[SeedQueues] sq
+                  WHERE sq.[Lo] <= r.rq ORDER BY sq.[Lo] DESC, sq.[Ord] DESC),
+                (SELECT TOP (1) sp.[Value] FROM [{SCHEMA}].[SeedPriorities] sp
+                  WHERE sp.[Lo] <= r.rp ORDER BY sp.[Lo] DESC, sp.[Ord] DESC)),
        0,
        SYSUTCDATETIME(),
        'claimbench-producer'

@@ -2,7 +2,9 @@
 -- ? the workload's priority values as a JSON array (every job has one of them),
 -- ? this run's worker connection ids as a JSON array (twice), ? queues that have a max
 -- workers limit as a JSON array (their active counts come back comma-separated, in the
--- same order).
+-- same order), ? the workload's queues as a JSON array when it has more than one (each
+-- one's oldest due pending age in ms comes back comma-separated in the same order, `-`
+-- for none; `[]`: not asked).
 SELECT
     -- Oldest due pending job: per priority, the first row in due order, then the oldest of
     -- those. One index probe per priority with the fetch-order layout.
@@ -37,4 +39,26 @@ SELECT
                FROM JSON_TABLE(?, '$[*]' COLUMNS (ord FOR ORDINALITY,
                                                  name VARCHAR(200) PATH '$')) u
                LEFT JOIN jobs_hot h ON h.queue = u.name AND h.status IN (1, 2)
-              GROUP BY u.ord) c) AS queue_active
+              GROUP BY u.ord) c) AS queue_active,
+    -- Per queue, the same probe (a derived table may not refer to the outer queue in
+    -- MariaDB, so the per-priority probe is a scalar subquery inside MIN()).
+    (SELECT GROUP_CONCAT(COALESCE(CAST(a.ms AS CHAR), '-') ORDER BY a.ord SEPARATOR ',')
+       FROM (SELECT u.ord,
+                    CASE WHEN EXISTS (SELECT 1 FROM queues q
+                                       WHERE q.name = u.name
+                                         AND (q.is_paused OR NOT q.is_active))
+                         THEN NULL
+                         ELSE (SELECT TIMESTAMPDIFF(MICROSECOND,
+                                        MIN((SELECT h.due_at
+                                               FROM jobs_hot h
+                                              WHERE h.status = 0
+                                                AND h.priority = pr.p
+                                                AND h.queue = u.name
+                                                AND h.due_at <= NOW(6)
+                                              ORDER BY h.due_at
+                                              LIMIT 1)),
+                                        NOW(6)) / 1000.0
+                                 FROM JSON_TABLE(?, '$[*]' COLUMNS (p INT PATH '$')) pr)
+                    END AS ms
+               FROM JSON_TABLE(?, '$[*]' COLUMNS (ord FOR ORDINALITY,
+                                                 name VARCHAR(200) PATH '$')) u) a) AS queue_oldest_ms

@@ -12,7 +12,8 @@ r AS (
 SELECT (SELECT sq.name FROM seed_queues sq WHERE sq.lo <= r.rq ORDER BY sq.lo DESC, sq.ord DESC LIMIT 1),
        'bench',
        REPEAT('x', ?),
-       (SELECT sp.value FROM seed_priorities sp WHERE sp.lo <= r.rp ORDER BY sp.lo DESC, sp.ord DESC LIMIT 1),
+       COALESCE((SELECT sq.priority FROM seed_queues sq WHERE sq.lo <= r.rq ORDER BY sq.lo DESC, sq.ord DESC LIMIT 1),
+                (SELECT sp.value FROM seed_priorities sp WHERE sp.lo <= r.rp ORDER BY sp.lo DESC, sp.ord DESC LIMIT 1)),
        0,
        NOW(6),
        'claimbench-producer'

@@ -1,7 +1,9 @@
 -- One sampler reading, on the sampler's own connection. Kept to one round trip.
 -- $1 application_name of this run's worker connections, $2 queues that have a max
 -- workers limit (their active counts come back in the same order), $3 the workload's
--- priority values (every job has one of them).
+-- priority values (every job has one of them), $4 the workload's queues when it has
+-- more than one (each one's oldest due pending age comes back in the same order; empty:
+-- not asked).
 SELECT
     -- Oldest due pending job: per priority, the first row in due order, then the oldest of
     -- those. One index probe per priority with the fetch-order or pending-partial layout
@@ -31,4 +33,22 @@ SELECT
             FROM unnest($2::text[]) WITH ORDINALITY AS u(name, ord)
             LEFT JOIN jobs_hot h ON h.queue = u.name AND h.status IN (1, 2)
            GROUP BY u.ord
-           ORDER BY u.ord) AS queue_active
+           ORDER BY u.ord) AS queue_active,
+    -- The same oldest-pending probe per queue: one index probe per priority and queue
+    -- with the fetch-order layout when the queue's rows are near the head of each
+    -- priority, a longer walk when another queue's rows come first.
+    ARRAY(SELECT CASE WHEN q.is_paused OR NOT q.is_active THEN NULL ELSE
+                 (SELECT extract(epoch FROM now() - min(o.due)) * 1000
+                    FROM unnest($3::int[]) AS p(priority)
+                    CROSS JOIN LATERAL (
+                         SELECT COALESCE(h.scheduled_at, h.created_at) AS due
+                           FROM jobs_hot h
+                          WHERE h.status = 0
+                            AND h.priority = p.priority
+                            AND h.queue = u.name
+                            AND COALESCE(h.scheduled_at, h.created_at) <= now()
+                          ORDER BY COALESCE(h.scheduled_at, h.created_at)
+                          LIMIT 1) o)::float8 END
+            FROM unnest($4::text[]) WITH ORDINALITY AS u(name, ord)
+            LEFT JOIN queues q ON q.name = u.name
+           ORDER BY u.ord) AS queue_oldest_ms

@@ -55,6 +55,9 @@ const SAMPLE_SQL: &str = include_str!("../../../migrations/mssql/evidence/sample
 const RECONCILE_SQL: &str = include_str!("../../../migrations/mssql/evidence/reconcile.sql");
 const COUNTERS_SQL: &str = include_str!("../../../migrations/mssql/evidence/counters.sql");
 const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mssql/evidence/table_stats.sql");
+const CLOCK_SQL: &str = include_str!("../../../migrations/mssql/evidence/clock.sql");
+const COMPLETED_BY_QUEUE_SQL: &str =
+    include_str!("../../../migrations/mssql/evidence/completed_by_queue.sql");
 const JOB_QUEUES_SQL: &str = include_str!("../../../migrations/mssql/evidence/job_queues.sql");
 const SETTINGS_SQL: &str = include_str!("../../../migrations/mssql/evidence/settings.sql");
 
@@ -350,10 +353,12 @@ impl MssqlBackend {
             .map_err(e("insert queues"))?;
         }
         let (qnames, qbounds) = p.queue_bounds();
-        let insert_sq =
-            s("INSERT INTO [{SCHEMA}].[SeedQueues] ([Ord], [Name], [Lo]) VALUES (@P1, @P2, @P3);");
-        for (i, (name, lo)) in qnames.iter().zip(&qbounds).enumerate() {
-            c.execute(&*insert_sq, &[&(i as i32), &name.as_str(), lo])
+        let insert_sq = s(
+            "INSERT INTO [{SCHEMA}].[SeedQueues] ([Ord], [Name], [Lo], [Priority]) VALUES (@P1, @P2, @P3, @P4);",
+        );
+        let own = p.queue_priorities();
+        for (i, ((name, lo), prio)) in qnames.iter().zip(&qbounds).zip(&own).enumerate() {
+            c.execute(&*insert_sq, &[&(i as i32), &name.as_str(), lo, prio])
                 .await
                 .map_err(e("insert seed queues"))?;
         }
@@ -662,6 +667,47 @@ impl Backend for MssqlBackend {
                 .map_err(e)?
                 .expect("a SELECT without FROM returns one row");
             Ok(DbReconciliation::from_columns(|i| int(&r, i)))
+        })
+        .await
+    }
+
+    async fn server_clock_us(&self) -> Result<i64, BackendError> {
+        self.on_control(async |c| {
+            let e = |e| query_error("read the server clock", e);
+            let r = c
+                .query(CLOCK_SQL, &[])
+                .await
+                .map_err(e)?
+                .into_row()
+                .await
+                .map_err(e)?;
+            Ok(r.map(|r| int(&r, 0)).unwrap_or_default())
+        })
+        .await
+    }
+
+    async fn completed_by_queue(
+        &self,
+        from_us: i64,
+        to_us: i64,
+    ) -> Result<Vec<(String, i64)>, BackendError> {
+        let sql = with_schema(COMPLETED_BY_QUEUE_SQL, &self.schema);
+        self.on_control(async |c| {
+            let e = |e| query_error("count completed jobs per queue", e);
+            let rows = c
+                .query(sql, &[&from_us, &to_us])
+                .await
+                .map_err(e)?
+                .into_first_result()
+                .await
+                .map_err(e)?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let queue: Option<&str> = r.get(0);
+                    (queue.unwrap_or_default().to_string(), int(r, 1))
+                })
+                .collect())
         })
         .await
     }

@@ -7,7 +7,9 @@ use super::{
     START_SQL, START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql,
     naive_update_binds, query_error, select_binds, statement_body, step, with_schema,
 };
-use crate::backend::shared::{capped_queues_json, json_numbers, queue_active};
+use crate::backend::shared::{
+    capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
+};
 use crate::backend::{
     BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
 };
@@ -343,12 +345,14 @@ impl Session for MssqlSession {
 
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
         let limited = capped_queues_json(workload);
-        let (priorities, _) = workload.population.priority_bounds();
+        let priorities = workload.population.all_priorities();
         let priorities = json_numbers(priorities.into_iter().map(i64::from));
+        let queues = queues_json(workload);
         let binds = [
             Bind::Text(&priorities),
             Bind::Text(&self.worker_role),
             Bind::Text(&limited),
+            Bind::Text(&queues),
         ];
         let got = rows(&mut self.client, "sample", &self.statements.sample, &binds).await?;
         let r = got.first().ok_or_else(|| BackendError::Query {
@@ -364,6 +368,7 @@ impl Session for MssqlSession {
             active: int(r, 2) as u32,
             work_left: int(r, 3) != 0,
             queue_active,
+            queue_oldest_ms: queue_oldest(r.get::<&str, _>(5).unwrap_or_default()),
         })
     }
 }

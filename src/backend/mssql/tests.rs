@@ -238,6 +238,8 @@ fn every_statement() -> Vec<(String, String)> {
         ("evidence/table_stats", TABLE_STATS_SQL),
         ("evidence/settings", SETTINGS_SQL),
         ("evidence/job_queues", JOB_QUEUES_SQL),
+        ("evidence/clock", CLOCK_SQL),
+        ("evidence/completed_by_queue", COMPLETED_BY_QUEUE_SQL),
         ("schema", SCHEMA_SQL),
         ("drop", DROP_SQL),
         ("marker", MARKER_SQL),

@@ -42,6 +42,9 @@ const SAMPLE_SQL: &str = include_str!("../../../migrations/mysql/evidence/sample
 const RECONCILE_SQL: &str = include_str!("../../../migrations/mysql/evidence/reconcile.sql");
 const COUNTERS_SQL: &str = include_str!("../../../migrations/mysql/evidence/counters.sql");
 const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mysql/evidence/table_stats.sql");
+const CLOCK_SQL: &str = include_str!("../../../migrations/mysql/evidence/clock.sql");
+const COMPLETED_BY_QUEUE_SQL: &str =
+    include_str!("../../../migrations/mysql/evidence/completed_by_queue.sql");
 const JOB_QUEUES_SQL: &str = include_str!("../../../migrations/mysql/evidence/job_queues.sql");
 const SETTINGS_SQL: &str = include_str!("../../../migrations/mysql/evidence/settings.sql");
 
@@ -273,13 +276,15 @@ impl MysqlBackend {
         .await
         .map_err(e("insert queues"))?;
         let (qnames, qbounds) = p.queue_bounds();
+        let own = p.queue_priorities();
         c.exec_batch(
-            "INSERT INTO seed_queues (ord, name, lo) VALUES (?, ?, ?)",
+            "INSERT INTO seed_queues (ord, name, lo, priority) VALUES (?, ?, ?, ?)",
             qnames
                 .iter()
                 .zip(&qbounds)
+                .zip(&own)
                 .enumerate()
-                .map(|(i, (n, lo))| (i, n, lo)),
+                .map(|(i, ((n, lo), prio))| (i, n, lo, prio)),
         )
         .await
         .map_err(e("insert seed queues"))?;
@@ -569,6 +574,29 @@ impl Backend for MysqlBackend {
                 .map_err(|e| query_error("reconcile jobs", e))?
                 .expect("a SELECT without FROM returns one row");
             Ok(DbReconciliation::from_columns(|i| int(&r, i).unwrap_or(0)))
+        })
+        .await
+    }
+
+    async fn server_clock_us(&self) -> Result<i64, BackendError> {
+        self.on_control(async |c| {
+            c.query_first::<i64, _>(CLOCK_SQL)
+                .await
+                .map_err(|e| query_error("read the server clock", e))
+                .map(Option::unwrap_or_default)
+        })
+        .await
+    }
+
+    async fn completed_by_queue(
+        &self,
+        from_us: i64,
+        to_us: i64,
+    ) -> Result<Vec<(String, i64)>, BackendError> {
+        self.on_control(async |c| {
+            c.exec(COMPLETED_BY_QUEUE_SQL, (from_us, to_us))
+                .await
+                .map_err(|e| query_error("count completed jobs per queue", e))
         })
         .await
     }

@@ -8,7 +8,9 @@ use super::{
     RESCUE_SQL, SAMPLE_SQL, START_SQL, WAITING_SQL, allow_recursion, expand_ids, int, query_error,
     step,
 };
-use crate::backend::shared::{capped_queues_json, json_numbers, queue_active};
+use crate::backend::shared::{
+    capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
+};
 use crate::backend::{
     BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
 };
@@ -511,7 +513,7 @@ impl Session for MysqlSession {
 
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
         let limited = capped_queues_json(workload);
-        let (priorities, _) = workload.population.priority_bounds();
+        let priorities = workload.population.all_priorities();
         let workers = {
             let ids = self.workers.lock().unwrap_or_else(|p| p.into_inner());
             json_numbers(ids.iter())
@@ -525,6 +527,8 @@ impl Session for MysqlSession {
                     workers.as_str(),
                     workers.as_str(),
                     limited,
+                    json_numbers(workload.population.all_priorities()),
+                    queues_json(workload),
                 ),
             )
             .await
@@ -541,6 +545,12 @@ impl Session for MysqlSession {
             active: int(&r, 2).unwrap_or(0) as u32,
             work_left: int(&r, 3).unwrap_or(0) != 0,
             queue_active,
+            queue_oldest_ms: queue_oldest(
+                &r.get_opt::<Option<String>, _>(5)
+                    .and_then(Result::ok)
+                    .flatten()
+                    .unwrap_or_default(),
+            ),
         })
     }
 }
