@@ -2,6 +2,7 @@
 //! competing consumers. See README.md for the CLI and DESIGN.md for the concepts.
 
 pub mod backend;
+pub mod backend_kind;
 pub mod embedded;
 pub mod ledger;
 pub mod metrics;

@@ -4,7 +4,7 @@
 //! field and what is allowed. The runner only ever sees a [`Workload`], never the raw
 //! structs, so it does not re-check anything.
 
-use crate::backend::BackendKind;
+use crate::backend_kind::BackendKind;
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

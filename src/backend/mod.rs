@@ -17,36 +17,12 @@ pub mod target;
 use crate::strategy::Strategy;
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
 pub use target::DbTarget;
 
-/// A database engine claimbench can drive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackendKind {
-    Postgres,
-    Mysql,
-    Mssql,
-}
-
-impl BackendKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BackendKind::Postgres => "postgres",
-            BackendKind::Mysql => "mysql",
-            BackendKind::Mssql => "mssql",
-        }
-    }
-}
-
-impl fmt::Display for BackendKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::backend_kind::BackendKind;
 
 /// One job as a claim hands it to a worker: only what the lifecycle and the ledger need.
 /// The claim statements return every column of the seed's `OUTPUT`; the rest is read off

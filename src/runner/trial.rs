@@ -1,0 +1,587 @@
+//! One trial, step by step: reset and connect, spawn the workers and the background
+//! tasks, drive them to the deadline (or a stop), collect what they recorded, read the
+//! database's evidence, and build the [`TrialResult`]. The arithmetic on what was
+//! collected (reconciliation, warnings) lives in [`super::verdict`] as pure functions.
+
+use super::{Interrupt, RunError, Shared, TrialClock, background, verdict, worker};
+use crate::backend::{Backend, ServerCounters};
+use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
+use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
+use crate::resources::{CpuSnapshot, ResourceProbe};
+use crate::results::{
+    Duplicates, LockEvidence, MaxWorkersCheck, OldestPending, QueueResult, Resources, TrialResult,
+};
+use crate::strategy::Strategy;
+use crate::workload::{HandlerMode, Workload};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+
+/// Which trial: one cell of the matrix and a repetition number.
+pub(super) struct TrialSpec<'a> {
+    pub strategy: Strategy,
+    pub layout: &'a str,
+    pub workers: u32,
+    pub batch: u32,
+    pub repetition: u32,
+}
+
+fn spawn_err(e: tokio::task::JoinError) -> RunError {
+    RunError::Task(e.to_string())
+}
+
+/// The connections a trial needs, opened before its clock starts.
+struct Sessions<S> {
+    workers: Vec<S>,
+    sampler: Option<S>,
+    producer: Option<S>,
+    rescuer: Option<S>,
+}
+
+/// The tasks of a running trial.
+struct Running<S> {
+    workers: Vec<JoinHandle<Result<worker::WorkerReport<S>, crate::backend::BackendError>>>,
+    sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
+    producer: Option<JoinHandle<Result<u64, crate::backend::BackendError>>>,
+    rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
+    /// Claims so far per worker, for the progress bar.
+    progress: Vec<Arc<AtomicU64>>,
+    shared: Arc<Shared>,
+}
+
+/// What the tasks recorded, merged.
+struct Collected<S> {
+    metrics: WorkerMetrics,
+    ledgers: Vec<WorkerLedger>,
+    sampled: background::SamplerReport,
+    produced: u64,
+    rescued: u64,
+    /// Kept open until the CPU reading after the trial, then dropped.
+    sessions: Vec<S>,
+}
+
+/// Runs one trial on a freshly reset schema.
+pub(super) async fn run_trial<B: Backend>(
+    backend: &B,
+    workload: &Arc<Workload>,
+    spec: &TrialSpec<'_>,
+    interrupt: &Interrupt,
+    probe: &mut ResourceProbe,
+    label: &str,
+    quiet: bool,
+) -> Result<TrialResult, RunError> {
+    let w = workload.as_ref();
+    let reset_started = Instant::now();
+    let spinner = reset_spinner(quiet, label, w.population.backlog);
+    let seeded = backend.reset(w, spec.layout, w.seed).await?;
+    spinner.finish_and_clear();
+    let reset_s = reset_started.elapsed().as_secs_f64();
+    let sessions = open_sessions(backend, w, spec).await?;
+    let server_pid = backend.server_pid().await;
+    let counters_before = backend.counters().await?;
+    let cpu_before = probe.snapshot(server_pid);
+    let server_start_us = backend.server_clock_us().await?;
+
+    let clock = TrialClock::new(w, Instant::now());
+    let running = spawn(workload, spec, clock, sessions);
+    let (stop_at, interrupted) = drive(&running, clock, w, interrupt, label, quiet).await;
+    let collected = collect(running, w).await?;
+    let cpu_after = probe.snapshot(server_pid);
+    drop(collected.sessions);
+    // Backends flush their statistics as they exit; give them a moment.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let counters_after = backend.counters().await?;
+    let table = backend.table_stats().await?;
+    let db = backend.reconcile().await?;
+    let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
+    let analysis = merged_ledger.analyse();
+    let holds = exact_holds(backend, w, &merged_ledger).await?;
+
+    let measured = clock.measured(stop_at);
+    let measured_s = measured.as_secs_f64();
+    let steady_from_s = w.trial.warmup.as_secs_f64();
+    let sampled = collected.sampled;
+    let max_workers = max_workers_checks(w, &sampled, holds);
+    let queues = if w.population.queues.len() > 1 {
+        let from_us = server_start_us + w.trial.warmup.as_micros() as i64;
+        let to_us = from_us + measured.as_micros() as i64;
+        let completed = backend.completed_by_queue(from_us, to_us).await?;
+        queue_results(
+            w,
+            &completed,
+            measured_s,
+            &sampled.queue_oldest_pending,
+            steady_from_s,
+        )
+    } else {
+        Vec::new()
+    };
+    let m = collected.metrics;
+    let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table);
+    let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
+    let faults_explain = w.handler.mode == HandlerMode::ClaimOnly || w.faults.abandon_rate > 0.0;
+    let reconciliation = verdict::reconcile(
+        (seeded + collected.produced) as i64,
+        db,
+        faults_explain,
+        analysis.held_at_end,
+    );
+    let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
+        strategy: spec.strategy,
+        ledger: &analysis,
+        effects_duplicate_executions: db.duplicate_executions,
+        lost: reconciliation.lost,
+        max_workers: &max_workers,
+        claims_recorded: m.claim_latency.len(),
+        cpu_share: if wall_s > 0.0 {
+            resources.client_cpu_s / wall_s
+        } else {
+            0.0
+        },
+        exhausted_at_s: sampled.exhausted_at_s,
+        stop: w.trial.stop,
+        sample_interval: w.trial.sample_interval,
+        mean_sample_ms: sampled.mean_sample_ms,
+        max_interval_ms: sampled.max_interval_ms,
+        interrupted,
+    });
+    warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
+
+    let per_s = |n: u64| {
+        if measured_s > 0.0 {
+            n as f64 / measured_s
+        } else {
+            0.0
+        }
+    };
+    let c = m.counts;
+    Ok(TrialResult {
+        repetition: spec.repetition,
+        measured_s,
+        warmup_s: steady_from_s,
+        interrupted,
+        seeded_jobs: seeded,
+        reset_s,
+        produced_jobs: collected.produced,
+        rescued_jobs: collected.rescued,
+        counts: c,
+        claims_per_s: per_s(c.claim_calls_steady),
+        claimed_per_s: per_s(c.jobs_claimed_steady),
+        completed_per_s: per_s(c.jobs_completed_steady),
+        claimed_series: m.claimed_per_s,
+        completed_series: m.completed_per_s,
+        claim_latency: HistogramSummary::from_histogram(&m.claim_latency),
+        empty_claim_latency: HistogramSummary::from_histogram(&m.empty_claim_latency),
+        queue_wait: HistogramSummary::from_histogram(&m.queue_wait),
+        duplicates: duplicates(analysis, db.duplicate_executions, db.effect_rows),
+        reconciliation,
+        locks: lock_evidence(&sampled, spec.workers, counters_before, counters_after),
+        oldest_pending: oldest_pending(w, sampled),
+        max_workers,
+        queues,
+        resources,
+        warnings,
+    })
+}
+
+async fn open_sessions<B: Backend>(
+    backend: &B,
+    w: &Workload,
+    spec: &TrialSpec<'_>,
+) -> Result<Sessions<B::Session>, RunError> {
+    let role = backend.worker_role();
+    let mut workers = Vec::with_capacity(spec.workers as usize);
+    for i in 0..spec.workers {
+        workers.push(backend.connect(&role, &format!("w{i}")).await?);
+    }
+    let one = async |wanted: bool, role: &str| -> Result<Option<B::Session>, RunError> {
+        Ok(match wanted {
+            true => Some(
+                backend
+                    .connect(role, role.trim_start_matches("claimbench-"))
+                    .await?,
+            ),
+            false => None,
+        })
+    };
+    Ok(Sessions {
+        workers,
+        sampler: one(w.trial.sample_interval.is_some(), "claimbench-sampler").await?,
+        producer: one(w.producer_rate_per_s.is_some(), "claimbench-producer").await?,
+        rescuer: one(w.faults.lease.is_some(), "claimbench-rescuer").await?,
+    })
+}
+
+/// Starts the workers, the sampler, the producer and the rescuer on their sessions.
+fn spawn<S: crate::backend::Session>(
+    workload: &Arc<Workload>,
+    spec: &TrialSpec<'_>,
+    clock: TrialClock,
+    sessions: Sessions<S>,
+) -> Running<S> {
+    let w = workload.as_ref();
+    let shared = Arc::new(Shared::default());
+    let worker_spec = Arc::new(worker::WorkerSpec::new(
+        w,
+        spec.strategy,
+        spec.batch,
+        w.seed.wrapping_add(u64::from(spec.repetition)),
+    ));
+    let progress: Vec<Arc<AtomicU64>> = (0..spec.workers).map(|_| Arc::default()).collect();
+    let workers = sessions
+        .workers
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let run = worker::run(
+                s,
+                i as u32,
+                worker_spec.clone(),
+                clock,
+                shared.clone(),
+                progress[i].clone(),
+            );
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let r = run.await;
+                if r.is_err() {
+                    // A worker that cannot go on ends the trial now, not at its deadline.
+                    shared.stop();
+                }
+                r
+            })
+        })
+        .collect();
+    let has_producer = sessions.producer.is_some();
+    let sampler = sessions.sampler.map(|s| {
+        tokio::spawn(background::sample(
+            s,
+            workload.clone(),
+            clock,
+            shared.clone(),
+            has_producer,
+        ))
+    });
+    let producer = sessions.producer.map(|p| {
+        tokio::spawn(background::produce(
+            p,
+            workload.clone(),
+            w.producer_rate_per_s.expect("session only with a rate"),
+            shared.clone(),
+        ))
+    });
+    let rescuer = sessions.rescuer.map(|r| {
+        tokio::spawn(background::rescue(
+            r,
+            w.faults.lease.expect("session only with a lease"),
+            clock,
+            shared.clone(),
+        ))
+    });
+    Running {
+        workers,
+        sampler,
+        producer,
+        rescuer,
+        progress,
+        shared,
+    }
+}
+
+/// Waits for the deadline, a stop from a task (drain, a worker's error) or an
+/// interrupt, showing claims/s meanwhile; then tells every task to stop. Returns when
+/// it stopped and whether an interrupt did it.
+async fn drive<S>(
+    running: &Running<S>,
+    clock: TrialClock,
+    w: &Workload,
+    interrupt: &Interrupt,
+    label: &str,
+    quiet: bool,
+) -> (Instant, bool) {
+    let planned = TrialClock::planned(w);
+    let bar = progress_bar(quiet, planned, label);
+    let mut last = (Instant::now(), 0u64);
+    let deadline = tokio::time::Instant::from_std(clock.start + planned);
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    let mut interrupted = false;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep_until(deadline) => break,
+            _ = running.shared.stopped() => break,
+            _ = interrupt.stopped() => { interrupted = true; break }
+            _ = tick.tick() => {
+                let claimed: u64 = running.progress.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+                let now = Instant::now();
+                let rate = (claimed - last.1) as f64 / now.duration_since(last.0).as_secs_f64().max(1e-3);
+                last = (now, claimed);
+                bar.set_position(now.duration_since(clock.start).as_millis() as u64);
+                bar.set_message(format!("{rate:>9.0} claimed/s"));
+            }
+        }
+    }
+    running.shared.stop();
+    let stop_at = Instant::now();
+    bar.finish_and_clear();
+    (stop_at, interrupted)
+}
+
+/// Waits for every task and merges what it recorded; the first worker error wins.
+async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, RunError> {
+    let mut metrics = WorkerMetrics::default();
+    let mut ledgers = Vec::with_capacity(running.workers.len() + 1);
+    let mut sessions = Vec::with_capacity(running.workers.len());
+    let mut first_error = None;
+    for t in running.workers {
+        match t.await.map_err(spawn_err)? {
+            Ok(r) => {
+                metrics.merge(&r.metrics);
+                ledgers.push(r.ledger);
+                sessions.push(r.session);
+            }
+            Err(e) => first_error = first_error.or(Some(e)),
+        }
+    }
+    let sampled = match running.sampler {
+        Some(t) => t.await.map_err(spawn_err)?,
+        None => Ok(background::SamplerReport {
+            max_queue_active: vec![None; w.population.queues.len()],
+            ..Default::default()
+        }),
+    };
+    let produced = match running.producer {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => 0,
+    };
+    let mut rescued = 0;
+    if let Some(t) = running.rescuer {
+        let (l, n) = t.await.map_err(spawn_err)??;
+        ledgers.push(l);
+        rescued = n;
+    }
+    if let Some(e) = first_error {
+        return Err(e.into());
+    }
+    Ok(Collected {
+        metrics,
+        ledgers,
+        sampled: sampled?,
+        produced,
+        rescued,
+        sessions,
+    })
+}
+
+/// Each capped queue's limit with its sampled and exact (ledger) figures.
+fn max_workers_checks(
+    w: &Workload,
+    sampled: &background::SamplerReport,
+    holds: Vec<ledger::QueueHold>,
+) -> Vec<MaxWorkersCheck> {
+    w.population
+        .queues
+        .iter()
+        .zip(&sampled.max_queue_active)
+        .filter_map(|(q, seen)| Some((q.name.clone(), q.max_workers?, seen.unwrap_or(0))))
+        .zip(holds)
+        .map(|((queue, max_workers, sampled), hold)| MaxWorkersCheck {
+            queue,
+            max_workers,
+            max_observed_active: sampled,
+            max_held_exact: hold.max_held,
+            ms_above_limit: hold.ns_above_limit as f64 / 1e6,
+        })
+        .collect()
+}
+
+fn duplicates(analysis: LedgerAnalysis, effects_dups: i64, effect_rows: i64) -> Duplicates {
+    Duplicates {
+        ledger: analysis,
+        effects_duplicate_executions: effects_dups,
+        effects_rows: effect_rows,
+        claim_rate: ratio(analysis.duplicate_claims, analysis.distinct_claimed),
+        execution_rate: ratio(analysis.duplicate_executions, analysis.distinct_executed),
+    }
+}
+
+fn lock_evidence(
+    sampled: &background::SamplerReport,
+    workers: u32,
+    before: ServerCounters,
+    after: ServerCounters,
+) -> LockEvidence {
+    LockEvidence {
+        lock_wait_samples: sampled.lock_wait_samples,
+        active_samples: sampled.active_samples,
+        lock_wait_share: if sampled.samples > 0 {
+            sampled.lock_wait_samples as f64 / (sampled.samples as f64 * f64::from(workers))
+        } else {
+            0.0
+        },
+        samples: sampled.samples,
+        server_before: before,
+        server_after: after,
+        deadlocks: after.deadlocks - before.deadlocks,
+        row_lock_waits: delta(before.row_lock_waits, after.row_lock_waits),
+        row_lock_time_ms: delta(before.row_lock_time_ms, after.row_lock_time_ms),
+        lock_escalations: delta(before.lock_escalations, after.lock_escalations),
+    }
+}
+
+/// The sampler's oldest-pending series, with percentiles over the samples after warm-up.
+fn oldest_pending(w: &Workload, sampled: background::SamplerReport) -> OldestPending {
+    let steady_from_s = w.trial.warmup.as_secs_f64();
+    let mut h = new_histogram();
+    for ms in sampled
+        .oldest_pending
+        .iter()
+        .filter(|(t, _)| *t >= steady_from_s)
+        .filter_map(|(_, age)| *age)
+    {
+        h.saturating_record((ms * 1000.0).max(1.0) as u64);
+    }
+    let at = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+    OldestPending {
+        sampled: w.trial.sample_interval.is_some(),
+        mean_sample_ms: sampled.mean_sample_ms,
+        max_interval_ms: sampled.max_interval_ms,
+        p50_ms: at(0.5),
+        p99_ms: at(0.99),
+        max_ms: h.max() as f64 / 1000.0,
+        series: sampled.oldest_pending,
+    }
+}
+
+/// Per queue of the workload: its completions in the steady window and its sampled
+/// oldest-pending age after warm-up.
+fn queue_results(
+    w: &Workload,
+    completed: &[(String, i64)],
+    measured_s: f64,
+    oldest: &[Vec<(f64, Option<f64>)>],
+    steady_from_s: f64,
+) -> Vec<QueueResult> {
+    w.population
+        .queues
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let done = completed
+                .iter()
+                .find(|(name, _)| *name == q.name)
+                .map_or(0, |(_, n)| *n);
+            let series = oldest.get(i).cloned().unwrap_or_default();
+            let mut h = new_histogram();
+            for ms in series
+                .iter()
+                .filter(|(t, _)| *t >= steady_from_s)
+                .filter_map(|(_, a)| *a)
+            {
+                h.saturating_record((ms * 1000.0).max(1.0) as u64);
+            }
+            let at = |v: u64| (!h.is_empty()).then_some(v as f64 / 1000.0);
+            QueueResult {
+                queue: q.name.clone(),
+                completed: done,
+                completed_per_s: if measured_s > 0.0 {
+                    done as f64 / measured_s
+                } else {
+                    0.0
+                },
+                oldest_pending_p99_ms: at(h.value_at_quantile(0.99)),
+                oldest_pending_max_ms: at(h.max()),
+                oldest_pending_series: series,
+            }
+        })
+        .collect()
+}
+
+/// The exact max-workers figures of each capped queue, in the workload's order: the
+/// ledger's claim and release instants, with each job's queue read from the database.
+async fn exact_holds<B: Backend>(
+    backend: &B,
+    w: &Workload,
+    merged: &ledger::MergedLedger,
+) -> Result<Vec<ledger::QueueHold>, RunError> {
+    let capped: Vec<(String, i64)> = w
+        .population
+        .queues
+        .iter()
+        .filter_map(|q| Some((q.name.clone(), i64::from(q.max_workers?))))
+        .collect();
+    if capped.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = capped.iter().map(|(n, _)| n.clone()).collect();
+    let queue_of = backend
+        .job_queues(&names)
+        .await?
+        .into_iter()
+        .filter_map(|(id, q)| Some((id, names.iter().position(|n| *n == q)?)))
+        .collect();
+    let limits: Vec<i64> = capped.iter().map(|(_, l)| *l).collect();
+    Ok(merged.holds(&queue_of, &limits))
+}
+
+fn delta(before: Option<i64>, after: Option<i64>) -> Option<i64> {
+    Some(after? - before?)
+}
+
+fn ratio(n: u64, d: u64) -> f64 {
+    if d == 0 { 0.0 } else { n as f64 / d as f64 }
+}
+
+fn resources(
+    before: CpuSnapshot,
+    after: CpuSnapshot,
+    claim_calls: u64,
+    table: crate::backend::TableStats,
+) -> Resources {
+    let client_cpu_s = after.client_cpu_ms.saturating_sub(before.client_cpu_ms) as f64 / 1000.0;
+    Resources {
+        client_cpu_s,
+        client_cpu_us_per_claim: if claim_calls > 0 {
+            client_cpu_s * 1e6 / claim_calls as f64
+        } else {
+            0.0
+        },
+        client_rss_bytes: after.client_rss_bytes,
+        server_cpu_s: match (before.server_cpu_ms, after.server_cpu_ms) {
+            (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / 1000.0),
+            _ => None,
+        },
+        table,
+    }
+}
+
+/// Seeding a large backlog takes seconds: say so while it happens.
+fn reset_spinner(quiet: bool, label: &str, backlog: u64) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let spinner = ProgressBar::new_spinner();
+    spinner.set_style(
+        ProgressStyle::with_template("{prefix} {spinner} {msg} {elapsed}")
+            .expect("static template"),
+    );
+    spinner.set_prefix(label.to_string());
+    spinner.set_message(format!("resetting the schema and seeding {backlog} jobs"));
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    spinner
+}
+
+fn progress_bar(quiet: bool, planned: Duration, label: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(planned.as_millis() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {elapsed:>4} {msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}

@@ -1,0 +1,246 @@
+//! A trial's arithmetic after the fact, as pure functions of what was measured: where
+//! every job went (reconciliation) and which quality warnings the trial earns. The
+//! trial module gathers the inputs from the database and the workers; nothing here
+//! touches either, so every rule is unit-tested on hand-made inputs.
+
+use crate::backend::DbReconciliation;
+use crate::ledger::LedgerAnalysis;
+use crate::results::{MaxWorkersCheck, Reconciliation};
+use crate::strategy::Strategy;
+use crate::warnings::Warning;
+use crate::workload::StopRule;
+use std::time::Duration;
+
+/// Where every job went. `created` jobs were seeded or produced; the database says
+/// where they are now. Jobs still fetched or processing are lost unless the workload
+/// explains them (`faults_explain`: claim-only mode or abandoned claims), and then only
+/// as many as the ledger says were still held.
+pub fn reconcile(
+    created: i64,
+    db: DbReconciliation,
+    faults_explain: bool,
+    held_at_end: u64,
+) -> Reconciliation {
+    let in_hot = db.pending + db.fetched + db.processing;
+    let missing = created - in_hot - db.completed - db.dead_lettered;
+    let stranded = db.fetched + db.processing;
+    let accounted = if faults_explain {
+        stranded.min(held_at_end as i64)
+    } else {
+        0
+    };
+    Reconciliation {
+        created,
+        db,
+        accounted_by_faults: accounted,
+        lost: missing.abs() + (stranded - accounted),
+    }
+}
+
+/// Everything the warning rules look at.
+pub struct TrialFacts<'a> {
+    pub strategy: Strategy,
+    pub ledger: &'a LedgerAnalysis,
+    pub effects_duplicate_executions: i64,
+    pub lost: i64,
+    pub max_workers: &'a [MaxWorkersCheck],
+    /// Claims recorded in the latency histogram (after warm-up).
+    pub claims_recorded: u64,
+    /// Client CPU over wall time.
+    pub cpu_share: f64,
+    pub exhausted_at_s: Option<f64>,
+    pub stop: StopRule,
+    pub sample_interval: Option<Duration>,
+    pub mean_sample_ms: f64,
+    pub max_interval_ms: f64,
+    pub interrupted: bool,
+}
+
+/// Tail percentiles from fewer claims than this are noise.
+pub const MIN_CLAIMS: u64 = 1000;
+/// A client above this share of one core may be what limits the run.
+pub const BUSY_CPU_SHARE: f64 = 0.8;
+
+/// The quality warnings of one trial, correctness first.
+pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if f.ledger.duplicate_executions as i64 != f.effects_duplicate_executions {
+        warnings.push(Warning::LedgerEffectsMismatch {
+            ledger: f.ledger.duplicate_executions,
+            effects: f.effects_duplicate_executions,
+        });
+    }
+    if f.lost != 0 {
+        warnings.push(Warning::LostJobs { lost: f.lost });
+    }
+    if f.strategy.prevents_duplicate_claims() && f.ledger.duplicate_claims > 0 {
+        warnings.push(Warning::UnexpectedDuplicateClaims {
+            count: f.ledger.duplicate_claims,
+        });
+    }
+    for m in f.max_workers {
+        if f.strategy.applies_max_workers() && m.max_held_exact > i64::from(m.max_workers) {
+            warnings.push(Warning::MaxWorkersExceeded {
+                queue: m.queue.clone(),
+                limit: m.max_workers,
+                observed: m.max_held_exact,
+                ms_above: m.ms_above_limit,
+            });
+        }
+    }
+    if f.claims_recorded < MIN_CLAIMS {
+        warnings.push(Warning::FewSamples {
+            claims: f.claims_recorded,
+        });
+    }
+    if f.cpu_share > BUSY_CPU_SHARE {
+        warnings.push(Warning::HarnessBusy {
+            cpu_share: f.cpu_share,
+        });
+    }
+    if let Some(at_s) = f.exhausted_at_s
+        && f.stop == StopRule::Duration
+    {
+        warnings.push(Warning::BacklogExhausted { at_s });
+    }
+    if let Some(asked) = f.sample_interval
+        && f.max_interval_ms > 2.0 * asked.as_secs_f64() * 1e3
+    {
+        warnings.push(Warning::SamplerStretched {
+            mean_sample_ms: f.mean_sample_ms,
+            max_interval_ms: f.max_interval_ms,
+        });
+    }
+    if f.interrupted {
+        warnings.push(Warning::Interrupted);
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(pending: i64, fetched: i64, completed: i64) -> DbReconciliation {
+        DbReconciliation {
+            pending,
+            fetched,
+            completed,
+            ..DbReconciliation::default()
+        }
+    }
+
+    #[test]
+    fn every_job_accounted_for_is_not_lost() {
+        let r = reconcile(100, db(40, 0, 60), false, 0);
+        assert_eq!((r.lost, r.accounted_by_faults), (0, 0));
+    }
+
+    #[test]
+    fn a_missing_or_stranded_job_is_lost_unless_a_fault_explains_it() {
+        // 2 rows vanished, 3 still fetched.
+        assert_eq!(reconcile(100, db(35, 3, 60), false, 3).lost, 5);
+        // Claim-only or abandon: the ledger's 3 held jobs explain the 3 fetched rows,
+        // not the vanished ones.
+        let r = reconcile(100, db(35, 3, 60), true, 3);
+        assert_eq!((r.lost, r.accounted_by_faults), (2, 3));
+        // The ledger held only 1 at the end: 2 fetched rows remain unexplained.
+        assert_eq!(reconcile(100, db(37, 3, 60), true, 1).lost, 2);
+    }
+
+    fn facts<'a>(ledger: &'a LedgerAnalysis, max_workers: &'a [MaxWorkersCheck]) -> TrialFacts<'a> {
+        TrialFacts {
+            strategy: Strategy::Production,
+            ledger,
+            effects_duplicate_executions: ledger.duplicate_executions as i64,
+            lost: 0,
+            max_workers,
+            claims_recorded: 5000,
+            cpu_share: 0.2,
+            exhausted_at_s: None,
+            stop: StopRule::Duration,
+            sample_interval: Some(Duration::from_millis(100)),
+            mean_sample_ms: 1.0,
+            max_interval_ms: 100.0,
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn a_clean_trial_earns_no_warning() {
+        let l = LedgerAnalysis::default();
+        assert!(quality_warnings(&facts(&l, &[])).is_empty());
+    }
+
+    #[test]
+    fn each_rule_fires_on_its_own_condition() {
+        let l = LedgerAnalysis {
+            duplicate_claims: 2,
+            duplicate_executions: 1,
+            ..LedgerAnalysis::default()
+        };
+        let capped = [MaxWorkersCheck {
+            queue: "q".into(),
+            max_workers: 2,
+            max_observed_active: 2,
+            max_held_exact: 3,
+            ms_above_limit: 4.5,
+        }];
+        let mut f = facts(&l, &capped);
+        f.effects_duplicate_executions = 0;
+        f.lost = 1;
+        f.claims_recorded = 10;
+        f.cpu_share = 0.9;
+        f.exhausted_at_s = Some(1.5);
+        f.max_interval_ms = 500.0;
+        f.interrupted = true;
+        let w = quality_warnings(&f);
+        assert_eq!(
+            w,
+            vec![
+                Warning::LedgerEffectsMismatch {
+                    ledger: 1,
+                    effects: 0
+                },
+                Warning::LostJobs { lost: 1 },
+                Warning::UnexpectedDuplicateClaims { count: 2 },
+                Warning::MaxWorkersExceeded {
+                    queue: "q".into(),
+                    limit: 2,
+                    observed: 3,
+                    ms_above: 4.5
+                },
+                Warning::FewSamples { claims: 10 },
+                Warning::HarnessBusy { cpu_share: 0.9 },
+                Warning::BacklogExhausted { at_s: 1.5 },
+                Warning::SamplerStretched {
+                    mean_sample_ms: 1.0,
+                    max_interval_ms: 500.0
+                },
+                Warning::Interrupted,
+            ]
+        );
+    }
+
+    #[test]
+    fn strategies_without_the_promise_are_not_warned_about_it() {
+        let l = LedgerAnalysis {
+            duplicate_claims: 2,
+            ..LedgerAnalysis::default()
+        };
+        let capped = [MaxWorkersCheck {
+            queue: "q".into(),
+            max_workers: 2,
+            max_observed_active: 9,
+            max_held_exact: 9,
+            ms_above_limit: 1.0,
+        }];
+        let mut f = facts(&l, &capped);
+        f.strategy = Strategy::Naive;
+        assert!(quality_warnings(&f).is_empty());
+        // A drained trial is meant to run out of work.
+        f.exhausted_at_s = Some(1.0);
+        f.stop = StopRule::Drain;
+        assert!(quality_warnings(&f).is_empty());
+    }
+}
