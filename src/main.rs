@@ -80,8 +80,8 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
                     claimbench::workload::INDEX_LAYOUTS.join(", ")
                 );
             }
-            let target = DbTarget::parse(&db).map_err(anyhow::Error::msg)?;
-            AnyBackend::layout_check(target.kind(), &layout).map_err(anyhow::Error::msg)?;
+            let target = DbTarget::parse(&db)?;
+            AnyBackend::layout_check(target.kind(), &layout)?;
             let backend = AnyBackend::new(&target, target.to_string(), &schema);
             let seeded = backend.reset(&w, &layout, w.seed).await?;
             outln!(
@@ -170,7 +170,7 @@ fn resolve_targets(
 ) -> Result<Vec<(BackendKind, Option<DbTarget>)>> {
     let mut given: Vec<DbTarget> = Vec::new();
     for url in urls {
-        let t = DbTarget::parse(url).map_err(anyhow::Error::msg)?;
+        let t = DbTarget::parse(url)?;
         if given.iter().any(|g| g.kind() == t.kind()) {
             bail!(
                 "--db names two {} servers; give one URL per backend",
@@ -309,7 +309,7 @@ async fn run(
                         pg.path().display()
                     );
                 }
-                let t = DbTarget::parse(&pg.url()).map_err(anyhow::Error::msg)?;
+                let t = DbTarget::parse(&pg.url())?;
                 embedded = Some(pg);
                 let label = format!("embedded ({t})");
                 (t, label)

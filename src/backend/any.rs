@@ -45,7 +45,7 @@ impl AnyBackend {
     }
 
     /// The SQL file of `layout` on this backend, or why there is none.
-    pub fn layout_check(kind: BackendKind, layout: &str) -> Result<(), String> {
+    pub fn layout_check(kind: BackendKind, layout: &str) -> Result<(), LayoutError> {
         let found = match kind {
             BackendKind::Postgres => super::postgres::layout_sql(layout).is_some(),
             BackendKind::Mysql => super::mysql::layout_sql(layout).is_some(),
@@ -53,12 +53,22 @@ impl AnyBackend {
         };
         match (found, kind, layout) {
             (true, _, _) => Ok(()),
-            (false, BackendKind::Mysql, "pending-partial") => {
-                Err(super::mysql::NO_PARTIAL_INDEXES.to_string())
-            }
-            _ => Err(format!("no {kind} index layout named `{layout}`")),
+            (false, BackendKind::Mysql, "pending-partial") => Err(LayoutError::NoPartialIndexes),
+            _ => Err(LayoutError::Unknown {
+                kind,
+                layout: layout.to_string(),
+            }),
         }
     }
+}
+
+/// Why an index layout cannot be built on a backend.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("{}", super::mysql::NO_PARTIAL_INDEXES)]
+    NoPartialIndexes,
+    #[error("no {kind} index layout named `{layout}`")]
+    Unknown { kind: BackendKind, layout: String },
 }
 
 /// `each!(x, b => expr)`: `expr` with `b` bound to the concrete backend or session.

@@ -17,19 +17,28 @@ pub enum DbTarget {
 impl DbTarget {
     /// Parses a URL (or an ADO.NET connection string, for SQL Server) and picks the
     /// backend from its scheme.
-    pub fn parse(url: &str) -> Result<DbTarget, String> {
+    pub fn parse(url: &str) -> Result<DbTarget, TargetError> {
         if super::mssql_target::is_ado(url) {
-            return super::mssql_target::parse_ado(url).map(DbTarget::Mssql);
+            return super::mssql_target::parse_ado(url)
+                .map(DbTarget::Mssql)
+                .map_err(TargetError::SqlServer);
         }
         let scheme = url.split_once("://").map(|(s, _)| s).unwrap_or("");
         if ambiguous_userinfo(url) {
-            return Err(format!(
-                "cannot read `{}`: an `@` comes after the first `/`, `?` or `#`, so the password (or user) holds one of those; percent-encode it (`/` as %2F, `?` as %3F, `#` as %23)",
-                redact_url(url)
-            ));
+            return Err(TargetError::Ambiguous {
+                shown: redact_url(url),
+            });
         }
+        // A parser's message can echo the URL: keep only its kind, never the text.
+        let invalid = |backend, e: &dyn std::fmt::Display, raw: &str| TargetError::Invalid {
+            backend,
+            shown: redact_url(url),
+            reason: e.to_string().replace(raw, "<url>"),
+        };
         match scheme {
-            "mssql" | "sqlserver" => super::mssql_target::parse_url(url).map(DbTarget::Mssql),
+            "mssql" | "sqlserver" => super::mssql_target::parse_url(url)
+                .map(DbTarget::Mssql)
+                .map_err(TargetError::SqlServer),
             // tokio-postgres splits the userinfo at the first `@`; the `url` crate, like
             // every other driver, at the last, and re-encodes a password's `@`, `/` and
             // `:` so tokio-postgres reads them back whole.
@@ -37,14 +46,7 @@ impl DbTarget {
                 url::Url::parse(url).as_ref().map_or(url, url::Url::as_str),
             )
             .map(DbTarget::Postgres)
-            // The parser's message can echo the URL; keep only its kind.
-            .map_err(|e| {
-                format!(
-                    "invalid PostgreSQL URL `{}`: {}",
-                    redact_url(url),
-                    e.to_string().replace(url, "<url>")
-                )
-            }),
+            .map_err(|e| invalid(BackendKind::Postgres, &e, url)),
             "mysql" | "mariadb" => {
                 // mysql_async knows only the mysql scheme; MariaDB speaks the same protocol.
                 let url = if scheme == "mariadb" {
@@ -54,18 +56,11 @@ impl DbTarget {
                 };
                 mysql_async::Opts::from_url(&url)
                     .map(DbTarget::Mysql)
-                    .map_err(|e| {
-                        format!(
-                            "invalid MySQL URL `{}`: {}",
-                            redact_url(&url),
-                            e.to_string().replace(&url, "<url>")
-                        )
-                    })
+                    .map_err(|e| invalid(BackendKind::Mysql, &e, &url))
             }
-            _ => Err(format!(
-                "cannot tell the backend of `{}`; use a postgres://, mysql:// or mssql:// URL (or an ADO.NET connection string for SQL Server)",
-                redact_url(url)
-            )),
+            _ => Err(TargetError::UnknownScheme {
+                shown: redact_url(url),
+            }),
         }
     }
 
@@ -76,6 +71,29 @@ impl DbTarget {
             DbTarget::Mssql(_) => BackendKind::Mssql,
         }
     }
+}
+
+/// Why a `--db` value is not a target. Every variant shows the value with its password
+/// masked, and none keeps the parser's error as a source: its text can hold the URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    #[error(
+        "cannot tell the backend of `{shown}`; use a postgres://, mysql:// or mssql:// URL (or an ADO.NET connection string for SQL Server)"
+    )]
+    UnknownScheme { shown: String },
+    #[error(
+        "cannot read `{shown}`: an `@` comes after the first `/`, `?` or `#`, so the password (or user) holds one of those; percent-encode it (`/` as %2F, `?` as %3F, `#` as %23)"
+    )]
+    Ambiguous { shown: String },
+    #[error("invalid {backend} URL `{shown}`: {reason}")]
+    Invalid {
+        backend: BackendKind,
+        shown: String,
+        reason: String,
+    },
+    /// SQL Server URLs and ADO.NET strings: the message names the bad key.
+    #[error("{0}")]
+    SqlServer(String),
 }
 
 /// Debug shows the redacted form too, so a `{:?}` in a log cannot leak a password.
@@ -178,9 +196,11 @@ mod tests {
             assert_eq!(t.to_string(), "mysql://bob@10.0.0.5:3307/queue");
             assert!(!format!("{t:?}").contains("hunter2"));
         }
-        let e = DbTarget::parse("mysql://bob:hunter2@h:notaport/db").unwrap_err();
+        let e = DbTarget::parse("mysql://bob:hunter2@h:notaport/db")
+            .unwrap_err()
+            .to_string();
         assert!(
-            e.contains("invalid MySQL URL") && !e.contains("hunter2"),
+            e.contains("invalid mysql URL") && !e.contains("hunter2"),
             "{e}"
         );
     }
@@ -196,7 +216,9 @@ mod tests {
         };
         assert_eq!(c.get_password(), Some(&b"p@ss/w:rd"[..]));
         // A raw `/` cannot be told from the path: refused, password masked.
-        let e = DbTarget::parse("postgres://alice:p@ss/w:rd@db.example/queue").unwrap_err();
+        let e = DbTarget::parse("postgres://alice:p@ss/w:rd@db.example/queue")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("percent-encode") && !e.contains("w:rd"), "{e}");
     }
 
@@ -227,7 +249,9 @@ mod tests {
 
     #[test]
     fn unknown_scheme_is_a_clear_error_without_secret() {
-        let e = DbTarget::parse("redis://u:pw@h:1/0").unwrap_err();
+        let e = DbTarget::parse("redis://u:pw@h:1/0")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("use a postgres://, mysql:// or mssql:// URL"),
             "{e}"
