@@ -92,52 +92,23 @@ pub fn render(r: &RunResult) -> String {
         );
     }
     let (header, rows) = table(r);
-    let _ = writeln!(out, "| {} |", header.join(" | "));
-    let align: Vec<&str> = header
-        .iter()
-        .enumerate()
-        .map(|(i, _)| if i < 3 { "---" } else { "--:" })
-        .collect();
-    let _ = writeln!(out, "|{}|", align.join("|"));
-    for row in rows {
-        let _ = writeln!(out, "| {} |", row.join(" | "));
-    }
+    markdown_table(&mut out, &header, &rows, 3);
     if let Some((header, rows)) = side_by_side(r) {
         let _ = writeln!(
             out,
             "\n## Backends side by side\n\nThe same cells on each backend, run one after the other in this run; ratios are to the first backend.\n"
         );
-        let _ = writeln!(out, "| {} |", header.join(" | "));
-        let align: Vec<&str> = (0..header.len())
-            .map(|i| if i < 2 { "---" } else { "--:" })
-            .collect();
-        let _ = writeln!(out, "|{}|", align.join("|"));
-        for row in rows {
-            let _ = writeln!(out, "| {} |", row.join(" | "));
-        }
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        markdown_table(&mut out, &header, &rows, 2);
         let _ = writeln!(out, "\n{}", durability(r));
     }
     if let Some((header, rows)) = queue_table(r) {
         let _ = writeln!(out, "\n## Per queue\n\n{QUEUES_HOW}\n");
-        let _ = writeln!(out, "| {} |", header.join(" | "));
-        let align: Vec<&str> = (0..header.len())
-            .map(|i| if i < 6 { "---" } else { "--:" })
-            .collect();
-        let _ = writeln!(out, "|{}|", align.join("|"));
-        for row in rows {
-            let _ = writeln!(out, "| {} |", row.join(" | "));
-        }
+        markdown_table(&mut out, &header, &rows, 6);
     }
     if let Some((header, rows)) = max_workers_table(r) {
         let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
-        let _ = writeln!(out, "| {} |", header.join(" | "));
-        let align: Vec<&str> = (0..header.len())
-            .map(|i| if i < 6 { "---" } else { "--:" })
-            .collect();
-        let _ = writeln!(out, "|{}|", align.join("|"));
-        for row in rows {
-            let _ = writeln!(out, "| {} |", row.join(" | "));
-        }
+        markdown_table(&mut out, &header, &rows, 6);
     }
     let warnings = warning_lines(r);
     if !warnings.is_empty() {
@@ -151,6 +122,30 @@ pub fn render(r: &RunResult) -> String {
         "\nclaimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; dup claims come from the claim ledger, dup exec from the ledger and from the effects table (they must agree).\n",
     );
     out
+}
+
+/// A GitHub-flavoured Markdown table; the first `left` columns are left-aligned (names),
+/// the rest right-aligned (numbers).
+fn markdown_table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let align: Vec<&str> = (0..header.len())
+        .map(|i| if i < left { "---" } else { "--:" })
+        .collect();
+    let _ = writeln!(out, "|{}|", align.join("|"));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+}
+
+/// The columns that name a cell: backend, strategy, layout, workers, batch.
+fn cell_key(c: &CellResult) -> Vec<String> {
+    vec![
+        c.backend.to_string(),
+        c.strategy.to_string(),
+        c.index_layout.clone(),
+        c.workers.to_string(),
+        c.batch_size.to_string(),
+    ]
 }
 
 /// How to read the per-queue table.
@@ -181,17 +176,14 @@ pub fn queue_table(r: &RunResult) -> Option<([&'static str; 9], Vec<Vec<String>>
             let worst = |f: fn(&crate::results::QueueResult) -> Option<f64>| {
                 each().filter_map(f).reduce(f64::max)
             };
-            rows.push(vec![
-                c.backend.to_string(),
-                c.strategy.to_string(),
-                c.index_layout.clone(),
-                c.workers.to_string(),
-                c.batch_size.to_string(),
+            let mut row = cell_key(c);
+            row.extend([
                 q.queue.clone(),
                 format!("{rate:.0}"),
                 opt(worst(|q| q.oldest_pending_p99_ms)),
                 opt(worst(|q| q.oldest_pending_max_ms)),
             ]);
+            rows.push(row);
         }
     }
     (!rows.is_empty()).then_some((header, rows))
@@ -224,17 +216,14 @@ pub fn max_workers_table(r: &RunResult) -> Option<([&'static str; 9], Vec<Vec<St
             let exact = each().map(|m| m.max_held_exact).max().unwrap_or(0);
             let sampled = each().map(|m| m.max_observed_active).max().unwrap_or(0);
             let above: f64 = each().map(|m| m.ms_above_limit).sum();
-            rows.push(vec![
-                c.backend.to_string(),
-                c.strategy.to_string(),
-                c.index_layout.clone(),
-                c.workers.to_string(),
-                c.batch_size.to_string(),
+            let mut row = cell_key(c);
+            row.extend([
                 q.queue.clone(),
                 q.max_workers.to_string(),
                 format!("{exact} (sampled {sampled})"),
                 format!("{above:.1}"),
             ]);
+            rows.push(row);
         }
     }
     (!rows.is_empty()).then_some((header, rows))

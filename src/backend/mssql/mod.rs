@@ -314,6 +314,26 @@ impl MssqlBackend {
             .await
     }
 
+    /// The rows of one statement file (schema filled in) on the control connection.
+    async fn control_rows(
+        &self,
+        file: &str,
+        params: &[&dyn tiberius::ToSql],
+        what: &'static str,
+    ) -> Result<Vec<Row>, BackendError> {
+        let sql = with_schema(file, &self.schema);
+        self.on_control(async |c| {
+            let e = |e| query_error(what, e);
+            c.query(sql, params)
+                .await
+                .map_err(e)?
+                .into_first_result()
+                .await
+                .map_err(e)
+        })
+        .await
+    }
+
     async fn recreate(
         &self,
         c: &mut Conn,
@@ -482,6 +502,11 @@ pub(crate) fn query_error(what: &'static str, e: tiberius::error::Error) -> Back
 }
 
 /// One row's column `i` as i64, whatever integer type the server sent.
+/// Column `i` as text, empty when NULL.
+fn text(row: &Row, i: usize) -> String {
+    row.get::<&str, _>(i).unwrap_or_default().to_string()
+}
+
 pub(crate) fn int(row: &Row, i: usize) -> i64 {
     row.try_get::<i64, _>(i)
         .ok()
@@ -691,48 +716,22 @@ impl Backend for MssqlBackend {
         from_us: i64,
         to_us: i64,
     ) -> Result<Vec<(String, i64)>, BackendError> {
-        let sql = with_schema(COMPLETED_BY_QUEUE_SQL, &self.schema);
-        self.on_control(async |c| {
-            let e = |e| query_error("count completed jobs per queue", e);
-            let rows = c
-                .query(sql, &[&from_us, &to_us])
-                .await
-                .map_err(e)?
-                .into_first_result()
-                .await
-                .map_err(e)?;
-            Ok(rows
-                .iter()
-                .map(|r| {
-                    let queue: Option<&str> = r.get(0);
-                    (queue.unwrap_or_default().to_string(), int(r, 1))
-                })
-                .collect())
-        })
-        .await
+        let rows = self
+            .control_rows(
+                COMPLETED_BY_QUEUE_SQL,
+                &[&from_us, &to_us],
+                "count completed jobs per queue",
+            )
+            .await?;
+        Ok(rows.iter().map(|r| (text(r, 0), int(r, 1))).collect())
     }
 
     async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
-        let sql = with_schema(JOB_QUEUES_SQL, &self.schema);
         let names = serde_json::to_string(queues).expect("strings serialize");
-        self.on_control(async |c| {
-            let e = |e| query_error("read job queues", e);
-            let rows = c
-                .query(sql, &[&names.as_str()])
-                .await
-                .map_err(e)?
-                .into_first_result()
-                .await
-                .map_err(e)?;
-            Ok(rows
-                .iter()
-                .map(|r| {
-                    let queue: Option<&str> = r.get(1);
-                    (int(r, 0), queue.unwrap_or_default().to_string())
-                })
-                .collect())
-        })
-        .await
+        let rows = self
+            .control_rows(JOB_QUEUES_SQL, &[&names.as_str()], "read job queues")
+            .await?;
+        Ok(rows.iter().map(|r| (int(r, 0), text(r, 1))).collect())
     }
 
     /// The seed's `Candidates` CTE reads every eligible row `WITH (UPDLOCK, READPAST)`
