@@ -187,23 +187,31 @@ impl HistogramSummary {
     }
 
     /// Decodes the stored histogram (for merging repetitions and re-analysis).
-    pub fn histogram(&self) -> Result<Histogram<u64>, String> {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&self.hdr_v2_base64)
-            .map_err(|e| format!("histogram is not base64: {e}"))?;
-        Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(|e| format!("histogram is not HdrHistogram V2: {e:?}"))
+    pub fn histogram(&self) -> Result<Histogram<u64>, HistogramError> {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(&self.hdr_v2_base64)?;
+        Ok(Deserializer::new().deserialize(&mut bytes.as_slice())?)
     }
+}
+
+/// Why a stored histogram cannot be read back or merged (a hand-edited or foreign
+/// run.json, or one written with other histogram bounds).
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    #[error("histogram is not base64")]
+    NotBase64(#[from] base64::DecodeError),
+    #[error("histogram is not HdrHistogram V2")]
+    NotV2(#[from] hdrhistogram::serialization::DeserializeError),
+    #[error("histograms cannot be merged")]
+    Merge(#[from] hdrhistogram::AdditionError),
 }
 
 /// Merges stored histograms (e.g. all repetitions of a cell) into one summary.
 pub fn merge_summaries<'a>(
     parts: impl IntoIterator<Item = &'a HistogramSummary>,
-) -> Result<HistogramSummary, String> {
+) -> Result<HistogramSummary, HistogramError> {
     let mut h = new_histogram();
     for p in parts {
-        h.add(p.histogram()?).map_err(|e| format!("{e:?}"))?;
+        h.add(p.histogram()?)?;
     }
     Ok(HistogramSummary::from_histogram(&h))
 }

@@ -125,13 +125,37 @@ fn row(c: &CellResult) -> CellRow<'_> {
     }
 }
 
-pub fn cells_csv(r: &RunResult) -> Result<String, String> {
+/// Why an export file could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("cannot write CSV")]
+    Csv(#[from] csv::Error),
+    #[error("cannot write CSV")]
+    CsvFlush(#[from] std::io::Error),
+    #[error("CSV is not UTF-8")]
+    Utf8(#[from] std::string::FromUtf8Error),
+    #[error(transparent)]
+    Histogram(#[from] crate::metrics::HistogramError),
+    #[error("{path}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn csv_text(rows: &[CellRow<'_>]) -> Result<String, ExportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    for c in &r.cells {
-        w.serialize(row(c)).map_err(|e| e.to_string())?;
+    for r in rows {
+        w.serialize(r)?;
     }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8(bytes)?)
+}
+
+pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
+    let rows: Vec<CellRow<'_>> = r.cells.iter().map(row).collect();
+    let text = csv_text(&rows)?;
     if !text.is_empty() {
         return Ok(text);
     }
@@ -144,10 +168,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, String> {
         batch_size: 0,
         trials: Vec::new(),
     };
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.serialize(row(&empty)).map_err(|e| e.to_string())?;
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    let text = csv_text(&[row(&empty)])?;
     Ok(text
         .lines()
         .next()
@@ -157,7 +178,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, String> {
 
 /// HdrHistogram's percentile distribution text (as Java's
 /// `outputPercentileDistribution(out, 5, 1000.0)` writes it): values in ms.
-pub fn hgrm(h: &HistogramSummary) -> Result<String, String> {
+pub fn hgrm(h: &HistogramSummary) -> Result<String, ExportError> {
     let hist = h.histogram()?;
     let mut out = String::new();
     let _ = writeln!(
@@ -205,8 +226,11 @@ pub fn hgrm(h: &HistogramSummary) -> Result<String, String> {
 }
 
 /// Writes `hgrm/<cell>.claim_latency.hgrm` and `.queue_wait.hgrm` for every cell.
-pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, ExportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut written = Vec::new();
     for c in &r.cells {
         let stem = format!(
@@ -218,7 +242,10 @@ pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, String> {
             ("queue_wait", merged(c, |t| &t.queue_wait)),
         ] {
             let path = dir.join(format!("{stem}.{what}.hgrm"));
-            std::fs::write(&path, hgrm(&h)?).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(&path, hgrm(&h)?).map_err(|source| ExportError::Write {
+                path: path.clone(),
+                source,
+            })?;
             written.push(path);
         }
     }

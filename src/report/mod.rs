@@ -27,10 +27,10 @@ pub fn render_all(r: &RunResult, dir: &Path) -> Result<ReportFiles, ResultsError
     let mut problems = Vec::new();
     match export::cells_csv(r) {
         Ok(csv) => write_atomic(&dir.join("cells.csv"), csv.as_bytes())?,
-        Err(e) => problems.push(format!("cells.csv not written: {e}")),
+        Err(e) => problems.push(format!("cells.csv not written: {}", chain(&e))),
     }
     if let Err(e) = export::write_hgrms(r, &dir.join("hgrm")) {
-        problems.push(format!("hgrm files not written: {e}"));
+        problems.push(format!("hgrm files not written: {}", chain(&e)));
     }
     let plot_dir = dir.join("plots");
     std::fs::create_dir_all(&plot_dir).map_err(io(&plot_dir))?;
@@ -140,4 +140,16 @@ fn render_figures(r: &RunResult, dir: &Path, problems: &mut Vec<String>) -> Vec<
         }
     }
     rendered
+}
+
+/// An error with its causes, `outer: inner: innermost`, for a one-line problem report.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
