@@ -26,145 +26,9 @@ fn or_dash(n: Option<i64>) -> String {
     n.map_or_else(|| "–".to_string(), |n| n.to_string())
 }
 
-fn table_row<'a>(h: &mut String, tag: &str, cells: impl Iterator<Item = &'a str>) {
-    h.push_str("<tr>");
-    for (i, v) in cells.enumerate() {
-        let class = if i < 3 { " class=\"l\"" } else { "" };
-        let _ = write!(h, "<{tag}{class}>{}</{tag}>", esc(v));
-    }
-    h.push_str("</tr>\n");
-}
-
-pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> String {
-    let mut h = String::new();
+/// The facts that decide whether two runs may be compared, and the server's settings.
+fn environment(h: &mut String, r: &RunResult) {
     let env = &r.environment;
-    let _ = write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>claimbench {}</title><style>{STYLE}</style></head><body>\n",
-        esc(&r.run_id)
-    );
-    let _ = writeln!(
-        h,
-        "<h1>claimbench run <code>{}</code></h1><p>Workload <b>{}</b> ({}) on {}, {} to {}.</p>",
-        esc(&r.run_id),
-        esc(&r.workload.name),
-        esc(&r.workload.path),
-        esc(&summary::targets(r)),
-        esc(&r.started_at),
-        esc(&r.finished_at)
-    );
-    if r.interrupted {
-        let _ = writeln!(
-            h,
-            "<p class=\"partial\"><b>Partial run:</b> {}</p>",
-            esc(r.stop_reason.as_deref().unwrap_or("stopped early"))
-        );
-    }
-
-    h.push_str("<h2>Summary</h2>\n<table>");
-    let (header, rows) = summary::table(r);
-    table_row(&mut h, "th", header.iter().copied());
-    for row in &rows {
-        table_row(&mut h, "td", row.iter().map(String::as_str));
-    }
-    h.push_str("</table>\n<p class=\"how\">claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0.</p>\n");
-
-    if let Some((header, rows)) = summary::side_by_side(r) {
-        h.push_str("<h2>Backends side by side</h2>\n<table>");
-        table_row(&mut h, "th", header.iter().map(String::as_str));
-        for row in &rows {
-            table_row(&mut h, "td", row.iter().map(String::as_str));
-        }
-        h.push_str("</table>\n<p class=\"how\">The same cells on each backend, run one after the other in this run (cell by cell, so both meet the same machine conditions); ratios are each backend's throughput over the first's. The plots below come once per backend.</p>\n");
-        let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&summary::durability(r)));
-    }
-
-    if let Some((header, rows)) = summary::queue_table(r) {
-        h.push_str("<h2>Per queue</h2>\n<table>");
-        table_row(&mut h, "th", header.iter().copied());
-        for row in &rows {
-            table_row(&mut h, "td", row.iter().map(String::as_str));
-        }
-        let _ = writeln!(
-            h,
-            "</table>\n<p class=\"how\">{}</p>",
-            esc(summary::QUEUES_HOW)
-        );
-    }
-
-    if let Some((header, rows)) = summary::max_workers_table(r) {
-        h.push_str("<h2>Max workers</h2>\n<table>");
-        table_row(&mut h, "th", header.iter().copied());
-        for row in &rows {
-            table_row(&mut h, "td", row.iter().map(String::as_str));
-        }
-        let _ = writeln!(
-            h,
-            "</table>\n<p class=\"how\">{}</p>",
-            esc(summary::MAX_WORKERS_HOW)
-        );
-    }
-
-    let warnings = summary::warning_lines(r);
-    if !warnings.is_empty() || !plot_problems.is_empty() {
-        h.push_str("<h2>Warnings</h2>\n<ul>\n");
-        for w in warnings.iter().chain(plot_problems) {
-            let _ = writeln!(
-                h,
-                "<li class=\"warn\">{}</li>",
-                esc(w.trim_start_matches("- "))
-            );
-        }
-        h.push_str("</ul>\n");
-    }
-
-    h.push_str("<h2>Plots</h2>\n");
-    for p in plots {
-        let _ = writeln!(
-            h,
-            "<figure id=\"{}\"><h3>{}</h3>\n{}\n<p class=\"how\">{}</p></figure>",
-            p.stem.replace('/', "-"),
-            esc(&p.title),
-            p.svg,
-            esc(p.how_to_read)
-        );
-    }
-
-    h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">backend</th><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>row lock waits</th><th>lock escalations</th><th>deadlocks</th><th>dead tuples / undo history</th></tr>\n");
-    for c in &r.cells {
-        for t in &c.trials {
-            let _ = writeln!(
-                h,
-                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                c.backend,
-                c.strategy,
-                esc(&c.index_layout),
-                c.workers,
-                c.batch_size,
-                t.repetition + 1,
-                t.measured_s,
-                t.reset_s,
-                t.claims_per_s,
-                t.claimed_per_s,
-                t.completed_per_s,
-                t.claim_latency.p50_us as f64 / 1000.0,
-                t.claim_latency.p99_us as f64 / 1000.0,
-                t.counts.empty_claims,
-                t.duplicates.ledger.duplicate_claims,
-                t.duplicates.ledger.duplicate_executions,
-                t.duplicates.effects_duplicate_executions,
-                t.reconciliation.lost,
-                t.oldest_pending.p99_ms,
-                t.locks.lock_wait_share * 100.0,
-                or_dash(t.locks.row_lock_waits),
-                or_dash(t.locks.lock_escalations),
-                t.locks.deadlocks,
-                t.resources.table.dead_tuples,
-            );
-        }
-    }
-    h.push_str("</table>\n");
-
     h.push_str("<h2>Environment</h2>\n<table>\n");
     let facts = [
         ("host", env.host.clone()),
@@ -206,6 +70,149 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
             esc(v)
         );
     }
+}
+
+/// One row per trial, every number the summary merges.
+fn every_trial(h: &mut String, r: &RunResult) {
+    h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">backend</th><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>row lock waits</th><th>lock escalations</th><th>deadlocks</th><th>dead tuples / undo history</th></tr>\n");
+    for c in &r.cells {
+        for t in &c.trials {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                c.backend,
+                c.strategy,
+                esc(&c.index_layout),
+                c.workers,
+                c.batch_size,
+                t.repetition + 1,
+                t.measured_s,
+                t.reset_s,
+                t.claims_per_s,
+                t.claimed_per_s,
+                t.completed_per_s,
+                t.claim_latency.p50_us as f64 / 1000.0,
+                t.claim_latency.p99_us as f64 / 1000.0,
+                t.counts.empty_claims,
+                t.duplicates.ledger.duplicate_claims,
+                t.duplicates.ledger.duplicate_executions,
+                t.duplicates.effects_duplicate_executions,
+                t.reconciliation.lost,
+                t.oldest_pending.p99_ms,
+                t.locks.lock_wait_share * 100.0,
+                or_dash(t.locks.row_lock_waits),
+                or_dash(t.locks.lock_escalations),
+                t.locks.deadlocks,
+                t.resources.table.dead_tuples,
+            );
+        }
+    }
+    h.push_str("</table>\n");
+}
+
+/// A titled table with its how-to-read note.
+fn section_table(h: &mut String, title: &str, header: &[&str], rows: &[Vec<String>], how: &str) {
+    let _ = write!(h, "<h2>{}</h2>\n<table>", esc(title));
+    table_row(h, "th", header.iter().copied());
+    for row in rows {
+        table_row(h, "td", row.iter().map(String::as_str));
+    }
+    let _ = writeln!(h, "</table>\n<p class=\"how\">{}</p>", esc(how));
+}
+
+fn table_row<'a>(h: &mut String, tag: &str, cells: impl Iterator<Item = &'a str>) {
+    h.push_str("<tr>");
+    for (i, v) in cells.enumerate() {
+        let class = if i < 3 { " class=\"l\"" } else { "" };
+        let _ = write!(h, "<{tag}{class}>{}</{tag}>", esc(v));
+    }
+    h.push_str("</tr>\n");
+}
+
+pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>claimbench {}</title><style>{STYLE}</style></head><body>\n",
+        esc(&r.run_id)
+    );
+    let _ = writeln!(
+        h,
+        "<h1>claimbench run <code>{}</code></h1><p>Workload <b>{}</b> ({}) on {}, {} to {}.</p>",
+        esc(&r.run_id),
+        esc(&r.workload.name),
+        esc(&r.workload.path),
+        esc(&summary::targets(r)),
+        esc(&r.started_at),
+        esc(&r.finished_at)
+    );
+    if r.interrupted {
+        let _ = writeln!(
+            h,
+            "<p class=\"partial\"><b>Partial run:</b> {}</p>",
+            esc(r.stop_reason.as_deref().unwrap_or("stopped early"))
+        );
+    }
+
+    let (header, rows) = summary::table(r);
+    section_table(
+        &mut h,
+        "Summary",
+        &header,
+        &rows,
+        "claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0.",
+    );
+    if let Some((header, rows)) = summary::side_by_side(r) {
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        section_table(
+            &mut h,
+            "Backends side by side",
+            &header,
+            &rows,
+            "The same cells on each backend, run one after the other in this run (cell by cell, so both meet the same machine conditions); ratios are each backend's throughput over the first's. The plots below come once per backend.",
+        );
+        let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&summary::durability(r)));
+    }
+    if let Some((header, rows)) = summary::queue_table(r) {
+        section_table(&mut h, "Per queue", &header, &rows, summary::QUEUES_HOW);
+    }
+    if let Some((header, rows)) = summary::max_workers_table(r) {
+        section_table(
+            &mut h,
+            "Max workers",
+            &header,
+            &rows,
+            summary::MAX_WORKERS_HOW,
+        );
+    }
+
+    let warnings = summary::warning_lines(r);
+    if !warnings.is_empty() || !plot_problems.is_empty() {
+        h.push_str("<h2>Warnings</h2>\n<ul>\n");
+        for w in warnings.iter().chain(plot_problems) {
+            let _ = writeln!(
+                h,
+                "<li class=\"warn\">{}</li>",
+                esc(w.trim_start_matches("- "))
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+
+    h.push_str("<h2>Plots</h2>\n");
+    for p in plots {
+        let _ = writeln!(
+            h,
+            "<figure id=\"{}\"><h3>{}</h3>\n{}\n<p class=\"how\">{}</p></figure>",
+            p.stem.replace('/', "-"),
+            esc(&p.title),
+            p.svg,
+            esc(p.how_to_read)
+        );
+    }
+
+    every_trial(&mut h, r);
+    environment(&mut h, r);
     h.push_str("</table>\n");
     let _ = writeln!(
         h,

@@ -104,20 +104,7 @@ pub(super) async fn run_trial<B: Backend>(
     let steady_from_s = w.trial.warmup.as_secs_f64();
     let sampled = collected.sampled;
     let max_workers = max_workers_checks(w, &sampled, holds);
-    let queues = if w.population.queues.len() > 1 {
-        let from_us = server_start_us + w.trial.warmup.as_micros() as i64;
-        let to_us = from_us + measured.as_micros() as i64;
-        let completed = backend.completed_by_queue(from_us, to_us).await?;
-        queue_results(
-            w,
-            &completed,
-            measured_s,
-            &sampled.queue_oldest_pending,
-            steady_from_s,
-        )
-    } else {
-        Vec::new()
-    };
+    let queues = per_queue(backend, w, server_start_us, measured, &sampled).await?;
     let m = collected.metrics;
     let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table);
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
@@ -372,6 +359,30 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         rescued,
         sessions,
     })
+}
+
+/// Per queue, when the workload has several: completions in the steady window (the
+/// server's clock read at the start, plus warm-up) and the sampled oldest-pending age.
+async fn per_queue<B: Backend>(
+    backend: &B,
+    w: &Workload,
+    server_start_us: i64,
+    measured: Duration,
+    sampled: &background::SamplerReport,
+) -> Result<Vec<QueueResult>, RunError> {
+    if w.population.queues.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let from_us = server_start_us + w.trial.warmup.as_micros() as i64;
+    let to_us = from_us + measured.as_micros() as i64;
+    let completed = backend.completed_by_queue(from_us, to_us).await?;
+    Ok(queue_results(
+        w,
+        &completed,
+        measured.as_secs_f64(),
+        &sampled.queue_oldest_pending,
+        w.trial.warmup.as_secs_f64(),
+    ))
 }
 
 /// Each capped queue's limit with its sampled and exact (ledger) figures.
