@@ -130,6 +130,61 @@ fn count_retry(c: &mut crate::metrics::Counts, e: &BackendError) {
     }
 }
 
+/// At the stop: returns the claimed jobs this worker will not start to pending.
+async fn hand_back<S: Session>(
+    session: &mut S,
+    m: &mut WorkerMetrics,
+    ledger: &mut WorkerLedger,
+    clock: TrialClock,
+    unstarted: &[i64],
+) -> Result<(), BackendError> {
+    let t = clock.ns(Instant::now());
+    retrying!(m, session.release(unstarted))?;
+    for &id in unstarted {
+        ledger.release(id, t);
+    }
+    m.counts.released_at_stop += unstarted.len() as u64;
+    Ok(())
+}
+
+/// Ends a run that finished at `t_done`: fail (back to pending, or dead-letter) or
+/// complete, each only if the worker still owns the job, and the ledger's release.
+#[allow(clippy::too_many_arguments)]
+async fn finish<S: Session>(
+    session: &mut S,
+    m: &mut WorkerMetrics,
+    ledger: &mut WorkerLedger,
+    spec: &WorkerSpec,
+    clock: TrialClock,
+    job: i64,
+    failed: bool,
+    t_done: Instant,
+) -> Result<(), BackendError> {
+    if failed {
+        let r = retrying!(m, session.fail(job, spec.retry_delay, spec.max_attempts))?;
+        ledger.release(job, clock.ns(t_done));
+        match r {
+            FailOutcome::Retried => m.counts.jobs_failed += 1,
+            FailOutcome::DeadLettered => m.counts.jobs_dead_lettered += 1,
+            FailOutcome::NotOwned => m.counts.finish_refused += 1,
+        }
+        return Ok(());
+    }
+    let owned = retrying!(m, session.complete(job))?;
+    ledger.release(job, clock.ns(t_done));
+    if owned {
+        let t = Instant::now();
+        m.counts.jobs_completed += 1;
+        if clock.is_steady(t) && !clock.is_over(t) {
+            m.counts.jobs_completed_steady += 1;
+        }
+        bump(&mut m.completed_per_s, clock.sec(t), 1);
+    } else {
+        m.counts.finish_refused += 1;
+    }
+    Ok(())
+}
+
 /// One claim, sent again for the rest of the batch after a retryable error: the jobs a
 /// call committed before its error stay in `jobs` (a conditional claim commits row by
 /// row). Returns the time spent in the claim calls themselves; the back-off sleeps
@@ -263,12 +318,7 @@ pub async fn run<S: Session>(
             if shared.stopping() {
                 unstarted.clear();
                 unstarted.extend(jobs[i..].iter().map(|j| j.id));
-                let t = clock.ns(Instant::now());
-                retrying!(m, session.release(&unstarted))?;
-                for &id in &unstarted {
-                    ledger.release(id, t);
-                }
-                m.counts.released_at_stop += unstarted.len() as u64;
+                hand_back(&mut session, &mut m, &mut ledger, clock, &unstarted).await?;
                 break;
             }
             if spec.abandon_rate > 0.0 && rng.r#gen::<f64>() < spec.abandon_rate {
@@ -300,28 +350,17 @@ pub async fn run<S: Session>(
                 receipt.finished_us,
                 !failed,
             );
-            if failed {
-                let r = retrying!(m, session.fail(job.id, spec.retry_delay, spec.max_attempts))?;
-                ledger.release(job.id, clock.ns(t_done));
-                match r {
-                    FailOutcome::Retried => m.counts.jobs_failed += 1,
-                    FailOutcome::DeadLettered => m.counts.jobs_dead_lettered += 1,
-                    FailOutcome::NotOwned => m.counts.finish_refused += 1,
-                }
-            } else {
-                let owned = retrying!(m, session.complete(job.id))?;
-                ledger.release(job.id, clock.ns(t_done));
-                if owned {
-                    let t = Instant::now();
-                    m.counts.jobs_completed += 1;
-                    if clock.is_steady(t) && !clock.is_over(t) {
-                        m.counts.jobs_completed_steady += 1;
-                    }
-                    bump(&mut m.completed_per_s, clock.sec(t), 1);
-                } else {
-                    m.counts.finish_refused += 1;
-                }
-            }
+            finish(
+                &mut session,
+                &mut m,
+                &mut ledger,
+                &spec,
+                clock,
+                job.id,
+                failed,
+                t_done,
+            )
+            .await?;
         }
     }
     Ok(WorkerReport {
