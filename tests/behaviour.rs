@@ -430,11 +430,7 @@ async fn a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive<D:
 }
 
 async fn lease_expiry_reruns_live_handlers_unless_they_heartbeat<D: TestDb>(backend: D) {
-    let load = |f: &str| {
-        let mut w = Workload::load(std::path::Path::new(f)).unwrap();
-        w.trial.duration = Some(Duration::from_millis(1500));
-        w
-    };
+    let load = |f: &str| Workload::load(std::path::Path::new(f)).unwrap();
     let without = run(&backend, load("workloads/lease-expiry.toml")).await;
     let with = run(&backend, load("workloads/lease-expiry-heartbeat.toml")).await;
     let (a, b) = (&without.cells[0].trials[0], &with.cells[0].trials[0]);
@@ -499,7 +495,7 @@ async fn seeded_jobs_wait_from_the_trial_start_not_from_the_reset<D: TestDb>(bac
     // Regression: a seeded job's queue wait counted from the reset transaction that
     // created it, so it included seeding, index builds and connecting the workers.
     let w = common::workload(
-        "backlog = 30000\nqueues = [{ name = \"q\" }]",
+        "backlog = 60000\nqueues = [{ name = \"q\" }]",
         r#"
 [handler]
 mode = "claim-only"
@@ -515,12 +511,13 @@ duration_s = 0.8
     );
     let r = run(&backend, w).await;
     let t = &r.cells[0].trials[0];
-    let trial_us = (t.warmup_s + t.measured_s) * 1e6;
+    // A claim measured began before the trial's end and returned within the slowest
+    // claim's latency; 1% for the histograms' 3 significant digits.
+    let bound_us = ((t.warmup_s + t.measured_s) * 1e6 + t.claim_latency.max_us as f64) * 1.01;
     assert!(t.queue_wait.count > 0);
-    // 1% for the histogram's 3 significant digits.
     assert!(
-        t.queue_wait.max_us as f64 <= trial_us * 1.01,
-        "a job waited {} us in a trial of {trial_us} us",
+        t.queue_wait.max_us as f64 <= bound_us,
+        "a job waited {} us in a trial that allows {bound_us} us",
         t.queue_wait.max_us
     );
     backend.drop_schema().await;

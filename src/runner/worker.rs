@@ -273,7 +273,9 @@ pub async fn run<S: Session>(
         let (outcome, claim_time) = claim(&mut session, &spec, &mut jobs, &mut m).await?;
         let t1 = Instant::now();
         let n = jobs.len() as u32;
-        let steady = clock.is_steady(t0);
+        // The measured window: claims that began after warm-up and before the planned
+        // end (a claim begun after it, while the stop spreads, counts for nothing).
+        let steady = clock.is_steady(t0) && !clock.is_over(t0);
         m.counts.claim_calls += 1;
         m.counts.lost_races += u64::from(outcome.lost_races);
         m.counts.jobs_claimed += u64::from(n);
