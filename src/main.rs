@@ -259,29 +259,7 @@ async fn run(
     let workload = Arc::new(workload);
 
     let interrupt: Interrupt = Arc::default();
-    {
-        let interrupt = interrupt.clone();
-        tokio::spawn(async move {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut term), Ok(mut hup)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::hangup()),
-            ) else {
-                let _ = tokio::signal::ctrl_c().await;
-                interrupt.stop();
-                return;
-            };
-            let which = tokio::select! {
-                _ = tokio::signal::ctrl_c() => "Ctrl-C",
-                _ = term.recv() => "SIGTERM",
-                _ = hup.recv() => "SIGHUP",
-            };
-            errln!(
-                "\ninterrupted by {which}: stopping the current trial and writing partial results"
-            );
-            interrupt.stop();
-        });
-    }
+    stop_on_signals(interrupt.clone());
 
     // Keeps the throw-away cluster alive for the run; dropped (stopped and deleted) on
     // every way out of this function.
@@ -371,6 +349,29 @@ async fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Ctrl-C, SIGTERM and SIGHUP stop the current trial: partial results are written and
+/// the embedded cluster is removed.
+fn stop_on_signals(interrupt: Interrupt) {
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            let _ = tokio::signal::ctrl_c().await;
+            interrupt.stop();
+            return;
+        };
+        let which = tokio::select! {
+            _ = tokio::signal::ctrl_c() => "Ctrl-C",
+            _ = term.recv() => "SIGTERM",
+            _ = hup.recv() => "SIGHUP",
+        };
+        errln!("\ninterrupted by {which}: stopping the current trial and writing partial results");
+        interrupt.stop();
+    });
 }
 
 /// Renders every report file next to run.json and says where they are.
