@@ -3,7 +3,7 @@
 
 use base64::Engine;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -168,8 +168,11 @@ impl Default for HistogramSummary {
 
 impl HistogramSummary {
     pub fn from_histogram(h: &Histogram<u64>) -> HistogramSummary {
+        // The compressed V2 encoding (cookie 0x1c849314): what HdrHistogram's own
+        // libraries and HistogramLogAnalyzer read. Runs written before it used the
+        // uncompressed one (0x1c849313); the deserializer reads both.
         let mut buf = Vec::new();
-        V2Serializer::new()
+        V2DeflateSerializer::new()
             .serialize(h, &mut buf)
             .expect("serializing into a Vec cannot fail");
         let (count, q) = (h.len(), |p: f64| h.value_at_quantile(p));
@@ -250,6 +253,28 @@ mod tests {
         let merged = merge_summaries([&s, &s]).unwrap();
         assert_eq!(merged.count, 10);
         assert_eq!(merged.p50_us, s.p50_us);
+    }
+
+    #[test]
+    fn histograms_are_stored_in_the_compressed_v2_encoding_and_old_ones_still_read() {
+        use base64::Engine;
+        use hdrhistogram::serialization::V2Serializer;
+        let mut h = new_histogram();
+        h.record(1234).unwrap();
+        let s = HistogramSummary::from_histogram(&h);
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&s.hdr_v2_base64)
+            .unwrap();
+        assert_eq!(bytes[..4], 0x1c84_9314u32.to_be_bytes(), "compressed V2 cookie");
+        // A run.json written before used the uncompressed encoding.
+        let mut old = Vec::new();
+        V2Serializer::new().serialize(&h, &mut old).unwrap();
+        assert_eq!(old[..4], 0x1c84_9313u32.to_be_bytes());
+        let legacy = HistogramSummary {
+            hdr_v2_base64: base64::engine::general_purpose::STANDARD.encode(old),
+            ..s.clone()
+        };
+        assert_eq!(legacy.histogram().unwrap().max(), h.max());
     }
 
     #[test]
