@@ -265,7 +265,11 @@ mod tests {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(&s.hdr_v2_base64)
             .unwrap();
-        assert_eq!(bytes[..4], 0x1c84_9314u32.to_be_bytes(), "compressed V2 cookie");
+        assert_eq!(
+            bytes[..4],
+            0x1c84_9314u32.to_be_bytes(),
+            "compressed V2 cookie"
+        );
         // A run.json written before used the uncompressed encoding.
         let mut old = Vec::new();
         V2Serializer::new().serialize(&h, &mut old).unwrap();

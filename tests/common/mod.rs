@@ -39,6 +39,10 @@ pub trait TestDb: Backend + Sized {
     /// The backend's name in test output and schema names.
     const NAME: &'static str;
 
+    /// Whether the backend's production claim breaks ties in (priority, due time) by id,
+    /// as the model does; when not, the model test generates states without ties.
+    const TIES_BY_ID: bool = true;
+
     /// A backend on the test server in a schema named for the test, or `None` (skip)
     /// when the server is unreachable and not required.
     async fn open(test: &str) -> Option<Self>;

@@ -32,6 +32,8 @@ fn int(r: &tiberius::Row, i: usize) -> i64 {
 
 impl TestDb for MssqlBackend {
     const NAME: &'static str = "mssql";
+    /// The seed's statement, sent word for word, leaves ties to the server.
+    const TIES_BY_ID: bool = false;
 
     async fn open(test: &str) -> Option<Self> {
         let url = std::env::var("CLAIMBENCH_MSSQL_URL").unwrap_or_default();
