@@ -372,11 +372,12 @@ mod tests {
         });
         let b = ledger(1, |l| {
             l.claim(2, 20, 0);
-            // Held twice (a duplicate claim) still counts as one job.
+            // A job of another queue (absent from `queue_of`) does not count.
             l.claim(9, 0, 0);
             l.release(2, 60);
         });
         let c = ledger(2, |l| {
+            // Job 2 held by two workers at once (a duplicate claim) is one job held.
             l.claim(2, 25, 0);
             l.release(2, 55);
         });

@@ -219,6 +219,20 @@ impl PostgresBackend {
 }
 
 impl PostgresBackend {
+    /// Every row of a statement on the control connection.
+    async fn control_rows(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        what: &'static str,
+    ) -> Result<Vec<tokio_postgres::Row>, BackendError> {
+        let guard = self.control().await?;
+        guard
+            .query(sql, params)
+            .await
+            .map_err(|e| query_error(what, e))
+    }
+
     /// One row from a parameterless statement on the control connection.
     async fn control_row(
         &self,
@@ -455,20 +469,17 @@ impl Backend for PostgresBackend {
         from_us: i64,
         to_us: i64,
     ) -> Result<Vec<(String, i64)>, BackendError> {
-        let guard = self.control().await?;
-        let rows = guard
-            .query(COMPLETED_BY_QUEUE_SQL, &[&from_us, &to_us])
-            .await
-            .map_err(|e| query_error("count completed jobs per queue", e))?;
+        let what = "count completed jobs per queue";
+        let rows = self
+            .control_rows(COMPLETED_BY_QUEUE_SQL, &[&from_us, &to_us], what)
+            .await?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
-        let guard = self.control().await?;
-        let rows = guard
-            .query(JOB_QUEUES_SQL, &[&queues])
-            .await
-            .map_err(|e| query_error("read job queues", e))?;
+        let rows = self
+            .control_rows(JOB_QUEUES_SQL, &[&queues], "read job queues")
+            .await?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 }
