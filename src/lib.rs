@@ -1,6 +1,7 @@
 //! claimbench: a load-testing and benchmark suite for database queue tables with
 //! competing consumers. See README.md for the CLI and DESIGN.md for the concepts.
 
+pub mod analysis;
 pub mod backend;
 pub mod backend_kind;
 pub mod embedded;
@@ -11,6 +12,7 @@ pub mod report;
 pub mod resources;
 pub mod results;
 pub mod runner;
+pub mod slo;
 pub mod strategy;
 pub mod warnings;
 pub mod workload;

@@ -1,0 +1,148 @@
+//! The figures of one cell, repetitions merged: what SLOs, `recommend` and the verdict
+//! read, computed one way for all of them.
+
+use crate::metrics::{HistogramSummary, merge_summaries};
+use crate::results::{CellResult, TrialResult};
+use crate::slo::{Slo, SloMetric};
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CellFigures {
+    pub completed_per_s: f64,
+    pub claimed_per_s: f64,
+    /// Completed jobs/s, or claimed jobs/s where the phase ran claim-only (nothing
+    /// completes there): the rate to compare pools by.
+    pub throughput: f64,
+    /// Claim latency percentiles over every repetition, ms (`None`: no claim recorded).
+    pub claim_p50_ms: Option<f64>,
+    pub claim_p99_ms: Option<f64>,
+    pub claim_p999_ms: Option<f64>,
+    /// Only where jobs arrived during the trial (see [`CellResult::has_arrivals`]).
+    pub queue_wait_p99_ms: Option<f64>,
+    pub oldest_pending_p99_ms: Option<f64>,
+    pub oldest_pending_max_ms: Option<f64>,
+    pub duplicate_claims: u64,
+    pub duplicate_executions: u64,
+    pub lost: i64,
+    pub lock_wait_share: f64,
+    pub claims: u64,
+}
+
+fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
+    if ts.is_empty() {
+        return 0.0;
+    }
+    ts.iter().map(f).sum::<f64>() / ts.len() as f64
+}
+
+fn merged_ms(
+    ts: &[TrialResult],
+    f: impl Fn(&TrialResult) -> &HistogramSummary,
+    q: fn(&HistogramSummary) -> u64,
+) -> Option<f64> {
+    merge_summaries(ts.iter().map(f))
+        .ok()
+        .filter(|h| h.count > 0)
+        .map(|h| q(&h) as f64 / 1000.0)
+}
+
+impl CellFigures {
+    pub fn of(c: &CellResult) -> CellFigures {
+        let ts = &c.trials;
+        let arrivals = c.has_arrivals();
+        let sampled = arrivals && ts.iter().any(|t| t.oldest_pending.sampled);
+        CellFigures {
+            completed_per_s: mean(ts, |t| t.completed_per_s),
+            claimed_per_s: mean(ts, |t| t.claimed_per_s),
+            throughput: if ts.iter().all(|t| t.counts.jobs_completed == 0) {
+                mean(ts, |t| t.claimed_per_s)
+            } else {
+                mean(ts, |t| t.completed_per_s)
+            },
+            claim_p50_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p50_us),
+            claim_p99_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p99_us),
+            claim_p999_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p999_us),
+            queue_wait_p99_ms: if arrivals {
+                merged_ms(ts, |t| &t.queue_wait, |h| h.p99_us)
+            } else {
+                None
+            },
+            oldest_pending_p99_ms: sampled.then(|| {
+                ts.iter()
+                    .map(|t| t.oldest_pending.p99_ms)
+                    .fold(0.0, f64::max)
+            }),
+            oldest_pending_max_ms: sampled.then(|| {
+                ts.iter()
+                    .map(|t| t.oldest_pending.max_ms)
+                    .fold(0.0, f64::max)
+            }),
+            duplicate_claims: ts
+                .iter()
+                .map(|t| t.duplicates.ledger.duplicate_claims)
+                .sum(),
+            duplicate_executions: ts.iter().map(TrialResult::duplicate_executions).sum(),
+            lost: ts.iter().map(|t| t.reconciliation.lost).sum(),
+            lock_wait_share: mean(ts, |t| t.locks.lock_wait_share),
+            claims: ts.iter().map(|t| t.claim_latency.count).sum(),
+        }
+    }
+
+    /// The figure an SLO on `metric` reads (`None`: not measured in this cell).
+    pub fn value(&self, metric: SloMetric) -> Option<f64> {
+        match metric {
+            SloMetric::ClaimP50 => self.claim_p50_ms,
+            SloMetric::ClaimP99 => self.claim_p99_ms,
+            SloMetric::ClaimP999 => self.claim_p999_ms,
+            SloMetric::QueueWaitP99 => self.queue_wait_p99_ms,
+            SloMetric::OldestPendingP99 => self.oldest_pending_p99_ms,
+            SloMetric::OldestPendingMax => self.oldest_pending_max_ms,
+            SloMetric::Duplicates => Some(self.duplicate_claims as f64),
+            SloMetric::DuplicateExecutions => Some(self.duplicate_executions as f64),
+            SloMetric::Lost => Some(self.lost as f64),
+            SloMetric::CompletedPerS => Some(self.completed_per_s),
+        }
+    }
+
+    /// The SLOs this cell misses, each with what it measured. An SLO the cell cannot
+    /// measure (queue wait or oldest-pending age in a phase without arrivals) is not a
+    /// miss: see [`CellFigures::unmeasured`].
+    pub fn misses(&self, slos: &[Slo]) -> Vec<String> {
+        slos.iter()
+            .filter_map(|s| {
+                let v = self.value(s.metric)?;
+                (!s.holds(Some(v))).then(|| format!("{s} (measured {})", fmt_value(s.metric, v)))
+            })
+            .collect()
+    }
+
+    /// The SLOs this cell cannot judge: it had no arrivals to measure them with.
+    pub fn unmeasured<'a>(&self, slos: &'a [Slo]) -> Vec<&'a Slo> {
+        slos.iter()
+            .filter(|s| self.value(s.metric).is_none())
+            .collect()
+    }
+}
+
+/// A figure as the reports print it: times in ms or s, counts whole, rates per second.
+pub fn fmt_value(metric: SloMetric, v: f64) -> String {
+    if metric.is_time() {
+        fmt_ms(v)
+    } else if metric == SloMetric::CompletedPerS {
+        format!("{v:.0}/s")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// Milliseconds with a precision that suits their size: 0.42 ms, 12.3 ms, 4.2 s.
+pub fn fmt_ms(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.1} s", v / 1000.0)
+    } else if v >= 10.0 {
+        format!("{v:.0} ms")
+    } else if v >= 1.0 {
+        format!("{v:.1} ms")
+    } else {
+        format!("{v:.2} ms")
+    }
+}

@@ -1,0 +1,12 @@
+//! Answers computed from a run's cells: the figures each cell is judged by, whether it
+//! meets the SLOs, the recommended worker count and batch size, the sustainable arrival
+//! rate, the scalability fit, confidence intervals, and the verdict sentences. Pure
+//! functions of a [`crate::results::RunResult`], so `recommend` and `report` give the
+//! same answers for an old run.json as the run that wrote it.
+
+pub mod bootstrap;
+pub mod figures;
+pub mod rate_search;
+pub mod recommend;
+pub mod story;
+pub mod usl;

@@ -1,0 +1,319 @@
+//! The verdict: a few sentences computed from a run, each with its number, printed
+//! before any table (terminal, summary.md, report.html). A sentence is written only
+//! when the run holds the cells it needs, so every one of them is about this run.
+
+use super::figures::{CellFigures, fmt_ms};
+use super::{bootstrap, recommend, usl};
+use crate::results::{CellResult, RunResult};
+use crate::strategy::Strategy;
+
+/// Cells with the same backend, phase, layout and batch: one worker sweep per strategy.
+fn groups(r: &RunResult) -> Vec<Vec<&CellResult>> {
+    let mut out: Vec<Vec<&CellResult>> = Vec::new();
+    for c in &r.cells {
+        let same = |g: &&mut Vec<&CellResult>| {
+            let f = g[0];
+            f.backend == c.backend
+                && f.phase == c.phase
+                && f.index_layout == c.index_layout
+                && f.batch_size == c.batch_size
+                && f.arrival_rate_per_s == c.arrival_rate_per_s
+        };
+        match out.iter_mut().find(|g| same(g)) {
+            Some(g) => g.push(c),
+            None => out.push(vec![c]),
+        }
+    }
+    out
+}
+
+/// The strategies of a group: production first, then the mistakes it is compared with.
+fn strategies_in(g: &[&CellResult]) -> Vec<Strategy> {
+    [
+        Strategy::Production,
+        Strategy::Naive,
+        Strategy::Waiting,
+        Strategy::Conditional,
+    ]
+    .into_iter()
+    .filter(|s| g.iter().any(|c| c.strategy == *s))
+    .collect()
+}
+
+/// The strategy comparison: the group (without arrivals) with the most strategies, at
+/// its largest worker count.
+fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
+    let Some(g) = groups(r)
+        .into_iter()
+        .filter(|g| !g[0].has_arrivals())
+        .max_by_key(|g| strategies_in(g).len())
+        .filter(|g| strategies_in(g).len() > 1)
+    else {
+        return;
+    };
+    let top = g.iter().map(|c| c.workers).max().unwrap_or(1);
+    let at = |s: Strategy| g.iter().find(|c| c.strategy == s && c.workers == top);
+    let prod = at(Strategy::Production).map(|c| CellFigures::of(c));
+    for s in strategies_in(&g) {
+        let Some(c) = at(s) else { continue };
+        let f = CellFigures::of(c);
+        let claims: u64 = c.trials.iter().map(|t| t.counts.claim_calls).sum();
+        let lost_races: u64 = c.trials.iter().map(|t| t.counts.lost_races).sum();
+        let p99_vs = match (f.claim_p99_ms, prod.and_then(|p| p.claim_p99_ms)) {
+            (Some(a), Some(b)) if s != Strategy::Production && b > 0.0 => {
+                format!(", claim p99 {:.1}x production's", a / b)
+            }
+            _ => String::new(),
+        };
+        let line = match s {
+            Strategy::Naive => format!(
+                "naive: {:.0}% of claims took a job another worker also held, at {top} workers ({} duplicate claims, {} duplicate executions){p99_vs}.",
+                if claims > 0 {
+                    f.duplicate_claims as f64 * 100.0 / claims as f64
+                } else {
+                    0.0
+                },
+                f.duplicate_claims,
+                f.duplicate_executions
+            ),
+            Strategy::Waiting => format!(
+                "waiting: {:.0}% of worker time in lock waits at {top} workers, {:.0} jobs/s{p99_vs}.",
+                f.lock_wait_share * 100.0,
+                f.throughput
+            ),
+            Strategy::Conditional => format!(
+                "conditional: {:.0}% of claims lost the race and changed no row at {top} workers, {:.0} jobs/s{p99_vs}.",
+                if claims > 0 {
+                    lost_races as f64 * 100.0 / claims as f64
+                } else {
+                    0.0
+                },
+                f.throughput
+            ),
+            Strategy::Production => format!(
+                "production: {} duplicates, {} lost; {top} workers completed {:.0} jobs/s with claim p99 {}.",
+                f.duplicate_claims + f.duplicate_executions,
+                f.lost,
+                f.throughput,
+                f.claim_p99_ms.map_or("–".into(), fmt_ms)
+            ),
+        };
+        out.push(line);
+    }
+}
+
+/// Scaling of production (else the first strategy) in the richest worker sweep, with
+/// the USL fit when there are enough worker counts.
+fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
+    let best = groups(r)
+        .into_iter()
+        .filter(|g| !g[0].has_arrivals())
+        .filter_map(|g| {
+            let s = if g.iter().any(|c| c.strategy == Strategy::Production) {
+                Strategy::Production
+            } else {
+                g[0].strategy
+            };
+            let mut pts: Vec<(u32, f64)> = g
+                .iter()
+                .filter(|c| c.strategy == s)
+                .map(|c| (c.workers, CellFigures::of(c).throughput))
+                .collect();
+            pts.sort_by_key(|p| p.0);
+            (pts.len() > 1).then_some((s, g[0].batch_size, strategies_in(&g).len(), pts))
+        })
+        // The richest sweep; among equals, the head-to-head group, then the first.
+        .rev()
+        .max_by_key(|(_, _, n, pts)| (pts.len(), *n));
+    let Some((s, batch, _, pts)) = best else {
+        return;
+    };
+    let (first, last) = (pts[0], pts[pts.len() - 1]);
+    let mut line = format!(
+        "{s} scales from {:.0} jobs/s at {} worker{} to {:.0} at {} ({:.1}x for {}x the workers, batch {batch})",
+        first.1,
+        first.0,
+        if first.0 == 1 { "" } else { "s" },
+        last.1,
+        last.0,
+        if first.1 > 0.0 { last.1 / first.1 } else { 0.0 },
+        last.0 / first.0.max(1)
+    );
+    let fit_pts: Vec<(f64, f64)> = pts.iter().map(|&(n, x)| (n as f64, x)).collect();
+    match usl::fit(&fit_pts) {
+        Some(f) => line.push_str(&format!(
+            "; USL fit: contention σ = {:.3}, coherency κ = {:.4}, R² = {:.2}{}.",
+            f.sigma,
+            f.kappa,
+            f.r_squared,
+            f.peak_workers
+                .map(|p| format!(", throughput peaks near {p:.0} workers"))
+                .unwrap_or_default()
+        )),
+        None => line.push('.'),
+    }
+    out.push(line);
+}
+
+/// The phase whose production cells (without arrivals) span the most batch sizes: the
+/// one batch sweep the verdict and the heatmap read, so cells of phases with other
+/// settings (a claim-only sweep beside a full lifecycle) are never averaged together.
+pub fn batch_sweep_phase(r: &RunResult) -> Option<String> {
+    let prod = || {
+        r.cells
+            .iter()
+            .filter(|c| c.strategy == Strategy::Production && !c.has_arrivals())
+    };
+    let mut phases: Vec<&str> = prod().map(|c| c.phase.as_str()).collect();
+    phases.dedup();
+    phases
+        .into_iter()
+        .rev()
+        .max_by_key(|p| {
+            let mut b: Vec<u32> = prod()
+                .filter(|c| c.phase == *p)
+                .map(|c| c.batch_size)
+                .collect();
+            b.sort_unstable();
+            b.dedup();
+            b.len()
+        })
+        .map(str::to_string)
+}
+
+/// Batch sizes: production's best batch against its smallest, at the largest workers.
+fn batch_sentence(r: &RunResult, out: &mut Vec<String>) {
+    let Some(phase) = batch_sweep_phase(r) else {
+        return;
+    };
+    let cells: Vec<&CellResult> = r
+        .cells
+        .iter()
+        .filter(|c| c.strategy == Strategy::Production && !c.has_arrivals() && c.phase == phase)
+        .collect();
+    let top = cells.iter().map(|c| c.workers).max().unwrap_or(0);
+    let mut at_top: Vec<(u32, f64)> = cells
+        .iter()
+        .filter(|c| c.workers == top)
+        .map(|c| (c.batch_size, CellFigures::of(c).throughput))
+        .collect();
+    at_top.sort_by_key(|p| p.0);
+    at_top.dedup_by_key(|p| p.0);
+    if at_top.len() < 2 {
+        return;
+    }
+    let small = at_top[0];
+    let best = at_top
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("two or more");
+    out.push(format!(
+        "batch size: at {top} workers production takes {:.0} jobs/s with batch {} against {:.0} with batch {} ({:.1}x).",
+        best.1,
+        best.0,
+        small.1,
+        small.0,
+        if small.1 > 0.0 { best.1 / small.1 } else { 0.0 }
+    ));
+}
+
+/// Arrival phases: who kept up with the offered rate and who fell behind.
+fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
+    for c in r
+        .cells
+        .iter()
+        .filter(|c| c.has_arrivals() && !r.rate_searches.iter().any(|s| s.phase == c.phase))
+    {
+        let f = CellFigures::of(c);
+        let Some(rate) = c.arrival_rate_per_s else {
+            continue;
+        };
+        let oldest = f
+            .oldest_pending_max_ms
+            .map(|m| format!(", oldest pending at most {}", fmt_ms(m)))
+            .unwrap_or_default();
+        let wait = f
+            .queue_wait_p99_ms
+            .map(|m| format!(", queue wait p99 {}", fmt_ms(m)))
+            .unwrap_or_default();
+        let kept = f.completed_per_s >= 0.95 * rate;
+        out.push(format!(
+            "{} with {} worker{} {} {rate:.0} arrivals/s: {:.0} jobs/s completed{wait}{oldest}.",
+            c.strategy,
+            c.workers,
+            if c.workers == 1 { "" } else { "s" },
+            if kept {
+                "keeps up with"
+            } else {
+                "falls behind"
+            },
+            f.completed_per_s
+        ));
+    }
+}
+
+fn search_sentences(r: &RunResult, out: &mut Vec<String>) {
+    for s in &r.rate_searches {
+        out.push(match s.sustained_per_s {
+            Some(x) => format!(
+                "{} with {} workers sustains {}{x:.0} arrivals/s ({} steps).",
+                s.strategy,
+                s.workers,
+                if s.bracketed() { "" } else { "at least " },
+                s.steps.len()
+            ),
+            None => format!(
+                "{} with {} workers sustained none of the rates tried (lowest {:.0}/s).",
+                s.strategy,
+                s.workers,
+                s.steps
+                    .iter()
+                    .map(|t| t.rate_per_s)
+                    .fold(f64::MAX, f64::min)
+            ),
+        });
+    }
+}
+
+/// The verdict, most important first.
+pub fn sentences(r: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    strategy_sentences(r, &mut out);
+    scaling_sentence(r, &mut out);
+    batch_sentence(r, &mut out);
+    arrival_sentences(r, &mut out);
+    search_sentences(r, &mut out);
+    // Sizing answers belong to phases with arrivals; the Recommendation section has
+    // every group.
+    for rec in recommend::recommend(r, &r.slos) {
+        let arrivals = r
+            .cells
+            .iter()
+            .any(|c| c.phase == rec.phase && c.has_arrivals());
+        if arrivals && !r.slos.is_empty() {
+            out.push(format!("recommended for {}", rec.sentence(&r.slos)));
+        }
+    }
+    for c in &r.cells {
+        if let Some(why) = bootstrap::disagreement(c) {
+            out.push(format!(
+                "unsteady: {} {} w={} b={}: {why}; read its numbers with care.",
+                c.strategy, c.index_layout, c.workers, c.batch_size
+            ));
+        }
+    }
+    let warned = r
+        .cells
+        .iter()
+        .flat_map(|c| &c.trials)
+        .filter(|t| !t.warnings.is_empty())
+        .count();
+    if warned > 0 {
+        out.push(format!(
+            "{warned} trial{} carry quality warnings: see Warnings before trusting them.",
+            if warned == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}

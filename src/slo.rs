@@ -1,0 +1,276 @@
+//! Service-level objectives: `claim_p99<=20ms`, `duplicates==0`, `completed_per_s>=500`.
+//! The same text form is read from a workload's `[slo]` table (`claim_p99 = "<=20ms"`)
+//! and from `--slo` flags, so a threshold reads the same wherever it is written.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What an SLO constrains: one figure of a cell (see `analysis::figures`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SloMetric {
+    ClaimP50,
+    ClaimP99,
+    ClaimP999,
+    /// Eligible → claimed, per job; measured only where jobs arrive during the trial.
+    QueueWaitP99,
+    OldestPendingP99,
+    OldestPendingMax,
+    /// Jobs claimed by two workers at once.
+    Duplicates,
+    /// Jobs whose handler ran twice (overlapping, or after an earlier success).
+    DuplicateExecutions,
+    Lost,
+    CompletedPerS,
+}
+
+impl SloMetric {
+    const ALL: [(&'static str, SloMetric); 10] = [
+        ("claim_p50", SloMetric::ClaimP50),
+        ("claim_p99", SloMetric::ClaimP99),
+        ("claim_p999", SloMetric::ClaimP999),
+        ("queue_wait_p99", SloMetric::QueueWaitP99),
+        ("oldest_pending_p99", SloMetric::OldestPendingP99),
+        ("oldest_pending_max", SloMetric::OldestPendingMax),
+        ("duplicates", SloMetric::Duplicates),
+        ("duplicate_executions", SloMetric::DuplicateExecutions),
+        ("lost", SloMetric::Lost),
+        ("completed_per_s", SloMetric::CompletedPerS),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map(|(n, _)| *n)
+            .expect("every metric is listed")
+    }
+
+    /// Times are in milliseconds; the rest are counts or jobs per second.
+    pub fn is_time(self) -> bool {
+        matches!(
+            self,
+            SloMetric::ClaimP50
+                | SloMetric::ClaimP99
+                | SloMetric::ClaimP999
+                | SloMetric::QueueWaitP99
+                | SloMetric::OldestPendingP99
+                | SloMetric::OldestPendingMax
+        )
+    }
+
+    fn names() -> String {
+        Self::ALL.map(|(n, _)| n).join(", ")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SloOp {
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = ">=")]
+    Ge,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = "==")]
+    Eq,
+}
+
+impl SloOp {
+    fn symbol(self) -> &'static str {
+        match self {
+            SloOp::Le => "<=",
+            SloOp::Lt => "<",
+            SloOp::Ge => ">=",
+            SloOp::Gt => ">",
+            SloOp::Eq => "==",
+        }
+    }
+}
+
+/// One objective: `metric op value`, with times in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Slo {
+    pub metric: SloMetric,
+    pub op: SloOp,
+    pub value: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SloError {
+    #[error("`{0}` has no comparison; write it like claim_p99<=20ms or duplicates==0")]
+    NoOperator(String),
+    #[error("unknown metric `{0}`; expected one of: {names}", names = SloMetric::names())]
+    UnknownMetric(String),
+    #[error("`{0}` is not a threshold; give a number, with ms, s or us for a time (e.g. 20ms)")]
+    BadValue(String),
+    #[error("`{0}` is a time, but {1} counts jobs; give a plain number")]
+    UnitOnCount(String, &'static str),
+}
+
+impl Slo {
+    /// Parses `claim_p99<=20ms`; spaces are allowed around the parts.
+    pub fn parse(text: &str) -> Result<Slo, SloError> {
+        let ops = [
+            ("<=", SloOp::Le),
+            (">=", SloOp::Ge),
+            ("==", SloOp::Eq),
+            ("<", SloOp::Lt),
+            (">", SloOp::Gt),
+        ];
+        let (at, sym, op) = ops
+            .iter()
+            .filter_map(|(sym, op)| text.find(sym).map(|at| (at, *sym, *op)))
+            .min_by_key(|(at, sym, _)| (*at, std::cmp::Reverse(sym.len())))
+            .ok_or_else(|| SloError::NoOperator(text.to_string()))?;
+        let name = text[..at].trim();
+        let metric = SloMetric::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, m)| *m)
+            .ok_or_else(|| SloError::UnknownMetric(name.to_string()))?;
+        let raw = text[at + sym.len()..].trim();
+        let value = threshold(raw, metric)?;
+        Ok(Slo { metric, op, value })
+    }
+
+    /// Whether `observed` meets the objective (`None`: not measured, so not met).
+    pub fn holds(&self, observed: Option<f64>) -> bool {
+        let Some(x) = observed else {
+            return false;
+        };
+        match self.op {
+            SloOp::Le => x <= self.value,
+            SloOp::Lt => x < self.value,
+            SloOp::Ge => x >= self.value,
+            SloOp::Gt => x > self.value,
+            SloOp::Eq => x == self.value,
+        }
+    }
+}
+
+fn threshold(raw: &str, metric: SloMetric) -> Result<f64, SloError> {
+    let bad = || SloError::BadValue(raw.to_string());
+    let (number, scale) = [("ms", 1.0), ("us", 1e-3), ("µs", 1e-3), ("s", 1e3)]
+        .iter()
+        .find_map(|(unit, scale)| raw.strip_suffix(unit).map(|n| (n.trim(), Some(*scale))))
+        .unwrap_or((raw, None));
+    let v: f64 = number.parse().map_err(|_| bad())?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(bad());
+    }
+    match (metric.is_time(), scale) {
+        (true, Some(s)) => Ok(v * s),
+        (true, None) | (false, None) => Ok(v),
+        (false, Some(_)) => Err(SloError::UnitOnCount(raw.to_string(), metric.name())),
+    }
+}
+
+impl fmt::Display for Slo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unit = if self.metric.is_time() { "ms" } else { "" };
+        write!(
+            f,
+            "{}{}{}{unit}",
+            self.metric.name(),
+            self.op.symbol(),
+            self.value
+        )
+    }
+}
+
+/// The workload's `[slo]` table: metric = "op value", e.g. `claim_p99 = "<=20ms"`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(transparent)]
+pub struct RawSlos(BTreeMap<String, String>);
+
+impl RawSlos {
+    /// The objectives, or the key of the first that does not parse.
+    pub fn parse(self) -> Result<Vec<Slo>, (String, SloError)> {
+        self.0
+            .into_iter()
+            .map(|(k, v)| Slo::parse(&format!("{k}{v}")).map_err(|e| (k, e)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_times_counts_and_rates() {
+        let s = Slo::parse("claim_p99<=20ms").unwrap();
+        assert_eq!(
+            (s.metric, s.op, s.value),
+            (SloMetric::ClaimP99, SloOp::Le, 20.0)
+        );
+        assert_eq!(
+            Slo::parse("oldest_pending_max < 1.5s").unwrap().value,
+            1500.0
+        );
+        assert_eq!(Slo::parse("queue_wait_p99<=500us").unwrap().value, 0.5);
+        assert_eq!(Slo::parse("duplicates==0").unwrap().op, SloOp::Eq);
+        assert_eq!(Slo::parse("completed_per_s>=800").unwrap().value, 800.0);
+        assert_eq!(Slo::parse("claim_p50<=3").unwrap().value, 3.0, "plain: ms");
+    }
+
+    #[test]
+    fn bad_objectives_say_what_is_allowed() {
+        assert_eq!(
+            Slo::parse("claim_p99 20ms"),
+            Err(SloError::NoOperator("claim_p99 20ms".into()))
+        );
+        let e = Slo::parse("p99<=20ms").unwrap_err().to_string();
+        assert!(
+            e.contains("unknown metric `p99`") && e.contains("claim_p99"),
+            "{e}"
+        );
+        assert!(matches!(
+            Slo::parse("claim_p99<=fast"),
+            Err(SloError::BadValue(_))
+        ));
+        assert!(matches!(
+            Slo::parse("claim_p99<=-1ms"),
+            Err(SloError::BadValue(_))
+        ));
+        assert!(matches!(
+            Slo::parse("lost==0ms"),
+            Err(SloError::UnitOnCount(..))
+        ));
+    }
+
+    #[test]
+    fn holds_compares_and_unmeasured_never_holds() {
+        let s = Slo::parse("claim_p99<=20ms").unwrap();
+        assert!(s.holds(Some(20.0)));
+        assert!(!s.holds(Some(20.1)));
+        assert!(!s.holds(None));
+        assert!(
+            Slo::parse("completed_per_s>100")
+                .unwrap()
+                .holds(Some(101.0))
+        );
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for text in ["claim_p99<=20ms", "duplicates==0", "completed_per_s>=800"] {
+            let s = Slo::parse(text).unwrap();
+            assert_eq!(Slo::parse(&s.to_string()).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn a_workload_table_names_the_bad_key() {
+        let raw: RawSlos =
+            toml::from_str("claim_p99 = \"<=20ms\"\nlost = \"==0\"\nqueue_wiat_p99 = \"<=1s\"")
+                .unwrap();
+        let (key, e) = raw.parse().unwrap_err();
+        assert_eq!(key, "queue_wiat_p99");
+        assert!(matches!(e, SloError::UnknownMetric(_)));
+    }
+}
