@@ -41,6 +41,12 @@ pub struct RunResult {
     pub workload: WorkloadRecord,
     pub environment: Environment,
     pub cells: Vec<CellResult>,
+    /// The objectives the workload and `--slo` set, for `recommend` and the verdict.
+    #[serde(default)]
+    pub slos: Vec<crate::slo::Slo>,
+    /// Sustainable arrival rates found by a phase's rate search.
+    #[serde(default)]
+    pub rate_searches: Vec<crate::analysis::rate_search::SearchResult>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -83,6 +89,13 @@ pub struct TargetRecord {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellResult {
+    /// The matrix block the cell came from ("" for a lone `[matrix]`).
+    #[serde(default)]
+    pub phase: String,
+    /// Open-loop arrivals per second during its trials; `None`: a seeded backlog only,
+    /// so queue wait and oldest-pending age measure how long the backlog has existed.
+    #[serde(default)]
+    pub arrival_rate_per_s: Option<f64>,
     pub backend: BackendKind,
     pub strategy: Strategy,
     pub index_layout: String,
@@ -104,6 +117,9 @@ pub struct TrialResult {
     /// Seconds spent recreating and seeding the schema before the trial.
     pub reset_s: f64,
     pub produced_jobs: u64,
+    /// The longest a produced job waited past its arrival time to be inserted, ms.
+    #[serde(default)]
+    pub producer_max_lag_ms: f64,
     /// Claims the rescuer returned to pending after their lease expired.
     pub rescued_jobs: u64,
     pub counts: Counts,
@@ -128,6 +144,16 @@ pub struct TrialResult {
     pub queues: Vec<QueueResult>,
     pub resources: Resources,
     pub warnings: Vec<Warning>,
+}
+
+impl CellResult {
+    /// Whether jobs arrived while it ran: only then do queue wait and oldest-pending
+    /// age say whether the pool keeps up (with a seeded backlog they grow with the
+    /// trial's clock).
+    pub fn has_arrivals(&self) -> bool {
+        self.arrival_rate_per_s.is_some_and(|r| r > 0.0)
+            || self.trials.iter().any(|t| t.produced_jobs > 0)
+    }
 }
 
 impl TrialResult {

@@ -34,6 +34,9 @@ pub enum Warning {
         mean_sample_ms: f64,
         max_interval_ms: f64,
     },
+    /// The open-loop producer inserted jobs later than their arrival times: the rate
+    /// asked for was not offered, so the trial is invalid as a test of that rate.
+    ProducerBehind { max_lag_ms: f64 },
     /// The trial was cut short by Ctrl-C.
     Interrupted,
     /// SQL Server: one claim's UPDATE takes about batch × (1 + secondary indexes) key
@@ -102,6 +105,10 @@ impl fmt::Display for Warning {
             } => write!(
                 f,
                 "each sample took {mean_sample_ms:.1} ms, so samples were up to {max_interval_ms:.0} ms apart to keep the sampler under 5% of a server core; samples slow down under CPU contention, or without an index that yields the fetch order (the oldest-pending probe then scans the backlog)"
+            ),
+            Warning::ProducerBehind { max_lag_ms } => write!(
+                f,
+                "the producer fell up to {max_lag_ms:.0} ms behind its arrival schedule: the rate asked for was not offered, so this trial is invalid for it; lower the rate or give the database more headroom"
             ),
             Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
             Warning::LockEscalationRisk {

@@ -52,8 +52,12 @@ mod raw {
         pub worker: Worker,
         #[serde(default)]
         pub faults: Faults,
-        pub matrix: Matrix,
+        /// One `[matrix]` table, or several `[[matrix]]` blocks: parsed block by block so
+        /// an error can name the block.
+        pub matrix: toml::Value,
         pub trial: Trial,
+        #[serde(default)]
+        pub slo: Option<crate::slo::RawSlos>,
         #[serde(default)]
         pub embedded: Embedded,
         #[serde(default)]
@@ -122,6 +126,8 @@ mod raw {
     #[serde(deny_unknown_fields)]
     pub struct Producers {
         pub rate_per_s: f64,
+        #[serde(default)]
+        pub arrivals: super::Arrivals,
     }
 
     #[derive(Debug, Deserialize)]
@@ -202,11 +208,45 @@ mod raw {
     #[serde(deny_unknown_fields)]
     pub struct Matrix {
         #[serde(default)]
+        pub name: Option<String>,
+        #[serde(default)]
         pub backends: Option<Vec<BackendKind>>,
         pub strategies: Vec<Strategy>,
         pub index_layouts: Vec<String>,
         pub workers: Vec<i64>,
         pub batch_sizes: Vec<i64>,
+        // The phase's own settings, each replacing the workload's for this block.
+        #[serde(default)]
+        pub backlog: Option<i64>,
+        #[serde(default)]
+        pub arrival_rate_per_s: Option<f64>,
+        #[serde(default)]
+        pub handler_mode: Option<super::HandlerMode>,
+        #[serde(default)]
+        pub warmup_s: Option<f64>,
+        #[serde(default)]
+        pub duration_s: Option<f64>,
+        #[serde(default)]
+        pub repetitions: Option<i64>,
+        #[serde(default)]
+        pub search: Option<RateSearch>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct RateSearch {
+        pub start_per_s: f64,
+        #[serde(default = "default_steps")]
+        pub max_trials: i64,
+        #[serde(default = "default_tolerance")]
+        pub tolerance: f64,
+    }
+
+    fn default_steps() -> i64 {
+        10
+    }
+    fn default_tolerance() -> f64 {
+        0.1
     }
 
     #[derive(Debug, Deserialize)]
@@ -401,15 +441,55 @@ pub struct Handler {
     pub heartbeat: Option<Duration>,
 }
 
+/// One matrix block: the cells it expands to, and the phase settings that replace the
+/// workload's for its trials. A workload has one (`[matrix]`) or several (`[[matrix]]`),
+/// so one file can compare strategies at one batch size and sweep another dimension
+/// without the full cartesian product.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Matrix {
-    /// Backends to run every cell on, side by side. Empty: the backends of the `--db`
-    /// URLs given (the embedded PostgreSQL when none is); `main` fills it in before a run.
-    pub backends: Vec<BackendKind>,
+    /// The phase's name, part of every cell's key ("" for a lone `[matrix]`).
+    pub name: String,
     pub strategies: Vec<Strategy>,
     pub index_layouts: Vec<String>,
     pub workers: Vec<u32>,
     pub batch_sizes: Vec<u32>,
+    pub phase: PhaseSettings,
+}
+
+/// What a matrix block changes for its own trials; `None` keeps the workload's value.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PhaseSettings {
+    pub backlog: Option<u64>,
+    /// Open-loop arrivals per second; `Some(0.0)` turns the workload's producers off.
+    pub arrival_rate_per_s: Option<f64>,
+    pub handler_mode: Option<HandlerMode>,
+    pub warmup: Option<Duration>,
+    pub duration: Option<Duration>,
+    pub repetitions: Option<u32>,
+    /// Search the sustainable arrival rate instead of running one trial per cell.
+    pub search: Option<RateSearch>,
+}
+
+/// The arrival-rate search of a phase: geometric steps up from `start_per_s` until the
+/// SLOs break, then bisection, each step its own trial, at most `max_trials` per cell.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RateSearch {
+    pub start_per_s: f64,
+    pub max_trials: u32,
+    /// Stop bisecting when the bracket is narrower than this share of its low end.
+    pub tolerance: f64,
+}
+
+/// How the open-loop producer spaces arrivals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// Exponential gaps (a Poisson process), drawn from the workload's seed: how
+    /// independent clients arrive, bursts included.
+    #[default]
+    Poisson,
+    /// Evenly spaced.
+    Uniform,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -438,12 +518,21 @@ pub struct Workload {
     pub seed: u64,
     pub population: Population,
     pub producer_rate_per_s: Option<f64>,
+    #[serde(default)]
+    pub arrivals: Arrivals,
     pub handler: Handler,
     pub empty_backoff: Duration,
     pub empty_backoff_max: Duration,
     pub faults: Faults,
-    pub matrix: Matrix,
+    /// Backends to run every cell on, side by side. Empty: the backends of the `--db`
+    /// URLs given (the embedded PostgreSQL when none is); `main` fills it in before a run.
+    pub backends: Vec<BackendKind>,
+    /// Never empty. A workload made by [`Workload::phase`] holds only that phase's.
+    pub matrices: Vec<Matrix>,
     pub trial: Trial,
+    /// Service-level objectives the run's cells are judged by (`recommend`, verdict).
+    #[serde(default)]
+    pub slos: Vec<crate::slo::Slo>,
     /// PostgreSQL settings for the embedded cluster (`-c name=value`).
     pub embedded_settings: BTreeMap<String, String>,
     /// SQL Server only: the hot table's LOCK_ESCALATION.
@@ -481,15 +570,71 @@ impl Workload {
         Validator { file: path }.workload(raw, text)
     }
 
-    /// How many trials the matrix expands to.
+    /// How many trials the matrices expand to (a rate search counts its most).
     pub fn trial_count(&self) -> usize {
-        let m = &self.matrix;
-        m.backends.len().max(1)
-            * m.strategies.len()
-            * m.index_layouts.len()
-            * m.workers.len()
-            * m.batch_sizes.len()
-            * self.trial.repetitions as usize
+        self.matrices
+            .iter()
+            .map(|m| {
+                let per_cell = match m.phase.search {
+                    Some(s) => s.max_trials,
+                    None => m.phase.repetitions.unwrap_or(self.trial.repetitions),
+                };
+                self.backends.len().max(1)
+                    * m.strategies.len()
+                    * m.index_layouts.len()
+                    * m.workers.len()
+                    * m.batch_sizes.len()
+                    * per_cell as usize
+            })
+            .sum()
+    }
+
+    /// The workload as the trials of matrix block `i` see it: the block's phase
+    /// settings in place of the workload's, and only that block.
+    pub fn phase(&self, i: usize) -> Workload {
+        let m = &self.matrices[i];
+        let p = &m.phase;
+        let mut w = self.clone();
+        if let Some(b) = p.backlog {
+            w.population.backlog = b;
+        }
+        if let Some(r) = p.arrival_rate_per_s {
+            w.producer_rate_per_s = (r > 0.0).then_some(r);
+        }
+        if let Some(mode) = p.handler_mode {
+            w.handler.mode = mode;
+        }
+        if let Some(d) = p.warmup {
+            w.trial.warmup = d;
+        }
+        if let Some(d) = p.duration {
+            w.trial.duration = Some(d);
+            w.trial.stop = StopRule::Duration;
+        }
+        if let Some(n) = p.repetitions {
+            w.trial.repetitions = n;
+        }
+        w.matrices = vec![m.clone()];
+        w
+    }
+
+    /// Every index layout any block uses, once each, in order of first use.
+    pub fn index_layouts(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for l in self.matrices.iter().flat_map(|m| &m.index_layouts) {
+            if !out.contains(l) {
+                out.push(l.clone());
+            }
+        }
+        out
+    }
+
+    /// `--repetitions N`: every block runs N repetitions, whatever its own setting.
+    pub fn set_repetitions(&mut self, n: u32) {
+        self.trial.repetitions = n;
+        for m in &mut self.matrices {
+            m.phase.repetitions = None;
+        }
     }
 }
 
@@ -585,11 +730,14 @@ impl Validator<'_> {
         }
         let population = self.population(w.population)?;
         let handler = self.handler(w.handler)?;
-        let producer_rate_per_s = match w.producers {
-            Some(p) => Some(self.non_negative("producers.rate_per_s", p.rate_per_s)?),
-            None => None,
-        }
-        .filter(|&r| r > 0.0);
+        let (producer_rate_per_s, arrivals) = match w.producers {
+            Some(p) => (
+                Some(self.non_negative("producers.rate_per_s", p.rate_per_s)?),
+                p.arrivals,
+            ),
+            None => (None, Arrivals::default()),
+        };
+        let producer_rate_per_s = producer_rate_per_s.filter(|&r| r > 0.0);
         let empty_backoff = self.ms("worker.empty_backoff_ms", w.worker.empty_backoff_ms)?;
         let empty_backoff_max =
             self.ms("worker.empty_backoff_max_ms", w.worker.empty_backoff_max_ms)?;
@@ -612,14 +760,26 @@ impl Validator<'_> {
                 "is required when faults.abandon_rate > 0: abandoned jobs come back only through the rescuer",
             ));
         }
-        let matrix = self.matrix(w.matrix)?;
+        let (backends, matrices) = self.matrices(w.matrix)?;
         let trial = self.trial(w.trial)?;
-        if trial.stop == StopRule::Drain && producer_rate_per_s.is_some() {
-            return Err(self.err(
-                "trial.stop",
-                "\"drain\" cannot be combined with producers: the queue never drains; use \"duration\"",
-            ));
+        for m in &matrices {
+            let arrivals = match m.phase.arrival_rate_per_s {
+                Some(r) => r > 0.0,
+                None => producer_rate_per_s.is_some(),
+            };
+            if trial.stop == StopRule::Drain && m.phase.duration.is_none() && arrivals {
+                return Err(self.err(
+                    "trial.stop",
+                    "\"drain\" cannot be combined with producers: the queue never drains; use \"duration\"",
+                ));
+            }
         }
+        let slos = match w.slo {
+            Some(raw) => raw
+                .parse()
+                .map_err(|(field, e)| self.err(&format!("slo.{field}"), e.to_string()))?,
+            None => Vec::new(),
+        };
         let embedded_settings = w
             .embedded
             .settings
@@ -646,12 +806,15 @@ impl Validator<'_> {
             seed: w.seed,
             population,
             producer_rate_per_s,
+            arrivals,
             handler,
             empty_backoff,
             empty_backoff_max,
             faults,
-            matrix,
+            backends,
+            matrices,
             trial,
+            slos,
             embedded_settings,
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             source_text: text.to_string(),
@@ -781,17 +944,105 @@ impl Validator<'_> {
         })
     }
 
-    fn matrix(&self, m: raw::Matrix) -> Result<Matrix, WorkloadError> {
+    /// `[matrix]` (one block, fields named `matrix.x`) or `[[matrix]]` (fields named
+    /// `matrix[i].x`), and the backends the blocks list (they must agree).
+    #[allow(clippy::type_complexity)]
+    fn matrices(
+        &self,
+        value: toml::Value,
+    ) -> Result<(Vec<BackendKind>, Vec<Matrix>), WorkloadError> {
+        let blocks: Vec<(String, toml::Value)> = match value {
+            toml::Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (format!("matrix[{i}]"), v))
+                .collect(),
+            other @ toml::Value::Table(_) => vec![("matrix".to_string(), other)],
+            other => {
+                return Err(self.err(
+                    "matrix",
+                    format!(
+                        "is a {}; give a [matrix] table or [[matrix]] blocks",
+                        other.type_str()
+                    ),
+                ));
+            }
+        };
+        if blocks.is_empty() {
+            return Err(self.err("matrix", "is empty; give at least one [[matrix]] block"));
+        }
+        let many = blocks.len() > 1;
+        let mut backends: Option<(String, Vec<BackendKind>)> = None;
+        let mut out: Vec<Matrix> = Vec::new();
+        for (field, value) in blocks {
+            let raw: raw::Matrix = value
+                .try_into()
+                .map_err(|e: toml::de::Error| self.err(&field, one_line(&e.to_string())))?;
+            if let Some(b) = self.block_backends(&field, raw.backends.clone())? {
+                match &backends {
+                    Some((first, listed)) if *listed != b => {
+                        return Err(self.err(
+                            &format!("{field}.backends"),
+                            format!("differs from {first}.backends; every block runs on the same backends, so list them once"),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => backends = Some((field.clone(), b)),
+                }
+            }
+            let m = self.matrix(&field, raw)?;
+            if many && m.name.is_empty() {
+                return Err(self.err(
+                    &format!("{field}.name"),
+                    "is missing; with several [[matrix]] blocks each needs a name (it labels its cells)",
+                ));
+            }
+            if out.iter().any(|o| o.name == m.name) {
+                return Err(self.err(
+                    &format!("{field}.name"),
+                    format!("`{}` names two blocks; give each its own", m.name),
+                ));
+            }
+            out.push(m);
+        }
+        Ok((backends.map(|b| b.1).unwrap_or_default(), out))
+    }
+
+    fn block_backends(
+        &self,
+        field: &str,
+        b: Option<Vec<BackendKind>>,
+    ) -> Result<Option<Vec<BackendKind>>, WorkloadError> {
+        match b {
+            None => Ok(None),
+            Some(b) if b.is_empty() => Err(self.err(
+                &format!("{field}.backends"),
+                "is empty; list backends (postgres, mysql), or leave it out to run on the backend of --db",
+            )),
+            Some(b) => {
+                if let Some(d) = b.iter().enumerate().find(|(i, k)| b[..*i].contains(k)) {
+                    return Err(self.err(
+                        &format!("{field}.backends"),
+                        format!("lists `{}` twice", d.1),
+                    ));
+                }
+                Ok(Some(b))
+            }
+        }
+    }
+
+    fn matrix(&self, field: &str, m: raw::Matrix) -> Result<Matrix, WorkloadError> {
+        let f = |x: &str| format!("{field}.{x}");
         if m.strategies.is_empty() {
-            return Err(self.err("matrix.strategies", "is empty; list at least one strategy"));
+            return Err(self.err(&f("strategies"), "is empty; list at least one strategy"));
         }
         if m.index_layouts.is_empty() {
-            return Err(self.err("matrix.index_layouts", "is empty; list at least one layout"));
+            return Err(self.err(&f("index_layouts"), "is empty; list at least one layout"));
         }
         for l in &m.index_layouts {
             if !INDEX_LAYOUTS.contains(&l.as_str()) {
                 return Err(self.err(
-                    "matrix.index_layouts",
+                    &f("index_layouts"),
                     format!(
                         "unknown layout `{l}`; expected one of: {}",
                         INDEX_LAYOUTS.join(", ")
@@ -799,27 +1050,92 @@ impl Validator<'_> {
                 ));
             }
         }
-        let backends = match m.backends {
-            None => Vec::new(),
-            Some(b) if b.is_empty() => {
-                return Err(self.err(
-                    "matrix.backends",
-                    "is empty; list backends (postgres, mysql), or leave it out to run on the backend of --db",
-                ));
-            }
-            Some(b) => {
-                if let Some(d) = b.iter().enumerate().find(|(i, k)| b[..*i].contains(k)) {
-                    return Err(self.err("matrix.backends", format!("lists `{}` twice", d.1)));
+        let name = m.name.unwrap_or_default();
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(self.err(
+                &f("name"),
+                format!("`{name}` is not allowed; use letters, digits, - and _"),
+            ));
+        }
+        let phase = PhaseSettings {
+            backlog: match m.backlog {
+                Some(b) if (0..=100_000_000).contains(&b) => Some(b as u64),
+                Some(b) => {
+                    return Err(self.err(
+                        &f("backlog"),
+                        format!("{b} is not allowed; give 0 to 100000000 jobs"),
+                    ));
                 }
-                b
-            }
+                None => None,
+            },
+            arrival_rate_per_s: match m.arrival_rate_per_s {
+                Some(r) => Some(self.non_negative(&f("arrival_rate_per_s"), r)?),
+                None => None,
+            },
+            handler_mode: m.handler_mode,
+            warmup: match m.warmup_s {
+                Some(s) => Some(self.secs(&f("warmup_s"), s)?),
+                None => None,
+            },
+            duration: match m.duration_s {
+                Some(s) => Some(Duration::from_secs_f64(self.positive(&f("duration_s"), s)?)),
+                None => None,
+            },
+            repetitions: match m.repetitions {
+                Some(n) if (1..=10_000).contains(&n) => Some(n as u32),
+                Some(n) => {
+                    return Err(self.err(
+                        &f("repetitions"),
+                        format!("{n} is not allowed; give 1 to 10000"),
+                    ));
+                }
+                None => None,
+            },
+            search: match m.search {
+                Some(s) => Some(self.search(&f("search"), s)?),
+                None => None,
+            },
         };
+        if phase.search.is_some() && m.arrival_rate_per_s.is_some() {
+            return Err(self.err(
+                &f("arrival_rate_per_s"),
+                "cannot be combined with search: the search chooses the rate",
+            ));
+        }
         Ok(Matrix {
-            backends,
+            name,
             strategies: m.strategies,
             index_layouts: m.index_layouts,
-            workers: self.counts("matrix.workers", &m.workers, 512)?,
-            batch_sizes: self.counts("matrix.batch_sizes", &m.batch_sizes, 10_000)?,
+            workers: self.counts(&f("workers"), &m.workers, 512)?,
+            batch_sizes: self.counts(&f("batch_sizes"), &m.batch_sizes, 10_000)?,
+            phase,
+        })
+    }
+
+    fn search(&self, field: &str, s: raw::RateSearch) -> Result<RateSearch, WorkloadError> {
+        let start_per_s = self.positive(&format!("{field}.start_per_s"), s.start_per_s)?;
+        if !(2..=100).contains(&s.max_trials) {
+            return Err(self.err(
+                &format!("{field}.max_trials"),
+                format!("{} is not allowed; give 2 to 100", s.max_trials),
+            ));
+        }
+        if !(s.tolerance > 0.0 && s.tolerance < 1.0) {
+            return Err(self.err(
+                &format!("{field}.tolerance"),
+                format!(
+                    "{} is not allowed; give a share between 0 and 1, e.g. 0.1",
+                    s.tolerance
+                ),
+            ));
+        }
+        Ok(RateSearch {
+            start_per_s,
+            max_trials: s.max_trials as u32,
+            tolerance: s.tolerance,
         })
     }
 
@@ -899,7 +1215,7 @@ duration_s = 1
     #[test]
     fn minimal_workload_gets_defaults() {
         let w = parse(MINIMAL).unwrap();
-        assert!(w.matrix.backends.is_empty(), "the backends of --db");
+        assert!(w.backends.is_empty(), "the backends of --db");
         assert_eq!(w.handler.max_attempts, 3);
         assert!(w.handler.start_gate);
         assert_eq!(w.population.priorities, vec![(0, 1.0)]);
@@ -936,10 +1252,7 @@ duration_s = 1
     fn backends_are_listed_once_each_and_not_empty() {
         let with = |b: &str| MINIMAL.replace("[matrix]", &format!("[matrix]\nbackends = {b}"));
         let w = parse(&with("[\"mysql\", \"postgres\"]")).unwrap();
-        assert_eq!(
-            w.matrix.backends,
-            vec![BackendKind::Mysql, BackendKind::Postgres]
-        );
+        assert_eq!(w.backends, vec![BackendKind::Mysql, BackendKind::Postgres]);
         assert_eq!(w.trial_count(), 2);
         let e = error_of(&with("[]"));
         assert!(e.contains("matrix.backends: is empty"), "{e}");
@@ -984,6 +1297,123 @@ duration_s = 1
     fn bounds_are_cumulative_lower_bounds() {
         assert_eq!(lower_bounds([3.0, 1.0].into_iter()), vec![0.0, 0.75]);
         assert_eq!(lower_bounds([1.0].into_iter()), vec![0.0]);
+    }
+
+    const TWO_BLOCKS: &str = r#"
+name = "t"
+[population]
+backlog = 100
+queues = [{ name = "default" }]
+[producers]
+rate_per_s = 50
+[[matrix]]
+name = "compare"
+strategies = ["production", "naive"]
+index_layouts = ["fetch-order"]
+workers = [1, 4]
+batch_sizes = [10]
+arrival_rate_per_s = 0
+[[matrix]]
+name = "sweep"
+strategies = ["production"]
+index_layouts = ["pk-only", "fetch-order"]
+workers = [2]
+batch_sizes = [1, 50]
+backlog = 5000
+handler_mode = "claim-only"
+duration_s = 3
+repetitions = 2
+[trial]
+duration_s = 1
+[slo]
+claim_p99 = "<=20ms"
+duplicates = "==0"
+"#;
+
+    #[test]
+    fn matrix_blocks_each_get_their_own_phase_settings() {
+        let w = parse(TWO_BLOCKS).unwrap();
+        assert_eq!(w.matrices.len(), 2);
+        assert_eq!(
+            w.trial_count(),
+            4 + 4 * 2,
+            "compare: 4 cells x 1 rep; sweep: 4 cells x 2 reps"
+        );
+        let compare = w.phase(0);
+        assert_eq!(compare.producer_rate_per_s, None, "0 turns producers off");
+        assert_eq!(compare.population.backlog, 100);
+        let sweep = w.phase(1);
+        assert_eq!(
+            sweep.producer_rate_per_s,
+            Some(50.0),
+            "kept from [producers]"
+        );
+        assert_eq!(sweep.population.backlog, 5000);
+        assert_eq!(sweep.handler.mode, HandlerMode::ClaimOnly);
+        assert_eq!(sweep.trial.duration, Some(Duration::from_secs(3)));
+        assert_eq!(sweep.trial.repetitions, 2);
+        assert_eq!(sweep.matrices.len(), 1);
+        assert_eq!(sweep.matrices[0].name, "sweep");
+        assert_eq!(w.index_layouts(), vec!["fetch-order", "pk-only"]);
+        assert_eq!(w.slos.len(), 2);
+    }
+
+    #[test]
+    fn repetitions_flag_overrides_every_block() {
+        let mut w = parse(TWO_BLOCKS).unwrap();
+        w.set_repetitions(3);
+        assert_eq!(w.phase(1).trial.repetitions, 3);
+        assert_eq!(w.trial_count(), 4 * 3 + 4 * 3);
+    }
+
+    #[test]
+    fn matrix_block_errors_name_the_block() {
+        let e = error_of(&TWO_BLOCKS.replace("name = \"sweep\"\n", ""));
+        assert_eq!(
+            e,
+            "w.toml: matrix[1].name: is missing; with several [[matrix]] blocks each needs a name (it labels its cells)"
+        );
+        let e = error_of(&TWO_BLOCKS.replace("\"sweep\"", "\"compare\""));
+        assert!(
+            e.contains("matrix[1].name: `compare` names two blocks"),
+            "{e}"
+        );
+        let e = error_of(&TWO_BLOCKS.replace("workers = [2]", "workers = [0]"));
+        assert_eq!(
+            e,
+            "w.toml: matrix[1].workers: 0 is not allowed; give 1 to 512"
+        );
+        let e = error_of(&TWO_BLOCKS.replace("backlog = 5000", "backlog = -1"));
+        assert!(e.contains("matrix[1].backlog: -1 is not allowed"), "{e}");
+        let e = error_of(&TWO_BLOCKS.replace("backlog = 5000", "bakclog = 1"));
+        assert!(e.contains("matrix[1]: unknown field `bakclog`"), "{e}");
+        let e = error_of(&TWO_BLOCKS.replace("duplicates = \"==0\"", "duplicates = \"==0ms\""));
+        assert!(e.contains("slo.duplicates: `0ms` is a time"), "{e}");
+        let e = error_of(&TWO_BLOCKS.replace(
+            "repetitions = 2",
+            "repetitions = 2\nsearch = { start_per_s = 100 }\narrival_rate_per_s = 5",
+        ));
+        assert!(
+            e.contains("matrix[1].arrival_rate_per_s: cannot be combined with search"),
+            "{e}"
+        );
+        let e = error_of(&TWO_BLOCKS.replace(
+            "repetitions = 2",
+            "search = { start_per_s = 100, tolerance = 2 }",
+        ));
+        assert!(
+            e.contains("matrix[1].search.tolerance: 2 is not allowed"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_lone_matrix_table_keeps_its_old_field_names() {
+        let w = parse(MINIMAL).unwrap();
+        assert_eq!(w.matrices.len(), 1);
+        assert_eq!(w.matrices[0].name, "");
+        let e = error_of(&MINIMAL.replace("batch_sizes = [5]", "batch_sizes = []"));
+        assert!(e.contains("w.toml: matrix.batch_sizes: is empty"), "{e}");
     }
 
     #[test]

@@ -219,8 +219,8 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.rescue(lease).await)
     }
 
-    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
-        each!(self, AnySession, s => s.produce(workload, count).await)
+    async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
+        each!(self, AnySession, s => s.produce(workload, ages_us).await)
     }
 
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {

@@ -358,11 +358,14 @@ pub trait Session: Send + 'static {
         lease: Duration,
     ) -> impl Future<Output = Result<Vec<i64>, BackendError>> + Send;
 
-    /// Inserts `count` new due jobs drawn from the workload's population.
+    /// Inserts one new due job per entry of `ages_us`, drawn from the workload's
+    /// population, created that many µs before now: each job's intended arrival time,
+    /// so a producer that runs late shows in queue wait rather than hiding in it.
+    /// `ages_us` is oldest first and never empty.
     fn produce(
         &mut self,
         workload: &Workload,
-        count: u64,
+        ages_us: &[i64],
     ) -> impl Future<Output = Result<u64, BackendError>> + Send;
 
     fn sample(

@@ -728,7 +728,7 @@ impl Session for PostgresSession {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
+    async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
         let p = &workload.population;
         let (qnames, qbounds) = p.queue_bounds();
         let (prios, pbounds) = p.priority_bounds();
@@ -736,7 +736,7 @@ impl Session for PostgresSession {
             .execute(
                 &self.statements.produce,
                 &[
-                    &(count as i64),
+                    &ages_us,
                     &qnames,
                     &qbounds,
                     &prios,

@@ -87,6 +87,19 @@ pub(crate) fn queue_active(workload: &Workload, counts: &str) -> Vec<Option<i64>
         .collect()
 }
 
+/// Backends that bind no arrays get a batch's arrival ages as the oldest and an even
+/// step (µs): job n of the batch arrived `oldest - n * step` µs before now. Within one
+/// producer tick that is at most a tick's length off each job's own arrival time.
+pub(crate) fn arrival_spread(ages_us: &[i64]) -> (i64, i64) {
+    match (ages_us.first(), ages_us.last()) {
+        (Some(&oldest), Some(&newest)) if ages_us.len() > 1 => {
+            (oldest, (oldest - newest) / (ages_us.len() as i64 - 1))
+        }
+        (Some(&oldest), _) => (oldest, 0),
+        _ => (0, 0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +118,12 @@ mod tests {
         assert_eq!(queues_json(&w), r#"["a","b","c\"d"]"#);
         assert_eq!(queue_oldest("12.5,-,3"), vec![Some(12.5), None, Some(3.0)]);
         assert_eq!(queue_oldest(""), vec![]);
+    }
+
+    #[test]
+    fn arrival_spread_runs_evenly_from_the_oldest() {
+        assert_eq!(super::arrival_spread(&[3000, 2000, 1000]), (3000, 1000));
+        assert_eq!(super::arrival_spread(&[700]), (700, 0));
+        assert_eq!(super::arrival_spread(&[]), (0, 0));
     }
 }

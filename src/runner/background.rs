@@ -5,7 +5,7 @@
 use super::{Shared, TrialClock};
 use crate::backend::{BackendError, Session};
 use crate::ledger::{RESCUER, WorkerLedger};
-use crate::workload::{StopRule, Workload};
+use crate::workload::{Arrivals, StopRule, Workload};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -104,26 +104,61 @@ pub async fn sample<S: Session>(
     Ok(r)
 }
 
-/// Inserts jobs at a fixed rate (open loop): how many are owed is computed from the
-/// clock, so a slow insert is caught up rather than silently lowering the rate.
+/// What the producer did over a trial.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ProducerReport {
+    pub produced: u64,
+    /// The longest any job waited past its arrival time to be inserted, after warm-up.
+    pub max_lag_ms: f64,
+}
+
+/// Lag past which the producer counts as behind its schedule: its tick is 20 ms, so
+/// more means the database (or this host) could not take the inserts when due.
+pub const PRODUCER_LAG_LIMIT_MS: f64 = 250.0;
+/// One insert carries at most this many jobs, so a catch-up never becomes one huge
+/// statement.
+const MAX_PER_INSERT: usize = 10_000;
+
+/// Inserts jobs on an open-loop schedule: arrival times are drawn ahead (Poisson or
+/// evenly spaced) and every job due by now is inserted with its own arrival time, so a
+/// slow insert shows as queue wait and as lag, never as a silently lower rate.
 pub async fn produce<S: Session>(
     mut session: S,
     workload: Arc<Workload>,
     rate_per_s: f64,
+    clock: TrialClock,
     shared: Arc<Shared>,
-) -> Result<u64, BackendError> {
-    let started = Instant::now();
-    let mut produced = 0u64;
+) -> Result<ProducerReport, BackendError> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(workload.seed ^ 0x5eed_f0a7);
+    let arrivals = workload.arrivals;
+    let mut gap = move || match arrivals {
+        Arrivals::Poisson => -(1.0 - rng.r#gen::<f64>()).ln() / rate_per_s,
+        Arrivals::Uniform => 1.0 / rate_per_s,
+    };
+    let mut report = ProducerReport::default();
+    let mut next_s = gap();
+    let mut ages = Vec::new();
     let mut tick = tokio::time::interval(Duration::from_millis(20));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while !shared.stopping() {
         tick.tick().await;
-        let owed = (started.elapsed().as_secs_f64() * rate_per_s) as u64;
-        if owed > produced {
-            produced += session.produce(&workload, owed - produced).await?;
+        let now = Instant::now();
+        let now_s = clock.secs_f64(now);
+        ages.clear();
+        while next_s <= now_s && ages.len() < MAX_PER_INSERT {
+            ages.push(((now_s - next_s) * 1e6) as i64);
+            next_s += gap();
         }
+        if ages.is_empty() {
+            continue;
+        }
+        if clock.is_steady(now) {
+            report.max_lag_ms = report.max_lag_ms.max(ages[0] as f64 / 1e3);
+        }
+        report.produced += session.produce(&workload, &ages).await?;
     }
-    Ok(produced)
+    Ok(report)
 }
 
 /// Returns expired claims to pending every quarter lease; records each as a release.

@@ -152,8 +152,29 @@ pub struct RunFailure {
     pub partial: Option<PathBuf>,
 }
 
-/// Runs every cell of the matrix on each of `backends` in turn, cell by cell, so that
-/// backends compared side by side meet the same machine conditions at about the same time.
+/// One cell of one matrix block, before its trials run.
+struct CellSpec<'a> {
+    phase: &'a Arc<Workload>,
+    strategy: crate::strategy::Strategy,
+    layout: &'a str,
+    workers: u32,
+    batch: u32,
+}
+
+/// A run in progress: what it wrote so far and where, and its progress count.
+struct Progress<'a> {
+    result: RunResult,
+    dir: PathBuf,
+    total: usize,
+    done: usize,
+    probe: ResourceProbe,
+    interrupt: &'a Interrupt,
+    quiet: bool,
+}
+
+/// Runs every cell of every matrix block on each of `backends` in turn, cell by cell,
+/// so that backends compared side by side meet the same machine conditions at about the
+/// same time. A block with a rate search runs a search per cell instead.
 pub async fn run<B: Backend>(
     backends: &[B],
     workload: Arc<Workload>,
@@ -163,7 +184,7 @@ pub async fn run<B: Backend>(
     let started_at = chrono::Utc::now();
     let run_id = format!("{}-{}", started_at.format("%Y%m%d-%H%M%S"), workload.name);
     let dir = opts.results_dir.join(&run_id);
-    let mut result = RunResult {
+    let result = RunResult {
         schema_version: crate::results::SCHEMA_VERSION,
         run_id,
         started_at: started_at.to_rfc3339(),
@@ -178,83 +199,50 @@ pub async fn run<B: Backend>(
         },
         environment: opts.environment,
         cells: Vec::new(),
+        slos: workload.slos.clone(),
+        rate_searches: Vec::new(),
     };
-    let total = workload.trial_count();
-    let mut done = 0usize;
-    let mut probe = ResourceProbe::new();
-    let m = &workload.matrix;
-    'matrix: for layout in &m.index_layouts {
-        for &strategy in &m.strategies {
-            for &workers in &m.workers {
-                for &batch in &m.batch_sizes {
-                    for backend in backends {
-                        let mut cell = CellResult {
-                            backend: backend.kind(),
-                            strategy,
-                            index_layout: layout.clone(),
-                            workers,
-                            batch_size: batch,
-                            trials: Vec::new(),
-                        };
-                        for rep in 0..workload.trial.repetitions {
-                            if interrupt.stopping() {
-                                push_cell(&mut result, cell);
-                                break 'matrix;
-                            }
-                            done += 1;
-                            let label = format!(
-                                "[{done}/{total}] {} {strategy} {layout} w={workers} b={batch} rep {}",
-                                backend.kind(),
-                                rep + 1
-                            );
-                            let spec = trial::TrialSpec {
+    let mut p = Progress {
+        result,
+        dir,
+        total: workload.trial_count(),
+        done: 0,
+        probe: ResourceProbe::new(),
+        interrupt: &interrupt,
+        quiet: opts.quiet,
+    };
+    'matrix: for (i, m) in workload.matrices.iter().enumerate() {
+        let phase = Arc::new(workload.phase(i));
+        for layout in &m.index_layouts {
+            for &strategy in &m.strategies {
+                for &workers in &m.workers {
+                    for &batch in &m.batch_sizes {
+                        for backend in backends {
+                            let cell = CellSpec {
+                                phase: &phase,
                                 strategy,
                                 layout,
                                 workers,
                                 batch,
-                                repetition: rep,
                             };
-                            match trial::run_trial(
-                                backend, &workload, &spec, &interrupt, &mut probe, &label,
-                                opts.quiet,
-                            )
-                            .await
-                            {
-                                Ok(t) => {
-                                    if !opts.quiet {
-                                        use std::io::Write as _;
-                                        let _ = writeln!(
-                                            std::io::stderr(),
-                                            "{label}: {}",
-                                            report::summary::trial_line(&t)
-                                        );
-                                    }
-                                    cell.trials.push(t);
-                                    record_notes(&mut result, backend);
-                                }
-                                Err(error) => {
-                                    push_cell(&mut result, cell);
-                                    result.interrupted = true;
-                                    result.stop_reason = Some(error.to_string());
-                                    let partial = write_partial(&mut result, &dir);
-                                    return Err(RunFailure { error, partial });
-                                }
+                            let go_on = match m.phase.search {
+                                None => p.cell(backend, &cell).await?,
+                                Some(s) => p.search(backend, &cell, s).await?,
+                            };
+                            if !go_on {
+                                break 'matrix;
                             }
                         }
-                        push_cell(&mut result, cell);
-                        write_all(&mut result, &dir).map_err(|e| RunFailure {
-                            error: e.into(),
-                            partial: None,
-                        })?;
                     }
                 }
             }
         }
     }
     if interrupt.stopping() {
-        result.interrupted = true;
-        result.stop_reason = Some("interrupted by Ctrl-C".into());
+        p.result.interrupted = true;
+        p.result.stop_reason = Some("interrupted by Ctrl-C".into());
     }
+    let (mut result, dir) = (p.result, p.dir);
     write_all(&mut result, &dir).map_err(|e| RunFailure {
         error: e.into(),
         partial: None,
@@ -270,6 +258,142 @@ pub async fn run<B: Backend>(
         dir,
         failed_checks,
     })
+}
+
+impl Progress<'_> {
+    /// Runs a cell's repetitions and records the cell; `false` when the run must stop.
+    async fn cell<B: Backend>(
+        &mut self,
+        backend: &B,
+        spec: &CellSpec<'_>,
+    ) -> Result<bool, RunFailure> {
+        let w = spec.phase;
+        let mut cell = CellResult {
+            phase: w.matrices[0].name.clone(),
+            arrival_rate_per_s: w.producer_rate_per_s,
+            backend: backend.kind(),
+            strategy: spec.strategy,
+            index_layout: spec.layout.to_string(),
+            workers: spec.workers,
+            batch_size: spec.batch,
+            trials: Vec::new(),
+        };
+        for rep in 0..w.trial.repetitions {
+            if self.interrupt.stopping() {
+                push_cell(&mut self.result, cell);
+                return Ok(false);
+            }
+            self.done += 1;
+            let phase = match cell.phase.as_str() {
+                "" => String::new(),
+                name => format!("{name} "),
+            };
+            let rate = match w.producer_rate_per_s {
+                Some(r) => format!(" at {r:.0}/s"),
+                None => String::new(),
+            };
+            let label = format!(
+                "[{}/{}] {phase}{} {} {} w={} b={}{rate} rep {}",
+                self.done,
+                self.total,
+                backend.kind(),
+                spec.strategy,
+                spec.layout,
+                spec.workers,
+                spec.batch,
+                rep + 1
+            );
+            let trial = trial::TrialSpec {
+                strategy: spec.strategy,
+                layout: spec.layout,
+                workers: spec.workers,
+                batch: spec.batch,
+                repetition: rep,
+            };
+            match trial::run_trial(
+                backend,
+                w,
+                &trial,
+                self.interrupt,
+                &mut self.probe,
+                &label,
+                self.quiet,
+            )
+            .await
+            {
+                Ok(t) => {
+                    if !self.quiet {
+                        use std::io::Write as _;
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "{label}: {}",
+                            report::summary::trial_line(&t)
+                        );
+                    }
+                    cell.trials.push(t);
+                    record_notes(&mut self.result, backend);
+                }
+                Err(error) => {
+                    push_cell(&mut self.result, cell);
+                    self.result.interrupted = true;
+                    self.result.stop_reason = Some(error.to_string());
+                    let partial = write_partial(&mut self.result, &self.dir);
+                    return Err(RunFailure { error, partial });
+                }
+            }
+        }
+        push_cell(&mut self.result, cell);
+        write_all(&mut self.result, &self.dir).map_err(|e| RunFailure {
+            error: e.into(),
+            partial: None,
+        })?;
+        Ok(!self.interrupt.stopping())
+    }
+
+    /// The highest arrival rate at which the phase's queue-wait and oldest-pending SLOs
+    /// hold: one trial per step, each recorded as its own cell.
+    async fn search<B: Backend>(
+        &mut self,
+        backend: &B,
+        spec: &CellSpec<'_>,
+        settings: crate::workload::RateSearch,
+    ) -> Result<bool, RunFailure> {
+        use crate::analysis::rate_search::{RateSearch, SearchResult, step_holds};
+        let mut search = RateSearch::new(settings);
+        let mut steps = Vec::new();
+        while let Some(rate) = search.next_rate() {
+            let mut at_rate = spec.phase.as_ref().clone();
+            at_rate.producer_rate_per_s = Some(rate);
+            at_rate.trial.repetitions = 1;
+            let at_rate = Arc::new(at_rate);
+            let step = CellSpec {
+                phase: &at_rate,
+                ..*spec
+            };
+            let go_on = self.cell(backend, &step).await?;
+            let Some(cell) = self.result.cells.last().filter(|_| go_on) else {
+                return Ok(false);
+            };
+            let verdict = step_holds(cell, &self.result.slos);
+            search.record(rate, verdict.held);
+            steps.push(verdict);
+        }
+        self.result.rate_searches.push(SearchResult {
+            phase: spec.phase.matrices[0].name.clone(),
+            backend: backend.kind(),
+            strategy: spec.strategy,
+            index_layout: spec.layout.to_string(),
+            workers: spec.workers,
+            batch_size: spec.batch,
+            sustained_per_s: search.sustained(),
+            steps,
+        });
+        write_all(&mut self.result, &self.dir).map_err(|e| RunFailure {
+            error: e.into(),
+            partial: None,
+        })?;
+        Ok(true)
+    }
 }
 
 /// Adds what the backend chose for the run (such as the form of a statement it sends)

@@ -44,7 +44,7 @@ struct Sessions<S> {
 struct Running<S> {
     workers: Vec<JoinHandle<Result<worker::WorkerReport<S>, crate::backend::BackendError>>>,
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
-    producer: Option<JoinHandle<Result<u64, crate::backend::BackendError>>>,
+    producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
     /// Claims so far per worker, for the progress bar.
     progress: Vec<Arc<AtomicU64>>,
@@ -56,7 +56,7 @@ struct Collected<S> {
     metrics: WorkerMetrics,
     ledgers: Vec<WorkerLedger>,
     sampled: background::SamplerReport,
-    produced: u64,
+    produced: background::ProducerReport,
     rescued: u64,
     /// Kept open until the CPU reading after the trial, then dropped.
     sessions: Vec<S>,
@@ -110,7 +110,7 @@ pub(super) async fn run_trial<B: Backend>(
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
     let faults_explain = w.handler.mode == HandlerMode::ClaimOnly || w.faults.abandon_rate > 0.0;
     let reconciliation = verdict::reconcile(
-        (seeded + collected.produced) as i64,
+        (seeded + collected.produced.produced) as i64,
         db,
         faults_explain,
         analysis.held_at_end,
@@ -133,6 +133,7 @@ pub(super) async fn run_trial<B: Backend>(
         mean_sample_ms: sampled.mean_sample_ms,
         max_interval_ms: sampled.max_interval_ms,
         interrupted,
+        producer_max_lag_ms: collected.produced.max_lag_ms,
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
 
@@ -151,7 +152,8 @@ pub(super) async fn run_trial<B: Backend>(
         interrupted,
         seeded_jobs: seeded,
         reset_s,
-        produced_jobs: collected.produced,
+        produced_jobs: collected.produced.produced,
+        producer_max_lag_ms: collected.produced.max_lag_ms,
         rescued_jobs: collected.rescued,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
@@ -256,6 +258,7 @@ fn spawn<S: crate::backend::Session>(
             p,
             workload.clone(),
             w.producer_rate_per_s.expect("session only with a rate"),
+            clock,
             shared.clone(),
         ))
     });
@@ -340,7 +343,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
     };
     let produced = match running.producer {
         Some(t) => t.await.map_err(spawn_err)??,
-        None => 0,
+        None => background::ProducerReport::default(),
     };
     let mut rescued = 0;
     if let Some(t) = running.rescuer {

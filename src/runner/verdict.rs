@@ -54,6 +54,7 @@ pub struct TrialFacts<'a> {
     pub mean_sample_ms: f64,
     pub max_interval_ms: f64,
     pub interrupted: bool,
+    pub producer_max_lag_ms: f64,
 }
 
 /// Tail percentiles from fewer claims than this are noise.
@@ -111,6 +112,11 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
             max_interval_ms: f.max_interval_ms,
         });
     }
+    if f.producer_max_lag_ms > super::background::PRODUCER_LAG_LIMIT_MS {
+        warnings.push(Warning::ProducerBehind {
+            max_lag_ms: f.producer_max_lag_ms,
+        });
+    }
     if f.interrupted {
         warnings.push(Warning::Interrupted);
     }
@@ -163,6 +169,7 @@ mod tests {
             mean_sample_ms: 1.0,
             max_interval_ms: 100.0,
             interrupted: false,
+            producer_max_lag_ms: 0.0,
         }
     }
 
@@ -194,6 +201,7 @@ mod tests {
         f.exhausted_at_s = Some(1.5);
         f.max_interval_ms = 500.0;
         f.interrupted = true;
+        f.producer_max_lag_ms = 300.0;
         let w = quality_warnings(&f);
         assert_eq!(
             w,
@@ -217,6 +225,7 @@ mod tests {
                     mean_sample_ms: 1.0,
                     max_interval_ms: 500.0
                 },
+                Warning::ProducerBehind { max_lag_ms: 300.0 },
                 Warning::Interrupted,
             ]
         );

@@ -440,7 +440,7 @@ mod tests {
         async fn rescue(&mut self, _: Duration) -> Result<Vec<i64>, BackendError> {
             unused()
         }
-        async fn produce(&mut self, _: &Workload, _: u64) -> Result<u64, BackendError> {
+        async fn produce(&mut self, _: &Workload, _: &[i64]) -> Result<u64, BackendError> {
             unused()
         }
         async fn sample(&mut self, _: &Workload) -> Result<Sample, BackendError> {

@@ -328,10 +328,13 @@ impl Session for MssqlSession {
         Ok(got.iter().map(|r| int(r, 0)).collect())
     }
 
-    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
+    async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
+        let (oldest, step) = crate::backend::shared::arrival_spread(ages_us);
         let binds = [
-            Bind::BigInt(count as i64),
+            Bind::BigInt(ages_us.len() as i64),
             Bind::Int(workload.population.payload_bytes as i32),
+            Bind::BigInt(oldest),
+            Bind::BigInt(step),
         ];
         let got = rows(
             &mut self.client,

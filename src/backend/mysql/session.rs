@@ -497,14 +497,16 @@ impl Session for MysqlSession {
         .await
     }
 
-    async fn produce(&mut self, workload: &Workload, count: u64) -> Result<u64, BackendError> {
+    async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
+        let count = ages_us.len() as u64;
         if count >= 1000 {
             allow_recursion(&mut self.conn, count).await?;
         }
+        let (oldest, step) = crate::backend::shared::arrival_spread(ages_us);
         self.conn
             .exec_drop(
                 &self.statements.produce,
-                (count, workload.population.payload_bytes),
+                (count, workload.population.payload_bytes, oldest, step),
             )
             .await
             .map_err(|e| query_error("produce", e))?;
