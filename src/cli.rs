@@ -38,6 +38,21 @@ pub enum Command {
         /// No progress bar or per-trial lines; the summary is still printed.
         #[arg(long, short)]
         quiet: bool,
+        /// A service-level objective, e.g. 'claim_p99<=20ms', 'queue_wait_p99<=1s',
+        /// 'oldest_pending_max<=2s', 'duplicates==0', 'lost==0', 'completed_per_s>=500'.
+        /// Repeatable; replaces the workload's [slo] entry on the same metric.
+        #[arg(long)]
+        slo: Vec<String>,
+    },
+    /// From a run.json (or its folder): per strategy and layout, the smallest worker
+    /// count and batch size that meet every SLO, the knee and the best throughput.
+    /// Exits 3 when no cell meets the SLOs.
+    Recommend {
+        run_json: PathBuf,
+        /// As for `run`; replaces the run's own objective on the same metric. Without
+        /// any: duplicates==0 and lost==0.
+        #[arg(long)]
+        slo: Vec<String>,
     },
     /// Reset and seed the schema as a trial would, then exit: for running pgbench or
     /// EXPLAIN against exactly what claimbench measures.
@@ -65,6 +80,6 @@ pub enum Command {
     },
     /// Check a workload file without running it.
     Validate { workload: PathBuf },
-    /// Re-render summary.md from a run.json.
+    /// Re-render summary.md and the report from a run.json (or its folder).
     Report { run_json: PathBuf },
 }

@@ -3,16 +3,18 @@
 //! Exit codes (documented in the README): 0 success; 1 the run finished but a
 //! correctness check failed (lost jobs, duplicate claims from a strategy that should
 //! prevent them, ledger and effects table disagreeing); 2 an error (bad input, an
-//! unreachable server, a failed trial); 130 interrupted by Ctrl-C, SIGTERM or SIGHUP
+//! unreachable server, a failed trial); 3 `recommend` found no cell meeting the SLOs; 130 interrupted by Ctrl-C, SIGTERM or SIGHUP
 //! (partial results written, embedded cluster removed).
 
 use anyhow::{Context, Result, bail};
+use claimbench::analysis::recommend;
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{BackendKind, DbTarget, mssql, mysql, postgres};
 use claimbench::embedded::EmbeddedPostgres;
 use claimbench::resources::host_facts;
 use claimbench::results::{Environment, RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
+use claimbench::slo::Slo;
 use claimbench::strategy::Strategy;
 use claimbench::workload::Workload;
 use claimbench::{backend::Backend, report};
@@ -65,7 +67,12 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             results,
             repetitions,
             quiet,
-        } => run(&workload, db, &schema, results, repetitions, quiet).await,
+            slo,
+        } => {
+            let flags = parse_slos(&slo)?;
+            run(&workload, db, &schema, results, repetitions, quiet, flags).await
+        }
+        cli::Command::Recommend { run_json, slo } => recommend(&run_json, &parse_slos(&slo)?),
         cli::Command::Prepare {
             workload,
             db,
@@ -73,7 +80,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             layout,
         } => {
             let w = Workload::load(&workload)?;
-            let layout = layout.unwrap_or_else(|| w.matrix.index_layouts[0].clone());
+            let layout = layout.unwrap_or_else(|| w.index_layouts()[0].clone());
             if !claimbench::workload::INDEX_LAYOUTS.contains(&layout.as_str()) {
                 bail!(
                     "unknown layout `{layout}`; expected one of: {}",
@@ -99,31 +106,89 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         }
         cli::Command::Validate { workload } => {
             let w = Workload::load(&workload)?;
-            check_layouts(&w, &w.matrix.backends)?;
+            check_layouts(&w, &w.backends)?;
             outln!(
-                "{}: ok, {} trials ({} x {} strategies x {} layouts x {} worker counts x {} batch sizes x {} repetitions)",
+                "{}: ok, {} trials{} on {}",
                 workload.display(),
                 w.trial_count(),
-                if w.matrix.backends.is_empty() {
+                if w.matrices.iter().any(|m| m.phase.search.is_some()) {
+                    " at most"
+                } else {
+                    ""
+                },
+                if w.backends.is_empty() {
                     "1 backend (from --db)".to_string()
                 } else {
-                    format!("{} backends", w.matrix.backends.len())
+                    format!("{} backends", w.backends.len())
                 },
-                w.matrix.strategies.len(),
-                w.matrix.index_layouts.len(),
-                w.matrix.workers.len(),
-                w.matrix.batch_sizes.len(),
-                w.trial.repetitions
             );
+            for (i, m) in w.matrices.iter().enumerate() {
+                let p = w.phase(i);
+                outln!(
+                    "  {}: {} strategies x {} layouts x {} worker counts x {} batch sizes x {}{}",
+                    if m.name.is_empty() { "matrix" } else { &m.name },
+                    m.strategies.len(),
+                    m.index_layouts.len(),
+                    m.workers.len(),
+                    m.batch_sizes.len(),
+                    match m.phase.search {
+                        Some(s) => format!("a rate search of at most {} trials", s.max_trials),
+                        None => format!("{} repetitions", p.trial.repetitions),
+                    },
+                    match p.producer_rate_per_s {
+                        Some(r) => format!(", {r} arrivals/s"),
+                        None => String::new(),
+                    }
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         cli::Command::Report { run_json } => {
+            let run_json = run_json_path(&run_json);
             let r = RunResult::read(&run_json)?;
             let dir = run_json.parent().unwrap_or(Path::new("."));
             out!("{}", report::summary::render(&r));
             print_report_paths(&r, dir)?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+fn parse_slos(texts: &[String]) -> Result<Vec<Slo>> {
+    texts
+        .iter()
+        .map(|t| Slo::parse(t).map_err(|e| anyhow::anyhow!("--slo {t}: {e}")))
+        .collect()
+}
+
+/// `recommend`: exit 0 when some cell meets the SLOs, 3 when none does.
+fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
+    let r = RunResult::read(&run_json_path(run_json))?;
+    let slos = recommend::effective_slos(&r.slos, flags);
+    let recs = recommend::recommend(&r, &slos);
+    if recs.is_empty() {
+        bail!("{}: no cells to recommend from", run_json.display());
+    }
+    out!("{}", report::answers::recommendation_text(&recs, &slos));
+    if recs.iter().all(|r| r.recommended.is_none()) {
+        errln!(
+            "no cell meets {}: widen the sweep or relax the SLOs",
+            slos.iter()
+                .map(Slo::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A results folder stands for the run.json inside it.
+fn run_json_path(p: &Path) -> std::path::PathBuf {
+    if p.is_dir() {
+        p.join("run.json")
+    } else {
+        p.to_path_buf()
     }
 }
 
@@ -180,25 +245,25 @@ fn resolve_targets(
         given.push(t);
     }
     let path = workload.source_path.display().to_string();
-    if workload.matrix.backends.is_empty() {
-        workload.matrix.backends = if given.is_empty() {
+    if workload.backends.is_empty() {
+        workload.backends = if given.is_empty() {
             vec![BackendKind::Postgres]
         } else {
             given.iter().map(DbTarget::kind).collect()
         };
     } else if let Some(extra) = given
         .iter()
-        .find(|t| !workload.matrix.backends.contains(&t.kind()))
+        .find(|t| !workload.backends.contains(&t.kind()))
     {
         bail!(
             "--db gives a {} URL but {path}'s matrix.backends lists only {}; add {} there or drop that --db",
             extra.kind(),
-            names(&workload.matrix.backends),
+            names(&workload.backends),
             extra.kind()
         );
     }
     let mut out = Vec::new();
-    for &kind in &workload.matrix.backends {
+    for &kind in &workload.backends {
         let target = given.iter().find(|t| t.kind() == kind).cloned();
         if target.is_none() && kind != BackendKind::Postgres {
             let example = match kind {
@@ -220,7 +285,7 @@ fn resolve_targets(
 /// Every index layout of the workload must exist on each of `kinds`.
 fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
     for &kind in kinds {
-        for layout in &workload.matrix.index_layouts {
+        for layout in &workload.index_layouts() {
             AnyBackend::layout_check(kind, layout).map_err(|why| {
                 anyhow::anyhow!(
                     "{}: matrix.index_layouts: `{layout}` on {kind}: {why}",
@@ -247,13 +312,17 @@ async fn run(
     results_dir: std::path::PathBuf,
     repetitions: Option<u32>,
     quiet: bool,
+    slo_flags: Vec<Slo>,
 ) -> Result<ExitCode> {
     let mut workload = Workload::load(workload_path)?;
     if let Some(n) = repetitions {
         if n == 0 {
             bail!("--repetitions 0 is not allowed; give 1 or more");
         }
-        workload.trial.repetitions = n;
+        workload.set_repetitions(n);
+    }
+    if !slo_flags.is_empty() {
+        workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
     let targets = resolve_targets(&mut workload, &db)?;
     let workload = Arc::new(workload);

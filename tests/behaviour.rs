@@ -531,7 +531,7 @@ duration_s = 0.8
 
 async fn noisy_neighbour_leaves_the_uncapped_queues_their_throughput<D: TestDb>(backend: D) {
     let mut w = Workload::load(std::path::Path::new("workloads/noisy-neighbour.toml")).unwrap();
-    w.matrix.strategies = vec![Strategy::Production];
+    w.matrices[0].strategies = vec![Strategy::Production];
     w.trial.duration = Some(Duration::from_secs(3));
     // A smaller seeded backlog, so the uncapped queues' share drains within the warm-up
     // even on a machine busy with the rest of the suite.

@@ -443,3 +443,98 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// A run.json made by hand: production at 1, 2, 4 and 8 workers, batch 10, with the
+/// given completed jobs/s and claim p99s (ms), and `slos` recorded in the run.
+fn hand_made_run(dir: &Path, points: &[(u32, f64, u64)], slos: &[&str]) -> String {
+    use claimbench::results::{CellResult, RunResult, TrialResult};
+    let cells = points
+        .iter()
+        .map(|&(workers, rate, p99_ms)| {
+            let mut t = TrialResult {
+                completed_per_s: rate,
+                claimed_per_s: rate,
+                ..TrialResult::default()
+            };
+            t.counts.jobs_completed = (rate * 2.0) as u64;
+            let mut h = claimbench::metrics::new_histogram();
+            h.record_n(p99_ms * 1000, 100).unwrap();
+            t.claim_latency = claimbench::metrics::HistogramSummary::from_histogram(&h);
+            CellResult {
+                phase: String::new(),
+                arrival_rate_per_s: None,
+                backend: claimbench::backend::BackendKind::Postgres,
+                strategy: claimbench::strategy::Strategy::Production,
+                index_layout: "fetch-order".into(),
+                workers,
+                batch_size: 10,
+                trials: vec![t],
+            }
+        })
+        .collect();
+    let run = RunResult {
+        schema_version: claimbench::results::SCHEMA_VERSION,
+        run_id: "hand-made".into(),
+        cells,
+        slos: slos
+            .iter()
+            .map(|s| claimbench::slo::Slo::parse(s).unwrap())
+            .collect(),
+        ..RunResult::default()
+    };
+    run.write(dir).unwrap().display().to_string()
+}
+
+#[test]
+fn recommend_picks_the_smallest_pool_that_meets_the_slos_and_names_the_knee() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = hand_made_run(
+        dir.path(),
+        &[
+            (1, 400.0, 2),
+            (2, 780.0, 3),
+            (4, 1400.0, 6),
+            (8, 1450.0, 30),
+        ],
+        &["claim_p99<=20ms"],
+    );
+    let out = claimbench()
+        .args(["recommend", &run, "--slo", "completed_per_s>=700"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("2 workers, batch 10 meet claim_p99<=20ms, completed_per_s>=700"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("knee at 4 workers (batch 10)"),
+        "4 -> 8 adds 3.6%: {stdout}"
+    );
+    assert!(stdout.contains("best 1450 jobs/s at 8 workers"), "{stdout}");
+    assert!(
+        stdout.contains("| 2 | 10 | 780 |"),
+        "the supporting table: {stdout}"
+    );
+}
+
+#[test]
+fn recommend_exits_3_with_one_line_when_no_cell_meets_the_slos() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = hand_made_run(dir.path(), &[(1, 400.0, 30), (2, 700.0, 45)], &[]);
+    let out = claimbench()
+        .args(["recommend", &run, "--slo", "claim_p99<=20ms"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no cell meets claim_p99<=20ms"), "{stderr}");
+    let bad = claimbench()
+        .args(["recommend", &run, "--slo", "p99<20"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown metric `p99`"));
+}

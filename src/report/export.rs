@@ -161,6 +161,8 @@ pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
     }
     // csv writes the header with the first record; a run without cells still gets one.
     let empty = CellResult {
+        phase: String::new(),
+        arrival_rate_per_s: None,
         backend: crate::backend::BackendKind::Postgres,
         strategy: crate::strategy::Strategy::Production,
         index_layout: String::new(),

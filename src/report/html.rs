@@ -129,6 +129,41 @@ fn table_row<'a>(h: &mut String, tag: &str, cells: impl Iterator<Item = &'a str>
     h.push_str("</tr>\n");
 }
 
+/// Recommendation, sustainable rates and scalability fits, when the run has them.
+fn answers(h: &mut String, r: &RunResult) {
+    use super::answers;
+    if !r.slos.is_empty() {
+        let recs = crate::analysis::recommend::recommend(r, &r.slos);
+        let slos: Vec<String> = r.slos.iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            h,
+            "<h2>Recommendation</h2>\n<p>SLOs: {}</p>",
+            esc(&slos.join(", "))
+        );
+        for rec in &recs {
+            let (header, rows) = answers::recommendation_rows(rec);
+            let _ = write!(h, "<p><b>{}</b></p>\n<table>", esc(&rec.sentence(&r.slos)));
+            table_row(h, "th", header.iter().copied());
+            for row in &rows {
+                table_row(h, "td", row.iter().map(String::as_str));
+            }
+            h.push_str("</table>\n");
+        }
+    }
+    if let Some((header, rows)) = answers::search_rows(r) {
+        section_table(
+            h,
+            "Sustainable arrival rate",
+            &header,
+            &rows,
+            answers::SEARCH_HOW,
+        );
+    }
+    if let Some((header, rows)) = answers::usl_rows(r) {
+        section_table(h, "Scalability fit", &header, &rows, answers::USL_HOW);
+    }
+}
+
 pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> String {
     let mut h = String::new();
     let _ = write!(
@@ -154,14 +189,24 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         );
     }
 
+    let verdict = crate::analysis::story::sentences(r);
+    if !verdict.is_empty() {
+        h.push_str("<h2>Verdict</h2>\n<ul class=\"verdict\">\n");
+        for v in &verdict {
+            let _ = writeln!(h, "<li>{}</li>", esc(v));
+        }
+        h.push_str("</ul>\n");
+    }
     let (header, rows) = summary::table(r);
     section_table(
         &mut h,
         "Summary",
         &header,
         &rows,
-        "claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0.",
+        "claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0. ",
     );
+    let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(summary::TABLE_HOW));
+    answers(&mut h, r);
     if let Some((header, rows)) = summary::side_by_side(r) {
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         section_table(

@@ -2,6 +2,7 @@
 //! `plots` (PNG + SVG), `html` (the self-contained report), `export` (CSV and HdrHistogram
 //! text). `render_all` writes every one of them next to `run.json`.
 
+pub mod answers;
 pub mod export;
 pub mod html;
 pub mod plots;
@@ -68,7 +69,8 @@ pub fn render_all(r: &RunResult, dir: &Path) -> Result<ReportFiles, ResultsError
 /// Draws every figure of `r` into `dir`; a figure that fails adds a note to `problems`.
 fn render_figures(r: &RunResult, dir: &Path, problems: &mut Vec<String>) -> Vec<plots::Rendered> {
     use plots::*;
-    let figures: [(&str, Result<Rendered, PlotError>); 8] = [
+    let arrivals = !arrival_cells(r).is_empty();
+    let mut figures: Vec<(&str, Result<Rendered, PlotError>)> = vec![
         (
             "throughput_vs_workers",
             render(
@@ -85,26 +87,6 @@ fn render_figures(r: &RunResult, dir: &Path, problems: &mut Vec<String>) -> Vec<
                 &Spectrum {
                     run: r,
                     queue_wait: false,
-                },
-                dir,
-            ),
-        ),
-        (
-            "queue_wait_spectrum",
-            render(
-                &Spectrum {
-                    run: r,
-                    queue_wait: true,
-                },
-                dir,
-            ),
-        ),
-        (
-            "oldest_pending_over_time",
-            render(
-                &OverTime {
-                    run: r,
-                    oldest_pending: true,
                 },
                 dir,
             ),
@@ -132,6 +114,26 @@ fn render_figures(r: &RunResult, dir: &Path, problems: &mut Vec<String>) -> Vec<
         ),
         ("production_heatmap", render(&Heatmap { run: r }, dir)),
     ];
+    // Without arrivals, queue wait and oldest-pending age measure the trial's clock:
+    // those figures would say nothing, so they are not drawn.
+    if arrivals {
+        let queue_wait = Spectrum {
+            run: r,
+            queue_wait: true,
+        };
+        let oldest = OverTime {
+            run: r,
+            oldest_pending: true,
+        };
+        figures.insert(2, ("queue_wait_spectrum", render(&queue_wait, dir)));
+        figures.insert(3, ("oldest_pending_over_time", render(&oldest, dir)));
+    }
+    if !r.rate_searches.is_empty() {
+        figures.push((
+            "sustained_rate_vs_workers",
+            render(&Sustained { run: r }, dir),
+        ));
+    }
     let mut rendered = Vec::new();
     for (name, result) in figures {
         match result {

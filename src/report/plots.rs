@@ -169,27 +169,85 @@ fn strategies(r: &RunResult) -> Vec<Strategy> {
 
 /// The cells the single-condition plots look at: highest worker count, then the first
 /// batch size and layout of the matrix.
-fn focus(r: &RunResult) -> Option<(u32, u32, String)> {
-    let workers = r.cells.iter().map(|c| c.workers).max()?;
-    let c = r.cells.iter().find(|c| c.workers == workers)?;
-    Some((workers, c.batch_size, c.index_layout.clone()))
+/// Phases with a seeded backlog only come first: they compare strategies head to head.
+fn focus(r: &RunResult) -> Option<(u32, u32, String, String)> {
+    let closed: Vec<&CellResult> = r.cells.iter().filter(|c| !c.has_arrivals()).collect();
+    let pool = if closed.is_empty() {
+        r.cells.iter().collect()
+    } else {
+        closed
+    };
+    let workers = pool.iter().map(|c| c.workers).max()?;
+    let c = pool.iter().find(|c| c.workers == workers)?;
+    Some((
+        workers,
+        c.batch_size,
+        c.index_layout.clone(),
+        c.phase.clone(),
+    ))
 }
 
 fn focus_cells(r: &RunResult) -> Vec<&CellResult> {
     match focus(r) {
-        Some((w, b, l)) => r
+        Some((w, b, l, p)) => r
             .cells
             .iter()
-            .filter(|c| c.workers == w && c.batch_size == b && c.index_layout == l)
+            .filter(|c| c.workers == w && c.batch_size == b && c.index_layout == l && c.phase == p)
             .collect(),
         None => Vec::new(),
     }
 }
 
+/// The cells of the first phase with arrivals (not a rate search): where queue wait and
+/// oldest-pending age say whether a pool keeps up.
+pub fn arrival_cells(r: &RunResult) -> Vec<&CellResult> {
+    let searched = |c: &CellResult| r.rate_searches.iter().any(|s| s.phase == c.phase);
+    let Some(first) = r.cells.iter().find(|c| c.has_arrivals() && !searched(c)) else {
+        return Vec::new();
+    };
+    r.cells
+        .iter()
+        .filter(|c| c.phase == first.phase && c.has_arrivals() && !searched(c))
+        .collect()
+}
+
+/// A label and colour per arrival cell: the strategy, and the workers when a strategy
+/// appears at several worker counts.
+fn arrival_lines(cells: &[&CellResult]) -> Vec<(String, RGBColor)> {
+    cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let many = cells.iter().filter(|o| o.strategy == c.strategy).count() > 1;
+            if many {
+                let p = Palette99::pick(i).to_rgba();
+                (
+                    format!("{} w={}", c.strategy, c.workers),
+                    RGBColor(p.0, p.1, p.2),
+                )
+            } else {
+                (c.strategy.to_string(), strategy_color(c.strategy))
+            }
+        })
+        .collect()
+}
+
 fn focus_label(r: &RunResult) -> String {
     focus(r)
-        .map(|(w, b, l)| format!("{w} workers, batch {b}, {l}"))
+        .map(|(w, b, l, _)| format!("{w} workers, batch {b}, {l}"))
         .unwrap_or_else(|| "no trials".into())
+}
+
+fn arrival_label(r: &RunResult) -> String {
+    match arrival_cells(r).first() {
+        Some(c) => format!(
+            "{} arrivals/s, batch {}, {}",
+            c.arrival_rate_per_s.unwrap_or(0.0).round(),
+            c.batch_size,
+            c.index_layout
+        ),
+        None => "no phase with arrivals".into(),
+    }
 }
 
 fn line_style(s: Strategy) -> ShapeStyle {
@@ -200,10 +258,13 @@ fn legend_entry(s: Strategy) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], line_style(s))
 }
 
-/// Draws a line per strategy, each in its colour, and the legend.
-fn strategy_lines<'a, DB, CT>(
+/// A labelled line in its colour.
+type Line = (String, RGBColor, Vec<(f64, f64)>);
+
+/// Draws labelled lines, each in its own colour, and the legend.
+fn labelled_lines<'a, DB, CT>(
     chart: &mut ChartContext<'a, DB, CT>,
-    lines: Vec<(Strategy, Vec<CT::From>)>,
+    lines: Vec<(String, RGBColor, Vec<CT::From>)>,
     position: SeriesLabelPosition,
 ) -> Result<(), PlotError>
 where
@@ -211,12 +272,13 @@ where
     CT: CoordTranslate,
     CT::From: Clone + 'static,
 {
-    for (s, pts) in lines {
+    for (label, color, pts) in lines {
+        let style = color.stroke_width(2);
         chart
-            .draw_series(LineSeries::new(pts, line_style(s)))
+            .draw_series(LineSeries::new(pts, style))
             .map_err(de)?
-            .label(s.as_str())
-            .legend(legend_entry(s));
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
     }
     legend(chart, position)
 }
@@ -269,7 +331,7 @@ impl Figure for VsWorkers<'_> {
         if self.lock_wait {
             "Share of worker-connection samples that were waiting on a lock (pg_stat_activity on PostgreSQL, information_schema.INNODB_TRX on MySQL). A strategy that skips locked rows stays near zero; one that waits climbs with the worker count, and so does its claim latency."
         } else {
-            "Steady-state throughput (mean over repetitions) against the number of workers. Where a line flattens, more workers stop helping; where it falls, they get in each other's way. Panels split batch sizes and index layouts."
+            "Steady-state throughput (mean over repetitions) against the number of workers, for phases without arrivals. Where a line flattens, more workers stop helping; where it falls, they get in each other's way. A dashed curve is the Universal Scalability Law fitted to a sweep of 4 or more worker counts; a black ring marks the cell `recommend` picks for the run's SLOs. Panels split phases, batch sizes and index layouts."
         }
     }
 
@@ -277,11 +339,13 @@ impl Figure for VsWorkers<'_> {
         let root = root
             .titled(&drawn_title(self.run, self.title()), caption_font())
             .map_err(de)?;
-        let mut panels: Vec<(u32, String)> = self
+        let closed = |c: &&CellResult| !c.has_arrivals();
+        let mut panels: Vec<(String, u32, String)> = self
             .run
             .cells
             .iter()
-            .map(|c| (c.batch_size, c.index_layout.clone()))
+            .filter(closed)
+            .map(|c| (c.phase.clone(), c.batch_size, c.index_layout.clone()))
             .collect();
         panels.sort();
         panels.dedup();
@@ -292,27 +356,36 @@ impl Figure for VsWorkers<'_> {
         let rows = panels.len().div_ceil(cols);
         let areas = root.split_evenly((rows, cols));
         let lock = self.lock_wait;
-        let claimed = claim_only(self.run);
+        // A claim-only trial completes nothing: its throughput is what it claimed.
         let value = move |t: &TrialResult| {
             if lock {
                 t.locks.lock_wait_share * 100.0
-            } else if claimed {
+            } else if t.counts.jobs_completed == 0 {
                 t.claimed_per_s
             } else {
                 t.completed_per_s
             }
         };
-        for (i, ((batch, layout), area)) in panels.iter().zip(areas.iter()).enumerate() {
+        let recommended = recommended_cells(self.run);
+        for (i, ((phase, batch, layout), area)) in panels.iter().zip(areas.iter()).enumerate() {
             let cells: Vec<&CellResult> = self
                 .run
                 .cells
                 .iter()
-                .filter(|c| c.batch_size == *batch && &c.index_layout == layout)
+                .filter(closed)
+                .filter(|c| {
+                    &c.phase == phase && c.batch_size == *batch && &c.index_layout == layout
+                })
                 .collect();
+            let caption = if phase.is_empty() {
+                format!("batch {batch}, {layout}")
+            } else {
+                format!("{phase}: batch {batch}, {layout}")
+            };
             let (x0, x1) = span(cells.iter().map(|c| f64::from(c.workers)), false);
             let (_, y1) = span(cells.iter().map(|c| mean(&c.trials, value)), true);
             let mut chart = ChartBuilder::on(area)
-                .caption(format!("batch {batch}, {layout}"), (FONT, 15))
+                .caption(caption, (FONT, 15))
                 .margin(8)
                 .x_label_area_size(36)
                 .y_label_area_size(60)
@@ -350,6 +423,27 @@ impl Figure for VsWorkers<'_> {
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
                     .map_err(de)?;
+                if lock {
+                    continue;
+                }
+                let in_panel = |c: &&&CellResult| {
+                    c.strategy == s
+                        && &c.phase == phase
+                        && c.batch_size == *batch
+                        && &c.index_layout == layout
+                };
+                if let Some(fit) = usl_fit(&pts) {
+                    let curve = usl_curve(&fit, x0.max(1.0), x1);
+                    chart
+                        .draw_series(DashedLineSeries::new(curve, 4, 4, color.stroke_width(1)))
+                        .map_err(de)?;
+                }
+                for c in recommended.iter().filter(in_panel) {
+                    let p = (f64::from(c.workers), mean(&c.trials, value));
+                    chart
+                        .draw_series([Circle::new(p, 9, BLACK.stroke_width(2))])
+                        .map_err(de)?;
+                }
             }
             if i == 0 {
                 legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
@@ -357,6 +451,41 @@ impl Figure for VsWorkers<'_> {
         }
         Ok(())
     }
+}
+
+fn usl_fit(pts: &[(f64, f64)]) -> Option<crate::analysis::usl::UslFit> {
+    crate::analysis::usl::fit(pts)
+}
+
+/// The fitted curve at 60 points between `from` and `to` workers.
+fn usl_curve(fit: &crate::analysis::usl::UslFit, from: f64, to: f64) -> Vec<(f64, f64)> {
+    (0..=60)
+        .map(|i| {
+            let n = from + (to - from) * f64::from(i) / 60.0;
+            (n, fit.throughput(n))
+        })
+        .collect()
+}
+
+/// The cells `recommend` picks for the run's own SLOs (none without SLOs).
+fn recommended_cells(r: &RunResult) -> Vec<&CellResult> {
+    if r.slos.is_empty() {
+        return Vec::new();
+    }
+    crate::analysis::recommend::recommend(r, &r.slos)
+        .into_iter()
+        .filter_map(|rec| {
+            let (w, b) = rec.recommended?;
+            r.cells.iter().find(|c| {
+                c.phase == rec.phase
+                    && c.backend == rec.backend
+                    && c.strategy == rec.strategy
+                    && c.index_layout == rec.index_layout
+                    && c.workers == w
+                    && c.batch_size == b
+            })
+        })
+        .collect()
 }
 
 /// A latency distribution in HdrHistogram's percentile-spectrum style: x is
@@ -428,20 +557,22 @@ impl Figure for Spectrum<'_> {
     }
 
     fn title(&self) -> String {
-        format!(
-            "{} percentile spectrum ({})",
-            if self.queue_wait {
-                "Queue wait"
-            } else {
-                "Claim latency"
-            },
-            focus_label(self.run)
-        )
+        if self.queue_wait {
+            format!(
+                "Queue wait percentile spectrum ({})",
+                arrival_label(self.run)
+            )
+        } else {
+            format!(
+                "Claim latency percentile spectrum ({})",
+                focus_label(self.run)
+            )
+        }
     }
 
     fn how_to_read(&self) -> &'static str {
         if self.queue_wait {
-            "Per job, the time from becoming eligible to being claimed, at each percentile (all repetitions merged). A backlog seeded at trial start waits from the seeding moment, so the curve rises with the backlog's drain time; a steep tail means some jobs were passed over for long."
+            "Per job of the first phase with arrivals, the time from its arrival (its intended arrival time, so a late producer shows here too) to being claimed, at each percentile, all repetitions merged. A pool that keeps up stays low to the tail; one that falls behind lifts the whole curve."
         } else {
             "Wall time of one claim call at each percentile, all repetitions merged, log scale. The x axis stretches the tail: each step right is ten times rarer. Lines that stay flat to 99.9% have no convoy; a line that lifts early is waiting on locks."
         }
@@ -451,32 +582,45 @@ impl Figure for Spectrum<'_> {
         let root = root
             .titled(&drawn_title(self.run, self.title()), caption_font())
             .map_err(de)?;
-        let mut lines = Vec::new();
-        for s in strategies(self.run) {
-            let trials: Vec<&HistogramSummary> = focus_cells(self.run)
-                .into_iter()
-                .filter(|c| c.strategy == s)
-                .flat_map(|c| &c.trials)
-                .map(|t| {
-                    if self.queue_wait {
-                        &t.queue_wait
-                    } else {
-                        &t.claim_latency
-                    }
-                })
-                .collect();
-            if let Some(pts) = merge_summaries(trials)
-                .ok()
-                .as_ref()
-                .and_then(spectrum_points)
-            {
-                lines.push((s, pts));
+        let mut lines: Vec<Line> = Vec::new();
+        if self.queue_wait {
+            let cells = arrival_cells(self.run);
+            for (c, (label, color)) in cells.iter().zip(arrival_lines(&cells)) {
+                if let Some(pts) = merge_summaries(c.trials.iter().map(|t| &t.queue_wait))
+                    .ok()
+                    .as_ref()
+                    .and_then(spectrum_points)
+                {
+                    lines.push((label, color, pts));
+                }
+            }
+        } else {
+            for s in strategies(self.run) {
+                let trials = focus_cells(self.run)
+                    .into_iter()
+                    .filter(|c| c.strategy == s)
+                    .flat_map(|c| &c.trials)
+                    .map(|t| &t.claim_latency);
+                if let Some(pts) = merge_summaries(trials)
+                    .ok()
+                    .as_ref()
+                    .and_then(spectrum_points)
+                {
+                    lines.push((s.to_string(), strategy_color(s), pts));
+                }
             }
         }
         if lines.is_empty() {
-            return note(&root, "no claims were recorded after warm-up");
+            return note(
+                &root,
+                if self.queue_wait {
+                    "no phase with arrivals: with a seeded backlog alone, queue wait measures the trial's clock"
+                } else {
+                    "no claims were recorded after warm-up"
+                },
+            );
         }
-        let all = || lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
+        let all = || lines.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.1));
         let lo = all().fold(f64::INFINITY, f64::min).max(0.001);
         let hi = all().fold(0.0, f64::max).max(lo * 10.0);
         let mut chart = ChartBuilder::on(&root)
@@ -501,7 +645,7 @@ impl Figure for Spectrum<'_> {
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
-        strategy_lines(&mut chart, lines, SeriesLabelPosition::UpperLeft)
+        labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperLeft)
     }
 }
 
@@ -522,11 +666,15 @@ impl Figure for OverTime<'_> {
     }
 
     fn title(&self) -> String {
+        if self.oldest_pending {
+            return format!(
+                "Oldest eligible pending job's age over time ({}, first repetition)",
+                arrival_label(self.run)
+            );
+        }
         format!(
             "{} ({}, first repetition)",
-            if self.oldest_pending {
-                "Oldest eligible pending job's age over time"
-            } else if claim_only(self.run) {
+            if claim_only(self.run) {
                 "Claimed jobs per second over time"
             } else {
                 "Completed jobs per second over time"
@@ -537,7 +685,7 @@ impl Figure for OverTime<'_> {
 
     fn how_to_read(&self) -> &'static str {
         if self.oldest_pending {
-            "The sampler's reading of how long the oldest due job has been waiting. A line that keeps rising means the workers fall behind or keep skipping some rows; a saw-tooth that returns to zero means the backlog was drained."
+            "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows)."
         } else {
             "Jobs per second in each second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up."
         }
@@ -548,8 +696,21 @@ impl Figure for OverTime<'_> {
             .titled(&drawn_title(self.run, self.title()), caption_font())
             .map_err(de)?;
         let claimed = claim_only(self.run);
-        let mut lines: Vec<(Strategy, Vec<(f64, f64)>)> = Vec::new();
-        for c in focus_cells(self.run) {
+        let mut lines: Vec<Line> = Vec::new();
+        let cells = if self.oldest_pending {
+            arrival_cells(self.run)
+        } else {
+            focus_cells(self.run)
+        };
+        let labels: Vec<(String, RGBColor)> = if self.oldest_pending {
+            arrival_lines(&cells)
+        } else {
+            cells
+                .iter()
+                .map(|c| (c.strategy.to_string(), strategy_color(c.strategy)))
+                .collect()
+        };
+        for (c, (label, color)) in cells.iter().zip(labels) {
             let Some(t) = c.trials.first() else { continue };
             let pts: Vec<(f64, f64)> = if self.oldest_pending {
                 t.oldest_pending
@@ -569,21 +730,27 @@ impl Figure for OverTime<'_> {
                     .collect()
             };
             if !pts.is_empty() {
-                lines.push((c.strategy, pts));
+                lines.push((label, color, pts));
             }
         }
         if lines.is_empty() {
             return note(
                 &root,
                 if self.oldest_pending {
-                    "no oldest-pending samples (sampler off, or nothing was pending)"
+                    "no oldest-pending samples in a phase with arrivals (no arrivals, sampler off, or nothing pending)"
                 } else {
                     "no per-second counts recorded"
                 },
             );
         }
-        let (x0, x1) = span(lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)), true);
-        let (_, y1) = span(lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)), true);
+        let (x0, x1) = span(
+            lines.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.0)),
+            true,
+        );
+        let (_, y1) = span(
+            lines.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.1)),
+            true,
+        );
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
             .x_label_area_size(40)
@@ -602,7 +769,7 @@ impl Figure for OverTime<'_> {
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
-        strategy_lines(&mut chart, lines, SeriesLabelPosition::UpperRight)
+        labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperRight)
     }
 }
 
@@ -753,12 +920,24 @@ impl Figure for Heatmap<'_> {
     }
 
     fn title(&self) -> String {
+        let phase = crate::analysis::story::batch_sweep_phase(self.run);
+        let claim_only = self
+            .run
+            .cells
+            .iter()
+            .filter(|c| Some(&c.phase) == phase.as_ref())
+            .flat_map(|c| &c.trials)
+            .all(|t| t.counts.jobs_completed == 0);
         format!(
-            "production: {} by batch size and worker count",
-            if claim_only(self.run) {
-                "claimed jobs/s"
+            "production: {} by batch size and worker count{}",
+            if claim_only {
+                "claimed jobs/s (claim-only)"
             } else {
                 "completed jobs/s"
+            },
+            match phase.as_deref() {
+                None | Some("") => String::new(),
+                Some(p) => format!(", phase {p}"),
             }
         )
     }
@@ -771,14 +950,16 @@ impl Figure for Heatmap<'_> {
         let root = root
             .titled(&drawn_title(self.run, self.title()), caption_font())
             .map_err(de)?;
+        let phase = crate::analysis::story::batch_sweep_phase(self.run);
         let cells: Vec<&CellResult> = self
             .run
             .cells
             .iter()
-            .filter(|c| c.strategy == Strategy::Production)
+            .filter(|c| c.strategy == Strategy::Production && !c.has_arrivals())
+            .filter(|c| Some(&c.phase) == phase.as_ref())
             .collect();
         if cells.is_empty() {
-            return note(&root, "no production cells in this run");
+            return note(&root, "no production cells without arrivals in this run");
         }
         let mut workers: Vec<u32> = cells.iter().map(|c| c.workers).collect();
         let mut batches: Vec<u32> = cells.iter().map(|c| c.batch_size).collect();
@@ -786,7 +967,10 @@ impl Figure for Heatmap<'_> {
         workers.dedup();
         batches.sort();
         batches.dedup();
-        let claimed = claim_only(self.run);
+        let claimed = cells
+            .iter()
+            .flat_map(|c| &c.trials)
+            .all(|t| t.counts.jobs_completed == 0);
         let value = |w: u32, b: u32| {
             let ts: Vec<f64> = cells
                 .iter()
@@ -868,6 +1052,85 @@ fn index_label(x: &f64, values: &[u32]) -> String {
         values[i as usize].to_string()
     } else {
         String::new()
+    }
+}
+
+/// The sustainable arrival rate by worker count, a line per strategy: what each pool
+/// size can take before queue wait or oldest-pending age breaks its SLO.
+pub struct Sustained<'a> {
+    pub run: &'a RunResult,
+}
+
+impl Figure for Sustained<'_> {
+    fn name(&self) -> &'static str {
+        "sustained_rate_vs_workers"
+    }
+
+    fn title(&self) -> String {
+        "Sustainable arrival rate by worker count".into()
+    }
+
+    fn how_to_read(&self) -> &'static str {
+        "For each strategy and worker count, the highest open-loop Poisson arrival rate at which the SLOs on queue wait and oldest-pending age held (the Sustainable arrival rate table lists every step). A hollow point is a lower bound: no step above it was tried or failed. Read across for the pool size a target rate needs."
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let root = root
+            .titled(&drawn_title(self.run, self.title()), caption_font())
+            .map_err(de)?;
+        let searches = &self.run.rate_searches;
+        let found = || {
+            searches
+                .iter()
+                .filter_map(|s| Some((s, s.sustained_per_s?)))
+        };
+        if found().next().is_none() {
+            return note(&root, "no rate search found a sustainable rate");
+        }
+        let (x0, x1) = span(found().map(|(s, _)| f64::from(s.workers)), false);
+        let (_, y1) = span(found().map(|(_, x)| x), true);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d((x0 - 0.5).max(0.0)..x1 + 0.5, 0.0..y1)
+            .map_err(de)?;
+        chart
+            .configure_mesh()
+            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+            .x_desc("workers")
+            .y_desc("sustained arrivals/s")
+            .label_style((FONT, 12))
+            .draw()
+            .map_err(de)?;
+        let mut lines = Vec::new();
+        for st in strategies(self.run) {
+            let mut pts: Vec<(f64, f64, bool)> = found()
+                .filter(|(s, _)| s.strategy == st)
+                .map(|(s, x)| (f64::from(s.workers), x, s.bracketed()))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if pts.is_empty() {
+                continue;
+            }
+            let color = strategy_color(st);
+            chart
+                .draw_series(pts.iter().map(|&(x, y, exact)| {
+                    let style = if exact {
+                        color.filled()
+                    } else {
+                        color.stroke_width(2)
+                    };
+                    Circle::new((x, y), 5, style)
+                }))
+                .map_err(de)?;
+            lines.push((
+                st.to_string(),
+                color,
+                pts.iter().map(|&(x, y, _)| (x, y)).collect::<Vec<_>>(),
+            ));
+        }
+        labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperLeft)
     }
 }
 

@@ -91,8 +91,33 @@ pub fn render(r: &RunResult) -> String {
             r.stop_reason.as_deref().unwrap_or("stopped early")
         );
     }
+    let verdict = super::answers::verdict_md(r);
+    if !verdict.is_empty() {
+        let _ = writeln!(out, "## Verdict\n\n{verdict}");
+    }
     let (header, rows) = table(r);
-    markdown_table(&mut out, &header, &rows, 3);
+    markdown_table(&mut out, &header, &rows, 4);
+    let _ = writeln!(out, "\n{TABLE_HOW}");
+    if !r.slos.is_empty() {
+        let recs = crate::analysis::recommend::recommend(r, &r.slos);
+        let _ = writeln!(
+            out,
+            "\n## Recommendation\n\n{}",
+            super::answers::recommendation_text(&recs, &r.slos)
+        );
+    }
+    if let Some((header, rows)) = super::answers::search_rows(r) {
+        let _ = writeln!(
+            out,
+            "\n## Sustainable arrival rate\n\n{}\n",
+            super::answers::SEARCH_HOW
+        );
+        markdown_table(&mut out, &header, &rows, 4);
+    }
+    if let Some((header, rows)) = super::answers::usl_rows(r) {
+        let _ = writeln!(out, "\n## Scalability fit\n\n{}\n", super::answers::USL_HOW);
+        markdown_table(&mut out, &header, &rows, 1);
+    }
     if let Some((header, rows)) = side_by_side(r) {
         let _ = writeln!(
             out,
@@ -104,11 +129,11 @@ pub fn render(r: &RunResult) -> String {
     }
     if let Some((header, rows)) = queue_table(r) {
         let _ = writeln!(out, "\n## Per queue\n\n{QUEUES_HOW}\n");
-        markdown_table(&mut out, &header, &rows, 6);
+        markdown_table(&mut out, &header, &rows, 7);
     }
     if let Some((header, rows)) = max_workers_table(r) {
         let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
-        markdown_table(&mut out, &header, &rows, 6);
+        markdown_table(&mut out, &header, &rows, 7);
     }
     let warnings = warning_lines(r);
     if !warnings.is_empty() {
@@ -126,7 +151,7 @@ pub fn render(r: &RunResult) -> String {
 
 /// A GitHub-flavoured Markdown table; the first `left` columns are left-aligned (names),
 /// the rest right-aligned (numbers).
-fn markdown_table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
+pub fn markdown_table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let align: Vec<&str> = (0..header.len())
         .map(|i| if i < left { "---" } else { "--:" })
@@ -137,9 +162,19 @@ fn markdown_table(out: &mut String, header: &[&str], rows: &[Vec<String>], left:
     }
 }
 
-/// The columns that name a cell: backend, strategy, layout, workers, batch.
+/// The phase column: the block's name, with its arrival rate when jobs arrived.
+pub fn phase_label(c: &CellResult) -> String {
+    let name = if c.phase.is_empty() { "–" } else { &c.phase };
+    match c.arrival_rate_per_s {
+        Some(r) if r > 0.0 => format!("{name} @{r:.0}/s"),
+        _ => name.to_string(),
+    }
+}
+
+/// The columns that name a cell: phase, backend, strategy, layout, workers, batch.
 fn cell_key(c: &CellResult) -> Vec<String> {
     vec![
+        phase_label(c),
         c.backend.to_string(),
         c.strategy.to_string(),
         c.index_layout.clone(),
@@ -148,12 +183,16 @@ fn cell_key(c: &CellResult) -> Vec<String> {
     ]
 }
 
+/// How to read the main table's arrival columns.
+pub const TABLE_HOW: &str = "Queue wait and oldest pending are shown only for phases with arrivals (the phase column gives the rate): with a seeded backlog alone, every job waits from the trial's start, so both would measure the trial's clock rather than whether the pool keeps up.";
+
 /// How to read the per-queue table.
 pub const QUEUES_HOW: &str = "Per queue and cell: jobs of the queue completed per second after warm-up (mean over repetitions), and the sampler's age of the queue's oldest eligible pending job after warm-up (the worst repetition). A capped queue held at its max workers should not take throughput from the others, and an uncapped queue's oldest pending age should stay flat while it does.";
 
 /// One row per cell and queue, for workloads with more than one queue.
-pub fn queue_table(r: &RunResult) -> Option<([&'static str; 9], Vec<Vec<String>>)> {
+pub fn queue_table(r: &RunResult) -> Option<([&'static str; 10], Vec<Vec<String>>)> {
     let header = [
+        "phase",
         "backend",
         "strategy",
         "layout",
@@ -194,8 +233,9 @@ pub const MAX_WORKERS_HOW: &str = "Per capped queue and cell, the most jobs held
 
 /// One row per cell and capped queue: the limit, the exact and the sampled figures.
 /// `None` when no queue has a max workers limit.
-pub fn max_workers_table(r: &RunResult) -> Option<([&'static str; 9], Vec<Vec<String>>)> {
+pub fn max_workers_table(r: &RunResult) -> Option<([&'static str; 10], Vec<Vec<String>>)> {
     let header = [
+        "phase",
         "backend",
         "strategy",
         "layout",
@@ -229,7 +269,8 @@ pub fn max_workers_table(r: &RunResult) -> Option<([&'static str; 9], Vec<Vec<St
     (!rows.is_empty()).then_some((header, rows))
 }
 
-pub const HEADER: [&str; 17] = [
+pub const HEADER: [&str; 18] = [
+    "phase",
     "backend",
     "strategy",
     "layout",
@@ -250,15 +291,17 @@ pub const HEADER: [&str; 17] = [
 ];
 
 /// The per-cell table every report shows: one row per cell, repetitions merged.
-pub fn table(r: &RunResult) -> ([&'static str; 17], Vec<Vec<String>>) {
+pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
     let rows = r
         .cells
         .iter()
         .map(|c| {
-            let (oldest, _) = mean(c.trials.iter().map(|t| t.oldest_pending.p99_ms));
+            let f = crate::analysis::figures::CellFigures::of(c);
+            let arrivals_only = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
             let (lock_share, _) = mean(c.trials.iter().map(|t| t.locks.lock_wait_share));
             let (cpu, _) = mean(c.trials.iter().map(|t| t.resources.client_cpu_us_per_claim));
             vec![
+                phase_label(c),
                 c.backend.to_string(),
                 c.strategy.to_string(),
                 c.index_layout.clone(),
@@ -269,8 +312,11 @@ pub fn table(r: &RunResult) -> ([&'static str; 17], Vec<Vec<String>>) {
                 rate(c, |t| t.completed_per_s),
                 merged_us(c, |t| &t.claim_latency, |h| h.p50_us),
                 merged_us(c, |t| &t.claim_latency, |h| h.p99_us),
-                merged_us(c, |t| &t.queue_wait, |h| h.p99_us),
-                format!("{oldest:.0}"),
+                match f.queue_wait_p99_ms {
+                    Some(v) => format!("{v:.2}"),
+                    None => "–".into(),
+                },
+                arrivals_only(f.oldest_pending_p99_ms),
                 sum(c, |t| t.duplicates.ledger.duplicate_claims).to_string(),
                 format!(
                     "{}/{}",
@@ -522,6 +568,8 @@ mod tests {
                 ..Default::default()
             },
             cells: vec![CellResult {
+                phase: String::new(),
+                arrival_rate_per_s: None,
                 backend: BackendKind::Postgres,
                 strategy: Strategy::Naive,
                 index_layout: "fetch-order".into(),
@@ -552,12 +600,18 @@ mod tests {
             ),
             "{md}"
         );
-        assert_eq!(md.matches("only ").count(), 1, "folded into one line: {md}");
+        assert_eq!(
+            md.matches("only 2 claims").count(),
+            1,
+            "folded into one line: {md}"
+        );
     }
 
     #[test]
     fn backends_side_by_side_pair_the_same_cell_and_take_ratios_to_the_first() {
         let cell = |backend, strategy, claimed: f64, lat: &[u64]| CellResult {
+            phase: String::new(),
+            arrival_rate_per_s: None,
             backend,
             strategy,
             index_layout: "fetch-order".into(),
@@ -643,6 +697,8 @@ mod tests {
         let r = RunResult {
             workload: crate::results::WorkloadRecord::default(),
             cells: vec![CellResult {
+                phase: String::new(),
+                arrival_rate_per_s: None,
                 backend: BackendKind::Postgres,
                 strategy: Strategy::Production,
                 index_layout: "pk-only".into(),

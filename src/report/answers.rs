@@ -1,0 +1,199 @@
+//! The answers sections of every report: the verdict, the recommendation against the
+//! SLOs, the sustainable arrival rates and the scalability fits, as Markdown text and as
+//! rows that the HTML report lays out the same way.
+
+use crate::analysis::figures::{CellFigures, fmt_ms};
+use crate::analysis::recommend::Recommendation;
+use crate::analysis::{story, usl};
+use crate::results::{CellResult, RunResult};
+use crate::slo::Slo;
+use crate::strategy::Strategy;
+use std::fmt::Write;
+
+/// The verdict as a Markdown bullet list (empty when the run holds no cells).
+pub fn verdict_md(r: &RunResult) -> String {
+    story::sentences(r)
+        .iter()
+        .map(|s| format!("- {s}\n"))
+        .collect()
+}
+
+/// Header and rows of one recommendation's supporting table.
+pub fn recommendation_rows(rec: &Recommendation) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let header = vec![
+        "workers",
+        "batch",
+        "completed/s",
+        "claim p99",
+        "queue wait p99",
+        "oldest pending max",
+        "meets SLOs",
+    ];
+    let opt = |v: Option<f64>| v.map_or("–".to_string(), fmt_ms);
+    let rows = rec
+        .candidates
+        .iter()
+        .map(|c| {
+            let mark = if Some((c.workers, c.batch)) == rec.recommended {
+                "**yes (recommended)**".to_string()
+            } else if c.misses.is_empty() {
+                "yes".to_string()
+            } else {
+                format!("no: {}", c.misses.join("; "))
+            };
+            vec![
+                c.workers.to_string(),
+                c.batch.to_string(),
+                format!("{:.0}", c.figures.completed_per_s),
+                opt(c.figures.claim_p99_ms),
+                opt(c.figures.queue_wait_p99_ms),
+                opt(c.figures.oldest_pending_max_ms),
+                mark,
+            ]
+        })
+        .collect();
+    (header, rows)
+}
+
+/// What `claimbench recommend` prints, and the report's Recommendation section.
+pub fn recommendation_text(recs: &[Recommendation], slos: &[Slo]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "SLOs: {}\n",
+        slos.iter()
+            .map(Slo::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for rec in recs {
+        let _ = writeln!(out, "{}\n", rec.sentence(slos));
+        let (header, rows) = recommendation_rows(rec);
+        super::summary::markdown_table(&mut out, &header, &rows, 0);
+        out.push('\n');
+    }
+    out
+}
+
+/// One row per searched cell: the sustained rate and the steps that found it.
+pub fn search_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    if r.rate_searches.is_empty() {
+        return None;
+    }
+    let header = vec![
+        "phase",
+        "backend",
+        "strategy",
+        "layout",
+        "workers",
+        "batch",
+        "sustained arrivals/s",
+        "steps (rate: held?)",
+    ];
+    let rows = r
+        .rate_searches
+        .iter()
+        .map(|s| {
+            vec![
+                s.phase.clone(),
+                s.backend.to_string(),
+                s.strategy.to_string(),
+                s.index_layout.clone(),
+                s.workers.to_string(),
+                s.batch_size.to_string(),
+                match s.sustained_per_s {
+                    Some(x) if s.bracketed() => format!("{x:.0}"),
+                    Some(x) => format!(">= {x:.0}"),
+                    None => "none".into(),
+                },
+                s.steps
+                    .iter()
+                    .map(|t| format!("{:.0}: {}", t.rate_per_s, if t.held { "yes" } else { "no" }))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]
+        })
+        .collect();
+    Some((header, rows))
+}
+
+/// Worker sweeps with enough points for a USL fit: (label, strategy, points, fit).
+pub type Sweep = (String, Strategy, Vec<(f64, f64)>, usl::UslFit);
+
+/// Every worker sweep (same phase, backend, strategy, layout, batch, no arrivals) that
+/// the USL can be fitted to.
+pub fn sweeps(r: &RunResult) -> Vec<Sweep> {
+    let mut keys: Vec<&CellResult> = Vec::new();
+    for c in r.cells.iter().filter(|c| !c.has_arrivals()) {
+        if !keys.iter().any(|k| same_sweep(k, c)) {
+            keys.push(c);
+        }
+    }
+    keys.into_iter()
+        .filter_map(|k| {
+            let mut pts: Vec<(f64, f64)> = r
+                .cells
+                .iter()
+                .filter(|c| same_sweep(k, c))
+                .map(|c| (c.workers as f64, CellFigures::of(c).completed_per_s))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let fit = usl::fit(&pts)?;
+            let label = format!(
+                "{}{} {} {} b={}",
+                if k.phase.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} ", k.phase)
+                },
+                k.backend,
+                k.strategy,
+                k.index_layout,
+                k.batch_size
+            );
+            Some((label, k.strategy, pts, fit))
+        })
+        .collect()
+}
+
+fn same_sweep(a: &CellResult, b: &CellResult) -> bool {
+    a.phase == b.phase
+        && a.backend == b.backend
+        && a.strategy == b.strategy
+        && a.index_layout == b.index_layout
+        && a.batch_size == b.batch_size
+        && !b.has_arrivals()
+}
+
+pub fn usl_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let rows: Vec<Vec<String>> = sweeps(r)
+        .into_iter()
+        .map(|(label, _, _, f)| {
+            vec![
+                label,
+                format!("{:.0}", f.lambda),
+                format!("{:.4}", f.sigma),
+                format!("{:.5}", f.kappa),
+                format!("{:.3}", f.r_squared),
+                f.peak_workers.map_or("none".into(), |p| format!("{p:.0}")),
+            ]
+        })
+        .collect();
+    (!rows.is_empty()).then(|| {
+        (
+            vec![
+                "sweep",
+                "λ jobs/s",
+                "σ contention",
+                "κ coherency",
+                "R²",
+                "peak workers",
+            ],
+            rows,
+        )
+    })
+}
+
+pub const SEARCH_HOW: &str = "Per searched cell, the highest open-loop Poisson arrival rate at which the phase's queue-wait and oldest-pending SLOs held over the measured window (or queue_wait_p99<=1s when the workload sets none). The rate doubles from the start until a step fails, then the bracket is bisected; each step is its own trial, listed in the table above under the phase's name. \">=\" marks a rate no step exceeded: the limit lies above it.";
+
+pub const USL_HOW: &str = "The Universal Scalability Law X(N) = λN / (1 + σ(N−1) + κN(N−1)) fitted to each worker sweep of 4 or more worker counts: λ is one worker's throughput, σ the share lost to contention (serialised work such as lock queues), κ the coherency cost that makes throughput fall past the peak (N* = √((1−σ)/κ)). An R² well below 1 means the law does not describe the sweep; do not extrapolate from it.";
