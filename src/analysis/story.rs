@@ -237,9 +237,9 @@ fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
             .queue_wait_p99_ms
             .map(|m| format!(", queue wait p99 {}", fmt_ms(m)))
             .unwrap_or_default();
-        let kept = f.completed_per_s >= 0.95 * rate;
+        let kept = f.throughput >= 0.95 * rate;
         out.push(format!(
-            "{} with {} worker{} {} {rate:.0} arrivals/s: {:.0} jobs/s completed{wait}{oldest}.",
+            "{} with {} worker{} {} {rate:.0} arrivals/s: {:.0} jobs/s{wait}{oldest}.",
             c.strategy,
             c.workers,
             if c.workers == 1 { "" } else { "s" },
@@ -248,7 +248,7 @@ fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
             } else {
                 "falls behind"
             },
-            f.completed_per_s
+            f.throughput
         ));
     }
 }

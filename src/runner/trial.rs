@@ -134,6 +134,7 @@ pub(super) async fn run_trial<B: Backend>(
         max_interval_ms: sampled.max_interval_ms,
         interrupted,
         producer_max_lag_ms: collected.produced.max_lag_ms,
+        arrivals: w.producer_rate_per_s.is_some(),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
 
