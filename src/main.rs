@@ -363,6 +363,13 @@ async fn run(
             }
         };
         let backend = AnyBackend::new(&target, target.to_string(), schema);
+        // On the cluster claimbench started, trials reset from a pristine copy.
+        let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
+        let backend = if own_cluster {
+            backend.with_pristine_copies()
+        } else {
+            backend
+        };
         let server = backend.server_info().await?;
         // Before anything runs: refuse a --schema claimbench did not create.
         backend.check_schema().await?;

@@ -6,16 +6,36 @@ use claimbench::results::RunResult;
 use claimbench::strategy::Strategy;
 use std::path::Path;
 
-const PLOTS: [&str; 8] = [
+const PLOTS: [&str; 6] = [
     "throughput_vs_workers",
     "claim_latency_spectrum",
-    "queue_wait_spectrum",
-    "oldest_pending_over_time",
     "throughput_over_time",
     "duplicates",
     "lock_wait_vs_workers",
     "production_heatmap",
 ];
+
+/// The plots a run gets: the arrival plots only with a phase with arrivals (a rate
+/// search's steps do not count), the sustained-rate plot only with a rate search.
+fn expected_plots(r: &RunResult) -> Vec<&'static str> {
+    let mut p = PLOTS.to_vec();
+    if !report::plots::arrival_cells(r).is_empty() {
+        p.extend(["queue_wait_spectrum", "oldest_pending_over_time"]);
+    }
+    if !r.rate_searches.is_empty() {
+        p.push("sustained_rate_vs_workers");
+    }
+    p
+}
+
+/// The fixture as if its jobs had arrived at 200/s during the trial.
+fn with_arrivals(mut r: RunResult) -> RunResult {
+    for c in &mut r.cells {
+        c.phase = "arrivals".into();
+        c.arrival_rate_per_s = Some(200.0);
+    }
+    r
+}
 
 fn fixture() -> RunResult {
     RunResult::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/run.json"))
@@ -27,7 +47,13 @@ fn render_and_check(r: &RunResult) -> String {
     let dir = tempfile::tempdir().unwrap();
     let files = render_all(r, dir.path()).unwrap();
     assert!(files.problems.is_empty(), "{:?}", files.problems);
-    for name in PLOTS {
+    let expected = expected_plots(r);
+    assert_eq!(
+        files.plots.len(),
+        2 * expected.len(),
+        "png + svg, and no other"
+    );
+    for &name in &expected {
         let png = std::fs::read(dir.path().join(format!("plots/{name}.png"))).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name}.png is a PNG");
         assert!(png.len() > 2000, "{name}.png has content");
@@ -39,7 +65,7 @@ fn render_and_check(r: &RunResult) -> String {
         assert!(svg.contains("<text"), "{name}.svg has text");
     }
     let html = std::fs::read_to_string(&files.html).unwrap();
-    for name in PLOTS {
+    for &name in &expected {
         assert!(
             html.contains(&format!("<figure id=\"{name}\">")),
             "report.html shows {name}"
@@ -74,6 +100,51 @@ fn fixture_renders_every_plot_and_file() {
     let html = render_and_check(&r);
     assert!(html.contains("<td class=\"l\">production</td>"));
     assert!(html.contains(&r.workload.sha256));
+    assert!(html.contains("<h2>Verdict</h2>"), "the verdict comes first");
+    assert!(
+        !html.contains("oldest_pending_over_time"),
+        "no arrivals: the oldest-pending plot would measure the trial's clock"
+    );
+    let html = render_and_check(&with_arrivals(fixture()));
+    assert!(html.contains("<figure id=\"oldest_pending_over_time\">"));
+}
+
+#[test]
+fn a_rate_search_draws_the_sustained_rate_plot_and_table() {
+    use claimbench::analysis::rate_search::{SearchResult, SearchStep};
+    let mut r = with_arrivals(fixture());
+    for (workers, sustained) in [(1, 300.0), (4, 900.0), (8, 1200.0)] {
+        let c = &r.cells[0];
+        r.rate_searches.push(SearchResult {
+            phase: "arrivals".into(),
+            backend: c.backend,
+            strategy: c.strategy,
+            index_layout: c.index_layout.clone(),
+            workers,
+            batch_size: c.batch_size,
+            sustained_per_s: Some(sustained),
+            steps: vec![
+                SearchStep {
+                    rate_per_s: sustained,
+                    held: true,
+                    completed_per_s: sustained,
+                    misses: Vec::new(),
+                },
+                SearchStep {
+                    rate_per_s: sustained * 2.0,
+                    held: false,
+                    completed_per_s: sustained,
+                    misses: vec!["queue_wait_p99<=1000ms (measured 2.0 s)".into()],
+                },
+            ],
+        });
+    }
+    let html = render_and_check(&r);
+    assert!(html.contains("<h2>Sustainable arrival rate</h2>"));
+    assert!(
+        html.contains("with 4 workers sustains 900 arrivals/s"),
+        "the verdict says it"
+    );
 }
 
 #[test]
@@ -98,14 +169,14 @@ fn one_strategy_renders() {
     r.cells.retain(|c| c.strategy == Strategy::Naive);
     let html = render_and_check(&r);
     assert!(
-        html.contains("no production cells in this run"),
+        html.contains("no production cells without arrivals in this run"),
         "the heatmap says why it is empty"
     );
 }
 
 #[test]
 fn zero_duration_trials_render_notes() {
-    let mut r = fixture();
+    let mut r = with_arrivals(fixture());
     for c in &mut r.cells {
         for t in &mut c.trials {
             t.measured_s = 0.0;
@@ -167,11 +238,11 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
     assert!(files.problems.is_empty(), "{:?}", files.problems);
     assert_eq!(
         files.plots.len(),
-        2 * PLOTS.len() * 2,
+        2 * expected_plots(&r).len() * 2,
         "png + svg per backend"
     );
     for backend in ["postgres", "mysql"] {
-        for name in PLOTS {
+        for name in expected_plots(&r) {
             let svg =
                 std::fs::read_to_string(dir.path().join(format!("plots/{backend}/{name}.svg")))
                     .unwrap();

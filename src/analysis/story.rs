@@ -257,16 +257,18 @@ fn search_sentences(r: &RunResult, out: &mut Vec<String>) {
     for s in &r.rate_searches {
         out.push(match s.sustained_per_s {
             Some(x) => format!(
-                "{} with {} workers sustains {}{x:.0} arrivals/s ({} steps).",
+                "{} with {} worker{} sustains {}{x:.0} arrivals/s ({} steps).",
                 s.strategy,
                 s.workers,
+                if s.workers == 1 { "" } else { "s" },
                 if s.bracketed() { "" } else { "at least " },
                 s.steps.len()
             ),
             None => format!(
-                "{} with {} workers sustained none of the rates tried (lowest {:.0}/s).",
+                "{} with {} worker{} sustained none of the rates tried (lowest {:.0}/s).",
                 s.strategy,
                 s.workers,
+                if s.workers == 1 { "" } else { "s" },
                 s.steps
                     .iter()
                     .map(|t| t.rate_per_s)

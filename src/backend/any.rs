@@ -44,6 +44,15 @@ impl AnyBackend {
         }
     }
 
+    /// On PostgreSQL, reset trials by copying a pristine database (for a cluster
+    /// claimbench started: it creates and drops databases); other backends unchanged.
+    pub fn with_pristine_copies(self) -> AnyBackend {
+        match self {
+            AnyBackend::Postgres(b) => AnyBackend::Postgres(b.with_pristine_copies()),
+            other => other,
+        }
+    }
+
     /// The SQL file of `layout` on this backend, or why there is none.
     pub fn layout_check(kind: BackendKind, layout: &str) -> Result<(), LayoutError> {
         let found = match kind {

@@ -11,6 +11,7 @@ pub mod mssql_target;
 pub mod mysql;
 pub mod ownership;
 pub mod postgres;
+pub mod pristine;
 mod shared;
 pub mod target;
 

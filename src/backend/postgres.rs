@@ -5,6 +5,7 @@
 //! Every statement is in `migrations/postgres/`; this file only binds parameters and reads
 //! rows. Each session prepares its statements once at connect.
 
+use super::pristine::{self, Pristine};
 use super::{
     Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, EffectReceipt,
     ErrorKind, FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, ownership,
@@ -93,6 +94,11 @@ pub struct PostgresBackend {
     /// touch each other's workers.
     worker_role: String,
     control: Mutex<Option<Client>>,
+    /// `Some` when trials reset by copying a pristine database (the embedded cluster).
+    pristine: Option<Mutex<Pristine>>,
+    /// The database connections open in: the trial database once a copy was made, else
+    /// the one of `config`.
+    database: std::sync::RwLock<Option<String>>,
 }
 
 impl PostgresBackend {
@@ -106,7 +112,21 @@ impl PostgresBackend {
             schema: schema.to_string(),
             worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
             control: Mutex::new(None),
+            pristine: None,
+            database: std::sync::RwLock::new(None),
         }
+    }
+
+    /// Resets trials by copying a pristine database seeded once per population and
+    /// layout (see [`super::pristine`]): only on a cluster claimbench started, since it
+    /// creates and drops databases.
+    pub fn with_pristine_copies(mut self) -> PostgresBackend {
+        self.pristine = Some(Mutex::new(Pristine::default()));
+        self
+    }
+
+    fn use_database(&self, db: Option<String>) {
+        *self.database.write().unwrap_or_else(|p| p.into_inner()) = db;
     }
 
     pub fn schema(&self) -> &str {
@@ -116,6 +136,14 @@ impl PostgresBackend {
     async fn open(&self, application_name: &str) -> Result<Client, BackendError> {
         let mut config = self.config.clone();
         config.application_name(application_name);
+        let db = self
+            .database
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(db) = db {
+            config.dbname(&db);
+        }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
         }
@@ -156,6 +184,99 @@ impl PostgresBackend {
 }
 
 impl PostgresBackend {
+    /// Drops and recreates the schema, seeds it and builds the layout's indexes.
+    async fn reset_in_place(
+        &self,
+        workload: &Workload,
+        layout: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        self.check_schema().await?;
+        let layout_sql = layout_sql(layout).ok_or(BackendError::Query {
+            what: "build index layout",
+            kind: ErrorKind::Other,
+            code: None,
+            message: format!("no PostgreSQL index layout named `{layout}`"),
+        })?;
+        let schema = quote_ident(&self.schema);
+        let guard = self.control().await?;
+        let c: &Client = &guard;
+        let e = |what| move |e| query_error(what, e);
+        // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
+        // default) a table created and filled in the same transaction skips the WAL.
+        c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;
+        let seeded = match self.recreate(c, workload, layout_sql, &schema, seed).await {
+            Ok(n) => n,
+            Err(err) => {
+                let _ = c.batch_execute("ROLLBACK").await;
+                return Err(err);
+            }
+        };
+        c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
+        // One statement per call: VACUUM refuses to run inside a transaction block.
+        c.batch_execute("VACUUM ANALYZE jobs_hot")
+            .await
+            .map_err(e("vacuum analyze"))?;
+        c.batch_execute("ANALYZE queues")
+            .await
+            .map_err(e("analyze queues"))?;
+        Ok(seeded)
+    }
+
+    /// Copies the pristine database of (population, layout, seed) into the trial
+    /// database, seeding that pristine database first if this run has none yet.
+    async fn reset_by_copy(
+        &self,
+        pristine: &Mutex<Pristine>,
+        workload: &Workload,
+        layout: &str,
+        seed: u64,
+    ) -> Result<u64, BackendError> {
+        let key = pristine::key(workload, layout, seed);
+        let mut made = pristine.lock().await;
+        // The control connection may sit in the trial database about to be dropped.
+        *self.control.lock().await = None;
+        self.use_database(None);
+        let maintenance = self.open("claimbench-control").await?;
+        let e = |what| move |e| query_error(what, e);
+        let version: i32 = maintenance
+            .query_one("SELECT current_setting('server_version_num')::int", &[])
+            .await
+            .map_err(e("read the server version"))?
+            .get(0);
+        let (template, seeded) = match made.find(&key) {
+            Some(found) => found,
+            None => {
+                let name = made.next_name();
+                maintenance
+                    .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+                    .await
+                    .map_err(e("drop a stale pristine database"))?;
+                maintenance
+                    .batch_execute(&format!("CREATE DATABASE {name}"))
+                    .await
+                    .map_err(e("create a pristine database"))?;
+                self.use_database(Some(name.clone()));
+                let seeded = self.reset_in_place(workload, layout, seed).await?;
+                // A template must have no connections while it is copied.
+                *self.control.lock().await = None;
+                self.use_database(None);
+                made.record(key, name.clone(), seeded);
+                (name, seeded)
+            }
+        };
+        maintenance
+            .batch_execute(&pristine::drop_sql(version))
+            .await
+            .map_err(e("drop the last trial's database"))?;
+        maintenance
+            .batch_execute(&pristine::copy_sql(&template, version))
+            .await
+            .map_err(e("copy the pristine database"))?;
+        self.use_database(Some(pristine::TRIAL_DB.to_string()));
+        Ok(seeded)
+    }
+
     /// The body of `reset`, inside the caller's transaction.
     async fn recreate(
         &self,
@@ -381,36 +502,20 @@ impl Backend for PostgresBackend {
         layout: &str,
         seed: u64,
     ) -> Result<u64, BackendError> {
-        self.check_schema().await?;
-        let layout_sql = layout_sql(layout).ok_or(BackendError::Query {
-            what: "build index layout",
-            kind: ErrorKind::Other,
-            code: None,
-            message: format!("no PostgreSQL index layout named `{layout}`"),
-        })?;
-        let schema = quote_ident(&self.schema);
-        let guard = self.control().await?;
-        let c: &Client = &guard;
-        let e = |what| move |e| query_error(what, e);
-        // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
-        // default) a table created and filled in the same transaction skips the WAL.
-        c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;
-        let seeded = match self.recreate(c, workload, layout_sql, &schema, seed).await {
-            Ok(n) => n,
-            Err(err) => {
-                let _ = c.batch_execute("ROLLBACK").await;
-                return Err(err);
-            }
-        };
-        c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
-        // One statement per call: VACUUM refuses to run inside a transaction block.
-        c.batch_execute("VACUUM ANALYZE jobs_hot")
-            .await
-            .map_err(e("vacuum analyze"))?;
-        c.batch_execute("ANALYZE queues")
-            .await
-            .map_err(e("analyze queues"))?;
-        Ok(seeded)
+        match &self.pristine {
+            Some(p) => self.reset_by_copy(p, workload, layout, seed).await,
+            None => self.reset_in_place(workload, layout, seed).await,
+        }
+    }
+
+    fn run_notes(&self) -> Vec<(String, String)> {
+        match &self.pristine {
+            Some(_) => vec![(
+                "claimbench.reset".into(),
+                "copy of a pristine database seeded once per population and layout (CREATE DATABASE ... TEMPLATE, STRATEGY FILE_COPY)".into(),
+            )],
+            None => Vec::new(),
+        }
     }
 
     async fn counters(&self) -> Result<ServerCounters, BackendError> {

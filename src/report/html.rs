@@ -206,6 +206,9 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         "claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0. ",
     );
     let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(summary::TABLE_HOW));
+    if let Some(line) = summary::reset_line(r) {
+        let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&line));
+    }
     answers(&mut h, r);
     if let Some((header, rows)) = summary::side_by_side(r) {
         let header: Vec<&str> = header.iter().map(String::as_str).collect();

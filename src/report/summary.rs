@@ -98,6 +98,9 @@ pub fn render(r: &RunResult) -> String {
     let (header, rows) = table(r);
     markdown_table(&mut out, &header, &rows, 4);
     let _ = writeln!(out, "\n{TABLE_HOW}");
+    if let Some(line) = reset_line(r) {
+        let _ = writeln!(out, "\n{line}");
+    }
     if !r.slos.is_empty() {
         let recs = crate::analysis::recommend::recommend(r, &r.slos);
         let _ = writeln!(
@@ -181,6 +184,42 @@ fn cell_key(c: &CellResult) -> Vec<String> {
         c.workers.to_string(),
         c.batch_size.to_string(),
     ]
+}
+
+/// How much of the run resetting took: the cost a sweep pays besides measuring.
+pub fn reset_line(r: &RunResult) -> Option<String> {
+    let trials: Vec<&TrialResult> = r.cells.iter().flat_map(|c| &c.trials).collect();
+    if trials.is_empty() {
+        return None;
+    }
+    let mut resets: Vec<f64> = trials.iter().map(|t| t.reset_s).collect();
+    let total: f64 = resets.iter().sum();
+    let spent: f64 = trials
+        .iter()
+        .map(|t| t.reset_s + t.warmup_s + t.measured_s)
+        .sum();
+    resets.sort_by(f64::total_cmp);
+    let median = resets[resets.len() / 2];
+    let longest = resets[resets.len() - 1];
+    let copies = r.environment.targets.iter().any(|t| {
+        t.server
+            .settings
+            .iter()
+            .any(|(k, _)| k == "claimbench.reset")
+    });
+    Some(format!(
+        "Resets: {total:.1} s of {spent:.1} s of trials ({:.0}%), median {median:.2} s, longest {longest:.2} s per trial{}.",
+        if spent > 0.0 {
+            total / spent * 100.0
+        } else {
+            0.0
+        },
+        if copies {
+            " (copies of a pristine database; the first trial of each population and layout seeds it)"
+        } else {
+            " (each trial seeds its schema)"
+        }
+    ))
 }
 
 /// How to read the main table's arrival columns.
