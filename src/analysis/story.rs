@@ -237,7 +237,9 @@ fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
             .queue_wait_p99_ms
             .map(|m| format!(", queue wait p99 {}", fmt_ms(m)))
             .unwrap_or_default();
-        let kept = f.throughput >= 0.95 * rate;
+        // Kept up: what a rate-search step would call held (the run's queue-wait and
+        // oldest-pending SLOs, or the search's default), with the producer on time.
+        let kept = super::rate_search::step_holds(c, &r.slos).held;
         out.push(format!(
             "{} with {} worker{} {} {rate:.0} arrivals/s: {:.0} jobs/s{wait}{oldest}.",
             c.strategy,
