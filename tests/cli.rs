@@ -538,3 +538,47 @@ fn recommend_exits_3_with_one_line_when_no_cell_meets_the_slos() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown metric `p99`"));
 }
+
+#[test]
+fn a_rate_search_on_the_embedded_postgres_reports_a_sustained_rate_per_worker_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = workload_file(
+        dir.path(),
+        "name = \"search\"\n[population]\nbacklog = 0\nqueues = [{ name = \"q\" }]\n\
+         [[matrix]]\nname = \"search\"\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\n\
+         workers = [1, 4]\nbatch_sizes = [1]\nsearch = { start_per_s = 50, max_trials = 3 }\n\
+         [slo]\nqueue_wait_p99 = \"<=2s\"\n[trial]\nwarmup_s = 0.2\nduration_s = 0.6\nsample_interval_ms = 100\n",
+    );
+    let results = dir.path().join("results");
+    let out = claimbench()
+        .args(["run", &workload, "--quiet", "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run_dir = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let r = claimbench::results::RunResult::read(&run_dir.join("run.json")).unwrap();
+    assert_eq!(r.rate_searches.len(), 2, "one search per worker count");
+    for s in &r.rate_searches {
+        assert!(s.sustained_per_s.is_some(), "{s:?}");
+        assert!(!s.steps.is_empty() && s.steps.len() <= 3, "{s:?}");
+        assert_eq!(s.steps[0].rate_per_s, 50.0, "starts at start_per_s");
+    }
+    assert_eq!(
+        r.cells.len(),
+        r.rate_searches.iter().map(|s| s.steps.len()).sum::<usize>(),
+        "each step is a cell of its own"
+    );
+    assert!(stdout.contains("## Sustainable arrival rate"), "{stdout}");
+    assert!(run_dir.join("plots/sustained_rate_vs_workers.png").exists());
+}

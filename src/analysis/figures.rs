@@ -87,6 +87,16 @@ impl CellFigures {
         }
     }
 
+    /// One repetition's throughput: completed jobs/s, or claimed where it completed
+    /// nothing (claim-only).
+    pub fn of_trial_throughput(t: &TrialResult) -> f64 {
+        if t.counts.jobs_completed == 0 {
+            t.claimed_per_s
+        } else {
+            t.completed_per_s
+        }
+    }
+
     /// The figure an SLO on `metric` reads (`None`: not measured in this cell).
     pub fn value(&self, metric: SloMetric) -> Option<f64> {
         match metric {

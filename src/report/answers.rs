@@ -194,6 +194,70 @@ pub fn usl_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> 
     })
 }
 
+/// Cells with repetitions: the 95% bootstrap interval of their throughput and claim p99.
+pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    use crate::analysis::bootstrap::{disagreement, mean_interval};
+    let rows: Vec<Vec<String>> = r
+        .cells
+        .iter()
+        .filter(|c| c.trials.len() > 1)
+        .map(|c| {
+            let rates: Vec<f64> = c
+                .trials
+                .iter()
+                .map(|t| CellFigures::of_trial_throughput(t))
+                .collect();
+            let p99: Vec<f64> = c
+                .trials
+                .iter()
+                .map(|t| t.claim_latency.p99_us as f64 / 1e3)
+                .collect();
+            let show = |xs: &[f64], digits: usize| match mean_interval(xs) {
+                Some(i) => format!(
+                    "{:.d$} [{:.d$} – {:.d$}]",
+                    i.mean,
+                    i.low,
+                    i.high,
+                    d = digits
+                ),
+                None => "–".into(),
+            };
+            let mut row = vec![
+                super::summary::phase_label(c),
+                c.backend.to_string(),
+                c.strategy.to_string(),
+                c.index_layout.clone(),
+                c.workers.to_string(),
+                c.batch_size.to_string(),
+                c.trials.len().to_string(),
+            ];
+            row.push(show(&rates, 0));
+            row.push(show(&p99, 2));
+            row.push(disagreement(c).unwrap_or_else(|| "agree".into()));
+            row
+        })
+        .collect();
+    (!rows.is_empty()).then(|| {
+        (
+            vec![
+                "phase",
+                "backend",
+                "strategy",
+                "layout",
+                "workers",
+                "batch",
+                "reps",
+                "jobs/s, 95% CI",
+                "claim p99 ms, 95% CI",
+                "repetitions",
+            ],
+            rows,
+        )
+    })
+}
+
+pub const CONFIDENCE_HOW: &str = "For cells with two or more repetitions: the mean over repetitions of throughput (completed jobs/s, claimed in claim-only phases) and of each repetition's claim p99, with a 95% percentile-bootstrap interval that resamples whole repetitions (2,000 resamples, seeded). With 3 repetitions the interval is coarse; more repetitions narrow it. Repetitions disagree when their throughputs spread more than 10% of the mean (coefficient of variation) or their p99s differ more than 2x: the verdict names such cells.";
+
 pub const SEARCH_HOW: &str = "Per searched cell, the highest open-loop Poisson arrival rate at which the phase's queue-wait and oldest-pending SLOs held over the measured window (or queue_wait_p99<=1s when the workload sets none). The rate doubles from the start until a step fails, then the bracket is bisected; each step is its own trial, listed in the table above under the phase's name. \">=\" marks a rate no step exceeded: the limit lies above it.";
 
 pub const USL_HOW: &str = "The Universal Scalability Law X(N) = λN / (1 + σ(N−1) + κN(N−1)) fitted to each worker sweep of 4 or more worker counts: λ is one worker's throughput, σ the share lost to contention (serialised work such as lock queues), κ the coherency cost that makes throughput fall past the peak (N* = √((1−σ)/κ)). An R² well below 1 means the law does not describe the sweep; do not extrapolate from it.";

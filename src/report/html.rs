@@ -159,6 +159,9 @@ fn answers(h: &mut String, r: &RunResult) {
             answers::SEARCH_HOW,
         );
     }
+    if let Some((header, rows)) = answers::confidence_rows(r) {
+        section_table(h, "Confidence", &header, &rows, answers::CONFIDENCE_HOW);
+    }
     if let Some((header, rows)) = answers::usl_rows(r) {
         section_table(h, "Scalability fit", &header, &rows, answers::USL_HOW);
     }

@@ -117,6 +117,14 @@ pub fn render(r: &RunResult) -> String {
         );
         markdown_table(&mut out, &header, &rows, 4);
     }
+    if let Some((header, rows)) = super::answers::confidence_rows(r) {
+        let _ = writeln!(
+            out,
+            "\n## Confidence\n\n{}\n",
+            super::answers::CONFIDENCE_HOW
+        );
+        markdown_table(&mut out, &header, &rows, 4);
+    }
     if let Some((header, rows)) = super::answers::usl_rows(r) {
         let _ = writeln!(out, "\n## Scalability fit\n\n{}\n", super::answers::USL_HOW);
         markdown_table(&mut out, &header, &rows, 1);
