@@ -205,7 +205,7 @@ pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<Stri
             let rates: Vec<f64> = c
                 .trials
                 .iter()
-                .map(|t| CellFigures::of_trial_throughput(t))
+                .map(CellFigures::of_trial_throughput)
                 .collect();
             let p99: Vec<f64> = c
                 .trials
