@@ -341,26 +341,7 @@ async fn run(
                 let label = t.to_string();
                 (t, label)
             }
-            None => {
-                if !quiet {
-                    errln!(
-                        "starting the embedded PostgreSQL (pass --db URL to use an existing server)"
-                    );
-                }
-                let pg = EmbeddedPostgres::start(&workload.embedded_settings)
-                    .context("cannot start the embedded PostgreSQL")?;
-                if !quiet {
-                    errln!(
-                        "embedded PostgreSQL on port {} in {} (removed on exit)",
-                        pg.port(),
-                        pg.path().display()
-                    );
-                }
-                let t = DbTarget::parse(&pg.url())?;
-                embedded = Some(pg);
-                let label = format!("embedded ({t})");
-                (t, label)
-            }
+            None => start_embedded(&workload, quiet, &mut embedded)?,
         };
         let backend = AnyBackend::new(&target, target.to_string(), schema);
         // On the cluster claimbench started, trials reset from a pristine copy.
@@ -425,6 +406,31 @@ async fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Starts the throw-away cluster into `embedded` (which keeps it alive for the run) and
+/// returns its target and the label results record for it.
+fn start_embedded(
+    workload: &Workload,
+    quiet: bool,
+    embedded: &mut Option<EmbeddedPostgres>,
+) -> Result<(DbTarget, String)> {
+    if !quiet {
+        errln!("starting the embedded PostgreSQL (pass --db URL to use an existing server)");
+    }
+    let pg = EmbeddedPostgres::start(&workload.embedded_settings)
+        .context("cannot start the embedded PostgreSQL")?;
+    if !quiet {
+        errln!(
+            "embedded PostgreSQL on port {} in {} (removed on exit)",
+            pg.port(),
+            pg.path().display()
+        );
+    }
+    let t = DbTarget::parse(&pg.url())?;
+    *embedded = Some(pg);
+    let label = format!("embedded ({t})");
+    Ok((t, label))
 }
 
 /// Ctrl-C, SIGTERM and SIGHUP stop the current trial: partial results are written and

@@ -80,16 +80,8 @@ pub fn search_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
     if r.rate_searches.is_empty() {
         return None;
     }
-    let header = vec![
-        "phase",
-        "backend",
-        "strategy",
-        "layout",
-        "workers",
-        "batch",
-        "sustained arrivals/s",
-        "steps (rate: held?)",
-    ];
+    let mut header = super::summary::KEY_HEADER.to_vec();
+    header.extend(["sustained arrivals/s", "steps (rate: held?)"]);
     let rows = r
         .rate_searches
         .iter()
@@ -222,38 +214,22 @@ pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<Stri
                 ),
                 None => "–".into(),
             };
-            let mut row = vec![
-                super::summary::phase_label(c),
-                c.backend.to_string(),
-                c.strategy.to_string(),
-                c.index_layout.clone(),
-                c.workers.to_string(),
-                c.batch_size.to_string(),
-                c.trials.len().to_string(),
-            ];
+            let mut row = super::summary::cell_key(c);
+            row.push(c.trials.len().to_string());
             row.push(show(&rates, 0));
             row.push(show(&p99, 2));
             row.push(disagreement(c).unwrap_or_else(|| "agree".into()));
             row
         })
         .collect();
-    (!rows.is_empty()).then(|| {
-        (
-            vec![
-                "phase",
-                "backend",
-                "strategy",
-                "layout",
-                "workers",
-                "batch",
-                "reps",
-                "jobs/s, 95% CI",
-                "claim p99 ms, 95% CI",
-                "repetitions",
-            ],
-            rows,
-        )
-    })
+    let mut header = super::summary::KEY_HEADER.to_vec();
+    header.extend([
+        "reps",
+        "jobs/s, 95% CI",
+        "claim p99 ms, 95% CI",
+        "repetitions",
+    ]);
+    (!rows.is_empty()).then_some((header, rows))
 }
 
 pub const CONFIDENCE_HOW: &str = "For cells with two or more repetitions: the mean over repetitions of throughput (completed jobs/s, claimed in claim-only phases) and of each repetition's claim p99, with a 95% percentile-bootstrap interval that resamples whole repetitions (2,000 resamples, seeded). With 3 repetitions the interval is coarse; more repetitions narrow it. Repetitions disagree when their throughputs spread more than 10% of the mean (coefficient of variation) or their p99s differ more than 2x: the verdict names such cells.";

@@ -182,8 +182,11 @@ pub fn phase_label(c: &CellResult) -> String {
     }
 }
 
+/// The headers of [`cell_key`]'s columns.
+pub const KEY_HEADER: [&str; 6] = ["phase", "backend", "strategy", "layout", "workers", "batch"];
+
 /// The columns that name a cell: phase, backend, strategy, layout, workers, batch.
-fn cell_key(c: &CellResult) -> Vec<String> {
+pub fn cell_key(c: &CellResult) -> Vec<String> {
     vec![
         phase_label(c),
         c.backend.to_string(),
