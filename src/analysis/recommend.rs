@@ -94,8 +94,9 @@ impl Recommendation {
                     .expect("recommended from the candidates")
                     .figures;
                 format!(
-                    "{}: {w} workers, batch {b} meet {slo_text} ({:.0} jobs/s, claim p99 {}); {knee}; {best}",
+                    "{}: {w} worker{}, batch {b} meet {slo_text} ({:.0} jobs/s, claim p99 {}); {knee}; {best}",
                     self.label(),
+                    if w == 1 { "" } else { "s" },
                     f.throughput,
                     f.claim_p99_ms.map_or("–".into(), fmt_ms),
                 )
@@ -107,8 +108,9 @@ impl Recommendation {
                     .min_by_key(|c| c.misses.len())
                     .map(|c| {
                         format!(
-                            "closest: {} workers, batch {} missed {}",
+                            "closest: {} worker{}, batch {} missed {}",
                             c.workers,
+                            if c.workers == 1 { "" } else { "s" },
                             c.batch,
                             c.misses.join("; ")
                         )
@@ -288,7 +290,7 @@ mod tests {
         let s = rec[0].sentence(&slos(&["claim_p99<=20ms"]));
         assert!(s.contains("no cell meets"), "{s}");
         assert!(
-            s.contains("closest: 1 workers, batch 10 missed claim_p99<=20ms (measured 30 ms)"),
+            s.contains("closest: 1 worker, batch 10 missed claim_p99<=20ms (measured 30 ms)"),
             "{s}"
         );
     }

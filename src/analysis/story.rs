@@ -46,6 +46,7 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
     let Some(g) = groups(r)
         .into_iter()
         .filter(|g| !g[0].has_arrivals())
+        .rev()
         .max_by_key(|g| strategies_in(g).len())
         .filter(|g| strategies_in(g).len() > 1)
     else {
@@ -57,8 +58,15 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
     for s in strategies_in(&g) {
         let Some(c) = at(s) else { continue };
         let f = CellFigures::of(c);
-        let claims: u64 = c.trials.iter().map(|t| t.counts.claim_calls).sum();
+        let jobs: u64 = c.trials.iter().map(|t| t.counts.jobs_claimed).sum();
         let lost_races: u64 = c.trials.iter().map(|t| t.counts.lost_races).sum();
+        let share = |part: u64, whole: u64| {
+            if whole > 0 {
+                part as f64 * 100.0 / whole as f64
+            } else {
+                0.0
+            }
+        };
         let p99_vs = match (f.claim_p99_ms, prod.and_then(|p| p.claim_p99_ms)) {
             (Some(a), Some(b)) if s != Strategy::Production && b > 0.0 => {
                 format!(", claim p99 {:.1}x production's", a / b)
@@ -67,12 +75,8 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
         };
         let line = match s {
             Strategy::Naive => format!(
-                "naive: {:.0}% of claims took a job another worker also held, at {top} workers ({} duplicate claims, {} duplicate executions){p99_vs}.",
-                if claims > 0 {
-                    f.duplicate_claims as f64 * 100.0 / claims as f64
-                } else {
-                    0.0
-                },
+                "naive: {:.0}% of the jobs it claimed were held by another worker at the time, at {top} workers ({} duplicate claims, {} duplicate executions){p99_vs}.",
+                share(f.duplicate_claims, jobs),
                 f.duplicate_claims,
                 f.duplicate_executions
             ),
@@ -82,18 +86,15 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
                 f.throughput
             ),
             Strategy::Conditional => format!(
-                "conditional: {:.0}% of claims lost the race and changed no row at {top} workers, {:.0} jobs/s{p99_vs}.",
-                if claims > 0 {
-                    lost_races as f64 * 100.0 / claims as f64
-                } else {
-                    0.0
-                },
+                "conditional: {:.0}% of its row updates lost the race and changed nothing at {top} workers, {:.0} jobs/s{p99_vs}.",
+                share(lost_races, lost_races + jobs),
                 f.throughput
             ),
             Strategy::Production => format!(
-                "production: {} duplicates, {} lost; {top} workers completed {:.0} jobs/s with claim p99 {}.",
+                "production: {} duplicates, {} lost; {top} workers at batch {} completed {:.0} jobs/s with claim p99 {}.",
                 f.duplicate_claims + f.duplicate_executions,
                 f.lost,
+                c.batch_size,
                 f.throughput,
                 f.claim_p99_ms.map_or("–".into(), fmt_ms)
             ),
