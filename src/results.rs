@@ -15,10 +15,12 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResultsError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
+    /// The io error is shown in the message, not chained as a source, so it is
+    /// printed once.
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("{path}: not a claimbench run.json: {message}")]
     Parse { path: PathBuf, message: String },
@@ -279,9 +281,9 @@ pub struct Resources {
 
 impl RunResult {
     pub fn read(path: &Path) -> Result<RunResult, ResultsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ResultsError::Io {
+        let text = std::fs::read_to_string(path).map_err(|reason| ResultsError::Io {
             path: path.to_path_buf(),
-            source,
+            reason,
         })?;
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| ResultsError::Parse {
@@ -314,9 +316,9 @@ impl RunResult {
 }
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
-    let io = |source| ResultsError::Io {
+    let io = |reason| ResultsError::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     };
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, bytes).map_err(io)?;

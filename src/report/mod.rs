@@ -22,7 +22,7 @@ pub struct ReportFiles {
 pub fn render_all(r: &RunResult, dir: &Path) -> Result<ReportFiles, ResultsError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| ResultsError::Io { path, source }
+        move |reason| ResultsError::Io { path, reason }
     };
     write_atomic(&dir.join("summary.md"), summary::render(r).as_bytes())?;
     let mut problems = Vec::new();

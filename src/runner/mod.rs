@@ -428,9 +428,9 @@ fn write_all(
     dir: &std::path::Path,
 ) -> Result<(), crate::results::ResultsError> {
     result.finished_at = chrono::Utc::now().to_rfc3339();
-    std::fs::create_dir_all(dir).map_err(|source| crate::results::ResultsError::Io {
+    std::fs::create_dir_all(dir).map_err(|reason| crate::results::ResultsError::Io {
         path: dir.to_path_buf(),
-        source,
+        reason,
     })?;
     result.write(dir)?;
     crate::results::write_atomic(
