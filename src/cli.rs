@@ -54,6 +54,24 @@ pub enum Command {
         #[arg(long)]
         slo: Vec<String>,
     },
+    /// Compare two runs cell by cell (each a run.json or its results folder): per metric
+    /// the change, its 95% interval and a verdict. Exit codes: 0 no regression, 1
+    /// duplicates or lost jobs where the baseline had none, 4 a regression beyond its
+    /// threshold and outside the noise, 5 incomparable (environments differ, or no cell
+    /// matches), 2 bad input.
+    Compare {
+        baseline: PathBuf,
+        current: PathBuf,
+        /// Compare even when the environments' fingerprints differ.
+        #[arg(long)]
+        force: bool,
+        /// Also write the Markdown report here (e.g. $GITHUB_STEP_SUMMARY).
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        /// Also write the comparison as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Reset and seed the schema as a trial would, then exit: for running pgbench or
     /// EXPLAIN against exactly what claimbench measures.
     Prepare {

@@ -73,6 +73,13 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             run(&workload, db, &schema, results, repetitions, quiet, flags).await
         }
         cli::Command::Recommend { run_json, slo } => recommend(&run_json, &parse_slos(&slo)?),
+        cli::Command::Compare {
+            baseline,
+            current,
+            force,
+            markdown,
+            json,
+        } => compare(&baseline, &current, force, markdown, json),
         cli::Command::Prepare {
             workload,
             db,
@@ -181,6 +188,30 @@ fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `compare`: the Markdown report on stdout (and in `--markdown`), JSON in `--json`,
+/// and the comparison's exit code.
+fn compare(
+    baseline: &Path,
+    current: &Path,
+    force: bool,
+    markdown: Option<std::path::PathBuf>,
+    json: Option<std::path::PathBuf>,
+) -> Result<ExitCode> {
+    let base = RunResult::read(&run_json_path(baseline))?;
+    let cur = RunResult::read(&run_json_path(current))?;
+    let c = claimbench::analysis::compare::compare(&base, &cur, force);
+    let md = report::comparison::markdown(&c);
+    out!("{md}");
+    if let Some(p) = markdown {
+        std::fs::write(&p, &md).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    if let Some(p) = json {
+        let text = serde_json::to_string_pretty(&c).expect("a comparison serializes");
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(ExitCode::from(c.exit_code()))
 }
 
 /// A results folder stands for the run.json inside it.

@@ -582,3 +582,73 @@ fn a_rate_search_on_the_embedded_postgres_reports_a_sustained_rate_per_worker_co
     assert!(stdout.contains("## Sustainable arrival rate"), "{stdout}");
     assert!(run_dir.join("plots/sustained_rate_vs_workers.png").exists());
 }
+
+fn compare(base: &str, cur: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let out = claimbench()
+        .args(["compare", base, cur])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
+}
+
+#[test]
+fn compare_exit_codes_pin_each_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = |name: &str| {
+        let p = dir.path().join(name);
+        std::fs::create_dir(&p).unwrap();
+        p
+    };
+    let cells = [(1, 400.0, 2), (4, 1400.0, 6)];
+    let base = hand_made_run(&sub("base"), &cells, &[]);
+    let same = hand_made_run(&sub("same"), &cells, &[]);
+    let (code, md) = compare(&base, &same, &[]);
+    assert_eq!(code, Some(0), "{md}");
+    assert!(md.contains("**no regression**"), "{md}");
+
+    let slower = hand_made_run(&sub("slower"), &[(1, 400.0, 2), (4, 900.0, 14)], &[]);
+    let json = dir.path().join("c.json");
+    let (code, md) = compare(&base, &slower, &["--json", json.to_str().unwrap()]);
+    assert_eq!(code, Some(4), "{md}");
+    let regressions =
+        &md[md.find("## Regressions").expect("listed first")..md.find("## Every metric").unwrap()];
+    assert!(
+        regressions.contains("| throughput |") && regressions.contains("-35.7%"),
+        "{regressions}"
+    );
+    assert!(regressions.contains("| claim_p99 |"), "{regressions}");
+    assert!(
+        !regressions.contains("fetch-order 1 10"),
+        "the 1-worker cell did not change: {regressions}"
+    );
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(c["cells"].as_array().unwrap().len(), 2);
+
+    // Duplicates where the baseline had none fail whatever the timings.
+    let dup_dir = sub("dup");
+    let dup = hand_made_run(&dup_dir, &cells, &[]);
+    let mut r = claimbench::results::RunResult::read(Path::new(&dup)).unwrap();
+    r.cells[1].trials[0].duplicates.ledger.duplicate_claims = 3;
+    r.write(&dup_dir).unwrap();
+    let (code, md) = compare(&base, &dup, &[]);
+    assert_eq!(code, Some(1), "{md}");
+    assert!(md.contains("duplicate claims: 0 -> 3"), "{md}");
+
+    // Another workload: incomparable, unless --force.
+    let other_dir = sub("other");
+    let other = hand_made_run(&other_dir, &cells, &[]);
+    let mut r = claimbench::results::RunResult::read(Path::new(&other)).unwrap();
+    r.workload.sha256 = "f00".into();
+    r.write(&other_dir).unwrap();
+    let (code, md) = compare(&base, &other, &[]);
+    assert_eq!(code, Some(5), "{md}");
+    assert!(md.contains("workload sha256:  -> f00"), "{md}");
+    assert_eq!(compare(&base, &other, &["--force"]).0, Some(0));
+    let (code, _) = compare(&base, "/nonexistent/run.json", &[]);
+    assert_eq!(code, Some(2));
+}

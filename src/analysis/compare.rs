@@ -1,0 +1,441 @@
+//! `claimbench compare`: two runs, cell by cell, metric by metric, each change judged
+//! against its noise. A change counts only when it is beyond the metric's threshold *and*
+//! the two 95% intervals do not overlap, so noise that happens to cross a threshold stays
+//! "unchanged". Correctness is not a matter of noise: duplicates or lost jobs where the
+//! baseline had none always fail.
+
+use super::bootstrap::mean_interval;
+use super::figures::CellFigures;
+use crate::metrics::{HistogramSummary, merge_summaries};
+use crate::results::{CellResult, RunResult, TrialResult};
+use serde::{Deserialize, Serialize};
+
+/// A value with its 95% interval (equal to the value when the noise is unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Whether `low`/`high` measure noise (repetitions, or enough samples).
+    pub noise_known: bool,
+}
+
+impl Estimate {
+    fn point(value: f64) -> Estimate {
+        Estimate {
+            value,
+            low: value,
+            high: value,
+            noise_known: false,
+        }
+    }
+
+    fn overlaps(&self, other: &Estimate) -> bool {
+        self.low <= other.high && other.low <= self.high
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Improved,
+    Unchanged,
+    Regressed,
+    Incomparable,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Improved => "improved",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Regressed => "regressed",
+            Verdict::Incomparable => "incomparable",
+        })
+    }
+}
+
+/// A compared metric: its name, which way is better, and the relative change that
+/// counts (when outside the noise).
+struct Metric {
+    name: &'static str,
+    higher_is_better: bool,
+    threshold: f64,
+    estimate: fn(&CellResult) -> Option<Estimate>,
+}
+
+/// The metrics and their default thresholds (relative change).
+const METRICS: [Metric; 7] = [
+    Metric {
+        name: "throughput",
+        higher_is_better: true,
+        threshold: 0.10,
+        estimate: throughput,
+    },
+    Metric {
+        name: "claim_p50",
+        higher_is_better: false,
+        threshold: 0.15,
+        estimate: |c| claim_quantile(c, 0.50),
+    },
+    Metric {
+        name: "claim_p99",
+        higher_is_better: false,
+        threshold: 0.20,
+        estimate: |c| claim_quantile(c, 0.99),
+    },
+    Metric {
+        name: "claim_p999",
+        higher_is_better: false,
+        threshold: 0.30,
+        estimate: |c| claim_quantile(c, 0.999),
+    },
+    Metric {
+        name: "queue_wait_p99",
+        higher_is_better: false,
+        threshold: 0.25,
+        estimate: queue_wait_p99,
+    },
+    Metric {
+        name: "oldest_pending_p99",
+        higher_is_better: false,
+        threshold: 0.25,
+        estimate: |c| per_trial(c, |t| t.oldest_pending.p99_ms),
+    },
+    Metric {
+        name: "oldest_pending_max",
+        higher_is_better: false,
+        threshold: 0.25,
+        estimate: |c| per_trial(c, |t| t.oldest_pending.max_ms),
+    },
+];
+
+/// The default threshold of each metric, for the docs and `--help`.
+pub fn thresholds() -> Vec<(&'static str, f64)> {
+    METRICS.iter().map(|m| (m.name, m.threshold)).collect()
+}
+
+fn throughput(c: &CellResult) -> Option<Estimate> {
+    let xs: Vec<f64> = c
+        .trials
+        .iter()
+        .map(CellFigures::of_trial_throughput)
+        .collect();
+    from_repetitions(&xs)
+}
+
+/// Bootstrap over repetitions; a single repetition leaves the noise unknown.
+fn from_repetitions(xs: &[f64]) -> Option<Estimate> {
+    match xs {
+        [] => None,
+        [x] => Some(Estimate::point(*x)),
+        _ => mean_interval(xs).map(|i| Estimate {
+            value: i.mean,
+            low: i.low,
+            high: i.high,
+            noise_known: true,
+        }),
+    }
+}
+
+fn per_trial(c: &CellResult, f: fn(&TrialResult) -> f64) -> Option<Estimate> {
+    if !c.has_arrivals() {
+        return None;
+    }
+    let xs: Vec<f64> = c.trials.iter().map(f).collect();
+    from_repetitions(&xs)
+}
+
+fn queue_wait_p99(c: &CellResult) -> Option<Estimate> {
+    if !c.has_arrivals() {
+        return None;
+    }
+    quantile(c.trials.iter().map(|t| &t.queue_wait), 0.99)
+}
+
+fn claim_quantile(c: &CellResult, q: f64) -> Option<Estimate> {
+    quantile(c.trials.iter().map(|t| &t.claim_latency), q)
+}
+
+/// A percentile of the merged HDR histogram (ms) with its distribution-free 95% interval:
+/// the values at the order statistics n·q ± 1.96·√(n·q·(1−q)), as a binomial bound on
+/// which sample the percentile is. Below 10 samples past the percentile the upper
+/// bound is the maximum.
+fn quantile<'a>(parts: impl Iterator<Item = &'a HistogramSummary>, q: f64) -> Option<Estimate> {
+    let merged = merge_summaries(parts).ok()?;
+    let h = merged.histogram().ok()?;
+    let n = h.len() as f64;
+    if n == 0.0 {
+        return None;
+    }
+    let spread = 1.96 * (n * q * (1.0 - q)).sqrt();
+    let at = |rank: f64| h.value_at_quantile((rank / n).clamp(0.0, 1.0)) as f64 / 1000.0;
+    Some(Estimate {
+        value: at(n * q),
+        low: at((n * q - spread).floor()),
+        high: at((n * q + spread).ceil()),
+        noise_known: true,
+    })
+}
+
+/// A metric of one cell, before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricChange {
+    pub metric: String,
+    pub baseline: Option<Estimate>,
+    pub current: Option<Estimate>,
+    /// (current − baseline) / baseline.
+    pub change: Option<f64>,
+    pub verdict: Verdict,
+}
+
+/// The rule: beyond the threshold in the bad direction and outside the noise.
+pub fn judge(
+    base: Option<Estimate>,
+    cur: Option<Estimate>,
+    higher_is_better: bool,
+    threshold: f64,
+) -> (Option<f64>, Verdict) {
+    let (Some(b), Some(c)) = (base, cur) else {
+        return (None, Verdict::Incomparable);
+    };
+    if b.value == 0.0 {
+        let v = if c.value == 0.0 {
+            Verdict::Unchanged
+        } else {
+            Verdict::Incomparable
+        };
+        return (None, v);
+    }
+    let change = (c.value - b.value) / b.value;
+    let better = if higher_is_better { change } else { -change };
+    let verdict = if b.overlaps(&c) || better.abs() <= threshold {
+        Verdict::Unchanged
+    } else if better > 0.0 {
+        Verdict::Improved
+    } else {
+        Verdict::Regressed
+    };
+    (Some(change), verdict)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellComparison {
+    /// phase, backend, strategy, layout, workers, batch (as the summary names them).
+    pub key: Vec<String>,
+    pub metrics: Vec<MetricChange>,
+    /// Correctness failures of the current run where the baseline had none.
+    pub correctness: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Why the runs' environments differ (empty: same fingerprint).
+    pub mismatches: Vec<String>,
+    /// Whether the comparison went ahead despite them (`--force`).
+    pub forced: bool,
+    pub cells: Vec<CellComparison>,
+    /// Cells only one run has.
+    pub only_in_baseline: Vec<Vec<String>>,
+    pub only_in_current: Vec<Vec<String>>,
+}
+
+/// What a run's numbers depend on besides the code under test.
+pub fn fingerprint(r: &RunResult) -> Vec<(&'static str, String)> {
+    let e = &r.environment;
+    let mut out = vec![
+        ("logical cores", e.logical_cores.to_string()),
+        ("cpu", e.cpu.clone()),
+        ("workload sha256", r.workload.sha256.clone()),
+        ("claimbench version", e.claimbench_version.clone()),
+    ];
+    for t in &e.targets {
+        out.push(("server", format!("{}: {}", t.backend, t.server.version)));
+    }
+    out
+}
+
+fn mismatches(base: &RunResult, cur: &RunResult) -> Vec<String> {
+    let (b, c) = (fingerprint(base), fingerprint(cur));
+    let mut out: Vec<String> = b
+        .iter()
+        .zip(&c)
+        .filter(|(x, y)| x != y)
+        .map(|(x, y)| format!("{}: {} -> {}", x.0, x.1, y.1))
+        .collect();
+    if b.len() != c.len() {
+        out.push(format!(
+            "backends: {} -> {} targets",
+            b.len() - 4,
+            c.len().saturating_sub(4)
+        ));
+    }
+    out
+}
+
+fn key(c: &CellResult) -> Vec<String> {
+    crate::report::summary::cell_key(c)
+}
+
+fn correctness(base: &CellResult, cur: &CellResult) -> Vec<String> {
+    let (b, c) = (CellFigures::of(base), CellFigures::of(cur));
+    let mut out = Vec::new();
+    let mut check = |name: &str, before: f64, after: f64| {
+        if before == 0.0 && after > 0.0 {
+            out.push(format!("{name}: 0 -> {after}"));
+        }
+    };
+    check(
+        "duplicate claims",
+        b.duplicate_claims as f64,
+        c.duplicate_claims as f64,
+    );
+    check(
+        "duplicate executions",
+        b.duplicate_executions as f64,
+        c.duplicate_executions as f64,
+    );
+    check("lost jobs", b.lost as f64, c.lost as f64);
+    out
+}
+
+/// Compares `cur` with `base`; with mismatched environments every metric is
+/// incomparable unless `force`.
+pub fn compare(base: &RunResult, cur: &RunResult, force: bool) -> Comparison {
+    let mismatches = mismatches(base, cur);
+    let blocked = !mismatches.is_empty() && !force;
+    let mut cells = Vec::new();
+    let mut only_in_current = Vec::new();
+    for c in &cur.cells {
+        let Some(b) = base.cells.iter().find(|b| key(b) == key(c)) else {
+            only_in_current.push(key(c));
+            continue;
+        };
+        let metrics = METRICS
+            .iter()
+            .filter_map(|m| {
+                let (before, after) = ((m.estimate)(b), (m.estimate)(c));
+                if before.is_none() && after.is_none() {
+                    return None;
+                }
+                let (change, verdict) = judge(before, after, m.higher_is_better, m.threshold);
+                Some(MetricChange {
+                    metric: m.name.to_string(),
+                    baseline: before,
+                    current: after,
+                    change,
+                    verdict: if blocked {
+                        Verdict::Incomparable
+                    } else {
+                        verdict
+                    },
+                })
+            })
+            .collect();
+        cells.push(CellComparison {
+            key: key(c),
+            metrics,
+            correctness: correctness(b, c),
+        });
+    }
+    let only_in_baseline = base
+        .cells
+        .iter()
+        .map(key)
+        .filter(|k| !cur.cells.iter().any(|c| &key(c) == k))
+        .collect();
+    Comparison {
+        mismatches,
+        forced: force,
+        cells,
+        only_in_baseline,
+        only_in_current,
+    }
+}
+
+/// Exit codes of `compare`, also documented in the README.
+pub mod exit {
+    /// A correctness failure: duplicates or lost jobs where the baseline had none.
+    pub const CORRECTNESS: u8 = 1;
+    /// A metric regressed beyond its threshold and outside the noise.
+    pub const REGRESSION: u8 = 4;
+    /// The runs' environments differ (without `--force`), or no cell matched.
+    pub const INCOMPARABLE: u8 = 5;
+}
+
+impl Comparison {
+    pub fn regressions(&self) -> impl Iterator<Item = (&CellComparison, &MetricChange)> {
+        self.cells.iter().flat_map(|c| {
+            c.metrics
+                .iter()
+                .filter(|m| m.verdict == Verdict::Regressed)
+                .map(move |m| (c, m))
+        })
+    }
+
+    /// The exit code: correctness first, whatever the timings; then incomparable; then
+    /// regression; else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.cells.iter().any(|c| !c.correctness.is_empty()) {
+            exit::CORRECTNESS
+        } else if (!self.mismatches.is_empty() && !self.forced) || self.cells.is_empty() {
+            exit::INCOMPARABLE
+        } else if self.regressions().next().is_some() {
+            exit::REGRESSION
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(value: f64, low: f64, high: f64) -> Option<Estimate> {
+        Some(Estimate {
+            value,
+            low,
+            high,
+            noise_known: true,
+        })
+    }
+
+    #[test]
+    fn a_change_counts_only_beyond_the_threshold_and_the_noise() {
+        // p99 up 50%, intervals apart: regressed.
+        let (ch, v) = judge(est(10.0, 9.0, 11.0), est(15.0, 14.0, 16.0), false, 0.2);
+        assert_eq!(v, Verdict::Regressed);
+        assert!((ch.unwrap() - 0.5).abs() < 1e-9);
+        // Up 50% but the intervals overlap: inside the noise, unchanged.
+        let (_, v) = judge(est(10.0, 6.0, 16.0), est(15.0, 12.0, 20.0), false, 0.2);
+        assert_eq!(v, Verdict::Unchanged);
+        // Apart but under the threshold: unchanged.
+        let (_, v) = judge(est(10.0, 9.9, 10.1), est(11.0, 10.9, 11.1), false, 0.2);
+        assert_eq!(v, Verdict::Unchanged);
+        // Throughput up 30%, apart: improved.
+        let (_, v) = judge(est(100.0, 95.0, 105.0), est(130.0, 125.0, 135.0), true, 0.1);
+        assert_eq!(v, Verdict::Improved);
+        // Missing on one side: incomparable.
+        assert_eq!(
+            judge(None, est(1.0, 1.0, 1.0), true, 0.1).1,
+            Verdict::Incomparable
+        );
+    }
+
+    #[test]
+    fn the_quantile_interval_brackets_the_percentile_and_narrows_with_samples() {
+        let summary = |n: u64| {
+            let mut h = crate::metrics::new_histogram();
+            for i in 1..=n {
+                h.record(i * 1000 / n.max(1) + 1000).unwrap();
+            }
+            HistogramSummary::from_histogram(&h)
+        };
+        let small = quantile([summary(200)].iter(), 0.99).unwrap();
+        let large = quantile([summary(20_000)].iter(), 0.99).unwrap();
+        assert!(small.low <= small.value && small.value <= small.high);
+        assert!(large.high - large.low < small.high - small.low);
+        assert!(quantile([HistogramSummary::default()].iter(), 0.99).is_none());
+    }
+}

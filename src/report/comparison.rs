@@ -1,0 +1,118 @@
+//! A comparison of two runs as Markdown (for a CI job summary): what fails first
+//! (correctness, then regressions), then every metric of every matched cell.
+
+use crate::analysis::compare::{Comparison, Estimate, Verdict};
+use crate::analysis::figures::fmt_ms;
+use std::fmt::Write;
+
+fn est(e: &Option<Estimate>, metric: &str) -> String {
+    let show = |v: f64| {
+        if metric == "throughput" {
+            format!("{v:.0}/s")
+        } else {
+            fmt_ms(v)
+        }
+    };
+    match e {
+        Some(e) if e.noise_known && e.low != e.high => {
+            format!("{} [{} – {}]", show(e.value), show(e.low), show(e.high))
+        }
+        Some(e) => show(e.value),
+        None => "–".into(),
+    }
+}
+
+pub fn markdown(c: &Comparison) -> String {
+    let mut out = String::new();
+    let code = c.exit_code();
+    let _ = writeln!(
+        out,
+        "# claimbench compare\n\n**{}** (exit {code})\n",
+        match code {
+            0 => "no regression",
+            1 => "correctness failure",
+            4 => "performance regression",
+            _ => "incomparable",
+        }
+    );
+    if !c.mismatches.is_empty() {
+        let _ = writeln!(
+            out,
+            "Environments differ{}:\n",
+            if c.forced {
+                " (compared anyway: --force)"
+            } else {
+                ", so every metric is incomparable (--force compares anyway)"
+            }
+        );
+        for m in &c.mismatches {
+            let _ = writeln!(out, "- {m}");
+        }
+        out.push('\n');
+    }
+    let failures: Vec<String> = c
+        .cells
+        .iter()
+        .flat_map(|cell| {
+            cell.correctness
+                .iter()
+                .map(move |f| format!("- {}: {f}", cell.key.join(" ")))
+        })
+        .collect();
+    if !failures.is_empty() {
+        let _ = writeln!(out, "## Correctness\n\n{}\n", failures.join("\n"));
+    }
+    let header =
+        "| cell | metric | baseline | current | change | verdict |\n|---|---|--:|--:|--:|---|";
+    let row = |cell: &[String], m: &crate::analysis::compare::MetricChange| {
+        format!(
+            "| {} | {} | {} | {} | {} | {} |",
+            cell.join(" "),
+            m.metric,
+            est(&m.baseline, &m.metric),
+            est(&m.current, &m.metric),
+            m.change
+                .map_or("–".into(), |x| format!("{:+.1}%", x * 100.0)),
+            if m.verdict == Verdict::Regressed {
+                format!("**{}**", m.verdict)
+            } else {
+                m.verdict.to_string()
+            }
+        )
+    };
+    let regressions: Vec<String> = c.regressions().map(|(cell, m)| row(&cell.key, m)).collect();
+    if !regressions.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Regressions\n\n{header}\n{}\n",
+            regressions.join("\n")
+        );
+    }
+    let _ = writeln!(out, "## Every metric\n\n{header}");
+    for cell in &c.cells {
+        for m in &cell.metrics {
+            let _ = writeln!(out, "{}", row(&cell.key, m));
+        }
+    }
+    for (which, keys) in [
+        ("baseline", &c.only_in_baseline),
+        ("current", &c.only_in_current),
+    ] {
+        if !keys.is_empty() {
+            let _ = writeln!(out, "\nOnly in the {which} run (not compared):\n");
+            for k in keys {
+                let _ = writeln!(out, "- {}", k.join(" "));
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nA metric regresses when it moved beyond its threshold in the bad direction and the two 95% intervals do not overlap (throughput: bootstrap over repetitions; percentiles: order-statistic bounds from the merged HDR histograms). Thresholds: {}.",
+        crate::analysis::compare::thresholds()
+            .iter()
+            .map(|(n, t)| format!("{n} {:.0}%", t * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out
+}
