@@ -58,7 +58,7 @@ pub enum Command {
     /// the change, its 95% interval and a verdict. Exit codes: 0 no regression, 1
     /// duplicates or lost jobs where the baseline had none, 4 a regression beyond its
     /// threshold and outside the noise, 5 incomparable (environments differ, or no cell
-    /// matches), 2 bad input.
+    /// matches), 3 a gate of the current run failed, 2 bad input.
     Compare {
         baseline: PathBuf,
         current: PathBuf,
@@ -71,6 +71,9 @@ pub enum Command {
         /// Also write the comparison as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also write JUnit XML here (a test case per cell and metric, and per gate).
+        #[arg(long)]
+        junit: Option<PathBuf>,
     },
     /// Reset and seed the schema as a trial would, then exit: for running pgbench or
     /// EXPLAIN against exactly what claimbench measures.

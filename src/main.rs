@@ -79,7 +79,8 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             force,
             markdown,
             json,
-        } => compare(&baseline, &current, force, markdown, json),
+            junit,
+        } => compare(&baseline, &current, force, [markdown, json, junit]),
         cli::Command::Prepare {
             workload,
             db,
@@ -196,8 +197,7 @@ fn compare(
     baseline: &Path,
     current: &Path,
     force: bool,
-    markdown: Option<std::path::PathBuf>,
-    json: Option<std::path::PathBuf>,
+    [markdown, json, junit]: [Option<std::path::PathBuf>; 3],
 ) -> Result<ExitCode> {
     let base = RunResult::read(&run_json_path(baseline))?;
     let cur = RunResult::read(&run_json_path(current))?;
@@ -210,6 +210,10 @@ fn compare(
     if let Some(p) = json {
         let text = serde_json::to_string_pretty(&c).expect("a comparison serializes");
         std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    if let Some(p) = junit {
+        let xml = report::comparison::junit(&c).context("cannot write JUnit XML")?;
+        std::fs::write(&p, xml).with_context(|| format!("cannot write {}", p.display()))?;
     }
     Ok(ExitCode::from(c.exit_code()))
 }
@@ -429,11 +433,18 @@ async fn run(
     out!("{}", report::summary::render(&outcome.result));
     print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
+    let failed_gates = claimbench::analysis::gates::check(&outcome.result)
+        .iter()
+        .filter(|g| !g.passed)
+        .count();
     Ok(if interrupt.stopping() {
         ExitCode::from(130)
     } else if outcome.failed_checks {
         errln!("a correctness check failed: see Warnings in the summary");
         ExitCode::from(1)
+    } else if failed_gates > 0 {
+        errln!("{failed_gates} gate checks failed: see Gates in the summary");
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     })

@@ -46,6 +46,9 @@ pub struct RunResult {
     /// The objectives the workload and `--slo` set, for `recommend` and the verdict.
     #[serde(default)]
     pub slos: Vec<crate::slo::Slo>,
+    /// Absolute gates every matching cell must meet (`[[gate]]`).
+    #[serde(default)]
+    pub gates: Vec<crate::analysis::gates::Gate>,
     /// Sustainable arrival rates found by a phase's rate search.
     #[serde(default)]
     pub rate_searches: Vec<crate::analysis::rate_search::SearchResult>,

@@ -59,6 +59,8 @@ mod raw {
         #[serde(default)]
         pub slo: Option<crate::slo::RawSlos>,
         #[serde(default)]
+        pub gate: Vec<Gate>,
+        #[serde(default)]
         pub embedded: Embedded,
         #[serde(default)]
         pub mssql: Mssql,
@@ -230,6 +232,22 @@ mod raw {
         pub repetitions: Option<i64>,
         #[serde(default)]
         pub search: Option<RateSearch>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Gate {
+        pub check: String,
+        #[serde(default)]
+        pub phase: Option<String>,
+        #[serde(default)]
+        pub strategy: Option<Strategy>,
+        #[serde(default)]
+        pub index_layout: Option<String>,
+        #[serde(default)]
+        pub workers: Option<u32>,
+        #[serde(default)]
+        pub batch_size: Option<u32>,
     }
 
     #[derive(Debug, Deserialize)]
@@ -533,6 +551,9 @@ pub struct Workload {
     /// Service-level objectives the run's cells are judged by (`recommend`, verdict).
     #[serde(default)]
     pub slos: Vec<crate::slo::Slo>,
+    /// Absolute gates: a matching cell that misses one fails the run (exit 3).
+    #[serde(default)]
+    pub gates: Vec<crate::analysis::gates::Gate>,
     /// PostgreSQL settings for the embedded cluster (`-c name=value`).
     pub embedded_settings: BTreeMap<String, String>,
     /// SQL Server only: the hot table's LOCK_ESCALATION.
@@ -780,6 +801,12 @@ impl Validator<'_> {
                 .map_err(|(field, e)| self.err(&format!("slo.{field}"), e.to_string()))?,
             None => Vec::new(),
         };
+        let gates = w
+            .gate
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| self.gate(i, g, &matrices))
+            .collect::<Result<Vec<_>, _>>()?;
         let embedded_settings = w
             .embedded
             .settings
@@ -815,6 +842,7 @@ impl Validator<'_> {
             matrices,
             trial,
             slos,
+            gates,
             embedded_settings,
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             source_text: text.to_string(),
@@ -1112,6 +1140,44 @@ impl Validator<'_> {
             workers: self.counts(&f("workers"), &m.workers, 512)?,
             batch_sizes: self.counts(&f("batch_sizes"), &m.batch_sizes, 10_000)?,
             phase,
+        })
+    }
+
+    fn gate(
+        &self,
+        i: usize,
+        g: raw::Gate,
+        matrices: &[Matrix],
+    ) -> Result<crate::analysis::gates::Gate, WorkloadError> {
+        let field = |f: &str| format!("gate[{i}].{f}");
+        let check = crate::slo::Slo::parse(&g.check)
+            .map_err(|e| self.err(&field("check"), e.to_string()))?;
+        if let Some(p) = &g.phase
+            && !matrices.iter().any(|m| &m.name == p)
+        {
+            return Err(self.err(
+                &field("phase"),
+                format!("no [[matrix]] block is named `{p}`"),
+            ));
+        }
+        if let Some(l) = &g.index_layout
+            && !INDEX_LAYOUTS.contains(&l.as_str())
+        {
+            return Err(self.err(
+                &field("index_layout"),
+                format!(
+                    "unknown layout `{l}`; expected one of: {}",
+                    INDEX_LAYOUTS.join(", ")
+                ),
+            ));
+        }
+        Ok(crate::analysis::gates::Gate {
+            check,
+            phase: g.phase,
+            strategy: g.strategy,
+            index_layout: g.index_layout,
+            workers: g.workers,
+            batch_size: g.batch_size,
         })
     }
 
@@ -1414,6 +1480,29 @@ duplicates = "==0"
         assert_eq!(w.matrices[0].name, "");
         let e = error_of(&MINIMAL.replace("batch_sizes = [5]", "batch_sizes = []"));
         assert!(e.contains("w.toml: matrix.batch_sizes: is empty"), "{e}");
+    }
+
+    #[test]
+    fn gates_are_checked_objectives_with_optional_filters() {
+        let w = parse(&format!(
+            "{TWO_BLOCKS}\n[[gate]]\ncheck = \"claim_p99<=20ms\"\nstrategy = \"production\"\nphase = \"sweep\"\n[[gate]]\ncheck = \"lost==0\"\n"
+        ))
+        .unwrap();
+        assert_eq!(w.gates.len(), 2);
+        assert_eq!(
+            w.gates[0].label(),
+            "claim_p99<=20ms for phase sweep, production"
+        );
+        assert_eq!(w.gates[1].label(), "lost==0 for every cell");
+        let e = error_of(&format!("{TWO_BLOCKS}\n[[gate]]\ncheck = \"p99<20\"\n"));
+        assert!(e.contains("gate[0].check: unknown metric `p99`"), "{e}");
+        let e = error_of(&format!(
+            "{TWO_BLOCKS}\n[[gate]]\ncheck = \"lost==0\"\nphase = \"nightly\"\n"
+        ));
+        assert!(
+            e.contains("gate[0].phase: no [[matrix]] block is named `nightly`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -651,4 +651,31 @@ fn compare_exit_codes_pin_each_outcome() {
     assert_eq!(compare(&base, &other, &["--force"]).0, Some(0));
     let (code, _) = compare(&base, "/nonexistent/run.json", &[]);
     assert_eq!(code, Some(2));
+
+    // A gate of the current run that a cell misses: exit 3, and JUnit says which.
+    let gated_dir = sub("gated");
+    let gated = hand_made_run(&gated_dir, &cells, &[]);
+    let mut r = claimbench::results::RunResult::read(Path::new(&gated)).unwrap();
+    r.gates = vec![claimbench::analysis::gates::Gate {
+        check: claimbench::slo::Slo::parse("claim_p99<=5ms").unwrap(),
+        phase: None,
+        strategy: None,
+        index_layout: None,
+        workers: None,
+        batch_size: None,
+    }];
+    r.write(&gated_dir).unwrap();
+    let junit = dir.path().join("junit.xml");
+    let (code, md) = compare(&base, &gated, &["--junit", junit.to_str().unwrap()]);
+    assert_eq!(code, Some(3), "{md}");
+    assert!(md.contains("## Failed gates"), "{md}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert!(xml.contains("claimbench compare: gates"), "{xml}");
+    assert_eq!(
+        xml.matches("<failure").count(),
+        1,
+        "the 4-worker cell, 6 ms: {xml}"
+    );
+    assert!(xml.contains("measured 6.0 ms"), "{xml}");
 }

@@ -238,6 +238,8 @@ pub struct Comparison {
     /// Cells only one run has.
     pub only_in_baseline: Vec<Vec<String>>,
     pub only_in_current: Vec<Vec<String>>,
+    /// The current run's absolute gates.
+    pub gates: Vec<super::gates::GateResult>,
 }
 
 /// What a run's numbers depend on besides the code under test.
@@ -350,6 +352,7 @@ pub fn compare(base: &RunResult, cur: &RunResult, force: bool) -> Comparison {
         cells,
         only_in_baseline,
         only_in_current,
+        gates: super::gates::check(cur),
     }
 }
 
@@ -357,6 +360,8 @@ pub fn compare(base: &RunResult, cur: &RunResult, force: bool) -> Comparison {
 pub mod exit {
     /// A correctness failure: duplicates or lost jobs where the baseline had none.
     pub const CORRECTNESS: u8 = 1;
+    /// An absolute gate of the current run failed.
+    pub const GATE: u8 = 3;
     /// A metric regressed beyond its threshold and outside the noise.
     pub const REGRESSION: u8 = 4;
     /// The runs' environments differ (without `--force`), or no cell matched.
@@ -373,11 +378,13 @@ impl Comparison {
         })
     }
 
-    /// The exit code: correctness first, whatever the timings; then incomparable; then
-    /// regression; else 0.
+    /// The exit code: correctness first, whatever the timings; then a failed gate; then
+    /// incomparable; then regression; else 0.
     pub fn exit_code(&self) -> u8 {
         if self.cells.iter().any(|c| !c.correctness.is_empty()) {
             exit::CORRECTNESS
+        } else if self.gates.iter().any(|g| !g.passed) {
+            exit::GATE
         } else if (!self.mismatches.is_empty() && !self.forced) || self.cells.is_empty() {
             exit::INCOMPARABLE
         } else if self.regressions().next().is_some() {

@@ -7,6 +7,7 @@
 pub mod bootstrap;
 pub mod compare;
 pub mod figures;
+pub mod gates;
 pub mod rate_search;
 pub mod recommend;
 pub mod story;

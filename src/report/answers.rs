@@ -234,6 +234,29 @@ pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<Stri
 
 pub const CONFIDENCE_HOW: &str = "For cells with two or more repetitions: the mean over repetitions of throughput (completed jobs/s, claimed in claim-only phases) and of each repetition's claim p99, with a 95% percentile-bootstrap interval that resamples whole repetitions (2,000 resamples, seeded). With 3 repetitions the interval is coarse; more repetitions narrow it. Repetitions disagree when their throughputs spread more than 10% of the mean (coefficient of variation) or their p99s differ more than 2x: the verdict names such cells.";
 
+/// Every gate checked on every cell it applies to, breaches first.
+pub fn gate_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut results = crate::analysis::gates::check(r);
+    if results.is_empty() {
+        return None;
+    }
+    results.sort_by_key(|g| g.passed);
+    let rows = results
+        .into_iter()
+        .map(|g| {
+            vec![
+                g.gate,
+                g.cell.join(" "),
+                g.measured.unwrap_or_else(|| "–".into()),
+                if g.passed { "pass" } else { "**FAIL**" }.to_string(),
+            ]
+        })
+        .collect();
+    Some((vec!["gate", "cell", "measured", "result"], rows))
+}
+
+pub const GATES_HOW: &str = "Each [[gate]] of the workload on every cell it names that can measure it (queue wait and oldest-pending age only where jobs arrived). A failed gate fails the run: exit code 3.";
+
 pub const SEARCH_HOW: &str = "Per searched cell, the highest open-loop Poisson arrival rate at which the phase's queue-wait and oldest-pending SLOs held over the measured window (or queue_wait_p99<=1s when the workload sets none). The rate doubles from the start until a step fails, then the bracket is bisected; each step is its own trial, listed in the table above under the phase's name. \">=\" marks a rate no step exceeded: the limit lies above it.";
 
 pub const USL_HOW: &str = "The Universal Scalability Law X(N) = λN / (1 + σ(N−1) + κN(N−1)) fitted to each worker sweep of 4 or more worker counts: λ is one worker's throughput, σ the share lost to contention (serialised work such as lock queues), κ the coherency cost that makes throughput fall past the peak (N* = √((1−σ)/κ)). An R² well below 1 means the law does not describe the sweep; do not extrapolate from it.";

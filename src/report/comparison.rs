@@ -31,6 +31,7 @@ pub fn markdown(c: &Comparison) -> String {
         match code {
             0 => "no regression",
             1 => "correctness failure",
+            3 => "gate failed",
             4 => "performance regression",
             _ => "incomparable",
         }
@@ -61,6 +62,22 @@ pub fn markdown(c: &Comparison) -> String {
         .collect();
     if !failures.is_empty() {
         let _ = writeln!(out, "## Correctness\n\n{}\n", failures.join("\n"));
+    }
+    let failed: Vec<String> = c
+        .gates
+        .iter()
+        .filter(|g| !g.passed)
+        .map(|g| {
+            format!(
+                "- {}: {} measured {}",
+                g.gate,
+                g.cell.join(" "),
+                g.measured.as_deref().unwrap_or("–")
+            )
+        })
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "## Failed gates\n\n{}\n", failed.join("\n"));
     }
     let header =
         "| cell | metric | baseline | current | change | verdict |\n|---|---|--:|--:|--:|---|";
@@ -115,4 +132,59 @@ pub fn markdown(c: &Comparison) -> String {
             .join(", ")
     );
     out
+}
+
+/// The comparison as JUnit XML, for CI test reporters: one test case per cell and
+/// metric (failed when it regressed, skipped when incomparable), one per cell for
+/// correctness, and one per gate and cell.
+pub fn junit(c: &Comparison) -> Result<String, quick_junit::SerializeError> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let failure = |message: String| {
+        let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        s.set_message(message);
+        s
+    };
+    let mut metrics = TestSuite::new("claimbench compare: metrics");
+    for cell in &c.cells {
+        let name = cell.key.join(" ");
+        for m in &cell.metrics {
+            let change = m
+                .change
+                .map_or("–".into(), |x| format!("{:+.1}%", x * 100.0));
+            let status = match m.verdict {
+                Verdict::Regressed => failure(format!("{} regressed {change}", m.metric)),
+                Verdict::Incomparable => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message("incomparable");
+                    s
+                }
+                _ => TestCaseStatus::success(),
+            };
+            metrics.add_test_case(TestCase::new(format!("{name} {}", m.metric), status));
+        }
+        let status = if cell.correctness.is_empty() {
+            TestCaseStatus::success()
+        } else {
+            failure(cell.correctness.join("; "))
+        };
+        metrics.add_test_case(TestCase::new(format!("{name} correctness"), status));
+    }
+    let mut gates = TestSuite::new("claimbench compare: gates");
+    for g in &c.gates {
+        let status = if g.passed {
+            TestCaseStatus::success()
+        } else {
+            failure(format!("measured {}", g.measured.as_deref().unwrap_or("–")))
+        };
+        gates.add_test_case(TestCase::new(
+            format!("{}: {}", g.gate, g.cell.join(" ")),
+            status,
+        ));
+    }
+    let mut report = Report::new("claimbench");
+    report.add_test_suite(metrics);
+    if !c.gates.is_empty() {
+        report.add_test_suite(gates);
+    }
+    report.to_string()
 }

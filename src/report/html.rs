@@ -150,6 +150,9 @@ fn answers(h: &mut String, r: &RunResult) {
             h.push_str("</table>\n");
         }
     }
+    if let Some((header, rows)) = answers::gate_rows(r) {
+        section_table(h, "Gates", &header, &rows, answers::GATES_HOW);
+    }
     if let Some((header, rows)) = answers::search_rows(r) {
         section_table(
             h,

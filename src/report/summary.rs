@@ -109,6 +109,10 @@ pub fn render(r: &RunResult) -> String {
             super::answers::recommendation_text(&recs, &r.slos)
         );
     }
+    if let Some((header, rows)) = super::answers::gate_rows(r) {
+        let _ = writeln!(out, "\n## Gates\n\n{}\n", super::answers::GATES_HOW);
+        markdown_table(&mut out, &header, &rows, 2);
+    }
     if let Some((header, rows)) = super::answers::search_rows(r) {
         let _ = writeln!(
             out,

@@ -200,6 +200,7 @@ pub async fn run<B: Backend>(
         environment: opts.environment,
         cells: Vec::new(),
         slos: workload.slos.clone(),
+        gates: workload.gates.clone(),
         rate_searches: Vec::new(),
     };
     let mut p = Progress {

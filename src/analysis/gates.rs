@@ -1,0 +1,158 @@
+//! Absolute gates: objectives every matching cell of a run must meet (`[[gate]]` in a
+//! workload, `check = "claim_p99<=20ms"`, optionally narrowed to a phase, strategy,
+//! layout, worker count or batch size). Unlike SLOs, which `recommend` uses to pick among
+//! cells, a gate that any matching cell misses fails the run (exit 3), on every run and
+//! in `compare`.
+
+use super::figures::{CellFigures, fmt_value};
+use crate::results::{CellResult, RunResult};
+use crate::slo::Slo;
+use crate::strategy::Strategy;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub check: Slo,
+    #[serde(default)]
+    pub phase: Option<String>,
+    #[serde(default)]
+    pub strategy: Option<Strategy>,
+    #[serde(default)]
+    pub index_layout: Option<String>,
+    #[serde(default)]
+    pub workers: Option<u32>,
+    #[serde(default)]
+    pub batch_size: Option<u32>,
+}
+
+impl Gate {
+    pub fn applies_to(&self, c: &CellResult) -> bool {
+        self.phase.as_ref().is_none_or(|p| *p == c.phase)
+            && self.strategy.is_none_or(|s| s == c.strategy)
+            && self
+                .index_layout
+                .as_ref()
+                .is_none_or(|l| *l == c.index_layout)
+            && self.workers.is_none_or(|w| w == c.workers)
+            && self.batch_size.is_none_or(|b| b == c.batch_size)
+    }
+
+    /// `claim_p99<=20ms` with its filters: `claim_p99<=20ms for production, 16 workers`.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(p) = &self.phase {
+            parts.push(format!("phase {p}"));
+        }
+        if let Some(s) = self.strategy {
+            parts.push(s.to_string());
+        }
+        if let Some(l) = &self.index_layout {
+            parts.push(l.clone());
+        }
+        if let Some(w) = self.workers {
+            parts.push(format!("{w} workers"));
+        }
+        if let Some(b) = self.batch_size {
+            parts.push(format!("batch {b}"));
+        }
+        if parts.is_empty() {
+            format!("{} for every cell", self.check)
+        } else {
+            format!("{} for {}", self.check, parts.join(", "))
+        }
+    }
+}
+
+/// One gate checked on one cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateResult {
+    pub gate: String,
+    pub cell: Vec<String>,
+    /// What the cell measured (`None`: it cannot measure it, e.g. queue wait without
+    /// arrivals: the gate does not apply there).
+    pub measured: Option<String>,
+    pub passed: bool,
+}
+
+/// Every gate on every cell it applies to and can measure.
+pub fn check(r: &RunResult) -> Vec<GateResult> {
+    let mut out = Vec::new();
+    for g in &r.gates {
+        for c in r.cells.iter().filter(|c| g.applies_to(c)) {
+            let v = CellFigures::of(c).value(g.check.metric);
+            let Some(v) = v else { continue };
+            out.push(GateResult {
+                gate: g.label(),
+                cell: crate::report::summary::cell_key(c),
+                measured: Some(fmt_value(g.check.metric, v)),
+                passed: g.check.holds(Some(v)),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(strategy: Strategy, workers: u32, p99_ms: u64) -> CellResult {
+        let mut t = crate::results::TrialResult::default();
+        let mut h = crate::metrics::new_histogram();
+        h.record(p99_ms * 1000).unwrap();
+        t.claim_latency = crate::metrics::HistogramSummary::from_histogram(&h);
+        CellResult {
+            phase: String::new(),
+            arrival_rate_per_s: None,
+            backend: crate::backend::BackendKind::Postgres,
+            strategy,
+            index_layout: "fetch-order".into(),
+            workers,
+            batch_size: 10,
+            trials: vec![t],
+        }
+    }
+
+    #[test]
+    fn a_gate_checks_the_cells_it_names_and_only_those() {
+        let r = RunResult {
+            cells: vec![
+                cell(Strategy::Production, 4, 5),
+                cell(Strategy::Production, 16, 30),
+                cell(Strategy::Waiting, 16, 90),
+            ],
+            gates: vec![Gate {
+                check: Slo::parse("claim_p99<=20ms").unwrap(),
+                phase: None,
+                strategy: Some(Strategy::Production),
+                index_layout: None,
+                workers: None,
+                batch_size: None,
+            }],
+            ..RunResult::default()
+        };
+        let got = check(&r);
+        assert_eq!(got.len(), 2, "waiting is not gated");
+        assert!(got[0].passed);
+        assert!(!got[1].passed);
+        assert_eq!(got[1].measured.as_deref(), Some("30 ms"));
+        assert_eq!(got[1].gate, "claim_p99<=20ms for production");
+    }
+
+    #[test]
+    fn an_unmeasurable_metric_does_not_apply() {
+        let r = RunResult {
+            cells: vec![cell(Strategy::Production, 4, 5)],
+            gates: vec![Gate {
+                check: Slo::parse("queue_wait_p99<=1s").unwrap(),
+                phase: None,
+                strategy: None,
+                index_layout: None,
+                workers: None,
+                batch_size: None,
+            }],
+            ..RunResult::default()
+        };
+        assert!(check(&r).is_empty());
+    }
+}
