@@ -4,9 +4,20 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Exit codes, the same for every command.
+pub const EXIT_CODES: &str = "Exit codes:
+  0    success
+  1    correctness failure (lost jobs, unexpected duplicates, ledger and effects disagree;
+       compare: duplicates or lost jobs where the baseline had none)
+  2    usage or input error (bad workload or flag, unreadable file, unreachable server)
+  3    objectives not met (a [[gate]] failed; recommend: no cell meets the SLOs)
+  4    performance regression beyond its threshold and outside the noise (compare)
+  5    incomparable runs (environments differ without --force, or no cell matches)
+  130  interrupted (partial results written, embedded cluster removed)";
+
 /// Load-test and benchmark queue tables with competing consumers.
 #[derive(Debug, Parser)]
-#[command(name = "claimbench", version, about, long_about = None)]
+#[command(name = "claimbench", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

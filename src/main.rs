@@ -1,10 +1,6 @@
 //! Entry point: parse the command line, dispatch, and map the outcome to an exit code.
 //!
-//! Exit codes (documented in the README): 0 success; 1 the run finished but a
-//! correctness check failed (lost jobs, duplicate claims from a strategy that should
-//! prevent them, ledger and effects table disagreeing); 2 an error (bad input, an
-//! unreachable server, a failed trial); 3 `recommend` found no cell meeting the SLOs; 130 interrupted by Ctrl-C, SIGTERM or SIGHUP
-//! (partial results written, embedded cluster removed).
+//! Exit codes: see `cli::EXIT_CODES` (printed by `--help`, and in the README).
 
 use anyhow::{Context, Result, bail};
 use claimbench::analysis::recommend;

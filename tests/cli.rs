@@ -679,3 +679,34 @@ fn compare_exit_codes_pin_each_outcome() {
     );
     assert!(xml.contains("measured 6.0 ms"), "{xml}");
 }
+
+#[test]
+fn a_failed_gate_fails_the_run_with_exit_3_and_help_lists_every_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = workload_file(
+        dir.path(),
+        &format!(
+            "{GOOD}[[gate]]\ncheck = \"completed_per_s>=1000000000\"\n[[gate]]\ncheck = \"lost==0\"\n"
+        ),
+    );
+    let out = claimbench()
+        .args(["run", &workload, "--quiet", "--results"])
+        .arg(dir.path().join("results"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stdout}{stderr}");
+    assert!(stderr.contains("1 gate checks failed"), "{stderr}");
+    assert!(stdout.contains("## Gates"), "{stdout}");
+    assert!(
+        stdout.contains("| **FAIL** |") && stdout.contains("| pass |"),
+        "{stdout}"
+    );
+
+    let help = claimbench().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for code in ["  0 ", "  1 ", "  2 ", "  3 ", "  4 ", "  5 ", "  130 "] {
+        assert!(help.contains(code), "--help lists exit code {code}: {help}");
+    }
+}
