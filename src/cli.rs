@@ -76,6 +76,11 @@ pub enum Command {
         /// Compare even when the environments' fingerprints differ.
         #[arg(long)]
         force: bool,
+        /// Replace a metric's threshold (relative change), e.g. --threshold claim_p99=0.5.
+        /// Defaults: throughput 0.25, claim_p50 0.25, claim_p99 0.35, claim_p999 0.5,
+        /// queue_wait_p99 0.5, oldest_pending_p99 0.5, oldest_pending_max 0.5.
+        #[arg(long)]
+        threshold: Vec<String>,
         /// Also write the Markdown report here (e.g. $GITHUB_STEP_SUMMARY).
         #[arg(long)]
         markdown: Option<PathBuf>,

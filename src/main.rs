@@ -73,10 +73,26 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             baseline,
             current,
             force,
+            threshold,
             markdown,
             json,
             junit,
-        } => compare(&baseline, &current, force, [markdown, json, junit]),
+        } => {
+            let thresholds = threshold
+                .iter()
+                .map(|t| {
+                    claimbench::analysis::compare::parse_threshold(t)
+                        .map_err(|e| anyhow::anyhow!("--threshold {e}"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            compare(
+                &baseline,
+                &current,
+                force,
+                &thresholds,
+                [markdown, json, junit],
+            )
+        }
         cli::Command::Prepare {
             workload,
             db,
@@ -193,11 +209,12 @@ fn compare(
     baseline: &Path,
     current: &Path,
     force: bool,
+    thresholds: &[(String, f64)],
     [markdown, json, junit]: [Option<std::path::PathBuf>; 3],
 ) -> Result<ExitCode> {
     let base = RunResult::read(&run_json_path(baseline))?;
     let cur = RunResult::read(&run_json_path(current))?;
-    let c = claimbench::analysis::compare::compare(&base, &cur, force);
+    let c = claimbench::analysis::compare::compare_with(&base, &cur, force, thresholds);
     let md = report::comparison::markdown(&c);
     out!("{md}");
     if let Some(p) = markdown {

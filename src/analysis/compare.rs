@@ -64,53 +64,57 @@ struct Metric {
     estimate: fn(&CellResult) -> Option<Estimate>,
 }
 
-/// The metrics and their default thresholds (relative change).
+/// The metrics and their default thresholds (relative change). Two nightly runs of the
+/// same build on the 2-core development machine, minutes apart, moved throughput by up
+/// to 15%, claim p50 and p99 by up to 13%, p99.9 by 18% and queue wait p99 by 23%, each
+/// outside its within-run interval (the machine drifts between runs more than between
+/// repetitions), so the defaults sit above that drift.
 const METRICS: [Metric; 7] = [
     Metric {
         name: "throughput",
         higher_is_better: true,
-        threshold: 0.10,
+        threshold: 0.25,
         estimate: throughput,
     },
     Metric {
         name: "claim_p50",
         higher_is_better: false,
-        threshold: 0.15,
+        threshold: 0.25,
         estimate: |c| claim_quantile(c, 0.50),
     },
     Metric {
         name: "claim_p99",
         higher_is_better: false,
-        threshold: 0.20,
+        threshold: 0.35,
         estimate: |c| claim_quantile(c, 0.99),
     },
     Metric {
         name: "claim_p999",
         higher_is_better: false,
-        threshold: 0.30,
+        threshold: 0.50,
         estimate: |c| claim_quantile(c, 0.999),
     },
     Metric {
         name: "queue_wait_p99",
         higher_is_better: false,
-        threshold: 0.25,
+        threshold: 0.50,
         estimate: queue_wait_p99,
     },
     Metric {
         name: "oldest_pending_p99",
         higher_is_better: false,
-        threshold: 0.25,
+        threshold: 0.50,
         estimate: |c| per_trial(c, |t| t.oldest_pending.p99_ms),
     },
     Metric {
         name: "oldest_pending_max",
         higher_is_better: false,
-        threshold: 0.25,
+        threshold: 0.50,
         estimate: |c| per_trial(c, |t| t.oldest_pending.max_ms),
     },
 ];
 
-/// The default threshold of each metric, for the docs and `--help`.
+/// The default threshold of each metric, for the docs and the report.
 pub fn thresholds() -> Vec<(&'static str, f64)> {
     METRICS.iter().map(|m| (m.name, m.threshold)).collect()
 }
@@ -301,9 +305,39 @@ fn correctness(base: &CellResult, cur: &CellResult) -> Vec<String> {
     out
 }
 
+/// `metric=share` (e.g. `claim_p99=0.5`) replacing a default threshold.
+pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: write it as metric=share, e.g. claim_p99=0.5"))?;
+    let name = name.trim();
+    if !METRICS.iter().any(|m| m.name == name) {
+        return Err(format!(
+            "unknown metric `{name}`; expected one of: {}",
+            METRICS.map(|m| m.name).join(", ")
+        ));
+    }
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok((name.to_string(), v)),
+        _ => Err(format!(
+            "`{value}` is not a share; give a number > 0, e.g. 0.3 for 30%"
+        )),
+    }
+}
+
 /// Compares `cur` with `base`; with mismatched environments every metric is
 /// incomparable unless `force`.
 pub fn compare(base: &RunResult, cur: &RunResult, force: bool) -> Comparison {
+    compare_with(base, cur, force, &[])
+}
+
+/// As [`compare`], with `thresholds` replacing the defaults of the metrics they name.
+pub fn compare_with(
+    base: &RunResult,
+    cur: &RunResult,
+    force: bool,
+    thresholds: &[(String, f64)],
+) -> Comparison {
     let mismatches = mismatches(base, cur);
     let blocked = !mismatches.is_empty() && !force;
     let mut cells = Vec::new();
@@ -320,7 +354,11 @@ pub fn compare(base: &RunResult, cur: &RunResult, force: bool) -> Comparison {
                 if before.is_none() && after.is_none() {
                     return None;
                 }
-                let (change, verdict) = judge(before, after, m.higher_is_better, m.threshold);
+                let threshold = thresholds
+                    .iter()
+                    .find(|t| t.0 == m.name)
+                    .map_or(m.threshold, |t| t.1);
+                let (change, verdict) = judge(before, after, m.higher_is_better, threshold);
                 Some(MetricChange {
                     metric: m.name.to_string(),
                     baseline: before,
