@@ -265,3 +265,20 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
         "identical cells give a ratio of 1: {md}"
     );
 }
+
+#[test]
+fn the_committed_baseline_belongs_to_the_nightly_workload_and_compares_clean_with_itself() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let baseline = RunResult::read(&root.join("results/baseline/run.json")).unwrap();
+    let nightly =
+        claimbench::workload::Workload::load(&root.join("workloads/nightly.toml")).unwrap();
+    assert_eq!(
+        baseline.workload.sha256, nightly.source_hash,
+        "workloads/nightly.toml changed since the baseline was made: refresh it (the command is at the top of the workload)"
+    );
+    assert!(!baseline.interrupted);
+    assert!(baseline.cells.iter().all(|c| c.trials.len() == 5));
+    let c = claimbench::analysis::compare::compare(&baseline, &baseline, false);
+    assert_eq!(c.exit_code(), 0);
+    assert!(c.gates.iter().all(|g| g.passed), "{:?}", c.gates);
+}
