@@ -60,6 +60,16 @@ impl Warning {
                 | Warning::UnexpectedDuplicateClaims { .. }
         )
     }
+
+    /// Whether the trial did not test what it was meant to: the load generator may have
+    /// been the bottleneck, or the producer did not offer the rate asked for. `compare`
+    /// never calls such a trial's numbers a regression.
+    pub fn invalidates(&self) -> bool {
+        matches!(
+            self,
+            Warning::HarnessBusy { .. } | Warning::ProducerBehind { .. } | Warning::Interrupted
+        )
+    }
 }
 
 impl fmt::Display for Warning {

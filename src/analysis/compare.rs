@@ -227,6 +227,9 @@ pub fn judge(
 pub struct CellComparison {
     /// phase, backend, strategy, layout, workers, batch (as the summary names them).
     pub key: Vec<String>,
+    /// Why a side's trials are invalid (then every metric is incomparable).
+    #[serde(default)]
+    pub invalid: Vec<String>,
     pub metrics: Vec<MetricChange>,
     /// Correctness failures of the current run where the baseline had none.
     pub correctness: Vec<String>,
@@ -347,6 +350,16 @@ pub fn compare_with(
             only_in_current.push(key(c));
             continue;
         };
+        let invalid: Vec<String> = [("baseline", b), ("current", c)]
+            .iter()
+            .flat_map(|(side, cell)| {
+                cell.trials
+                    .iter()
+                    .flat_map(|t| &t.warnings)
+                    .filter(|w| w.invalidates())
+                    .map(move |w| format!("{side}: {w}"))
+            })
+            .collect();
         let metrics = METRICS
             .iter()
             .filter_map(|m| {
@@ -364,7 +377,7 @@ pub fn compare_with(
                     baseline: before,
                     current: after,
                     change,
-                    verdict: if blocked {
+                    verdict: if blocked || !invalid.is_empty() {
                         Verdict::Incomparable
                     } else {
                         verdict
@@ -374,6 +387,7 @@ pub fn compare_with(
             .collect();
         cells.push(CellComparison {
             key: key(c),
+            invalid,
             metrics,
             correctness: correctness(b, c),
         });
@@ -466,6 +480,43 @@ mod tests {
             judge(None, est(1.0, 1.0, 1.0), true, 0.1).1,
             Verdict::Incomparable
         );
+    }
+
+    #[test]
+    fn an_invalid_trial_is_never_called_a_regression() {
+        let cell = |rate: f64, warnings| {
+            let mut t = TrialResult {
+                completed_per_s: rate,
+                warnings,
+                ..TrialResult::default()
+            };
+            t.counts.jobs_completed = 1;
+            CellResult {
+                phase: String::new(),
+                arrival_rate_per_s: None,
+                backend: crate::backend::BackendKind::Postgres,
+                strategy: crate::strategy::Strategy::Production,
+                index_layout: "fetch-order".into(),
+                workers: 4,
+                batch_size: 1,
+                trials: vec![t],
+            }
+        };
+        let run = |c| RunResult {
+            cells: vec![c],
+            ..RunResult::default()
+        };
+        let base = run(cell(1000.0, Vec::new()));
+        let slow = run(cell(500.0, Vec::new()));
+        assert_eq!(compare(&base, &slow, false).exit_code(), exit::REGRESSION);
+        let busy = run(cell(
+            500.0,
+            vec![crate::warnings::Warning::HarnessBusy { cpu_share: 0.95 }],
+        ));
+        let c = compare(&base, &busy, false);
+        assert_eq!(c.exit_code(), 0);
+        assert_eq!(c.cells[0].metrics[0].verdict, Verdict::Incomparable);
+        assert!(c.cells[0].invalid[0].starts_with("current: claimbench used 95%"));
     }
 
     #[test]

@@ -63,6 +63,22 @@ pub fn markdown(c: &Comparison) -> String {
     if !failures.is_empty() {
         let _ = writeln!(out, "## Correctness\n\n{}\n", failures.join("\n"));
     }
+    let invalid: Vec<String> = c
+        .cells
+        .iter()
+        .flat_map(|cell| {
+            cell.invalid
+                .iter()
+                .map(move |why| format!("- {}: {why}", cell.key.join(" ")))
+        })
+        .collect();
+    if !invalid.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Invalid trials (not compared)\n\n{}\n",
+            invalid.join("\n")
+        );
+    }
     let failed: Vec<String> = c
         .gates
         .iter()
