@@ -519,6 +519,62 @@ mod tests {
         assert!(c.cells[0].invalid[0].starts_with("current: claimbench used 95%"));
     }
 
+    fn reps(rates: &[f64], dups: u64) -> RunResult {
+        let trials = rates
+            .iter()
+            .map(|&r| {
+                let mut t = TrialResult {
+                    completed_per_s: r,
+                    ..TrialResult::default()
+                };
+                t.counts.jobs_completed = 1;
+                t.duplicates.ledger.duplicate_claims = dups;
+                t
+            })
+            .collect();
+        let mut run = RunResult {
+            cells: vec![CellResult {
+                phase: String::new(),
+                arrival_rate_per_s: None,
+                backend: crate::backend::BackendKind::Postgres,
+                strategy: crate::strategy::Strategy::Production,
+                index_layout: "fetch-order".into(),
+                workers: 4,
+                batch_size: 1,
+                trials,
+            }],
+            ..RunResult::default()
+        };
+        run.environment.logical_cores = 2;
+        run
+    }
+
+    #[test]
+    fn the_issues_fixture_cases() {
+        let base = reps(&[1000.0, 1020.0, 990.0, 1010.0, 1005.0], 0);
+        // Identical: unchanged, success.
+        assert_eq!(compare(&base, &base, false).exit_code(), 0);
+        // A 30% throughput drop: regressed.
+        let drop = reps(&[700.0, 714.0, 693.0, 707.0, 703.0], 0);
+        let c = compare(&base, &drop, false);
+        assert_eq!(c.exit_code(), exit::REGRESSION);
+        assert_eq!(c.cells[0].metrics[0].verdict, Verdict::Regressed);
+        // Inside the noise: unchanged.
+        let noisy = reps(&[900.0, 1150.0, 980.0, 1060.0, 940.0], 0);
+        assert_eq!(compare(&base, &noisy, false).exit_code(), 0);
+        // Different core counts: incomparable.
+        let mut bigger = base.clone();
+        bigger.environment.logical_cores = 8;
+        let c = compare(&base, &bigger, false);
+        assert_eq!(c.exit_code(), exit::INCOMPARABLE);
+        assert_eq!(c.mismatches, vec!["logical cores: 2 -> 8".to_string()]);
+        // One duplicate: a correctness failure even though every timing improved.
+        let faster_but_dup = reps(&[1500.0, 1510.0, 1490.0, 1505.0, 1495.0], 1);
+        let c = compare(&base, &faster_but_dup, false);
+        assert_eq!(c.cells[0].metrics[0].verdict, Verdict::Improved);
+        assert_eq!(c.exit_code(), exit::CORRECTNESS);
+    }
+
     #[test]
     fn the_quantile_interval_brackets_the_percentile_and_narrows_with_samples() {
         let summary = |n: u64| {
