@@ -5,7 +5,7 @@
 # BEGIN ... ROLLBACK, so the backlog stays as seeded and every claim sees the same state.
 #
 #   bash benches/claim_cost.sh [WORKERS...]      (default: 1 4 16)
-#   DB=postgres://... (default: the local test server), WORKLOAD (default quickstart),
+#   DB=postgres://... (default: the local test server), WORKLOAD (default benches/claim-cost.toml),
 #   LAYOUT (default fetch-order), SECONDS_PER_RUN (default 10), BATCH (default 10).
 #
 # The windowed statement is read from git history (the commit before the fix), so the
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 workers=("${@:-1 4 16}")
 read -r -a workers <<<"${workers[*]}"
 db=${DB:-postgres://postgres@127.0.0.1:5432/test}
-workload=${WORKLOAD:-workloads/quickstart.toml}
+workload=${WORKLOAD:-benches/claim-cost.toml}
 layout=${LAYOUT:-fetch-order}
 seconds=${SECONDS_PER_RUN:-10}
 batch=${BATCH:-10}

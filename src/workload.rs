@@ -1507,13 +1507,15 @@ duplicates = "==0"
 
     #[test]
     fn shipped_workloads_are_valid() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut seen = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                Workload::load(&path).unwrap_or_else(|e| panic!("{e}"));
-                seen += 1;
+        for dir in ["workloads", "benches"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "toml") {
+                    Workload::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                    seen += 1;
+                }
             }
         }
         assert!(seen >= 2, "quickstart and smoke at least");
