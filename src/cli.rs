@@ -76,7 +76,8 @@ pub enum Command {
         /// Compare even when the environments' fingerprints differ.
         #[arg(long)]
         force: bool,
-        /// Replace a metric's threshold (relative change), e.g. --threshold claim_p99=0.5.
+        /// Replace a metric's threshold (relative change), e.g. --threshold claim_p99=0.5;
+        /// beats the current run's workload [thresholds].
         /// Defaults: throughput 0.25, claim_p50 0.25, claim_p99 0.35, claim_p999 0.5,
         /// queue_wait_p99 0.5, oldest_pending_p99 0.5, oldest_pending_max 0.5.
         #[arg(long)]

@@ -49,6 +49,9 @@ pub struct RunResult {
     /// Absolute gates every matching cell must meet (`[[gate]]`).
     #[serde(default)]
     pub gates: Vec<crate::analysis::gates::Gate>,
+    /// `compare`'s thresholds from the workload (`[thresholds]`); flags replace them.
+    #[serde(default)]
+    pub thresholds: Vec<(String, f64)>,
     /// Sustainable arrival rates found by a phase's rate search.
     #[serde(default)]
     pub rate_searches: Vec<crate::analysis::rate_search::SearchResult>,

@@ -60,6 +60,9 @@ mod raw {
         pub slo: Option<crate::slo::RawSlos>,
         #[serde(default)]
         pub gate: Vec<Gate>,
+        /// `compare`'s relative thresholds per metric, replacing its defaults.
+        #[serde(default)]
+        pub thresholds: BTreeMap<String, f64>,
         #[serde(default)]
         pub embedded: Embedded,
         #[serde(default)]
@@ -554,6 +557,9 @@ pub struct Workload {
     /// Absolute gates: a matching cell that misses one fails the run (exit 3).
     #[serde(default)]
     pub gates: Vec<crate::analysis::gates::Gate>,
+    /// `compare`'s thresholds for runs of this workload (`[thresholds]`), by metric.
+    #[serde(default)]
+    pub thresholds: Vec<(String, f64)>,
     /// PostgreSQL settings for the embedded cluster (`-c name=value`).
     pub embedded_settings: BTreeMap<String, String>,
     /// SQL Server only: the hot table's LOCK_ESCALATION.
@@ -807,6 +813,14 @@ impl Validator<'_> {
             .enumerate()
             .map(|(i, g)| self.gate(i, g, &matrices))
             .collect::<Result<Vec<_>, _>>()?;
+        let thresholds = w
+            .thresholds
+            .into_iter()
+            .map(|(k, v)| {
+                crate::analysis::compare::parse_threshold(&format!("{k}={v}"))
+                    .map_err(|e| self.err(&format!("thresholds.{k}"), e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let embedded_settings = w
             .embedded
             .settings
@@ -843,6 +857,7 @@ impl Validator<'_> {
             trial,
             slos,
             gates,
+            thresholds,
             embedded_settings,
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             source_text: text.to_string(),
@@ -1480,6 +1495,28 @@ duplicates = "==0"
         assert_eq!(w.matrices[0].name, "");
         let e = error_of(&MINIMAL.replace("batch_sizes = [5]", "batch_sizes = []"));
         assert!(e.contains("w.toml: matrix.batch_sizes: is empty"), "{e}");
+    }
+
+    #[test]
+    fn thresholds_name_compare_metrics() {
+        let w = parse(&format!(
+            "{MINIMAL}\n[thresholds]\nclaim_p99 = 0.5\nthroughput = 0.3\n"
+        ))
+        .unwrap();
+        assert_eq!(
+            w.thresholds,
+            vec![
+                ("claim_p99".to_string(), 0.5),
+                ("throughput".to_string(), 0.3)
+            ]
+        );
+        let e = error_of(&format!("{MINIMAL}\n[thresholds]\np99 = 0.5\n"));
+        assert!(e.contains("thresholds.p99: unknown metric `p99`"), "{e}");
+        let e = error_of(&format!("{MINIMAL}\n[thresholds]\nclaim_p99 = -1\n"));
+        assert!(
+            e.contains("thresholds.claim_p99: `-1` is not a share"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -334,13 +334,15 @@ pub fn compare(base: &RunResult, cur: &RunResult, force: bool) -> Comparison {
     compare_with(base, cur, force, &[])
 }
 
-/// As [`compare`], with `thresholds` replacing the defaults of the metrics they name.
+/// As [`compare`], with `flags` replacing the thresholds of the metrics they name; the
+/// current run's workload thresholds (`[thresholds]`) replace the defaults before them.
 pub fn compare_with(
     base: &RunResult,
     cur: &RunResult,
     force: bool,
-    thresholds: &[(String, f64)],
+    flags: &[(String, f64)],
 ) -> Comparison {
+    let thresholds: Vec<(String, f64)> = flags.iter().chain(&cur.thresholds).cloned().collect();
     let mismatches = mismatches(base, cur);
     let blocked = !mismatches.is_empty() && !force;
     let mut cells = Vec::new();
@@ -547,6 +549,23 @@ mod tests {
         };
         run.environment.logical_cores = 2;
         run
+    }
+
+    #[test]
+    fn workload_thresholds_apply_and_flags_replace_them() {
+        let base = reps(&[1000.0, 1020.0, 990.0, 1010.0, 1005.0], 0);
+        let mut drop = reps(&[700.0, 714.0, 693.0, 707.0, 703.0], 0);
+        drop.thresholds = vec![("throughput".into(), 0.4)];
+        assert_eq!(
+            compare(&base, &drop, false).exit_code(),
+            0,
+            "30% is under 40%"
+        );
+        let flag = [("throughput".to_string(), 0.2)];
+        assert_eq!(
+            compare_with(&base, &drop, false, &flag).exit_code(),
+            exit::REGRESSION
+        );
     }
 
     #[test]

@@ -201,6 +201,7 @@ pub async fn run<B: Backend>(
         cells: Vec::new(),
         slos: workload.slos.clone(),
         gates: workload.gates.clone(),
+        thresholds: workload.thresholds.clone(),
         rate_searches: Vec::new(),
     };
     let mut p = Progress {
