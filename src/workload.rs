@@ -821,26 +821,7 @@ impl Validator<'_> {
                     .map_err(|e| self.err(&format!("thresholds.{k}"), e))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let embedded_settings = w
-            .embedded
-            .settings
-            .into_iter()
-            .map(|(k, v)| {
-                let value = match v {
-                    toml::Value::String(s) => s,
-                    toml::Value::Integer(i) => i.to_string(),
-                    toml::Value::Float(f) => f.to_string(),
-                    toml::Value::Boolean(b) => if b { "on" } else { "off" }.to_string(),
-                    other => {
-                        return Err(self.err(
-                            &format!("embedded.settings.{k}"),
-                            format!("{other} is not allowed; give a string, number or boolean"),
-                        ));
-                    }
-                };
-                Ok((k, value))
-            })
-            .collect::<Result<_, _>>()?;
+        let embedded_settings = self.embedded_settings(w.embedded.settings)?;
         Ok(Workload {
             name: w.name,
             description: w.description,
@@ -864,6 +845,31 @@ impl Validator<'_> {
             source_hash: hex::encode(Sha256::digest(text.as_bytes())),
             source_path: self.file.to_path_buf(),
         })
+    }
+
+    /// `[embedded.settings]` as `-c name=value` strings.
+    fn embedded_settings(
+        &self,
+        settings: BTreeMap<String, toml::Value>,
+    ) -> Result<BTreeMap<String, String>, WorkloadError> {
+        settings
+            .into_iter()
+            .map(|(k, v)| {
+                let value = match v {
+                    toml::Value::String(s) => s,
+                    toml::Value::Integer(i) => i.to_string(),
+                    toml::Value::Float(f) => f.to_string(),
+                    toml::Value::Boolean(b) => if b { "on" } else { "off" }.to_string(),
+                    other => {
+                        return Err(self.err(
+                            &format!("embedded.settings.{k}"),
+                            format!("{other} is not allowed; give a string, number or boolean"),
+                        ));
+                    }
+                };
+                Ok((k, value))
+            })
+            .collect()
     }
 
     fn population(&self, p: raw::Population) -> Result<Population, WorkloadError> {

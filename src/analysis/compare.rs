@@ -249,37 +249,46 @@ pub struct Comparison {
     pub gates: Vec<super::gates::GateResult>,
 }
 
-/// What a run's numbers depend on besides the code under test.
-pub fn fingerprint(r: &RunResult) -> Vec<(&'static str, String)> {
+/// What a run's numbers depend on besides the code under test, as (what, value).
+pub fn fingerprint(r: &RunResult) -> Vec<(String, String)> {
     let e = &r.environment;
     let mut out = vec![
-        ("logical cores", e.logical_cores.to_string()),
-        ("cpu", e.cpu.clone()),
-        ("workload sha256", r.workload.sha256.clone()),
-        ("claimbench version", e.claimbench_version.clone()),
+        ("logical cores".to_string(), e.logical_cores.to_string()),
+        ("cpu".to_string(), e.cpu.clone()),
+        ("workload sha256".to_string(), r.workload.sha256.clone()),
+        (
+            "claimbench version".to_string(),
+            e.claimbench_version.clone(),
+        ),
     ];
     for t in &e.targets {
-        out.push(("server", format!("{}: {}", t.backend, t.server.version)));
+        out.push((format!("{} server", t.backend), t.server.version.clone()));
     }
     out
 }
 
+/// Every fingerprint entry that differs, or that only one run has.
 fn mismatches(base: &RunResult, cur: &RunResult) -> Vec<String> {
     let (b, c) = (fingerprint(base), fingerprint(cur));
-    let mut out: Vec<String> = b
-        .iter()
-        .zip(&c)
-        .filter(|(x, y)| x != y)
-        .map(|(x, y)| format!("{}: {} -> {}", x.0, x.1, y.1))
-        .collect();
-    if b.len() != c.len() {
-        out.push(format!(
-            "backends: {} -> {} targets",
-            b.len() - 4,
-            c.len().saturating_sub(4)
-        ));
-    }
-    out
+    let value = |f: &[(String, String)], what: &str| {
+        f.iter()
+            .find(|(w, _)| w == what)
+            .map_or("(none)".to_string(), |(_, v)| v.clone())
+    };
+    let mut whats: Vec<&String> = b.iter().chain(&c).map(|(w, _)| w).collect();
+    let mut seen: Vec<&String> = Vec::new();
+    whats.retain(|w| {
+        let new = !seen.contains(w);
+        seen.push(w);
+        new
+    });
+    whats
+        .into_iter()
+        .filter_map(|w| {
+            let (x, y) = (value(&b, w), value(&c, w));
+            (x != y).then(|| format!("{w}: {x} -> {y}"))
+        })
+        .collect()
 }
 
 fn key(c: &CellResult) -> Vec<String> {
@@ -566,6 +575,32 @@ mod tests {
             compare_with(&base, &drop, false, &flag).exit_code(),
             exit::REGRESSION
         );
+    }
+
+    #[test]
+    fn a_backend_only_one_run_has_is_a_mismatch() {
+        let mut base = reps(&[1000.0], 0);
+        let mut cur = base.clone();
+        let target = |backend, version: &str| crate::results::TargetRecord {
+            backend,
+            target: String::new(),
+            embedded: true,
+            server: crate::backend::ServerInfo {
+                version: version.into(),
+                ..Default::default()
+            },
+        };
+        base.environment.targets = vec![target(crate::backend::BackendKind::Postgres, "15.20")];
+        cur.environment.targets = vec![
+            target(crate::backend::BackendKind::Postgres, "15.20"),
+            target(crate::backend::BackendKind::Mysql, "10.11"),
+        ];
+        assert_eq!(
+            mismatches(&base, &cur),
+            vec!["mysql server: (none) -> 10.11"]
+        );
+        cur.environment.targets[0].server.version = "16.1".into();
+        assert_eq!(mismatches(&base, &cur)[0], "postgres server: 15.20 -> 16.1");
     }
 
     #[test]

@@ -8,7 +8,6 @@ use crate::slo::{Slo, SloMetric};
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CellFigures {
     pub completed_per_s: f64,
-    pub claimed_per_s: f64,
     /// Completed jobs/s, or claimed jobs/s where the phase ran claim-only (nothing
     /// completes there): the rate to compare pools by.
     pub throughput: f64,
@@ -24,7 +23,6 @@ pub struct CellFigures {
     pub duplicate_executions: u64,
     pub lost: i64,
     pub lock_wait_share: f64,
-    pub claims: u64,
 }
 
 fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
@@ -52,12 +50,7 @@ impl CellFigures {
         let sampled = arrivals && ts.iter().any(|t| t.oldest_pending.sampled);
         CellFigures {
             completed_per_s: mean(ts, |t| t.completed_per_s),
-            claimed_per_s: mean(ts, |t| t.claimed_per_s),
-            throughput: if ts.iter().all(|t| t.counts.jobs_completed == 0) {
-                mean(ts, |t| t.claimed_per_s)
-            } else {
-                mean(ts, |t| t.completed_per_s)
-            },
+            throughput: mean(ts, CellFigures::of_trial_throughput),
             claim_p50_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p50_us),
             claim_p99_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p99_us),
             claim_p999_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p999_us),
@@ -83,7 +76,6 @@ impl CellFigures {
             duplicate_executions: ts.iter().map(TrialResult::duplicate_executions).sum(),
             lost: ts.iter().map(|t| t.reconciliation.lost).sum(),
             lock_wait_share: mean(ts, |t| t.locks.lock_wait_share),
-            claims: ts.iter().map(|t| t.claim_latency.count).sum(),
         }
     }
 

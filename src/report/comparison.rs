@@ -1,7 +1,7 @@
 //! A comparison of two runs as Markdown (for a CI job summary): what fails first
 //! (correctness, then regressions), then every metric of every matched cell.
 
-use crate::analysis::compare::{Comparison, Estimate, Verdict};
+use crate::analysis::compare::{CellComparison, Comparison, Estimate, MetricChange, Verdict};
 use crate::analysis::figures::fmt_ms;
 use std::fmt::Write;
 
@@ -22,125 +22,120 @@ fn est(e: &Option<Estimate>, metric: &str) -> String {
     }
 }
 
-pub fn markdown(c: &Comparison) -> String {
-    let mut out = String::new();
-    let code = c.exit_code();
-    let _ = writeln!(
-        out,
-        "# claimbench compare\n\n**{}** (exit {code})\n",
-        match code {
-            0 => "no regression",
-            1 => "correctness failure",
-            3 => "gate failed",
-            4 => "performance regression",
-            _ => "incomparable",
-        }
-    );
-    if !c.mismatches.is_empty() {
-        let _ = writeln!(
-            out,
-            "Environments differ{}:\n",
-            if c.forced {
-                " (compared anyway: --force)"
-            } else {
-                ", so every metric is incomparable (--force compares anyway)"
-            }
-        );
-        for m in &c.mismatches {
-            let _ = writeln!(out, "- {m}");
+/// A titled bullet list, or nothing when `items` is empty.
+fn bullets(out: &mut String, title: &str, items: &[String]) {
+    if !items.is_empty() {
+        let _ = writeln!(out, "{title}\n");
+        for i in items {
+            let _ = writeln!(out, "- {i}");
         }
         out.push('\n');
     }
-    let failures: Vec<String> = c
-        .cells
+}
+
+/// Each cell's entries of one list (correctness failures, invalid trials), named by cell.
+fn per_cell(c: &Comparison, list: fn(&CellComparison) -> &Vec<String>) -> Vec<String> {
+    c.cells
         .iter()
         .flat_map(|cell| {
-            cell.correctness
+            list(cell)
                 .iter()
-                .map(move |f| format!("- {}: {f}", cell.key.join(" ")))
+                .map(move |x| format!("{}: {x}", cell.key.join(" ")))
         })
-        .collect();
-    if !failures.is_empty() {
-        let _ = writeln!(out, "## Correctness\n\n{}\n", failures.join("\n"));
-    }
-    let invalid: Vec<String> = c
-        .cells
-        .iter()
-        .flat_map(|cell| {
-            cell.invalid
-                .iter()
-                .map(move |why| format!("- {}: {why}", cell.key.join(" ")))
-        })
-        .collect();
-    if !invalid.is_empty() {
-        let _ = writeln!(
-            out,
-            "## Invalid trials (not compared)\n\n{}\n",
-            invalid.join("\n")
-        );
-    }
+        .collect()
+}
+
+fn metric_row(cell: &[String], m: &MetricChange) -> String {
+    format!(
+        "| {} | {} | {} | {} | {} | {} |",
+        cell.join(" "),
+        m.metric,
+        est(&m.baseline, &m.metric),
+        est(&m.current, &m.metric),
+        m.change
+            .map_or("–".into(), |x| format!("{:+.1}%", x * 100.0)),
+        if m.verdict == Verdict::Regressed {
+            format!("**{}**", m.verdict)
+        } else {
+            m.verdict.to_string()
+        }
+    )
+}
+
+const METRIC_HEADER: &str =
+    "| cell | metric | baseline | current | change | verdict |\n|---|---|--:|--:|--:|---|";
+
+/// The comparison as Markdown: the outcome, then what fails it (environment,
+/// correctness, invalid trials, gates, regressions), then every metric.
+pub fn markdown(c: &Comparison) -> String {
+    let mut out = String::new();
+    let code = c.exit_code();
+    let outcome = match code {
+        0 => "no regression",
+        1 => "correctness failure",
+        3 => "gate failed",
+        4 => "performance regression",
+        _ => "incomparable",
+    };
+    let _ = writeln!(out, "# claimbench compare\n\n**{outcome}** (exit {code})\n");
+    let environments = if c.forced {
+        "Environments differ (compared anyway: --force):"
+    } else {
+        "Environments differ, so every metric is incomparable (--force compares anyway):"
+    };
+    bullets(&mut out, environments, &c.mismatches);
+    bullets(&mut out, "## Correctness", &per_cell(c, |x| &x.correctness));
+    bullets(
+        &mut out,
+        "## Invalid trials (not compared)",
+        &per_cell(c, |x| &x.invalid),
+    );
     let failed: Vec<String> = c
         .gates
         .iter()
         .filter(|g| !g.passed)
         .map(|g| {
             format!(
-                "- {}: {} measured {}",
+                "{}: {} measured {}",
                 g.gate,
                 g.cell.join(" "),
                 g.measured.as_deref().unwrap_or("–")
             )
         })
         .collect();
-    if !failed.is_empty() {
-        let _ = writeln!(out, "## Failed gates\n\n{}\n", failed.join("\n"));
-    }
-    let header =
-        "| cell | metric | baseline | current | change | verdict |\n|---|---|--:|--:|--:|---|";
-    let row = |cell: &[String], m: &crate::analysis::compare::MetricChange| {
-        format!(
-            "| {} | {} | {} | {} | {} | {} |",
-            cell.join(" "),
-            m.metric,
-            est(&m.baseline, &m.metric),
-            est(&m.current, &m.metric),
-            m.change
-                .map_or("–".into(), |x| format!("{:+.1}%", x * 100.0)),
-            if m.verdict == Verdict::Regressed {
-                format!("**{}**", m.verdict)
-            } else {
-                m.verdict.to_string()
-            }
-        )
-    };
-    let regressions: Vec<String> = c.regressions().map(|(cell, m)| row(&cell.key, m)).collect();
+    bullets(&mut out, "## Failed gates", &failed);
+    let regressions: Vec<String> = c
+        .regressions()
+        .map(|(cell, m)| metric_row(&cell.key, m))
+        .collect();
     if !regressions.is_empty() {
         let _ = writeln!(
             out,
-            "## Regressions\n\n{header}\n{}\n",
+            "## Regressions\n\n{METRIC_HEADER}\n{}\n",
             regressions.join("\n")
         );
     }
-    let _ = writeln!(out, "## Every metric\n\n{header}");
+    let _ = writeln!(out, "## Every metric\n\n{METRIC_HEADER}");
     for cell in &c.cells {
         for m in &cell.metrics {
-            let _ = writeln!(out, "{}", row(&cell.key, m));
+            let _ = writeln!(out, "{}", metric_row(&cell.key, m));
         }
     }
-    for (which, keys) in [
-        ("baseline", &c.only_in_baseline),
-        ("current", &c.only_in_current),
-    ] {
-        if !keys.is_empty() {
-            let _ = writeln!(out, "\nOnly in the {which} run (not compared):\n");
-            for k in keys {
-                let _ = writeln!(out, "- {}", k.join(" "));
-            }
-        }
-    }
+    out.push('\n');
+    let keys = |k: &[Vec<String>]| k.iter().map(|k| k.join(" ")).collect::<Vec<_>>();
+    bullets(
+        &mut out,
+        "Only in the baseline run (not compared):",
+        &keys(&c.only_in_baseline),
+    );
+    bullets(
+        &mut out,
+        "Only in the current run (not compared):",
+        &keys(&c.only_in_current),
+    );
     let _ = writeln!(
         out,
-        "\nA metric regresses when it moved beyond its threshold in the bad direction and the two 95% intervals do not overlap (throughput: bootstrap over repetitions; percentiles: order-statistic bounds from the merged HDR histograms). Thresholds: {}.",
+        "A metric regresses when it moved beyond its threshold in the bad direction and the two 95% intervals do not overlap (throughput: bootstrap over repetitions; percentiles: order-statistic bounds from the merged HDR histograms). Default thresholds: {}.",
         crate::analysis::compare::thresholds()
             .iter()
             .map(|(n, t)| format!("{n} {:.0}%", t * 100.0))

@@ -244,19 +244,14 @@ pub const TABLE_HOW: &str = "Queue wait and oldest pending are shown only for ph
 pub const QUEUES_HOW: &str = "Per queue and cell: jobs of the queue completed per second after warm-up (mean over repetitions), and the sampler's age of the queue's oldest eligible pending job after warm-up (the worst repetition). A capped queue held at its max workers should not take throughput from the others, and an uncapped queue's oldest pending age should stay flat while it does.";
 
 /// One row per cell and queue, for workloads with more than one queue.
-pub fn queue_table(r: &RunResult) -> Option<([&'static str; 10], Vec<Vec<String>>)> {
-    let header = [
-        "phase",
-        "backend",
-        "strategy",
-        "layout",
-        "workers",
-        "batch",
+pub fn queue_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = KEY_HEADER.to_vec();
+    header.extend([
         "queue",
         "completed/s",
         "oldest pending p99 ms",
         "oldest pending max ms",
-    ];
+    ]);
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
     let mut rows = Vec::new();
     for c in &r.cells {
@@ -287,19 +282,14 @@ pub const MAX_WORKERS_HOW: &str = "Per capped queue and cell, the most jobs held
 
 /// One row per cell and capped queue: the limit, the exact and the sampled figures.
 /// `None` when no queue has a max workers limit.
-pub fn max_workers_table(r: &RunResult) -> Option<([&'static str; 10], Vec<Vec<String>>)> {
-    let header = [
-        "phase",
-        "backend",
-        "strategy",
-        "layout",
-        "workers",
-        "batch",
+pub fn max_workers_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = KEY_HEADER.to_vec();
+    header.extend([
         "queue",
         "max workers",
         "held at once (exact)",
         "ms above limit (exact)",
-    ];
+    ]);
     let mut rows = Vec::new();
     for c in &r.cells {
         let Some(first) = c.trials.first() else {
