@@ -237,6 +237,27 @@ mod tests {
     }
 
     #[test]
+    fn a_stretched_sampler_matters_only_where_jobs_arrive() {
+        let l = LedgerAnalysis::default();
+        let mut f = facts(&l, &[]);
+        f.sample_interval = Some(Duration::from_millis(100));
+        f.max_interval_ms = 500.0;
+        f.arrivals = false;
+        assert!(
+            !quality_warnings(&f)
+                .iter()
+                .any(|w| matches!(w, Warning::SamplerStretched { .. })),
+            "no oldest-pending series is read without arrivals"
+        );
+        f.arrivals = true;
+        assert!(
+            quality_warnings(&f)
+                .iter()
+                .any(|w| matches!(w, Warning::SamplerStretched { .. }))
+        );
+    }
+
+    #[test]
     fn strategies_without_the_promise_are_not_warned_about_it() {
         let l = LedgerAnalysis {
             duplicate_claims: 2,
