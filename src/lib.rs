@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod backend;
 pub mod backend_kind;
 pub mod embedded;
+pub mod hlog;
 pub mod ledger;
 pub mod metrics;
 pub mod model;

@@ -28,6 +28,8 @@ pub struct WorkerMetrics {
     /// Jobs claimed and completed per second since the trial started (warm-up included).
     pub claimed_per_s: Vec<u32>,
     pub completed_per_s: Vec<u32>,
+    /// `claim_latency` split by second since the trial started, for the `.hlog`.
+    pub claim_seconds: crate::hlog::PerSecond,
     pub counts: Counts,
 }
 
@@ -103,6 +105,7 @@ impl Default for WorkerMetrics {
             queue_wait: new_histogram(),
             claimed_per_s: Vec::new(),
             completed_per_s: Vec::new(),
+            claim_seconds: crate::hlog::PerSecond::default(),
             counts: Counts::default(),
         }
     }
@@ -132,6 +135,7 @@ impl WorkerMetrics {
         self.queue_wait.add(&other.queue_wait).expect("same bounds");
         merge_series(&mut self.claimed_per_s, &other.claimed_per_s);
         merge_series(&mut self.completed_per_s, &other.completed_per_s);
+        self.claim_seconds.merge(&other.claim_seconds);
         self.counts.add(&other.counts);
     }
 }

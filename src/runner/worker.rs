@@ -282,12 +282,13 @@ pub async fn run<S: Session>(
         if steady {
             m.counts.claim_calls_steady += 1;
             m.counts.jobs_claimed_steady += u64::from(n);
-            let h = if n == 0 {
-                &mut m.empty_claim_latency
+            let us = micros(claim_time);
+            if n == 0 {
+                m.empty_claim_latency.saturating_record(us);
             } else {
-                &mut m.claim_latency
-            };
-            h.saturating_record(micros(claim_time));
+                m.claim_latency.saturating_record(us);
+                m.claim_seconds.record(clock.sec(t0), us);
+            }
         }
         let claimed_ns = clock.ns(t1);
         // A job seeded before the trial has waited since the trial began, not since the
