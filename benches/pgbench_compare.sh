@@ -5,14 +5,14 @@
 # and client CPU per claim for both.
 #
 #   bash benches/pgbench_compare.sh [WORKERS...]   (default: 4 16; batches 1 and 10)
-#   ROUNDS=3 SECONDS_PER_RUN=5 are the defaults; rounds alternate which tool goes first.
+#   ROUNDS=3 SECONDS_PER_RUN=5 BATCHES="1 10" are the defaults; rounds alternate which tool goes first.
 #
 # Needs a release build (cargo build --release), pgbench and PostgreSQL's initdb/pg_ctl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 workers=("${@:-4 16}")
 read -r -a workers <<<"${workers[*]}"
-batches=(1 10)
+read -r -a batches <<<"${BATCHES:-1 10}"
 seconds=${SECONDS_PER_RUN:-5}
 rounds=${ROUNDS:-3}
 bin=target/release/claimbench

@@ -54,6 +54,11 @@ pub enum Command {
         /// Repeatable; replaces the workload's [slo] entry on the same metric.
         #[arg(long)]
         slo: Vec<String>,
+        /// Threads the workers run on, each a single-threaded runtime that keeps a
+        /// worker's queries and its connection on one thread (as pgbench's -j).
+        /// Default: one per core.
+        #[arg(long, env = "CLAIMBENCH_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        worker_threads: Option<u16>,
     },
     /// From a run.json (or its folder): per strategy and layout, the smallest worker
     /// count and batch size that meet every SLO, the knee and the best throughput.

@@ -64,9 +64,16 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             repetitions,
             quiet,
             slo,
+            worker_threads,
         } => {
-            let flags = parse_slos(&slo)?;
-            run(&workload, db, &schema, results, repetitions, quiet, flags).await
+            let flags = RunFlags {
+                results_dir: results,
+                repetitions,
+                quiet,
+                slos: parse_slos(&slo)?,
+                worker_threads: worker_threads.map(usize::from),
+            };
+            run(&workload, db, &schema, flags).await
         }
         cli::Command::Recommend { run_json, slo } => recommend(&run_json, &parse_slos(&slo)?),
         cli::Command::Compare {
@@ -353,15 +360,28 @@ fn names(kinds: &[BackendKind]) -> String {
         .join(", ")
 }
 
+/// `run`'s options beyond the workload and where it runs.
+struct RunFlags {
+    results_dir: std::path::PathBuf,
+    repetitions: Option<u32>,
+    quiet: bool,
+    slos: Vec<Slo>,
+    worker_threads: Option<usize>,
+}
+
 async fn run(
     workload_path: &Path,
     db: Vec<String>,
     schema: &str,
-    results_dir: std::path::PathBuf,
-    repetitions: Option<u32>,
-    quiet: bool,
-    slo_flags: Vec<Slo>,
+    flags: RunFlags,
 ) -> Result<ExitCode> {
+    let RunFlags {
+        results_dir,
+        repetitions,
+        quiet,
+        slos: slo_flags,
+        worker_threads,
+    } = flags;
     let mut workload = Workload::load(workload_path)?;
     if let Some(n) = repetitions {
         if n == 0 {
@@ -430,7 +450,9 @@ async fn run(
         results_dir,
         quiet,
         environment,
+        worker_threads,
     };
+    let backends: Vec<_> = backends.into_iter().map(Arc::new).collect();
     let outcome = match runner::run(&backends, workload, opts, interrupt.clone()).await {
         Ok(o) => o,
         Err(f) => {

@@ -140,6 +140,10 @@ pub struct TrialResult {
     pub claimed_series: Vec<u32>,
     pub completed_series: Vec<u32>,
     pub claim_latency: HistogramSummary,
+    /// `claim_latency` one histogram per second: an HdrHistogram interval log, relative
+    /// to the run's folder (see `hlog`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_latency_log: Option<String>,
     pub empty_claim_latency: HistogramSummary,
     pub queue_wait: HistogramSummary,
     pub duplicates: Duplicates,
@@ -282,6 +286,12 @@ pub struct Resources {
     pub client_rss_bytes: u64,
     /// CPU of the server's processes over the trial, when the server is local.
     pub server_cpu_s: Option<f64>,
+    /// How late the worker threads woke when they asked to (runner/lag.rs), ms: time a
+    /// reply may have waited for its worker, counted in claim latency.
+    #[serde(default)]
+    pub scheduling_delay_p99_ms: f64,
+    #[serde(default)]
+    pub scheduling_delay_max_ms: f64,
     pub table: TableStats,
 }
 

@@ -24,8 +24,22 @@ pub enum Warning {
     },
     /// Too few claims after warm-up for tail percentiles to mean much.
     FewSamples { claims: u64 },
-    /// The load generator used a large share of a core: it may be the bottleneck.
-    HarnessBusy { cpu_share: f64 },
+    /// The load generator used a large share of its worker threads' cores: it may be
+    /// the bottleneck.
+    HarnessBusy {
+        cpu_share: f64,
+        #[serde(default = "one")]
+        threads: u32,
+    },
+    /// The worker threads woke late when they asked to: replies waited for their
+    /// workers, and that wait is in claim latency.
+    SchedulingDelay { p99_ms: f64, max_ms: f64 },
+    /// The harness spent more than half the CPU the server did: the server was not the
+    /// clear bottleneck the numbers are meant to describe.
+    HarnessHeavy {
+        client_cpu_s: f64,
+        server_cpu_s: f64,
+    },
     /// The backlog ran out while measuring: throughput then measures an empty queue.
     BacklogExhausted { at_s: f64 },
     /// Sample queries were slow, so samples were spread out to keep the sampler's load
@@ -50,6 +64,10 @@ pub enum Warning {
     },
 }
 
+fn one() -> u32 {
+    1
+}
+
 impl Warning {
     /// Whether the warning means the numbers are wrong (exit code 1), not just weak.
     pub fn is_failure(&self) -> bool {
@@ -67,7 +85,11 @@ impl Warning {
     pub fn invalidates(&self) -> bool {
         matches!(
             self,
-            Warning::HarnessBusy { .. } | Warning::ProducerBehind { .. } | Warning::Interrupted
+            Warning::HarnessBusy { .. }
+                | Warning::SchedulingDelay { .. }
+                | Warning::HarnessHeavy { .. }
+                | Warning::ProducerBehind { .. }
+                | Warning::Interrupted
         )
     }
 }
@@ -100,10 +122,21 @@ impl fmt::Display for Warning {
                 f,
                 "only {claims} claims after warm-up: tail percentiles are noisy; lengthen trial.duration_s"
             ),
-            Warning::HarnessBusy { cpu_share } => write!(
+            Warning::HarnessBusy { cpu_share, threads } => write!(
                 f,
-                "claimbench used {:.0}% of a core: it may limit throughput; run it on another host or lower the worker count",
-                cpu_share * 100.0
+                "claimbench used {:.0}% of a core on each of its {threads} worker thread(s): it may limit throughput; give it more --worker-threads, run it on another host, or lower the worker count",
+                cpu_share * 100.0 / f64::from((*threads).max(1))
+            ),
+            Warning::SchedulingDelay { p99_ms, max_ms } => write!(
+                f,
+                "the worker threads woke up to {p99_ms:.1} ms late (p99; max {max_ms:.0} ms): replies waited for their workers and claim latency includes that wait; the client host is overloaded, run claimbench on another host or with fewer workers"
+            ),
+            Warning::HarnessHeavy {
+                client_cpu_s,
+                server_cpu_s,
+            } => write!(
+                f,
+                "claimbench used {client_cpu_s:.2} s of CPU against the server's {server_cpu_s:.2} s: the harness was not far cheaper than what it loaded, so the server was not the clear bottleneck; run claimbench on another host"
             ),
             Warning::BacklogExhausted { at_s } => write!(
                 f,

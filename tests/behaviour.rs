@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 async fn try_run<D: TestDb>(
-    backend: &D,
+    backend: &Arc<D>,
     w: Workload,
 ) -> Result<runner::RunOutcome, runner::RunFailure> {
     let dir = tempfile::tempdir().unwrap();
@@ -30,6 +30,7 @@ async fn try_run<D: TestDb>(
         results_dir: dir.path().to_path_buf(),
         quiet: true,
         environment: Default::default(),
+        worker_threads: None,
     };
     runner::run(
         std::slice::from_ref(backend),
@@ -40,7 +41,7 @@ async fn try_run<D: TestDb>(
     .await
 }
 
-async fn run<D: TestDb>(backend: &D, w: Workload) -> RunResult {
+async fn run<D: TestDb>(backend: &Arc<D>, w: Workload) -> RunResult {
     match try_run(backend, w).await {
         Ok(o) => o.result,
         Err(f) => panic!("run failed: {}", f.error),
@@ -436,6 +437,7 @@ async fn a_schema_claimbench_did_not_create_is_refused_and_its_tables_survive<D:
 }
 
 async fn lease_expiry_reruns_live_handlers_unless_they_heartbeat<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     let load = |f: &str| Workload::load(std::path::Path::new(f)).unwrap();
     let without = run(&backend, load("workloads/lease-expiry.toml")).await;
     let with = run(&backend, load("workloads/lease-expiry-heartbeat.toml")).await;
@@ -498,6 +500,7 @@ async fn a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed<D: T
 }
 
 async fn seeded_jobs_wait_from_the_trial_start_not_from_the_reset<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     // Regression: a seeded job's queue wait counted from the reset transaction that
     // created it, so it included seeding, index builds and connecting the workers.
     let w = common::workload(
@@ -530,6 +533,7 @@ duration_s = 0.8
 }
 
 async fn noisy_neighbour_leaves_the_uncapped_queues_their_throughput<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     let mut w = Workload::load(std::path::Path::new("workloads/noisy-neighbour.toml")).unwrap();
     w.matrices[0].strategies = vec![Strategy::Production];
     w.trial.duration = Some(Duration::from_secs(3));
@@ -576,6 +580,7 @@ sample_interval_ms = 50
 "#;
 
 async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     let w = common::workload("backlog = 1500\nqueues = [{ name = \"q\" }]", CONTENDED);
     let r = run(&backend, w).await;
     for s in [Strategy::Production, Strategy::Waiting] {
@@ -608,6 +613,7 @@ async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: Test
 }
 
 async fn rescuer_returns_abandoned_claims_and_nothing_is_lost<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     let w = common::workload(
         "backlog = 300\nqueues = [{ name = \"q\" }]",
         r#"
@@ -642,6 +648,7 @@ sample_interval_ms = 50
 }
 
 async fn failing_handler_retries_then_dead_letters_every_job<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     let w = common::workload(
         "backlog = 100\nqueues = [{ name = \"q\" }]",
         r#"
@@ -675,6 +682,7 @@ sample_interval_ms = 50
 }
 
 async fn claim_only_leaves_claims_held_and_accounted<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     let w = common::workload(
         "backlog = 5000\nqueues = [{ name = \"q\" }]",
         r#"
@@ -703,6 +711,7 @@ duration_s = 0.5
 }
 
 async fn a_worker_losing_its_connection_ends_the_trial_at_once<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
     let w = common::workload(
         "backlog = 100000\nqueues = [{ name = \"q\" }]",
         r#"

@@ -522,7 +522,10 @@ mod tests {
         assert_eq!(compare(&base, &slow, false).exit_code(), exit::REGRESSION);
         let busy = run(cell(
             500.0,
-            vec![crate::warnings::Warning::HarnessBusy { cpu_share: 0.95 }],
+            vec![crate::warnings::Warning::HarnessBusy {
+                cpu_share: 0.95,
+                threads: 1,
+            }],
         ));
         let c = compare(&base, &busy, false);
         assert_eq!(c.exit_code(), 0);

@@ -3,6 +3,8 @@
 //! writes the results as cells finish (so Ctrl-C or an error never loses finished work).
 
 pub mod background;
+mod lag;
+pub mod threads;
 mod trial;
 mod verdict;
 pub mod worker;
@@ -126,6 +128,8 @@ pub struct RunOptions {
     pub results_dir: PathBuf,
     pub quiet: bool,
     pub environment: Environment,
+    /// Threads the workers run on (see [`threads`]); `None`: the default count.
+    pub worker_threads: Option<usize>,
 }
 
 /// A finished (or stopped) run: its result, where it went, and whether a correctness
@@ -144,6 +148,8 @@ pub enum RunError {
     Results(#[from] crate::results::ResultsError),
     #[error("a worker task panicked: {0}")]
     Task(String),
+    #[error("cannot start the worker threads: {0}")]
+    Threads(std::io::Error),
 }
 
 /// A failed run that may still have written partial results.
@@ -169,6 +175,7 @@ struct Progress<'a> {
     done: usize,
     probe: ResourceProbe,
     interrupt: &'a Interrupt,
+    threads: threads::WorkerThreads,
     quiet: bool,
 }
 
@@ -176,7 +183,7 @@ struct Progress<'a> {
 /// so that backends compared side by side meet the same machine conditions at about the
 /// same time. A block with a rate search runs a search per cell instead.
 pub async fn run<B: Backend>(
-    backends: &[B],
+    backends: &[Arc<B>],
     workload: Arc<Workload>,
     opts: RunOptions,
     interrupt: Interrupt,
@@ -204,6 +211,13 @@ pub async fn run<B: Backend>(
         thresholds: workload.thresholds.clone(),
         rate_searches: Vec::new(),
     };
+    let threads = opts
+        .worker_threads
+        .unwrap_or_else(threads::WorkerThreads::default_count);
+    let threads = threads::WorkerThreads::start(threads).map_err(|e| RunFailure {
+        error: RunError::Threads(e),
+        partial: None,
+    })?;
     let mut p = Progress {
         result,
         dir,
@@ -211,6 +225,7 @@ pub async fn run<B: Backend>(
         done: 0,
         probe: ResourceProbe::new(),
         interrupt: &interrupt,
+        threads,
         quiet: opts.quiet,
     };
     'matrix: for (i, m) in workload.matrices.iter().enumerate() {
@@ -244,7 +259,7 @@ pub async fn run<B: Backend>(
         p.result.interrupted = true;
         p.result.stop_reason = Some("interrupted by Ctrl-C".into());
     }
-    let (mut result, dir) = (p.result, p.dir);
+    let (mut result, dir) = (p.result, p.dir.clone());
     write_all(&mut result, &dir).map_err(|e| RunFailure {
         error: e.into(),
         partial: None,
@@ -266,7 +281,7 @@ impl Progress<'_> {
     /// Runs a cell's repetitions and records the cell; `false` when the run must stop.
     async fn cell<B: Backend>(
         &mut self,
-        backend: &B,
+        backend: &Arc<B>,
         spec: &CellSpec<'_>,
     ) -> Result<bool, RunFailure> {
         let w = spec.phase;
@@ -311,18 +326,15 @@ impl Progress<'_> {
                 workers: spec.workers,
                 batch: spec.batch,
                 repetition: rep,
+                interval_log: Some(self.interval_log(backend.kind(), spec, rep)),
             };
-            match trial::run_trial(
-                backend,
-                w,
-                &trial,
-                self.interrupt,
-                &mut self.probe,
-                &label,
-                self.quiet,
-            )
-            .await
-            {
+            let harness = trial::Harness {
+                interrupt: self.interrupt,
+                threads: &self.threads,
+                label: &label,
+                quiet: self.quiet,
+            };
+            match trial::run_trial(backend, w, &trial, &harness, &mut self.probe).await {
                 Ok(t) => {
                     if !self.quiet {
                         use std::io::Write as _;
@@ -333,7 +345,7 @@ impl Progress<'_> {
                         );
                     }
                     cell.trials.push(t);
-                    record_notes(&mut self.result, backend);
+                    record_notes(&mut self.result, backend.as_ref());
                 }
                 Err(error) => {
                     push_cell(&mut self.result, cell);
@@ -354,9 +366,37 @@ impl Progress<'_> {
 
     /// The highest arrival rate at which the phase's queue-wait and oldest-pending SLOs
     /// hold: one trial per step, each recorded as its own cell.
+    /// The trial's `.hlog`: numbered by trial so names never collide (a rate search
+    /// runs one cell many times), the rest for a person reading the folder.
+    fn interval_log(
+        &self,
+        backend: crate::backend_kind::BackendKind,
+        spec: &CellSpec<'_>,
+        rep: u32,
+    ) -> (PathBuf, String) {
+        let phase = spec.phase.matrices[0].name.as_str();
+        let name = format!(
+            "hlog/{:03}-{}{}{}-{}-{}-w{}-b{}-rep{}.hlog",
+            self.done,
+            phase,
+            if phase.is_empty() { "" } else { "-" },
+            backend,
+            spec.strategy,
+            spec.layout,
+            spec.workers,
+            spec.batch,
+            rep + 1
+        )
+        .replace(
+            |c: char| !(c.is_ascii_alphanumeric() || "/-._".contains(c)),
+            "_",
+        );
+        (self.dir.join(&name), name)
+    }
+
     async fn search<B: Backend>(
         &mut self,
-        backend: &B,
+        backend: &Arc<B>,
         spec: &CellSpec<'_>,
         settings: crate::workload::RateSearch,
     ) -> Result<bool, RunFailure> {

@@ -3,7 +3,8 @@
 //! database's evidence, and build the [`TrialResult`]. The arithmetic on what was
 //! collected (reconciliation, warnings) lives in [`super::verdict`] as pure functions.
 
-use super::{Interrupt, RunError, Shared, TrialClock, background, verdict, worker};
+use super::threads::WorkerThreads;
+use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
 use crate::backend::{Backend, ServerCounters};
 use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
 use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
@@ -26,10 +27,22 @@ pub(super) struct TrialSpec<'a> {
     pub workers: u32,
     pub batch: u32,
     pub repetition: u32,
+    /// Where to write the claim-latency interval log, and its name relative to the
+    /// run's folder; `None` writes none.
+    pub interval_log: Option<(std::path::PathBuf, String)>,
 }
 
 fn spawn_err(e: tokio::task::JoinError) -> RunError {
     RunError::Task(e.to_string())
+}
+
+/// What a trial runs with besides its spec: the run's worker threads, how to show
+/// progress, and the interrupt to watch.
+pub(super) struct Harness<'a> {
+    pub interrupt: &'a Interrupt,
+    pub threads: &'a WorkerThreads,
+    pub label: &'a str,
+    pub quiet: bool,
 }
 
 /// The connections a trial needs, opened before its clock starts.
@@ -46,6 +59,8 @@ struct Running<S> {
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
+    /// One scheduling-delay probe per worker thread the trial uses.
+    lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
     progress: Vec<Arc<AtomicU64>>,
     shared: Arc<Shared>,
@@ -58,35 +73,38 @@ struct Collected<S> {
     sampled: background::SamplerReport,
     produced: background::ProducerReport,
     rescued: u64,
+    /// How late the worker threads woke, µs, all probes merged.
+    scheduling_delay: hdrhistogram::Histogram<u64>,
     /// Kept open until the CPU reading after the trial, then dropped.
     sessions: Vec<S>,
 }
 
 /// Runs one trial on a freshly reset schema.
 pub(super) async fn run_trial<B: Backend>(
-    backend: &B,
+    backend: &Arc<B>,
     workload: &Arc<Workload>,
     spec: &TrialSpec<'_>,
-    interrupt: &Interrupt,
+    harness: &Harness<'_>,
     probe: &mut ResourceProbe,
-    label: &str,
-    quiet: bool,
 ) -> Result<TrialResult, RunError> {
+    let (label, quiet) = (harness.label, harness.quiet);
     let w = workload.as_ref();
     let reset_started = Instant::now();
     let spinner = reset_spinner(quiet, label, w.population.backlog);
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
     spinner.finish_and_clear();
     let reset_s = reset_started.elapsed().as_secs_f64();
-    let sessions = open_sessions(backend, w, spec).await?;
+    let sessions = open_sessions(backend, w, spec, harness.threads).await?;
+    let backend = backend.as_ref();
     let server_pid = backend.server_pid().await;
     let counters_before = backend.counters().await?;
     let cpu_before = probe.snapshot(server_pid);
     let server_start_us = backend.server_clock_us().await?;
 
     let clock = TrialClock::new(w, Instant::now());
-    let running = spawn(workload, spec, clock, sessions);
-    let (stop_at, interrupted) = drive(&running, clock, w, interrupt, label, quiet).await;
+    let started_wall = std::time::SystemTime::now();
+    let running = spawn(workload, spec, clock, sessions, harness.threads);
+    let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
     let collected = collect(running, w).await?;
     let cpu_after = probe.snapshot(server_pid);
     drop(collected.sessions);
@@ -106,7 +124,11 @@ pub(super) async fn run_trial<B: Backend>(
     let max_workers = max_workers_checks(w, &sampled, holds);
     let queues = per_queue(backend, w, server_start_us, measured, &sampled).await?;
     let m = collected.metrics;
-    let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table);
+    let claim_latency_log = write_interval_log(spec, &m, started_wall, label)?;
+    let mut resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table);
+    let delay = &collected.scheduling_delay;
+    resources.scheduling_delay_p99_ms = delay.value_at_quantile(0.99) as f64 / 1e3;
+    resources.scheduling_delay_max_ms = delay.max() as f64 / 1e3;
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
     let faults_explain = w.handler.mode == HandlerMode::ClaimOnly || w.faults.abandon_rate > 0.0;
     let reconciliation = verdict::reconcile(
@@ -127,6 +149,11 @@ pub(super) async fn run_trial<B: Backend>(
         } else {
             0.0
         },
+        worker_threads: harness.threads.used(spec.workers as usize) as u32,
+        client_cpu_s: resources.client_cpu_s,
+        server_cpu_s: resources.server_cpu_s,
+        scheduling_delay_p99_ms: resources.scheduling_delay_p99_ms,
+        scheduling_delay_max_ms: resources.scheduling_delay_max_ms,
         exhausted_at_s: sampled.exhausted_at_s,
         stop: w.trial.stop,
         sample_interval: w.trial.sample_interval,
@@ -163,6 +190,7 @@ pub(super) async fn run_trial<B: Backend>(
         claimed_series: m.claimed_per_s,
         completed_series: m.completed_per_s,
         claim_latency: HistogramSummary::from_histogram(&m.claim_latency),
+        claim_latency_log,
         empty_claim_latency: HistogramSummary::from_histogram(&m.empty_claim_latency),
         queue_wait: HistogramSummary::from_histogram(&m.queue_wait),
         duplicates: duplicates(analysis, db.duplicate_executions, db.effect_rows),
@@ -176,16 +204,52 @@ pub(super) async fn run_trial<B: Backend>(
     })
 }
 
+/// Writes the trial's `.hlog` where the spec asks; returns its name for run.json.
+fn write_interval_log(
+    spec: &TrialSpec<'_>,
+    m: &WorkerMetrics,
+    started: std::time::SystemTime,
+    label: &str,
+) -> Result<Option<String>, RunError> {
+    let Some((path, name)) = &spec.interval_log else {
+        return Ok(None);
+    };
+    let io = |reason| {
+        RunError::Results(crate::results::ResultsError::Io {
+            path: path.clone(),
+            reason,
+        })
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    m.claim_seconds.write(path, started, label).map_err(io)?;
+    Ok(Some(name.clone()))
+}
+
+/// Opens the workers' connections on their own threads (so a driver task a connection
+/// spawns, as tokio-postgres's does, runs beside its worker), the rest here.
 async fn open_sessions<B: Backend>(
-    backend: &B,
+    backend: &Arc<B>,
     w: &Workload,
     spec: &TrialSpec<'_>,
+    threads: &WorkerThreads,
 ) -> Result<Sessions<B::Session>, RunError> {
-    let role = backend.worker_role();
-    let mut workers = Vec::with_capacity(spec.workers as usize);
-    for i in 0..spec.workers {
-        workers.push(backend.connect(&role, &format!("w{i}")).await?);
+    let role = Arc::new(backend.worker_role());
+    let n = spec.workers as usize;
+    let connecting: Vec<_> = (0..n)
+        .map(|i| {
+            let (backend, role) = (backend.clone(), role.clone());
+            threads.spawn(i, n, async move {
+                backend.connect(&role, &format!("w{i}")).await
+            })
+        })
+        .collect();
+    let mut workers = Vec::with_capacity(n);
+    for c in connecting {
+        workers.push(c.await.map_err(spawn_err)??);
     }
+    let backend = backend.as_ref();
     let one = async |wanted: bool, role: &str| -> Result<Option<B::Session>, RunError> {
         Ok(match wanted {
             true => Some(
@@ -210,6 +274,7 @@ fn spawn<S: crate::backend::Session>(
     spec: &TrialSpec<'_>,
     clock: TrialClock,
     sessions: Sessions<S>,
+    threads: &WorkerThreads,
 ) -> Running<S> {
     let w = workload.as_ref();
     let shared = Arc::new(Shared::default());
@@ -234,7 +299,7 @@ fn spawn<S: crate::backend::Session>(
                 progress[i].clone(),
             );
             let shared = shared.clone();
-            tokio::spawn(async move {
+            threads.spawn(i, spec.workers as usize, async move {
                 let r = run.await;
                 if r.is_err() {
                     // A worker that cannot go on ends the trial now, not at its deadline.
@@ -243,6 +308,10 @@ fn spawn<S: crate::backend::Session>(
                 r
             })
         })
+        .collect();
+    let n = spec.workers as usize;
+    let lag_probes = (0..threads.used(n))
+        .map(|t| threads.spawn(t, n, lag::probe(shared.clone())))
         .collect();
     let has_producer = sessions.producer.is_some();
     let sampler = sessions.sampler.map(|s| {
@@ -273,6 +342,7 @@ fn spawn<S: crate::backend::Session>(
     });
     Running {
         workers,
+        lag_probes,
         sampler,
         producer,
         rescuer,
@@ -352,10 +422,16 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         ledgers.push(l);
         rescued = n;
     }
+    let mut scheduling_delay = new_histogram();
+    for t in running.lag_probes {
+        let h = t.await.map_err(spawn_err)?;
+        scheduling_delay.add(&h).expect("same bounds");
+    }
     if let Some(e) = first_error {
         return Err(e.into());
     }
     Ok(Collected {
+        scheduling_delay,
         metrics,
         ledgers,
         sampled: sampled?,
@@ -568,6 +644,7 @@ fn resources(
             _ => None,
         },
         table,
+        ..Default::default()
     }
 }
 

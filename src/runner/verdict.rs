@@ -48,6 +48,13 @@ pub struct TrialFacts<'a> {
     pub claims_recorded: u64,
     /// Client CPU over wall time.
     pub cpu_share: f64,
+    /// Worker threads the trial ran on.
+    pub worker_threads: u32,
+    pub client_cpu_s: f64,
+    /// The server's CPU, when it runs on this host.
+    pub server_cpu_s: Option<f64>,
+    pub scheduling_delay_p99_ms: f64,
+    pub scheduling_delay_max_ms: f64,
     pub exhausted_at_s: Option<f64>,
     pub stop: StopRule,
     pub sample_interval: Option<Duration>,
@@ -61,8 +68,14 @@ pub struct TrialFacts<'a> {
 
 /// Tail percentiles from fewer claims than this are noise.
 pub const MIN_CLAIMS: u64 = 1000;
-/// A client above this share of one core may be what limits the run.
+/// A client above this share of one core per worker thread may be what limits the run.
 pub const BUSY_CPU_SHARE: f64 = 0.8;
+/// Worker threads waking later than this (p99) put client time into claim latency.
+pub const LATE_WAKE_P99_MS: f64 = 10.0;
+/// A harness costing more than this share of the server's CPU competes with what it
+/// measures; below `HEAVY_MIN_SHARE` of a core it is idle, whatever the ratio.
+pub const HEAVY_CLIENT_SHARE: f64 = 0.5;
+pub const HEAVY_MIN_SHARE: f64 = 0.25;
 
 /// The quality warnings of one trial, correctness first.
 pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
@@ -96,9 +109,26 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
             claims: f.claims_recorded,
         });
     }
-    if f.cpu_share > BUSY_CPU_SHARE {
+    let threads = f.worker_threads.max(1);
+    if f.cpu_share / f64::from(threads) > BUSY_CPU_SHARE {
         warnings.push(Warning::HarnessBusy {
             cpu_share: f.cpu_share,
+            threads,
+        });
+    }
+    if f.scheduling_delay_p99_ms > LATE_WAKE_P99_MS {
+        warnings.push(Warning::SchedulingDelay {
+            p99_ms: f.scheduling_delay_p99_ms,
+            max_ms: f.scheduling_delay_max_ms,
+        });
+    }
+    if let Some(server_cpu_s) = f.server_cpu_s
+        && f.cpu_share > HEAVY_MIN_SHARE
+        && f.client_cpu_s > HEAVY_CLIENT_SHARE * server_cpu_s
+    {
+        warnings.push(Warning::HarnessHeavy {
+            client_cpu_s: f.client_cpu_s,
+            server_cpu_s,
         });
     }
     if let Some(at_s) = f.exhausted_at_s
@@ -167,6 +197,11 @@ mod tests {
             max_workers,
             claims_recorded: 5000,
             cpu_share: 0.2,
+            worker_threads: 2,
+            client_cpu_s: 0.4,
+            server_cpu_s: Some(3.0),
+            scheduling_delay_p99_ms: 1.1,
+            scheduling_delay_max_ms: 4.0,
             exhausted_at_s: None,
             stop: StopRule::Duration,
             sample_interval: Some(Duration::from_millis(100)),
@@ -202,7 +237,10 @@ mod tests {
         f.effects_duplicate_executions = 0;
         f.lost = 1;
         f.claims_recorded = 10;
-        f.cpu_share = 0.9;
+        f.cpu_share = 1.8;
+        f.client_cpu_s = 3.6;
+        f.scheduling_delay_p99_ms = 12.0;
+        f.scheduling_delay_max_ms = 40.0;
         f.exhausted_at_s = Some(1.5);
         f.max_interval_ms = 500.0;
         f.interrupted = true;
@@ -224,7 +262,18 @@ mod tests {
                     ms_above: 4.5
                 },
                 Warning::FewSamples { claims: 10 },
-                Warning::HarnessBusy { cpu_share: 0.9 },
+                Warning::HarnessBusy {
+                    cpu_share: 1.8,
+                    threads: 2
+                },
+                Warning::SchedulingDelay {
+                    p99_ms: 12.0,
+                    max_ms: 40.0
+                },
+                Warning::HarnessHeavy {
+                    client_cpu_s: 3.6,
+                    server_cpu_s: 3.0
+                },
                 Warning::BacklogExhausted { at_s: 1.5 },
                 Warning::SamplerStretched {
                     mean_sample_ms: 1.0,
@@ -234,6 +283,30 @@ mod tests {
                 Warning::Interrupted,
             ]
         );
+    }
+
+    #[test]
+    fn the_harness_bounds_scale_with_its_threads_and_ignore_an_idle_client() {
+        let l = LedgerAnalysis::default();
+        let mut f = facts(&l, &[]);
+        // 1.5 cores on 2 threads is 75% each: busy on one thread, not on two.
+        f.cpu_share = 1.5;
+        f.client_cpu_s = 0.3;
+        assert!(quality_warnings(&f).is_empty());
+        f.worker_threads = 1;
+        assert!(matches!(
+            quality_warnings(&f)[..],
+            [Warning::HarnessBusy { threads: 1, .. }]
+        ));
+        // Costlier than half the server, but a tenth of a core: an idle trial.
+        f.worker_threads = 2;
+        f.cpu_share = 0.1;
+        f.client_cpu_s = 2.0;
+        assert!(quality_warnings(&f).is_empty());
+        // Unknown server CPU (a remote server): no ratio to judge.
+        f.cpu_share = 0.5;
+        f.server_cpu_s = None;
+        assert!(quality_warnings(&f).is_empty());
     }
 
     #[test]
