@@ -96,6 +96,10 @@ pub enum Command {
         /// Also write JUnit XML here (a test case per cell and metric, and per gate).
         #[arg(long)]
         junit: Option<PathBuf>,
+        /// Rewrite the current run's report.html with the comparison first and
+        /// before/after plots (this run solid, the baseline dashed).
+        #[arg(long)]
+        report: bool,
     },
     /// Reset and seed the schema as a trial would, then exit: for running pgbench or
     /// EXPLAIN against exactly what claimbench measures.

@@ -84,6 +84,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             markdown,
             json,
             junit,
+            report,
         } => {
             let thresholds = threshold
                 .iter()
@@ -93,11 +94,11 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
                 })
                 .collect::<Result<Vec<_>>>()?;
             compare(
-                &baseline,
-                &current,
+                [&baseline, &current],
                 force,
                 &thresholds,
                 [markdown, json, junit],
+                report,
             )
         }
         cli::Command::Prepare {
@@ -213,14 +214,15 @@ fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
 /// `compare`: the Markdown report on stdout (and in `--markdown`), JSON in `--json`,
 /// and the comparison's exit code.
 fn compare(
-    baseline: &Path,
-    current: &Path,
+    [baseline, current]: [&Path; 2],
     force: bool,
     thresholds: &[(String, f64)],
     [markdown, json, junit]: [Option<std::path::PathBuf>; 3],
+    html: bool,
 ) -> Result<ExitCode> {
     let base = RunResult::read(&run_json_path(baseline))?;
-    let cur = RunResult::read(&run_json_path(current))?;
+    let cur_json = run_json_path(current);
+    let cur = RunResult::read(&cur_json)?;
     let c = claimbench::analysis::compare::compare_with(&base, &cur, force, thresholds);
     let md = report::comparison::markdown(&c);
     out!("{md}");
@@ -234,6 +236,11 @@ fn compare(
     if let Some(p) = junit {
         let xml = report::comparison::junit(&c).context("cannot write JUnit XML")?;
         std::fs::write(&p, xml).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    if html {
+        let dir = cur_json.parent().unwrap_or(Path::new("."));
+        let files = report::render_compared(&cur, dir, &base, &c)?;
+        errln!("report with the comparison: {}", files.html.display());
     }
     Ok(ExitCode::from(c.exit_code()))
 }

@@ -207,6 +207,62 @@ fn smoke_workload_runs_on_the_embedded_default() {
     assert!(run_dir.join("summary.md").is_file());
     let cluster = embedded_dir(&stderr);
     assert!(!cluster.exists(), "{} was not removed", cluster.display());
+    every_trial_has_an_interval_log_that_hdrhistogram_reads(&run_dir, &run);
+    compare_report_adds_the_comparison_and_its_plots(&run_dir);
+}
+
+/// Each trial's `.hlog`, read back with HdrHistogram's own log parser and decoder, holds
+/// one histogram per second whose counts add up to the trial's claim latency in
+/// run.json (also decoded from its compressed V2 payload).
+fn every_trial_has_an_interval_log_that_hdrhistogram_reads(
+    run_dir: &Path,
+    run: &claimbench::results::RunResult,
+) {
+    for t in run.cells.iter().flat_map(|c| &c.trials) {
+        let name = t.claim_latency_log.as_deref().expect("a log per trial");
+        let intervals = claimbench::hlog::read(&run_dir.join(name), claimbench::hlog::CLAIM_TAG)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!intervals.is_empty(), "{name} has intervals");
+        let in_log: u64 = intervals.iter().map(|(_, h)| h.len()).sum();
+        let whole = t.claim_latency.histogram().unwrap();
+        assert_eq!(in_log, whole.len(), "{name}: per-second counts add up");
+        assert_eq!(in_log, t.claim_latency.count);
+        let max_in_log = intervals.iter().map(|(_, h)| h.max()).max().unwrap();
+        assert_eq!(max_in_log, whole.max(), "{name}: the same largest value");
+        // Seconds since the trial's start, within its warm-up plus measured window.
+        let last = intervals.last().unwrap().0.as_secs_f64();
+        assert!(last <= t.warmup_s + t.measured_s + 1.0, "{name}: {last}");
+    }
+}
+
+/// `compare --report` rewrites the current run's report.html with the comparison first
+/// and draws the two before/after plots beside the run's own.
+fn compare_report_adds_the_comparison_and_its_plots(run_dir: &Path) {
+    let dir = run_dir.to_str().unwrap();
+    let out = claimbench()
+        .args(["compare", dir, dir, "--report"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    let section = html
+        .find("Compared with baseline")
+        .expect("a comparison section");
+    assert!(
+        section < html.find("<h2>Plots</h2>").unwrap(),
+        "the comparison comes first"
+    );
+    assert!(html.contains("<b>no regression</b> (exit 0)"));
+    for plot in [
+        "compare_throughput_vs_workers",
+        "compare_claim_latency_spectrum",
+    ] {
+        assert!(
+            run_dir.join(format!("plots/{plot}.png")).is_file(),
+            "{plot}"
+        );
+        assert!(html.contains(&format!("id=\"{plot}\"")), "{plot} inline");
+    }
 }
 
 /// The one run folder under `results` and its run.json.

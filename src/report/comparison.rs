@@ -1,6 +1,7 @@
 //! A comparison of two runs as Markdown (for a CI job summary): what fails first
 //! (correctness, then regressions), then every metric of every matched cell.
 
+use super::plots::Rendered;
 use crate::analysis::compare::{CellComparison, Comparison, Estimate, MetricChange, Verdict};
 use crate::analysis::figures::fmt_ms;
 use std::fmt::Write;
@@ -45,52 +46,47 @@ fn per_cell(c: &Comparison, list: fn(&CellComparison) -> &Vec<String>) -> Vec<St
         .collect()
 }
 
-fn metric_row(cell: &[String], m: &MetricChange) -> String {
-    format!(
-        "| {} | {} | {} | {} | {} | {} |",
+/// One metric's row: cell, metric, baseline, current, change, verdict.
+fn metric_cells(cell: &[String], m: &MetricChange) -> Vec<String> {
+    vec![
         cell.join(" "),
-        m.metric,
+        m.metric.clone(),
         est(&m.baseline, &m.metric),
         est(&m.current, &m.metric),
         m.change
             .map_or("–".into(), |x| format!("{:+.1}%", x * 100.0)),
-        if m.verdict == Verdict::Regressed {
-            format!("**{}**", m.verdict)
-        } else {
-            m.verdict.to_string()
-        }
-    )
+        m.verdict.to_string(),
+    ]
 }
 
-const METRIC_HEADER: &str =
-    "| cell | metric | baseline | current | change | verdict |\n|---|---|--:|--:|--:|---|";
+fn metric_row(cell: &[String], m: &MetricChange) -> String {
+    let mut cells = metric_cells(cell, m);
+    if m.verdict == Verdict::Regressed {
+        cells[5] = format!("**{}**", cells[5]);
+    }
+    format!("| {} |", cells.join(" | "))
+}
 
-/// The comparison as Markdown: the outcome, then what fails it (environment,
-/// correctness, invalid trials, gates, regressions), then every metric.
-pub fn markdown(c: &Comparison) -> String {
-    let mut out = String::new();
+fn outcome(c: &Comparison) -> (&'static str, u8) {
     let code = c.exit_code();
-    let outcome = match code {
+    let what = match code {
         0 => "no regression",
         1 => "correctness failure",
         3 => "gate failed",
         4 => "performance regression",
         _ => "incomparable",
     };
-    let _ = writeln!(out, "# claimbench compare\n\n**{outcome}** (exit {code})\n");
+    (what, code)
+}
+
+/// What fails the comparison, as (title, items) lists in the order a reader needs them.
+fn failures(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
     let environments = if c.forced {
         "Environments differ (compared anyway: --force):"
     } else {
         "Environments differ, so every metric is incomparable (--force compares anyway):"
     };
-    bullets(&mut out, environments, &c.mismatches);
-    bullets(&mut out, "## Correctness", &per_cell(c, |x| &x.correctness));
-    bullets(
-        &mut out,
-        "## Invalid trials (not compared)",
-        &per_cell(c, |x| &x.invalid),
-    );
-    let failed: Vec<String> = c
+    let failed_gates = c
         .gates
         .iter()
         .filter(|g| !g.passed)
@@ -103,7 +99,77 @@ pub fn markdown(c: &Comparison) -> String {
             )
         })
         .collect();
-    bullets(&mut out, "## Failed gates", &failed);
+    vec![
+        (environments, c.mismatches.clone()),
+        ("Correctness", per_cell(c, |x| &x.correctness)),
+        ("Invalid trials (not compared)", per_cell(c, |x| &x.invalid)),
+        ("Failed gates", failed_gates),
+    ]
+}
+
+/// The comparison section `compare --report` puts at the top of the current run's
+/// report.html: the outcome, what fails it, the regressions, and the before/after plots.
+pub fn html_section(c: &Comparison, baseline: &str, plots: &[Rendered]) -> String {
+    use super::html::{esc, section_table};
+    let (what, code) = outcome(c);
+    let mut h = format!(
+        "<h2>Compared with baseline <code>{}</code></h2>\n<p><b>{what}</b> (exit {code}); every metric is in compare's Markdown and JSON.</p>\n",
+        esc(baseline)
+    );
+    for (title, items) in failures(c) {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(title.trim_end_matches(':')));
+        for i in items {
+            let _ = writeln!(h, "<li class=\"warn\">{}</li>", esc(&i));
+        }
+        h.push_str("</ul>\n");
+    }
+    let rows: Vec<Vec<String>> = c
+        .regressions()
+        .map(|(cell, m)| metric_cells(&cell.key, m))
+        .collect();
+    if !rows.is_empty() {
+        section_table(
+            &mut h,
+            "Regressions",
+            &["cell", "metric", "baseline", "current", "change", "verdict"],
+            &rows,
+            "Each beyond its threshold in the bad direction, with non-overlapping 95% intervals.",
+        );
+    }
+    for p in plots {
+        let _ = writeln!(
+            h,
+            "<figure id=\"{}\"><h3>{}</h3>\n{}\n<p class=\"how\">{}</p></figure>",
+            p.stem,
+            esc(&p.title),
+            p.svg,
+            esc(p.how_to_read)
+        );
+    }
+    h
+}
+
+const METRIC_HEADER: &str =
+    "| cell | metric | baseline | current | change | verdict |\n|---|---|--:|--:|--:|---|";
+
+/// The comparison as Markdown: the outcome, then what fails it (environment,
+/// correctness, invalid trials, gates, regressions), then every metric.
+pub fn markdown(c: &Comparison) -> String {
+    let mut out = String::new();
+    let (what, code) = outcome(c);
+    let _ = writeln!(out, "# claimbench compare\n\n**{what}** (exit {code})\n");
+    for (i, (title, items)) in failures(c).into_iter().enumerate() {
+        // The environment line is a lead-in; the rest are sections.
+        let title = if i == 0 {
+            title.to_string()
+        } else {
+            format!("## {title}")
+        };
+        bullets(&mut out, &title, &items);
+    }
     let regressions: Vec<String> = c
         .regressions()
         .map(|(cell, m)| metric_row(&cell.key, m))

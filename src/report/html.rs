@@ -7,7 +7,7 @@ use super::summary;
 use crate::results::RunResult;
 use std::fmt::Write;
 
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -111,7 +111,13 @@ fn every_trial(h: &mut String, r: &RunResult) {
 }
 
 /// A titled table with its how-to-read note.
-fn section_table(h: &mut String, title: &str, header: &[&str], rows: &[Vec<String>], how: &str) {
+pub(super) fn section_table(
+    h: &mut String,
+    title: &str,
+    header: &[&str],
+    rows: &[Vec<String>],
+    how: &str,
+) {
     let _ = write!(h, "<h2>{}</h2>\n<table>", esc(title));
     table_row(h, "th", header.iter().copied());
     for row in rows {
@@ -170,7 +176,13 @@ fn answers(h: &mut String, r: &RunResult) {
     }
 }
 
-pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> String {
+/// The report page; `comparison` is a section `compare --report` puts first.
+pub fn render(
+    r: &RunResult,
+    plots: &[Rendered],
+    plot_problems: &[String],
+    comparison: Option<&str>,
+) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -195,6 +207,9 @@ pub fn render(r: &RunResult, plots: &[Rendered], plot_problems: &[String]) -> St
         );
     }
 
+    if let Some(section) = comparison {
+        h.push_str(section);
+    }
     let verdict = crate::analysis::story::sentences(r);
     if !verdict.is_empty() {
         h.push_str("<h2>Verdict</h2>\n<ul class=\"verdict\">\n");

@@ -21,6 +21,25 @@ pub struct ReportFiles {
 }
 
 pub fn render_all(r: &RunResult, dir: &Path) -> Result<ReportFiles, ResultsError> {
+    render_with(r, dir, None)
+}
+
+/// As [`render_all`], with a comparison against `base` at the top of report.html and
+/// its before/after plots (`compare --report`).
+pub fn render_compared(
+    r: &RunResult,
+    dir: &Path,
+    base: &RunResult,
+    c: &crate::analysis::compare::Comparison,
+) -> Result<ReportFiles, ResultsError> {
+    render_with(r, dir, Some((base, c)))
+}
+
+fn render_with(
+    r: &RunResult,
+    dir: &Path,
+    compared: Option<(&RunResult, &crate::analysis::compare::Comparison)>,
+) -> Result<ReportFiles, ResultsError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |reason| ResultsError::Io { path, reason }
@@ -54,10 +73,34 @@ pub fn render_all(r: &RunResult, dir: &Path) -> Result<ReportFiles, ResultsError
     } else {
         rendered = render_figures(r, &plot_dir, &mut problems);
     }
+    let mut compare_plots = Vec::new();
+    let section = compared.map(|(base, c)| {
+        // Several backends: the first one's cells (their lines would overlap).
+        let mut cur = r.clone();
+        if let Some(first) = summary::backends(r).first() {
+            cur.cells.retain(|c| c.backend == *first);
+        }
+        let figures = [
+            plots::render(&plots::ThroughputBeforeAfter { base, cur: &cur }, &plot_dir),
+            plots::render(&plots::SpectrumBeforeAfter { base, cur: &cur }, &plot_dir),
+        ];
+        let mut drawn = Vec::new();
+        for f in figures {
+            match f {
+                Ok(p) => drawn.push(p),
+                Err(e) => problems.push(format!("comparison plot not drawn: {e}")),
+            }
+        }
+        let section = comparison::html_section(c, &base.run_id, &drawn);
+        compare_plots = drawn;
+        section
+    });
     let html_path = dir.join("report.html");
-    write_atomic(&html_path, html::render(r, &rendered, &problems).as_bytes())?;
+    let page = html::render(r, &rendered, &problems, section.as_deref());
+    write_atomic(&html_path, page.as_bytes())?;
     let plots = rendered
         .iter()
+        .chain(&compare_plots)
         .flat_map(|p| ["svg", "png"].map(|ext| plot_dir.join(format!("{}.{ext}", p.stem))))
         .collect();
     Ok(ReportFiles {

@@ -12,6 +12,9 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
 
+mod before_after;
+pub use before_after::{SpectrumBeforeAfter, ThroughputBeforeAfter};
+
 const FONT: &str = "sans-serif";
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
