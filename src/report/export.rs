@@ -3,14 +3,17 @@
 //! HdrHistogram's percentile-distribution text format (`.hgrm`), which HdrHistogram's own
 //! plotting tools read.
 
-use crate::metrics::{HistogramSummary, merge_summaries};
-use crate::results::{CellResult, RunResult, TrialResult};
+use super::view::{self, CellView};
+use crate::metrics::HistogramSummary;
+use crate::results::{CellResult, RunResult};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Serialize)]
 struct CellRow<'a> {
+    /// The matrix block, with its arrival rate when jobs arrived (summary's phase column).
+    phase: String,
     backend: String,
     strategy: String,
     index_layout: &'a str,
@@ -53,75 +56,50 @@ struct CellRow<'a> {
     warnings: usize,
 }
 
-fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
-    if ts.is_empty() {
-        0.0
-    } else {
-        ts.iter().map(f).sum::<f64>() / ts.len() as f64
-    }
-}
-
-fn merged(c: &CellResult, f: impl Fn(&TrialResult) -> &HistogramSummary) -> HistogramSummary {
-    merge_summaries(c.trials.iter().map(f)).unwrap_or_default()
-}
-
-fn row(c: &CellResult) -> CellRow<'_> {
-    let t = &c.trials;
-    let sum = |f: &dyn Fn(&TrialResult) -> u64| t.iter().map(f).sum::<u64>();
-    let isum = |f: &dyn Fn(&TrialResult) -> i64| t.iter().map(f).sum::<i64>();
-    let claim = merged(c, |t| &t.claim_latency);
-    let wait = merged(c, |t| &t.queue_wait);
-    let distinct_claimed = sum(&|t| t.duplicates.ledger.distinct_claimed);
-    let duplicate_claims = sum(&|t| t.duplicates.ledger.duplicate_claims);
-    let distinct_executed = sum(&|t| t.duplicates.ledger.distinct_executed);
-    let dup_exec = sum(&|t| t.duplicates.ledger.duplicate_executions);
-    let ratio = |n: u64, d: u64| if d == 0 { 0.0 } else { n as f64 / d as f64 };
-    let server: Vec<f64> = t.iter().filter_map(|t| t.resources.server_cpu_s).collect();
+fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
+    let c = v.cell;
     CellRow {
+        phase: super::summary::phase_label(c),
         backend: c.backend.to_string(),
         strategy: c.strategy.to_string(),
         index_layout: &c.index_layout,
         workers: c.workers,
         batch_size: c.batch_size,
-        repetitions: t.len(),
-        claims_per_s: mean(t, |t| t.claims_per_s),
-        claimed_per_s: mean(t, |t| t.claimed_per_s),
-        completed_per_s: mean(t, |t| t.completed_per_s),
-        claim_p50_us: claim.p50_us,
-        claim_p90_us: claim.p90_us,
-        claim_p99_us: claim.p99_us,
-        claim_p999_us: claim.p999_us,
-        claim_max_us: claim.max_us,
-        empty_claims: sum(&|t| t.counts.empty_claims),
-        queue_wait_p50_us: wait.p50_us,
-        queue_wait_p99_us: wait.p99_us,
-        queue_wait_max_us: wait.max_us,
-        oldest_pending_p50_ms: mean(t, |t| t.oldest_pending.p50_ms),
-        oldest_pending_p99_ms: mean(t, |t| t.oldest_pending.p99_ms),
-        oldest_pending_max_ms: t
-            .iter()
-            .map(|t| t.oldest_pending.max_ms)
-            .fold(0.0, f64::max),
-        distinct_claimed,
-        duplicate_claims,
-        duplicate_claim_rate: ratio(duplicate_claims, distinct_claimed),
-        duplicate_executions_ledger: dup_exec,
-        duplicate_executions_effects: isum(&|t| t.duplicates.effects_duplicate_executions),
-        duplicate_execution_rate: ratio(dup_exec, distinct_executed),
-        lost: isum(&|t| t.reconciliation.lost),
-        lost_races: sum(&|t| t.counts.lost_races),
-        deadlocks: isum(&|t| t.locks.deadlocks),
-        row_lock_waits: t.iter().map(|t| t.locks.row_lock_waits).sum(),
-        lock_escalations: t.iter().map(|t| t.locks.lock_escalations).sum(),
-        retries: sum(&|t| t.counts.retries),
-        lock_wait_share: mean(t, |t| t.locks.lock_wait_share),
-        client_cpu_us_per_claim: mean(t, |t| t.resources.client_cpu_us_per_claim),
-        server_cpu_s: (!server.is_empty())
-            .then(|| server.iter().sum::<f64>() / server.len() as f64),
-        dead_tuples: isum(&|t| t.resources.table.dead_tuples),
-        table_bytes: t.last().map_or(0, |t| t.resources.table.table_bytes),
-        index_bytes: t.last().map_or(0, |t| t.resources.table.index_bytes),
-        warnings: t.iter().map(|t| t.warnings.len()).sum(),
+        repetitions: c.trials.len(),
+        claims_per_s: v.claims_per_s.mean,
+        claimed_per_s: v.claimed_per_s.mean,
+        completed_per_s: v.completed_per_s.mean,
+        claim_p50_us: v.claim.p50_us,
+        claim_p90_us: v.claim.p90_us,
+        claim_p99_us: v.claim.p99_us,
+        claim_p999_us: v.claim.p999_us,
+        claim_max_us: v.claim.max_us,
+        empty_claims: v.empty_claims,
+        queue_wait_p50_us: v.queue_wait.p50_us,
+        queue_wait_p99_us: v.queue_wait.p99_us,
+        queue_wait_max_us: v.queue_wait.max_us,
+        oldest_pending_p50_ms: v.oldest_pending_p50_ms,
+        oldest_pending_p99_ms: v.oldest_pending_p99_ms,
+        oldest_pending_max_ms: v.oldest_pending_max_ms,
+        distinct_claimed: v.distinct_claimed,
+        duplicate_claims: v.duplicate_claims,
+        duplicate_claim_rate: v.duplicate_claim_rate(),
+        duplicate_executions_ledger: v.duplicate_executions_ledger,
+        duplicate_executions_effects: v.duplicate_executions_effects,
+        duplicate_execution_rate: v.duplicate_execution_rate(),
+        lost: v.lost,
+        lost_races: v.lost_races,
+        deadlocks: v.deadlocks,
+        row_lock_waits: v.row_lock_waits,
+        lock_escalations: v.lock_escalations,
+        retries: v.retries,
+        lock_wait_share: v.lock_wait_share,
+        client_cpu_us_per_claim: v.client_cpu_us_per_claim,
+        server_cpu_s: v.server_cpu_s,
+        dead_tuples: v.dead_tuples,
+        table_bytes: v.table_bytes,
+        index_bytes: v.index_bytes,
+        warnings: v.warnings,
     }
 }
 
@@ -154,7 +132,8 @@ fn csv_text(rows: &[CellRow<'_>]) -> Result<String, ExportError> {
 }
 
 pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
-    let rows: Vec<CellRow<'_>> = r.cells.iter().map(row).collect();
+    let views = view::cells(r);
+    let rows: Vec<CellRow<'_>> = views.iter().map(row).collect();
     let text = csv_text(&rows)?;
     if !text.is_empty() {
         return Ok(text);
@@ -170,7 +149,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
         batch_size: 0,
         trials: Vec::new(),
     };
-    let text = csv_text(&[row(&empty)])?;
+    let text = csv_text(&[row(&CellView::of(&empty))])?;
     Ok(text
         .lines()
         .next()
@@ -234,17 +213,18 @@ pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, ExportErro
         source,
     })?;
     let mut written = Vec::new();
-    for c in &r.cells {
+    for v in view::cells(r) {
+        let c = v.cell;
+        // The phase and its rate too: one cell can appear in several phases.
+        let phase = super::summary::phase_label(c)
+            .replace(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '-'), "_");
         let stem = format!(
-            "{}-{}-{}-w{}-b{}",
+            "{phase}-{}-{}-{}-w{}-b{}",
             c.backend, c.strategy, c.index_layout, c.workers, c.batch_size
         );
-        for (what, h) in [
-            ("claim_latency", merged(c, |t| &t.claim_latency)),
-            ("queue_wait", merged(c, |t| &t.queue_wait)),
-        ] {
+        for (what, h) in [("claim_latency", &v.claim), ("queue_wait", &v.queue_wait)] {
             let path = dir.join(format!("{stem}.{what}.hgrm"));
-            std::fs::write(&path, hgrm(&h)?).map_err(|source| ExportError::Write {
+            std::fs::write(&path, hgrm(h)?).map_err(|source| ExportError::Write {
                 path: path.clone(),
                 source,
             })?;

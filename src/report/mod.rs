@@ -8,6 +8,7 @@ pub mod export;
 pub mod html;
 pub mod plots;
 pub mod summary;
+pub mod view;
 
 use crate::results::{ResultsError, RunResult, write_atomic};
 use std::path::{Path, PathBuf};

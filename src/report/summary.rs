@@ -336,14 +336,14 @@ pub const HEADER: [&str; 18] = [
 
 /// The per-cell table every report shows: one row per cell, repetitions merged.
 pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
-    let rows = r
-        .cells
+    let ms = |h: &crate::metrics::HistogramSummary, q: u64| match h.count {
+        0 => "–".to_string(),
+        _ => format!("{:.2}", q as f64 / 1000.0),
+    };
+    let rows = super::view::cells(r)
         .iter()
-        .map(|c| {
-            let f = crate::analysis::figures::CellFigures::of(c);
-            let arrivals_only = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
-            let (lock_share, _) = mean(c.trials.iter().map(|t| t.locks.lock_wait_share));
-            let (cpu, _) = mean(c.trials.iter().map(|t| t.resources.client_cpu_us_per_claim));
+        .map(|v| {
+            let (c, f) = (v.cell, &v.figures);
             vec![
                 phase_label(c),
                 c.backend.to_string(),
@@ -352,31 +352,22 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
                 c.workers.to_string(),
                 c.batch_size.to_string(),
                 c.trials.len().to_string(),
-                rate(c, |t| t.claimed_per_s),
-                rate(c, |t| t.completed_per_s),
-                merged_us(c, |t| &t.claim_latency, |h| h.p50_us),
-                merged_us(c, |t| &t.claim_latency, |h| h.p99_us),
-                match f.queue_wait_p99_ms {
-                    Some(v) => format!("{v:.2}"),
-                    None => "–".into(),
-                },
-                arrivals_only(f.oldest_pending_p99_ms),
-                sum(c, |t| t.duplicates.ledger.duplicate_claims).to_string(),
+                v.claimed_per_s.show(),
+                v.completed_per_s.show(),
+                ms(&v.claim, v.claim.p50_us),
+                ms(&v.claim, v.claim.p99_us),
+                f.queue_wait_p99_ms
+                    .map_or("–".into(), |v| format!("{v:.2}")),
+                f.oldest_pending_p99_ms
+                    .map_or("–".into(), |v| format!("{v:.0}")),
+                v.duplicate_claims.to_string(),
                 format!(
                     "{}/{}",
-                    sum(c, |t| t.duplicates.ledger.duplicate_executions),
-                    c.trials
-                        .iter()
-                        .map(|t| t.duplicates.effects_duplicate_executions)
-                        .sum::<i64>()
+                    v.duplicate_executions_ledger, v.duplicate_executions_effects
                 ),
-                c.trials
-                    .iter()
-                    .map(|t| t.reconciliation.lost)
-                    .sum::<i64>()
-                    .to_string(),
-                format!("{:.1}%", lock_share * 100.0),
-                format!("{cpu:.1}"),
+                v.lost.to_string(),
+                format!("{:.1}%", v.lock_wait_share * 100.0),
+                format!("{:.1}", v.client_cpu_us_per_claim),
             ]
         })
         .collect();

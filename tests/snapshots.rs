@@ -1,0 +1,60 @@
+//! Every format renders one view of a run (report/view.rs); these pin what each one
+//! writes for the committed fixture run, so a change to a number or a column shows up
+//! as a reviewed diff, not just as "the file exists". After a deliberate change:
+//! `INSTA_UPDATE=always cargo test --test snapshots`, then review the `.snap` diffs.
+
+use claimbench::analysis::compare;
+use claimbench::report::{comparison, export, summary};
+use claimbench::results::RunResult;
+use std::path::Path;
+
+fn fixture() -> RunResult {
+    RunResult::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/run.json"))
+        .expect("the committed fixture reads")
+}
+
+/// The fixture with every production trial 30% slower: a regression to render.
+fn slower() -> RunResult {
+    let mut r = fixture();
+    r.run_id.push_str("-slower");
+    for c in r
+        .cells
+        .iter_mut()
+        .filter(|c| c.strategy.as_str() == "production")
+    {
+        for t in &mut c.trials {
+            t.claims_per_s *= 0.7;
+            t.claimed_per_s *= 0.7;
+            t.completed_per_s *= 0.7;
+        }
+    }
+    r
+}
+
+#[test]
+fn summary_md() {
+    insta::assert_snapshot!(summary::render(&fixture()));
+}
+
+#[test]
+fn cells_csv() {
+    insta::assert_snapshot!(export::cells_csv(&fixture()).unwrap());
+}
+
+#[test]
+fn hgrm_of_the_first_cell() {
+    let v = claimbench::report::view::CellView::of(&fixture().cells[0]).claim;
+    insta::assert_snapshot!(export::hgrm(&v).unwrap());
+}
+
+#[test]
+fn comparison_outputs() {
+    let (base, cur) = (fixture(), slower());
+    let c = compare::compare(&base, &cur, false);
+    insta::assert_snapshot!("compare_markdown", comparison::markdown(&c));
+    insta::assert_snapshot!("compare_junit", comparison::junit(&c).unwrap());
+    insta::assert_snapshot!(
+        "compare_html_section",
+        comparison::html_section(&c, &base.run_id, &[])
+    );
+}
