@@ -70,8 +70,11 @@ pub struct TrialFacts<'a> {
 pub const MIN_CLAIMS: u64 = 1000;
 /// A client above this share of one core per worker thread may be what limits the run.
 pub const BUSY_CPU_SHARE: f64 = 0.8;
-/// Worker threads waking later than this (p99) put client time into claim latency.
-pub const LATE_WAKE_P99_MS: f64 = 10.0;
+/// Worker threads waking later than this (p99) put client time into claim latency. The
+/// quickstart, whose server takes both of a 2-core host's cores, reads 1.4 to 9 ms: a
+/// host that shares its cores with the server is normal, one that cannot keep its own
+/// threads running is not.
+pub const LATE_WAKE_P99_MS: f64 = 20.0;
 /// A harness costing more than this share of the server's CPU competes with what it
 /// measures; below `HEAVY_MIN_SHARE` of a core it is idle, whatever the ratio.
 pub const HEAVY_CLIENT_SHARE: f64 = 0.5;
@@ -239,7 +242,7 @@ mod tests {
         f.claims_recorded = 10;
         f.cpu_share = 1.8;
         f.client_cpu_s = 3.6;
-        f.scheduling_delay_p99_ms = 12.0;
+        f.scheduling_delay_p99_ms = 25.0;
         f.scheduling_delay_max_ms = 40.0;
         f.exhausted_at_s = Some(1.5);
         f.max_interval_ms = 500.0;
@@ -267,7 +270,7 @@ mod tests {
                     threads: 2
                 },
                 Warning::SchedulingDelay {
-                    p99_ms: 12.0,
+                    p99_ms: 25.0,
                     max_ms: 40.0
                 },
                 Warning::HarnessHeavy {
