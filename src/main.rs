@@ -85,22 +85,13 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             json,
             junit,
             report,
-        } => {
-            let thresholds = threshold
-                .iter()
-                .map(|t| {
-                    claimbench::analysis::compare::parse_threshold(t)
-                        .map_err(|e| anyhow::anyhow!("--threshold {e}"))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            compare(
-                [&baseline, &current],
-                force,
-                &thresholds,
-                [markdown, json, junit],
-                report,
-            )
-        }
+        } => compare(
+            [&baseline, &current],
+            force,
+            &threshold,
+            [markdown, json, junit],
+            report,
+        ),
         cli::Command::Prepare {
             workload,
             db,
@@ -216,14 +207,21 @@ fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
 fn compare(
     [baseline, current]: [&Path; 2],
     force: bool,
-    thresholds: &[(String, f64)],
+    thresholds: &[String],
     [markdown, json, junit]: [Option<std::path::PathBuf>; 3],
     html: bool,
 ) -> Result<ExitCode> {
+    let thresholds = thresholds
+        .iter()
+        .map(|t| {
+            claimbench::analysis::compare::parse_threshold(t)
+                .map_err(|e| anyhow::anyhow!("--threshold {e}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let base = RunResult::read(&run_json_path(baseline))?;
     let cur_json = run_json_path(current);
     let cur = RunResult::read(&cur_json)?;
-    let c = claimbench::analysis::compare::compare_with(&base, &cur, force, thresholds);
+    let c = claimbench::analysis::compare::compare_with(&base, &cur, force, &thresholds);
     let md = report::comparison::markdown(&c);
     out!("{md}");
     if let Some(p) = markdown {

@@ -125,10 +125,8 @@ pub(super) async fn run_trial<B: Backend>(
     let queues = per_queue(backend, w, server_start_us, measured, &sampled).await?;
     let m = collected.metrics;
     let claim_latency_log = write_interval_log(spec, &m, started_wall, label)?;
-    let mut resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table);
     let delay = &collected.scheduling_delay;
-    resources.scheduling_delay_p99_ms = delay.value_at_quantile(0.99) as f64 / 1e3;
-    resources.scheduling_delay_max_ms = delay.max() as f64 / 1e3;
+    let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table, delay);
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
     let faults_explain = w.handler.mode == HandlerMode::ClaimOnly || w.faults.abandon_rate > 0.0;
     let reconciliation = verdict::reconcile(
@@ -144,11 +142,7 @@ pub(super) async fn run_trial<B: Backend>(
         lost: reconciliation.lost,
         max_workers: &max_workers,
         claims_recorded: m.claim_latency.len(),
-        cpu_share: if wall_s > 0.0 {
-            resources.client_cpu_s / wall_s
-        } else {
-            0.0
-        },
+        cpu_share: resources.client_cpu_s / wall_s.max(1e-9),
         worker_threads: harness.threads.used(spec.workers as usize) as u32,
         client_cpu_s: resources.client_cpu_s,
         server_cpu_s: resources.server_cpu_s,
@@ -629,6 +623,7 @@ fn resources(
     after: CpuSnapshot,
     claim_calls: u64,
     table: crate::backend::TableStats,
+    scheduling_delay: &hdrhistogram::Histogram<u64>,
 ) -> Resources {
     let client_cpu_s = after.client_cpu_ms.saturating_sub(before.client_cpu_ms) as f64 / 1000.0;
     Resources {
@@ -643,8 +638,9 @@ fn resources(
             (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / 1000.0),
             _ => None,
         },
+        scheduling_delay_p99_ms: scheduling_delay.value_at_quantile(0.99) as f64 / 1e3,
+        scheduling_delay_max_ms: scheduling_delay.max() as f64 / 1e3,
         table,
-        ..Default::default()
     }
 }
 
