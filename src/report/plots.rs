@@ -304,6 +304,78 @@ where
         .map_err(de)
 }
 
+/// A panel of a figure drawn against the worker count: phase, batch size, layout.
+type Panel = (String, u32, String);
+
+/// One panel per phase without arrivals, batch size and index layout, sorted.
+fn closed_panels(r: &RunResult) -> Vec<Panel> {
+    let mut panels: Vec<Panel> = r
+        .cells
+        .iter()
+        .filter(|c| !c.has_arrivals())
+        .map(|c| (c.phase.clone(), c.batch_size, c.index_layout.clone()))
+        .collect();
+    panels.sort();
+    panels.dedup();
+    panels
+}
+
+/// Up to three panels a row.
+fn panel_areas<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    n: usize,
+) -> Vec<DrawingArea<DB, Shift>> {
+    let cols = n.clamp(1, 3);
+    root.split_evenly((n.div_ceil(cols), cols))
+}
+
+/// The cells a panel draws.
+fn panel_cells<'a>(r: &'a RunResult, (phase, batch, layout): &Panel) -> Vec<&'a CellResult> {
+    r.cells
+        .iter()
+        .filter(|c| !c.has_arrivals())
+        .filter(|c| &c.phase == phase && c.batch_size == *batch && &c.index_layout == layout)
+        .collect()
+}
+
+/// A panel's axes: workers across `x`, `y_desc` from 0 to `y1`, captioned by the panel.
+fn workers_axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    (phase, batch, layout): &Panel,
+    (x0, x1): (f64, f64),
+    y1: f64,
+    y_desc: &str,
+) -> Result<
+    ChartContext<
+        'a,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    PlotError,
+> {
+    let caption = if phase.is_empty() {
+        format!("batch {batch}, {layout}")
+    } else {
+        format!("{phase}: batch {batch}, {layout}")
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 15))
+        .margin(8)
+        .x_label_area_size(36)
+        .y_label_area_size(60)
+        .build_cartesian_2d((x0 - 0.5).max(0.0)..x1, 0.0..y1)
+        .map_err(de)?;
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+        .x_desc("workers")
+        .y_desc(y_desc)
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(de)?;
+    Ok(chart)
+}
+
 /// A metric per cell, drawn against the worker count: a line per strategy, a panel per
 /// batch size and index layout.
 pub struct VsWorkers<'a> {
@@ -342,22 +414,11 @@ impl Figure for VsWorkers<'_> {
         let root = root
             .titled(&drawn_title(self.run, self.title()), caption_font())
             .map_err(de)?;
-        let closed = |c: &&CellResult| !c.has_arrivals();
-        let mut panels: Vec<(String, u32, String)> = self
-            .run
-            .cells
-            .iter()
-            .filter(closed)
-            .map(|c| (c.phase.clone(), c.batch_size, c.index_layout.clone()))
-            .collect();
-        panels.sort();
-        panels.dedup();
+        let panels = closed_panels(self.run);
         if panels.is_empty() {
             return note(&root, "no trials in this run");
         }
-        let cols = panels.len().min(3);
-        let rows = panels.len().div_ceil(cols);
-        let areas = root.split_evenly((rows, cols));
+        let areas = panel_areas(&root, panels.len());
         let lock = self.lock_wait;
         // A claim-only trial completes nothing: its throughput is what it claimed.
         let value = move |t: &TrialResult| {
@@ -370,42 +431,17 @@ impl Figure for VsWorkers<'_> {
             }
         };
         let recommended = recommended_cells(self.run);
-        for (i, ((phase, batch, layout), area)) in panels.iter().zip(areas.iter()).enumerate() {
-            let cells: Vec<&CellResult> = self
-                .run
-                .cells
-                .iter()
-                .filter(closed)
-                .filter(|c| {
-                    &c.phase == phase && c.batch_size == *batch && &c.index_layout == layout
-                })
-                .collect();
-            let caption = if phase.is_empty() {
-                format!("batch {batch}, {layout}")
-            } else {
-                format!("{phase}: batch {batch}, {layout}")
-            };
+        for (i, (panel, area)) in panels.iter().zip(areas.iter()).enumerate() {
+            let (phase, batch, layout) = panel;
+            let cells = panel_cells(self.run, panel);
             let (x0, x1) = span(cells.iter().map(|c| f64::from(c.workers)), false);
             let (_, y1) = span(cells.iter().map(|c| mean(&c.trials, value)), true);
-            let mut chart = ChartBuilder::on(area)
-                .caption(caption, (FONT, 15))
-                .margin(8)
-                .x_label_area_size(36)
-                .y_label_area_size(60)
-                .build_cartesian_2d((x0 - 0.5).max(0.0)..x1, 0.0..y1)
-                .map_err(de)?;
-            chart
-                .configure_mesh()
-                .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
-                .x_desc("workers")
-                .y_desc(if lock {
-                    "lock wait, % of samples"
-                } else {
-                    "jobs/s"
-                })
-                .label_style((FONT, 12))
-                .draw()
-                .map_err(de)?;
+            let y_desc = if lock {
+                "lock wait, % of samples"
+            } else {
+                "jobs/s"
+            };
+            let mut chart = workers_axes(area, panel, (x0, x1), y1, y_desc)?;
             for s in strategies(self.run) {
                 let mut pts: Vec<(f64, f64)> = cells
                     .iter()
@@ -623,33 +659,63 @@ impl Figure for Spectrum<'_> {
                 },
             );
         }
-        let all = || lines.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.1));
-        let lo = all().fold(f64::INFINITY, f64::min).max(0.001);
-        let hi = all().fold(0.0, f64::max).max(lo * 10.0);
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(
-                0.2..MAX_X + 0.2,
-                (lo * 0.8..hi * 1.5)
-                    .log_scale()
-                    .with_key_points(one_two_five(lo * 0.8, hi * 1.5)),
-            )
-            .map_err(de)?;
-        chart
-            .configure_mesh()
-            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
-            .x_labels(45)
-            .x_label_formatter(&spectrum_label)
-            .x_desc("percentile")
-            .y_label_formatter(&|v: &f64| format!("{v}"))
-            .y_desc("milliseconds (log)")
-            .label_style((FONT, 12))
-            .draw()
-            .map_err(de)?;
-        labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperLeft)
+        let lines = lines
+            .into_iter()
+            .map(|(label, color, pts)| (label, color, false, pts))
+            .collect();
+        spectrum_chart(&root, lines)
     }
+}
+
+/// A spectrum line: label, colour, dashed (a baseline's), points.
+type SpectrumLine = (String, RGBColor, bool, Vec<(f64, f64)>);
+
+/// The percentile-spectrum axes (log milliseconds against percentile) with `lines`
+/// drawn on them and their legend; shared by the run's spectra and `compare --report`'s.
+fn spectrum_chart<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    lines: Vec<SpectrumLine>,
+) -> Result<(), PlotError> {
+    let all = || lines.iter().flat_map(|(_, _, _, p)| p.iter().map(|q| q.1));
+    let lo = all().fold(f64::INFINITY, f64::min).max(0.001);
+    let hi = all().fold(0.0, f64::max).max(lo * 10.0);
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            0.2..MAX_X + 0.2,
+            (lo * 0.8..hi * 1.5)
+                .log_scale()
+                .with_key_points(one_two_five(lo * 0.8, hi * 1.5)),
+        )
+        .map_err(de)?;
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+        .x_labels(45)
+        .x_label_formatter(&spectrum_label)
+        .x_desc("percentile")
+        .y_label_formatter(&|v: &f64| format!("{v}"))
+        .y_desc("milliseconds (log)")
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(de)?;
+    for (label, color, dashed, pts) in lines {
+        let style = color.stroke_width(2);
+        let series = if dashed {
+            chart.draw_series(DashedLineSeries::new(pts, 6, 5, style))
+        } else {
+            chart.draw_series(LineSeries::new(pts, style))
+        }
+        .map_err(de)?;
+        series.label(label).legend(move |(x, y)| {
+            // A dashed entry is drawn short: a dash, not a line.
+            let end = if dashed { x + 6 } else { x + 18 };
+            PathElement::new(vec![(x, y), (end, y)], style)
+        });
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 /// A per-trial time series for each strategy at the focus cell (first repetition).
