@@ -60,6 +60,9 @@ impl Figure for ThroughputBeforeAfter<'_> {
                     pts
                 };
                 let (now, before) = (points(&cells), points(&twins));
+                if now.is_empty() {
+                    continue;
+                }
                 let color = strategy_color(s);
                 let series = chart
                     .draw_series(LineSeries::new(now.clone(), line_style(s)))
