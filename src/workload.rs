@@ -682,6 +682,19 @@ struct Validator<'a> {
     file: &'a Path,
 }
 
+/// The longest time a workload may give anywhere: a week.
+const MAX_TIME_S: f64 = 604_800.0;
+
+/// A number as a person wrote it, or in exponent form when it would print hundreds of
+/// digits (1e300 is one line, not a screenful).
+fn short_float(v: f64) -> String {
+    if v.abs() >= 1e9 {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
 impl Validator<'_> {
     fn err(&self, field: &str, message: impl Into<String>) -> WorkloadError {
         WorkloadError::Invalid {
@@ -718,14 +731,47 @@ impl Validator<'_> {
         }
     }
 
+    /// A time of `secs` seconds, refused above a week: no trial means more, and
+    /// `Duration` (then `Instant` arithmetic) cannot hold every finite float.
+    fn bounded(
+        &self,
+        field: &str,
+        secs: f64,
+        shown: f64,
+        unit: &str,
+    ) -> Result<Duration, WorkloadError> {
+        if secs <= MAX_TIME_S {
+            Ok(Duration::from_secs_f64(secs))
+        } else {
+            let most = if unit == "ms" {
+                MAX_TIME_S * 1000.0
+            } else {
+                MAX_TIME_S
+            };
+            Err(self.err(
+                field,
+                format!(
+                    "{} is not allowed; give at most {most} {unit} (a week)",
+                    short_float(shown)
+                ),
+            ))
+        }
+    }
+
     fn ms(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
-        Ok(Duration::from_secs_f64(
-            self.non_negative(field, v)? / 1000.0,
-        ))
+        self.bounded(field, self.non_negative(field, v)? / 1000.0, v, "ms")
+    }
+
+    fn positive_ms(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        self.bounded(field, self.positive(field, v)? / 1000.0, v, "ms")
     }
 
     fn secs(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
-        Ok(Duration::from_secs_f64(self.non_negative(field, v)?))
+        self.bounded(field, self.non_negative(field, v)?, v, "s")
+    }
+
+    fn positive_secs(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        self.bounded(field, self.positive(field, v)?, v, "s")
     }
 
     fn counts(&self, field: &str, v: &[i64], max: i64) -> Result<Vec<u32>, WorkloadError> {
@@ -777,7 +823,7 @@ impl Validator<'_> {
         let faults = Faults {
             abandon_rate: self.share("faults.abandon_rate", w.faults.abandon_rate)?,
             lease: match w.faults.lease_s {
-                Some(s) => Some(Duration::from_secs_f64(self.positive("faults.lease_s", s)?)),
+                Some(s) => Some(self.positive_secs("faults.lease_s", s)?),
                 None => None,
             },
         };
@@ -953,20 +999,20 @@ impl Validator<'_> {
             let f = "handler.duration";
             match d {
                 DurationDist::Fixed { ms } => {
-                    self.non_negative(&format!("{f}.ms"), ms)?;
+                    self.ms(&format!("{f}.ms"), ms)?;
                 }
                 DurationDist::Uniform { min_ms, max_ms } => {
-                    self.non_negative(&format!("{f}.min_ms"), min_ms)?;
-                    self.non_negative(&format!("{f}.max_ms"), max_ms)?;
+                    self.ms(&format!("{f}.min_ms"), min_ms)?;
+                    self.ms(&format!("{f}.max_ms"), max_ms)?;
                     if max_ms < min_ms {
                         return Err(self.err(&format!("{f}.max_ms"), "is below min_ms"));
                     }
                 }
                 DurationDist::Exponential { mean_ms } => {
-                    self.positive(&format!("{f}.mean_ms"), mean_ms)?;
+                    self.positive_ms(&format!("{f}.mean_ms"), mean_ms)?;
                 }
                 DurationDist::Lognormal { median_ms, sigma } => {
-                    self.positive(&format!("{f}.median_ms"), median_ms)?;
+                    self.positive_ms(&format!("{f}.median_ms"), median_ms)?;
                     self.non_negative(&format!("{f}.sigma"), sigma)?;
                 }
             }
@@ -985,9 +1031,7 @@ impl Validator<'_> {
             retry_delay: self.ms("handler.retry_delay_ms", h.retry_delay_ms)?,
             start_gate: h.start_gate,
             heartbeat: match h.heartbeat_ms {
-                Some(ms) => Some(Duration::from_secs_f64(
-                    self.positive("handler.heartbeat_ms", ms)? / 1000.0,
-                )),
+                Some(ms) => Some(self.positive_ms("handler.heartbeat_ms", ms)?),
                 None => None,
             },
         })
@@ -1130,7 +1174,7 @@ impl Validator<'_> {
                 None => None,
             },
             duration: match m.duration_s {
-                Some(s) => Some(Duration::from_secs_f64(self.positive(&f("duration_s"), s)?)),
+                Some(s) => Some(self.positive_secs(&f("duration_s"), s)?),
                 None => None,
             },
             repetitions: match m.repetitions {
@@ -1228,9 +1272,7 @@ impl Validator<'_> {
 
     fn trial(&self, t: raw::Trial) -> Result<Trial, WorkloadError> {
         let duration = match t.duration_s {
-            Some(s) => Some(Duration::from_secs_f64(
-                self.positive("trial.duration_s", s)?,
-            )),
+            Some(s) => Some(self.positive_secs("trial.duration_s", s)?),
             None => None,
         };
         if t.stop == StopRule::Duration && duration.is_none() {
@@ -1266,7 +1308,7 @@ impl Validator<'_> {
             warmup: self.secs("trial.warmup_s", t.warmup_s)?,
             duration,
             stop: t.stop,
-            max: Duration::from_secs_f64(self.positive("trial.max_s", t.max_s)?),
+            max: self.positive_secs("trial.max_s", t.max_s)?,
             repetitions: t.repetitions as u32,
             sample_interval,
         })
