@@ -136,7 +136,8 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
                     ""
                 },
                 if w.backends.is_empty() {
-                    "1 backend (from --db)".to_string()
+                    "each backend: those of the --db URLs given (PostgreSQL without any)"
+                        .to_string()
                 } else {
                     format!("{} backends", w.backends.len())
                 },
