@@ -159,6 +159,26 @@ pub struct TrialResult {
 }
 
 impl CellResult {
+    /// A PostgreSQL cell on the fetch-order layout outside any named phase: what
+    /// hand-made runs (tests, fixtures) need, with the rest of the key given.
+    pub fn fetch_order(
+        strategy: crate::strategy::Strategy,
+        workers: u32,
+        batch_size: u32,
+        trials: Vec<TrialResult>,
+    ) -> CellResult {
+        CellResult {
+            phase: String::new(),
+            arrival_rate_per_s: None,
+            backend: crate::backend_kind::BackendKind::Postgres,
+            strategy,
+            index_layout: "fetch-order".into(),
+            workers,
+            batch_size,
+            trials,
+        }
+    }
+
     /// Whether jobs arrived while it ran: only then do queue wait and oldest-pending
     /// age say whether the pool keeps up (with a seeded backlog they grow with the
     /// trial's clock).

@@ -516,16 +516,12 @@ fn hand_made_run(dir: &Path, points: &[(u32, f64, u64)], slos: &[&str]) -> Strin
             let mut h = claimbench::metrics::new_histogram();
             h.record_n(p99_ms * 1000, 100).unwrap();
             t.claim_latency = claimbench::metrics::HistogramSummary::from_histogram(&h);
-            CellResult {
-                phase: String::new(),
-                arrival_rate_per_s: None,
-                backend: claimbench::backend::BackendKind::Postgres,
-                strategy: claimbench::strategy::Strategy::Production,
-                index_layout: "fetch-order".into(),
+            CellResult::fetch_order(
+                claimbench::strategy::Strategy::Production,
                 workers,
-                batch_size: 10,
-                trials: vec![t],
-            }
+                10,
+                vec![t],
+            )
         })
         .collect();
     let run = RunResult {

@@ -115,16 +115,7 @@ mod tests {
                 t
             })
             .collect();
-        CellResult {
-            phase: String::new(),
-            arrival_rate_per_s: None,
-            backend: crate::backend::BackendKind::Postgres,
-            strategy: crate::strategy::Strategy::Production,
-            index_layout: "fetch-order".into(),
-            workers: 4,
-            batch_size: 10,
-            trials,
-        }
+        CellResult::fetch_order(crate::strategy::Strategy::Production, 4, 10, trials)
     }
 
     #[test]

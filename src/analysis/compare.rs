@@ -502,16 +502,7 @@ mod tests {
                 ..TrialResult::default()
             };
             t.counts.jobs_completed = 1;
-            CellResult {
-                phase: String::new(),
-                arrival_rate_per_s: None,
-                backend: crate::backend::BackendKind::Postgres,
-                strategy: crate::strategy::Strategy::Production,
-                index_layout: "fetch-order".into(),
-                workers: 4,
-                batch_size: 1,
-                trials: vec![t],
-            }
+            CellResult::fetch_order(crate::strategy::Strategy::Production, 4, 1, vec![t])
         };
         let run = |c| RunResult {
             cells: vec![c],
@@ -547,16 +538,12 @@ mod tests {
             })
             .collect();
         let mut run = RunResult {
-            cells: vec![CellResult {
-                phase: String::new(),
-                arrival_rate_per_s: None,
-                backend: crate::backend::BackendKind::Postgres,
-                strategy: crate::strategy::Strategy::Production,
-                index_layout: "fetch-order".into(),
-                workers: 4,
-                batch_size: 1,
+            cells: vec![CellResult::fetch_order(
+                crate::strategy::Strategy::Production,
+                4,
+                1,
                 trials,
-            }],
+            )],
             ..RunResult::default()
         };
         run.environment.logical_cores = 2;

@@ -101,16 +101,7 @@ mod tests {
         let mut h = crate::metrics::new_histogram();
         h.record(p99_ms * 1000).unwrap();
         t.claim_latency = crate::metrics::HistogramSummary::from_histogram(&h);
-        CellResult {
-            phase: String::new(),
-            arrival_rate_per_s: None,
-            backend: crate::backend::BackendKind::Postgres,
-            strategy,
-            index_layout: "fetch-order".into(),
-            workers,
-            batch_size: 10,
-            trials: vec![t],
-        }
+        CellResult::fetch_order(strategy, workers, 10, vec![t])
     }
 
     #[test]

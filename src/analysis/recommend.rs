@@ -235,16 +235,7 @@ mod tests {
         h.record(p99_ms * 1000).unwrap();
         t.claim_latency = crate::metrics::HistogramSummary::from_histogram(&h);
         t.duplicates.ledger.duplicate_claims = dup;
-        CellResult {
-            phase: String::new(),
-            arrival_rate_per_s: None,
-            backend: BackendKind::Postgres,
-            strategy: Strategy::Production,
-            index_layout: "fetch-order".into(),
-            workers,
-            batch_size: batch,
-            trials: vec![t],
-        }
+        CellResult::fetch_order(Strategy::Production, workers, batch, vec![t])
     }
 
     fn run(cells: Vec<CellResult>) -> RunResult {
