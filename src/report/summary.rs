@@ -2,8 +2,8 @@
 //! CI job summary), rendered from a `RunResult` alone. The same text is printed at the
 //! end of a run.
 
+use super::view::CellView;
 use crate::backend::BackendKind;
-use crate::metrics::merge_summaries;
 use crate::results::{CellResult, RunResult, TrialResult};
 use std::fmt::Write;
 
@@ -39,31 +39,6 @@ fn mean(xs: impl Iterator<Item = f64>) -> (f64, f64) {
         0.0
     };
     (m, var.sqrt())
-}
-
-/// A rate with its spread across repetitions: "12345 ±3%".
-fn rate(cell: &CellResult, f: impl Fn(&TrialResult) -> f64) -> String {
-    let (m, sd) = mean(cell.trials.iter().map(f));
-    if cell.trials.len() > 1 && m > 0.0 {
-        format!("{m:.0} ±{:.0}%", sd / m * 100.0)
-    } else {
-        format!("{m:.0}")
-    }
-}
-
-fn sum(cell: &CellResult, f: impl Fn(&TrialResult) -> u64) -> u64 {
-    cell.trials.iter().map(f).sum()
-}
-
-fn merged_us(
-    cell: &CellResult,
-    f: impl Fn(&TrialResult) -> &crate::metrics::HistogramSummary,
-    q: fn(&crate::metrics::HistogramSummary) -> u64,
-) -> String {
-    match merge_summaries(cell.trials.iter().map(f)) {
-        Ok(h) if h.count > 0 => format!("{:.2}", q(&h) as f64 / 1000.0),
-        _ => "–".into(),
-    }
 }
 
 pub fn render(r: &RunResult) -> String {
@@ -336,10 +311,6 @@ pub const HEADER: [&str; 18] = [
 
 /// The per-cell table every report shows: one row per cell, repetitions merged.
 pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
-    let ms = |h: &crate::metrics::HistogramSummary, q: u64| match h.count {
-        0 => "–".to_string(),
-        _ => format!("{:.2}", q as f64 / 1000.0),
-    };
     let rows = super::view::cells(r)
         .iter()
         .map(|v| {
@@ -354,8 +325,8 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
                 c.trials.len().to_string(),
                 v.claimed_per_s.show(),
                 v.completed_per_s.show(),
-                ms(&v.claim, v.claim.p50_us),
-                ms(&v.claim, v.claim.p99_us),
+                ms_of(&v.claim, v.claim.p50_us),
+                ms_of(&v.claim, v.claim.p99_us),
                 f.queue_wait_p99_ms
                     .map_or("–".into(), |v| format!("{v:.2}")),
                 f.oldest_pending_p99_ms
@@ -404,22 +375,22 @@ pub fn backends(r: &RunResult) -> Vec<BackendKind> {
     kinds
 }
 
-/// With more than one backend: one row per cell (strategy, layout, workers, batch) with
-/// each backend's throughput, claim latency and duplicates next to each other, and each
-/// later backend's throughput as a ratio to the first's. Claim-only runs compare claimed
-/// jobs, others completed jobs.
+/// With more than one backend: one row per cell (phase, strategy, layout, workers,
+/// batch) with each backend's throughput, claim latency and duplicates next to each
+/// other, and each later backend's throughput as a ratio to the first's. Claim-only runs
+/// compare claimed jobs, others completed jobs.
 pub fn side_by_side(r: &RunResult) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     let kinds = backends(r);
     if kinds.len() < 2 {
         return None;
     }
     let claim_only = crate::report::plots::claim_only(r);
-    let (rate_name, rate_of): (&str, fn(&TrialResult) -> f64) = if claim_only {
-        ("claimed/s", |t| t.claimed_per_s)
+    let (rate_name, rate_of): (&str, fn(&CellView) -> super::view::Spread) = if claim_only {
+        ("claimed/s", |v| v.claimed_per_s)
     } else {
-        ("completed/s", |t| t.completed_per_s)
+        ("completed/s", |v| v.completed_per_s)
     };
-    let mut header: Vec<String> = ["strategy", "layout", "workers", "batch"]
+    let mut header: Vec<String> = ["phase", "strategy", "layout", "workers", "batch"]
         .map(String::from)
         .to_vec();
     for k in &kinds {
@@ -433,37 +404,35 @@ pub fn side_by_side(r: &RunResult) -> Option<(Vec<String>, Vec<Vec<String>>)> {
             header.push(format!("{k} {what}"));
         }
     }
+    let views = super::view::cells(r);
+    // The cell key without the backend: what the backends are compared on.
+    let key = |v: &CellView| {
+        let mut k = cell_key(v.cell);
+        k.remove(1);
+        k
+    };
     let mut rows = Vec::new();
-    let mut seen: Vec<(crate::strategy::Strategy, &str, u32, u32)> = Vec::new();
-    for c in &r.cells {
-        let key = (c.strategy, c.index_layout.as_str(), c.workers, c.batch_size);
-        if seen.contains(&key) {
+    let mut seen: Vec<Vec<String>> = Vec::new();
+    for v in &views {
+        let row_key = key(v);
+        if seen.contains(&row_key) {
             continue;
         }
-        seen.push(key);
-        let cells: Vec<Option<&CellResult>> = kinds
+        let cells: Vec<Option<&CellView>> = kinds
             .iter()
             .map(|k| {
-                r.cells.iter().find(|o| {
-                    o.backend == *k
-                        && (o.strategy, o.index_layout.as_str(), o.workers, o.batch_size) == key
-                })
+                views
+                    .iter()
+                    .find(|o| o.cell.backend == *k && key(o) == row_key)
             })
             .collect();
-        let mut row = vec![
-            c.strategy.to_string(),
-            c.index_layout.clone(),
-            c.workers.to_string(),
-            c.batch_size.to_string(),
-        ];
-        let rates: Vec<Option<f64>> = cells
-            .iter()
-            .map(|c| c.map(|c| mean(c.trials.iter().map(rate_of)).0))
-            .collect();
+        let mut row = row_key.clone();
+        seen.push(row_key);
         row.extend(cells.iter().map(|o| match o {
-            Some(c) => rate(c, rate_of),
+            Some(v) => rate_of(v).show(),
             None => "–".into(),
         }));
+        let rates: Vec<Option<f64>> = cells.iter().map(|o| o.map(|v| rate_of(v).mean)).collect();
         for later in &rates[1..] {
             row.push(match (rates[0], later) {
                 (Some(first), Some(x)) if first > 0.0 => format!("{:.2}", x / first),
@@ -513,19 +482,21 @@ pub fn durability(r: &RunResult) -> String {
     )
 }
 
-type CellColumn = fn(&CellResult) -> String;
+type CellColumn = fn(&CellView) -> String;
+
+/// Claim latency in ms from a merged histogram, "–" when nothing was recorded.
+fn ms_of(h: &crate::metrics::HistogramSummary, q: u64) -> String {
+    match h.count {
+        0 => "–".to_string(),
+        _ => format!("{:.2}", q as f64 / 1000.0),
+    }
+}
 
 /// The per-backend columns of `side_by_side` after throughput.
 const LATENCY_AND_DUPS: [(&str, CellColumn); 3] = [
-    ("claim p50 ms", |c| {
-        merged_us(c, |t| &t.claim_latency, |h| h.p50_us)
-    }),
-    ("claim p99 ms", |c| {
-        merged_us(c, |t| &t.claim_latency, |h| h.p99_us)
-    }),
-    ("dup claims", |c| {
-        sum(c, |t| t.duplicates.ledger.duplicate_claims).to_string()
-    }),
+    ("claim p50 ms", |v| ms_of(&v.claim, v.claim.p50_us)),
+    ("claim p99 ms", |v| ms_of(&v.claim, v.claim.p99_us)),
+    ("dup claims", |v| v.duplicate_claims.to_string()),
 ];
 
 /// One line per cell and kind of warning: repetitions that warn alike are folded into
@@ -665,7 +636,7 @@ mod tests {
         r.cells[0].trials[0].counts.jobs_completed = 1;
         let (header, rows) = side_by_side(&r).expect("two backends");
         assert_eq!(
-            header[4..7],
+            header[5..8],
             [
                 "postgres completed/s",
                 "mysql completed/s",
@@ -674,8 +645,9 @@ mod tests {
         );
         // completed/s is half of claimed/s in `trial`.
         assert_eq!(
-            rows[0][..9],
+            rows[0][..10],
             [
+                "–",
                 "production",
                 "fetch-order",
                 "16",
@@ -688,10 +660,20 @@ mod tests {
             ]
         );
         assert_eq!(
-            rows[1][4..7],
+            rows[1][5..8],
             ["3000", "–", "–"],
             "a cell one backend lacks"
         );
+        // The same cell in another phase is another row, not folded into the first.
+        let mut later = r.clone();
+        for c in &mut later.cells {
+            c.phase = "later".into();
+        }
+        let mut both = r.clone();
+        both.cells.extend(later.cells);
+        let (_, rows) = side_by_side(&both).unwrap();
+        assert_eq!(rows.len(), 4);
+        assert_eq!((rows[0][0].as_str(), rows[2][0].as_str()), ("–", "later"));
         let target = |backend, settings: &[(&str, &str)]| crate::results::TargetRecord {
             backend,
             target: String::new(),
