@@ -60,13 +60,12 @@ for w in "${workers[@]}"; do
     sed -e "s/^workers = .*/workers = [$w]/" -e "s/^batch_sizes = .*/batch_sizes = [$b]/" \
         -e "s/^duration_s = .*/duration_s = $seconds/" -e "s/^warmup_s = .*/warmup_s = 0.0/" \
         workloads/claim-only.toml > "$work/w.toml"
-    # The exact statement claimbench prepares. The limits stay parameters (pgbench sends
-    # :variables as parameters under -M prepared), so both get the same generic plan; the
-    # worker id becomes a literal, since pgbench variables cannot hold text.
-    window=$(( b * 4 > 16 ? b * 4 : 16 ))
-    { echo "\\set batch $b"; echo "\\set window $window"
+    # The exact statement claimbench prepares. The batch limit stays a parameter (pgbench
+    # sends :variables as parameters under -M prepared), so both get the same generic
+    # plan; the worker id becomes a literal, since pgbench variables cannot hold text.
+    { echo "\\set batch $b"
       "$bin" sql --strategy production --batch "$b" | grep -v '^--' \
-        | sed -e "s/\$1/:batch/g" -e "s/\$2/'pgbench'/g" -e "s/\$3/:window/g" | tr '\n' ' '
+        | sed -e "s/\$1/:batch/g" -e "s/\$2/'pgbench'/g" | tr '\n' ' '
       echo; } > "$work/claim.sql"
     : > "$work/pg.txt"; : > "$work/cb.txt"
     for r in $(seq 1 "$rounds"); do

@@ -232,6 +232,10 @@ fn every_trial_has_an_interval_log_that_hdrhistogram_reads(
         // Seconds since the trial's start, within its warm-up plus measured window.
         let last = intervals.last().unwrap().0.as_secs_f64();
         assert!(last <= t.warmup_s + t.measured_s + 1.0, "{name}: {last}");
+        // The worker threads' scheduling-delay probes ran and reported.
+        let r = &t.resources;
+        assert!(r.scheduling_delay_max_ms > 0.0, "{name}: no probe reading");
+        assert!(r.scheduling_delay_p99_ms <= r.scheduling_delay_max_ms);
     }
 }
 

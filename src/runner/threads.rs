@@ -57,17 +57,9 @@ impl WorkerThreads {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 
-    pub fn len(&self) -> usize {
-        self.handles.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.handles.is_empty()
-    }
-
     /// Threads a trial of `workers` workers uses.
     pub fn used(&self, workers: usize) -> usize {
-        self.len().min(workers.max(1))
+        self.handles.len().min(workers.max(1))
     }
 
     /// Runs `task` on the thread of worker `i` of a trial of `workers` workers.

@@ -142,7 +142,12 @@ pub(super) async fn run_trial<B: Backend>(
         lost: reconciliation.lost,
         max_workers: &max_workers,
         claims_recorded: m.claim_latency.len(),
-        cpu_share: resources.client_cpu_s / wall_s.max(1e-9),
+        // A trial stopped before it began has no share (not an infinite one).
+        cpu_share: if wall_s > 0.0 {
+            resources.client_cpu_s / wall_s
+        } else {
+            0.0
+        },
         worker_threads: harness.threads.used(spec.workers as usize) as u32,
         client_cpu_s: resources.client_cpu_s,
         server_cpu_s: resources.server_cpu_s,
