@@ -32,15 +32,18 @@ fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
     ts.iter().map(f).sum::<f64>() / ts.len() as f64
 }
 
-fn merged_ms(
+/// Every repetition's histogram merged once; `None` when nothing was recorded.
+fn merged(
     ts: &[TrialResult],
     f: impl Fn(&TrialResult) -> &HistogramSummary,
-    q: fn(&HistogramSummary) -> u64,
-) -> Option<f64> {
+) -> Option<HistogramSummary> {
     merge_summaries(ts.iter().map(f))
         .ok()
         .filter(|h| h.count > 0)
-        .map(|h| q(&h) as f64 / 1000.0)
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
 }
 
 impl CellFigures {
@@ -48,17 +51,15 @@ impl CellFigures {
         let ts = &c.trials;
         let arrivals = c.has_arrivals();
         let sampled = arrivals && ts.iter().any(|t| t.oldest_pending.sampled);
+        let claim = merged(ts, |t| &t.claim_latency);
+        let wait = arrivals.then(|| merged(ts, |t| &t.queue_wait)).flatten();
         CellFigures {
             completed_per_s: mean(ts, |t| t.completed_per_s),
             throughput: mean(ts, CellFigures::of_trial_throughput),
-            claim_p50_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p50_us),
-            claim_p99_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p99_us),
-            claim_p999_ms: merged_ms(ts, |t| &t.claim_latency, |h| h.p999_us),
-            queue_wait_p99_ms: if arrivals {
-                merged_ms(ts, |t| &t.queue_wait, |h| h.p99_us)
-            } else {
-                None
-            },
+            claim_p50_ms: claim.as_ref().map(|h| ms(h.p50_us)),
+            claim_p99_ms: claim.as_ref().map(|h| ms(h.p99_us)),
+            claim_p999_ms: claim.as_ref().map(|h| ms(h.p999_us)),
+            queue_wait_p99_ms: wait.map(|h| ms(h.p99_us)),
             oldest_pending_p99_ms: sampled.then(|| {
                 ts.iter()
                     .map(|t| t.oldest_pending.p99_ms)
