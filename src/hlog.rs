@@ -49,33 +49,38 @@ impl PerSecond {
         self.current.saturating_record(value_us);
     }
 
-    fn flush(&mut self) {
-        if self.current.is_empty() {
-            return;
-        }
-        let pairs = self
-            .current
+    /// The current second's recorded (value, count) pairs.
+    fn current_pairs(&self) -> Vec<(u64, u64)> {
+        self.current
             .iter_recorded()
             .map(|v| (v.value_iterated_to(), v.count_at_value()))
-            .collect();
-        self.done.push((self.sec, pairs));
-        self.current.reset();
+            .collect()
+    }
+
+    fn flush(&mut self) {
+        if !self.current.is_empty() {
+            self.done.push((self.sec, self.current_pairs()));
+            self.current.reset();
+        }
     }
 
     /// Folds another worker's seconds into this one (end of trial only).
     pub fn merge(&mut self, other: &PerSecond) {
-        let mut other = other.clone();
-        other.flush();
         self.flush();
-        self.done.extend(other.done);
+        self.done.extend(other.done.iter().cloned());
+        if !other.current.is_empty() {
+            self.done.push((other.sec, other.current_pairs()));
+        }
     }
 
     /// One histogram per second that saw a recording, all workers summed.
     pub fn seconds(&self) -> BTreeMap<usize, Histogram<u64>> {
-        let mut me = self.clone();
-        me.flush();
+        let current = (self.sec, self.current_pairs());
         let mut by_sec: BTreeMap<usize, Histogram<u64>> = BTreeMap::new();
-        for (sec, pairs) in &me.done {
+        for (sec, pairs) in self.done.iter().chain([&current]) {
+            if pairs.is_empty() {
+                continue;
+            }
             let h = by_sec.entry(*sec).or_insert_with(new_histogram);
             for &(v, n) in pairs {
                 h.saturating_record_n(v, n);
