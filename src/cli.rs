@@ -8,7 +8,8 @@ use std::path::PathBuf;
 pub const EXIT_CODES: &str = "Exit codes:
   0    success
   1    correctness failure (lost jobs, unexpected duplicates, ledger and effects disagree;
-       compare: duplicates or lost jobs where the baseline had none)
+       compare: duplicates or lost jobs where the baseline had none; prove: a strategy
+       does not behave as expected on the server)
   2    usage or input error (bad workload or flag, unreadable file, unreachable server)
   3    objectives not met (a [[gate]] failed; recommend: no cell meets the SLOs)
   4    performance regression beyond its threshold and outside the noise (compare)
@@ -114,6 +115,25 @@ pub enum Command {
         /// Index layout to build (default: the workload's first).
         #[arg(long)]
         layout: Option<String>,
+    },
+    /// Check on a server that each strategy locks as the benchmark assumes, before
+    /// trusting its numbers: session A holds a claim open while session B claims
+    /// (production must skip A's rows at once, waiting must wait for A, naive must take
+    /// A's rows again, conditional must change none of them), then A rolls back or
+    /// commits and B must see its rows pending again or claimed. Works in a scratch
+    /// schema. Exits 1 when a strategy does not behave as expected, naming the server
+    /// settings likely to blame.
+    Prove {
+        /// Database URL, as for `run`. Without one, a throw-away PostgreSQL.
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+        db: Option<String>,
+        /// Scratch schema (PostgreSQL, SQL Server) or database (MySQL) claimbench
+        /// creates and refills for each step.
+        #[arg(long, default_value = "claimbench_prove")]
+        schema: String,
+        /// A strategy to prove (repeatable; default: all four).
+        #[arg(long)]
+        strategy: Vec<String>,
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {

@@ -9,6 +9,7 @@ pub mod hlog;
 pub mod ledger;
 pub mod metrics;
 pub mod model;
+pub mod prove;
 pub mod report;
 pub mod resources;
 pub mod results;

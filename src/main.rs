@@ -115,6 +115,24 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        cli::Command::Prove {
+            db,
+            schema,
+            strategy,
+        } => {
+            let strategies = if strategy.is_empty() {
+                Strategy::ALL.to_vec()
+            } else {
+                strategy
+                    .iter()
+                    .map(|s| {
+                        s.parse::<Strategy>()
+                            .map_err(|e| anyhow::anyhow!("--strategy: {e}"))
+                    })
+                    .collect::<Result<_>>()?
+            };
+            prove(db.as_deref(), &schema, &strategies).await
+        }
         cli::Command::Sql {
             backend,
             strategy,
@@ -172,6 +190,58 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `prove`: the verdict table; exit 1 when a strategy does not behave as expected.
+async fn prove(db: Option<&str>, schema: &str, strategies: &[Strategy]) -> Result<ExitCode> {
+    use claimbench::prove;
+    let mut embedded = None;
+    let target = match db {
+        Some(url) => DbTarget::parse(url)?,
+        None => start_embedded(&prove::workload()?, false, &mut embedded)?.0,
+    };
+    let backend = AnyBackend::new(&target, target.to_string(), schema);
+    let server = backend.server_info().await?;
+    backend.check_schema().await?;
+    let version = server.version.split(" on ").next().unwrap_or_default();
+    errln!(
+        "proving {} on {target} ({version}) in scratch schema `{schema}`: A holds {} of {} rows open, B waits up to {} s",
+        names_of(strategies),
+        prove::HELD,
+        prove::BACKLOG,
+        prove::PATIENCE.as_secs()
+    );
+    let mut verdicts = Vec::new();
+    for &s in strategies {
+        verdicts.extend(prove::prove(&backend, s, s).await?);
+    }
+    let causes: Vec<(usize, Vec<String>)> = verdicts
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| !v.ok)
+        .map(|(i, v)| (i, prove::likely_causes(target.kind(), &server.settings, v)))
+        .collect();
+    out!("{}", prove::render(&verdicts, &causes));
+    drop(embedded);
+    if causes.is_empty() {
+        outln!("\nevery strategy behaves as expected on this server");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        errln!(
+            "{} of {} checks failed: on this server those strategies do not lock as claimbench's reports assume (likely causes above)",
+            causes.len(),
+            verdicts.len()
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+fn names_of(strategies: &[Strategy]) -> String {
+    strategies
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn parse_slos(texts: &[String]) -> Result<Vec<Slo>> {

@@ -766,6 +766,40 @@ async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
     backend.drop_schema().await;
 }
 
+/// `claimbench prove`'s interleavings on this server: every built-in strategy gets the
+/// verdict its name promises, in every step.
+async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) {
+    for s in Strategy::ALL {
+        let verdicts = claimbench::prove::prove(&backend, s, s).await.unwrap();
+        assert_eq!(verdicts.len(), 3);
+        for v in &verdicts {
+            assert!(
+                v.ok,
+                "{s} {:?}: expected {}, observed {}",
+                v.step, v.expected, v.observed
+            );
+        }
+    }
+    backend.drop_schema().await;
+}
+
+/// The production claim with SKIP LOCKED removed (which is exactly `waiting`'s statement:
+/// see the prove module's tests) must fail production's contend step, and only it.
+async fn a_claim_without_skip_locked_fails_prove<D: TestDb>(backend: D) {
+    use claimbench::prove::Step;
+    let verdicts = claimbench::prove::prove(&backend, Strategy::Production, Strategy::Waiting)
+        .await
+        .unwrap();
+    let failed: Vec<Step> = verdicts.iter().filter(|v| !v.ok).map(|v| v.step).collect();
+    assert_eq!(failed, vec![Step::Contend], "{verdicts:?}");
+    assert!(
+        verdicts[0].observed.starts_with("waited "),
+        "{}",
+        verdicts[0].observed
+    );
+    backend.drop_schema().await;
+}
+
 /// One `#[tokio::test]` per test function above, in a module named for the backend:
 /// `postgres::rescuer_...`, `mysql::rescuer_...`.
 macro_rules! suite {
@@ -789,7 +823,9 @@ macro_rules! suite {
                 failing_handler_retries_then_dead_letters_every_job,
                 claim_only_leaves_claims_held_and_accounted,
                 a_worker_losing_its_connection_ends_the_trial_at_once,
-                sampler_reads_the_oldest_eligible_pending_age);
+                sampler_reads_the_oldest_eligible_pending_age,
+                prove_gives_every_strategy_its_expected_verdict,
+                a_claim_without_skip_locked_fails_prove);
         }
     };
     (@tests $backend:ty, $attrs:tt; $($test:ident),*) => {

@@ -766,3 +766,58 @@ fn a_failed_gate_fails_the_run_with_exit_3_and_help_lists_every_exit_code() {
         assert!(help.contains(code), "--help lists exit code {code}: {help}");
     }
 }
+
+/// `prove` on the test server: a clean pass exits 0; a lock_timeout set for the session
+/// (through the URL, as a pooler or role setting would) makes `waiting` error instead of
+/// wait, which fails with exit 1 and names the setting.
+#[test]
+fn prove_passes_on_a_plain_server_and_names_a_setting_that_breaks_waiting() {
+    let url = std::env::var("CLAIMBENCH_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let schema = format!("cbtest_prove_cli_{}", std::process::id());
+    let prove = |url: &str| {
+        let out = claimbench()
+            .args(["prove", "--db", url, "--schema", &schema])
+            .args(["--strategy", "waiting", "--strategy", "production"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        (out.status.code(), format!("{stdout}{stderr}"))
+    };
+    let (code, text) = prove(&url);
+    if code == Some(2) && text.contains("cannot connect") {
+        assert!(
+            std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_none(),
+            "CLAIMBENCH_REQUIRE_DB is set but {url} is unreachable: {text}"
+        );
+        eprintln!("SKIPPED: no PostgreSQL at {url}");
+        return;
+    }
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(text.matches("| ok |").count(), 6, "{text}");
+    assert!(
+        text.contains("every strategy behaves as expected"),
+        "{text}"
+    );
+
+    let sep = if url.contains('?') { '&' } else { '?' };
+    let (code, text) = prove(&format!("{url}{sep}options=-c%20lock_timeout%3D200ms"));
+    assert_eq!(code, Some(1), "{text}");
+    let failed: Vec<&str> = text.lines().filter(|l| l.ends_with("| FAIL |")).collect();
+    assert_eq!(failed.len(), 1, "{text}");
+    assert!(
+        failed[0].starts_with("| waiting | B claims while A holds"),
+        "{text}"
+    );
+    assert!(failed[0].contains("lock timeout"), "{text}");
+    assert!(text.contains("- lock_timeout = 200ms"), "{text}");
+
+    let _ = Command::new("psql")
+        .args([
+            url.as_str(),
+            "-qtAc",
+            &format!("DROP SCHEMA {schema} CASCADE"),
+        ])
+        .output();
+}

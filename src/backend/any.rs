@@ -183,6 +183,14 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.claim(strategy, batch, out).await)
     }
 
+    async fn begin(&mut self) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.begin().await)
+    }
+
+    async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.end(commit).await)
+    }
+
     async fn start(
         &mut self,
         job: i64,

@@ -306,6 +306,14 @@ pub trait Session: Send + 'static {
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Result<ClaimOutcome, BackendError>> + Send;
 
+    /// Opens a transaction that the calls after it join, a claim included, until
+    /// [`Session::end`]. Only `prove` uses it: it holds a claim open the way a worker
+    /// stuck between its claim and its commit would, to see what other claimers do.
+    fn begin(&mut self) -> impl Future<Output = Result<(), BackendError>> + Send;
+
+    /// Ends the transaction [`Session::begin`] opened: commits, or rolls back.
+    fn end(&mut self, commit: bool) -> impl Future<Output = Result<(), BackendError>> + Send;
+
     /// Marks a fetched job as processing under `token` (one per execution, chosen by the
     /// worker). Returns the start time on the database's clock (µs since the epoch), or
     /// `None` when this worker no longer owns the job (with `gated`): the handler must

@@ -719,6 +719,21 @@ impl Session for PostgresSession {
         Ok(outcome)
     }
 
+    async fn begin(&mut self) -> Result<(), BackendError> {
+        self.client
+            .batch_execute("BEGIN")
+            .await
+            .map_err(|e| query_error("begin", e))
+    }
+
+    async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
+        let sql = if commit { "COMMIT" } else { "ROLLBACK" };
+        self.client
+            .batch_execute(sql)
+            .await
+            .map_err(|e| query_error("end", e))
+    }
+
     async fn start(
         &mut self,
         job: i64,

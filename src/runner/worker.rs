@@ -416,6 +416,12 @@ mod tests {
         async fn start(&mut self, _: i64, _: bool, _: i64) -> Result<Option<i64>, BackendError> {
             unused()
         }
+        async fn begin(&mut self) -> Result<(), BackendError> {
+            unused()
+        }
+        async fn end(&mut self, _: bool) -> Result<(), BackendError> {
+            unused()
+        }
         async fn heartbeat(&mut self, _: i64, _: i64) -> Result<bool, BackendError> {
             unused()
         }

@@ -118,6 +118,19 @@ async fn rows(
         .map_err(|e| query_error(what, e))
 }
 
+/// Sends `sql` as a plain batch: a transaction begun inside `sp_executesql` (how
+/// parameterized statements travel) must end there too (error 266), so `BEGIN` and its
+/// end go without parameters.
+async fn batch(c: &mut Conn, what: &'static str, sql: &str) -> Result<(), BackendError> {
+    c.simple_query(sql)
+        .await
+        .map_err(|e| query_error(what, e))?
+        .into_results()
+        .await
+        .map_err(|e| query_error(what, e))?;
+    Ok(())
+}
+
 /// Runs `sql` with `binds` and returns the rows it changed.
 async fn affected(
     c: &mut Conn,
@@ -206,6 +219,15 @@ impl Session for MssqlSession {
             }
         }
         Ok(outcome)
+    }
+
+    async fn begin(&mut self) -> Result<(), BackendError> {
+        batch(&mut self.client, "begin", "BEGIN TRANSACTION").await
+    }
+
+    async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
+        let sql = if commit { "COMMIT" } else { "ROLLBACK" };
+        batch(&mut self.client, "end", sql).await
     }
 
     async fn start(

@@ -413,6 +413,7 @@ impl Backend for MysqlBackend {
             batch_update: None,
             lock_statements: Vec::new(),
             candidates: Vec::new(),
+            held: false,
         })
     }
 

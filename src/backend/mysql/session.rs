@@ -85,6 +85,9 @@ pub struct MysqlSession {
     pub(super) lock_statements: Vec<(Strategy, usize, Statement)>,
     /// Reused buffer: the rows a lock step returned, with their priority, for `pick`.
     pub(super) candidates: Vec<(i64, ClaimedJob)>,
+    /// Inside a transaction `begin` opened: statements that bring their own transaction
+    /// join it instead (a `START TRANSACTION` would commit it), and leave its end to `end`.
+    pub(super) held: bool,
 }
 
 impl MysqlSession {
@@ -127,6 +130,9 @@ impl MysqlSession {
         what: &'static str,
         body: impl AsyncFnOnce(&mut Self) -> Result<(T, bool), BackendError>,
     ) -> Result<T, BackendError> {
+        if self.held {
+            return body(self).await.map(|(v, _)| v);
+        }
         self.conn
             .query_drop("START TRANSACTION")
             .await
@@ -375,6 +381,24 @@ impl Session for MysqlSession {
             }
         }
         Ok(outcome)
+    }
+
+    async fn begin(&mut self) -> Result<(), BackendError> {
+        self.conn
+            .query_drop("START TRANSACTION")
+            .await
+            .map_err(|e| query_error("begin", e))?;
+        self.held = true;
+        Ok(())
+    }
+
+    async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
+        self.held = false;
+        let sql = if commit { "COMMIT" } else { "ROLLBACK" };
+        self.conn
+            .query_drop(sql)
+            .await
+            .map_err(|e| query_error("end", e))
     }
 
     async fn start(

@@ -1,0 +1,194 @@
+//! `claimbench prove`: scripted two-session interleavings that show, on the server at
+//! hand, whether each strategy locks the way the benchmark assumes, before its numbers
+//! are trusted. A proxy that rewrites statements, an isolation level, RCSI or a lock
+//! timeout can each turn a skip-locked claim into a waiting one, or a waiting one into an
+//! error; a benchmark run would only show a slower or odder curve.
+//!
+//! Every step starts from a fresh scratch schema holding [`BACKLOG`] pending jobs.
+//! Session A claims [`HELD`] of them inside a transaction it keeps open
+//! ([`Session::begin`]); session B claims with the same strategy, through the same code a
+//! benchmark worker runs. [`verdict`] judges what B saw.
+
+pub mod verdict;
+
+use crate::backend::{Backend, BackendError, ClaimedJob, Session};
+use crate::strategy::Strategy;
+use crate::workload::Workload;
+use std::path::Path;
+use std::time::{Duration, Instant};
+pub use verdict::{Observation, Step, Verdict, judge, likely_causes};
+
+/// Rows A holds open.
+pub const HELD: u32 = 2;
+/// Pending rows in the scratch schema: B always has rows A does not hold.
+pub const BACKLOG: u32 = 8;
+/// How long B's claim may take before it counts as waiting on A: far above a claim's
+/// round trip over eight rows, far below any lock timeout worth having.
+pub const PATIENCE: Duration = Duration::from_secs(1);
+/// How long B may still take once A has ended before the step fails as stuck.
+const AFTER_END: Duration = Duration::from_secs(10);
+/// The layout every backend has; plans do not matter with eight rows.
+const LAYOUT: &str = "fetch-order";
+
+/// The scratch schema's contents: one queue, [`BACKLOG`] due jobs.
+pub fn workload() -> Result<Workload, crate::workload::WorkloadError> {
+    let text = format!(
+        "name = \"prove\"\nseed = 1\n\
+         [population]\nbacklog = {BACKLOG}\nqueues = [{{ name = \"prove\" }}]\n\
+         [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"{LAYOUT}\"]\n\
+         workers = [2]\nbatch_sizes = [{HELD}]\n[trial]\nduration_s = 1\n"
+    );
+    Workload::parse(Path::new("prove (built in)"), &text)
+}
+
+/// Every step for `strategy`, judged by its expectations, with sessions that claim with
+/// `run_as`: the same strategy, except in the test that proves a broken statement
+/// (production's with SKIP LOCKED removed, which is `waiting`) fails.
+pub async fn prove<B: Backend>(
+    backend: &B,
+    strategy: Strategy,
+    run_as: Strategy,
+) -> Result<Vec<Verdict>, BackendError> {
+    let w = workload().map_err(|e| BackendError::Query {
+        what: "build the scratch workload",
+        kind: crate::backend::ErrorKind::Other,
+        code: None,
+        message: e.to_string(),
+    })?;
+    let mut verdicts = Vec::new();
+    for step in Step::ALL {
+        backend.reset(&w, LAYOUT, w.seed).await?;
+        let mut a = backend.connect("claimbench-prove-a", "prove-a").await?;
+        let mut b = backend.connect("claimbench-prove-b", "prove-b").await?;
+        let o = observe(&mut a, &mut b, step, strategy, run_as).await?;
+        verdicts.push(judge(backend.kind(), strategy, step, &o));
+    }
+    Ok(verdicts)
+}
+
+fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {
+    jobs.iter().map(|j| j.id).collect()
+}
+
+async fn observe<S: Session>(
+    a: &mut S,
+    b: &mut S,
+    step: Step,
+    strategy: Strategy,
+    run_as: Strategy,
+) -> Result<Observation, BackendError> {
+    let mut held = Vec::new();
+    a.begin().await?;
+    a.claim(run_as, HELD, &mut held).await?;
+    let mut o = Observation {
+        held: ids(&held),
+        available: BACKLOG as usize,
+        ..Observation::default()
+    };
+    let mut got = Vec::new();
+    let started = Instant::now();
+    let result = if step == Step::Contend {
+        let claim = b.claim(run_as, HELD, &mut got);
+        tokio::pin!(claim);
+        match tokio::time::timeout(PATIENCE, &mut claim).await {
+            Ok(r) => {
+                a.end(false).await?;
+                r.map_err(|e| e.to_string())
+            }
+            Err(_) => {
+                o.blocked = true;
+                o.a_committed = verdict::commit_when_blocked(strategy);
+                a.end(o.a_committed).await?;
+                match tokio::time::timeout(AFTER_END, claim).await {
+                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Err(_) => Err(format!(
+                        "still waiting {} s after A ended",
+                        AFTER_END.as_secs()
+                    )),
+                }
+            }
+        }
+    } else {
+        let commit = step == Step::Committed;
+        a.end(commit).await?;
+        if commit {
+            o.available -= o.held.len();
+        }
+        b.claim(run_as, BACKLOG, &mut got)
+            .await
+            .map_err(|e| e.to_string())
+    };
+    o.elapsed = started.elapsed();
+    match result {
+        Ok(outcome) => o.lost_races = outcome.lost_races,
+        Err(e) => o.error = Some(e),
+    }
+    o.got = ids(&got);
+    Ok(o)
+}
+
+/// The verdict table, then the likely causes of each failure.
+pub fn render(verdicts: &[Verdict], causes: &[(usize, Vec<String>)]) -> String {
+    let rows: Vec<Vec<String>> = verdicts
+        .iter()
+        .map(|v| {
+            vec![
+                v.strategy.to_string(),
+                v.step.describe(HELD),
+                v.expected.clone(),
+                v.observed.clone(),
+                if v.ok { "ok" } else { "FAIL" }.to_string(),
+            ]
+        })
+        .collect();
+    let mut s = String::new();
+    let header = ["strategy", "step", "expected", "observed", "verdict"];
+    crate::report::summary::markdown_table(&mut s, &header, &rows, header.len());
+    for (i, list) in causes {
+        let v = &verdicts[*i];
+        s.push_str(&format!(
+            "\n{} failed `{}`; likely causes:\n",
+            v.strategy,
+            v.step.describe(HELD)
+        ));
+        if list.is_empty() {
+            s.push_str("  - none of the settings read stands out; compare `claimbench sql` with what the server receives\n");
+        }
+        for c in list {
+            s.push_str(&format!("  - {c}\n"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scratch_workload_parses() {
+        let w = workload().unwrap();
+        assert_eq!(w.population.eligible_at_start(), u64::from(BACKLOG));
+    }
+
+    /// The broken strategy the behaviour suite proves is `waiting`: production's
+    /// statement, word for word, without SKIP LOCKED.
+    #[test]
+    fn waiting_is_production_without_skip_locked() {
+        use crate::backend::{mysql, postgres};
+        let body = |sql: &str| -> String {
+            sql.lines()
+                .filter(|l| !l.trim_start().starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        for sql in [postgres::strategy_sql, mysql::strategy_sql] {
+            let production = body(sql(Strategy::Production));
+            assert!(production.contains(" SKIP LOCKED"));
+            assert_eq!(
+                production.replace(" SKIP LOCKED", ""),
+                body(sql(Strategy::Waiting))
+            );
+        }
+    }
+}

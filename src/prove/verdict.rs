@@ -1,0 +1,398 @@
+//! What each strategy must do in each scripted interleaving, judged from what session B
+//! saw: pure, so every expectation and every failure message is unit-tested without a
+//! server.
+
+use crate::backend::BackendKind;
+use crate::strategy::Strategy;
+use serde::Serialize;
+use std::collections::HashSet;
+use std::time::Duration;
+
+/// The interleavings. In each, session A claims inside a transaction it keeps open and
+/// session B claims with the same strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Step {
+    /// B claims while A holds its rows open.
+    Contend,
+    /// A rolls back, then B claims everything: A's rows must be pending again.
+    RolledBack,
+    /// A commits, then B claims everything: A's rows must be claimed, not offered again.
+    Committed,
+}
+
+impl Step {
+    pub const ALL: [Step; 3] = [Step::Contend, Step::RolledBack, Step::Committed];
+
+    pub fn describe(self, held: u32) -> String {
+        match self {
+            Step::Contend => format!("B claims while A holds {held} rows open"),
+            Step::RolledBack => "A rolls back, then B claims all".into(),
+            Step::Committed => "A commits, then B claims all".into(),
+        }
+    }
+}
+
+/// How A's transaction ends in the contend step once B has waited past the patience:
+/// `waiting` (and a broken `production`) must then get A's rows back, so A rolls back;
+/// `naive` and `conditional` show their race only against a committed claim.
+pub fn commit_when_blocked(strategy: Strategy) -> bool {
+    matches!(strategy, Strategy::Naive | Strategy::Conditional)
+}
+
+/// What session B saw in one step.
+#[derive(Debug, Clone, Default)]
+pub struct Observation {
+    /// Rows A's claim returned (and holds, in the contend step).
+    pub held: Vec<i64>,
+    /// Rows B's claim returned.
+    pub got: Vec<i64>,
+    /// B's claim had not returned when the patience ran out: it waited on A.
+    pub blocked: bool,
+    /// Whether A committed (else rolled back) before B returned; only when blocked.
+    pub a_committed: bool,
+    /// B's claim from sending to returning.
+    pub elapsed: Duration,
+    /// Conditional claims of B that changed 0 rows.
+    pub lost_races: u32,
+    /// Pending rows when B claimed (the backlog, less A's rows once committed).
+    pub available: usize,
+    /// B's claim failed with this message instead of returning.
+    pub error: Option<String>,
+}
+
+impl Observation {
+    fn overlap(&self) -> usize {
+        let held: HashSet<i64> = self.held.iter().copied().collect();
+        self.got.iter().filter(|id| held.contains(id)).count()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub strategy: Strategy,
+    pub step: Step,
+    pub expected: String,
+    pub observed: String,
+    pub ok: bool,
+}
+
+/// Judges one observation against what `strategy` promises on `kind`.
+pub fn judge(kind: BackendKind, strategy: Strategy, step: Step, o: &Observation) -> Verdict {
+    let n = o.held.len();
+    let overlap = o.overlap();
+    let (expected, ok) = match (step, strategy) {
+        (Step::Contend, Strategy::Production) => (
+            "other rows at once".to_string(),
+            !o.blocked && o.got.len() == n && overlap == 0,
+        ),
+        (Step::Contend, Strategy::Waiting) => (
+            "waits until A ends, then A's rows".to_string(),
+            o.blocked && overlap > 0,
+        ),
+        // SQL Server's locking read committed makes the plain read wait for A and then
+        // skip A's committed rows: the race needs both reads before either write, which
+        // this interleaving does not script. Under RCSI it shows as on the others.
+        (Step::Contend, Strategy::Naive) if kind == BackendKind::Mssql => (
+            "A's rows again (RCSI), or none of A's (locking read committed)".to_string(),
+            true,
+        ),
+        (Step::Contend, Strategy::Naive) => (
+            "A's rows again: the read-then-write race".to_string(),
+            overlap > 0,
+        ),
+        (Step::Contend, Strategy::Conditional) => (
+            "none of A's rows: its UPDATE finds them taken".to_string(),
+            overlap == 0,
+        ),
+        (Step::RolledBack, _) => (format!("all {n} of A's rows, pending again"), overlap == n),
+        (Step::Committed, _) => (
+            format!("none of A's rows; the {} others", o.available),
+            overlap == 0 && o.got.len() == o.available,
+        ),
+    };
+    Verdict {
+        strategy,
+        step,
+        expected,
+        observed: observed(o, overlap),
+        ok: ok && o.error.is_none() && n > 0,
+    }
+}
+
+fn observed(o: &Observation, overlap: usize) -> String {
+    if let Some(e) = &o.error {
+        return format!("error after {}: {e}", ms(o.elapsed));
+    }
+    if o.held.is_empty() {
+        return "A claimed nothing: no interleaving to observe".into();
+    }
+    let races = match o.lost_races {
+        0 => String::new(),
+        1 => " (1 UPDATE changed 0 rows)".to_string(),
+        r => format!(" ({r} UPDATEs changed 0 rows)"),
+    };
+    let rows = format!("{} rows, {overlap} of them A's{races}", o.got.len());
+    if o.blocked {
+        let end = if o.a_committed {
+            "committed"
+        } else {
+            "rolled back"
+        };
+        format!("waited {} until A {end}, then {rows}", ms(o.elapsed))
+    } else {
+        format!("{rows}, in {}", ms(o.elapsed))
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{} ms", d.as_millis())
+}
+
+/// Settings of the server that would explain a failed verdict, each with why: what a
+/// reader should look at first. Empty when nothing in `settings` stands out.
+pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdict) -> Vec<String> {
+    let get = |name: &str| {
+        settings
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let mut causes = Vec::new();
+    match kind {
+        BackendKind::Postgres => {
+            if let Some(iso) = get("default_transaction_isolation")
+                && iso != "read committed"
+            {
+                causes.push(format!(
+                    "default_transaction_isolation = {iso}: a claim that meets a row another \
+                     transaction changed fails with a serialization error instead of re-reading it"
+                ));
+            }
+            if let Some(t) = get("lock_timeout")
+                && t != "0"
+            {
+                causes.push(format!(
+                    "lock_timeout = {t}: a claim that waits on a row lock gives up with an error"
+                ));
+            }
+        }
+        BackendKind::Mysql => {
+            let iso = get("transaction_isolation").or_else(|| get("tx_isolation"));
+            match iso.as_deref() {
+                Some("SERIALIZABLE") => causes.push(
+                    "transaction_isolation = SERIALIZABLE: plain reads take shared locks, so \
+                     a read step waits on rows another claim holds"
+                        .into(),
+                ),
+                Some("REPEATABLE-READ") => causes.push(
+                    "transaction_isolation = REPEATABLE-READ: locking reads also lock the gaps \
+                     between rows (next-key locks), which another claim can wait on"
+                        .into(),
+                ),
+                _ => {}
+            }
+            if let Some(t) = get("innodb_lock_wait_timeout")
+                && t.parse::<u64>().is_ok_and(|s| s < 2)
+            {
+                causes.push(format!(
+                    "innodb_lock_wait_timeout = {t} s: a claim that waits gives up with an error"
+                ));
+            }
+        }
+        BackendKind::Mssql => {
+            if get("is_read_committed_snapshot_on").as_deref() == Some("1") {
+                causes.push(
+                    "READ_COMMITTED_SNAPSHOT is on: reads return the last committed version \
+                     without waiting, so a claim must read with READCOMMITTEDLOCK"
+                        .into(),
+                );
+            }
+        }
+    }
+    if v.step == Step::Contend && v.strategy == Strategy::Production && !v.ok {
+        causes.push(
+            "the claim did not skip A's locked rows: check that SKIP LOCKED (READPAST on SQL \
+             Server) reaches the server unchanged (a proxy or ORM rewriting the statement, \
+             or a server too old for it)"
+                .into(),
+        );
+    }
+    causes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(held: &[i64], got: &[i64], blocked: bool) -> Observation {
+        Observation {
+            held: held.to_vec(),
+            got: got.to_vec(),
+            blocked,
+            a_committed: false,
+            elapsed: Duration::from_millis(if blocked { 1003 } else { 2 }),
+            lost_races: 0,
+            available: 6,
+            error: None,
+        }
+    }
+
+    fn ok(strategy: Strategy, step: Step, o: &Observation) -> bool {
+        judge(BackendKind::Postgres, strategy, step, o).ok
+    }
+
+    #[test]
+    fn production_must_return_other_rows_without_waiting() {
+        let c = Step::Contend;
+        assert!(ok(Strategy::Production, c, &obs(&[1, 2], &[3, 4], false)));
+        // Waited: skip-locked is not in effect, even though it then got other rows.
+        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[3, 4], true)));
+        // A's rows: a duplicate.
+        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[2, 3], false)));
+        // Short: six rows were free.
+        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[3], false)));
+        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[], false)));
+    }
+
+    #[test]
+    fn waiting_must_wait_and_then_get_the_rolled_back_rows() {
+        let c = Step::Contend;
+        assert!(ok(Strategy::Waiting, c, &obs(&[1, 2], &[1, 2], true)));
+        assert!(!ok(Strategy::Waiting, c, &obs(&[1, 2], &[3, 4], false)));
+        assert!(!ok(Strategy::Waiting, c, &obs(&[1, 2], &[3, 4], true)));
+    }
+
+    #[test]
+    fn naive_must_show_the_race_except_under_locking_read_committed() {
+        let c = Step::Contend;
+        let dup = obs(&[1, 2], &[1, 2], true);
+        let none = obs(&[1, 2], &[3, 4], true);
+        assert!(ok(Strategy::Naive, c, &dup));
+        assert!(!ok(Strategy::Naive, c, &none));
+        assert!(judge(BackendKind::Mssql, Strategy::Naive, c, &none).ok);
+        assert!(judge(BackendKind::Mysql, Strategy::Naive, c, &dup).ok);
+    }
+
+    #[test]
+    fn conditional_must_never_return_rows_a_holds() {
+        let c = Step::Contend;
+        let mut lost = obs(&[1, 2], &[], true);
+        lost.lost_races = 2;
+        lost.a_committed = true;
+        assert!(ok(Strategy::Conditional, c, &lost));
+        assert!(!ok(Strategy::Conditional, c, &obs(&[1, 2], &[2], true)));
+        let v = judge(BackendKind::Postgres, Strategy::Conditional, c, &lost);
+        assert_eq!(
+            v.observed,
+            "waited 1003 ms until A committed, then 0 rows, 0 of them A's (2 UPDATEs changed 0 rows)"
+        );
+    }
+
+    #[test]
+    fn rollback_frees_every_row_and_commit_hides_every_row() {
+        for s in Strategy::ALL {
+            assert!(ok(
+                s,
+                Step::RolledBack,
+                &obs(&[1, 2], &[1, 2, 3, 4, 5, 6, 7, 8], false)
+            ));
+            assert!(!ok(
+                s,
+                Step::RolledBack,
+                &obs(&[1, 2], &[1, 3, 4, 5, 6, 7, 8], false)
+            ));
+            assert!(ok(
+                s,
+                Step::Committed,
+                &obs(&[1, 2], &[3, 4, 5, 6, 7, 8], false)
+            ));
+            assert!(!ok(
+                s,
+                Step::Committed,
+                &obs(&[1, 2], &[2, 3, 4, 5, 6, 7, 8], false)
+            ));
+            assert!(!ok(s, Step::Committed, &obs(&[1, 2], &[3, 4, 5], false)));
+        }
+    }
+
+    #[test]
+    fn an_error_or_an_empty_hold_is_never_a_pass() {
+        let mut e = obs(&[1, 2], &[3, 4], false);
+        e.error = Some("lock timeout".into());
+        let v = judge(
+            BackendKind::Postgres,
+            Strategy::Production,
+            Step::Contend,
+            &e,
+        );
+        assert!(!v.ok);
+        assert_eq!(v.observed, "error after 2 ms: lock timeout");
+        assert!(!ok(Strategy::Naive, Step::Contend, &obs(&[], &[], false)));
+        assert!(!ok(
+            Strategy::Conditional,
+            Step::Committed,
+            &obs(&[], &[1, 2, 3, 4, 5, 6], false)
+        ));
+    }
+
+    #[test]
+    fn causes_name_the_settings_that_stand_out() {
+        let s = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        let failed = judge(
+            BackendKind::Postgres,
+            Strategy::Production,
+            Step::Contend,
+            &obs(&[1, 2], &[3, 4], true),
+        );
+        let pg = likely_causes(
+            BackendKind::Postgres,
+            &s(&[
+                ("default_transaction_isolation", "serializable"),
+                ("lock_timeout", "0"),
+            ]),
+            &failed,
+        );
+        assert_eq!(pg.len(), 2, "{pg:?}");
+        assert!(pg[0].starts_with("default_transaction_isolation = serializable"));
+        assert!(pg[1].contains("SKIP LOCKED"));
+        let clean = likely_causes(
+            BackendKind::Postgres,
+            &s(&[
+                ("default_transaction_isolation", "read committed"),
+                ("lock_timeout", "0"),
+            ]),
+            &judge(
+                BackendKind::Postgres,
+                Strategy::Waiting,
+                Step::Contend,
+                &obs(&[1, 2], &[1, 2], true),
+            ),
+        );
+        assert!(clean.is_empty(), "{clean:?}");
+        let my = likely_causes(
+            BackendKind::Mysql,
+            &s(&[
+                ("tx_isolation", "REPEATABLE-READ"),
+                ("innodb_lock_wait_timeout", "1"),
+            ]),
+            &failed,
+        );
+        assert!(my[0].contains("next-key"), "{my:?}");
+        assert!(
+            my[1].starts_with("innodb_lock_wait_timeout = 1 s"),
+            "{my:?}"
+        );
+        let ms = likely_causes(
+            BackendKind::Mssql,
+            &s(&[("is_read_committed_snapshot_on", "1")]),
+            &failed,
+        );
+        assert!(ms[0].contains("READCOMMITTEDLOCK"), "{ms:?}");
+    }
+}
