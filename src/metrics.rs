@@ -70,6 +70,21 @@ pub struct Counts {
     pub lock_timeouts: u64,
     /// Statements sent again after a retryable error.
     pub retries: u64,
+    /// Times a worker lost its connection and opened a new one (injected kills).
+    pub reconnects: u64,
+    /// Worker time spent without a connection, summed over workers, µs: from the
+    /// failed call to the new connection.
+    pub downtime_us: u64,
+    /// The longest one worker went without a connection, µs.
+    pub max_outage_us: u64,
+    /// Claimed jobs a worker held when its connection died: left to the rescuer.
+    pub stranded_by_loss: u64,
+    /// Effects whose write failed with the connection: committed or not, nobody can
+    /// say, so the ledger does not count the run and the effects table may.
+    pub executions_in_doubt: u64,
+    /// Claims that failed with the connection: their rows may be claimed in the
+    /// database without the worker knowing (the rescuer returns them).
+    pub claims_in_doubt: u64,
 }
 
 impl Counts {
@@ -94,6 +109,12 @@ impl Counts {
         self.serialization_failures += o.serialization_failures;
         self.lock_timeouts += o.lock_timeouts;
         self.retries += o.retries;
+        self.reconnects += o.reconnects;
+        self.downtime_us += o.downtime_us;
+        self.max_outage_us = self.max_outage_us.max(o.max_outage_us);
+        self.stranded_by_loss += o.stranded_by_loss;
+        self.executions_in_doubt += o.executions_in_doubt;
+        self.claims_in_doubt += o.claims_in_doubt;
     }
 }
 

@@ -130,6 +130,9 @@ pub struct TrialResult {
     pub producer_max_lag_ms: f64,
     /// Claims the rescuer returned to pending after their lease expired.
     pub rescued_jobs: u64,
+    /// The injected connection kills (`faults.kill_connections_*`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connection_kills: Vec<KillEvent>,
     pub counts: Counts,
     /// Claim calls per second after warm-up (what pgbench calls tps for the same SQL).
     pub claims_per_s: f64,
@@ -201,13 +204,23 @@ impl TrialResult {
 #[serde(default)]
 pub struct Duplicates {
     pub ledger: LedgerAnalysis,
-    /// Duplicate executions counted in the effects table; must equal the ledger's.
+    /// Duplicate executions counted in the effects table; must equal the ledger's, or
+    /// exceed it by at most the effects in doubt (see `Counts::executions_in_doubt`).
     pub effects_duplicate_executions: i64,
     pub effects_rows: i64,
     /// duplicate claims / distinct jobs claimed.
     pub claim_rate: f64,
     /// duplicate executions / distinct jobs executed.
     pub execution_rate: f64,
+}
+
+/// One injected connection kill.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct KillEvent {
+    /// Seconds since the trial's start (warm-up included).
+    pub at_s: f64,
+    /// Worker connections the server ended.
+    pub connections: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

@@ -207,6 +207,10 @@ mod raw {
         pub abandon_rate: f64,
         #[serde(default)]
         pub lease_s: Option<f64>,
+        #[serde(default)]
+        pub kill_connections_at_s: Vec<f64>,
+        #[serde(default)]
+        pub kill_connections_every_s: Option<f64>,
     }
 
     #[derive(Debug, Deserialize)]
@@ -529,6 +533,40 @@ pub struct Trial {
 pub struct Faults {
     pub abandon_rate: f64,
     pub lease: Option<Duration>,
+    /// Instants after the trial's start at which the server ends every worker
+    /// connection (`pg_terminate_backend`, MySQL's and SQL Server's `KILL`).
+    #[serde(default)]
+    pub kill_connections_at: Vec<Duration>,
+    /// And one such kill every this often, from the trial's start.
+    #[serde(default)]
+    pub kill_connections_every: Option<Duration>,
+}
+
+impl Faults {
+    /// The instants of every connection kill in a trial planned to last `planned`,
+    /// earliest first.
+    pub fn kill_schedule(&self, planned: Duration) -> Vec<Duration> {
+        let mut at: Vec<Duration> = self
+            .kill_connections_at
+            .iter()
+            .copied()
+            .filter(|t| *t < planned)
+            .collect();
+        if let Some(every) = self.kill_connections_every {
+            let mut t = every;
+            while t < planned {
+                at.push(t);
+                t += every;
+            }
+        }
+        at.sort();
+        at.dedup();
+        at
+    }
+
+    pub fn kills_connections(&self) -> bool {
+        !self.kill_connections_at.is_empty() || self.kill_connections_every.is_some()
+    }
 }
 
 /// A validated workload: everything the runner needs, nothing it must re-check.
@@ -572,6 +610,9 @@ pub struct Workload {
 }
 
 /// The index layouts every backend ships; the files live in `migrations/<backend>/indexes/`.
+/// Connection kills closer together than this would leave workers no time to reconnect.
+pub const MIN_KILL_EVERY_S: f64 = 0.1;
+
 pub const INDEX_LAYOUTS: [&str; 4] = [
     "pk-only",
     "status-created",
@@ -826,7 +867,32 @@ impl Validator<'_> {
                 Some(s) => Some(self.positive_secs("faults.lease_s", s)?),
                 None => None,
             },
+            kill_connections_at: w
+                .faults
+                .kill_connections_at_s
+                .iter()
+                .map(|&t| self.positive_secs("faults.kill_connections_at_s", t))
+                .collect::<Result<_, _>>()?,
+            kill_connections_every: match w.faults.kill_connections_every_s {
+                Some(t) if t.is_finite() && t < MIN_KILL_EVERY_S => {
+                    return Err(self.err(
+                        "faults.kill_connections_every_s",
+                        format!(
+                            "{} is not allowed; give at least {MIN_KILL_EVERY_S} s (workers need time to reconnect)",
+                            short_float(t)
+                        ),
+                    ));
+                }
+                Some(t) => Some(self.positive_secs("faults.kill_connections_every_s", t)?),
+                None => None,
+            },
         };
+        if faults.kills_connections() && faults.lease.is_none() {
+            return Err(self.err(
+                "faults.lease_s",
+                "is required when connections are killed: the claims a killed worker held come back only through the rescuer",
+            ));
+        }
         if faults.abandon_rate > 0.0 && faults.lease.is_none() {
             return Err(self.err(
                 "faults.lease_s",
@@ -1339,6 +1405,34 @@ duration_s = 1
 
     fn error_of(text: &str) -> String {
         parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn kill_schedule_merges_instants_and_the_period_within_the_trial() {
+        let f = Faults {
+            abandon_rate: 0.0,
+            lease: Some(Duration::from_secs(1)),
+            kill_connections_at: vec![Duration::from_millis(2500), Duration::from_secs(9)],
+            kill_connections_every: Some(Duration::from_secs(2)),
+        };
+        let s = |v: &[u64]| {
+            v.iter()
+                .map(|&ms| Duration::from_millis(ms))
+                .collect::<Vec<_>>()
+        };
+        // 9 s is past a 7 s trial; 2 s, 4 s and 6 s from the period, 2.5 s listed.
+        assert_eq!(
+            f.kill_schedule(Duration::from_secs(7)),
+            s(&[2000, 2500, 4000, 6000])
+        );
+        assert!(f.kills_connections());
+        let none = Faults {
+            kill_connections_at: vec![],
+            kill_connections_every: None,
+            ..f
+        };
+        assert!(none.kill_schedule(Duration::from_secs(7)).is_empty());
+        assert!(!none.kills_connections());
     }
 
     #[test]

@@ -747,6 +747,68 @@ duration_s = 60
     backend.drop_schema().await;
 }
 
+/// The server ends every worker connection twice mid-trial: each worker reconnects and
+/// goes on, the rescuer returns what the killed workers held, and the trial ends with
+/// every job accounted for and the ledger agreeing with the effects table.
+async fn killed_connections_reconnect_and_no_job_is_lost<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
+    let w = common::workload(
+        "backlog = 50000\nqueues = [{ name = \"q\" }]",
+        r#"
+[handler]
+duration = { dist = "exponential", mean_ms = 1.0 }
+[faults]
+lease_s = 0.4
+kill_connections_at_s = [1.0, 2.0]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.0
+duration_s = 3.5
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    let at: Vec<f64> = t.connection_kills.iter().map(|k| k.at_s).collect();
+    assert_eq!(at.len(), 2, "{:?}", t.connection_kills);
+    assert!(
+        (0.95..1.9).contains(&at[0]) && (1.95..3.4).contains(&at[1]),
+        "{at:?}"
+    );
+    for k in &t.connection_kills {
+        assert_eq!(k.connections, 4, "every worker connection ended: {k:?}");
+    }
+    let c = t.counts;
+    assert_eq!(c.reconnects, 8, "each worker reconnected after each kill");
+    assert!(c.downtime_us > 0 && c.max_outage_us <= c.downtime_us);
+    // The trial went on: jobs completed in the second after the last kill.
+    assert!(
+        t.completed_series.get(3).is_some_and(|&n| n > 0),
+        "{:?}",
+        t.completed_series
+    );
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    let (ledger, effects) = (
+        t.duplicates.ledger.duplicate_executions as i64,
+        t.duplicates.effects_duplicate_executions,
+    );
+    assert!(
+        (0..=c.executions_in_doubt as i64).contains(&(effects - ledger)),
+        "ledger {ledger} vs effects {effects}, {} in doubt",
+        c.executions_in_doubt
+    );
+    assert!(
+        !t.warnings.iter().any(|w| w.is_failure()),
+        "{:?}",
+        t.warnings
+    );
+    backend.drop_schema().await;
+}
+
 async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 400\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }]\npriorities = [{ value = 0 }, { value = 5 }]",
@@ -825,7 +887,8 @@ macro_rules! suite {
                 a_worker_losing_its_connection_ends_the_trial_at_once,
                 sampler_reads_the_oldest_eligible_pending_age,
                 prove_gives_every_strategy_its_expected_verdict,
-                a_claim_without_skip_locked_fails_prove);
+                a_claim_without_skip_locked_fails_prove,
+                killed_connections_reconnect_and_no_job_is_lost);
         }
     };
     (@tests $backend:ty, $attrs:tt; $($test:ident),*) => {

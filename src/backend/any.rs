@@ -243,4 +243,8 @@ impl Session for AnySession {
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
         each!(self, AnySession, s => s.sample(workload).await)
     }
+
+    async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
+        each!(self, AnySession, s => s.kill_workers(role).await)
+    }
 }

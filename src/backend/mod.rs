@@ -381,6 +381,16 @@ pub trait Session: Send + 'static {
         &mut self,
         workload: &Workload,
     ) -> impl Future<Output = Result<Sample, BackendError>> + Send;
+
+    /// Ends every worker connection of this process (`role`, from
+    /// [`Backend::worker_role`]) with the server's own kill, from this connection;
+    /// returns how many it ended. The workload's injected fault
+    /// (`faults.kill_connections_*`), as a DBA's kill, a failover or a pooler restart
+    /// would end them.
+    fn kill_workers(
+        &mut self,
+        role: &str,
+    ) -> impl Future<Output = Result<u64, BackendError>> + Send;
 }
 
 /// Splits a strategy file into its statements. A file holds one statement, or several

@@ -912,6 +912,19 @@ impl Session for PostgresSession {
             queue_oldest_ms: r.get(5),
         })
     }
+
+    async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+                  WHERE application_name = $1 AND pid <> pg_backend_pid()",
+                &[&role],
+            )
+            .await
+            .map_err(|e| query_error("kill worker connections", e))?;
+        Ok(row.get::<_, i64>(0) as u64)
+    }
 }
 
 #[cfg(test)]

@@ -125,6 +125,10 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
         markdown_table(&mut out, &header, &rows, 7);
     }
+    if let Some((header, rows)) = faults_table(r) {
+        let _ = writeln!(out, "\n## Faults\n\n{FAULTS_HOW}\n");
+        markdown_table(&mut out, &header, &rows, 8);
+    }
     let warnings = warning_lines(r);
     if !warnings.is_empty() {
         out.push_str("\n## Warnings\n\n");
@@ -245,6 +249,53 @@ pub fn queue_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
                 format!("{rate:.0}"),
                 opt(worst(|q| q.oldest_pending_p99_ms)),
                 opt(worst(|q| q.oldest_pending_max_ms)),
+            ]);
+            rows.push(row);
+        }
+    }
+    (!rows.is_empty()).then_some((header, rows))
+}
+
+/// How to read the faults table.
+pub const FAULTS_HOW: &str = "Per trial with injected connection kills: when the server ended every worker connection (seconds since the trial's start), how many it ended, how often workers reconnected, the worker time spent without a connection (summed over workers, and the longest single outage), the claimed jobs the killed workers held (left to the rescuer), the jobs the rescuer returned after their lease, and the calls whose outcome died with the connection (a claim that may have committed, an effect that may have been written). Lost jobs and the ledger against the effects table are in the main table, as for any trial; there the effects table may count up to one more duplicate execution than the ledger per effect in doubt: the write committed, the reply died with the connection, and the rescued job ran again — a real duplicate the worker could not see.";
+
+/// One row per trial that had connections killed. `None` when none had.
+pub fn faults_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = KEY_HEADER.to_vec();
+    header.extend([
+        "rep",
+        "kills at s",
+        "connections ended",
+        "reconnects",
+        "downtime ms (longest)",
+        "stranded",
+        "rescued",
+        "in doubt (claims/effects)",
+    ]);
+    let mut rows = Vec::new();
+    for c in &r.cells {
+        for t in c.trials.iter().filter(|t| !t.connection_kills.is_empty()) {
+            let k = &t.counts;
+            let at: Vec<String> = t
+                .connection_kills
+                .iter()
+                .map(|e| format!("{:.1}", e.at_s))
+                .collect();
+            let ended: u64 = t.connection_kills.iter().map(|e| e.connections).sum();
+            let mut row = cell_key(c);
+            row.extend([
+                (t.repetition + 1).to_string(),
+                at.join(", "),
+                ended.to_string(),
+                k.reconnects.to_string(),
+                format!(
+                    "{:.0} ({:.0})",
+                    k.downtime_us as f64 / 1e3,
+                    k.max_outage_us as f64 / 1e3
+                ),
+                k.stranded_by_loss.to_string(),
+                t.rescued_jobs.to_string(),
+                format!("{}/{}", k.claims_in_doubt, k.executions_in_doubt),
             ]);
             rows.push(row);
         }

@@ -5,6 +5,7 @@
 use super::{Shared, TrialClock};
 use crate::backend::{BackendError, Session};
 use crate::ledger::{RESCUER, WorkerLedger};
+use crate::results::KillEvent;
 use crate::workload::{Arrivals, StopRule, Workload};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -180,4 +181,27 @@ pub async fn rescue<S: Session>(
         }
     }
     Ok((ledger, rescued))
+}
+
+/// Ends every worker connection at each instant of `schedule` (since the trial's start)
+/// with the server's own kill; returns when and how many it ended.
+pub async fn kill<S: Session>(
+    mut session: S,
+    role: String,
+    schedule: Vec<Duration>,
+    clock: TrialClock,
+    shared: Arc<Shared>,
+) -> Result<Vec<KillEvent>, BackendError> {
+    let mut events = Vec::with_capacity(schedule.len());
+    for at in schedule {
+        let wait = (clock.start + at).saturating_duration_since(Instant::now());
+        shared.sleep_unless_stopping(wait).await;
+        if shared.stopping() {
+            break;
+        }
+        let at_s = clock.start.elapsed().as_secs_f64();
+        let connections = session.kill_workers(&role).await?;
+        events.push(KillEvent { at_s, connections });
+    }
+    Ok(events)
 }

@@ -10,7 +10,8 @@ use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
 use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
 use crate::results::{
-    Duplicates, LockEvidence, MaxWorkersCheck, OldestPending, QueueResult, Resources, TrialResult,
+    Duplicates, KillEvent, LockEvidence, MaxWorkersCheck, OldestPending, QueueResult, Resources,
+    TrialResult,
 };
 use crate::strategy::Strategy;
 use crate::workload::{HandlerMode, Workload};
@@ -51,6 +52,7 @@ struct Sessions<S> {
     sampler: Option<S>,
     producer: Option<S>,
     rescuer: Option<S>,
+    killer: Option<S>,
 }
 
 /// The tasks of a running trial.
@@ -59,6 +61,7 @@ struct Running<S> {
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
+    killer: Option<JoinHandle<Result<Vec<KillEvent>, crate::backend::BackendError>>>,
     /// One scheduling-delay probe per worker thread the trial uses.
     lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
@@ -73,6 +76,7 @@ struct Collected<S> {
     sampled: background::SamplerReport,
     produced: background::ProducerReport,
     rescued: u64,
+    kills: Vec<KillEvent>,
     /// How late the worker threads woke, µs, all probes merged.
     scheduling_delay: hdrhistogram::Histogram<u64>,
     /// Kept open until the CPU reading after the trial, then dropped.
@@ -95,6 +99,7 @@ pub(super) async fn run_trial<B: Backend>(
     spinner.finish_and_clear();
     let reset_s = reset_started.elapsed().as_secs_f64();
     let sessions = open_sessions(backend, w, spec, harness.threads).await?;
+    let shared_backend = backend;
     let backend = backend.as_ref();
     let server_pid = backend.server_pid().await;
     let counters_before = backend.counters().await?;
@@ -103,7 +108,14 @@ pub(super) async fn run_trial<B: Backend>(
 
     let clock = TrialClock::new(w, Instant::now());
     let started_wall = std::time::SystemTime::now();
-    let running = spawn(workload, spec, clock, sessions, harness.threads);
+    let running = spawn(
+        shared_backend,
+        workload,
+        spec,
+        clock,
+        sessions,
+        harness.threads,
+    );
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
     let collected = collect(running, w).await?;
     let cpu_after = probe.snapshot(server_pid);
@@ -128,17 +140,22 @@ pub(super) async fn run_trial<B: Backend>(
     let delay = &collected.scheduling_delay;
     let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table, delay);
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
-    let faults_explain = w.handler.mode == HandlerMode::ClaimOnly || w.faults.abandon_rate > 0.0;
+    let faults_explain = w.handler.mode == HandlerMode::ClaimOnly
+        || w.faults.abandon_rate > 0.0
+        || w.faults.kills_connections();
     let reconciliation = verdict::reconcile(
         (seeded + collected.produced.produced) as i64,
         db,
         faults_explain,
-        analysis.held_at_end,
+        // Rows a claim may have taken when its reply was lost with the connection count
+        // with the ones the ledger holds: the rescuer has them, or will.
+        analysis.held_at_end + m.counts.claims_in_doubt * u64::from(spec.batch),
     );
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
         strategy: spec.strategy,
         ledger: &analysis,
         effects_duplicate_executions: db.duplicate_executions,
+        executions_in_doubt: m.counts.executions_in_doubt,
         lost: reconciliation.lost,
         max_workers: &max_workers,
         claims_recorded: m.claim_latency.len(),
@@ -182,6 +199,7 @@ pub(super) async fn run_trial<B: Backend>(
         produced_jobs: collected.produced.produced,
         producer_max_lag_ms: collected.produced.max_lag_ms,
         rescued_jobs: collected.rescued,
+        connection_kills: collected.kills,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
         claimed_per_s: per_s(c.jobs_claimed_steady),
@@ -264,17 +282,37 @@ async fn open_sessions<B: Backend>(
         sampler: one(w.trial.sample_interval.is_some(), "claimbench-sampler").await?,
         producer: one(w.producer_rate_per_s.is_some(), "claimbench-producer").await?,
         rescuer: one(w.faults.lease.is_some(), "claimbench-rescuer").await?,
+        killer: one(w.faults.kills_connections(), "claimbench-killer").await?,
     })
 }
 
-/// Starts the workers, the sampler, the producer and the rescuer on their sessions.
-fn spawn<S: crate::backend::Session>(
+/// How worker `i` opens a new connection when the workload kills them; `None` when
+/// it does not, so that an unplanned loss ends the trial.
+fn connector<B: Backend>(
+    backend: &Arc<B>,
+    w: &Workload,
+    i: usize,
+) -> Option<worker::Connector<B::Session>> {
+    if !w.faults.kills_connections() {
+        return None;
+    }
+    let (backend, role, id) = (backend.clone(), backend.worker_role(), format!("w{i}"));
+    Some(Arc::new(move || {
+        let (backend, role, id) = (backend.clone(), role.clone(), id.clone());
+        Box::pin(async move { backend.connect(&role, &id).await })
+    }))
+}
+
+/// Starts the workers, the sampler, the producer, the rescuer and the killer on their
+/// sessions.
+fn spawn<B: Backend>(
+    backend: &Arc<B>,
     workload: &Arc<Workload>,
     spec: &TrialSpec<'_>,
     clock: TrialClock,
-    sessions: Sessions<S>,
+    sessions: Sessions<B::Session>,
     threads: &WorkerThreads,
-) -> Running<S> {
+) -> Running<B::Session> {
     let w = workload.as_ref();
     let shared = Arc::new(Shared::default());
     let worker_spec = Arc::new(worker::WorkerSpec::new(
@@ -296,6 +334,7 @@ fn spawn<S: crate::backend::Session>(
                 clock,
                 shared.clone(),
                 progress[i].clone(),
+                connector(backend, w, i),
             );
             let shared = shared.clone();
             threads.spawn(i, spec.workers as usize, async move {
@@ -339,7 +378,17 @@ fn spawn<S: crate::backend::Session>(
             shared.clone(),
         ))
     });
+    let killer = sessions.killer.map(|k| {
+        tokio::spawn(background::kill(
+            k,
+            backend.worker_role(),
+            w.faults.kill_schedule(TrialClock::planned(w)),
+            clock,
+            shared.clone(),
+        ))
+    });
     Running {
+        killer,
         workers,
         lag_probes,
         sampler,
@@ -421,6 +470,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         ledgers.push(l);
         rescued = n;
     }
+    let kills = match running.killer {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => Vec::new(),
+    };
     let mut scheduling_delay = new_histogram();
     for t in running.lag_probes {
         let h = t.await.map_err(spawn_err)?;
@@ -436,6 +489,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         sampled: sampled?,
         produced,
         rescued,
+        kills,
         sessions,
     })
 }

@@ -42,6 +42,9 @@ pub struct TrialFacts<'a> {
     pub strategy: Strategy,
     pub ledger: &'a LedgerAnalysis,
     pub effects_duplicate_executions: i64,
+    /// Effects writes that failed with their connection: each may have committed, so the
+    /// effects table may count that many more duplicate executions than the ledger.
+    pub executions_in_doubt: u64,
     pub lost: i64,
     pub max_workers: &'a [MaxWorkersCheck],
     /// Claims recorded in the latency histogram (after warm-up).
@@ -83,7 +86,8 @@ pub const HEAVY_MIN_SHARE: f64 = 0.25;
 /// The quality warnings of one trial, correctness first.
 pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     let mut warnings = Vec::new();
-    if f.ledger.duplicate_executions as i64 != f.effects_duplicate_executions {
+    let extra = f.effects_duplicate_executions - f.ledger.duplicate_executions as i64;
+    if !(0..=f.executions_in_doubt as i64).contains(&extra) {
         warnings.push(Warning::LedgerEffectsMismatch {
             ledger: f.ledger.duplicate_executions,
             effects: f.effects_duplicate_executions,
@@ -196,6 +200,7 @@ mod tests {
             strategy: Strategy::Production,
             ledger,
             effects_duplicate_executions: ledger.duplicate_executions as i64,
+            executions_in_doubt: 0,
             lost: 0,
             max_workers,
             claims_recorded: 5000,
@@ -213,6 +218,23 @@ mod tests {
             interrupted: false,
             producer_max_lag_ms: 0.0,
             arrivals: true,
+        }
+    }
+
+    #[test]
+    fn effects_in_doubt_excuse_only_as_many_extra_duplicates_in_the_effects_table() {
+        let l = LedgerAnalysis {
+            duplicate_executions: 1,
+            ..LedgerAnalysis::default()
+        };
+        let mut f = facts(&l, &[]);
+        f.executions_in_doubt = 2;
+        for (effects, warned) in [(0, true), (1, false), (3, false), (4, true)] {
+            f.effects_duplicate_executions = effects;
+            let mismatch = quality_warnings(&f)
+                .iter()
+                .any(|w| matches!(w, Warning::LedgerEffectsMismatch { .. }));
+            assert_eq!(mismatch, warned, "effects {effects}");
         }
     }
 

@@ -13,6 +13,8 @@ use crate::workload::{DurationDist, HandlerMode, Workload};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, LogNormal};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -251,7 +253,22 @@ async fn handle<S: Session>(
     }
 }
 
-/// Runs the lifecycle until the stop flag is set, then hands unstarted jobs back.
+/// Opens a new connection for a worker whose connection the server ended; called on
+/// the worker's own thread, so the new connection's driver runs beside it.
+pub type Connector<S> =
+    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<S, BackendError>> + Send>> + Send + Sync>;
+
+/// The first pause between reconnection attempts; it doubles up to [`RECONNECT_MAX`],
+/// each drawn between half and all of it so that the workers a kill ended do not all
+/// knock at once.
+const RECONNECT_FIRST: Duration = Duration::from_millis(10);
+const RECONNECT_MAX: Duration = Duration::from_secs(1);
+/// A worker that cannot reconnect for this long ends the trial with the error.
+const RECONNECT_GIVE_UP: Duration = Duration::from_secs(30);
+
+/// Runs the lifecycle until the stop flag is set, then hands unstarted jobs back. With a
+/// `reconnect` (the workload injects connection faults), a worker whose connection dies
+/// opens a new one and goes on; without, the error ends the trial.
 pub async fn run<S: Session>(
     mut session: S,
     index: u32,
@@ -259,20 +276,78 @@ pub async fn run<S: Session>(
     clock: TrialClock,
     shared: Arc<Shared>,
     progress: Arc<AtomicU64>,
+    reconnect: Option<Connector<S>>,
 ) -> Result<WorkerReport<S>, BackendError> {
-    let mut m = WorkerMetrics::default();
-    let mut ledger = WorkerLedger::new(index);
-    let mut rng = SmallRng::seed_from_u64(spec.seed ^ (u64::from(index) << 32));
-    let mut jobs = Vec::with_capacity(spec.batch as usize);
-    let mut unstarted: Vec<i64> = Vec::with_capacity(spec.batch as usize);
-    let mut backoff = spec.backoff;
-    // Executions started by this worker; with its index, each execution's token.
-    let mut executions = 0i64;
-    while !shared.stopping() {
+    let mut w = Worker {
+        ledger: WorkerLedger::new(index),
+        rng: SmallRng::seed_from_u64(spec.seed ^ (u64::from(index) << 32)),
+        jobs: Vec::with_capacity(spec.batch as usize),
+        unstarted: Vec::with_capacity(spec.batch as usize),
+        backoff: spec.backoff,
+        executions: 0,
+        unfinished: 0,
+        m: WorkerMetrics::default(),
+        index,
+        spec,
+        clock,
+        shared,
+        progress,
+    };
+    while !w.shared.stopping() {
+        match w.round(&mut session).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::ConnectionLost => match &reconnect {
+                Some(connect) => session = w.reconnect(connect).await?,
+                None => return Err(e),
+            },
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(WorkerReport {
+        session,
+        metrics: w.m,
+        ledger: w.ledger,
+    })
+}
+
+/// One worker's state across its rounds (a claim and the jobs it returned) and across
+/// the connections it goes through.
+struct Worker {
+    index: u32,
+    spec: Arc<WorkerSpec>,
+    clock: TrialClock,
+    shared: Arc<Shared>,
+    progress: Arc<AtomicU64>,
+    m: WorkerMetrics,
+    ledger: WorkerLedger,
+    rng: SmallRng,
+    jobs: Vec<ClaimedJob>,
+    unstarted: Vec<i64>,
+    backoff: Duration,
+    /// Executions started by this worker; with its index, each execution's token.
+    executions: i64,
+    /// Jobs of the current batch not yet finished, handed back or abandoned: what a
+    /// lost connection strands.
+    unfinished: u64,
+}
+
+impl Worker {
+    /// One claim, and the lifecycle of every job it returned.
+    async fn round<S: Session>(&mut self, session: &mut S) -> Result<(), BackendError> {
+        let (spec, clock) = (self.spec.clone(), self.clock);
         let t0 = Instant::now();
-        let (outcome, claim_time) = claim(&mut session, &spec, &mut jobs, &mut m).await?;
+        let (outcome, claim_time) = match claim(session, &spec, &mut self.jobs, &mut self.m).await {
+            Ok(r) => r,
+            Err(e) => {
+                if e.kind() == ErrorKind::ConnectionLost {
+                    self.m.counts.claims_in_doubt += 1;
+                }
+                return Err(e);
+            }
+        };
         let t1 = Instant::now();
-        let n = jobs.len() as u32;
+        let m = &mut self.m;
+        let n = self.jobs.len() as u32;
         // The measured window: claims that began after warm-up and before the planned
         // end (a claim begun after it, while the stop spreads, counts for nothing).
         let steady = clock.is_steady(t0) && !clock.is_over(t0);
@@ -294,83 +369,136 @@ pub async fn run<S: Session>(
         // A job seeded before the trial has waited since the trial began, not since the
         // reset that seeded it: the server's wait, capped at the time since the start.
         let since_start_us = claimed_ns / 1000;
-        for j in &jobs {
-            ledger.claim(j.id, claimed_ns, j.attempt);
+        for j in &self.jobs {
+            self.ledger.claim(j.id, claimed_ns, j.attempt);
             if steady {
                 let wait_us = (j.queue_wait_us.max(1) as u64).min(since_start_us.max(1));
                 m.queue_wait.saturating_record(wait_us);
             }
         }
         bump(&mut m.claimed_per_s, clock.sec(t1), n);
-        progress.store(m.counts.jobs_claimed, Ordering::Relaxed);
+        self.progress
+            .store(m.counts.jobs_claimed, Ordering::Relaxed);
 
         if n == 0 {
             m.counts.empty_claims += 1;
             // Jitter up to 100% so idle workers do not wake in lockstep.
-            let sleep = backoff.mul_f64(1.0 + rng.r#gen::<f64>());
-            backoff = (backoff * 2).min(spec.backoff_max);
-            shared.sleep_unless_stopping(sleep).await;
-            continue;
+            let sleep = self.backoff.mul_f64(1.0 + self.rng.r#gen::<f64>());
+            self.backoff = (self.backoff * 2).min(spec.backoff_max);
+            self.shared.sleep_unless_stopping(sleep).await;
+            return Ok(());
         }
-        backoff = spec.backoff;
+        self.backoff = spec.backoff;
         if spec.claim_only {
-            continue;
+            return Ok(());
         }
+        self.unfinished = u64::from(n);
+        for i in 0..self.jobs.len() {
+            let job = self.jobs[i];
+            if self.shared.stopping() {
+                self.unstarted.clear();
+                self.unstarted.extend(self.jobs[i..].iter().map(|j| j.id));
+                hand_back(
+                    session,
+                    &mut self.m,
+                    &mut self.ledger,
+                    clock,
+                    &self.unstarted,
+                )
+                .await?;
+                self.unfinished = 0;
+                return Ok(());
+            }
+            self.run_job(session, job).await?;
+            self.unfinished -= 1;
+        }
+        Ok(())
+    }
 
-        for (i, job) in jobs.iter().enumerate() {
-            if shared.stopping() {
-                unstarted.clear();
-                unstarted.extend(jobs[i..].iter().map(|j| j.id));
-                hand_back(&mut session, &mut m, &mut ledger, clock, &unstarted).await?;
-                break;
+    /// One claimed job: start, handle, write its effect, finish; or the injected crash.
+    async fn run_job<S: Session>(
+        &mut self,
+        session: &mut S,
+        job: ClaimedJob,
+    ) -> Result<(), BackendError> {
+        let (spec, clock) = (&*self.spec, self.clock);
+        let m = &mut self.m;
+        if spec.abandon_rate > 0.0 && self.rng.r#gen::<f64>() < spec.abandon_rate {
+            // A simulated crash: the claim is left to expire and the rescuer.
+            m.counts.abandoned += 1;
+            return Ok(());
+        }
+        let t_start = clock.ns(Instant::now());
+        self.executions += 1;
+        let token = (i64::from(self.index) << 40) | self.executions;
+        let Some(started_us) = retrying!(m, session.start(job.id, spec.start_gate, token))? else {
+            self.ledger.release(job.id, t_start);
+            m.counts.start_refused += 1;
+            return Ok(());
+        };
+        let run_for = spec.handler_time.sample(&mut self.rng);
+        handle(session, m, job.id, token, run_for, spec.heartbeat).await?;
+        let failed = spec.failure_rate > 0.0 && self.rng.r#gen::<f64>() < spec.failure_rate;
+        let receipt = match retrying!(
+            m,
+            session.effect(job.id, job.attempt, failed, started_us, token)
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                if e.kind() == ErrorKind::ConnectionLost {
+                    m.counts.executions_in_doubt += 1;
+                }
+                return Err(e);
             }
-            if spec.abandon_rate > 0.0 && rng.r#gen::<f64>() < spec.abandon_rate {
-                // A simulated crash: the claim is left to expire and the rescuer.
-                m.counts.abandoned += 1;
-                continue;
+        };
+        let t_done = Instant::now();
+        self.ledger.execute(
+            job.id,
+            job.attempt,
+            started_us,
+            receipt.finished_us,
+            !failed,
+        );
+        finish(
+            session,
+            m,
+            &mut self.ledger,
+            spec,
+            clock,
+            job.id,
+            failed,
+            t_done,
+        )
+        .await
+    }
+
+    /// After the server ended this worker's connection: the jobs it held are left to
+    /// the rescuer (their claims stay in the ledger until it releases them), and new
+    /// connections are tried with a jittered, doubling pause until one opens.
+    async fn reconnect<S: Session>(&mut self, connect: &Connector<S>) -> Result<S, BackendError> {
+        let lost_at = Instant::now();
+        self.m.counts.stranded_by_loss += self.unfinished;
+        self.unfinished = 0;
+        let mut pause = RECONNECT_FIRST;
+        loop {
+            match connect().await {
+                Ok(s) => {
+                    let c = &mut self.m.counts;
+                    let out = micros(lost_at.elapsed());
+                    c.reconnects += 1;
+                    c.downtime_us += out;
+                    c.max_outage_us = c.max_outage_us.max(out);
+                    return Ok(s);
+                }
+                Err(e) if lost_at.elapsed() >= RECONNECT_GIVE_UP => return Err(e),
+                Err(_) => {
+                    let jittered = pause.mul_f64(0.5 + 0.5 * self.rng.r#gen::<f64>());
+                    tokio::time::sleep(jittered).await;
+                    pause = (pause * 2).min(RECONNECT_MAX);
+                }
             }
-            let t_start = clock.ns(Instant::now());
-            executions += 1;
-            let token = (i64::from(index) << 40) | executions;
-            let Some(started_us) = retrying!(m, session.start(job.id, spec.start_gate, token))?
-            else {
-                ledger.release(job.id, t_start);
-                m.counts.start_refused += 1;
-                continue;
-            };
-            let run_for = spec.handler_time.sample(&mut rng);
-            handle(&mut session, &mut m, job.id, token, run_for, spec.heartbeat).await?;
-            let failed = spec.failure_rate > 0.0 && rng.r#gen::<f64>() < spec.failure_rate;
-            let receipt = retrying!(
-                m,
-                session.effect(job.id, job.attempt, failed, started_us, token)
-            )?;
-            let t_done = Instant::now();
-            ledger.execute(
-                job.id,
-                job.attempt,
-                started_us,
-                receipt.finished_us,
-                !failed,
-            );
-            finish(
-                &mut session,
-                &mut m,
-                &mut ledger,
-                &spec,
-                clock,
-                job.id,
-                failed,
-                t_done,
-            )
-            .await?;
         }
     }
-    Ok(WorkerReport {
-        session,
-        metrics: m,
-        ledger,
-    })
 }
 
 #[cfg(test)]
@@ -451,6 +579,9 @@ mod tests {
             unused()
         }
         async fn sample(&mut self, _: &Workload) -> Result<Sample, BackendError> {
+            unused()
+        }
+        async fn kill_workers(&mut self, _: &str) -> Result<u64, BackendError> {
             unused()
         }
     }

@@ -396,4 +396,28 @@ impl Session for MssqlSession {
             queue_oldest_ms: queue_oldest(r.get::<&str, _>(5).unwrap_or_default()),
         })
     }
+
+    async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
+        let ids: Vec<i64> = rows(
+            &mut self.client,
+            "kill worker connections",
+            "SELECT CAST(session_id AS bigint) FROM sys.dm_exec_sessions \
+              WHERE program_name = @P1 AND session_id <> @@SPID",
+            &[Bind::Text(role)],
+        )
+        .await?
+        .iter()
+        .map(|r| int(r, 0))
+        .collect();
+        for id in &ids {
+            // KILL takes no parameters; the id is a number the server gave.
+            batch(
+                &mut self.client,
+                "kill worker connections",
+                &format!("KILL {id}"),
+            )
+            .await?;
+        }
+        Ok(ids.len() as u64)
+    }
 }

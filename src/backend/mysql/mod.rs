@@ -63,6 +63,8 @@ const ER_LOCK_DEADLOCK: u16 = 1213;
 const ER_SERVER_SHUTDOWN: u16 = 1053;
 const ER_CONNECTION_KILLED: u16 = 1927;
 const ER_QUERY_INTERRUPTED: u16 = 1317;
+/// `KILL` of a connection id that no longer exists.
+pub(super) const ER_NO_SUCH_THREAD: u16 = 1094;
 const ER_BAD_DB_ERROR: u16 = 1049;
 const ER_UNKNOWN_SYSTEM_VARIABLE: u16 = 1193;
 const ER_ACCESS_DENIED: u16 = 1045;

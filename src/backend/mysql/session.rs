@@ -579,4 +579,24 @@ impl Session for MysqlSession {
             ),
         })
     }
+
+    /// By connection id: MySQL has no application name, and the backend records the id
+    /// of every worker connection it opens (reconnections included) since the reset.
+    async fn kill_workers(&mut self, _role: &str) -> Result<u64, BackendError> {
+        let ids: Vec<u32> = self
+            .workers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let mut killed = 0;
+        for id in ids {
+            match self.conn.query_drop(format!("KILL CONNECTION {id}")).await {
+                Ok(()) => killed += 1,
+                // Already gone: an earlier kill's, or a connection that closed.
+                Err(mysql_async::Error::Server(e)) if e.code == super::ER_NO_SUCH_THREAD => {}
+                Err(e) => return Err(query_error("kill worker connections", e)),
+            }
+        }
+        Ok(killed)
+    }
 }
