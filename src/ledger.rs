@@ -60,6 +60,9 @@ pub struct WorkerLedger {
     worker: u32,
     events: Vec<Event>,
     executions: Vec<Execution>,
+    /// (job, t_ns): jobs an injected fault left claimed or processing with nobody to
+    /// finish them, and when; the rescuer's releases say when they came back.
+    stranded: Vec<(i64, u64)>,
 }
 
 impl WorkerLedger {
@@ -68,6 +71,7 @@ impl WorkerLedger {
             worker,
             events: Vec::with_capacity(4096),
             executions: Vec::with_capacity(1024),
+            stranded: Vec::new(),
         }
     }
 
@@ -100,6 +104,12 @@ impl WorkerLedger {
     pub fn release(&mut self, job: i64, t_ns: u64) {
         self.push(job, t_ns, EventKind::Release);
     }
+
+    /// A fault left `job` held with nobody to finish it (a crash, a hang, a lost
+    /// connection); its claim stays open until the rescuer releases it.
+    pub fn strand(&mut self, job: i64, t_ns: u64) {
+        self.stranded.push((job, t_ns));
+    }
 }
 
 /// What the merged ledger says about a trial.
@@ -124,19 +134,47 @@ pub struct MergedLedger {
     events: Vec<Event>,
     /// Handler runs, by (job, start, finish, worker).
     executions: Vec<Execution>,
+    /// Strandings, by (job, time).
+    stranded: Vec<(i64, u64)>,
 }
 
 impl MergedLedger {
     pub fn new(ledgers: impl IntoIterator<Item = WorkerLedger>) -> MergedLedger {
         let mut events = Vec::new();
         let mut executions = Vec::new();
+        let mut stranded = Vec::new();
         for l in ledgers {
             events.extend(l.events);
             executions.extend(l.executions);
+            stranded.extend(l.stranded);
         }
         events.sort_unstable_by_key(|e| (e.job, e.t_ns, e.kind, e.worker));
         executions.sort_unstable_by_key(|x| (x.job, x.started_us, x.finished_us, x.worker));
-        MergedLedger { events, executions }
+        stranded.sort_unstable();
+        MergedLedger {
+            events,
+            executions,
+            stranded,
+        }
+    }
+
+    /// Time to rescue, ns, per rescued stranding: from the fault that stranded a job to
+    /// the rescuer's release of it (the latest stranding of the job before that
+    /// release). Rescues of jobs no fault stranded (a live handler past its lease) and
+    /// strandings the trial ended before rescuing are not in it.
+    pub fn rescue_times(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for e in self.events.iter().filter(|e| e.worker == RESCUER) {
+            // Strandings of this job, sorted by time: the last one at or before e.
+            let from = self.stranded.partition_point(|&(j, _)| j < e.job);
+            let to = self
+                .stranded
+                .partition_point(|&(j, t)| (j, t) <= (e.job, e.t_ns));
+            if let Some(&(_, t)) = self.stranded[from..to].last() {
+                out.push(e.t_ns - t);
+            }
+        }
+        out
     }
 
     /// Duplicate claims and executions. O(n) after the sort in `new`.
@@ -273,6 +311,32 @@ mod tests {
         assert_eq!(r.duplicate_claims, 0);
         assert_eq!(r.distinct_claimed, 1);
         assert_eq!(r.held_at_end, 1);
+    }
+
+    #[test]
+    fn rescue_time_runs_from_the_latest_stranding_to_the_rescuers_release() {
+        let a = ledger(0, |l| {
+            l.claim(1, 10, 0);
+            l.strand(1, 20);
+            l.claim(2, 10, 0);
+            l.strand(2, 15);
+            l.claim(3, 10, 0); // rescued with no stranding: a live handler past its lease
+        });
+        let b = ledger(1, |l| {
+            l.claim(1, 200, 1);
+            l.strand(1, 250);
+            l.claim(4, 10, 0);
+            l.strand(4, 30); // never rescued
+        });
+        let rescuer = ledger(RESCUER, |l| {
+            l.release(1, 120);
+            l.release(2, 115);
+            l.release(3, 100);
+            l.release(1, 400);
+        });
+        let mut times = MergedLedger::new([a, b, rescuer]).rescue_times();
+        times.sort_unstable();
+        assert_eq!(times, vec![100, 100, 150]);
     }
 
     #[test]

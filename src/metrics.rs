@@ -85,6 +85,14 @@ pub struct Counts {
     /// Claims that failed with the connection: their rows may be claimed in the
     /// database without the worker knowing (the rescuer returns them).
     pub claims_in_doubt: u64,
+    /// Runs whose worker crashed after starting them (injected).
+    pub crashed_after_start: u64,
+    /// Runs whose handler hung past the lease (injected).
+    pub hangs: u64,
+    /// Jobs a hang held up: the hung run and the rest of its batch.
+    pub hung_batch: u64,
+    /// Runs of poison jobs, each a failure.
+    pub poisoned_runs: u64,
 }
 
 impl Counts {
@@ -115,6 +123,10 @@ impl Counts {
         self.stranded_by_loss += o.stranded_by_loss;
         self.executions_in_doubt += o.executions_in_doubt;
         self.claims_in_doubt += o.claims_in_doubt;
+        self.crashed_after_start += o.crashed_after_start;
+        self.hangs += o.hangs;
+        self.hung_batch += o.hung_batch;
+        self.poisoned_runs += o.poisoned_runs;
     }
 }
 

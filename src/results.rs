@@ -133,6 +133,10 @@ pub struct TrialResult {
     /// The injected connection kills (`faults.kill_connections_*`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connection_kills: Vec<KillEvent>,
+    /// From a fault stranding a job (a crash, a hang, a lost connection) to the rescuer
+    /// returning it to pending, µs; `None` when no stranded job was rescued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_rescue: Option<HistogramSummary>,
     pub counts: Counts,
     /// Claim calls per second after warm-up (what pgbench calls tps for the same SQL).
     pub claims_per_s: f64,

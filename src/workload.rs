@@ -208,6 +208,14 @@ mod raw {
         #[serde(default)]
         pub lease_s: Option<f64>,
         #[serde(default)]
+        pub crash_after_start_rate: f64,
+        #[serde(default)]
+        pub poison_share: f64,
+        #[serde(default)]
+        pub hang_rate: f64,
+        #[serde(default)]
+        pub hang_s: Option<f64>,
+        #[serde(default)]
         pub kill_connections_at_s: Vec<f64>,
         #[serde(default)]
         pub kill_connections_every_s: Option<f64>,
@@ -531,8 +539,23 @@ pub struct Trial {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Faults {
+    /// Share of claimed jobs whose worker crashes before starting them.
     pub abandon_rate: f64,
     pub lease: Option<Duration>,
+    /// Share of started runs whose worker crashes before finishing them: the row stays
+    /// processing, with no effect, until its lease expires.
+    #[serde(default)]
+    pub crash_after_start_rate: f64,
+    /// Share of jobs (chosen by id, the same in every trial) whose handler always fails:
+    /// they retry until `handler.max_attempts`, then go to the dead-letter table.
+    #[serde(default)]
+    pub poison_share: f64,
+    /// Share of runs whose handler hangs for `hang` without heartbeats: the rescuer
+    /// returns the job while the hung handler still believes it owns it.
+    #[serde(default)]
+    pub hang_rate: f64,
+    #[serde(default)]
+    pub hang: Duration,
     /// Instants after the trial's start at which the server ends every worker
     /// connection (`pg_terminate_backend`, MySQL's and SQL Server's `KILL`).
     #[serde(default)]
@@ -566,6 +589,28 @@ impl Faults {
 
     pub fn kills_connections(&self) -> bool {
         !self.kill_connections_at.is_empty() || self.kill_connections_every.is_some()
+    }
+
+    /// Whether a fault can leave a job claimed or processing when the trial ends.
+    pub fn strands_jobs(&self) -> bool {
+        self.abandon_rate > 0.0
+            || self.crash_after_start_rate > 0.0
+            || self.hang_rate > 0.0
+            || self.kills_connections()
+    }
+
+    /// Whether `job` is one of the poison jobs: a hash of its id and the seed below
+    /// `poison_share`, so the same jobs are poison in every trial and repetition.
+    pub fn is_poison(&self, job: i64, seed: u64) -> bool {
+        if self.poison_share <= 0.0 {
+            return false;
+        }
+        // splitmix64's finalizer: every bit of the id moves every bit of the result.
+        let mut z = (job as u64) ^ seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z as f64 / u64::MAX as f64) < self.poison_share
     }
 }
 
@@ -861,11 +906,24 @@ impl Validator<'_> {
                 "is below worker.empty_backoff_ms; give a maximum >= the base",
             ));
         }
+        let lease = match w.faults.lease_s {
+            Some(s) => Some(self.positive_secs("faults.lease_s", s)?),
+            None => None,
+        };
         let faults = Faults {
             abandon_rate: self.share("faults.abandon_rate", w.faults.abandon_rate)?,
-            lease: match w.faults.lease_s {
-                Some(s) => Some(self.positive_secs("faults.lease_s", s)?),
-                None => None,
+            lease,
+            crash_after_start_rate: self.share(
+                "faults.crash_after_start_rate",
+                w.faults.crash_after_start_rate,
+            )?,
+            poison_share: self.share("faults.poison_share", w.faults.poison_share)?,
+            hang_rate: self.share("faults.hang_rate", w.faults.hang_rate)?,
+            // Past the lease by default: a hang shorter than it is only a slow handler.
+            hang: match (w.faults.hang_s, lease) {
+                (Some(s), _) => self.positive_secs("faults.hang_s", s)?,
+                (None, Some(l)) => l * 2,
+                (None, None) => Duration::ZERO,
             },
             kill_connections_at: w
                 .faults
@@ -887,6 +945,20 @@ impl Validator<'_> {
                 None => None,
             },
         };
+        for (field, on) in [
+            (
+                "crash_after_start_rate",
+                faults.crash_after_start_rate > 0.0,
+            ),
+            ("hang_rate", faults.hang_rate > 0.0),
+        ] {
+            if on && faults.lease.is_none() {
+                return Err(self.err(
+                    "faults.lease_s",
+                    format!("is required when faults.{field} > 0: the jobs it strands come back only through the rescuer"),
+                ));
+            }
+        }
         if faults.kills_connections() && faults.lease.is_none() {
             return Err(self.err(
                 "faults.lease_s",
@@ -1411,6 +1483,10 @@ duration_s = 1
     fn kill_schedule_merges_instants_and_the_period_within_the_trial() {
         let f = Faults {
             abandon_rate: 0.0,
+            crash_after_start_rate: 0.0,
+            poison_share: 0.0,
+            hang_rate: 0.0,
+            hang: Duration::ZERO,
             lease: Some(Duration::from_secs(1)),
             kill_connections_at: vec![Duration::from_millis(2500), Duration::from_secs(9)],
             kill_connections_every: Some(Duration::from_secs(2)),
@@ -1433,6 +1509,28 @@ duration_s = 1
         };
         assert!(none.kill_schedule(Duration::from_secs(7)).is_empty());
         assert!(!none.kills_connections());
+    }
+
+    #[test]
+    fn poison_jobs_are_a_stable_share_chosen_by_id() {
+        let w = Workload::parse(
+            Path::new("t.toml"),
+            &format!("{MINIMAL}\n[faults]\npoison_share = 0.1\n"),
+        )
+        .unwrap();
+        let f = &w.faults;
+        let poison = (1..=20_000).filter(|&id| f.is_poison(id, 7)).count();
+        assert!((1_800..2_200).contains(&poison), "{poison} of 20000");
+        // The same ids under the same seed; other ids under another.
+        assert!((1..=200).all(|id| f.is_poison(id, 7) == f.is_poison(id, 7)));
+        assert!((1..=200).any(|id| f.is_poison(id, 7) != f.is_poison(id, 8)));
+        assert!(
+            !Faults {
+                poison_share: 0.0,
+                ..f.clone()
+            }
+            .is_poison(1, 7)
+        );
     }
 
     #[test]

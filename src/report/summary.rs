@@ -257,45 +257,74 @@ pub fn queue_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
 }
 
 /// How to read the faults table.
-pub const FAULTS_HOW: &str = "Per trial with injected connection kills: when the server ended every worker connection (seconds since the trial's start), how many it ended, how often workers reconnected, the worker time spent without a connection (summed over workers, and the longest single outage), the claimed jobs the killed workers held (left to the rescuer), the jobs the rescuer returned after their lease, and the calls whose outcome died with the connection (a claim that may have committed, an effect that may have been written). Lost jobs and the ledger against the effects table are in the main table, as for any trial; there the effects table may count up to one more duplicate execution than the ledger per effect in doubt: the write committed, the reply died with the connection, and the rescued job ran again — a real duplicate the worker could not see.";
+pub const FAULTS_HOW: &str = "Per trial with injected faults: what was injected (connection kills with their instants in seconds since the trial's start and the connections the server ended; workers that crashed after a claim or after a start; handlers that hung past the lease; runs of poison jobs, which always fail and end dead-lettered), how often workers reconnected and the worker time spent without a connection (summed, and the longest single outage), the jobs the faults stranded and the jobs the rescuer returned, the time from a stranding to its rescue, and the calls whose outcome died with their connection (a claim that may have committed, an effect that may have been written). Lost jobs and the ledger against the effects table are in the main table, as for any trial; there the effects table may count up to one more duplicate execution than the ledger per effect in doubt: the write committed, the reply died with the connection, and the rescued job ran again, a real duplicate the worker could not see.";
 
-/// One row per trial that had connections killed. `None` when none had.
+/// What was injected into one trial, in words; empty when nothing was.
+fn injected(t: &crate::results::TrialResult) -> String {
+    let k = &t.counts;
+    let mut parts = Vec::new();
+    if !t.connection_kills.is_empty() {
+        let at: Vec<String> = t
+            .connection_kills
+            .iter()
+            .map(|e| format!("{:.1}", e.at_s))
+            .collect();
+        let ended: u64 = t.connection_kills.iter().map(|e| e.connections).sum();
+        parts.push(format!(
+            "kills at {} s ({ended} connections)",
+            at.join(", ")
+        ));
+    }
+    for (n, what) in [
+        (k.abandoned, "crashed after claim"),
+        (k.crashed_after_start, "crashed after start"),
+        (k.hangs, "hung"),
+        (k.poisoned_runs, "poison runs"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    parts.join("; ")
+}
+
+/// One row per trial that had faults injected. `None` when none had.
 pub fn faults_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
     let mut header = KEY_HEADER.to_vec();
     header.extend([
         "rep",
-        "kills at s",
-        "connections ended",
+        "injected",
         "reconnects",
         "downtime ms (longest)",
         "stranded",
         "rescued",
+        "time to rescue p50/max ms",
         "in doubt (claims/effects)",
+        "dead-lettered",
     ]);
+    let ms = |us: u64| format!("{:.0}", us as f64 / 1e3);
     let mut rows = Vec::new();
     for c in &r.cells {
-        for t in c.trials.iter().filter(|t| !t.connection_kills.is_empty()) {
+        for t in &c.trials {
+            let what = injected(t);
+            if what.is_empty() {
+                continue;
+            }
             let k = &t.counts;
-            let at: Vec<String> = t
-                .connection_kills
-                .iter()
-                .map(|e| format!("{:.1}", e.at_s))
-                .collect();
-            let ended: u64 = t.connection_kills.iter().map(|e| e.connections).sum();
+            let stranded = k.stranded_by_loss + k.abandoned + k.crashed_after_start + k.hung_batch;
             let mut row = cell_key(c);
             row.extend([
                 (t.repetition + 1).to_string(),
-                at.join(", "),
-                ended.to_string(),
+                what,
                 k.reconnects.to_string(),
-                format!(
-                    "{:.0} ({:.0})",
-                    k.downtime_us as f64 / 1e3,
-                    k.max_outage_us as f64 / 1e3
-                ),
-                k.stranded_by_loss.to_string(),
+                format!("{} ({})", ms(k.downtime_us), ms(k.max_outage_us)),
+                stranded.to_string(),
                 t.rescued_jobs.to_string(),
+                t.time_to_rescue.as_ref().map_or("–".to_string(), |h| {
+                    format!("{}/{}", ms(h.p50_us), ms(h.max_us))
+                }),
                 format!("{}/{}", k.claims_in_doubt, k.executions_in_doubt),
+                t.reconciliation.db.dead_lettered.to_string(),
             ]);
             rows.push(row);
         }

@@ -127,6 +127,7 @@ pub(super) async fn run_trial<B: Backend>(
     let db = backend.reconcile().await?;
     let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
     let analysis = merged_ledger.analyse();
+    let time_to_rescue = rescue_histogram(&merged_ledger);
     let holds = exact_holds(backend, w, &merged_ledger).await?;
 
     let measured = clock.measured(stop_at);
@@ -140,9 +141,7 @@ pub(super) async fn run_trial<B: Backend>(
     let delay = &collected.scheduling_delay;
     let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table, delay);
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
-    let faults_explain = w.handler.mode == HandlerMode::ClaimOnly
-        || w.faults.abandon_rate > 0.0
-        || w.faults.kills_connections();
+    let faults_explain = w.handler.mode == HandlerMode::ClaimOnly || w.faults.strands_jobs();
     let reconciliation = verdict::reconcile(
         (seeded + collected.produced.produced) as i64,
         db,
@@ -200,6 +199,7 @@ pub(super) async fn run_trial<B: Backend>(
         producer_max_lag_ms: collected.produced.max_lag_ms,
         rescued_jobs: collected.rescued,
         connection_kills: collected.kills,
+        time_to_rescue,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
         claimed_per_s: per_s(c.jobs_claimed_steady),
@@ -219,6 +219,20 @@ pub(super) async fn run_trial<B: Backend>(
         resources,
         warnings,
     })
+}
+
+/// Time to rescue (µs) of every job a fault stranded and the rescuer returned; `None`
+/// when there was none.
+fn rescue_histogram(l: &ledger::MergedLedger) -> Option<HistogramSummary> {
+    let times = l.rescue_times();
+    if times.is_empty() {
+        return None;
+    }
+    let mut h = new_histogram();
+    for ns in times {
+        h.saturating_record((ns / 1000).max(1));
+    }
+    Some(HistogramSummary::from_histogram(&h))
 }
 
 /// Writes the trial's `.hlog` where the spec asks; returns its name for run.json.

@@ -77,6 +77,10 @@ pub struct WorkerSpec {
     pub max_attempts: u32,
     pub retry_delay: Duration,
     pub abandon_rate: f64,
+    /// The injected faults besides abandon (crash after start, poison, hang).
+    faults: crate::workload::Faults,
+    /// The workload's seed: which jobs are poison does not change between repetitions.
+    poison_seed: u64,
     pub heartbeat: Option<Duration>,
     pub backoff: Duration,
     pub backoff_max: Duration,
@@ -95,6 +99,8 @@ impl WorkerSpec {
             max_attempts: w.handler.max_attempts,
             retry_delay: w.handler.retry_delay,
             abandon_rate: w.faults.abandon_rate,
+            faults: w.faults.clone(),
+            poison_seed: w.seed,
             heartbeat: w.handler.heartbeat,
             backoff: w.empty_backoff,
             backoff_max: w.empty_backoff_max,
@@ -285,7 +291,7 @@ pub async fn run<S: Session>(
         unstarted: Vec::with_capacity(spec.batch as usize),
         backoff: spec.backoff,
         executions: 0,
-        unfinished: 0,
+        in_hand: 0,
         m: WorkerMetrics::default(),
         index,
         spec,
@@ -326,9 +332,9 @@ struct Worker {
     backoff: Duration,
     /// Executions started by this worker; with its index, each execution's token.
     executions: i64,
-    /// Jobs of the current batch not yet finished, handed back or abandoned: what a
-    /// lost connection strands.
-    unfinished: u64,
+    /// Jobs of the batch before this index are done with (finished, handed back,
+    /// abandoned); from it on, a lost connection strands them.
+    in_hand: usize,
 }
 
 impl Worker {
@@ -392,7 +398,6 @@ impl Worker {
         if spec.claim_only {
             return Ok(());
         }
-        self.unfinished = u64::from(n);
         for i in 0..self.jobs.len() {
             let job = self.jobs[i];
             if self.shared.stopping() {
@@ -406,11 +411,11 @@ impl Worker {
                     &self.unstarted,
                 )
                 .await?;
-                self.unfinished = 0;
+                self.in_hand = self.jobs.len();
                 return Ok(());
             }
             self.run_job(session, job).await?;
-            self.unfinished -= 1;
+            self.in_hand = i + 1;
         }
         Ok(())
     }
@@ -426,6 +431,7 @@ impl Worker {
         if spec.abandon_rate > 0.0 && self.rng.r#gen::<f64>() < spec.abandon_rate {
             // A simulated crash: the claim is left to expire and the rescuer.
             m.counts.abandoned += 1;
+            self.ledger.strand(job.id, clock.ns(Instant::now()));
             return Ok(());
         }
         let t_start = clock.ns(Instant::now());
@@ -436,9 +442,32 @@ impl Worker {
             m.counts.start_refused += 1;
             return Ok(());
         };
-        let run_for = spec.handler_time.sample(&mut self.rng);
-        handle(session, m, job.id, token, run_for, spec.heartbeat).await?;
-        let failed = spec.failure_rate > 0.0 && self.rng.r#gen::<f64>() < spec.failure_rate;
+        let f = &spec.faults;
+        if f.crash_after_start_rate > 0.0 && self.rng.r#gen::<f64>() < f.crash_after_start_rate {
+            // Crashed mid-run: processing, no effect, until the lease expires.
+            m.counts.crashed_after_start += 1;
+            self.ledger.strand(job.id, clock.ns(Instant::now()));
+            return Ok(());
+        }
+        if f.hang_rate > 0.0 && self.rng.r#gen::<f64>() < f.hang_rate {
+            // Hung: no heartbeats while it hangs, then it carries on as if nothing
+            // happened (its effect and completion meet the ownership checks).
+            // The rest of its batch waits with it.
+            m.counts.hangs += 1;
+            let t = clock.ns(Instant::now());
+            for j in &self.jobs[self.in_hand..] {
+                self.ledger.strand(j.id, t);
+                m.counts.hung_batch += 1;
+            }
+            self.shared.sleep_unless_stopping(f.hang).await;
+        } else {
+            let run_for = spec.handler_time.sample(&mut self.rng);
+            handle(session, m, job.id, token, run_for, spec.heartbeat).await?;
+        }
+        let poison = f.is_poison(job.id, spec.poison_seed);
+        m.counts.poisoned_runs += u64::from(poison);
+        let failed =
+            poison || (spec.failure_rate > 0.0 && self.rng.r#gen::<f64>() < spec.failure_rate);
         let receipt = match retrying!(
             m,
             session.effect(job.id, job.attempt, failed, started_us, token)
@@ -477,8 +506,12 @@ impl Worker {
     /// connections are tried with a jittered, doubling pause until one opens.
     async fn reconnect<S: Session>(&mut self, connect: &Connector<S>) -> Result<S, BackendError> {
         let lost_at = Instant::now();
-        self.m.counts.stranded_by_loss += self.unfinished;
-        self.unfinished = 0;
+        let t = self.clock.ns(lost_at);
+        for j in &self.jobs[self.in_hand.min(self.jobs.len())..] {
+            self.ledger.strand(j.id, t);
+            self.m.counts.stranded_by_loss += 1;
+        }
+        self.in_hand = self.jobs.len();
         let mut pause = RECONNECT_FIRST;
         loop {
             match connect().await {
