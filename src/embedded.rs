@@ -139,6 +139,21 @@ impl EmbeddedPostgres {
         Ok(pg)
     }
 
+    /// Stops the server in immediate mode (as a crash would: no checkpoint, every
+    /// connection cut) and starts it again with the same options; returns once it
+    /// accepts connections, after crash recovery. The `faults.restart_db_at_s` fault.
+    pub fn restart(&self) -> Result<(), EmbeddedError> {
+        self.command("pg_ctl")
+            .arg("-D")
+            .arg(self.data_dir())
+            .arg("-l")
+            .arg(self.root().join("server.log"))
+            .args(["-m", "immediate", "-w", "-t", "60", "restart"])
+            .output_checked("pg_ctl restart")
+            .map_err(|e| self.with_log(e))?;
+        Ok(())
+    }
+
     fn root(&self) -> &Path {
         self.dir.as_ref().expect("present until drop").path()
     }

@@ -9,7 +9,7 @@ use claimbench::backend::{BackendKind, DbTarget, mssql, mysql, postgres};
 use claimbench::embedded::EmbeddedPostgres;
 use claimbench::resources::host_facts;
 use claimbench::results::{Environment, RunResult, TargetRecord};
-use claimbench::runner::{self, Interrupt, RunOptions};
+use claimbench::runner::{self, Interrupt, Restart, RunOptions};
 use claimbench::slo::Slo;
 use claimbench::strategy::Strategy;
 use claimbench::workload::Workload;
@@ -479,6 +479,7 @@ async fn run(
     let mut embedded = None;
     let mut backends = Vec::new();
     let mut records = Vec::new();
+    let mut restarts = Vec::new();
     for (kind, target) in targets {
         let (target, label) = match target {
             Some(t) => {
@@ -495,6 +496,8 @@ async fn run(
         } else {
             backend
         };
+        let own = embedded.as_ref().filter(|_| own_cluster);
+        restarts.push(restart_action(&workload, own, &target)?);
         let server = backend.server_info().await?;
         // Before anything runs: refuse a --schema claimbench did not create.
         backend.check_schema().await?;
@@ -527,6 +530,7 @@ async fn run(
         quiet,
         environment,
         worker_threads,
+        restarts,
     };
     let backends: Vec<_> = backends.into_iter().map(Arc::new).collect();
     let outcome = match runner::run(&backends, workload, opts, interrupt.clone()).await {
@@ -561,18 +565,71 @@ async fn run(
     })
 }
 
+/// How to restart a backend's server for `faults.restart_db_at_s`: the embedded cluster
+/// restarts itself; a `--db` server only through `faults.restart_command`.
+fn restart_action(
+    w: &Workload,
+    own: Option<&Arc<EmbeddedPostgres>>,
+    target: &DbTarget,
+) -> Result<Option<Restart>> {
+    if w.faults.restart_at.is_empty() {
+        return Ok(None);
+    }
+    if let Some(pg) = own {
+        let pg = pg.clone();
+        return Ok(Some(Arc::new(move || {
+            pg.restart().map_err(|e| e.to_string())
+        })));
+    }
+    let Some(cmd) = w.faults.restart_command.clone() else {
+        bail!(
+            "{}: faults.restart_db_at_s: claimbench restarts only the server it started, not {target}; give faults.restart_command (e.g. \"docker restart pg\")",
+            w.source_path.display()
+        );
+    };
+    Ok(Some(Arc::new(move || run_shell(&cmd))))
+}
+
+/// `sh -c cmd`, which must succeed; its stderr in the error.
+fn run_shell(cmd: &str) -> std::result::Result<(), String> {
+    let out = std::process::Command::new("sh")
+        .args(["-c", cmd])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `sh -c {cmd}`: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{cmd}` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
 /// Starts the throw-away cluster into `embedded` (which keeps it alive for the run) and
 /// returns its target and the label results record for it.
 fn start_embedded(
     workload: &Workload,
     quiet: bool,
-    embedded: &mut Option<EmbeddedPostgres>,
+    embedded: &mut Option<Arc<EmbeddedPostgres>>,
 ) -> Result<(DbTarget, String)> {
     if !quiet {
         errln!("starting the embedded PostgreSQL (pass --db URL to use an existing server)");
     }
-    let pg = EmbeddedPostgres::start(&workload.embedded_settings)
-        .context("cannot start the embedded PostgreSQL")?;
+    let mut settings = workload.embedded_settings.clone();
+    if !workload.faults.restart_at.is_empty() {
+        // The default's synchronous_commit = off acknowledges a commit before its WAL is
+        // written: a restart in immediate mode (a crash) forgets the last 200 ms of
+        // claims and completions the workers were told had committed, and the ledger
+        // rightly reports duplicates that are the setting's, not the claim's. A workload
+        // that sets it off itself keeps it off.
+        settings
+            .entry("synchronous_commit".to_string())
+            .or_insert_with(|| "on".to_string());
+    }
+    let pg = EmbeddedPostgres::start(&settings).context("cannot start the embedded PostgreSQL")?;
     if !quiet {
         errln!(
             "embedded PostgreSQL on port {} in {} (removed on exit)",
@@ -581,7 +638,7 @@ fn start_embedded(
         );
     }
     let t = DbTarget::parse(&pg.url())?;
-    *embedded = Some(pg);
+    *embedded = Some(Arc::new(pg));
     let label = format!("embedded ({t})");
     Ok((t, label))
 }

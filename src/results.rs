@@ -133,6 +133,9 @@ pub struct TrialResult {
     /// The injected connection kills (`faults.kill_connections_*`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connection_kills: Vec<KillEvent>,
+    /// The injected server restarts (`faults.restart_db_at_s`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_restarts: Vec<RestartEvent>,
     /// From a fault stranding a job (a crash, a hang, a lost connection) to the rescuer
     /// returning it to pending, µs; `None` when no stranded job was rescued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,6 +219,15 @@ pub struct Duplicates {
     pub claim_rate: f64,
     /// duplicate executions / distinct jobs executed.
     pub execution_rate: f64,
+}
+
+/// One injected server restart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RestartEvent {
+    /// Seconds since the trial's start (warm-up included) when the restart began.
+    pub at_s: f64,
+    /// Until the server accepted connections again, crash recovery included.
+    pub took_s: f64,
 }
 
 /// One injected connection kill.

@@ -219,6 +219,10 @@ mod raw {
         pub kill_connections_at_s: Vec<f64>,
         #[serde(default)]
         pub kill_connections_every_s: Option<f64>,
+        #[serde(default)]
+        pub restart_db_at_s: Vec<f64>,
+        #[serde(default)]
+        pub restart_command: Option<String>,
     }
 
     #[derive(Debug, Deserialize)]
@@ -563,6 +567,15 @@ pub struct Faults {
     /// And one such kill every this often, from the trial's start.
     #[serde(default)]
     pub kill_connections_every: Option<Duration>,
+    /// Instants after the trial's start at which the database server restarts: the
+    /// embedded PostgreSQL is stopped in immediate mode and started again; a `--db`
+    /// server only through `restart_command`.
+    #[serde(default)]
+    pub restart_at: Vec<Duration>,
+    /// A shell command that restarts the `--db` server and returns once it is back
+    /// (e.g. `docker restart pg`); run with `sh -c`.
+    #[serde(default)]
+    pub restart_command: Option<String>,
 }
 
 impl Faults {
@@ -591,12 +604,18 @@ impl Faults {
         !self.kill_connections_at.is_empty() || self.kill_connections_every.is_some()
     }
 
+    /// Whether the server ends connections mid-trial (kills or restarts): then every
+    /// task reconnects and goes on, instead of ending the trial.
+    pub fn breaks_connections(&self) -> bool {
+        self.kills_connections() || !self.restart_at.is_empty()
+    }
+
     /// Whether a fault can leave a job claimed or processing when the trial ends.
     pub fn strands_jobs(&self) -> bool {
         self.abandon_rate > 0.0
             || self.crash_after_start_rate > 0.0
             || self.hang_rate > 0.0
-            || self.kills_connections()
+            || self.breaks_connections()
     }
 
     /// Whether `job` is one of the poison jobs: a hash of its id and the seed below
@@ -944,6 +963,21 @@ impl Validator<'_> {
                 Some(t) => Some(self.positive_secs("faults.kill_connections_every_s", t)?),
                 None => None,
             },
+            restart_at: w
+                .faults
+                .restart_db_at_s
+                .iter()
+                .map(|&t| self.positive_secs("faults.restart_db_at_s", t))
+                .collect::<Result<_, _>>()?,
+            restart_command: match w.faults.restart_command {
+                Some(c) if c.trim().is_empty() => {
+                    return Err(self.err(
+                        "faults.restart_command",
+                        "is empty; give the shell command that restarts the server, or leave it out",
+                    ));
+                }
+                c => c,
+            },
         };
         for (field, on) in [
             (
@@ -959,10 +993,10 @@ impl Validator<'_> {
                 ));
             }
         }
-        if faults.kills_connections() && faults.lease.is_none() {
+        if faults.breaks_connections() && faults.lease.is_none() {
             return Err(self.err(
                 "faults.lease_s",
-                "is required when connections are killed: the claims a killed worker held come back only through the rescuer",
+                "is required when connections are killed or the server restarts: the claims a worker held come back only through the rescuer",
             ));
         }
         if faults.abandon_rate > 0.0 && faults.lease.is_none() {
@@ -1490,6 +1524,8 @@ duration_s = 1
             lease: Some(Duration::from_secs(1)),
             kill_connections_at: vec![Duration::from_millis(2500), Duration::from_secs(9)],
             kill_connections_every: Some(Duration::from_secs(2)),
+            restart_at: vec![],
+            restart_command: None,
         };
         let s = |v: &[u64]| {
             v.iter()

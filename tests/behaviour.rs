@@ -31,6 +31,7 @@ async fn try_run<D: TestDb>(
         quiet: true,
         environment: Default::default(),
         worker_threads: None,
+        restarts: Vec::new(),
     };
     runner::run(
         std::slice::from_ref(backend),

@@ -821,3 +821,94 @@ fn prove_passes_on_a_plain_server_and_names_a_setting_that_breaks_waiting() {
         ])
         .output();
 }
+
+/// A restart of the embedded PostgreSQL mid-trial (stop in immediate mode, start): the
+/// workers, the producer, the sampler and the rescuer reconnect, the trial goes on, and
+/// it ends with no job lost, no duplicate claim, and the ledger agreeing with the
+/// effects table. On a `--db` server claimbench did not start, the same workload is
+/// refused before anything runs unless it says how to restart that server.
+#[test]
+fn a_restarted_embedded_server_is_recovered_from_and_nothing_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = dir.path().join("restart.toml");
+    std::fs::write(
+        &workload,
+        r#"name = "restart"
+seed = 3
+[population]
+backlog = 0
+queues = [{ name = "q" }]
+[producers]
+rate_per_s = 300
+[handler]
+duration = { dist = "exponential", mean_ms = 2.0 }
+heartbeat_ms = 100
+[faults]
+lease_s = 0.5
+restart_db_at_s = [2.0]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [1]
+[trial]
+warmup_s = 0.5
+duration_s = 5.0
+sample_interval_ms = 100
+"#,
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let out = claimbench()
+        .arg("run")
+        .arg(&workload)
+        .arg("--results")
+        .arg(&results)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let (_, r) = only_run(&results);
+    let t = &r.cells[0].trials[0];
+    assert_eq!(t.server_restarts.len(), 1, "{:?}", t.server_restarts);
+    assert!((1.9..3.0).contains(&t.server_restarts[0].at_s));
+    assert!(t.server_restarts[0].took_s > 0.0);
+    assert!(
+        t.counts.reconnects >= 4,
+        "every worker reconnected: {:?}",
+        t.counts
+    );
+    assert!(t.counts.downtime_us > 0);
+    // Jobs were completed in the second after the restart was back, and at the end.
+    let after = (t.server_restarts[0].at_s + t.server_restarts[0].took_s).ceil() as usize;
+    assert!(
+        t.completed_series[after..].iter().all(|&n| n > 0),
+        "{:?}",
+        t.completed_series
+    );
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert!(
+        !t.warnings.iter().any(|w| w.is_failure()),
+        "{:?}",
+        t.warnings
+    );
+    // The embedded default's synchronous_commit = off would forget acknowledged commits
+    // at the crash; a workload that restarts the server runs with it on.
+    let settings = &r.environment.server.settings;
+    assert!(
+        settings
+            .iter()
+            .any(|(k, v)| k == "synchronous_commit" && v == "on"),
+        "{settings:?}"
+    );
+
+    let pg = std::env::var("CLAIMBENCH_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let stderr = refused(&["run", workload.to_str().unwrap(), "--db", &pg]);
+    assert!(
+        stderr.contains("faults.restart_db_at_s") && stderr.contains("faults.restart_command"),
+        "{stderr}"
+    );
+}

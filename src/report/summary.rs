@@ -257,7 +257,7 @@ pub fn queue_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
 }
 
 /// How to read the faults table.
-pub const FAULTS_HOW: &str = "Per trial with injected faults: what was injected (connection kills with their instants in seconds since the trial's start and the connections the server ended; workers that crashed after a claim or after a start; handlers that hung past the lease; runs of poison jobs, which always fail and end dead-lettered), how often workers reconnected and the worker time spent without a connection (summed, and the longest single outage), the jobs the faults stranded and the jobs the rescuer returned, the time from a stranding to its rescue, and the calls whose outcome died with their connection (a claim that may have committed, an effect that may have been written). Lost jobs and the ledger against the effects table are in the main table, as for any trial; there the effects table may count up to one more duplicate execution than the ledger per effect in doubt: the write committed, the reply died with the connection, and the rescued job ran again, a real duplicate the worker could not see.";
+pub const FAULTS_HOW: &str = "Per trial with injected faults: what was injected (connection kills with their instants in seconds since the trial's start and the connections the server ended; server restarts with how long the server took to accept connections again; workers that crashed after a claim or after a start; handlers that hung past the lease; runs of poison jobs, which always fail and end dead-lettered), how often workers reconnected and the worker time spent without a connection (summed, and the longest single outage), the jobs the faults stranded and the jobs the rescuer returned, the time from a stranding to its rescue, and the calls whose outcome died with their connection (a claim that may have committed, an effect that may have been written). Lost jobs and the ledger against the effects table are in the main table, as for any trial; there the effects table may count up to one more duplicate execution than the ledger per effect in doubt: the write committed, the reply died with the connection, and the rescued job ran again, a real duplicate the worker could not see.";
 
 /// What was injected into one trial, in words; empty when nothing was.
 fn injected(t: &crate::results::TrialResult) -> String {
@@ -274,6 +274,14 @@ fn injected(t: &crate::results::TrialResult) -> String {
             "kills at {} s ({ended} connections)",
             at.join(", ")
         ));
+    }
+    if !t.server_restarts.is_empty() {
+        let each: Vec<String> = t
+            .server_restarts
+            .iter()
+            .map(|e| format!("{:.1} s (back in {:.1} s)", e.at_s, e.took_s))
+            .collect();
+        parts.push(format!("server restarted at {}", each.join(", ")));
     }
     for (n, what) in [
         (k.abandoned, "crashed after claim"),

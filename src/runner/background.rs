@@ -2,10 +2,11 @@
 //! the sampler (oldest-pending age, lock waits, per-queue active counts, drain check),
 //! the open-loop producer and the rescuer.
 
+use super::reconnect::Resilient;
 use super::{Shared, TrialClock};
 use crate::backend::{BackendError, Session};
 use crate::ledger::{RESCUER, WorkerLedger};
-use crate::results::KillEvent;
+use crate::results::{KillEvent, RestartEvent};
 use crate::workload::{Arrivals, StopRule, Workload};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,7 +39,7 @@ pub const SAMPLER_BUDGET: f64 = 0.05;
 const COST_WINDOW: usize = 5;
 
 pub async fn sample<S: Session>(
-    mut session: S,
+    mut session: Resilient<S>,
     workload: Arc<Workload>,
     clock: TrialClock,
     shared: Arc<Shared>,
@@ -62,7 +63,10 @@ pub async fn sample<S: Session>(
             break;
         }
         let began = Instant::now();
-        let s = session.sample(&workload).await?;
+        // After a lost connection (a restart) the sample is skipped: a gap in the series.
+        let Some(s) = session.call(async |s| s.sample(&workload).await).await? else {
+            continue;
+        };
         let now = Instant::now();
         let took = now - began;
         busy += took;
@@ -109,6 +113,9 @@ pub async fn sample<S: Session>(
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ProducerReport {
     pub produced: u64,
+    /// Jobs in inserts that failed with their connection and were sent again: each may
+    /// also have committed the first time.
+    pub in_doubt: u64,
     /// The longest any job waited past its arrival time to be inserted, after warm-up.
     pub max_lag_ms: f64,
 }
@@ -124,7 +131,7 @@ const MAX_PER_INSERT: usize = 10_000;
 /// evenly spaced) and every job due by now is inserted with its own arrival time, so a
 /// slow insert shows as queue wait and as lag, never as a silently lower rate.
 pub async fn produce<S: Session>(
-    mut session: S,
+    mut session: Resilient<S>,
     workload: Arc<Workload>,
     rate_per_s: f64,
     clock: TrialClock,
@@ -139,32 +146,55 @@ pub async fn produce<S: Session>(
     };
     let mut report = ProducerReport::default();
     let mut next_s = gap();
+    // Arrival instants (s since the start) due and not yet inserted: kept across an
+    // insert that died with its connection, so the jobs go in late with their own
+    // arrival times rather than not at all.
+    let mut due: Vec<f64> = Vec::new();
     let mut ages = Vec::new();
+    // After a reconnection, catching up is the outage's lag, not the producer's: it
+    // does not count until an insert is back on time.
+    let mut recovering = false;
     let mut tick = tokio::time::interval(Duration::from_millis(20));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while !shared.stopping() {
         tick.tick().await;
         let now = Instant::now();
         let now_s = clock.secs_f64(now);
-        ages.clear();
-        while next_s <= now_s && ages.len() < MAX_PER_INSERT {
-            ages.push(((now_s - next_s) * 1e6) as i64);
+        while next_s <= now_s && due.len() < MAX_PER_INSERT {
+            due.push(next_s);
             next_s += gap();
         }
-        if ages.is_empty() {
+        if due.is_empty() {
             continue;
         }
-        if clock.is_steady(now) {
-            report.max_lag_ms = report.max_lag_ms.max(ages[0] as f64 / 1e3);
+        ages.clear();
+        ages.extend(due.iter().map(|t| ((now_s - t) * 1e6) as i64));
+        let lag_ms = ages[0] as f64 / 1e3;
+        match session
+            .call(async |s| s.produce(&workload, &ages).await)
+            .await?
+        {
+            Some(n) => {
+                report.produced += n;
+                due.clear();
+                if recovering {
+                    recovering = lag_ms > PRODUCER_LAG_LIMIT_MS;
+                } else if clock.is_steady(now) {
+                    report.max_lag_ms = report.max_lag_ms.max(lag_ms);
+                }
+            }
+            None => {
+                report.in_doubt += due.len() as u64;
+                recovering = true;
+            }
         }
-        report.produced += session.produce(&workload, &ages).await?;
     }
     Ok(report)
 }
 
 /// Returns expired claims to pending every quarter lease; records each as a release.
 pub async fn rescue<S: Session>(
-    mut session: S,
+    mut session: Resilient<S>,
     lease: Duration,
     clock: TrialClock,
     shared: Arc<Shared>,
@@ -175,7 +205,10 @@ pub async fn rescue<S: Session>(
     while !shared.stopping() {
         shared.sleep_unless_stopping(period).await;
         let t = clock.ns(Instant::now());
-        for id in session.rescue(lease).await? {
+        let Some(ids) = session.call(async |s| s.rescue(lease).await).await? else {
+            continue;
+        };
+        for id in ids {
             ledger.release(id, t);
             rescued += 1;
         }
@@ -186,7 +219,7 @@ pub async fn rescue<S: Session>(
 /// Ends every worker connection at each instant of `schedule` (since the trial's start)
 /// with the server's own kill; returns when and how many it ended.
 pub async fn kill<S: Session>(
-    mut session: S,
+    mut session: Resilient<S>,
     role: String,
     schedule: Vec<Duration>,
     clock: TrialClock,
@@ -200,8 +233,49 @@ pub async fn kill<S: Session>(
             break;
         }
         let at_s = clock.start.elapsed().as_secs_f64();
-        let connections = session.kill_workers(&role).await?;
+        // The killer's own connection may have gone with a restart: once more on a new one.
+        let connections = loop {
+            if let Some(n) = session.call(async |s| s.kill_workers(&role).await).await? {
+                break n;
+            }
+        };
         events.push(KillEvent { at_s, connections });
+    }
+    Ok(events)
+}
+
+/// Restarts the server at each instant of `schedule` (since the trial's start) and
+/// waits until it is back; returns when each began and how long it took.
+pub async fn restart(
+    action: super::Restart,
+    schedule: Vec<Duration>,
+    clock: TrialClock,
+    shared: Arc<Shared>,
+) -> Result<Vec<RestartEvent>, BackendError> {
+    let failed = |message: String| BackendError::Query {
+        what: "restart the server (faults.restart_db_at_s)",
+        kind: crate::backend::ErrorKind::Other,
+        code: None,
+        message,
+    };
+    let mut events = Vec::with_capacity(schedule.len());
+    for at in schedule {
+        let wait = (clock.start + at).saturating_duration_since(Instant::now());
+        shared.sleep_unless_stopping(wait).await;
+        if shared.stopping() {
+            break;
+        }
+        let began = Instant::now();
+        let at_s = clock.secs_f64(began);
+        let act = action.clone();
+        tokio::task::spawn_blocking(move || act())
+            .await
+            .map_err(|e| failed(e.to_string()))?
+            .map_err(failed)?;
+        events.push(RestartEvent {
+            at_s,
+            took_s: began.elapsed().as_secs_f64(),
+        });
     }
     Ok(events)
 }

@@ -4,6 +4,7 @@
 
 pub mod background;
 mod lag;
+pub mod reconnect;
 pub mod threads;
 mod trial;
 mod verdict;
@@ -130,7 +131,14 @@ pub struct RunOptions {
     pub environment: Environment,
     /// Threads the workers run on (see [`threads`]); `None`: the default count.
     pub worker_threads: Option<usize>,
+    /// How to restart each backend's server (same order as the backends), for the
+    /// workload's `faults.restart_db_at_s`; empty when it has none.
+    pub restarts: Vec<Option<Restart>>,
 }
+
+/// Restarts a database server and returns once it is back (blocking: it runs on a
+/// blocking thread), or says why it could not.
+pub type Restart = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
 
 /// A finished (or stopped) run: its result, where it went, and whether a correctness
 /// check failed.
@@ -177,6 +185,8 @@ struct Progress<'a> {
     interrupt: &'a Interrupt,
     threads: threads::WorkerThreads,
     quiet: bool,
+    /// How to restart the server of the backend whose cells run now.
+    restart: Option<Restart>,
 }
 
 /// Runs every cell of every matrix block on each of `backends` in turn, cell by cell,
@@ -227,6 +237,7 @@ pub async fn run<B: Backend>(
         interrupt: &interrupt,
         threads,
         quiet: opts.quiet,
+        restart: None,
     };
     'matrix: for (i, m) in workload.matrices.iter().enumerate() {
         let phase = Arc::new(workload.phase(i));
@@ -234,7 +245,8 @@ pub async fn run<B: Backend>(
             for &strategy in &m.strategies {
                 for &workers in &m.workers {
                     for &batch in &m.batch_sizes {
-                        for backend in backends {
+                        for (b, backend) in backends.iter().enumerate() {
+                            p.restart = opts.restarts.get(b).cloned().flatten();
                             let cell = CellSpec {
                                 phase: &phase,
                                 strategy,
@@ -333,6 +345,7 @@ impl Progress<'_> {
                 threads: &self.threads,
                 label: &label,
                 quiet: self.quiet,
+                restart: self.restart.as_ref(),
             };
             match trial::run_trial(backend, w, &trial, &harness, &mut self.probe).await {
                 Ok(t) => {

@@ -3,6 +3,7 @@
 //! database's evidence, and build the [`TrialResult`]. The arithmetic on what was
 //! collected (reconciliation, warnings) lives in [`super::verdict`] as pure functions.
 
+use super::reconnect::Resilient;
 use super::threads::WorkerThreads;
 use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
 use crate::backend::{Backend, ServerCounters};
@@ -11,7 +12,7 @@ use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
 use crate::results::{
     Duplicates, KillEvent, LockEvidence, MaxWorkersCheck, OldestPending, QueueResult, Resources,
-    TrialResult,
+    RestartEvent, TrialResult,
 };
 use crate::strategy::Strategy;
 use crate::workload::{HandlerMode, Workload};
@@ -44,6 +45,8 @@ pub(super) struct Harness<'a> {
     pub threads: &'a WorkerThreads,
     pub label: &'a str,
     pub quiet: bool,
+    /// How to restart the server, for `faults.restart_db_at_s`.
+    pub restart: Option<&'a super::Restart>,
 }
 
 /// The connections a trial needs, opened before its clock starts.
@@ -62,6 +65,7 @@ struct Running<S> {
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
     killer: Option<JoinHandle<Result<Vec<KillEvent>, crate::backend::BackendError>>>,
+    restarter: Option<JoinHandle<Result<Vec<RestartEvent>, crate::backend::BackendError>>>,
     /// One scheduling-delay probe per worker thread the trial uses.
     lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
@@ -77,6 +81,7 @@ struct Collected<S> {
     produced: background::ProducerReport,
     rescued: u64,
     kills: Vec<KillEvent>,
+    restarts: Vec<RestartEvent>,
     /// How late the worker threads woke, µs, all probes merged.
     scheduling_delay: hdrhistogram::Histogram<u64>,
     /// Kept open until the CPU reading after the trial, then dropped.
@@ -93,6 +98,17 @@ pub(super) async fn run_trial<B: Backend>(
 ) -> Result<TrialResult, RunError> {
     let (label, quiet) = (harness.label, harness.quiet);
     let w = workload.as_ref();
+    if !w.faults.restart_at.is_empty() && harness.restart.is_none() {
+        return Err(RunError::Backend(crate::backend::BackendError::Query {
+            what: "restart the server (faults.restart_db_at_s)",
+            kind: crate::backend::ErrorKind::Other,
+            code: None,
+            message: format!(
+                "claimbench cannot restart the {} server it did not start; give faults.restart_command",
+                backend.kind()
+            ),
+        }));
+    }
     let reset_started = Instant::now();
     let spinner = reset_spinner(quiet, label, w.population.backlog);
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
@@ -108,14 +124,7 @@ pub(super) async fn run_trial<B: Backend>(
 
     let clock = TrialClock::new(w, Instant::now());
     let started_wall = std::time::SystemTime::now();
-    let running = spawn(
-        shared_backend,
-        workload,
-        spec,
-        clock,
-        sessions,
-        harness.threads,
-    );
+    let running = spawn(shared_backend, workload, spec, clock, sessions, harness);
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
     let collected = collect(running, w).await?;
     let cpu_after = probe.snapshot(server_pid);
@@ -149,6 +158,7 @@ pub(super) async fn run_trial<B: Backend>(
         // Rows a claim may have taken when its reply was lost with the connection count
         // with the ones the ledger holds: the rescuer has them, or will.
         analysis.held_at_end + m.counts.claims_in_doubt * u64::from(spec.batch),
+        collected.produced.in_doubt,
     );
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
         strategy: spec.strategy,
@@ -199,6 +209,7 @@ pub(super) async fn run_trial<B: Backend>(
         producer_max_lag_ms: collected.produced.max_lag_ms,
         rescued_jobs: collected.rescued,
         connection_kills: collected.kills,
+        server_restarts: collected.restarts,
         time_to_rescue,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
@@ -300,17 +311,18 @@ async fn open_sessions<B: Backend>(
     })
 }
 
-/// How worker `i` opens a new connection when the workload kills them; `None` when
-/// it does not, so that an unplanned loss ends the trial.
+/// How a task opens a new connection in `role` when the workload breaks connections
+/// (kills, restarts); `None` when it does not, so that an unplanned loss ends the trial.
 fn connector<B: Backend>(
     backend: &Arc<B>,
     w: &Workload,
-    i: usize,
+    role: String,
+    id: String,
 ) -> Option<worker::Connector<B::Session>> {
-    if !w.faults.kills_connections() {
+    if !w.faults.breaks_connections() {
         return None;
     }
-    let (backend, role, id) = (backend.clone(), backend.worker_role(), format!("w{i}"));
+    let backend = backend.clone();
     Some(Arc::new(move || {
         let (backend, role, id) = (backend.clone(), role.clone(), id.clone());
         Box::pin(async move { backend.connect(&role, &id).await })
@@ -325,8 +337,9 @@ fn spawn<B: Backend>(
     spec: &TrialSpec<'_>,
     clock: TrialClock,
     sessions: Sessions<B::Session>,
-    threads: &WorkerThreads,
+    harness: &Harness<'_>,
 ) -> Running<B::Session> {
+    let threads = harness.threads;
     let w = workload.as_ref();
     let shared = Arc::new(Shared::default());
     let worker_spec = Arc::new(worker::WorkerSpec::new(
@@ -348,7 +361,7 @@ fn spawn<B: Backend>(
                 clock,
                 shared.clone(),
                 progress[i].clone(),
-                connector(backend, w, i),
+                connector(backend, w, backend.worker_role(), format!("w{i}")),
             );
             let shared = shared.clone();
             threads.spawn(i, spec.workers as usize, async move {
@@ -366,9 +379,14 @@ fn spawn<B: Backend>(
         .map(|t| threads.spawn(t, n, lag::probe(shared.clone())))
         .collect();
     let has_producer = sessions.producer.is_some();
+    // A background task reconnects in its own role, named as it was first.
+    let resilient = |s, role: &str| {
+        let id = role.trim_start_matches("claimbench-").to_string();
+        Resilient::new(s, connector(backend, w, role.to_string(), id))
+    };
     let sampler = sessions.sampler.map(|s| {
         tokio::spawn(background::sample(
-            s,
+            resilient(s, "claimbench-sampler"),
             workload.clone(),
             clock,
             shared.clone(),
@@ -377,7 +395,7 @@ fn spawn<B: Backend>(
     });
     let producer = sessions.producer.map(|p| {
         tokio::spawn(background::produce(
-            p,
+            resilient(p, "claimbench-producer"),
             workload.clone(),
             w.producer_rate_per_s.expect("session only with a rate"),
             clock,
@@ -386,7 +404,7 @@ fn spawn<B: Backend>(
     });
     let rescuer = sessions.rescuer.map(|r| {
         tokio::spawn(background::rescue(
-            r,
+            resilient(r, "claimbench-rescuer"),
             w.faults.lease.expect("session only with a lease"),
             clock,
             shared.clone(),
@@ -394,15 +412,27 @@ fn spawn<B: Backend>(
     });
     let killer = sessions.killer.map(|k| {
         tokio::spawn(background::kill(
-            k,
+            resilient(k, "claimbench-killer"),
             backend.worker_role(),
             w.faults.kill_schedule(TrialClock::planned(w)),
             clock,
             shared.clone(),
         ))
     });
+    let restarter = harness
+        .restart
+        .filter(|_| !w.faults.restart_at.is_empty())
+        .map(|action| {
+            tokio::spawn(background::restart(
+                action.clone(),
+                w.faults.restart_at.clone(),
+                clock,
+                shared.clone(),
+            ))
+        });
     Running {
         killer,
+        restarter,
         workers,
         lag_probes,
         sampler,
@@ -488,6 +518,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
     };
+    let restarts = match running.restarter {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => Vec::new(),
+    };
     let mut scheduling_delay = new_histogram();
     for t in running.lag_probes {
         let h = t.await.map_err(spawn_err)?;
@@ -504,6 +538,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         produced,
         rescued,
         kills,
+        restarts,
         sessions,
     })
 }

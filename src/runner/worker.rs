@@ -13,8 +13,6 @@ use crate::workload::{DurationDist, HandlerMode, Workload};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, LogNormal};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -259,18 +257,7 @@ async fn handle<S: Session>(
     }
 }
 
-/// Opens a new connection for a worker whose connection the server ended; called on
-/// the worker's own thread, so the new connection's driver runs beside it.
-pub type Connector<S> =
-    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<S, BackendError>> + Send>> + Send + Sync>;
-
-/// The first pause between reconnection attempts; it doubles up to [`RECONNECT_MAX`],
-/// each drawn between half and all of it so that the workers a kill ended do not all
-/// knock at once.
-const RECONNECT_FIRST: Duration = Duration::from_millis(10);
-const RECONNECT_MAX: Duration = Duration::from_secs(1);
-/// A worker that cannot reconnect for this long ends the trial with the error.
-const RECONNECT_GIVE_UP: Duration = Duration::from_secs(30);
+pub use super::reconnect::Connector;
 
 /// Runs the lifecycle until the stop flag is set, then hands unstarted jobs back. With a
 /// `reconnect` (the workload injects connection faults), a worker whose connection dies
@@ -512,25 +499,13 @@ impl Worker {
             self.m.counts.stranded_by_loss += 1;
         }
         self.in_hand = self.jobs.len();
-        let mut pause = RECONNECT_FIRST;
-        loop {
-            match connect().await {
-                Ok(s) => {
-                    let c = &mut self.m.counts;
-                    let out = micros(lost_at.elapsed());
-                    c.reconnects += 1;
-                    c.downtime_us += out;
-                    c.max_outage_us = c.max_outage_us.max(out);
-                    return Ok(s);
-                }
-                Err(e) if lost_at.elapsed() >= RECONNECT_GIVE_UP => return Err(e),
-                Err(_) => {
-                    let jittered = pause.mul_f64(0.5 + 0.5 * self.rng.r#gen::<f64>());
-                    tokio::time::sleep(jittered).await;
-                    pause = (pause * 2).min(RECONNECT_MAX);
-                }
-            }
-        }
+        let (session, out) = super::reconnect::reconnect(connect, &mut self.rng, lost_at).await?;
+        let c = &mut self.m.counts;
+        let out = micros(out);
+        c.reconnects += 1;
+        c.downtime_us += out;
+        c.max_outage_us = c.max_outage_us.max(out);
+        Ok(session)
     }
 }
 
