@@ -810,6 +810,75 @@ duration_s = 3.5
     backend.drop_schema().await;
 }
 
+/// Workers crash after a claim and after a start, handlers hang past the lease, poison
+/// jobs fail until dead-lettered: the rescuer brings every stranded job back (time to
+/// rescue at least the lease), and the trial ends with nothing lost and the ledger and
+/// effects table agreeing; the Faults table reports it.
+async fn crashes_hangs_and_poison_jobs_are_recovered_and_every_job_accounted<D: TestDb>(
+    backend: D,
+) {
+    let backend = Arc::new(backend);
+    let w = common::workload(
+        "backlog = 400\nqueues = [{ name = \"q\" }]",
+        r#"
+[handler]
+duration = { dist = "fixed", ms = 1.0 }
+heartbeat_ms = 50
+max_attempts = 2
+retry_delay_ms = 10
+[faults]
+lease_s = 0.3
+abandon_rate = 0.03
+crash_after_start_rate = 0.03
+hang_rate = 0.02
+hang_s = 0.8
+poison_share = 0.05
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [2]
+[trial]
+warmup_s = 0.0
+duration_s = 3.5
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    let c = t.counts;
+    assert!(
+        c.abandoned > 0 && c.crashed_after_start > 0 && c.hangs > 0 && c.poisoned_runs > 0,
+        "every fault fired: {c:?}"
+    );
+    assert!(
+        t.reconciliation.db.dead_lettered > 0,
+        "{:?}",
+        t.reconciliation
+    );
+    let rescue = t
+        .time_to_rescue
+        .as_ref()
+        .expect("stranded jobs were rescued");
+    assert!(rescue.count > 0 && rescue.p50_us >= 300_000, "{rescue:?}");
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(
+        t.duplicates.ledger.duplicate_executions as i64,
+        t.duplicates.effects_duplicate_executions
+    );
+    assert!(
+        !t.warnings.iter().any(|w| w.is_failure()),
+        "{:?}",
+        t.warnings
+    );
+    let (_, rows) = claimbench::report::summary::faults_table(&r).expect("a Faults table");
+    assert!(
+        rows[0].iter().any(|cell| cell.contains("poison runs")),
+        "{rows:?}"
+    );
+    backend.drop_schema().await;
+}
+
 async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 400\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }]\npriorities = [{ value = 0 }, { value = 5 }]",
@@ -889,7 +958,8 @@ macro_rules! suite {
                 sampler_reads_the_oldest_eligible_pending_age,
                 prove_gives_every_strategy_its_expected_verdict,
                 a_claim_without_skip_locked_fails_prove,
-                killed_connections_reconnect_and_no_job_is_lost);
+                killed_connections_reconnect_and_no_job_is_lost,
+                crashes_hangs_and_poison_jobs_are_recovered_and_every_job_accounted);
         }
     };
     (@tests $backend:ty, $attrs:tt; $($test:ident),*) => {
