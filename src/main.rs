@@ -119,20 +119,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             db,
             schema,
             strategy,
-        } => {
-            let strategies = if strategy.is_empty() {
-                Strategy::ALL.to_vec()
-            } else {
-                strategy
-                    .iter()
-                    .map(|s| {
-                        s.parse::<Strategy>()
-                            .map_err(|e| anyhow::anyhow!("--strategy: {e}"))
-                    })
-                    .collect::<Result<_>>()?
-            };
-            prove(db.as_deref(), &schema, &strategies).await
-        }
+        } => prove(db.as_deref(), &schema, &strategy).await,
         cli::Command::Sql {
             backend,
             strategy,
@@ -141,46 +128,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             print_sql(&backend, &strategy, batch)?;
             Ok(ExitCode::SUCCESS)
         }
-        cli::Command::Validate { workload } => {
-            let w = Workload::load(&workload)?;
-            check_layouts(&w, &w.backends)?;
-            outln!(
-                "{}: ok, {} trials{} on {}",
-                workload.display(),
-                w.trial_count(),
-                if w.matrices.iter().any(|m| m.phase.search.is_some()) {
-                    " at most"
-                } else {
-                    ""
-                },
-                if w.backends.is_empty() {
-                    "each backend: those of the --db URLs given (PostgreSQL without any)"
-                        .to_string()
-                } else {
-                    format!("{} backends", w.backends.len())
-                },
-            );
-            for (i, m) in w.matrices.iter().enumerate() {
-                let p = w.phase(i);
-                outln!(
-                    "  {}: {} strategies x {} layouts x {} worker counts x {} batch sizes x {}{}",
-                    if m.name.is_empty() { "matrix" } else { &m.name },
-                    m.strategies.len(),
-                    m.index_layouts.len(),
-                    m.workers.len(),
-                    m.batch_sizes.len(),
-                    match m.phase.search {
-                        Some(s) => format!("a rate search of at most {} trials", s.max_trials),
-                        None => format!("{} repetitions", p.trial.repetitions),
-                    },
-                    match p.producer_rate_per_s {
-                        Some(r) => format!(", {r} arrivals/s"),
-                        None => String::new(),
-                    }
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        cli::Command::Validate { workload } => validate(&workload),
         cli::Command::Report { run_json } => {
             let run_json = run_json_path(&run_json);
             let r = RunResult::read(&run_json)?;
@@ -193,8 +141,19 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
 }
 
 /// `prove`: the verdict table; exit 1 when a strategy does not behave as expected.
-async fn prove(db: Option<&str>, schema: &str, strategies: &[Strategy]) -> Result<ExitCode> {
+async fn prove(db: Option<&str>, schema: &str, strategy: &[String]) -> Result<ExitCode> {
     use claimbench::prove;
+    let strategies: Vec<Strategy> = if strategy.is_empty() {
+        Strategy::ALL.to_vec()
+    } else {
+        strategy
+            .iter()
+            .map(|s| {
+                s.parse::<Strategy>()
+                    .map_err(|e| anyhow::anyhow!("--strategy: {e}"))
+            })
+            .collect::<Result<_>>()?
+    };
     let mut embedded = None;
     let target = match db {
         Some(url) => DbTarget::parse(url)?,
@@ -206,13 +165,13 @@ async fn prove(db: Option<&str>, schema: &str, strategies: &[Strategy]) -> Resul
     let version = server.version.split(" on ").next().unwrap_or_default();
     errln!(
         "proving {} on {target} ({version}) in scratch schema `{schema}`: A holds {} of {} rows open, B waits up to {} s",
-        names_of(strategies),
+        names_of(&strategies),
         prove::HELD,
         prove::BACKLOG,
         prove::PATIENCE.as_secs()
     );
     let mut verdicts = Vec::new();
-    for &s in strategies {
+    for &s in &strategies {
         verdicts.extend(prove::prove(&backend, s, s).await?);
     }
     let causes: Vec<(usize, Vec<String>)> = verdicts
@@ -242,6 +201,47 @@ fn names_of(strategies: &[Strategy]) -> String {
         .map(|s| s.as_str())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `validate`: the trial count and what each matrix block expands to.
+fn validate(workload: &Path) -> Result<ExitCode> {
+    let w = Workload::load(workload)?;
+    check_layouts(&w, &w.backends)?;
+    outln!(
+        "{}: ok, {} trials{} on {}",
+        workload.display(),
+        w.trial_count(),
+        if w.matrices.iter().any(|m| m.phase.search.is_some()) {
+            " at most"
+        } else {
+            ""
+        },
+        if w.backends.is_empty() {
+            "each backend: those of the --db URLs given (PostgreSQL without any)".to_string()
+        } else {
+            format!("{} backends", w.backends.len())
+        },
+    );
+    for (i, m) in w.matrices.iter().enumerate() {
+        let p = w.phase(i);
+        outln!(
+            "  {}: {} strategies x {} layouts x {} worker counts x {} batch sizes x {}{}",
+            if m.name.is_empty() { "matrix" } else { &m.name },
+            m.strategies.len(),
+            m.index_layouts.len(),
+            m.workers.len(),
+            m.batch_sizes.len(),
+            match m.phase.search {
+                Some(s) => format!("a rate search of at most {} trials", s.max_trials),
+                None => format!("{} repetitions", p.trial.repetitions),
+            },
+            match p.producer_rate_per_s {
+                Some(r) => format!(", {r} arrivals/s"),
+                None => String::new(),
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn parse_slos(texts: &[String]) -> Result<Vec<Slo>> {

@@ -894,63 +894,32 @@ impl Validator<'_> {
             .collect()
     }
 
-    fn workload(&self, w: raw::Workload, text: &str) -> Result<Workload, WorkloadError> {
-        if w.name.trim().is_empty()
-            || !w
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return Err(self.err(
-                "name",
-                format!("`{}` is not allowed; use letters, digits, - and _", w.name),
-            ));
-        }
-        let population = self.population(w.population)?;
-        let handler = self.handler(w.handler)?;
-        let (producer_rate_per_s, arrivals) = match w.producers {
-            Some(p) => (
-                Some(self.non_negative("producers.rate_per_s", p.rate_per_s)?),
-                p.arrivals,
-            ),
-            None => (None, Arrivals::default()),
-        };
-        let producer_rate_per_s = producer_rate_per_s.filter(|&r| r > 0.0);
-        let empty_backoff = self.ms("worker.empty_backoff_ms", w.worker.empty_backoff_ms)?;
-        let empty_backoff_max =
-            self.ms("worker.empty_backoff_max_ms", w.worker.empty_backoff_max_ms)?;
-        if empty_backoff_max < empty_backoff {
-            return Err(self.err(
-                "worker.empty_backoff_max_ms",
-                "is below worker.empty_backoff_ms; give a maximum >= the base",
-            ));
-        }
-        let lease = match w.faults.lease_s {
+    /// `[faults]`: each rate a share, each time bounded, and the lease every fault that
+    /// strands jobs needs.
+    fn faults(&self, f: raw::Faults) -> Result<Faults, WorkloadError> {
+        let lease = match f.lease_s {
             Some(s) => Some(self.positive_secs("faults.lease_s", s)?),
             None => None,
         };
         let faults = Faults {
-            abandon_rate: self.share("faults.abandon_rate", w.faults.abandon_rate)?,
+            abandon_rate: self.share("faults.abandon_rate", f.abandon_rate)?,
             lease,
-            crash_after_start_rate: self.share(
-                "faults.crash_after_start_rate",
-                w.faults.crash_after_start_rate,
-            )?,
-            poison_share: self.share("faults.poison_share", w.faults.poison_share)?,
-            hang_rate: self.share("faults.hang_rate", w.faults.hang_rate)?,
+            crash_after_start_rate: self
+                .share("faults.crash_after_start_rate", f.crash_after_start_rate)?,
+            poison_share: self.share("faults.poison_share", f.poison_share)?,
+            hang_rate: self.share("faults.hang_rate", f.hang_rate)?,
             // Past the lease by default: a hang shorter than it is only a slow handler.
-            hang: match (w.faults.hang_s, lease) {
+            hang: match (f.hang_s, lease) {
                 (Some(s), _) => self.positive_secs("faults.hang_s", s)?,
                 (None, Some(l)) => l * 2,
                 (None, None) => Duration::ZERO,
             },
-            kill_connections_at: w
-                .faults
+            kill_connections_at: f
                 .kill_connections_at_s
                 .iter()
                 .map(|&t| self.positive_secs("faults.kill_connections_at_s", t))
                 .collect::<Result<_, _>>()?,
-            kill_connections_every: match w.faults.kill_connections_every_s {
+            kill_connections_every: match f.kill_connections_every_s {
                 Some(t) if t.is_finite() && t < MIN_KILL_EVERY_S => {
                     return Err(self.err(
                         "faults.kill_connections_every_s",
@@ -963,13 +932,12 @@ impl Validator<'_> {
                 Some(t) => Some(self.positive_secs("faults.kill_connections_every_s", t)?),
                 None => None,
             },
-            restart_at: w
-                .faults
+            restart_at: f
                 .restart_db_at_s
                 .iter()
                 .map(|&t| self.positive_secs("faults.restart_db_at_s", t))
                 .collect::<Result<_, _>>()?,
-            restart_command: match w.faults.restart_command {
+            restart_command: match f.restart_command {
                 Some(c) if c.trim().is_empty() => {
                     return Err(self.err(
                         "faults.restart_command",
@@ -1005,6 +973,41 @@ impl Validator<'_> {
                 "is required when faults.abandon_rate > 0: abandoned jobs come back only through the rescuer",
             ));
         }
+        Ok(faults)
+    }
+
+    fn workload(&self, w: raw::Workload, text: &str) -> Result<Workload, WorkloadError> {
+        if w.name.trim().is_empty()
+            || !w
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(self.err(
+                "name",
+                format!("`{}` is not allowed; use letters, digits, - and _", w.name),
+            ));
+        }
+        let population = self.population(w.population)?;
+        let handler = self.handler(w.handler)?;
+        let (producer_rate_per_s, arrivals) = match w.producers {
+            Some(p) => (
+                Some(self.non_negative("producers.rate_per_s", p.rate_per_s)?),
+                p.arrivals,
+            ),
+            None => (None, Arrivals::default()),
+        };
+        let producer_rate_per_s = producer_rate_per_s.filter(|&r| r > 0.0);
+        let empty_backoff = self.ms("worker.empty_backoff_ms", w.worker.empty_backoff_ms)?;
+        let empty_backoff_max =
+            self.ms("worker.empty_backoff_max_ms", w.worker.empty_backoff_max_ms)?;
+        if empty_backoff_max < empty_backoff {
+            return Err(self.err(
+                "worker.empty_backoff_max_ms",
+                "is below worker.empty_backoff_ms; give a maximum >= the base",
+            ));
+        }
+        let faults = self.faults(w.faults)?;
         let (backends, matrices) = self.matrices(w.matrix)?;
         let trial = self.trial(w.trial)?;
         for m in &matrices {

@@ -216,6 +216,13 @@ pub async fn rescue<S: Session>(
     Ok((ledger, rescued))
 }
 
+/// Sleeps until `at` after the trial's start; `false` when the trial stopped first.
+async fn reached(at: Duration, clock: TrialClock, shared: &Shared) -> bool {
+    let wait = (clock.start + at).saturating_duration_since(Instant::now());
+    shared.sleep_unless_stopping(wait).await;
+    !shared.stopping()
+}
+
 /// Ends every worker connection at each instant of `schedule` (since the trial's start)
 /// with the server's own kill; returns when and how many it ended.
 pub async fn kill<S: Session>(
@@ -227,12 +234,10 @@ pub async fn kill<S: Session>(
 ) -> Result<Vec<KillEvent>, BackendError> {
     let mut events = Vec::with_capacity(schedule.len());
     for at in schedule {
-        let wait = (clock.start + at).saturating_duration_since(Instant::now());
-        shared.sleep_unless_stopping(wait).await;
-        if shared.stopping() {
+        if !reached(at, clock, &shared).await {
             break;
         }
-        let at_s = clock.start.elapsed().as_secs_f64();
+        let at_s = clock.secs_f64(Instant::now());
         // The killer's own connection may have gone with a restart: once more on a new one.
         let connections = loop {
             if let Some(n) = session.call(async |s| s.kill_workers(&role).await).await? {
@@ -260,9 +265,7 @@ pub async fn restart(
     };
     let mut events = Vec::with_capacity(schedule.len());
     for at in schedule {
-        let wait = (clock.start + at).saturating_duration_since(Instant::now());
-        shared.sleep_unless_stopping(wait).await;
-        if shared.stopping() {
+        if !reached(at, clock, &shared).await {
             break;
         }
         let began = Instant::now();

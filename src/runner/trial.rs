@@ -6,7 +6,7 @@
 use super::reconnect::Resilient;
 use super::threads::WorkerThreads;
 use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
-use crate::backend::{Backend, ServerCounters};
+use crate::backend::{Backend, BackendKind, ServerCounters};
 use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
 use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
@@ -98,22 +98,7 @@ pub(super) async fn run_trial<B: Backend>(
 ) -> Result<TrialResult, RunError> {
     let (label, quiet) = (harness.label, harness.quiet);
     let w = workload.as_ref();
-    if !w.faults.restart_at.is_empty() && harness.restart.is_none() {
-        return Err(RunError::Backend(crate::backend::BackendError::Query {
-            what: "restart the server (faults.restart_db_at_s)",
-            kind: crate::backend::ErrorKind::Other,
-            code: None,
-            message: format!(
-                "claimbench cannot restart the {} server it did not start; give faults.restart_command",
-                backend.kind()
-            ),
-        }));
-    }
-    let reset_started = Instant::now();
-    let spinner = reset_spinner(quiet, label, w.population.backlog);
-    let seeded = backend.reset(w, spec.layout, w.seed).await?;
-    spinner.finish_and_clear();
-    let reset_s = reset_started.elapsed().as_secs_f64();
+    let (seeded, reset_s) = reset(backend.as_ref(), w, spec, harness).await?;
     let sessions = open_sessions(backend, w, spec, harness.threads).await?;
     let shared_backend = backend;
     let backend = backend.as_ref();
@@ -150,16 +135,9 @@ pub(super) async fn run_trial<B: Backend>(
     let delay = &collected.scheduling_delay;
     let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table, delay);
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
-    let faults_explain = w.handler.mode == HandlerMode::ClaimOnly || w.faults.strands_jobs();
-    let reconciliation = verdict::reconcile(
-        (seeded + collected.produced.produced) as i64,
-        db,
-        faults_explain,
-        // Rows a claim may have taken when its reply was lost with the connection count
-        // with the ones the ledger holds: the rescuer has them, or will.
-        analysis.held_at_end + m.counts.claims_in_doubt * u64::from(spec.batch),
-        collected.produced.in_doubt,
-    );
+    let created = seeded + collected.produced.produced;
+    let in_doubt = (m.counts.claims_in_doubt, collected.produced.in_doubt);
+    let reconciliation = reconciliation(w, spec, created, db, &analysis, in_doubt);
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
         strategy: spec.strategy,
         ledger: &analysis,
@@ -230,6 +208,59 @@ pub(super) async fn run_trial<B: Backend>(
         resources,
         warnings,
     })
+}
+
+/// Checks the trial can run its faults, then resets and seeds the schema with a
+/// spinner; returns the seeded jobs and the seconds it took.
+async fn reset<B: Backend>(
+    backend: &B,
+    w: &Workload,
+    spec: &TrialSpec<'_>,
+    harness: &Harness<'_>,
+) -> Result<(u64, f64), RunError> {
+    can_restart(w, harness, backend.kind())?;
+    let started = Instant::now();
+    let spinner = reset_spinner(harness.quiet, harness.label, w.population.backlog);
+    let seeded = backend.reset(w, spec.layout, w.seed).await?;
+    spinner.finish_and_clear();
+    Ok((seeded, started.elapsed().as_secs_f64()))
+}
+
+/// A workload that restarts the server needs a way to (main checks before the run).
+fn can_restart(w: &Workload, harness: &Harness<'_>, kind: BackendKind) -> Result<(), RunError> {
+    if w.faults.restart_at.is_empty() || harness.restart.is_some() {
+        return Ok(());
+    }
+    Err(RunError::Backend(crate::backend::BackendError::Query {
+        what: "restart the server (faults.restart_db_at_s)",
+        kind: crate::backend::ErrorKind::Other,
+        code: None,
+        message: format!(
+            "claimbench cannot restart the {kind} server it did not start; give faults.restart_command"
+        ),
+    }))
+}
+
+/// Where every job went: the database's counts against the jobs created, with what
+/// the workload's faults and mode may leave held.
+/// `in_doubt`: (claims, produced jobs) whose calls died with their connection.
+fn reconciliation(
+    w: &Workload,
+    spec: &TrialSpec<'_>,
+    created: u64,
+    db: crate::backend::DbReconciliation,
+    analysis: &LedgerAnalysis,
+    (claims_in_doubt, produced_in_doubt): (u64, u64),
+) -> crate::results::Reconciliation {
+    verdict::reconcile(
+        created as i64,
+        db,
+        w.handler.mode == HandlerMode::ClaimOnly || w.faults.strands_jobs(),
+        // Rows a claim may have taken when its reply was lost with the connection count
+        // with the ones the ledger holds: the rescuer has them, or will.
+        analysis.held_at_end + claims_in_doubt * u64::from(spec.batch),
+        produced_in_doubt,
+    )
 }
 
 /// Time to rescue (µs) of every job a fault stranded and the rescuer returned; `None`
