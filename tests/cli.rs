@@ -822,13 +822,15 @@ fn prove_passes_on_a_plain_server_and_names_a_setting_that_breaks_waiting() {
         .output();
 }
 
-/// A restart of the embedded PostgreSQL mid-trial (stop in immediate mode, start): the
-/// workers, the producer, the sampler and the rescuer reconnect, the trial goes on, and
+/// Every fault type at once on the embedded PostgreSQL: crashes after a claim and after
+/// a start, hangs past the lease, poison jobs, every worker connection killed at 1.5 s,
+/// and the server restarted (stop in immediate mode, start) at 3 s. The workers, the
+/// producer, the sampler, the rescuer and the killer reconnect, the trial goes on, and
 /// it ends with no job lost, no duplicate claim, and the ledger agreeing with the
 /// effects table. On a `--db` server claimbench did not start, the same workload is
 /// refused before anything runs unless it says how to restart that server.
 #[test]
-fn a_restarted_embedded_server_is_recovered_from_and_nothing_is_lost() {
+fn every_fault_on_the_embedded_server_is_recovered_from_and_nothing_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let workload = dir.path().join("restart.toml");
     std::fs::write(
@@ -843,9 +845,17 @@ rate_per_s = 300
 [handler]
 duration = { dist = "exponential", mean_ms = 2.0 }
 heartbeat_ms = 100
+max_attempts = 2
+retry_delay_ms = 10
 [faults]
 lease_s = 0.5
-restart_db_at_s = [2.0]
+abandon_rate = 0.01
+crash_after_start_rate = 0.01
+hang_rate = 0.005
+hang_s = 0.8
+poison_share = 0.02
+kill_connections_at_s = [1.5]
+restart_db_at_s = [3.0]
 [matrix]
 strategies = ["production"]
 index_layouts = ["fetch-order"]
@@ -872,18 +882,32 @@ sample_interval_ms = 100
     let (_, r) = only_run(&results);
     let t = &r.cells[0].trials[0];
     assert_eq!(t.server_restarts.len(), 1, "{:?}", t.server_restarts);
-    assert!((1.9..3.0).contains(&t.server_restarts[0].at_s));
+    assert!((2.9..4.0).contains(&t.server_restarts[0].at_s));
     assert!(t.server_restarts[0].took_s > 0.0);
+    assert_eq!(t.connection_kills.len(), 1, "{:?}", t.connection_kills);
+    assert_eq!(t.connection_kills[0].connections, 4);
+    let c = t.counts;
+    assert!(c.reconnects >= 8, "every worker reconnected twice: {c:?}");
+    assert!(c.downtime_us > 0);
     assert!(
-        t.counts.reconnects >= 4,
-        "every worker reconnected: {:?}",
-        t.counts
+        c.abandoned > 0 && c.crashed_after_start > 0 && c.hangs > 0 && c.poisoned_runs > 0,
+        "every fault fired: {c:?}"
     );
-    assert!(t.counts.downtime_us > 0);
+    assert!(
+        t.reconciliation.db.dead_lettered > 0,
+        "{:?}",
+        t.reconciliation
+    );
+    let rescue = t
+        .time_to_rescue
+        .as_ref()
+        .expect("stranded jobs were rescued");
+    assert!(rescue.p50_us >= 500_000, "at least the lease: {rescue:?}");
     // Jobs were completed in the second after the restart was back, and at the end.
     let after = (t.server_restarts[0].at_s + t.server_restarts[0].took_s).ceil() as usize;
+    let whole = (t.warmup_s + t.measured_s) as usize;
     assert!(
-        t.completed_series[after..].iter().all(|&n| n > 0),
+        t.completed_series[after..whole].iter().all(|&n| n > 0),
         "{:?}",
         t.completed_series
     );
@@ -893,6 +917,12 @@ sample_interval_ms = 100
         !t.warnings.iter().any(|w| w.is_failure()),
         "{:?}",
         t.warnings
+    );
+    // The report shows the faults and the recovery.
+    let summary = std::fs::read_to_string(results.join(&r.run_id).join("summary.md")).unwrap();
+    assert!(
+        summary.contains("## Faults") && summary.contains("server restarted at"),
+        "{summary}"
     );
     // The embedded default's synchronous_commit = off would forget acknowledged commits
     // at the crash; a workload that restarts the server runs with it on.

@@ -754,9 +754,9 @@ impl Figure for OverTime<'_> {
 
     fn how_to_read(&self) -> &'static str {
         if self.oldest_pending {
-            "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows)."
+            "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows). Red vertical lines mark injected connection kills and server restarts."
         } else {
-            "Jobs per second in each second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up."
+            "Jobs per second in each whole second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up. Red vertical lines mark injected connection kills and server restarts."
         }
     }
 
@@ -793,7 +793,10 @@ impl Figure for OverTime<'_> {
                 } else {
                     &t.completed_series
                 };
+                // Whole seconds only: the last, cut short by the stop, is not a rate.
+                let whole = (t.warmup_s + t.measured_s + 0.05).floor() as usize;
                 s.iter()
+                    .take(whole)
                     .enumerate()
                     .map(|(i, &n)| (i as f64 + 0.5, f64::from(n)))
                     .collect()
@@ -838,8 +841,36 @@ impl Figure for OverTime<'_> {
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
+        // The injected faults' instants, so a dip can be read against its cause.
+        let mark = RGBColor(0xB0, 0x3A, 0x2E);
+        for (at, what) in fault_marks(&cells) {
+            chart
+                .draw_series([PathElement::new(
+                    vec![(at, 0.0), (at, y1)],
+                    mark.mix(0.6).stroke_width(2),
+                )])
+                .map_err(de)?;
+            chart
+                .draw_series([Text::new(
+                    what,
+                    (at, y1),
+                    (FONT, 12).into_font().color(&mark),
+                )])
+                .map_err(de)?;
+        }
         labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperRight)
     }
+}
+
+/// When the first trial of the first of `cells` had connections killed or its server
+/// restarted (every cell of a workload has the same schedule): (seconds, label).
+fn fault_marks(cells: &[&CellResult]) -> Vec<(f64, &'static str)> {
+    let Some(t) = cells.first().and_then(|c| c.trials.first()) else {
+        return Vec::new();
+    };
+    let kills = t.connection_kills.iter().map(|k| (k.at_s, " kill"));
+    let restarts = t.server_restarts.iter().map(|r| (r.at_s, " restart"));
+    kills.chain(restarts).collect()
 }
 
 /// Duplicate claims and executions per strategy, summed over every trial.
