@@ -942,3 +942,82 @@ sample_interval_ms = 100
         "{stderr}"
     );
 }
+
+/// On a `--db` server claimbench did not start, a restart happens only through the
+/// workload's `faults.restart_command`; here that server is a throw-away cluster the
+/// test starts, and the command is its own `pg_ctl restart` in immediate mode.
+#[test]
+fn a_db_server_restarts_through_the_workloads_command() {
+    // Durable commits: with synchronous_commit = off, a crash forgets acknowledged
+    // claims, which the ledger would rightly report (see the README).
+    let settings = [("synchronous_commit".to_string(), "on".to_string())].into();
+    let server = claimbench::embedded::EmbeddedPostgres::start(&settings)
+        .expect("a throw-away PostgreSQL for the test");
+    let pg_ctl = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()
+        .and_then(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.path().join("bin/pg_ctl"))
+                .find(|p| p.is_file())
+        })
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "pg_ctl".into());
+    let root = server.path().display().to_string();
+    // PostgreSQL runs as `postgres` when the tests run as root, and so must pg_ctl.
+    let as_pg = if nix::unistd::geteuid().is_root() {
+        "runuser -u postgres -- "
+    } else {
+        ""
+    };
+    let command = format!(
+        "{as_pg}{pg_ctl} -D {root}/data -l {root}/server.log -m immediate -w -t 60 restart"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let workload = dir.path().join("restart.toml");
+    std::fs::write(
+        &workload,
+        format!(
+            r#"name = "restart-command"
+seed = 3
+[population]
+backlog = 20000
+queues = [{{ name = "q" }}]
+[handler]
+duration = {{ dist = "fixed", ms = 1.0 }}
+[faults]
+lease_s = 0.5
+restart_db_at_s = [1.5]
+restart_command = "{command}"
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.0
+duration_s = 3.0
+"#
+        ),
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let out = claimbench()
+        .arg("run")
+        .arg(&workload)
+        .args(["--db", &server.url(), "--quiet", "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let (_, r) = only_run(&results);
+    let t = &r.cells[0].trials[0];
+    assert_eq!(t.server_restarts.len(), 1, "{:?}", t.server_restarts);
+    assert!(t.counts.reconnects >= 2, "{:?}", t.counts);
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert!(
+        !t.warnings.iter().any(|w| w.is_failure()),
+        "{:?}",
+        t.warnings
+    );
+}
