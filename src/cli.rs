@@ -134,6 +134,11 @@ pub enum Command {
         /// A strategy to prove (repeatable; default: all four).
         #[arg(long)]
         strategy: Vec<String>,
+        /// A session setting for both sessions, NAME=VALUE (repeatable), as a
+        /// workload's [session.<backend>] gives its workers: e.g. lock_timeout=200ms, or
+        /// transaction_isolation=SERIALIZABLE on MySQL.
+        #[arg(long)]
+        set: Vec<String>,
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {

@@ -14,6 +14,7 @@ pub mod report;
 pub mod resources;
 pub mod results;
 pub mod runner;
+pub mod session_settings;
 pub mod slo;
 pub mod strategy;
 pub mod warnings;

@@ -119,7 +119,8 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             db,
             schema,
             strategy,
-        } => prove(db.as_deref(), &schema, &strategy).await,
+            set,
+        } => prove(db.as_deref(), &schema, &strategy, &set).await,
         cli::Command::Sql {
             backend,
             strategy,
@@ -141,7 +142,12 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
 }
 
 /// `prove`: the verdict table; exit 1 when a strategy does not behave as expected.
-async fn prove(db: Option<&str>, schema: &str, strategy: &[String]) -> Result<ExitCode> {
+async fn prove(
+    db: Option<&str>,
+    schema: &str,
+    strategy: &[String],
+    set: &[String],
+) -> Result<ExitCode> {
     use claimbench::prove;
     let strategies: Vec<Strategy> = if strategy.is_empty() {
         Strategy::ALL.to_vec()
@@ -159,9 +165,26 @@ async fn prove(db: Option<&str>, schema: &str, strategy: &[String]) -> Result<Ex
         Some(url) => DbTarget::parse(url)?,
         None => start_embedded(&prove::workload()?, false, &mut embedded)?.0,
     };
+    let settings = set
+        .iter()
+        .map(|s| {
+            let (name, value) = s
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("--set {s}: give NAME=VALUE"))?;
+            let (name, value) = (name.trim().to_string(), value.trim().to_string());
+            claimbench::session_settings::check(target.kind(), &name, &value)
+                .map_err(|e| anyhow::anyhow!("--set {s}: {e}"))?;
+            Ok((name, value))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let backend = AnyBackend::new(&target, target.to_string(), schema);
-    let server = backend.server_info().await?;
+    let mut server = backend.server_info().await?;
     backend.check_schema().await?;
+    // What the sessions run with: the server's settings, then --set's over them.
+    server
+        .settings
+        .retain(|(n, _)| !settings.iter().any(|(s, _)| s.eq_ignore_ascii_case(n)));
+    server.settings.extend(settings.iter().cloned());
     let version = server.version.split(" on ").next().unwrap_or_default();
     errln!(
         "proving {} on {target} ({version}) in scratch schema `{schema}`: A holds {} of {} rows open, B waits up to {} s",
@@ -172,7 +195,7 @@ async fn prove(db: Option<&str>, schema: &str, strategy: &[String]) -> Result<Ex
     );
     let mut verdicts = Vec::new();
     for &s in &strategies {
-        verdicts.extend(prove::prove(&backend, s, s).await?);
+        verdicts.extend(prove::prove(&backend, s, s, &settings).await?);
     }
     let causes: Vec<(usize, Vec<String>)> = verdicts
         .iter()
@@ -506,6 +529,10 @@ async fn run(
             target: label,
             embedded: matches!(kind, BackendKind::Postgres) && embedded.is_some(),
             server,
+            session_settings: claimbench::session_settings::for_backend(
+                &workload.session_settings,
+                kind,
+            ),
         });
         backends.push(backend);
     }

@@ -93,6 +93,9 @@ pub struct TargetRecord {
     pub target: String,
     pub embedded: bool,
     pub server: ServerInfo,
+    /// The workload's session settings, set on every worker connection of this backend.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_settings: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

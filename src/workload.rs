@@ -67,6 +67,9 @@ mod raw {
         pub embedded: Embedded,
         #[serde(default)]
         pub mssql: Mssql,
+        /// `[session.<backend>]`: settings for every worker connection of that backend.
+        #[serde(default)]
+        pub session: BTreeMap<String, BTreeMap<String, toml::Value>>,
     }
 
     fn default_seed() -> u64 {
@@ -664,6 +667,9 @@ pub struct Workload {
     pub thresholds: Vec<(String, f64)>,
     /// PostgreSQL settings for the embedded cluster (`-c name=value`).
     pub embedded_settings: BTreeMap<String, String>,
+    /// Set on every worker connection of their backend (`[session.<backend>]`).
+    #[serde(default)]
+    pub session_settings: Vec<crate::session_settings::SessionSetting>,
     /// SQL Server only: the hot table's LOCK_ESCALATION.
     #[serde(default)]
     pub lock_escalation: LockEscalation,
@@ -1043,6 +1049,7 @@ impl Validator<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let embedded_settings = self.embedded_settings(w.embedded.settings)?;
+        let session_settings = self.session_settings(w.session)?;
         Ok(Workload {
             name: w.name,
             description: w.description,
@@ -1061,6 +1068,7 @@ impl Validator<'_> {
             gates,
             thresholds,
             embedded_settings,
+            session_settings,
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             source_text: text.to_string(),
             source_hash: hex::encode(Sha256::digest(text.as_bytes())),
@@ -1076,21 +1084,58 @@ impl Validator<'_> {
         settings
             .into_iter()
             .map(|(k, v)| {
-                let value = match v {
-                    toml::Value::String(s) => s,
-                    toml::Value::Integer(i) => i.to_string(),
-                    toml::Value::Float(f) => f.to_string(),
-                    toml::Value::Boolean(b) => if b { "on" } else { "off" }.to_string(),
-                    other => {
-                        return Err(self.err(
-                            &format!("embedded.settings.{k}"),
-                            format!("{other} is not allowed; give a string, number or boolean"),
-                        ));
-                    }
-                };
+                let value = self.setting_value(&format!("embedded.settings.{k}"), v)?;
                 Ok((k, value))
             })
             .collect()
+    }
+
+    /// A setting's value as the server reads it: text, a number, or on/off.
+    fn setting_value(&self, field: &str, v: toml::Value) -> Result<String, WorkloadError> {
+        Ok(match v {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Boolean(b) => if b { "on" } else { "off" }.to_string(),
+            other => {
+                return Err(self.err(
+                    field,
+                    format!("{other} is not allowed; give a string, number or boolean"),
+                ));
+            }
+        })
+    }
+
+    fn session_settings(
+        &self,
+        by_backend: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    ) -> Result<Vec<crate::session_settings::SessionSetting>, WorkloadError> {
+        let mut out = Vec::new();
+        for (backend, settings) in by_backend {
+            let kind = match backend.as_str() {
+                "postgres" => BackendKind::Postgres,
+                "mysql" => BackendKind::Mysql,
+                "mssql" => BackendKind::Mssql,
+                _ => {
+                    return Err(self.err(
+                        &format!("session.{backend}"),
+                        "is not a backend; expected postgres, mysql or mssql",
+                    ));
+                }
+            };
+            for (name, v) in settings {
+                let field = format!("session.{backend}.{name}");
+                let value = self.setting_value(&field, v)?;
+                crate::session_settings::check(kind, &name, &value)
+                    .map_err(|e| self.err(&field, e))?;
+                out.push(crate::session_settings::SessionSetting {
+                    backend: kind,
+                    name,
+                    value,
+                });
+            }
+        }
+        Ok(out)
     }
 
     fn population(&self, p: raw::Population) -> Result<Population, WorkloadError> {

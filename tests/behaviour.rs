@@ -879,6 +879,52 @@ duration_s = 3.5
     backend.drop_schema().await;
 }
 
+/// A workload's `[session.<backend>]` settings reach every worker connection: with a
+/// claim held open by another session, `waiting` workers give up on its rows after the
+/// lock timeout the workload set (PostgreSQL waits forever by default, MySQL 50 s), and
+/// count each as a lock timeout they retried.
+async fn session_settings_reach_every_worker_connection<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
+    let w = common::workload(
+        "backlog = 2000\nqueues = [{ name = \"q\" }]",
+        r#"
+[handler]
+mode = "claim-only"
+[session.postgres]
+lock_timeout = "100ms"
+[session.mysql]
+innodb_lock_wait_timeout = 1
+[session.mssql]
+LOCK_TIMEOUT = 100
+[matrix]
+strategies = ["waiting"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.0
+duration_s = 2.5
+"#,
+    );
+    assert_eq!(w.session_settings.len(), 3);
+    backend.reset(&w, "fetch-order", w.seed).await.unwrap();
+    // The trial resets again: hold the claim on a connection opened after that reset,
+    // from inside it, once the workers are claiming.
+    let holder = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut a = backend.connect("cbtest-holder", "holder").await.unwrap();
+        let held = backend.hold_claim(&mut a, 50).await;
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        backend.roll_back(&mut a).await;
+        held.len()
+    };
+    let (r, held) = tokio::join!(run(&backend, w.clone()), holder);
+    assert_eq!(held, 50);
+    let t = &r.cells[0].trials[0];
+    assert!(t.counts.lock_timeouts > 0, "{:?}", t.counts);
+    backend.drop_schema().await;
+}
+
 async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 400\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }]\npriorities = [{ value = 0 }, { value = 5 }]",
@@ -902,7 +948,7 @@ async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
 /// verdict its name promises, in every step.
 async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) {
     for s in Strategy::ALL {
-        let verdicts = claimbench::prove::prove(&backend, s, s).await.unwrap();
+        let verdicts = claimbench::prove::prove(&backend, s, s, &[]).await.unwrap();
         assert_eq!(verdicts.len(), 3);
         for v in &verdicts {
             assert!(
@@ -919,7 +965,7 @@ async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) 
 /// see the prove module's tests) must fail production's contend step, and only it.
 async fn a_claim_without_skip_locked_fails_prove<D: TestDb>(backend: D) {
     use claimbench::prove::Step;
-    let verdicts = claimbench::prove::prove(&backend, Strategy::Production, Strategy::Waiting)
+    let verdicts = claimbench::prove::prove(&backend, Strategy::Production, Strategy::Waiting, &[])
         .await
         .unwrap();
     let failed: Vec<Step> = verdicts.iter().filter(|v| !v.ok).map(|v| v.step).collect();
@@ -959,7 +1005,8 @@ macro_rules! suite {
                 prove_gives_every_strategy_its_expected_verdict,
                 a_claim_without_skip_locked_fails_prove,
                 killed_connections_reconnect_and_no_job_is_lost,
-                crashes_hangs_and_poison_jobs_are_recovered_and_every_job_accounted);
+                crashes_hangs_and_poison_jobs_are_recovered_and_every_job_accounted,
+                session_settings_reach_every_worker_connection);
         }
     };
     (@tests $backend:ty, $attrs:tt; $($test:ident),*) => {

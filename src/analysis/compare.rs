@@ -575,6 +575,7 @@ mod tests {
             backend,
             target: String::new(),
             embedded: true,
+            session_settings: Vec::new(),
             server: crate::backend::ServerInfo {
                 version: version.into(),
                 ..Default::default()

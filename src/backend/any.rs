@@ -191,6 +191,10 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.end(commit).await)
     }
 
+    async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.apply(settings).await)
+    }
+
     async fn start(
         &mut self,
         job: i64,

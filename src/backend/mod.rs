@@ -314,6 +314,13 @@ pub trait Session: Send + 'static {
     /// Ends the transaction [`Session::begin`] opened: commits, or rolls back.
     fn end(&mut self, commit: bool) -> impl Future<Output = Result<(), BackendError>> + Send;
 
+    /// Sets session settings on this connection (`[session.<backend>]` in a workload,
+    /// `prove --set`): names and SQL Server values checked by [`crate::session_settings`].
+    fn apply(
+        &mut self,
+        settings: &[(String, String)],
+    ) -> impl Future<Output = Result<(), BackendError>> + Send;
+
     /// Marks a fetched job as processing under `token` (one per execution, chosen by the
     /// worker). Returns the start time on the database's clock (µs since the epoch), or
     /// `None` when this worker no longer owns the job (with `gated`): the handler must

@@ -734,6 +734,16 @@ impl Session for PostgresSession {
             .map_err(|e| query_error("end", e))
     }
 
+    async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
+        for (name, value) in settings {
+            self.client
+                .execute("SELECT set_config($1, $2, false)", &[name, value])
+                .await
+                .map_err(|e| query_error("apply a session setting", e))?;
+        }
+        Ok(())
+    }
+
     async fn start(
         &mut self,
         job: i64,

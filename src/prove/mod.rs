@@ -43,11 +43,13 @@ pub fn workload() -> Result<Workload, crate::workload::WorkloadError> {
 
 /// Every step for `strategy`, judged by its expectations, with sessions that claim with
 /// `run_as`: the same strategy, except in the test that proves a broken statement
-/// (production's with SKIP LOCKED removed, which is `waiting`) fails.
+/// (production's with SKIP LOCKED removed, which is `waiting`) fails. Both sessions get
+/// `settings` (`prove --set`), as a workload's `[session]` gives its workers.
 pub async fn prove<B: Backend>(
     backend: &B,
     strategy: Strategy,
     run_as: Strategy,
+    settings: &[(String, String)],
 ) -> Result<Vec<Verdict>, BackendError> {
     let w = workload().map_err(|e| BackendError::Query {
         what: "build the scratch workload",
@@ -60,6 +62,10 @@ pub async fn prove<B: Backend>(
         backend.reset(&w, LAYOUT, w.seed).await?;
         let mut a = backend.connect("claimbench-prove-a", "prove-a").await?;
         let mut b = backend.connect("claimbench-prove-b", "prove-b").await?;
+        if !settings.is_empty() {
+            a.apply(settings).await?;
+            b.apply(settings).await?;
+        }
         let o = observe(&mut a, &mut b, step, strategy, run_as).await?;
         verdicts.push(judge(backend.kind(), strategy, step, &o));
     }

@@ -766,6 +766,7 @@ mod tests {
             backend,
             target: String::new(),
             embedded: false,
+            session_settings: Vec::new(),
             server: crate::backend::ServerInfo {
                 version: String::new(),
                 settings: settings

@@ -6,7 +6,7 @@
 use super::reconnect::Resilient;
 use super::threads::WorkerThreads;
 use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
-use crate::backend::{Backend, BackendKind, ServerCounters};
+use crate::backend::{Backend, BackendKind, ServerCounters, Session as _};
 use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
 use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
@@ -300,6 +300,20 @@ fn write_interval_log(
     Ok(Some(name.clone()))
 }
 
+/// A worker connection with the workload's session settings for its backend.
+async fn open_worker<B: Backend>(
+    backend: &B,
+    role: &str,
+    id: &str,
+    settings: &[(String, String)],
+) -> Result<B::Session, crate::backend::BackendError> {
+    let mut s = backend.connect(role, id).await?;
+    if !settings.is_empty() {
+        s.apply(settings).await?;
+    }
+    Ok(s)
+}
+
 /// Opens the workers' connections on their own threads (so a driver task a connection
 /// spawns, as tokio-postgres's does, runs beside its worker), the rest here.
 async fn open_sessions<B: Backend>(
@@ -309,12 +323,16 @@ async fn open_sessions<B: Backend>(
     threads: &WorkerThreads,
 ) -> Result<Sessions<B::Session>, RunError> {
     let role = Arc::new(backend.worker_role());
+    let settings = Arc::new(crate::session_settings::for_backend(
+        &w.session_settings,
+        backend.kind(),
+    ));
     let n = spec.workers as usize;
     let connecting: Vec<_> = (0..n)
         .map(|i| {
-            let (backend, role) = (backend.clone(), role.clone());
+            let (backend, role, settings) = (backend.clone(), role.clone(), settings.clone());
             threads.spawn(i, n, async move {
-                backend.connect(&role, &format!("w{i}")).await
+                open_worker(backend.as_ref(), &role, &format!("w{i}"), &settings).await
             })
         })
         .collect();
@@ -354,9 +372,16 @@ fn connector<B: Backend>(
         return None;
     }
     let backend = backend.clone();
+    // Workers get the workload's session settings again; the tasks beside them have none.
+    let settings = if role == backend.worker_role() {
+        crate::session_settings::for_backend(&w.session_settings, backend.kind())
+    } else {
+        Vec::new()
+    };
     Some(Arc::new(move || {
         let (backend, role, id) = (backend.clone(), role.clone(), id.clone());
-        Box::pin(async move { backend.connect(&role, &id).await })
+        let settings = settings.clone();
+        Box::pin(async move { open_worker(backend.as_ref(), &role, &id, &settings).await })
     }))
 }
 

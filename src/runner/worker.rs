@@ -558,6 +558,9 @@ mod tests {
         async fn end(&mut self, _: bool) -> Result<(), BackendError> {
             unused()
         }
+        async fn apply(&mut self, _: &[(String, String)]) -> Result<(), BackendError> {
+            unused()
+        }
         async fn heartbeat(&mut self, _: i64, _: i64) -> Result<bool, BackendError> {
             unused()
         }

@@ -230,6 +230,20 @@ impl Session for MssqlSession {
         batch(&mut self.client, "end", sql).await
     }
 
+    /// `SET <name> <value>`, both checked (SET binds nothing), as a plain batch: a SET
+    /// inside `sp_executesql` would end with it.
+    async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
+        for (name, value) in settings {
+            batch(
+                &mut self.client,
+                "apply a session setting",
+                &format!("SET {name} {value}"),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
     async fn start(
         &mut self,
         job: i64,

@@ -401,6 +401,23 @@ impl Session for MysqlSession {
             .map_err(|e| query_error("end", e))
     }
 
+    /// The name is checked (it cannot be bound); the value is bound, as a number when it
+    /// reads as one (an integer variable refuses a string).
+    async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
+        for (name, value) in settings {
+            let bound = match (value.parse::<i64>(), value.parse::<f64>()) {
+                (Ok(i), _) => Value::from(i),
+                (_, Ok(f)) => Value::from(f),
+                _ => Value::from(value.as_str()),
+            };
+            self.conn
+                .exec_drop(format!("SET SESSION {name} = ?"), (bound,))
+                .await
+                .map_err(|e| query_error("apply a session setting", e))?;
+        }
+        Ok(())
+    }
+
     async fn start(
         &mut self,
         job: i64,
