@@ -93,6 +93,10 @@ pub struct Counts {
     pub hung_batch: u64,
     /// Runs of poison jobs, each a failure.
     pub poisoned_runs: u64,
+    /// Claims that returned more rows than their batch asked for, and the most rows one
+    /// returned.
+    pub over_claims: u64,
+    pub most_claimed: u64,
 }
 
 impl Counts {
@@ -127,6 +131,8 @@ impl Counts {
         self.hangs += o.hangs;
         self.hung_batch += o.hung_batch;
         self.poisoned_runs += o.poisoned_runs;
+        self.over_claims += o.over_claims;
+        self.most_claimed = self.most_claimed.max(o.most_claimed);
     }
 }
 

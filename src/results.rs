@@ -136,6 +136,9 @@ pub struct TrialResult {
     /// The injected connection kills (`faults.kill_connections_*`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connection_kills: Vec<KillEvent>,
+    /// The claim statement's plan, sampled mid-trial (PostgreSQL; with the sampler on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<crate::backend::plan::PlanSample>,
     /// The injected server restarts (`faults.restart_db_at_s`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_restarts: Vec<RestartEvent>,

@@ -13,6 +13,14 @@ pub enum Warning {
     LostJobs { lost: i64 },
     /// A strategy meant to prevent duplicate claims produced some.
     UnexpectedDuplicateClaims { count: u64 },
+    /// Claims returned more rows than the batch asked for: the statement's limit does
+    /// not bound what it claims (a subquery the plan re-runs claims again each time).
+    OverClaims {
+        claims: u64,
+        /// The most rows one claim returned.
+        most: u64,
+        batch: u32,
+    },
     /// The sampler saw more active jobs in a queue than its max workers.
     MaxWorkersExceeded {
         queue: String,
@@ -76,6 +84,7 @@ impl Warning {
             Warning::LedgerEffectsMismatch { .. }
                 | Warning::LostJobs { .. }
                 | Warning::UnexpectedDuplicateClaims { .. }
+                | Warning::OverClaims { .. }
         )
     }
 
@@ -108,6 +117,14 @@ impl fmt::Display for Warning {
             Warning::UnexpectedDuplicateClaims { count } => write!(
                 f,
                 "{count} duplicate claims from a strategy that should prevent them: check the lock clause and isolation level"
+            ),
+            Warning::OverClaims {
+                claims,
+                most,
+                batch,
+            } => write!(
+                f,
+                "{claims} claims returned more rows than the batch of {batch} asked for (up to {most}): the statement's limit does not bound what it claims; check its plan for a subquery run again per row"
             ),
             Warning::MaxWorkersExceeded {
                 queue,

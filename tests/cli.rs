@@ -208,7 +208,40 @@ fn smoke_workload_runs_on_the_embedded_default() {
     let cluster = embedded_dir(&stderr);
     assert!(!cluster.exists(), "{} was not removed", cluster.display());
     every_trial_has_an_interval_log_that_hdrhistogram_reads(&run_dir, &run);
+    every_trial_has_a_plan_sample_with_its_work(&run, &stdout);
     compare_report_adds_the_comparison_and_its_plots(&run_dir);
+}
+
+/// Each trial sampled its claim's plan mid-trial: production's locks rows through the
+/// fetch-order index, and every plan says what it touched; the summary shows them.
+fn every_trial_has_a_plan_sample_with_its_work(run: &claimbench::results::RunResult, stdout: &str) {
+    for c in &run.cells {
+        let t = &c.trials[0];
+        let p = t
+            .plan
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no plan", c.strategy));
+        assert!(
+            p.at_s > t.warmup_s,
+            "{} sampled during warm-up: {}",
+            c.strategy,
+            p.at_s
+        );
+        assert!(
+            p.shared_hit + p.shared_read > 0 && p.rows_examined > 0,
+            "{p:?}"
+        );
+        assert!(p.plan.is_array(), "the server's own JSON is kept");
+        if c.strategy == claimbench::strategy::Strategy::Production {
+            assert_eq!(p.statement, "claim");
+            assert!(
+                p.shape.contains("LockRows") && p.shape.contains("ix_jobs_hot_fetch_order"),
+                "{}",
+                p.shape
+            );
+        }
+    }
+    assert!(stdout.contains("## Plans"), "{stdout}");
 }
 
 /// Each trial's `.hlog`, read back with HdrHistogram's own log parser and decoder, holds

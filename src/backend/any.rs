@@ -248,6 +248,14 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.sample(workload).await)
     }
 
+    async fn explain_claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+    ) -> Result<Option<super::plan::PlanSample>, BackendError> {
+        each!(self, AnySession, s => s.explain_claim(strategy, batch).await)
+    }
+
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         each!(self, AnySession, s => s.kill_workers(role).await)
     }

@@ -10,6 +10,7 @@ pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;
 pub mod ownership;
+pub mod plan;
 pub mod postgres;
 pub mod pristine;
 mod shared;
@@ -388,6 +389,17 @@ pub trait Session: Send + 'static {
         &mut self,
         workload: &Workload,
     ) -> impl Future<Output = Result<Sample, BackendError>> + Send;
+
+    /// The plan of this strategy's claim (or its select step) for `batch`, executed
+    /// inside a transaction that is rolled back; `None` where the backend takes no plan
+    /// sample yet. Sampled once per trial, mid-trial, on its own connection.
+    fn explain_claim(
+        &mut self,
+        _strategy: Strategy,
+        _batch: u32,
+    ) -> impl Future<Output = Result<Option<plan::PlanSample>, BackendError>> + Send {
+        async { Ok(None) }
+    }
 
     /// Ends every worker connection of this process (`role`, from
     /// [`Backend::worker_role`]) with the server's own kill, from this connection;

@@ -923,6 +923,54 @@ impl Session for PostgresSession {
         })
     }
 
+    /// `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` of the claim, or of a two-step
+    /// strategy's select step, between BEGIN and ROLLBACK: the claim runs for real (it
+    /// locks its batch for a moment), and leaves nothing behind.
+    async fn explain_claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+    ) -> Result<Option<super::plan::PlanSample>, BackendError> {
+        let (statement, sql) = match strategy {
+            Strategy::Production | Strategy::Waiting => ("claim", strategy_sql(strategy)),
+            Strategy::Naive | Strategy::Conditional => {
+                let select = super::sql_steps(strategy_sql(strategy))
+                    .into_iter()
+                    .find(|(name, _)| *name == "select")
+                    .map_or("", |(_, sql)| sql);
+                ("select step", select)
+            }
+        };
+        let e = |e| query_error("explain the claim", e);
+        let c = &self.client;
+        c.batch_execute("BEGIN").await.map_err(e)?;
+        let explained = async {
+            let stmt = c
+                .prepare(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
+                .await?;
+            let limit = i64::from(batch);
+            let all: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&limit, &self.worker_id];
+            c.query_one(&stmt, &all[..stmt.params().len().min(2)]).await
+        }
+        .await;
+        c.batch_execute("ROLLBACK").await.map_err(e)?;
+        let plan: serde_json::Value = explained.map_err(e)?.get(0);
+        Ok(super::plan::from_postgres(&plan).map(
+            |(shape, execution_ms, shared_hit, shared_read, rows_examined)| {
+                super::plan::PlanSample {
+                    at_s: 0.0,
+                    statement: statement.to_string(),
+                    shape,
+                    execution_ms,
+                    shared_hit,
+                    shared_read,
+                    rows_examined,
+                    plan,
+                }
+            },
+        ))
+    }
+
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         let row = self
             .client

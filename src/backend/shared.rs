@@ -6,7 +6,8 @@ use super::{BackendError, ErrorKind};
 use crate::workload::Workload;
 
 /// The one control connection of a backend (reset, counters, reconciliation): opened
-/// on first use, dropped after a lost-connection error so the next call opens anew.
+/// on first use, checked before each reuse (a server restart, or a kill, may have ended
+/// it since), and dropped after a lost-connection error so the next call opens anew.
 pub(crate) struct Control<C>(tokio::sync::Mutex<Option<C>>);
 
 impl<C> Default for Control<C> {
@@ -20,9 +21,15 @@ impl<C> Control<C> {
     pub(crate) async fn run<T>(
         &self,
         open: impl AsyncFnOnce() -> Result<C, BackendError>,
+        alive: impl AsyncFnOnce(&mut C) -> bool,
         f: impl AsyncFnOnce(&mut C) -> Result<T, BackendError>,
     ) -> Result<T, BackendError> {
         let mut guard = self.0.lock().await;
+        if let Some(c) = guard.as_mut()
+            && !alive(c).await
+        {
+            *guard = None;
+        }
         let conn = match guard.as_mut() {
             Some(c) => c,
             None => guard.insert(open().await?),

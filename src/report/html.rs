@@ -245,6 +245,9 @@ pub fn render(
     if let Some((header, rows)) = summary::queue_table(r) {
         section_table(&mut h, "Per queue", &header, &rows, summary::QUEUES_HOW);
     }
+    if let Some((header, rows)) = summary::plans_table(r) {
+        section_table(&mut h, "Plans", &header, &rows, summary::PLANS_HOW);
+    }
     if let Some((header, rows)) = summary::faults_table(r) {
         section_table(&mut h, "Faults", &header, &rows, summary::FAULTS_HOW);
     }

@@ -125,6 +125,10 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
         markdown_table(&mut out, &header, &rows, 7);
     }
+    if let Some((header, rows)) = plans_table(r) {
+        let _ = writeln!(out, "\n## Plans\n\n{PLANS_HOW}\n");
+        markdown_table(&mut out, &header, &rows, 8);
+    }
     if let Some((header, rows)) = faults_table(r) {
         let _ = writeln!(out, "\n## Faults\n\n{FAULTS_HOW}\n");
         markdown_table(&mut out, &header, &rows, 8);
@@ -253,6 +257,38 @@ pub fn queue_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
             rows.push(row);
         }
     }
+    (!rows.is_empty()).then_some((header, rows))
+}
+
+/// How to read the plans table.
+pub const PLANS_HOW: &str = "Per cell, the claim statement's plan as PostgreSQL ran it once mid-trial (EXPLAIN ANALYZE with BUFFERS, inside a transaction that was rolled back; for naive and conditional, their select step): its shape, root first, with the index each scan used; its execution time; the shared buffers it found cached and read in; and the rows its scans produced or filtered out, times their loops: the work behind one batch. A claim that examines many more rows than its batch is scanning past rows it cannot take. The whole plan is in run.json (trials[].plan). Other backends take no plan sample yet.";
+
+/// One row per cell whose first trial has a plan sample. `None` when none has.
+pub fn plans_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = KEY_HEADER.to_vec();
+    header.extend([
+        "statement",
+        "plan",
+        "ms",
+        "buffers hit/read",
+        "rows examined",
+    ]);
+    let rows: Vec<Vec<String>> = r
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let p = c.trials.iter().find_map(|t| t.plan.as_ref())?;
+            let mut row = cell_key(c);
+            row.extend([
+                p.statement.clone(),
+                p.shape.clone(),
+                format!("{:.2}", p.execution_ms),
+                format!("{}/{}", p.shared_hit, p.shared_read),
+                p.rows_examined.to_string(),
+            ]);
+            Some(row)
+        })
+        .collect();
     (!rows.is_empty()).then_some((header, rows))
 }
 

@@ -282,3 +282,38 @@ pub async fn restart(
     }
     Ok(events)
 }
+
+/// Samples the claim's plan once, mid-way through the measured window (half a second
+/// into it for a drain), on its own connection; `None` when the backend takes no sample,
+/// the trial stopped first, or the sample did not come back within 5 s.
+pub async fn plan<S: Session>(
+    mut session: Resilient<S>,
+    strategy: crate::strategy::Strategy,
+    batch: u32,
+    workload: Arc<Workload>,
+    clock: TrialClock,
+    shared: Arc<Shared>,
+) -> Result<Option<crate::backend::plan::PlanSample>, BackendError> {
+    let t = &workload.trial;
+    let at = t.warmup
+        + match (t.stop, t.duration) {
+            (StopRule::Duration, Some(d)) => d / 2,
+            _ => Duration::from_millis(500),
+        };
+    if !reached(at, clock, &shared).await {
+        return Ok(None);
+    }
+    let began = Instant::now();
+    let sample = tokio::time::timeout(
+        Duration::from_secs(5),
+        session.call(async |s| s.explain_claim(strategy, batch).await),
+    )
+    .await;
+    Ok(match sample {
+        Ok(r) => r?.flatten().map(|mut p| {
+            p.at_s = clock.secs_f64(began);
+            p
+        }),
+        Err(_) => None,
+    })
+}

@@ -6,6 +6,7 @@
 use super::reconnect::Resilient;
 use super::threads::WorkerThreads;
 use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
+use crate::backend::plan::PlanSample;
 use crate::backend::{Backend, BackendKind, ServerCounters, Session as _};
 use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
 use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
@@ -56,6 +57,7 @@ struct Sessions<S> {
     producer: Option<S>,
     rescuer: Option<S>,
     killer: Option<S>,
+    planner: Option<S>,
 }
 
 /// The tasks of a running trial.
@@ -66,6 +68,7 @@ struct Running<S> {
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
     killer: Option<JoinHandle<Result<Vec<KillEvent>, crate::backend::BackendError>>>,
     restarter: Option<JoinHandle<Result<Vec<RestartEvent>, crate::backend::BackendError>>>,
+    planner: Option<JoinHandle<Result<Option<PlanSample>, crate::backend::BackendError>>>,
     /// One scheduling-delay probe per worker thread the trial uses.
     lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
@@ -82,6 +85,7 @@ struct Collected<S> {
     rescued: u64,
     kills: Vec<KillEvent>,
     restarts: Vec<RestartEvent>,
+    plan: Option<PlanSample>,
     /// How late the worker threads woke, µs, all probes merged.
     scheduling_delay: hdrhistogram::Histogram<u64>,
     /// Kept open until the CPU reading after the trial, then dropped.
@@ -143,6 +147,7 @@ pub(super) async fn run_trial<B: Backend>(
         ledger: &analysis,
         effects_duplicate_executions: db.duplicate_executions,
         executions_in_doubt: m.counts.executions_in_doubt,
+        over_claims: (m.counts.over_claims, m.counts.most_claimed, spec.batch),
         lost: reconciliation.lost,
         max_workers: &max_workers,
         claims_recorded: m.claim_latency.len(),
@@ -188,6 +193,7 @@ pub(super) async fn run_trial<B: Backend>(
         rescued_jobs: collected.rescued,
         connection_kills: collected.kills,
         server_restarts: collected.restarts,
+        plan: collected.plan,
         time_to_rescue,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
@@ -357,6 +363,8 @@ async fn open_sessions<B: Backend>(
         producer: one(w.producer_rate_per_s.is_some(), "claimbench-producer").await?,
         rescuer: one(w.faults.lease.is_some(), "claimbench-rescuer").await?,
         killer: one(w.faults.kills_connections(), "claimbench-killer").await?,
+        // Evidence, like the sampler's: none in a trial that runs without one.
+        planner: one(w.trial.sample_interval.is_some(), "claimbench-planner").await?,
     })
 }
 
@@ -486,9 +494,20 @@ fn spawn<B: Backend>(
                 shared.clone(),
             ))
         });
+    let planner = sessions.planner.map(|p| {
+        tokio::spawn(background::plan(
+            resilient(p, "claimbench-planner"),
+            spec.strategy,
+            spec.batch,
+            workload.clone(),
+            clock,
+            shared.clone(),
+        ))
+    });
     Running {
         killer,
         restarter,
+        planner,
         workers,
         lag_probes,
         sampler,
@@ -578,6 +597,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
     };
+    let plan = match running.planner {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => None,
+    };
     let mut scheduling_delay = new_histogram();
     for t in running.lag_probes {
         let h = t.await.map_err(spawn_err)?;
@@ -595,6 +618,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         rescued,
         kills,
         restarts,
+        plan,
         sessions,
     })
 }

@@ -54,6 +54,8 @@ pub struct TrialFacts<'a> {
     /// effects table may count that many more duplicate executions than the ledger.
     pub executions_in_doubt: u64,
     pub lost: i64,
+    /// Claims that returned more rows than asked for, the most one returned, the batch.
+    pub over_claims: (u64, u64, u32),
     pub max_workers: &'a [MaxWorkersCheck],
     /// Claims recorded in the latency histogram (after warm-up).
     pub claims_recorded: u64,
@@ -103,6 +105,14 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     }
     if f.lost != 0 {
         warnings.push(Warning::LostJobs { lost: f.lost });
+    }
+    let (claims, most, batch) = f.over_claims;
+    if claims > 0 {
+        warnings.push(Warning::OverClaims {
+            claims,
+            most,
+            batch,
+        });
     }
     if f.strategy.prevents_duplicate_claims() && f.ledger.duplicate_claims > 0 {
         warnings.push(Warning::UnexpectedDuplicateClaims {
@@ -213,6 +223,7 @@ mod tests {
             effects_duplicate_executions: ledger.duplicate_executions as i64,
             executions_in_doubt: 0,
             lost: 0,
+            over_claims: (0, 10, 10),
             max_workers,
             claims_recorded: 5000,
             cpu_share: 0.2,
@@ -272,6 +283,7 @@ mod tests {
         let mut f = facts(&l, &capped);
         f.effects_duplicate_executions = 0;
         f.lost = 1;
+        f.over_claims = (3, 1330, 10);
         f.claims_recorded = 10;
         f.cpu_share = 1.8;
         f.client_cpu_s = 3.6;
@@ -290,6 +302,11 @@ mod tests {
                     effects: 0
                 },
                 Warning::LostJobs { lost: 1 },
+                Warning::OverClaims {
+                    claims: 3,
+                    most: 1330,
+                    batch: 10
+                },
                 Warning::UnexpectedDuplicateClaims { count: 2 },
                 Warning::MaxWorkersExceeded {
                     queue: "q".into(),

@@ -341,6 +341,11 @@ impl Worker {
         let t1 = Instant::now();
         let m = &mut self.m;
         let n = self.jobs.len() as u32;
+        m.counts.most_claimed = m.counts.most_claimed.max(u64::from(n));
+        // What the claim asked for: the batch, less what an earlier try committed.
+        if n > spec.batch {
+            m.counts.over_claims += 1;
+        }
         // The measured window: claims that began after warm-up and before the planned
         // end (a claim begun after it, while the stop spreads, counts for nothing).
         let steady = clock.is_steady(t0) && !clock.is_over(t0);

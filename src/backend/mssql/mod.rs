@@ -310,7 +310,14 @@ impl MssqlBackend {
         f: impl AsyncFnOnce(&mut Conn) -> Result<T, BackendError>,
     ) -> Result<T, BackendError> {
         self.control
-            .run(async || self.open("claimbench-control").await, f)
+            .run(
+                async || self.open("claimbench-control").await,
+                async |c: &mut Conn| match c.simple_query("SELECT 1").await {
+                    Ok(stream) => stream.into_results().await.is_ok(),
+                    Err(_) => false,
+                },
+                f,
+            )
             .await
     }
 

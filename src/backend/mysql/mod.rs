@@ -239,7 +239,11 @@ impl MysqlBackend {
         f: impl AsyncFnOnce(&mut Conn) -> Result<T, BackendError>,
     ) -> Result<T, BackendError> {
         self.control
-            .run(async || self.open_control().await, f)
+            .run(
+                async || self.open_control().await,
+                async |c: &mut Conn| c.ping().await.is_ok(),
+                f,
+            )
             .await
     }
 
