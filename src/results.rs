@@ -136,6 +136,9 @@ pub struct TrialResult {
     /// The injected connection kills (`faults.kill_connections_*`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connection_kills: Vec<KillEvent>,
+    /// The hot table's health at each sampler reading (PostgreSQL).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub table_series: Vec<TableSample>,
     /// The claim statement's plan, sampled mid-trial (PostgreSQL; with the sampler on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<crate::backend::plan::PlanSample>,
@@ -225,6 +228,20 @@ pub struct Duplicates {
     pub claim_rate: f64,
     /// duplicate executions / distinct jobs executed.
     pub execution_rate: f64,
+}
+
+/// The hot table's health at one sampler reading (PostgreSQL): what the claim's
+/// updates leave behind, and whether vacuum and HOT keep up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableSample {
+    /// Seconds since the trial's start.
+    pub at_s: f64,
+    pub dead_tuples: i64,
+    pub table_bytes: i64,
+    pub index_bytes: i64,
+    /// Row updates and HOT updates (no index entry written) since the statistics began.
+    pub updates: i64,
+    pub hot_updates: i64,
 }
 
 /// One injected server restart.

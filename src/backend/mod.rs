@@ -80,6 +80,8 @@ pub struct Sample {
     /// Age of each queue's oldest eligible pending job, ms, in the workload's order;
     /// empty when the workload has one queue (then it is `oldest_pending_ms`).
     pub queue_oldest_ms: Vec<Option<f64>>,
+    /// The hot table's health (PostgreSQL); `at_s` is filled in by the sampler.
+    pub table: Option<crate::results::TableSample>,
 }
 
 /// Cumulative server counters read before and after a trial; the report shows deltas.

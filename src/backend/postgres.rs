@@ -920,6 +920,14 @@ impl Session for PostgresSession {
             work_left: r.get(3),
             queue_active,
             queue_oldest_ms: r.get(5),
+            table: Some(crate::results::TableSample {
+                at_s: 0.0,
+                dead_tuples: r.get(6),
+                table_bytes: r.get(7),
+                index_bytes: r.get(8),
+                updates: r.get(9),
+                hot_updates: r.get(10),
+            }),
         })
     }
 

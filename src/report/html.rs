@@ -245,6 +245,15 @@ pub fn render(
     if let Some((header, rows)) = summary::queue_table(r) {
         section_table(&mut h, "Per queue", &header, &rows, summary::QUEUES_HOW);
     }
+    if let Some((header, rows)) = summary::table_health_table(r) {
+        section_table(
+            &mut h,
+            "Table health",
+            &header,
+            &rows,
+            summary::TABLE_HEALTH_HOW,
+        );
+    }
     if let Some((header, rows)) = summary::plans_table(r) {
         section_table(&mut h, "Plans", &header, &rows, summary::PLANS_HOW);
     }

@@ -13,7 +13,9 @@ use std::path::Path;
 use std::sync::Once;
 
 mod before_after;
+mod table_health;
 pub use before_after::{SpectrumBeforeAfter, ThroughputBeforeAfter};
+pub use table_health::DeadTuples;
 
 const FONT: &str = "sans-serif";
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
@@ -841,25 +843,39 @@ impl Figure for OverTime<'_> {
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
-        // The injected faults' instants, so a dip can be read against its cause.
-        let mark = RGBColor(0xB0, 0x3A, 0x2E);
-        for (at, what) in fault_marks(&cells) {
-            chart
-                .draw_series([PathElement::new(
-                    vec![(at, 0.0), (at, y1)],
-                    mark.mix(0.6).stroke_width(2),
-                )])
-                .map_err(de)?;
-            chart
-                .draw_series([Text::new(
-                    what,
-                    (at, y1),
-                    (FONT, 12).into_font().color(&mark),
-                )])
-                .map_err(de)?;
-        }
+        draw_fault_marks(&mut chart, &cells, y1)?;
         labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperRight)
     }
+}
+
+/// The injected faults' instants as red vertical lines up to `y1`, each labelled, so a
+/// dip or a climb can be read against its cause.
+fn draw_fault_marks<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    cells: &[&CellResult],
+    y1: f64,
+) -> Result<(), PlotError> {
+    let mark = RGBColor(0xB0, 0x3A, 0x2E);
+    for (at, what) in fault_marks(cells) {
+        chart
+            .draw_series([PathElement::new(
+                vec![(at, 0.0), (at, y1)],
+                mark.mix(0.6).stroke_width(2),
+            )])
+            .map_err(de)?;
+        chart
+            .draw_series([Text::new(
+                what,
+                (at, y1),
+                (FONT, 12).into_font().color(&mark),
+            )])
+            .map_err(de)?;
+    }
+    Ok(())
 }
 
 /// When the first trial of the first of `cells` had connections killed or its server

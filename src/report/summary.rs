@@ -125,6 +125,10 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
         markdown_table(&mut out, &header, &rows, 7);
     }
+    if let Some((header, rows)) = table_health_table(r) {
+        let _ = writeln!(out, "\n## Table health\n\n{TABLE_HEALTH_HOW}\n");
+        markdown_table(&mut out, &header, &rows, 6);
+    }
     if let Some((header, rows)) = plans_table(r) {
         let _ = writeln!(out, "\n## Plans\n\n{PLANS_HOW}\n");
         markdown_table(&mut out, &header, &rows, 8);
@@ -285,6 +289,48 @@ pub fn plans_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
                 format!("{:.2}", p.execution_ms),
                 format!("{}/{}", p.shared_hit, p.shared_read),
                 p.rows_examined.to_string(),
+            ]);
+            Some(row)
+        })
+        .collect();
+    (!rows.is_empty()).then_some((header, rows))
+}
+
+/// How to read the table-health table.
+pub const TABLE_HEALTH_HOW: &str = "Per cell, the hot table as the sampler saw it over the first trial (PostgreSQL's statistics): the most dead tuples at one reading, heap and index size at the first and last reading, and the share of the trial's row updates that were HOT (no index entry written, possible only when no indexed column changes and the page has room). Index growth with a low HOT share is the cost of indexing a column the claim updates, such as status.";
+
+/// One row per cell whose first trial has table samples. `None` when none has.
+pub fn table_health_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = KEY_HEADER.to_vec();
+    header.extend([
+        "dead tuples (max)",
+        "table MB first→last",
+        "index MB first→last",
+        "HOT updates",
+    ]);
+    let mb = |b: i64| b as f64 / 1_048_576.0;
+    let rows: Vec<Vec<String>> = r
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let s = &c.trials.first()?.table_series;
+            let (first, last) = (s.first()?, s.last()?);
+            let updates = last.updates - first.updates;
+            let hot = last.hot_updates - first.hot_updates;
+            let mut row = cell_key(c);
+            row.extend([
+                s.iter()
+                    .map(|t| t.dead_tuples)
+                    .max()
+                    .unwrap_or(0)
+                    .to_string(),
+                format!("{:.1}→{:.1}", mb(first.table_bytes), mb(last.table_bytes)),
+                format!("{:.1}→{:.1}", mb(first.index_bytes), mb(last.index_bytes)),
+                if updates > 0 {
+                    format!("{:.0}%", 100.0 * hot as f64 / updates as f64)
+                } else {
+                    "–".to_string()
+                },
             ]);
             Some(row)
         })

@@ -29,6 +29,8 @@ pub struct SamplerReport {
     pub mean_sample_ms: f64,
     /// The longest interval the sampler had to stretch to, ms (see [`SAMPLER_BUDGET`]).
     pub max_interval_ms: f64,
+    /// The hot table's health at each reading, where the backend reports it.
+    pub table: Vec<crate::results::TableSample>,
 }
 
 /// Share of one server core the sampler may use. When a sample costs more (the
@@ -80,6 +82,10 @@ pub async fn sample<S: Session>(
         r.lock_wait_samples += u64::from(s.lock_waiting);
         r.active_samples += u64::from(s.active);
         r.oldest_pending.push((at, s.oldest_pending_ms));
+        if let Some(mut t) = s.table {
+            t.at_s = at;
+            r.table.push(t);
+        }
         if r.queue_oldest_pending.len() < s.queue_oldest_ms.len() {
             r.queue_oldest_pending
                 .resize_with(s.queue_oldest_ms.len(), Vec::new);

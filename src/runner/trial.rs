@@ -131,7 +131,8 @@ pub(super) async fn run_trial<B: Backend>(
     let measured = clock.measured(stop_at);
     let measured_s = measured.as_secs_f64();
     let steady_from_s = w.trial.warmup.as_secs_f64();
-    let sampled = collected.sampled;
+    let mut sampled = collected.sampled;
+    let table_series = std::mem::take(&mut sampled.table);
     let max_workers = max_workers_checks(w, &sampled, holds);
     let queues = per_queue(backend, w, server_start_us, measured, &sampled).await?;
     let m = collected.metrics;
@@ -194,6 +195,7 @@ pub(super) async fn run_trial<B: Backend>(
         connection_kills: collected.kills,
         server_restarts: collected.restarts,
         plan: collected.plan,
+        table_series,
         time_to_rescue,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),

@@ -3,7 +3,8 @@
 -- workers limit (their active counts come back in the same order), $3 the workload's
 -- priority values (every job has one of them), $4 the workload's queues when it has
 -- more than one (each one's oldest due pending age comes back in the same order; empty:
--- not asked).
+-- not asked). Then the hot table's health: dead tuples, heap and index bytes, updates
+-- and HOT updates so far (statistics, flushed by each backend about once a second).
 SELECT
     -- Oldest due pending job: per priority, the first row in due order, then the oldest of
     -- those. One index probe per priority with the fetch-order or pending-partial layout
@@ -51,4 +52,12 @@ SELECT
                           LIMIT 1) o)::float8 END
             FROM unnest($4::text[]) WITH ORDINALITY AS u(name, ord)
             LEFT JOIN queues q ON q.name = u.name
-           ORDER BY u.ord) AS queue_oldest_ms
+           ORDER BY u.ord) AS queue_oldest_ms,
+    (SELECT COALESCE(n_dead_tup, 0) FROM pg_stat_user_tables
+      WHERE relid = 'jobs_hot'::regclass) AS dead_tuples,
+    pg_table_size('jobs_hot'::regclass) AS table_bytes,
+    pg_indexes_size('jobs_hot'::regclass) AS index_bytes,
+    (SELECT COALESCE(n_tup_upd, 0) FROM pg_stat_user_tables
+      WHERE relid = 'jobs_hot'::regclass) AS updates,
+    (SELECT COALESCE(n_tup_hot_upd, 0) FROM pg_stat_user_tables
+      WHERE relid = 'jobs_hot'::regclass) AS hot_updates

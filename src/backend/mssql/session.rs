@@ -408,6 +408,7 @@ impl Session for MssqlSession {
             work_left: int(r, 3) != 0,
             queue_active,
             queue_oldest_ms: queue_oldest(r.get::<&str, _>(5).unwrap_or_default()),
+            table: None,
         })
     }
 

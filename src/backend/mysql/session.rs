@@ -594,6 +594,7 @@ impl Session for MysqlSession {
                     .flatten()
                     .unwrap_or_default(),
             ),
+            table: None,
         })
     }
 
