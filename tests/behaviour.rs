@@ -903,20 +903,35 @@ workers = [2]
 batch_sizes = [5]
 [trial]
 warmup_s = 0.0
-duration_s = 2.5
+duration_s = 3.0
 "#,
     );
     assert_eq!(w.session_settings.len(), 3);
-    backend.reset(&w, "fetch-order", w.seed).await.unwrap();
-    // The trial resets again: hold the claim on a connection opened after that reset,
-    // from inside it, once the workers are claiming.
+    // The holder waits for the trial's own reset to finish and its workers to claim,
+    // then locks the next rows in fetch order, which the workers wait on.
     let holder = async {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let mut a = backend.connect("cbtest-holder", "holder").await.unwrap();
-        let held = backend.hold_claim(&mut a, 50).await;
-        tokio::time::sleep(Duration::from_millis(2500)).await;
-        backend.roll_back(&mut a).await;
-        held.len()
+        let started = std::time::Instant::now();
+        loop {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the trial never claimed"
+            );
+            let Ok(mut a) = backend.connect("cbtest-holder", "holder").await else {
+                continue;
+            };
+            if backend
+                .inspect(&mut a, common::Inspect::ActiveIn("q"))
+                .await[0]
+                == 0
+            {
+                continue;
+            }
+            let held = backend.hold_claim(&mut a, 50).await;
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            backend.roll_back(&mut a).await;
+            return held.len();
+        }
     };
     let (r, held) = tokio::join!(run(&backend, w.clone()), holder);
     assert_eq!(held, 50);
