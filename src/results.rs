@@ -142,6 +142,9 @@ pub struct TrialResult {
     /// The claim statement's plan, sampled mid-trial (PostgreSQL; with the sampler on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<crate::backend::plan::PlanSample>,
+    /// The snapshot held open mid-trial (`faults.hold_snapshot_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_held: Option<SnapshotHold>,
     /// The injected server restarts (`faults.restart_db_at_s`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_restarts: Vec<RestartEvent>,
@@ -242,6 +245,18 @@ pub struct TableSample {
     /// Row updates and HOT updates (no index entry written) since the statistics began.
     pub updates: i64,
     pub hot_updates: i64,
+}
+
+/// A snapshot held open by another session (`faults.hold_snapshot_s`), and how long
+/// the queue took to recover once it closed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotHold {
+    /// Seconds since the trial's start when it was taken and released.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// From its release until the oldest-pending age came back to its level before the
+    /// hold; `None` when it did not within the trial (or nothing was sampled).
+    pub recovery_s: Option<f64>,
 }
 
 /// One injected server restart.

@@ -225,6 +225,8 @@ mod raw {
         #[serde(default)]
         pub restart_db_at_s: Vec<f64>,
         #[serde(default)]
+        pub hold_snapshot_s: Option<Vec<f64>>,
+        #[serde(default)]
         pub restart_command: Option<String>,
     }
 
@@ -575,6 +577,9 @@ pub struct Faults {
     /// server only through `restart_command`.
     #[serde(default)]
     pub restart_at: Vec<Duration>,
+    /// From when to when (since the trial's start) a session holds one snapshot open.
+    #[serde(default)]
+    pub hold_snapshot: Option<(Duration, Duration)>,
     /// A shell command that restarts the `--db` server and returns once it is back
     /// (e.g. `docker restart pg`); run with `sh -c`.
     #[serde(default)]
@@ -943,6 +948,19 @@ impl Validator<'_> {
                 .iter()
                 .map(|&t| self.positive_secs("faults.restart_db_at_s", t))
                 .collect::<Result<_, _>>()?,
+            hold_snapshot: match f.hold_snapshot_s.as_deref() {
+                None => None,
+                Some(&[from, to]) if from < to => Some((
+                    self.positive_secs("faults.hold_snapshot_s", from)?,
+                    self.positive_secs("faults.hold_snapshot_s", to)?,
+                )),
+                Some(_) => {
+                    return Err(self.err(
+                        "faults.hold_snapshot_s",
+                        "give [from, to]: two times in seconds since the trial's start, from before to",
+                    ));
+                }
+            },
             restart_command: match f.restart_command {
                 Some(c) if c.trim().is_empty() => {
                     return Err(self.err(
@@ -1574,6 +1592,7 @@ duration_s = 1
             kill_connections_every: Some(Duration::from_secs(2)),
             restart_at: vec![],
             restart_command: None,
+            hold_snapshot: None,
         };
         let s = |v: &[u64]| {
             v.iter()

@@ -256,6 +256,10 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.explain_claim(strategy, batch).await)
     }
 
+    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.hold_snapshot().await)
+    }
+
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         each!(self, AnySession, s => s.kill_workers(role).await)
     }

@@ -403,6 +403,20 @@ pub trait Session: Send + 'static {
         async { Ok(None) }
     }
 
+    /// Opens a transaction that holds one snapshot until [`Session::end`]: a report
+    /// job or a forgotten session. While it is open, no row version it could see may be
+    /// removed, so the hot table's dead tuples pile up (`faults.hold_snapshot_s`).
+    fn hold_snapshot(&mut self) -> impl Future<Output = Result<(), BackendError>> + Send {
+        async {
+            Err(BackendError::Query {
+                what: "hold a snapshot (faults.hold_snapshot_s)",
+                kind: ErrorKind::Other,
+                code: None,
+                message: "this backend cannot hold a snapshot open; run the workload on PostgreSQL or MySQL".into(),
+            })
+        }
+    }
+
     /// Ends every worker connection of this process (`role`, from
     /// [`Backend::worker_role`]) with the server's own kill, from this connection;
     /// returns how many it ended. The workload's injected fault

@@ -756,9 +756,9 @@ impl Figure for OverTime<'_> {
 
     fn how_to_read(&self) -> &'static str {
         if self.oldest_pending {
-            "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows). Red vertical lines mark injected connection kills and server restarts."
+            "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows). Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released)."
         } else {
-            "Jobs per second in each whole second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up. Red vertical lines mark injected connection kills and server restarts."
+            "Jobs per second in each whole second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up. Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released)."
         }
     }
 
@@ -886,7 +886,11 @@ fn fault_marks(cells: &[&CellResult]) -> Vec<(f64, &'static str)> {
     };
     let kills = t.connection_kills.iter().map(|k| (k.at_s, " kill"));
     let restarts = t.server_restarts.iter().map(|r| (r.at_s, " restart"));
-    kills.chain(restarts).collect()
+    let held = t
+        .snapshot_held
+        .iter()
+        .flat_map(|h| [(h.from_s, " snapshot taken"), (h.to_s, " released")]);
+    kills.chain(restarts).chain(held).collect()
 }
 
 /// Duplicate claims and executions per strategy, summed over every trial.

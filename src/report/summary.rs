@@ -339,7 +339,7 @@ pub fn table_health_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<S
 }
 
 /// How to read the faults table.
-pub const FAULTS_HOW: &str = "Per trial with injected faults: what was injected (connection kills with their instants in seconds since the trial's start and the connections the server ended; server restarts with how long the server took to accept connections again; workers that crashed after a claim or after a start; handlers that hung past the lease; runs of poison jobs, which always fail and end dead-lettered), how often workers reconnected and the worker time spent without a connection (summed, and the longest single outage), the jobs the faults stranded and the jobs the rescuer returned, the time from a stranding to its rescue, and the calls whose outcome died with their connection (a claim that may have committed, an effect that may have been written). Lost jobs and the ledger against the effects table are in the main table, as for any trial; there the effects table may count up to one more duplicate execution than the ledger per effect in doubt: the write committed, the reply died with the connection, and the rescued job ran again, a real duplicate the worker could not see.";
+pub const FAULTS_HOW: &str = "Per trial with injected faults: what was injected (connection kills with their instants in seconds since the trial's start and the connections the server ended; server restarts with how long the server took to accept connections again; a snapshot held open by another session, and how long after its release the oldest-pending age came back to its level before it (at most twice its median before the hold, or 20 ms above it); workers that crashed after a claim or after a start; handlers that hung past the lease; runs of poison jobs, which always fail and end dead-lettered), how often workers reconnected and the worker time spent without a connection (summed, and the longest single outage), the jobs the faults stranded and the jobs the rescuer returned, the time from a stranding to its rescue, and the calls whose outcome died with their connection (a claim that may have committed, an effect that may have been written). Lost jobs and the ledger against the effects table are in the main table, as for any trial; there the effects table may count up to one more duplicate execution than the ledger per effect in doubt: the write committed, the reply died with the connection, and the rescued job ran again, a real duplicate the worker could not see.";
 
 /// What was injected into one trial, in words; empty when nothing was.
 fn injected(t: &crate::results::TrialResult) -> String {
@@ -355,6 +355,16 @@ fn injected(t: &crate::results::TrialResult) -> String {
         parts.push(format!(
             "kills at {} s ({ended} connections)",
             at.join(", ")
+        ));
+    }
+    if let Some(h) = &t.snapshot_held {
+        let back = match h.recovery_s {
+            Some(s) => format!("oldest pending back to its level {s:.1} s after"),
+            None => "oldest pending not back to its level by the end".to_string(),
+        };
+        parts.push(format!(
+            "snapshot held {:.1}–{:.1} s; {back}",
+            h.from_s, h.to_s
         ));
     }
     if !t.server_restarts.is_empty() {

@@ -323,3 +323,21 @@ pub async fn plan<S: Session>(
         Err(_) => None,
     })
 }
+
+/// Holds one snapshot open from `from` to `to` (since the trial's start), as a report
+/// job or a forgotten session would; returns when it was taken and released.
+pub async fn hold_snapshot<S: Session>(
+    mut session: S,
+    (from, to): (Duration, Duration),
+    clock: TrialClock,
+    shared: Arc<Shared>,
+) -> Result<Option<(f64, f64)>, BackendError> {
+    if !reached(from, clock, &shared).await {
+        return Ok(None);
+    }
+    session.hold_snapshot().await?;
+    let taken = clock.secs_f64(Instant::now());
+    reached(to, clock, &shared).await;
+    session.end(false).await?;
+    Ok(Some((taken, clock.secs_f64(Instant::now()))))
+}

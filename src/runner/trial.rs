@@ -13,7 +13,7 @@ use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
 use crate::results::{
     Duplicates, KillEvent, LockEvidence, MaxWorkersCheck, OldestPending, QueueResult, Resources,
-    RestartEvent, TrialResult,
+    RestartEvent, SnapshotHold, TrialResult,
 };
 use crate::strategy::Strategy;
 use crate::workload::{HandlerMode, Workload};
@@ -58,7 +58,11 @@ struct Sessions<S> {
     rescuer: Option<S>,
     killer: Option<S>,
     planner: Option<S>,
+    holder: Option<S>,
 }
+
+/// A trial task that may fail with a database error.
+type Task<T> = JoinHandle<Result<T, crate::backend::BackendError>>;
 
 /// The tasks of a running trial.
 struct Running<S> {
@@ -66,9 +70,10 @@ struct Running<S> {
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
-    killer: Option<JoinHandle<Result<Vec<KillEvent>, crate::backend::BackendError>>>,
-    restarter: Option<JoinHandle<Result<Vec<RestartEvent>, crate::backend::BackendError>>>,
-    planner: Option<JoinHandle<Result<Option<PlanSample>, crate::backend::BackendError>>>,
+    killer: Option<Task<Vec<KillEvent>>>,
+    restarter: Option<Task<Vec<RestartEvent>>>,
+    planner: Option<Task<Option<PlanSample>>>,
+    holder: Option<Task<Option<(f64, f64)>>>,
     /// One scheduling-delay probe per worker thread the trial uses.
     lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
@@ -86,6 +91,8 @@ struct Collected<S> {
     kills: Vec<KillEvent>,
     restarts: Vec<RestartEvent>,
     plan: Option<PlanSample>,
+    /// When the snapshot holder took and released its snapshot.
+    held: Option<(f64, f64)>,
     /// How late the worker threads woke, µs, all probes merged.
     scheduling_delay: hdrhistogram::Histogram<u64>,
     /// Kept open until the CPU reading after the trial, then dropped.
@@ -196,6 +203,11 @@ pub(super) async fn run_trial<B: Backend>(
         server_restarts: collected.restarts,
         plan: collected.plan,
         table_series,
+        snapshot_held: collected.held.map(|(from_s, to_s)| SnapshotHold {
+            from_s,
+            to_s,
+            recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
+        }),
         time_to_rescue,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
@@ -367,6 +379,7 @@ async fn open_sessions<B: Backend>(
         killer: one(w.faults.kills_connections(), "claimbench-killer").await?,
         // Evidence, like the sampler's: none in a trial that runs without one.
         planner: one(w.trial.sample_interval.is_some(), "claimbench-planner").await?,
+        holder: one(w.faults.hold_snapshot.is_some(), "claimbench-holder").await?,
     })
 }
 
@@ -506,10 +519,19 @@ fn spawn<B: Backend>(
             shared.clone(),
         ))
     });
+    let holder = sessions.holder.map(|h| {
+        tokio::spawn(background::hold_snapshot(
+            h,
+            w.faults.hold_snapshot.expect("session only with a hold"),
+            clock,
+            shared.clone(),
+        ))
+    });
     Running {
         killer,
         restarter,
         planner,
+        holder,
         workers,
         lag_probes,
         sampler,
@@ -603,6 +625,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
     };
+    let held = match running.holder {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => None,
+    };
     let mut scheduling_delay = new_histogram();
     for t in running.lag_probes {
         let h = t.await.map_err(spawn_err)?;
@@ -621,6 +647,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         kills,
         restarts,
         plan,
+        held,
         sessions,
     })
 }

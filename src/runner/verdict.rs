@@ -45,6 +45,29 @@ pub fn reconcile(
     }
 }
 
+/// How long after `to` the oldest-pending age came back to its level before `from`:
+/// the first reading after `to` at most twice the median before `from`, or 20 ms above
+/// it, whichever is more. `None` without readings before the hold, or when the age did
+/// not come back within the series.
+pub fn recovery_after(series: &[(f64, Option<f64>)], from: f64, to: f64) -> Option<f64> {
+    let mut before: Vec<f64> = series
+        .iter()
+        .filter(|(at, _)| *at < from)
+        .filter_map(|(_, age)| *age)
+        .collect();
+    if before.is_empty() {
+        return None;
+    }
+    before.sort_by(f64::total_cmp);
+    let median = before[before.len() / 2];
+    let level = (2.0 * median).max(median + 20.0);
+    series
+        .iter()
+        .filter(|(at, _)| *at >= to)
+        .find(|(_, age)| age.is_none_or(|a| a <= level))
+        .map(|(at, _)| at - to)
+}
+
 /// Everything the warning rules look at.
 pub struct TrialFacts<'a> {
     pub strategy: Strategy,
@@ -258,6 +281,30 @@ mod tests {
                 .any(|w| matches!(w, Warning::LedgerEffectsMismatch { .. }));
             assert_eq!(mismatch, warned, "effects {effects}");
         }
+    }
+
+    #[test]
+    fn recovery_is_the_first_reading_after_the_hold_back_at_the_level_before_it() {
+        let s = |v: &[(f64, f64)]| v.iter().map(|&(t, a)| (t, Some(a))).collect::<Vec<_>>();
+        // Before: median 10 ms, so back at <= 30 ms; the hold is 2..4 s.
+        let series = s(&[
+            (0.5, 8.0),
+            (1.0, 10.0),
+            (1.5, 12.0),
+            (2.5, 200.0),
+            (4.0, 900.0),
+            (4.5, 45.0),
+            (5.0, 25.0),
+            (5.5, 9.0),
+        ]);
+        assert_eq!(recovery_after(&series, 2.0, 4.0), Some(1.0));
+        // Never back within the series; nothing before the hold.
+        assert_eq!(recovery_after(&series[..6], 2.0, 4.0), None);
+        assert_eq!(recovery_after(&series[3..], 2.0, 4.0), None);
+        // An empty queue (no pending job) is recovered.
+        let mut empty = series.clone();
+        empty[5].1 = None;
+        assert_eq!(recovery_after(&empty, 2.0, 4.0), Some(0.5));
     }
 
     #[test]

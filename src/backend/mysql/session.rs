@@ -598,6 +598,16 @@ impl Session for MysqlSession {
         })
     }
 
+    /// InnoDB's read view, taken at once: purge cannot remove what it could see.
+    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
+        self.conn
+            .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+            .await
+            .map_err(|e| query_error("hold a snapshot", e))?;
+        self.held = true;
+        Ok(())
+    }
+
     /// By connection id: MySQL has no application name, and the backend records the id
     /// of every worker connection it opens (reconnections included) since the reset.
     async fn kill_workers(&mut self, _role: &str) -> Result<u64, BackendError> {

@@ -22,7 +22,7 @@ impl Figure for DeadTuples<'_> {
     }
 
     fn how_to_read(&self) -> &'static str {
-        "The hot table's dead tuples at each sampler reading (PostgreSQL's statistics, which each backend flushes about once a second): every claim, start and completion leaves a dead row version until vacuum removes it. A saw-tooth is autovacuum keeping up; a steady climb is one it cannot, or an open transaction holding every version back. Red vertical lines mark injected connection kills and server restarts."
+        "The hot table's dead tuples at each sampler reading (PostgreSQL's statistics, which each backend flushes about once a second): every claim, start and completion leaves a dead row version until vacuum removes it. A saw-tooth is autovacuum keeping up; a steady climb is one it cannot, or an open transaction holding every version back. Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released)."
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
