@@ -536,26 +536,10 @@ async fn run(
         });
         backends.push(backend);
     }
-    let facts = host_facts();
-    let first = records[0].clone();
-    let environment = Environment {
-        host: facts.host,
-        os: facts.os,
-        cpu: facts.cpu,
-        logical_cores: facts.logical_cores,
-        physical_cores: facts.physical_cores,
-        memory_bytes: facts.memory_bytes,
-        claimbench_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_revision: git_revision(),
-        target: first.target,
-        embedded: first.embedded,
-        server: first.server,
-        targets: records,
-    };
     let opts = RunOptions {
         results_dir,
         quiet,
-        environment,
+        environment: environment(records),
         worker_threads,
         restarts,
     };
@@ -590,6 +574,27 @@ async fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// This host, this build, and the servers of the run (the first one also at the top
+/// level, where runs from before several backends read it).
+fn environment(records: Vec<TargetRecord>) -> Environment {
+    let facts = host_facts();
+    let first = records[0].clone();
+    Environment {
+        host: facts.host,
+        os: facts.os,
+        cpu: facts.cpu,
+        logical_cores: facts.logical_cores,
+        physical_cores: facts.physical_cores,
+        memory_bytes: facts.memory_bytes,
+        claimbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_revision: git_revision(),
+        target: first.target,
+        embedded: first.embedded,
+        server: first.server,
+        targets: records,
+    }
 }
 
 /// How to restart a backend's server for `faults.restart_db_at_s`: the embedded cluster

@@ -242,32 +242,8 @@ pub fn render(
         );
         let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&summary::durability(r)));
     }
-    if let Some((header, rows)) = summary::queue_table(r) {
-        section_table(&mut h, "Per queue", &header, &rows, summary::QUEUES_HOW);
-    }
-    if let Some((header, rows)) = summary::table_health_table(r) {
-        section_table(
-            &mut h,
-            "Table health",
-            &header,
-            &rows,
-            summary::TABLE_HEALTH_HOW,
-        );
-    }
-    if let Some((header, rows)) = summary::plans_table(r) {
-        section_table(&mut h, "Plans", &header, &rows, summary::PLANS_HOW);
-    }
-    if let Some((header, rows)) = summary::faults_table(r) {
-        section_table(&mut h, "Faults", &header, &rows, summary::FAULTS_HOW);
-    }
-    if let Some((header, rows)) = summary::max_workers_table(r) {
-        section_table(
-            &mut h,
-            "Max workers",
-            &header,
-            &rows,
-            summary::MAX_WORKERS_HOW,
-        );
+    for s in summary::sections(r) {
+        section_table(&mut h, s.title, &s.header, &s.rows, s.how);
     }
 
     let warnings = summary::warning_lines(r);

@@ -825,37 +825,52 @@ impl Figure for OverTime<'_> {
             lines.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.1)),
             true,
         );
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, 0.0..y1)
-            .map_err(de)?;
-        chart
-            .configure_mesh()
-            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
-            .x_desc("seconds since trial start")
-            .y_desc(if self.oldest_pending {
-                "age, ms"
-            } else {
-                "jobs/s"
-            })
-            .label_style((FONT, 12))
-            .draw()
-            .map_err(de)?;
+        let y_desc = if self.oldest_pending {
+            "age, ms"
+        } else {
+            "jobs/s"
+        };
+        let mut chart = time_chart(&root, (x0, x1), y1, y_desc)?;
         draw_fault_marks(&mut chart, &cells, y1)?;
         labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperRight)
     }
 }
 
+/// A chart of seconds since the trial's start against `y_desc` from 0 to `y1`, its mesh
+/// drawn.
+fn time_chart<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    (x0, x1): (f64, f64),
+    y1: f64,
+    y_desc: &str,
+) -> Result<TimeChart<'a, DB>, PlotError> {
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, 0.0..y1)
+        .map_err(de)?;
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
+        .x_desc("seconds since trial start")
+        .y_desc(y_desc)
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(de)?;
+    Ok(chart)
+}
+
+type TimeChart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
 /// The injected faults' instants as red vertical lines up to `y1`, each labelled, so a
 /// dip or a climb can be read against its cause.
 fn draw_fault_marks<DB: DrawingBackend>(
-    chart: &mut ChartContext<
-        '_,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
+    chart: &mut TimeChart<'_, DB>,
     cells: &[&CellResult],
     y1: f64,
 ) -> Result<(), PlotError> {

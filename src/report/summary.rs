@@ -117,25 +117,9 @@ pub fn render(r: &RunResult) -> String {
         markdown_table(&mut out, &header, &rows, 2);
         let _ = writeln!(out, "\n{}", durability(r));
     }
-    if let Some((header, rows)) = queue_table(r) {
-        let _ = writeln!(out, "\n## Per queue\n\n{QUEUES_HOW}\n");
-        markdown_table(&mut out, &header, &rows, 7);
-    }
-    if let Some((header, rows)) = max_workers_table(r) {
-        let _ = writeln!(out, "\n## Max workers\n\n{MAX_WORKERS_HOW}\n");
-        markdown_table(&mut out, &header, &rows, 7);
-    }
-    if let Some((header, rows)) = table_health_table(r) {
-        let _ = writeln!(out, "\n## Table health\n\n{TABLE_HEALTH_HOW}\n");
-        markdown_table(&mut out, &header, &rows, 6);
-    }
-    if let Some((header, rows)) = plans_table(r) {
-        let _ = writeln!(out, "\n## Plans\n\n{PLANS_HOW}\n");
-        markdown_table(&mut out, &header, &rows, 8);
-    }
-    if let Some((header, rows)) = faults_table(r) {
-        let _ = writeln!(out, "\n## Faults\n\n{FAULTS_HOW}\n");
-        markdown_table(&mut out, &header, &rows, 8);
+    for s in sections(r) {
+        let _ = writeln!(out, "\n## {}\n\n{}\n", s.title, s.how);
+        markdown_table(&mut out, &s.header, &s.rows, s.left);
     }
     let warnings = warning_lines(r);
     if !warnings.is_empty() {
@@ -262,6 +246,41 @@ pub fn queue_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
         }
     }
     (!rows.is_empty()).then_some((header, rows))
+}
+
+/// One of the tables a report shows after the main one when the run has something for
+/// it: summary.md and report.html render the same list in the same order.
+pub struct Section {
+    pub title: &'static str,
+    pub how: &'static str,
+    pub header: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+    /// Leading columns that hold names (left-aligned in Markdown).
+    pub left: usize,
+}
+
+/// Per queue, max workers, table health, plans and faults, each when it applies.
+pub fn sections(r: &RunResult) -> Vec<Section> {
+    type Table = Option<(Vec<&'static str>, Vec<Vec<String>>)>;
+    let all: [(&'static str, &'static str, Table, usize); 5] = [
+        ("Per queue", QUEUES_HOW, queue_table(r), 7),
+        ("Max workers", MAX_WORKERS_HOW, max_workers_table(r), 7),
+        ("Table health", TABLE_HEALTH_HOW, table_health_table(r), 6),
+        ("Plans", PLANS_HOW, plans_table(r), 8),
+        ("Faults", FAULTS_HOW, faults_table(r), 8),
+    ];
+    all.into_iter()
+        .filter_map(|(title, how, table, left)| {
+            let (header, rows) = table?;
+            Some(Section {
+                title,
+                how,
+                header,
+                rows,
+                left,
+            })
+        })
+        .collect()
 }
 
 /// How to read the plans table.

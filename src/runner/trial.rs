@@ -64,16 +64,21 @@ struct Sessions<S> {
 /// A trial task that may fail with a database error.
 type Task<T> = JoinHandle<Result<T, crate::backend::BackendError>>;
 
+/// The tasks injecting faults into a running trial.
+struct FaultTasks {
+    killer: Option<Task<Vec<KillEvent>>>,
+    restarter: Option<Task<Vec<RestartEvent>>>,
+    holder: Option<Task<Option<(f64, f64)>>>,
+}
+
 /// The tasks of a running trial.
 struct Running<S> {
     workers: Vec<JoinHandle<Result<worker::WorkerReport<S>, crate::backend::BackendError>>>,
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
-    killer: Option<Task<Vec<KillEvent>>>,
-    restarter: Option<Task<Vec<RestartEvent>>>,
+    faults: FaultTasks,
     planner: Option<Task<Option<PlanSample>>>,
-    holder: Option<Task<Option<(f64, f64)>>>,
     /// One scheduling-delay probe per worker thread the trial uses.
     lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
@@ -159,12 +164,7 @@ pub(super) async fn run_trial<B: Backend>(
         lost: reconciliation.lost,
         max_workers: &max_workers,
         claims_recorded: m.claim_latency.len(),
-        // A trial stopped before it began has no share (not an infinite one).
-        cpu_share: if wall_s > 0.0 {
-            resources.client_cpu_s / wall_s
-        } else {
-            0.0
-        },
+        cpu_share: rate(resources.client_cpu_s, wall_s),
         worker_threads: harness.threads.used(spec.workers as usize) as u32,
         client_cpu_s: resources.client_cpu_s,
         server_cpu_s: resources.server_cpu_s,
@@ -181,13 +181,7 @@ pub(super) async fn run_trial<B: Backend>(
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
 
-    let per_s = |n: u64| {
-        if measured_s > 0.0 {
-            n as f64 / measured_s
-        } else {
-            0.0
-        }
-    };
+    let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
     Ok(TrialResult {
         repetition: spec.repetition,
@@ -244,6 +238,11 @@ async fn reset<B: Backend>(
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
     spinner.finish_and_clear();
     Ok((seeded, started.elapsed().as_secs_f64()))
+}
+
+/// `n` per second over `secs`: 0 for a trial stopped before it began (not infinite).
+fn rate(n: f64, secs: f64) -> f64 {
+    if secs > 0.0 { n / secs } else { 0.0 }
 }
 
 /// A workload that restarts the server needs a way to (main checks before the run).
@@ -383,6 +382,52 @@ async fn open_sessions<B: Backend>(
     })
 }
 
+/// The tasks that inject the workload's faults at their instants: the killer, the
+/// restart, the snapshot holder (each only when the workload asks for it).
+fn spawn_faults<B: Backend>(
+    backend: &Arc<B>,
+    w: &Workload,
+    (killer, holder): (Option<B::Session>, Option<B::Session>),
+    harness: &Harness<'_>,
+    clock: TrialClock,
+    shared: &Arc<Shared>,
+) -> FaultTasks {
+    let killer = killer.map(|k| {
+        let reopen = connector(backend, w, "claimbench-killer".into(), "killer".into());
+        tokio::spawn(background::kill(
+            Resilient::new(k, reopen),
+            backend.worker_role(),
+            w.faults.kill_schedule(TrialClock::planned(w)),
+            clock,
+            shared.clone(),
+        ))
+    });
+    let restarter = harness
+        .restart
+        .filter(|_| !w.faults.restart_at.is_empty())
+        .map(|action| {
+            tokio::spawn(background::restart(
+                action.clone(),
+                w.faults.restart_at.clone(),
+                clock,
+                shared.clone(),
+            ))
+        });
+    let holder = holder.map(|h| {
+        tokio::spawn(background::hold_snapshot(
+            h,
+            w.faults.hold_snapshot.expect("session only with a hold"),
+            clock,
+            shared.clone(),
+        ))
+    });
+    FaultTasks {
+        killer,
+        restarter,
+        holder,
+    }
+}
+
 /// How a task opens a new connection in `role` when the workload breaks connections
 /// (kills, restarts); `None` when it does not, so that an unplanned loss ends the trial.
 fn connector<B: Backend>(
@@ -489,26 +534,14 @@ fn spawn<B: Backend>(
             shared.clone(),
         ))
     });
-    let killer = sessions.killer.map(|k| {
-        tokio::spawn(background::kill(
-            resilient(k, "claimbench-killer"),
-            backend.worker_role(),
-            w.faults.kill_schedule(TrialClock::planned(w)),
-            clock,
-            shared.clone(),
-        ))
-    });
-    let restarter = harness
-        .restart
-        .filter(|_| !w.faults.restart_at.is_empty())
-        .map(|action| {
-            tokio::spawn(background::restart(
-                action.clone(),
-                w.faults.restart_at.clone(),
-                clock,
-                shared.clone(),
-            ))
-        });
+    let faults = spawn_faults(
+        backend,
+        w,
+        (sessions.killer, sessions.holder),
+        harness,
+        clock,
+        &shared,
+    );
     let planner = sessions.planner.map(|p| {
         tokio::spawn(background::plan(
             resilient(p, "claimbench-planner"),
@@ -519,19 +552,9 @@ fn spawn<B: Backend>(
             shared.clone(),
         ))
     });
-    let holder = sessions.holder.map(|h| {
-        tokio::spawn(background::hold_snapshot(
-            h,
-            w.faults.hold_snapshot.expect("session only with a hold"),
-            clock,
-            shared.clone(),
-        ))
-    });
     Running {
-        killer,
-        restarter,
+        faults,
         planner,
-        holder,
         workers,
         lag_probes,
         sampler,
@@ -613,11 +636,11 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         ledgers.push(l);
         rescued = n;
     }
-    let kills = match running.killer {
+    let kills = match running.faults.killer {
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
     };
-    let restarts = match running.restarter {
+    let restarts = match running.faults.restarter {
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
     };
@@ -625,7 +648,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
     };
-    let held = match running.holder {
+    let held = match running.faults.holder {
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
     };

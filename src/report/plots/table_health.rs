@@ -53,20 +53,7 @@ impl Figure for DeadTuples<'_> {
             lines.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.1)),
             true,
         );
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, 0.0..y1)
-            .map_err(de)?;
-        chart
-            .configure_mesh()
-            .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
-            .x_desc("seconds since trial start")
-            .y_desc("dead tuples")
-            .label_style((FONT, 12))
-            .draw()
-            .map_err(de)?;
+        let mut chart = time_chart(&root, (x0, x1), y1, "dead tuples")?;
         draw_fault_marks(&mut chart, &cells, y1)?;
         labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperLeft)
     }
