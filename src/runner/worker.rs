@@ -271,21 +271,7 @@ pub async fn run<S: Session>(
     progress: Arc<AtomicU64>,
     reconnect: Option<Connector<S>>,
 ) -> Result<WorkerReport<S>, BackendError> {
-    let mut w = Worker {
-        ledger: WorkerLedger::new(index),
-        rng: SmallRng::seed_from_u64(spec.seed ^ (u64::from(index) << 32)),
-        jobs: Vec::with_capacity(spec.batch as usize),
-        unstarted: Vec::with_capacity(spec.batch as usize),
-        backoff: spec.backoff,
-        executions: 0,
-        in_hand: 0,
-        m: WorkerMetrics::default(),
-        index,
-        spec,
-        clock,
-        shared,
-        progress,
-    };
+    let mut w = Worker::new(index, spec, clock, shared, progress);
     while !w.shared.stopping() {
         match w.round(&mut session).await {
             Ok(()) => {}
@@ -325,6 +311,30 @@ struct Worker {
 }
 
 impl Worker {
+    fn new(
+        index: u32,
+        spec: Arc<WorkerSpec>,
+        clock: TrialClock,
+        shared: Arc<Shared>,
+        progress: Arc<AtomicU64>,
+    ) -> Worker {
+        Worker {
+            ledger: WorkerLedger::new(index),
+            rng: SmallRng::seed_from_u64(spec.seed ^ (u64::from(index) << 32)),
+            jobs: Vec::with_capacity(spec.batch as usize),
+            unstarted: Vec::with_capacity(spec.batch as usize),
+            backoff: spec.backoff,
+            executions: 0,
+            in_hand: 0,
+            m: WorkerMetrics::default(),
+            index,
+            spec,
+            clock,
+            shared,
+            progress,
+        }
+    }
+
     /// One claim, and the lifecycle of every job it returned.
     async fn round<S: Session>(&mut self, session: &mut S) -> Result<(), BackendError> {
         let (spec, clock) = (self.spec.clone(), self.clock);
@@ -522,9 +532,11 @@ mod tests {
     use super::*;
     use crate::backend::{EffectReceipt, Sample};
 
-    /// Fails `failures` times with a lock timeout, then claims job 7.
+    /// Fails `failures` times with a lock timeout, then claims `rows` jobs from id 7,
+    /// whatever batch it was asked for.
     struct Scripted {
         failures: u32,
+        rows: i64,
     }
 
     fn unused<T>() -> Result<T, BackendError> {
@@ -547,11 +559,11 @@ mod tests {
                     message: "scripted".into(),
                 });
             }
-            out.push(ClaimedJob {
-                id: 7,
+            out.extend((7..7 + self.rows).map(|id| ClaimedJob {
+                id,
                 attempt: 0,
                 queue_wait_us: 1,
-            });
+            }));
             Ok(ClaimOutcome::default())
         }
         async fn start(&mut self, _: i64, _: bool, _: i64) -> Result<Option<i64>, BackendError> {
@@ -603,6 +615,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_claim_returning_more_rows_than_its_batch_is_an_over_claim() {
+        let w = crate::workload::Workload::parse(
+            std::path::Path::new("t.toml"),
+            "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\nmode = \"claim-only\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [2]\n[trial]\nduration_s = 1\n",
+        )
+        .unwrap();
+        let spec = Arc::new(WorkerSpec::new(&w, Strategy::Production, 2, 1));
+        let clock = TrialClock::new(&w, Instant::now());
+        let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
+        for rows in [2, 5, 1] {
+            let mut s = Scripted { failures: 0, rows };
+            worker.round(&mut s).await.unwrap();
+        }
+        assert_eq!(
+            worker.m.counts.over_claims, 1,
+            "only the claim of 5 for a batch of 2"
+        );
+        assert_eq!(worker.m.counts.most_claimed, 5);
+        assert_eq!(worker.m.counts.jobs_claimed, 8);
+    }
+
+    #[tokio::test]
     async fn claim_latency_excludes_the_back_off_between_retries() {
         // Regression: the claim was timed around the retry loop, so four lock timeouts
         // added their 1 + 2 + 4 + 8 ms of back-off sleep to the claim's latency.
@@ -614,7 +648,10 @@ mod tests {
         let spec = WorkerSpec::new(&w, Strategy::Production, 3, 1);
         let mut m = WorkerMetrics::default();
         let mut jobs = Vec::new();
-        let mut s = Scripted { failures: 4 };
+        let mut s = Scripted {
+            failures: 4,
+            rows: 1,
+        };
         let (_, in_calls) = claim(&mut s, &spec, &mut jobs, &mut m).await.unwrap();
         assert_eq!(jobs.len(), 1);
         assert_eq!(m.counts.retries, 4);
