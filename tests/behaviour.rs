@@ -940,8 +940,9 @@ duration_s = 3.0
     backend.drop_schema().await;
 }
 
-/// Another session holds one snapshot open mid-trial: the trial records when, goes on,
-/// and still accounts for every job. (SQL Server has no snapshot to hold here.)
+/// Another session holds one snapshot open mid-trial: a probe sees it held (an idle
+/// transaction with a snapshot, three readings running), the trial records when,
+/// goes on, and still accounts for every job. (SQL Server has no snapshot to hold here.)
 async fn a_snapshot_held_mid_trial_is_recorded_and_the_trial_goes_on<D: TestDb>(backend: D) {
     if D::NAME == "mssql" {
         return;
@@ -953,7 +954,7 @@ async fn a_snapshot_held_mid_trial_is_recorded_and_the_trial_goes_on<D: TestDb>(
 [producers]
 rate_per_s = 300
 [faults]
-hold_snapshot_s = [0.8, 1.8]
+hold_snapshot_s = [0.8, 3.3]
 [matrix]
 strategies = ["production"]
 index_layouts = ["fetch-order"]
@@ -961,15 +962,41 @@ workers = [2]
 batch_sizes = [5]
 [trial]
 warmup_s = 0.0
-duration_s = 3.0
+duration_s = 4.0
 sample_interval_ms = 100
 "#,
     );
-    let r = run(&backend, w).await;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let probe = async {
+        let mut held_for = 0;
+        while !done.load(std::sync::atomic::Ordering::Relaxed) && held_for < 3 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let Ok(mut p) = backend.connect("cbtest-probe", "probe").await else {
+                held_for = 0;
+                continue;
+            };
+            held_for = if backend.snapshot_held(&mut p).await {
+                held_for + 1
+            } else {
+                0
+            };
+        }
+        held_for >= 3
+    };
+    let running = async {
+        let r = run(&backend, w).await;
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    };
+    let (r, seen) = tokio::join!(running, probe);
+    assert!(
+        seen,
+        "no session was seen holding a snapshot during the trial"
+    );
     let t = &r.cells[0].trials[0];
     let h = t.snapshot_held.expect("the snapshot was held");
     assert!(
-        (0.75..1.5).contains(&h.from_s) && (1.75..2.8).contains(&h.to_s),
+        (0.75..1.5).contains(&h.from_s) && (3.25..4.2).contains(&h.to_s),
         "{h:?}"
     );
     assert!(

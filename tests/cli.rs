@@ -213,7 +213,8 @@ fn smoke_workload_runs_on_the_embedded_default() {
 }
 
 /// Each trial sampled its claim's plan mid-trial: production's locks rows through the
-/// fetch-order index, and every plan says what it touched; the summary shows them.
+/// fetch-order index, and every plan says what it touched; and the hot table's health at
+/// every sampler reading. The summary shows both.
 fn every_trial_has_a_plan_sample_with_its_work(run: &claimbench::results::RunResult, stdout: &str) {
     for c in &run.cells {
         let t = &c.trials[0];
@@ -232,6 +233,17 @@ fn every_trial_has_a_plan_sample_with_its_work(run: &claimbench::results::RunRes
             "{p:?}"
         );
         assert!(p.plan.is_array(), "the server's own JSON is kept");
+        let health = &t.table_series;
+        assert!(health.len() > 3, "{} table samples", health.len());
+        assert!(
+            health
+                .iter()
+                .all(|s| s.table_bytes > 0 && s.index_bytes > 0),
+            "{health:?}"
+        );
+        // Every claim updates a row: the statistics count updates by the last reading.
+        let last = health.last().unwrap();
+        assert!(last.updates > health[0].updates, "{health:?}");
         if c.strategy == claimbench::strategy::Strategy::Production {
             assert_eq!(p.statement, "claim");
             assert!(
@@ -241,7 +253,10 @@ fn every_trial_has_a_plan_sample_with_its_work(run: &claimbench::results::RunRes
             );
         }
     }
-    assert!(stdout.contains("## Plans"), "{stdout}");
+    assert!(
+        stdout.contains("## Plans") && stdout.contains("## Table health"),
+        "{stdout}"
+    );
 }
 
 /// Each trial's `.hlog`, read back with HdrHistogram's own log parser and decoder, holds

@@ -20,7 +20,7 @@ const FIRST_PAUSE: Duration = Duration::from_millis(10);
 const MAX_PAUSE: Duration = Duration::from_secs(1);
 /// A task that cannot reconnect for this long ends the trial with the last error: longer
 /// than a restart of any server worth benchmarking.
-pub const GIVE_UP: Duration = Duration::from_secs(60);
+const GIVE_UP: Duration = Duration::from_secs(60);
 
 /// Tries `connect` until it opens, pausing between attempts; returns the connection and
 /// how long the task was without one (from `lost_at`).
@@ -49,7 +49,6 @@ pub struct Resilient<S> {
     session: S,
     connect: Option<Connector<S>>,
     rng: SmallRng,
-    pub reconnects: u64,
 }
 
 impl<S: Session> Resilient<S> {
@@ -58,7 +57,6 @@ impl<S: Session> Resilient<S> {
             session,
             connect,
             rng: SmallRng::seed_from_u64(0x7265_636f_6e6e),
-            reconnects: 0,
         }
     }
 
@@ -76,7 +74,6 @@ impl<S: Session> Resilient<S> {
                 };
                 let (s, _) = reconnect(connect, &mut self.rng, Instant::now()).await?;
                 self.session = s;
-                self.reconnects += 1;
                 Ok(None)
             }
             Err(e) => Err(e),

@@ -337,9 +337,10 @@ impl Worker {
 
     /// One claim, and the lifecycle of every job it returned.
     async fn round<S: Session>(&mut self, session: &mut S) -> Result<(), BackendError> {
-        let (spec, clock) = (self.spec.clone(), self.clock);
+        // Fields, not a clone of the Arc: no atomic increment per claim.
+        let (spec, clock) = (&*self.spec, self.clock);
         let t0 = Instant::now();
-        let (outcome, claim_time) = match claim(session, &spec, &mut self.jobs, &mut self.m).await {
+        let (outcome, claim_time) = match claim(session, spec, &mut self.jobs, &mut self.m).await {
             Ok(r) => r,
             Err(e) => {
                 if e.kind() == ErrorKind::ConnectionLost {
@@ -352,7 +353,7 @@ impl Worker {
         let m = &mut self.m;
         let n = self.jobs.len() as u32;
         m.counts.most_claimed = m.counts.most_claimed.max(u64::from(n));
-        // What the claim asked for: the batch, less what an earlier try committed.
+        // `jobs` holds every try of this claim, and the tries asked for the batch in all.
         if n > spec.batch {
             m.counts.over_claims += 1;
         }

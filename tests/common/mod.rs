@@ -73,6 +73,10 @@ pub trait TestDb: Backend + Sized {
 
     async fn inspect(&self, s: &mut Self::Session, what: Inspect) -> Vec<i64>;
 
+    /// Whether an idle session of this test's schema holds a transaction with a snapshot
+    /// open: what `faults.hold_snapshot_s` leaves while it holds.
+    async fn snapshot_held(&self, probe: &mut Self::Session) -> bool;
+
     /// Makes three pending jobs older than the rest: a paused queue's 2 h ago, one of
     /// `open` at priority 0 3 h ago but scheduled an hour ahead, one of `open` at
     /// priority 5 1 h ago (the oldest eligible one).

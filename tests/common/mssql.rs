@@ -134,6 +134,11 @@ impl TestDb for MssqlBackend {
         int(&got[0], 0) == 1
     }
 
+    /// Not asked: a snapshot is not held on SQL Server (the test returns first).
+    async fn snapshot_held(&self, _probe: &mut MssqlSession) -> bool {
+        false
+    }
+
     async fn inspect(&self, s: &mut MssqlSession, what: Inspect) -> Vec<i64> {
         let q = |sql: &str| mssql::with_schema(sql, self.schema());
         let c = s.client();

@@ -114,6 +114,24 @@ impl TestDb for MysqlBackend {
         n == 1
     }
 
+    /// MySQL names no connection: one of this schema inside a transaction, idle for a
+    /// second or more. A worker is idle inside a claim's transaction only between two of
+    /// its statements, never for a second.
+    async fn snapshot_held(&self, probe: &mut MysqlSession) -> bool {
+        let n: i64 = probe
+            .conn()
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.INNODB_TRX t \
+                   JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id \
+                  WHERE p.DB = ? AND p.COMMAND = 'Sleep' AND p.TIME >= 1",
+                (self.schema(),),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        n >= 1
+    }
+
     async fn inspect(&self, s: &mut MysqlSession, what: Inspect) -> Vec<i64> {
         let c = s.conn();
         let row: mysql_async::Row = match what {

@@ -104,6 +104,20 @@ impl TestDb for PostgresBackend {
         n == 1
     }
 
+    async fn snapshot_held(&self, probe: &mut PostgresSession) -> bool {
+        let n: i64 = probe
+            .client()
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'claimbench-holder' \
+                  AND state = 'idle in transaction' AND backend_xmin IS NOT NULL",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        n == 1
+    }
+
     async fn inspect(&self, s: &mut PostgresSession, what: Inspect) -> Vec<i64> {
         let c = s.client();
         let row = match what {
