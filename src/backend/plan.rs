@@ -26,19 +26,23 @@ pub struct PlanSample {
     pub plan: Value,
 }
 
-/// The figures of a PostgreSQL `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` result (an
-/// array holding one object with `Plan` and `Execution Time`); `None` when it is not one.
-pub fn from_postgres(explain: &Value) -> Option<(String, f64, u64, u64, u64)> {
+/// The sample of `statement` from a PostgreSQL `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`
+/// result (an array holding one object with `Plan` and `Execution Time`), taken `at_s`
+/// into the trial; `None` when it is not one.
+pub fn from_postgres(statement: &str, explain: Value, at_s: f64) -> Option<PlanSample> {
     let top = explain.as_array()?.first()?;
     let plan = top.get("Plan")?;
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    Some((
-        shape(plan),
-        n(top, "Execution Time"),
-        n(plan, "Shared Hit Blocks") as u64,
-        n(plan, "Shared Read Blocks") as u64,
-        examined(plan) as u64,
-    ))
+    Some(PlanSample {
+        at_s,
+        statement: statement.to_string(),
+        shape: shape(plan),
+        execution_ms: n(top, "Execution Time"),
+        shared_hit: n(plan, "Shared Hit Blocks") as u64,
+        shared_read: n(plan, "Shared Read Blocks") as u64,
+        rows_examined: examined(plan) as u64,
+        plan: explain,
+    })
 }
 
 fn children(node: &Value) -> &[Value] {
@@ -100,14 +104,18 @@ mod tests {
             },
             "Execution Time": 0.42
         }]);
-        let (shape, ms, hit, read, rows) = from_postgres(&explain).unwrap();
+        let p = from_postgres("claim", explain.clone(), 1.5).unwrap();
         assert_eq!(
-            shape,
+            p.shape,
             "ModifyTable > Nested Loop > [Subquery Scan > Limit > LockRows > Index Scan (ix_fetch); Index Scan (jobs_hot_pkey)]"
         );
-        assert_eq!((ms, hit, read), (0.42, 40, 2));
+        assert_eq!((p.execution_ms, p.shared_hit, p.shared_read), (0.42, 40, 2));
         // 10 from the subquery scan, 12 + 3 from the index scan, 1 × 10 loops.
-        assert_eq!(rows, 35);
-        assert!(from_postgres(&serde_json::json!({"not": "a plan"})).is_none());
+        assert_eq!(p.rows_examined, 35);
+        assert_eq!(
+            (p.statement.as_str(), p.at_s, &p.plan),
+            ("claim", 1.5, &explain)
+        );
+        assert!(from_postgres("claim", serde_json::json!({"not": "a plan"}), 0.0).is_none());
     }
 }

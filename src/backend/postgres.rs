@@ -963,28 +963,8 @@ impl Session for PostgresSession {
         .await;
         c.batch_execute("ROLLBACK").await.map_err(e)?;
         let plan: serde_json::Value = explained.map_err(e)?.get(0);
-        Ok(super::plan::from_postgres(&plan).map(
-            |(shape, execution_ms, shared_hit, shared_read, rows_examined)| {
-                super::plan::PlanSample {
-                    at_s: 0.0,
-                    statement: statement.to_string(),
-                    shape,
-                    execution_ms,
-                    shared_hit,
-                    shared_read,
-                    rows_examined,
-                    plan,
-                }
-            },
-        ))
-    }
-
-    /// A repeatable-read transaction keeps the snapshot of its first statement.
-    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
-        self.client
-            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queues")
-            .await
-            .map_err(|e| query_error("hold a snapshot", e))
+        // The caller stamps the time: it knows the trial's clock.
+        Ok(super::plan::from_postgres(statement, plan, 0.0))
     }
 
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
