@@ -967,6 +967,14 @@ impl Session for PostgresSession {
         Ok(super::plan::from_postgres(statement, plan, 0.0))
     }
 
+    /// A repeatable-read transaction keeps the snapshot of its first statement.
+    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
+        self.client
+            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queues")
+            .await
+            .map_err(|e| query_error("hold a snapshot", e))
+    }
+
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         let row = self
             .client
