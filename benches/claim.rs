@@ -48,7 +48,7 @@ fn claims(c: &mut Criterion) {
         .sample_size(30);
     let mut jobs = Vec::with_capacity(100);
     let mut ids = Vec::with_capacity(100);
-    for strategy in Strategy::ALL {
+    for strategy in Strategy::CORE {
         for batch in [1u32, 10, 100] {
             let mut session = fresh_session();
             let id = BenchmarkId::new(strategy.as_str(), format!("batch {batch}"));

@@ -145,10 +145,14 @@ pub enum Command {
         /// postgres, mysql or mssql.
         #[arg(long, default_value = "postgres")]
         backend: String,
+        /// A built-in strategy, or one the --workload declares.
         #[arg(long)]
         strategy: String,
         #[arg(long, default_value_t = 10)]
         batch: u32,
+        /// A workload whose [strategies.<name>] declare custom strategies to print.
+        #[arg(long)]
+        workload: Option<PathBuf>,
     },
     /// Check a workload file without running it.
     Validate { workload: PathBuf },

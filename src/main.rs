@@ -11,7 +11,7 @@ use claimbench::resources::host_facts;
 use claimbench::results::{Environment, RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, Restart, RunOptions};
 use claimbench::slo::Slo;
-use claimbench::strategy::Strategy;
+use claimbench::strategy::{self, Strategy};
 use claimbench::workload::Workload;
 use claimbench::{backend::Backend, report};
 use clap::Parser;
@@ -125,7 +125,12 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             backend,
             strategy,
             batch,
+            workload,
         } => {
+            if let Some(w) = &workload {
+                // Declares the workload's custom strategies, so their names resolve.
+                Workload::load(w)?;
+            }
             print_sql(&backend, &strategy, batch)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -150,7 +155,7 @@ async fn prove(
 ) -> Result<ExitCode> {
     use claimbench::prove;
     let strategies: Vec<Strategy> = if strategy.is_empty() {
-        Strategy::ALL.to_vec()
+        Vec::new()
     } else {
         strategy
             .iter()
@@ -177,6 +182,19 @@ async fn prove(
             Ok((name, value))
         })
         .collect::<Result<Vec<_>>>()?;
+    // Every built-in technique the server has, unless --strategy chose.
+    let strategies: Vec<Strategy> = if strategies.is_empty() {
+        Strategy::builtin()
+            .filter(|s| s.sql(target.kind()).is_some())
+            .collect()
+    } else {
+        for s in &strategies {
+            if let strategy::Form::Absent(why) = s.form(target.kind()) {
+                bail!("--strategy {s}: no {} form: {why}", target.kind());
+            }
+        }
+        strategies
+    };
     let backend = AnyBackend::new(&target, target.to_string(), schema);
     let mut server = backend.server_info().await?;
     backend.check_schema().await?;
@@ -354,26 +372,40 @@ fn print_sql(backend: &str, strategy: &str, batch: u32) -> Result<()> {
     if batch == 0 {
         bail!("--batch 0 is not allowed; give 1 or more");
     }
-    let (params, text) = match backend {
-        "mysql" => (
+    let kind = match backend {
+        "mysql" => BackendKind::Mysql,
+        "mssql" => BackendKind::Mssql,
+        _ => BackendKind::Postgres,
+    };
+    if let strategy::Form::Absent(why) = strategy.form(kind) {
+        bail!("strategy `{strategy}` has no {kind} form: {why}");
+    }
+    let (params, text) = match kind {
+        BackendKind::Mysql => (
             mysql::strategy_params(strategy, batch),
             mysql::expand_ids(mysql::strategy_sql(strategy), batch as usize),
         ),
-        "mssql" => (
+        BackendKind::Mssql => (
             mssql::strategy_params(strategy, batch),
-            match strategy {
-                Strategy::Production | Strategy::Waiting => format!(
+            match strategy.shape() {
+                strategy::Shape::Claim => format!(
                     "-- as sent to a database with READ_COMMITTED_SNAPSHOT OFF; with it ON, each\n-- lock hint also gets READCOMMITTEDLOCK (the form that ran is in run.json)\n{}",
                     mssql::locking_claim_sql(strategy, "claimbench", false)
                 ),
                 _ => mssql::with_schema(mssql::strategy_sql(strategy), "claimbench"),
             },
         ),
-        _ => (
+        BackendKind::Postgres => (
             postgres::strategy_params(strategy, batch),
             postgres::strategy_sql(strategy).to_string(),
         ),
     };
+    if let Some(src) = &strategy.def().custom {
+        outln!(
+            "-- declared in {}; named parameters numbered as sent",
+            src.file
+        );
+    }
     outln!("-- strategy {strategy} on {backend}, batch {batch}");
     outln!("-- parameters: {params}");
     outln!("{}", text.trim_end());
@@ -436,9 +468,28 @@ fn resolve_targets(
     Ok(out)
 }
 
-/// Every index layout of the workload must exist on each of `kinds`.
+/// Every index layout and strategy of the workload must exist on each of `kinds`.
 fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
     for &kind in kinds {
+        let batched = (0..workload.matrices.len()).any(|i| {
+            workload.phase(i).handler.complete == claimbench::workload::Completion::Batched
+        });
+        if batched && kind != BackendKind::Postgres {
+            bail!(
+                "{}: handler.complete: `batched` on {kind}: batched completion is written for PostgreSQL only",
+                workload.source_path.display()
+            );
+        }
+        for m in &workload.matrices {
+            for s in &m.strategies {
+                if let strategy::Form::Absent(why) = s.form(kind) {
+                    bail!(
+                        "{}: matrix.strategies: `{s}` on {kind}: {why}",
+                        workload.source_path.display()
+                    );
+                }
+            }
+        }
         for layout in &workload.index_layouts() {
             AnyBackend::layout_check(kind, layout).map_err(|why| {
                 anyhow::anyhow!(

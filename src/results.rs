@@ -63,6 +63,9 @@ pub struct WorkloadRecord {
     pub path: String,
     pub sha256: String,
     pub text: String,
+    /// The strategies the workload declared, each with the statement it ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub custom_strategies: Vec<crate::strategy::custom::Declared>,
 }
 
 /// Enough to decide whether two runs may be compared.

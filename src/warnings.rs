@@ -61,6 +61,9 @@ pub enum Warning {
     ProducerBehind { max_lag_ms: f64 },
     /// The trial was cut short by Ctrl-C.
     Interrupted,
+    /// Workers were still in a statement long after the stop, and the runner ended
+    /// their connections so the run could go on (or write its results).
+    StopForced { workers: u32, grace_s: f64 },
     /// SQL Server: one claim's UPDATE takes about batch × (1 + secondary indexes) key
     /// locks; near 5,000 in one statement SQL Server escalates to a table lock, and then
     /// every READPAST claimer waits on it.
@@ -171,6 +174,10 @@ impl fmt::Display for Warning {
                 "the producer fell up to {max_lag_ms:.0} ms behind its arrival schedule: the rate asked for was not offered, so this trial is invalid for it; lower the rate or give the database more headroom"
             ),
             Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
+            Warning::StopForced { workers, grace_s } => write!(
+                f,
+                "{workers} workers were still in a statement {grace_s:.0} s after the stop, so their connections were ended (what they held is counted as stranded): a claim that slow is the finding; see the Plans table"
+            ),
             Warning::LockEscalationRisk {
                 eligible,
                 indexes,

@@ -70,6 +70,22 @@ mod raw {
         /// `[session.<backend>]`: settings for every worker connection of that backend.
         #[serde(default)]
         pub session: BTreeMap<String, BTreeMap<String, toml::Value>>,
+        /// `[strategies.<name>]`: the workload's own claim statements.
+        #[serde(default)]
+        pub strategies: BTreeMap<String, CustomStrategy>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CustomStrategy {
+        #[serde(default)]
+        pub postgres: Option<PathBuf>,
+        #[serde(default)]
+        pub mysql: Option<PathBuf>,
+        #[serde(default)]
+        pub mssql: Option<PathBuf>,
+        #[serde(default)]
+        pub promises: Vec<String>,
     }
 
     fn default_seed() -> u64 {
@@ -155,11 +171,14 @@ mod raw {
         pub start_gate: bool,
         #[serde(default)]
         pub heartbeat_ms: Option<f64>,
+        #[serde(default)]
+        pub complete: super::Completion,
     }
 
     impl Default for Handler {
         fn default() -> Self {
             Handler {
+                complete: super::Completion::PerJob,
                 mode: super::HandlerMode::Full,
                 duration: None,
                 failure_rate: 0.0,
@@ -237,7 +256,7 @@ mod raw {
         pub name: Option<String>,
         #[serde(default)]
         pub backends: Option<Vec<BackendKind>>,
-        pub strategies: Vec<Strategy>,
+        pub strategies: Vec<String>,
         pub index_layouts: Vec<String>,
         pub workers: Vec<i64>,
         pub batch_sizes: Vec<i64>,
@@ -249,6 +268,8 @@ mod raw {
         #[serde(default)]
         pub handler_mode: Option<super::HandlerMode>,
         #[serde(default)]
+        pub complete: Option<super::Completion>,
+        #[serde(default)]
         pub warmup_s: Option<f64>,
         #[serde(default)]
         pub duration_s: Option<f64>,
@@ -256,6 +277,10 @@ mod raw {
         pub repetitions: Option<i64>,
         #[serde(default)]
         pub search: Option<RateSearch>,
+        /// `[matrix.session.<backend>]`: this block's session settings, on top of the
+        /// workload's (a block's value wins for the same name).
+        #[serde(default)]
+        pub session: BTreeMap<String, BTreeMap<String, toml::Value>>,
     }
 
     #[derive(Debug, Deserialize)]
@@ -265,7 +290,7 @@ mod raw {
         #[serde(default)]
         pub phase: Option<String>,
         #[serde(default)]
-        pub strategy: Option<Strategy>,
+        pub strategy: Option<String>,
         #[serde(default)]
         pub index_layout: Option<String>,
         #[serde(default)]
@@ -354,6 +379,19 @@ impl LockEscalation {
             LockEscalation::Disable => "DISABLE",
         }
     }
+}
+
+/// How a worker acknowledges the jobs it finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Completion {
+    /// One `complete` statement per job, as soon as it finishes.
+    #[default]
+    PerJob,
+    /// One statement for every job of the batch that succeeded, after the batch: fewer
+    /// round trips and commits, but a finished job stays `processing` until then (a
+    /// crash in between re-runs it after the lease).
+    Batched,
 }
 
 /// What a worker does with a claimed job.
@@ -481,6 +519,9 @@ pub struct Handler {
     /// a handler that outlives `faults.lease_s` is rescued while it runs.
     #[serde(default)]
     pub heartbeat: Option<Duration>,
+    /// Per job, or once per batch (`handler.complete`).
+    #[serde(default)]
+    pub complete: Completion,
 }
 
 /// One matrix block: the cells it expands to, and the phase settings that replace the
@@ -505,11 +546,17 @@ pub struct PhaseSettings {
     /// Open-loop arrivals per second; `Some(0.0)` turns the workload's producers off.
     pub arrival_rate_per_s: Option<f64>,
     pub handler_mode: Option<HandlerMode>,
+    /// Replaces `handler.complete` for this block.
+    #[serde(default)]
+    pub complete: Option<Completion>,
     pub warmup: Option<Duration>,
     pub duration: Option<Duration>,
     pub repetitions: Option<u32>,
     /// Search the sustainable arrival rate instead of running one trial per cell.
     pub search: Option<RateSearch>,
+    /// Session settings of this block, over the workload's.
+    #[serde(default)]
+    pub session_settings: Vec<crate::session_settings::SessionSetting>,
 }
 
 /// The arrival-rate search of a phase: geometric steps up from `start_per_s` until the
@@ -678,6 +725,9 @@ pub struct Workload {
     /// SQL Server only: the hot table's LOCK_ESCALATION.
     #[serde(default)]
     pub lock_escalation: LockEscalation,
+    /// The strategies the workload declares, with their statements as read.
+    #[serde(default)]
+    pub custom_strategies: Vec<crate::strategy::custom::Declared>,
     /// The file's text and its SHA-256, so a run records exactly what it ran.
     pub source_text: String,
     pub source_hash: String,
@@ -710,7 +760,24 @@ impl Workload {
             file: path.to_path_buf(),
             message: one_line(&e.to_string()),
         })?;
-        Validator { file: path }.workload(raw, text)
+        let mut v = Validator {
+            file: path,
+            declared: Vec::new(),
+        };
+        let declared = v.declare_strategies(&raw.strategies)?;
+        v.declared = declared.iter().map(|(s, _)| *s).collect();
+        let mut w = v.workload(raw, text)?;
+        w.custom_strategies = declared.into_iter().map(|(_, d)| d).collect();
+        if !w.custom_strategies.is_empty() {
+            // The statements are part of what ran: a changed file is a changed workload.
+            let mut h = Sha256::new();
+            h.update(text.as_bytes());
+            for d in &w.custom_strategies {
+                h.update(d.sql.as_bytes());
+            }
+            w.source_hash = hex::encode(h.finalize());
+        }
+        Ok(w)
     }
 
     /// How many trials the matrices expand to (a rate search counts its most).
@@ -747,6 +814,9 @@ impl Workload {
         if let Some(mode) = p.handler_mode {
             w.handler.mode = mode;
         }
+        if let Some(c) = p.complete {
+            w.handler.complete = c;
+        }
         if let Some(d) = p.warmup {
             w.trial.warmup = d;
         }
@@ -756,6 +826,11 @@ impl Workload {
         }
         if let Some(n) = p.repetitions {
             w.trial.repetitions = n;
+        }
+        for s in &p.session_settings {
+            w.session_settings
+                .retain(|o| o.backend != s.backend || o.name != s.name);
+            w.session_settings.push(s.clone());
         }
         w.matrices = vec![m.clone()];
         w
@@ -796,6 +871,8 @@ fn one_line(msg: &str) -> String {
 
 struct Validator<'a> {
     file: &'a Path,
+    /// The strategies `[strategies.<name>]` declared, for the matrices to name.
+    declared: Vec<Strategy>,
 }
 
 /// The longest time a workload may give anywhere: a week.
@@ -818,6 +895,81 @@ impl Validator<'_> {
             field: field.to_string(),
             message: message.into(),
         }
+    }
+
+    /// A strategy the workload names: declared by it, or built in.
+    fn strategy(&self, field: &str, name: &str) -> Result<Strategy, WorkloadError> {
+        self.declared
+            .iter()
+            .copied()
+            .find(|s| s.as_str() == name)
+            .or_else(|| Strategy::builtin_named(name))
+            .ok_or_else(|| {
+                let declared: String = self
+                    .declared
+                    .iter()
+                    .map(|s| format!(", {s}"))
+                    .collect();
+                self.err(
+                    field,
+                    format!(
+                        "unknown strategy `{name}`; expected one of: {}{declared}, or one declared under [strategies.<name>]",
+                        Strategy::builtin_names()
+                    ),
+                )
+            })
+    }
+
+    /// Reads and registers `[strategies.<name>]`: each statement file, relative to the
+    /// workload, with what it promises.
+    fn declare_strategies(
+        &self,
+        raw: &BTreeMap<String, raw::CustomStrategy>,
+    ) -> Result<Vec<(Strategy, crate::strategy::custom::Declared)>, WorkloadError> {
+        let mut out = Vec::new();
+        for (name, c) in raw {
+            let f = |x: &str| format!("strategies.{name}.{x}");
+            if c.mysql.is_some() || c.mssql.is_some() {
+                let which = if c.mysql.is_some() { "mysql" } else { "mssql" };
+                return Err(self.err(
+                    &f(which),
+                    "custom strategies run on PostgreSQL only for now (give `postgres = \"file.sql\"`): MySQL has no RETURNING for a one-statement claim, and no SQL Server runs here to check one",
+                ));
+            }
+            let Some(path) = &c.postgres else {
+                return Err(self.err(
+                    &f("postgres"),
+                    "is missing; give the claim statement's file, relative to this workload",
+                ));
+            };
+            let full = self.file.parent().unwrap_or(Path::new(".")).join(path);
+            let sql = std::fs::read_to_string(&full).map_err(|e| {
+                self.err(
+                    &f("postgres"),
+                    format!("cannot read {}: {e}", full.display()),
+                )
+            })?;
+            let promise = |p: &str| c.promises.iter().any(|x| x == p);
+            for p in &c.promises {
+                if !["prevents-duplicates", "respects-max-workers"].contains(&p.as_str()) {
+                    return Err(self.err(
+                        &f("promises"),
+                        format!("unknown promise `{p}`; expected prevents-duplicates, respects-max-workers"),
+                    ));
+                }
+            }
+            let d = crate::strategy::custom::Declared {
+                name: name.clone(),
+                file: full.display().to_string(),
+                sql,
+                prevents_duplicates: promise("prevents-duplicates"),
+                respects_max_workers: promise("respects-max-workers"),
+            };
+            let s =
+                crate::strategy::custom::declare(&d).map_err(|m| self.err(&f("postgres"), m))?;
+            out.push((s, d));
+        }
+        Ok(out)
     }
 
     fn non_negative(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
@@ -1067,7 +1219,7 @@ impl Validator<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let embedded_settings = self.embedded_settings(w.embedded.settings)?;
-        let session_settings = self.session_settings(w.session)?;
+        let session_settings = self.session_settings("session", w.session)?;
         Ok(Workload {
             name: w.name,
             description: w.description,
@@ -1088,6 +1240,7 @@ impl Validator<'_> {
             embedded_settings,
             session_settings,
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
+            custom_strategies: Vec::new(),
             source_text: text.to_string(),
             source_hash: hex::encode(Sha256::digest(text.as_bytes())),
             source_path: self.file.to_path_buf(),
@@ -1126,6 +1279,7 @@ impl Validator<'_> {
 
     fn session_settings(
         &self,
+        prefix: &str,
         by_backend: BTreeMap<String, BTreeMap<String, toml::Value>>,
     ) -> Result<Vec<crate::session_settings::SessionSetting>, WorkloadError> {
         let mut out = Vec::new();
@@ -1136,13 +1290,13 @@ impl Validator<'_> {
                 "mssql" => BackendKind::Mssql,
                 _ => {
                     return Err(self.err(
-                        &format!("session.{backend}"),
+                        &format!("{prefix}.{backend}"),
                         "is not a backend; expected postgres, mysql or mssql",
                     ));
                 }
             };
             for (name, v) in settings {
-                let field = format!("session.{backend}.{name}");
+                let field = format!("{prefix}.{backend}.{name}");
                 let value = self.setting_value(&field, v)?;
                 crate::session_settings::check(kind, &name, &value)
                     .map_err(|e| self.err(&field, e))?;
@@ -1272,6 +1426,7 @@ impl Validator<'_> {
                 Some(ms) => Some(self.positive_ms("handler.heartbeat_ms", ms)?),
                 None => None,
             },
+            complete: h.complete,
         })
     }
 
@@ -1367,6 +1522,11 @@ impl Validator<'_> {
         if m.strategies.is_empty() {
             return Err(self.err(&f("strategies"), "is empty; list at least one strategy"));
         }
+        let strategies = m
+            .strategies
+            .iter()
+            .map(|name| self.strategy(&f("strategies"), name))
+            .collect::<Result<Vec<_>, _>>()?;
         if m.index_layouts.is_empty() {
             return Err(self.err(&f("index_layouts"), "is empty; list at least one layout"));
         }
@@ -1407,6 +1567,7 @@ impl Validator<'_> {
                 None => None,
             },
             handler_mode: m.handler_mode,
+            complete: m.complete,
             warmup: match m.warmup_s {
                 Some(s) => Some(self.secs(&f("warmup_s"), s)?),
                 None => None,
@@ -1429,6 +1590,7 @@ impl Validator<'_> {
                 Some(s) => Some(self.search(&f("search"), s)?),
                 None => None,
             },
+            session_settings: self.session_settings(&f("session"), m.session)?,
         };
         if phase.search.is_some() && m.arrival_rate_per_s.is_some() {
             return Err(self.err(
@@ -1438,7 +1600,7 @@ impl Validator<'_> {
         }
         Ok(Matrix {
             name,
-            strategies: m.strategies,
+            strategies,
             index_layouts: m.index_layouts,
             workers: self.counts(&f("workers"), &m.workers, 512)?,
             batch_sizes: self.counts(&f("batch_sizes"), &m.batch_sizes, 10_000)?,
@@ -1474,10 +1636,14 @@ impl Validator<'_> {
                 ),
             ));
         }
+        let strategy = match &g.strategy {
+            Some(name) => Some(self.strategy(&field("strategy"), name)?),
+            None => None,
+        };
         Ok(crate::analysis::gates::Gate {
             check,
             phase: g.phase,
-            strategy: g.strategy,
+            strategy,
             index_layout: g.index_layout,
             workers: g.workers,
             batch_size: g.batch_size,
@@ -1657,7 +1823,10 @@ duration_s = 1
     fn unknown_strategy_lists_the_choices() {
         let e = error_of(&MINIMAL.replace("[\"production\"]", "[\"fastest\"]"));
         assert!(e.starts_with("w.toml: "), "{e}");
-        assert!(e.contains("unknown variant `fastest`"), "{e}");
+        assert!(
+            e.contains("matrix.strategies: unknown strategy `fastest`"),
+            "{e}"
+        );
         assert!(e.contains("production"), "{e}");
         assert!(!e.contains('\n'), "one line: {e}");
     }

@@ -86,7 +86,7 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
     // B's production claim returns other rows at once.
     let got = tokio::time::timeout(
         Duration::from_secs(2),
-        claim_ids(&mut b, Strategy::Production, 2),
+        claim_ids(&mut b, Strategy::PRODUCTION, 2),
     )
     .await
     .expect("production must not wait on A's locks");
@@ -99,7 +99,7 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
     // B's waiting claim blocks on A's rows...
     let b_identity = backend.identity(&mut b, "cbtest-b").await;
     let waiting = tokio::spawn(async move {
-        let ids = claim_ids(&mut b, Strategy::Waiting, 2).await;
+        let ids = claim_ids(&mut b, Strategy::WAITING, 2).await;
         (b, ids)
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -142,7 +142,7 @@ async fn production_skips_paused_inactive_and_future_jobs<D: TestDb>(backend: D)
     let mut s = backend.connect("cbtest", "w").await.unwrap();
     let mut total = 0;
     loop {
-        let got = claim_ids(&mut s, Strategy::Production, 50).await;
+        let got = claim_ids(&mut s, Strategy::PRODUCTION, 50).await;
         if got.is_empty() {
             break;
         }
@@ -172,7 +172,7 @@ async fn production_takes_higher_priority_first_with_one_worker<D: TestDb>(backe
     let mut previous_min = i64::MAX;
     let mut batches = 0;
     loop {
-        let ids = claim_ids(&mut s, Strategy::Production, 25).await;
+        let ids = claim_ids(&mut s, Strategy::PRODUCTION, 25).await;
         if ids.is_empty() {
             break;
         }
@@ -197,7 +197,7 @@ async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(bac
     backend.reset(&w, "fetch-order", 4).await.unwrap();
     let mut s = backend.connect("cbtest", "w").await.unwrap();
     let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
-    let first = claim_ids(&mut s, Strategy::Production, 40).await;
+    let first = claim_ids(&mut s, Strategy::PRODUCTION, 40).await;
     assert_eq!(first.len(), 40, "the uncapped queue fills the batch");
     let capped = Inspect::ActiveIn("capped");
     assert_eq!(
@@ -205,7 +205,7 @@ async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(bac
         [3],
         "one batch takes exactly the capacity"
     );
-    claim_ids(&mut s, Strategy::Production, 40).await;
+    claim_ids(&mut s, Strategy::PRODUCTION, 40).await;
     assert_eq!(
         backend.inspect(&mut probe, capped.clone()).await,
         [3],
@@ -217,7 +217,7 @@ async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(bac
         .await[0];
     assert!(s.complete(done).await.unwrap());
     assert_eq!(backend.inspect(&mut probe, capped.clone()).await, [2]);
-    claim_ids(&mut s, Strategy::Production, 40).await;
+    claim_ids(&mut s, Strategy::PRODUCTION, 40).await;
     assert_eq!(backend.inspect(&mut probe, capped).await, [3]);
     backend.drop_schema().await;
 }
@@ -229,7 +229,7 @@ async fn production_does_not_starve_a_queue_behind_a_full_capped_one<D: TestDb>(
     backend.reset(&w, "fetch-order", 1).await.unwrap();
     let mut s = backend.connect("cbtest", "w").await.unwrap();
     let state = model::capped_queue_ahead();
-    for strategy in [Strategy::Production, Strategy::Waiting] {
+    for strategy in [Strategy::PRODUCTION, Strategy::WAITING] {
         backend.load_state(&mut s, &state).await;
         let mut got = claim_ids(&mut s, strategy, 10).await;
         got.sort_unstable();
@@ -337,8 +337,8 @@ async fn check_against_model<D: TestDb>(
     let mut guard = sessions.lock().await;
     let (claimer, other) = &mut *guard;
     for (strategy, locked) in [
-        (Strategy::Production, &case.locked[..]),
-        (Strategy::Waiting, &[][..]),
+        (Strategy::PRODUCTION, &case.locked[..]),
+        (Strategy::WAITING, &[][..]),
     ] {
         backend.load_state(claimer, &case.state).await;
         if !locked.is_empty() {
@@ -482,7 +482,7 @@ async fn a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed<D: T
     backend.lock_rows(&mut other, &[2]).await;
     let mut out = Vec::new();
     let err = c
-        .claim(Strategy::Conditional, 3, &mut out)
+        .claim(Strategy::CONDITIONAL, 3, &mut out)
         .await
         .expect_err("row 2 is locked past the lock timeout");
     assert!(err.is_retryable(), "{err}");
@@ -495,7 +495,7 @@ async fn a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed<D: T
     );
     backend.roll_back(&mut other).await;
     // The retry asks for the rest of the batch and appends.
-    c.claim(Strategy::Conditional, 2, &mut out).await.unwrap();
+    c.claim(Strategy::CONDITIONAL, 2, &mut out).await.unwrap();
     assert_eq!(ids(&out), [1, 2, 3]);
     backend.drop_schema().await;
 }
@@ -536,7 +536,7 @@ duration_s = 0.8
 async fn noisy_neighbour_leaves_the_uncapped_queues_their_throughput<D: TestDb>(backend: D) {
     let backend = Arc::new(backend);
     let mut w = Workload::load(std::path::Path::new("workloads/noisy-neighbour.toml")).unwrap();
-    w.matrices[0].strategies = vec![Strategy::Production];
+    w.matrices[0].strategies = vec![Strategy::PRODUCTION];
     w.trial.duration = Some(Duration::from_secs(3));
     // A smaller seeded backlog, so the uncapped queues' share drains within the warm-up
     // even on a machine busy with the rest of the suite.
@@ -584,7 +584,7 @@ async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: Test
     let backend = Arc::new(backend);
     let w = common::workload("backlog = 1500\nqueues = [{ name = \"q\" }]", CONTENDED);
     let r = run(&backend, w).await;
-    for s in [Strategy::Production, Strategy::Waiting] {
+    for s in [Strategy::PRODUCTION, Strategy::WAITING] {
         for t in trials(&r, s) {
             assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{s}");
             assert_eq!(t.duplicates.ledger.duplicate_executions, 0, "{s}");
@@ -595,7 +595,7 @@ async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: Test
             );
         }
     }
-    let naive = trials(&r, Strategy::Naive);
+    let naive = trials(&r, Strategy::NAIVE);
     assert_eq!(naive.len(), 3);
     let dups: u64 = naive
         .iter()
@@ -609,6 +609,58 @@ async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: Test
             "ledger and effects table must agree"
         );
         assert_eq!(t.reconciliation.lost, 0);
+    }
+    backend.drop_schema().await;
+}
+
+/// The other claim techniques this backend has, and production acknowledging each
+/// batch's jobs in one statement, under the same contention: no duplicate claim or
+/// execution, nothing lost, the backlog drained, no claim larger than its batch.
+async fn other_techniques_and_batched_completion_never_duplicate<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
+    let kind = backend.kind();
+    let others: Vec<String> = Strategy::builtin()
+        .filter(|s| !Strategy::CORE.contains(s) && s.sql(kind).is_some())
+        .map(|s| format!("\"{s}\""))
+        .collect();
+    let mut blocks = String::new();
+    if !others.is_empty() {
+        blocks += &format!(
+            "[[matrix]]\nname = \"others\"\nstrategies = [{}]\nindex_layouts = [\"fetch-order\"]\nworkers = [16]\nbatch_sizes = [10]\n",
+            others.join(", ")
+        );
+    }
+    if kind == claimbench::backend::BackendKind::Postgres {
+        blocks += "[[matrix]]\nname = \"batched\"\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [16]\nbatch_sizes = [10]\ncomplete = \"batched\"\n";
+    }
+    if blocks.is_empty() {
+        return;
+    }
+    let rest = format!(
+        "[handler]\nduration = {{ dist = \"fixed\", ms = 0.0 }}\n{blocks}[trial]\nstop = \"drain\"\nmax_s = 30\nsample_interval_ms = 50\n"
+    );
+    let w = common::workload("backlog = 1500\nqueues = [{ name = \"q\" }]", &rest);
+    let r = run(&backend, w).await;
+    assert_eq!(
+        r.cells.len(),
+        others.len() + usize::from(rest.contains("batched"))
+    );
+    for c in &r.cells {
+        let t = &c.trials[0];
+        let what = format!("{} {}", c.phase, c.strategy);
+        assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{what}");
+        assert_eq!(t.duplicates.ledger.duplicate_executions, 0, "{what}");
+        assert_eq!(t.duplicates.effects_duplicate_executions, 0, "{what}");
+        assert_eq!(t.reconciliation.lost, 0, "{what}");
+        assert_eq!(
+            t.reconciliation.db.completed, 1500,
+            "{what} drains the backlog"
+        );
+        assert_eq!(t.counts.over_claims, 0, "{what}");
+        assert_eq!(
+            t.counts.jobs_completed, 1500,
+            "{what}: every completion counted"
+        );
     }
     backend.drop_schema().await;
 }
@@ -1035,7 +1087,8 @@ async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
 /// `claimbench prove`'s interleavings on this server: every built-in strategy gets the
 /// verdict its name promises, in every step.
 async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) {
-    for s in Strategy::ALL {
+    let kind = backend.kind();
+    for s in Strategy::builtin().filter(|s| s.sql(kind).is_some()) {
         let verdicts = claimbench::prove::prove(&backend, s, s, &[]).await.unwrap();
         assert_eq!(verdicts.len(), 3);
         for v in &verdicts {
@@ -1053,7 +1106,7 @@ async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) 
 /// see the prove module's tests) must fail production's contend step, and only it.
 async fn a_claim_without_skip_locked_fails_prove<D: TestDb>(backend: D) {
     use claimbench::prove::Step;
-    let verdicts = claimbench::prove::prove(&backend, Strategy::Production, Strategy::Waiting, &[])
+    let verdicts = claimbench::prove::prove(&backend, Strategy::PRODUCTION, Strategy::WAITING, &[])
         .await
         .unwrap();
     let failed: Vec<Step> = verdicts.iter().filter(|v| !v.ok).map(|v| v.step).collect();
@@ -1085,6 +1138,7 @@ macro_rules! suite {
                 seeded_jobs_wait_from_the_trial_start_not_from_the_reset,
                 noisy_neighbour_leaves_the_uncapped_queues_their_throughput,
                 contended_production_and_waiting_never_duplicate_and_naive_does,
+                other_techniques_and_batched_completion_never_duplicate,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,
                 claim_only_leaves_claims_held_and_accounted,

@@ -49,7 +49,7 @@ fn bad_workloads_are_refused_with_file_and_field() {
         ("name = \"t\"\n[population\n", "w.toml: TOML parse error"),
         (
             &GOOD.replace("\"production\"", "\"fastest\""),
-            "unknown variant `fastest`",
+            "matrix.strategies: unknown strategy `fastest`",
         ),
         (
             &GOOD.replace("\"fetch-order\"", "\"btree\""),
@@ -244,7 +244,7 @@ fn every_trial_has_a_plan_sample_with_its_work(run: &claimbench::results::RunRes
         // Every claim updates a row: the statistics count updates by the last reading.
         let last = health.last().unwrap();
         assert!(last.updates > health[0].updates, "{health:?}");
-        if c.strategy == claimbench::strategy::Strategy::Production {
+        if c.strategy == claimbench::strategy::Strategy::PRODUCTION {
             assert_eq!(p.statement, "claim");
             assert!(
                 p.shape.contains("LockRows") && p.shape.contains("ix_jobs_hot_fetch_order"),
@@ -569,7 +569,7 @@ fn hand_made_run(dir: &Path, points: &[(u32, f64, u64)], slos: &[&str]) -> Strin
             h.record_n(p99_ms * 1000, 100).unwrap();
             t.claim_latency = claimbench::metrics::HistogramSummary::from_histogram(&h);
             CellResult::fetch_order(
-                claimbench::strategy::Strategy::Production,
+                claimbench::strategy::Strategy::PRODUCTION,
                 workers,
                 10,
                 vec![t],
@@ -1068,4 +1068,227 @@ duration_s = 3.0
         "{:?}",
         t.warnings
     );
+}
+
+/// A team's own claim statement, declared in the workload beside it: it runs end to end
+/// and appears in every output; the same statement without its LIMIT is reported as
+/// over-claiming and fails the run with the correctness code; one the server refuses
+/// ends the run before a trial, naming the file and the server's reason.
+#[test]
+fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
+    let url = std::env::var("CLAIMBENCH_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let psql = |sql: &str| {
+        Command::new("psql")
+            .args([url.as_str(), "-qtAc", sql])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    if psql("SELECT 1").is_none() {
+        assert!(
+            std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_none(),
+            "CLAIMBENCH_REQUIRE_DB is set but psql cannot reach {url}"
+        );
+        eprintln!("SKIPPED: no PostgreSQL at {url} for psql");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let claim = |limit: &str, returning: &str| {
+        format!(
+            "-- the team's claim, as the service sends it\n\
+             UPDATE jobs_hot h SET status = 1, worker_id = :worker_id, last_updated_at = now()\n\
+             WHERE h.id IN (SELECT j.id FROM jobs_hot j WHERE j.status = 0\n\
+               AND (j.scheduled_at IS NULL OR j.scheduled_at <= now())\n\
+               ORDER BY j.priority DESC, j.id {limit} FOR UPDATE SKIP LOCKED)\n\
+             RETURNING {returning}\n"
+        )
+    };
+    let waited =
+        "(extract(epoch FROM clock_timestamp() - h.created_at) * 1000000)::bigint AS queue_wait_us";
+    let files = [
+        (
+            "team.sql",
+            claim("LIMIT :batch", &format!("h.attempt_count, {waited}, h.id")),
+        ),
+        ("no-limit.sql", claim("", "h.id")),
+        (
+            "broken.sql",
+            "UPDATE jobs_hot SET no_such_column = 1 WHERE id = :batch RETURNING id".into(),
+        ),
+    ];
+    for (name, sql) in &files {
+        std::fs::write(dir.path().join(name), sql).unwrap();
+    }
+    let schema = format!("cbtest_custom_{}", std::process::id());
+    let workload = |strategy: &str| {
+        let text = format!(
+            "name = \"custom\"\n[population]\nbacklog = 300\nqueues = [{{ name = \"q\" }}]\n\
+             [strategies.team-claim]\npostgres = \"team.sql\"\npromises = [\"prevents-duplicates\"]\n\
+             [strategies.no-limit]\npostgres = \"no-limit.sql\"\npromises = [\"prevents-duplicates\"]\n\
+             [strategies.broken]\npostgres = \"broken.sql\"\n\
+             [matrix]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [5]\n\
+             [trial]\nduration_s = 1\n"
+        );
+        let p = dir.path().join(format!("{strategy}.toml"));
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let run = |strategy: &str| {
+        let results = tempfile::tempdir().unwrap();
+        let out = claimbench()
+            .args([
+                "run",
+                &workload(strategy),
+                "--db",
+                &url,
+                "--schema",
+                &schema,
+            ])
+            .arg("--results")
+            .arg(results.path())
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+        (
+            out.status.code(),
+            text(&out.stdout),
+            text(&out.stderr),
+            results,
+        )
+    };
+
+    let (code, stdout, stderr, results) = run("team-claim");
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let (run_dir, r) = only_run(results.path());
+    assert_eq!(r.cells[0].strategy.as_str(), "team-claim");
+    let t = &r.cells[0].trials[0];
+    assert!(t.counts.jobs_claimed > 0 && t.counts.over_claims == 0);
+    assert!(t.queue_wait.count > 0, "queue wait read by column name");
+    assert_eq!(r.workload.custom_strategies[0].name, "broken");
+    assert!(
+        r.workload
+            .custom_strategies
+            .iter()
+            .any(|d| d.sql.contains("LIMIT :batch"))
+    );
+    for f in ["summary.md", "report.html", "cells.csv"] {
+        let text = std::fs::read_to_string(run_dir.join(f)).unwrap();
+        assert!(text.contains("team-claim"), "{f} names the custom strategy");
+    }
+
+    let (code, stdout, stderr, results) = run("no-limit");
+    assert_eq!(
+        code,
+        Some(1),
+        "over-claims are a correctness failure\n{stdout}\n{stderr}"
+    );
+    let (_, r) = only_run(results.path());
+    assert!(r.cells[0].trials[0].counts.over_claims > 0);
+    assert!(
+        stdout.contains("claims returned more rows than the batch of 5"),
+        "{stdout}"
+    );
+
+    let (code, _, stderr, results) = run("broken");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("broken.sql") && stderr.contains("no_such_column"),
+        "names the file and the server's reason: {stderr}"
+    );
+    assert_eq!(std::fs::read_dir(results.path()).unwrap().count(), 0);
+
+    let out = claimbench()
+        .args([
+            "sql",
+            "--strategy",
+            "team-claim",
+            "--batch",
+            "7",
+            "--workload",
+            &workload("team-claim"),
+        ])
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{printed}");
+    assert!(
+        printed.contains("declared in") && printed.contains("$1 = worker id, $2 = 7 (batch)"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("worker_id = $1") && printed.contains("LIMIT $2"),
+        "{printed}"
+    );
+    psql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+}
+
+/// A claim that runs for minutes (in-subquery with nested loops forced, over 20k jobs)
+/// must not hold the run hostage: ten seconds after the stop the runner ends those
+/// workers' connections, says so, and writes the results.
+#[test]
+fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
+    let url = std::env::var("CLAIMBENCH_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    if Command::new("psql")
+        .args([url.as_str(), "-qtAc", "SELECT 1"])
+        .output()
+        .map_or(true, |o| !o.status.success())
+    {
+        assert!(
+            std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_none(),
+            "no PostgreSQL at {url}"
+        );
+        eprintln!("SKIPPED: no PostgreSQL at {url} for psql");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = workload_file(
+        dir.path(),
+        "name = \"stuck\"\n[population]\nbacklog = 20000\nqueues = [{ name = \"q\" }]\n\
+         [matrix]\nstrategies = [\"in-subquery\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [3]\nbatch_sizes = [10]\n\
+         [matrix.session.postgres]\nenable_hashjoin = \"off\"\nenable_mergejoin = \"off\"\n\
+         enable_hashagg = \"off\"\nenable_material = \"off\"\nenable_sort = \"off\"\n\
+         [trial]\nduration_s = 1\n",
+    );
+    let schema = format!("cbtest_stuck_{}", std::process::id());
+    let results = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = claimbench()
+        .args(["run", &file, "--db", &url, "--schema", &schema, "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        stdout.contains("workers were still in a statement 10 s after the stop"),
+        "{stdout}"
+    );
+    let (_, r) = only_run(results.path());
+    let t = &r.cells[0].trials[0];
+    assert!(
+        t.warnings
+            .iter()
+            .any(|w| matches!(w, claimbench::warnings::Warning::StopForced { .. })),
+        "{:?}",
+        t.warnings
+    );
+    let _ = Command::new("psql")
+        .args([
+            url.as_str(),
+            "-qc",
+            &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
+        ])
+        .output();
 }

@@ -166,7 +166,7 @@ fn many_worker_counts_render_lines_and_heatmap_cells() {
 #[test]
 fn one_strategy_renders() {
     let mut r = fixture();
-    r.cells.retain(|c| c.strategy == Strategy::Naive);
+    r.cells.retain(|c| c.strategy == Strategy::NAIVE);
     let html = render_and_check(&r);
     assert!(
         html.contains("no production cells without arrivals in this run"),

@@ -115,7 +115,7 @@ mod tests {
                 t
             })
             .collect();
-        CellResult::fetch_order(crate::strategy::Strategy::Production, 4, 10, trials)
+        CellResult::fetch_order(crate::strategy::Strategy::PRODUCTION, 4, 10, trials)
     }
 
     #[test]

@@ -502,7 +502,7 @@ mod tests {
                 ..TrialResult::default()
             };
             t.counts.jobs_completed = 1;
-            CellResult::fetch_order(crate::strategy::Strategy::Production, 4, 1, vec![t])
+            CellResult::fetch_order(crate::strategy::Strategy::PRODUCTION, 4, 1, vec![t])
         };
         let run = |c| RunResult {
             cells: vec![c],
@@ -539,7 +539,7 @@ mod tests {
             .collect();
         let mut run = RunResult {
             cells: vec![CellResult::fetch_order(
-                crate::strategy::Strategy::Production,
+                crate::strategy::Strategy::PRODUCTION,
                 4,
                 1,
                 trials,

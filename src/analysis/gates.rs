@@ -108,14 +108,14 @@ mod tests {
     fn a_gate_checks_the_cells_it_names_and_only_those() {
         let r = RunResult {
             cells: vec![
-                cell(Strategy::Production, 4, 5),
-                cell(Strategy::Production, 16, 30),
-                cell(Strategy::Waiting, 16, 90),
+                cell(Strategy::PRODUCTION, 4, 5),
+                cell(Strategy::PRODUCTION, 16, 30),
+                cell(Strategy::WAITING, 16, 90),
             ],
             gates: vec![Gate {
                 check: Slo::parse("claim_p99<=20ms").unwrap(),
                 phase: None,
-                strategy: Some(Strategy::Production),
+                strategy: Some(Strategy::PRODUCTION),
                 index_layout: None,
                 workers: None,
                 batch_size: None,
@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn an_unmeasurable_metric_does_not_apply() {
         let r = RunResult {
-            cells: vec![cell(Strategy::Production, 4, 5)],
+            cells: vec![cell(Strategy::PRODUCTION, 4, 5)],
             gates: vec![Gate {
                 check: Slo::parse("queue_wait_p99<=1s").unwrap(),
                 phase: None,

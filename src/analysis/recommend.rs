@@ -235,7 +235,7 @@ mod tests {
         h.record(p99_ms * 1000).unwrap();
         t.claim_latency = crate::metrics::HistogramSummary::from_histogram(&h);
         t.duplicates.ledger.duplicate_claims = dup;
-        CellResult::fetch_order(Strategy::Production, workers, batch, vec![t])
+        CellResult::fetch_order(Strategy::PRODUCTION, workers, batch, vec![t])
     }
 
     fn run(cells: Vec<CellResult>) -> RunResult {

@@ -5,7 +5,7 @@
 use super::figures::{CellFigures, fmt_ms};
 use super::{bootstrap, recommend, usl};
 use crate::results::{CellResult, RunResult};
-use crate::strategy::Strategy;
+use crate::strategy::{Contention, Strategy};
 
 /// Cells with the same backend, phase, layout and batch: one worker sweep per strategy.
 fn groups(r: &RunResult) -> Vec<Vec<&CellResult>> {
@@ -29,15 +29,10 @@ fn groups(r: &RunResult) -> Vec<Vec<&CellResult>> {
 
 /// The strategies of a group: production first, then the mistakes it is compared with.
 fn strategies_in(g: &[&CellResult]) -> Vec<Strategy> {
-    [
-        Strategy::Production,
-        Strategy::Naive,
-        Strategy::Waiting,
-        Strategy::Conditional,
-    ]
-    .into_iter()
-    .filter(|s| g.iter().any(|c| c.strategy == *s))
-    .collect()
+    let mut v: Vec<Strategy> = g.iter().map(|c| c.strategy).collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 /// The strategy comparison: the group (without arrivals) with the most strategies, at
@@ -54,7 +49,7 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
     };
     let top = g.iter().map(|c| c.workers).max().unwrap_or(1);
     let at = |s: Strategy| g.iter().find(|c| c.strategy == s && c.workers == top);
-    let prod = at(Strategy::Production).map(|c| CellFigures::of(c));
+    let prod = at(Strategy::PRODUCTION).map(|c| CellFigures::of(c));
     for s in strategies_in(&g) {
         let Some(c) = at(s) else { continue };
         let f = CellFigures::of(c);
@@ -68,35 +63,47 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
             }
         };
         let p99_vs = match (f.claim_p99_ms, prod.and_then(|p| p.claim_p99_ms)) {
-            (Some(a), Some(b)) if s != Strategy::Production && b > 0.0 => {
+            (Some(a), Some(b)) if s != Strategy::PRODUCTION && b > 0.0 => {
                 format!(", claim p99 {:.1}x production's", a / b)
             }
             _ => String::new(),
         };
-        let line = match s {
-            Strategy::Naive => format!(
-                "naive: {:.0}% of the jobs it claimed were held by another worker at the time, at {top} workers ({} duplicate claims, {} duplicate executions){p99_vs}.",
-                share(f.duplicate_claims, jobs),
-                f.duplicate_claims,
-                f.duplicate_executions
-            ),
-            Strategy::Waiting => format!(
-                "waiting: {:.0}% of worker time in lock waits at {top} workers, {:.0} jobs/s{p99_vs}.",
-                f.lock_wait_share * 100.0,
-                f.throughput
-            ),
-            Strategy::Conditional => format!(
-                "conditional: {:.0}% of its row updates lost the race and changed nothing at {top} workers, {:.0} jobs/s{p99_vs}.",
-                share(lost_races, lost_races + jobs),
-                f.throughput
-            ),
-            Strategy::Production => format!(
+        let over: u64 = c.trials.iter().map(|t| t.counts.over_claims).sum();
+        let over = if over > 0 {
+            format!(" {over} claims returned more rows than their batch.")
+        } else {
+            String::new()
+        };
+        let line = match s.contention() {
+            _ if s == Strategy::PRODUCTION => format!(
                 "production: {} duplicates, {} lost; {top} workers at batch {} completed {:.0} jobs/s with claim p99 {}.",
                 f.duplicate_claims + f.duplicate_executions,
                 f.lost,
                 c.batch_size,
                 f.throughput,
                 f.claim_p99_ms.map_or("–".into(), fmt_ms)
+            ),
+            Contention::Ignores => format!(
+                "{s}: {:.0}% of the jobs it claimed were held by another worker at the time, at {top} workers ({} duplicate claims, {} duplicate executions){p99_vs}.",
+                share(f.duplicate_claims, jobs),
+                f.duplicate_claims,
+                f.duplicate_executions
+            ),
+            Contention::Waits => format!(
+                "{s}: {:.0}% of worker time in lock waits at {top} workers, {:.0} jobs/s{p99_vs}.",
+                f.lock_wait_share * 100.0,
+                f.throughput
+            ),
+            Contention::Rechecks => format!(
+                "{s}: {:.0}% of its row updates lost the race and changed nothing at {top} workers, {:.0} jobs/s{p99_vs}.",
+                share(lost_races, lost_races + jobs),
+                f.throughput
+            ),
+            Contention::Skips => format!(
+                "{s}: {} duplicates, {} lost; {:.0} jobs/s at {top} workers{p99_vs}.{over}",
+                f.duplicate_claims + f.duplicate_executions,
+                f.lost,
+                f.throughput
             ),
         };
         out.push(line);
@@ -110,8 +117,8 @@ fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
         .into_iter()
         .filter(|g| !g[0].has_arrivals())
         .filter_map(|g| {
-            let s = if g.iter().any(|c| c.strategy == Strategy::Production) {
-                Strategy::Production
+            let s = if g.iter().any(|c| c.strategy == Strategy::PRODUCTION) {
+                Strategy::PRODUCTION
             } else {
                 g[0].strategy
             };
@@ -163,7 +170,7 @@ pub fn batch_sweep_phase(r: &RunResult) -> Option<String> {
     let prod = || {
         r.cells
             .iter()
-            .filter(|c| c.strategy == Strategy::Production && !c.has_arrivals())
+            .filter(|c| c.strategy == Strategy::PRODUCTION && !c.has_arrivals())
     };
     let mut phases: Vec<&str> = prod().map(|c| c.phase.as_str()).collect();
     phases.dedup();
@@ -190,7 +197,7 @@ fn batch_sentence(r: &RunResult, out: &mut Vec<String>) {
     let cells: Vec<&CellResult> = r
         .cells
         .iter()
-        .filter(|c| c.strategy == Strategy::Production && !c.has_arrivals() && c.phase == phase)
+        .filter(|c| c.strategy == Strategy::PRODUCTION && !c.has_arrivals() && c.phase == phase)
         .collect();
     let top = cells.iter().map(|c| c.workers).max().unwrap_or(0);
     let mut at_top: Vec<(u32, f64)> = cells

@@ -183,6 +183,14 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.claim(strategy, batch, out).await)
     }
 
+    async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        each!(self, AnySession, s => s.complete_many(jobs).await)
+    }
+
+    async fn prepare(&mut self, strategy: Strategy) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.prepare(strategy).await)
+    }
+
     async fn begin(&mut self) -> Result<(), BackendError> {
         each!(self, AnySession, s => s.begin().await)
     }

@@ -10,6 +10,7 @@ pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;
 pub mod ownership;
+pub mod pg_claim;
 pub mod plan;
 pub mod postgres;
 pub mod pristine;
@@ -309,6 +310,15 @@ pub trait Session: Send + 'static {
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Result<ClaimOutcome, BackendError>> + Send;
 
+    /// Prepares `strategy`'s statements now rather than at its first claim, so that a
+    /// statement the server refuses (a custom one) fails before a trial starts.
+    fn prepare(
+        &mut self,
+        _strategy: Strategy,
+    ) -> impl Future<Output = Result<(), BackendError>> + Send {
+        async { Ok(()) }
+    }
+
     /// Opens a transaction that the calls after it join, a claim included, until
     /// [`Session::end`]. Only `prove` uses it: it holds a claim open the way a worker
     /// stuck between its claim and its commit would, to see what other claimers do.
@@ -357,6 +367,23 @@ pub trait Session: Send + 'static {
 
     /// Archives the job if this worker still owns it; `false` when ownership was lost.
     fn complete(&mut self, job: i64) -> impl Future<Output = Result<bool, BackendError>> + Send;
+
+    /// Archives every job of `jobs` this worker still owns, in one statement
+    /// (`handler.complete = "batched"`); yields the ids it archived. Backends without
+    /// the statement refuse the setting before a run starts.
+    fn complete_many(
+        &mut self,
+        _jobs: &[i64],
+    ) -> impl Future<Output = Result<Vec<i64>, BackendError>> + Send {
+        async {
+            Err(BackendError::Query {
+                what: "complete a batch",
+                kind: ErrorKind::Other,
+                code: None,
+                message: "batched completion is written for PostgreSQL only".into(),
+            })
+        }
+    }
 
     fn fail(
         &mut self,

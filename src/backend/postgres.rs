@@ -5,13 +5,15 @@
 //! Every statement is in `migrations/postgres/`; this file only binds parameters and reads
 //! rows. Each session prepares its statements once at connect.
 
+use super::pg_claim::ClaimStatement;
 use super::pristine::{self, Pristine};
 use super::{
     Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, EffectReceipt,
     ErrorKind, FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, ownership,
     sql_steps,
 };
-use crate::strategy::Strategy;
+use crate::strategy::named_params::Param;
+use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use std::time::Duration;
 use tokio::sync::Mutex;
@@ -21,16 +23,14 @@ use tokio_postgres::{Client, Config, NoTls, Statement};
 const SCHEMA_SQL: &str = include_str!("../../migrations/postgres/schema.sql");
 const SEED_SQL: &str = include_str!("../../migrations/postgres/seed.sql");
 const KEYS_SQL: &str = include_str!("../../migrations/postgres/keys.sql");
-const PRODUCTION_SQL: &str = include_str!("../../migrations/postgres/strategies/production.sql");
-const WAITING_SQL: &str = include_str!("../../migrations/postgres/strategies/waiting.sql");
-const NAIVE_SQL: &str = include_str!("../../migrations/postgres/strategies/naive.sql");
-const CONDITIONAL_SQL: &str = include_str!("../../migrations/postgres/strategies/conditional.sql");
 const START_SQL: &str = include_str!("../../migrations/postgres/lifecycle/start.sql");
 const START_UNGATED_SQL: &str =
     include_str!("../../migrations/postgres/lifecycle/start_ungated.sql");
 const EFFECT_SQL: &str = include_str!("../../migrations/postgres/lifecycle/effect.sql");
 const HEARTBEAT_SQL: &str = include_str!("../../migrations/postgres/lifecycle/heartbeat.sql");
 const COMPLETE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/complete.sql");
+const COMPLETE_BATCH_SQL: &str =
+    include_str!("../../migrations/postgres/lifecycle/complete_batch.sql");
 const FAIL_SQL: &str = include_str!("../../migrations/postgres/lifecycle/fail.sql");
 const RELEASE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/release.sql");
 const RESCUE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/rescue.sql");
@@ -51,26 +51,36 @@ const COL_ID: usize = 0;
 const COL_ATTEMPT: usize = 8;
 const COL_QUEUE_WAIT_US: usize = 17;
 
-/// The SQL a strategy sends, step by step, as `claimbench sql` prints it.
+/// The SQL a strategy sends, step by step, as `claimbench sql` prints it; empty for a
+/// strategy without a PostgreSQL form (the workload refuses those before a run).
 pub fn strategy_sql(strategy: Strategy) -> &'static str {
-    match strategy {
-        Strategy::Production => PRODUCTION_SQL,
-        Strategy::Waiting => WAITING_SQL,
-        Strategy::Naive => NAIVE_SQL,
-        Strategy::Conditional => CONDITIONAL_SQL,
-    }
+    strategy.sql(BackendKind::Postgres).unwrap_or_default()
 }
 
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `$n`s.
 pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
-    match strategy {
-        Strategy::Production | Strategy::Waiting => format!("$1 = {batch} (batch), $2 = worker id"),
-        Strategy::Naive => format!("select: $1 = {batch}; update: $1 = ids read, $2 = worker id"),
-        Strategy::Conditional => {
-            format!(
-                "select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id, $3 = attempt count read"
-            )
+    match strategy.shape() {
+        Shape::Claim => {
+            let params: &[Param] = match &strategy.def().custom {
+                Some(src) => src.params,
+                None => &[Param::Batch, Param::WorkerId],
+            };
+            params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| match p {
+                    Param::Batch => format!("${} = {batch} (batch)", i + 1),
+                    Param::WorkerId => format!("${} = worker id", i + 1),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
         }
+        Shape::ReadThenWrite => {
+            format!("select: $1 = {batch}; update: $1 = ids read, $2 = worker id")
+        }
+        Shape::ReadThenConditional => format!(
+            "select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id, $3 = attempt count read"
+        ),
     }
 }
 
@@ -447,6 +457,8 @@ impl Backend for PostgresBackend {
         Ok(PostgresSession {
             client,
             statements,
+            prepared: Vec::new(),
+            advisory: false,
             worker_id: worker_id.to_string(),
             worker_role: self.worker_role(),
             ids: Vec::new(),
@@ -592,12 +604,8 @@ impl Backend for PostgresBackend {
 /// A session's prepared statements. Prepared once per connection so that the hot path
 /// sends only Bind/Execute, as a production driver with a statement cache does.
 struct Statements {
-    production: Statement,
-    waiting: Statement,
-    naive_select: Statement,
-    naive_update: Statement,
-    conditional_select: Statement,
-    conditional_claim: Statement,
+    unlock: Statement,
+    complete_batch: Statement,
     start: Statement,
     start_ungated: Statement,
     heartbeat: Statement,
@@ -623,12 +631,9 @@ impl Statements {
     async fn prepare(c: &Client) -> Result<Statements, BackendError> {
         let p = async |sql: &str| c.prepare(sql).await.map_err(|e| query_error("prepare", e));
         Ok(Statements {
-            production: p(PRODUCTION_SQL).await?,
-            waiting: p(WAITING_SQL).await?,
-            naive_select: p(step(NAIVE_SQL, "select")).await?,
-            naive_update: p(step(NAIVE_SQL, "update")).await?,
-            conditional_select: p(step(CONDITIONAL_SQL, "select")).await?,
-            conditional_claim: p(step(CONDITIONAL_SQL, "claim-one")).await?,
+            unlock: p("SELECT count(pg_advisory_unlock(id)) FROM unnest($1::bigint[]) AS id")
+                .await?,
+            complete_batch: p(COMPLETE_BATCH_SQL).await?,
             start: p(START_SQL).await?,
             start_ungated: p(START_UNGATED_SQL).await?,
             heartbeat: p(HEARTBEAT_SQL).await?,
@@ -646,13 +651,98 @@ impl Statements {
 pub struct PostgresSession {
     client: Client,
     statements: Statements,
+    /// Each strategy's statements, prepared on its first claim on this connection.
+    prepared: Vec<(Strategy, Prepared)>,
+    /// The last claim took advisory locks (`advisory`): finishing or releasing a job
+    /// unlocks it.
+    advisory: bool,
     worker_id: String,
     worker_role: String,
     /// Reused buffer for the ids a two-step strategy reads before it writes.
     ids: Vec<i64>,
 }
 
+/// A strategy's statements by its shape.
+enum Prepared {
+    Claim(ClaimStatement),
+    ReadThenWrite {
+        select: Statement,
+        update: Statement,
+    },
+    ReadThenConditional {
+        select: Statement,
+        claim_one: Statement,
+    },
+}
+
+/// Prepares `strategy`'s statements. A custom statement the server refuses, or that
+/// binds or returns what claimbench cannot use, fails with its file named.
+async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, BackendError> {
+    let refused = |message: String| BackendError::Query {
+        what: "prepare the claim",
+        kind: ErrorKind::Other,
+        code: None,
+        message: match &strategy.def().custom {
+            Some(src) => format!("{} (strategy `{strategy}`): {message}", src.file),
+            None => format!("strategy `{strategy}`: {message}"),
+        },
+    };
+    let file = strategy
+        .sql(BackendKind::Postgres)
+        .ok_or_else(|| refused("no PostgreSQL form".into()))?;
+    let p = async |sql: &str| {
+        c.prepare(sql)
+            .await
+            .map_err(|e| match query_error("prepare", e) {
+                BackendError::Query {
+                    kind: ErrorKind::Other,
+                    code,
+                    message,
+                    ..
+                } => refused(match code {
+                    Some(code) => format!("the server refused it (SQLSTATE {code}): {message}"),
+                    None => format!("the server refused it: {message}"),
+                }),
+                other => other,
+            })
+    };
+    Ok(match strategy.shape() {
+        Shape::Claim => {
+            Prepared::Claim(ClaimStatement::describe(strategy, p(file).await?).map_err(refused)?)
+        }
+        Shape::ReadThenWrite => Prepared::ReadThenWrite {
+            select: p(step(file, "select")).await?,
+            update: p(step(file, "update")).await?,
+        },
+        Shape::ReadThenConditional => Prepared::ReadThenConditional {
+            select: p(step(file, "select")).await?,
+            claim_one: p(step(file, "claim-one")).await?,
+        },
+    })
+}
+
 impl PostgresSession {
+    /// Where `strategy`'s statements are in `prepared`, preparing them on first use.
+    async fn prepared_index(&mut self, strategy: Strategy) -> Result<usize, BackendError> {
+        if let Some(i) = self.prepared.iter().position(|(s, _)| *s == strategy) {
+            return Ok(i);
+        }
+        let p = prepare_strategy(&self.client, strategy).await?;
+        self.prepared.push((strategy, p));
+        Ok(self.prepared.len() - 1)
+    }
+
+    /// Gives up the advisory locks of `jobs` after an `advisory` claim; nothing otherwise.
+    async fn unlock(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
+        if self.advisory {
+            self.client
+                .execute(&self.statements.unlock, &[&jobs])
+                .await
+                .map_err(|e| query_error("advisory unlock", e))?;
+        }
+        Ok(())
+    }
+
     /// The underlying client, for tests that need to hold a transaction open.
     pub fn client(&mut self) -> &mut Client {
         &mut self.client
@@ -674,39 +764,38 @@ impl Session for PostgresSession {
         batch: u32,
         out: &mut Vec<ClaimedJob>,
     ) -> Result<ClaimOutcome, BackendError> {
+        let i = self.prepared_index(strategy).await?;
         let limit = batch as i64;
-        let s = &self.statements;
-        let c = &self.client;
+        let PostgresSession {
+            client: c,
+            prepared,
+            worker_id,
+            ids,
+            ..
+        } = self;
         let e = |e| query_error("claim", e);
         let mut outcome = ClaimOutcome::default();
-        match strategy {
-            Strategy::Production | Strategy::Waiting => {
-                let stmt = if strategy == Strategy::Production {
-                    &s.production
-                } else {
-                    &s.waiting
-                };
-                let rows = c.query(stmt, &[&limit, &self.worker_id]).await.map_err(e)?;
-                push_claimed(&rows, out);
+        match &prepared[i].1 {
+            Prepared::Claim(claim) => {
+                let rows = claim.query(c, batch, worker_id).await.map_err(e)?;
+                claim.push(&rows, out);
+                self.advisory = strategy.def().advisory;
             }
-            Strategy::Naive => {
-                self.ids.clear();
-                let rows = c.query(&s.naive_select, &[&limit]).await.map_err(e)?;
-                self.ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
-                if !self.ids.is_empty() {
-                    let rows = c
-                        .query(&s.naive_update, &[&self.ids, &self.worker_id])
-                        .await
-                        .map_err(e)?;
+            Prepared::ReadThenWrite { select, update } => {
+                ids.clear();
+                let rows = c.query(select, &[&limit]).await.map_err(e)?;
+                ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+                if !ids.is_empty() {
+                    let rows = c.query(update, &[&*ids, &*worker_id]).await.map_err(e)?;
                     push_claimed(&rows, out);
                 }
             }
-            Strategy::Conditional => {
-                let rows = c.query(&s.conditional_select, &[&limit]).await.map_err(e)?;
+            Prepared::ReadThenConditional { select, claim_one } => {
+                let rows = c.query(select, &[&limit]).await.map_err(e)?;
                 for r in &rows {
                     let (id, attempt): (i64, i32) = (r.get(0), r.get(1));
                     let claimed = c
-                        .query(&s.conditional_claim, &[&id, &self.worker_id, &attempt])
+                        .query(claim_one, &[&id, &*worker_id, &attempt])
                         .await
                         .map_err(e)?;
                     if claimed.is_empty() {
@@ -719,6 +808,10 @@ impl Session for PostgresSession {
         Ok(outcome)
     }
 
+    async fn prepare(&mut self, strategy: Strategy) -> Result<(), BackendError> {
+        self.prepared_index(strategy).await.map(|_| ())
+    }
+
     async fn begin(&mut self) -> Result<(), BackendError> {
         self.client
             .batch_execute("BEGIN")
@@ -726,8 +819,14 @@ impl Session for PostgresSession {
             .map_err(|e| query_error("begin", e))
     }
 
+    /// A rolled-back claim gives its jobs back, so an `advisory` claimer gives up their
+    /// locks too, as its worker would on abandoning them.
     async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
-        let sql = if commit { "COMMIT" } else { "ROLLBACK" };
+        let sql = match (commit, self.advisory) {
+            (true, _) => "COMMIT",
+            (false, false) => "ROLLBACK",
+            (false, true) => "ROLLBACK; SELECT pg_advisory_unlock_all()",
+        };
         self.client
             .batch_execute(sql)
             .await
@@ -807,7 +906,18 @@ impl Session for PostgresSession {
             .execute(&self.statements.complete, &[&job, &self.worker_id])
             .await
             .map_err(|e| query_error("complete", e))?;
+        self.unlock(&[job]).await?;
         Ok(n == 1)
+    }
+
+    async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        let rows = self
+            .client
+            .query(&self.statements.complete_batch, &[&jobs, &self.worker_id])
+            .await
+            .map_err(|e| query_error("complete a batch", e))?;
+        self.unlock(jobs).await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
     async fn fail(
@@ -829,6 +939,7 @@ impl Session for PostgresSession {
             )
             .await
             .map_err(|e| query_error("fail", e))?;
+        self.unlock(&[job]).await?;
         let (retried, dead): (i64, i64) = (r.get(0), r.get(1));
         Ok(match (retried, dead) {
             (1, _) => FailOutcome::Retried,
@@ -846,6 +957,7 @@ impl Session for PostgresSession {
             .query(&self.statements.release, &[&jobs, &self.worker_id])
             .await
             .map_err(|e| query_error("release", e))?;
+        self.unlock(jobs).await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
@@ -939,14 +1051,10 @@ impl Session for PostgresSession {
         strategy: Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
-        let (statement, sql) = match strategy {
-            Strategy::Production | Strategy::Waiting => ("claim", strategy_sql(strategy)),
-            Strategy::Naive | Strategy::Conditional => {
-                let select = super::sql_steps(strategy_sql(strategy))
-                    .into_iter()
-                    .find(|(name, _)| *name == "select")
-                    .map_or("", |(_, sql)| sql);
-                ("select step", select)
+        let (statement, sql) = match strategy.shape() {
+            Shape::Claim => ("claim", strategy_sql(strategy)),
+            Shape::ReadThenWrite | Shape::ReadThenConditional => {
+                ("select step", step(strategy_sql(strategy), "select"))
             }
         };
         let e = |e| query_error("explain the claim", e);
@@ -956,13 +1064,23 @@ impl Session for PostgresSession {
             let stmt = c
                 .prepare(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
                 .await?;
-            let limit = i64::from(batch);
-            let all: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&limit, &self.worker_id];
-            c.query_one(&stmt, &all[..stmt.params().len().min(2)]).await
+            Ok(match super::pg_claim::Binds::of(strategy, &stmt) {
+                Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
+                Err(_) => Vec::new(),
+            })
         }
         .await;
-        c.batch_execute("ROLLBACK").await.map_err(e)?;
-        let plan: serde_json::Value = explained.map_err(e)?.get(0);
+        // Session-level advisory locks outlive the rollback: give them up too.
+        let end = if strategy.def().advisory {
+            "ROLLBACK; SELECT pg_advisory_unlock_all()"
+        } else {
+            "ROLLBACK"
+        };
+        c.batch_execute(end).await.map_err(e)?;
+        let Some(row) = explained.map_err(e)?.into_iter().next() else {
+            return Ok(None);
+        };
+        let plan: serde_json::Value = row.get(0);
         // The caller stamps the time: it knows the trial's clock.
         Ok(super::plan::from_postgres(statement, plan, 0.0))
     }
@@ -992,6 +1110,21 @@ impl Session for PostgresSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PRODUCTION_SQL: &str =
+        include_str!("../../migrations/postgres/strategies/production.sql");
+    const WAITING_SQL: &str = include_str!("../../migrations/postgres/strategies/waiting.sql");
+    const NAIVE_SQL: &str = include_str!("../../migrations/postgres/strategies/naive.sql");
+    const CONDITIONAL_SQL: &str =
+        include_str!("../../migrations/postgres/strategies/conditional.sql");
+
+    #[test]
+    fn the_registry_sends_these_files() {
+        assert_eq!(strategy_sql(Strategy::PRODUCTION), PRODUCTION_SQL);
+        assert_eq!(strategy_sql(Strategy::WAITING), WAITING_SQL);
+        assert_eq!(strategy_sql(Strategy::NAIVE), NAIVE_SQL);
+        assert_eq!(strategy_sql(Strategy::CONDITIONAL), CONDITIONAL_SQL);
+    }
 
     #[test]
     fn every_layout_has_sql_and_no_unknown_one_does() {

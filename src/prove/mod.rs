@@ -189,11 +189,11 @@ mod tests {
                 .join("\n")
         };
         for sql in [postgres::strategy_sql, mysql::strategy_sql] {
-            let production = body(sql(Strategy::Production));
+            let production = body(sql(Strategy::PRODUCTION));
             assert!(production.contains(" SKIP LOCKED"));
             assert_eq!(
                 production.replace(" SKIP LOCKED", ""),
-                body(sql(Strategy::Waiting))
+                body(sql(Strategy::WAITING))
             );
         }
     }

@@ -3,7 +3,7 @@
 //! server.
 
 use crate::backend::BackendKind;
-use crate::strategy::Strategy;
+use crate::strategy::{Contention, Strategy};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -37,7 +37,10 @@ impl Step {
 /// `waiting` (and a broken `production`) must then get A's rows back, so A rolls back;
 /// `naive` and `conditional` show their race only against a committed claim.
 pub fn commit_when_blocked(strategy: Strategy) -> bool {
-    matches!(strategy, Strategy::Naive | Strategy::Conditional)
+    matches!(
+        strategy.contention(),
+        Contention::Ignores | Contention::Rechecks
+    )
 }
 
 /// What session B saw in one step.
@@ -81,27 +84,27 @@ pub struct Verdict {
 pub fn judge(kind: BackendKind, strategy: Strategy, step: Step, o: &Observation) -> Verdict {
     let n = o.held.len();
     let overlap = o.overlap();
-    let (expected, ok) = match (step, strategy) {
-        (Step::Contend, Strategy::Production) => (
+    let (expected, ok) = match (step, strategy.contention()) {
+        (Step::Contend, Contention::Skips) => (
             "other rows at once".to_string(),
             !o.blocked && o.got.len() == n && overlap == 0,
         ),
-        (Step::Contend, Strategy::Waiting) => (
+        (Step::Contend, Contention::Waits) => (
             "waits until A ends, then A's rows".to_string(),
             o.blocked && overlap > 0,
         ),
         // SQL Server's locking read committed makes the plain read wait for A and then
         // skip A's committed rows: the race needs both reads before either write, which
         // this interleaving does not script. Under RCSI it shows as on the others.
-        (Step::Contend, Strategy::Naive) if kind == BackendKind::Mssql => (
+        (Step::Contend, Contention::Ignores) if kind == BackendKind::Mssql => (
             "A's rows again (RCSI), or none of A's (locking read committed)".to_string(),
             true,
         ),
-        (Step::Contend, Strategy::Naive) => (
+        (Step::Contend, Contention::Ignores) => (
             "A's rows again: the read-then-write race".to_string(),
             overlap > 0,
         ),
-        (Step::Contend, Strategy::Conditional) => (
+        (Step::Contend, Contention::Rechecks) => (
             "none of A's rows: its UPDATE finds them taken".to_string(),
             overlap == 0,
         ),
@@ -210,7 +213,7 @@ pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdi
             }
         }
     }
-    if v.step == Step::Contend && v.strategy == Strategy::Production && !v.ok {
+    if v.step == Step::Contend && v.strategy.contention() == Contention::Skips && !v.ok {
         causes.push(
             "the claim did not skip A's locked rows: check that SKIP LOCKED (READPAST on SQL \
              Server) reaches the server unchanged (a proxy or ORM rewriting the statement, \
@@ -245,22 +248,22 @@ mod tests {
     #[test]
     fn production_must_return_other_rows_without_waiting() {
         let c = Step::Contend;
-        assert!(ok(Strategy::Production, c, &obs(&[1, 2], &[3, 4], false)));
+        assert!(ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[3, 4], false)));
         // Waited: skip-locked is not in effect, even though it then got other rows.
-        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[3, 4], true)));
+        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[3, 4], true)));
         // A's rows: a duplicate.
-        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[2, 3], false)));
+        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[2, 3], false)));
         // Short: six rows were free.
-        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[3], false)));
-        assert!(!ok(Strategy::Production, c, &obs(&[1, 2], &[], false)));
+        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[3], false)));
+        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[], false)));
     }
 
     #[test]
     fn waiting_must_wait_and_then_get_the_rolled_back_rows() {
         let c = Step::Contend;
-        assert!(ok(Strategy::Waiting, c, &obs(&[1, 2], &[1, 2], true)));
-        assert!(!ok(Strategy::Waiting, c, &obs(&[1, 2], &[3, 4], false)));
-        assert!(!ok(Strategy::Waiting, c, &obs(&[1, 2], &[3, 4], true)));
+        assert!(ok(Strategy::WAITING, c, &obs(&[1, 2], &[1, 2], true)));
+        assert!(!ok(Strategy::WAITING, c, &obs(&[1, 2], &[3, 4], false)));
+        assert!(!ok(Strategy::WAITING, c, &obs(&[1, 2], &[3, 4], true)));
     }
 
     #[test]
@@ -268,10 +271,10 @@ mod tests {
         let c = Step::Contend;
         let dup = obs(&[1, 2], &[1, 2], true);
         let none = obs(&[1, 2], &[3, 4], true);
-        assert!(ok(Strategy::Naive, c, &dup));
-        assert!(!ok(Strategy::Naive, c, &none));
-        assert!(judge(BackendKind::Mssql, Strategy::Naive, c, &none).ok);
-        assert!(judge(BackendKind::Mysql, Strategy::Naive, c, &dup).ok);
+        assert!(ok(Strategy::NAIVE, c, &dup));
+        assert!(!ok(Strategy::NAIVE, c, &none));
+        assert!(judge(BackendKind::Mssql, Strategy::NAIVE, c, &none).ok);
+        assert!(judge(BackendKind::Mysql, Strategy::NAIVE, c, &dup).ok);
     }
 
     #[test]
@@ -280,9 +283,9 @@ mod tests {
         let mut lost = obs(&[1, 2], &[], true);
         lost.lost_races = 2;
         lost.a_committed = true;
-        assert!(ok(Strategy::Conditional, c, &lost));
-        assert!(!ok(Strategy::Conditional, c, &obs(&[1, 2], &[2], true)));
-        let v = judge(BackendKind::Postgres, Strategy::Conditional, c, &lost);
+        assert!(ok(Strategy::CONDITIONAL, c, &lost));
+        assert!(!ok(Strategy::CONDITIONAL, c, &obs(&[1, 2], &[2], true)));
+        let v = judge(BackendKind::Postgres, Strategy::CONDITIONAL, c, &lost);
         assert_eq!(
             v.observed,
             "waited 1003 ms until A committed, then 0 rows, 0 of them A's (2 UPDATEs changed 0 rows)"
@@ -291,7 +294,7 @@ mod tests {
 
     #[test]
     fn rollback_frees_every_row_and_commit_hides_every_row() {
-        for s in Strategy::ALL {
+        for s in Strategy::CORE {
             assert!(ok(
                 s,
                 Step::RolledBack,
@@ -322,15 +325,15 @@ mod tests {
         e.error = Some("lock timeout".into());
         let v = judge(
             BackendKind::Postgres,
-            Strategy::Production,
+            Strategy::PRODUCTION,
             Step::Contend,
             &e,
         );
         assert!(!v.ok);
         assert_eq!(v.observed, "error after 2 ms: lock timeout");
-        assert!(!ok(Strategy::Naive, Step::Contend, &obs(&[], &[], false)));
+        assert!(!ok(Strategy::NAIVE, Step::Contend, &obs(&[], &[], false)));
         assert!(!ok(
-            Strategy::Conditional,
+            Strategy::CONDITIONAL,
             Step::Committed,
             &obs(&[], &[1, 2, 3, 4, 5, 6], false)
         ));
@@ -346,7 +349,7 @@ mod tests {
         };
         let failed = judge(
             BackendKind::Postgres,
-            Strategy::Production,
+            Strategy::PRODUCTION,
             Step::Contend,
             &obs(&[1, 2], &[3, 4], true),
         );
@@ -369,7 +372,7 @@ mod tests {
             ]),
             &judge(
                 BackendKind::Postgres,
-                Strategy::Waiting,
+                Strategy::WAITING,
                 Step::Contend,
                 &obs(&[1, 2], &[1, 2], true),
             ),

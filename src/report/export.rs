@@ -143,7 +143,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
         phase: String::new(),
         arrival_rate_per_s: None,
         backend: crate::backend::BackendKind::Postgres,
-        strategy: crate::strategy::Strategy::Production,
+        strategy: crate::strategy::Strategy::PRODUCTION,
         index_layout: String::new(),
         workers: 0,
         batch_size: 0,

@@ -776,7 +776,7 @@ mod tests {
                 phase: String::new(),
                 arrival_rate_per_s: None,
                 backend: BackendKind::Postgres,
-                strategy: Strategy::Naive,
+                strategy: Strategy::NAIVE,
                 index_layout: "fetch-order".into(),
                 workers: 4,
                 batch_size: 10,
@@ -826,9 +826,9 @@ mod tests {
         };
         let mut r = RunResult {
             cells: vec![
-                cell(BackendKind::Postgres, Strategy::Production, 4000.0, &[1000]),
-                cell(BackendKind::Mysql, Strategy::Production, 1000.0, &[4000]),
-                cell(BackendKind::Postgres, Strategy::Naive, 6000.0, &[500]),
+                cell(BackendKind::Postgres, Strategy::PRODUCTION, 4000.0, &[1000]),
+                cell(BackendKind::Mysql, Strategy::PRODUCTION, 1000.0, &[4000]),
+                cell(BackendKind::Postgres, Strategy::NAIVE, 6000.0, &[500]),
             ],
             ..RunResult::default()
         };
@@ -917,7 +917,7 @@ mod tests {
                 phase: String::new(),
                 arrival_rate_per_s: None,
                 backend: BackendKind::Postgres,
-                strategy: Strategy::Production,
+                strategy: Strategy::PRODUCTION,
                 index_layout: "pk-only".into(),
                 workers: 1,
                 batch_size: 1,

@@ -315,7 +315,10 @@ pub async fn plan<S: Session>(
         session.call(async |s| s.explain_claim(strategy, batch).await),
     )
     .await;
+    // The sample runs the workers' claim under their settings, so it can meet what
+    // they meet (a lock timeout, a deadlock): then there is no sample, as on a timeout.
     Ok(match sample {
+        Ok(Err(e)) if e.is_retryable() => None,
         Ok(r) => r?.flatten().map(|mut p| {
             p.at_s = clock.secs_f64(began);
             p

@@ -10,10 +10,11 @@ mod trial;
 mod verdict;
 pub mod worker;
 
-use crate::backend::{Backend, BackendError};
+use crate::backend::{Backend, BackendError, Session};
 use crate::report;
 use crate::resources::ResourceProbe;
 use crate::results::{CellResult, Environment, RunResult, WorkloadRecord};
+use crate::strategy::Strategy;
 use crate::warnings::Warning;
 use crate::workload::{StopRule, Workload};
 use std::path::PathBuf;
@@ -26,10 +27,21 @@ use tokio::sync::Notify;
 #[derive(Default)]
 pub struct Shared {
     stop: AtomicBool,
+    /// Set when the stop had to end workers' connections (see `trial::end_overrun`):
+    /// a worker that then loses its connection has stopped, not failed.
+    forced: AtomicBool,
     notify: Notify,
 }
 
 impl Shared {
+    pub fn forced(&self) -> bool {
+        self.forced.load(Ordering::Relaxed)
+    }
+
+    pub fn force(&self) {
+        self.forced.store(true, Ordering::Relaxed);
+    }
+
     pub fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -213,6 +225,7 @@ pub async fn run<B: Backend>(
             path: workload.source_path.display().to_string(),
             sha256: workload.source_hash.clone(),
             text: workload.source_text.clone(),
+            custom_strategies: workload.custom_strategies.clone(),
         },
         environment: opts.environment,
         cells: Vec::new(),
@@ -239,6 +252,14 @@ pub async fn run<B: Backend>(
         quiet: opts.quiet,
         restart: None,
     };
+    for backend in backends {
+        check_custom_strategies(backend.as_ref(), &workload)
+            .await
+            .map_err(|error| RunFailure {
+                error,
+                partial: None,
+            })?;
+    }
     'matrix: for (i, m) in workload.matrices.iter().enumerate() {
         let phase = Arc::new(workload.phase(i));
         for layout in &m.index_layouts {
@@ -287,6 +308,30 @@ pub async fn run<B: Backend>(
         dir,
         failed_checks,
     })
+}
+
+/// Prepares each custom strategy the workload runs on a freshly reset schema, so that a
+/// statement the server refuses ends the run before its first trial, naming the file.
+async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), RunError> {
+    let mut custom: Vec<Strategy> = w
+        .matrices
+        .iter()
+        .flat_map(|m| m.strategies.iter().copied())
+        .filter(|s| s.is_custom())
+        .collect();
+    custom.dedup();
+    let Some(layout) = w.matrices[0].index_layouts.first() else {
+        return Ok(());
+    };
+    if custom.is_empty() {
+        return Ok(());
+    }
+    b.reset(&w.phase(0), layout, w.seed).await?;
+    let mut session = b.connect("claimbench-check", "check").await?;
+    for s in custom {
+        session.prepare(s).await?;
+    }
+    Ok(())
 }
 
 impl Progress<'_> {

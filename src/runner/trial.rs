@@ -127,6 +127,7 @@ pub(super) async fn run_trial<B: Backend>(
     let started_wall = std::time::SystemTime::now();
     let running = spawn(shared_backend, workload, spec, clock, sessions, harness);
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
+    let overran = end_overrun(backend, &running).await?;
     let collected = collect(running, w).await?;
     let cpu_after = probe.snapshot(server_pid);
     drop(collected.sessions);
@@ -180,6 +181,12 @@ pub(super) async fn run_trial<B: Backend>(
         arrivals: w.producer_rate_per_s.is_some(),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
+    if overran > 0 {
+        warnings.push(crate::warnings::Warning::StopForced {
+            workers: overran,
+            grace_s: STOP_GRACE.as_secs_f64(),
+        });
+    }
 
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
@@ -370,6 +377,13 @@ async fn open_sessions<B: Backend>(
             false => None,
         })
     };
+    // The plan sample runs the workers' claim, so under the workers' session settings.
+    let mut planner = one(w.trial.sample_interval.is_some(), "claimbench-planner").await?;
+    if let Some(p) = planner.as_mut()
+        && !settings.is_empty()
+    {
+        p.apply(&settings).await?;
+    }
     Ok(Sessions {
         workers,
         sampler: one(w.trial.sample_interval.is_some(), "claimbench-sampler").await?,
@@ -377,7 +391,7 @@ async fn open_sessions<B: Backend>(
         rescuer: one(w.faults.lease.is_some(), "claimbench-rescuer").await?,
         killer: one(w.faults.kills_connections(), "claimbench-killer").await?,
         // Evidence, like the sampler's: none in a trial that runs without one.
-        planner: one(w.trial.sample_interval.is_some(), "claimbench-planner").await?,
+        planner,
         holder: one(w.faults.hold_snapshot.is_some(), "claimbench-holder").await?,
     })
 }
@@ -601,6 +615,32 @@ async fn drive<S>(
     let stop_at = Instant::now();
     bar.finish_and_clear();
     (stop_at, interrupted)
+}
+
+/// How long workers get, after the stop, to finish the statement they are in.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// Waits up to [`STOP_GRACE`] for the workers to stop; then ends the connections of those
+/// still in a statement (a claim whose plan went bad can run for minutes, and Ctrl-C must
+/// still write results). Returns how many workers were cut off.
+async fn end_overrun<B: Backend>(
+    backend: &B,
+    running: &Running<B::Session>,
+) -> Result<u32, RunError> {
+    let until = Instant::now() + STOP_GRACE;
+    loop {
+        let busy = running.workers.iter().filter(|t| !t.is_finished()).count() as u32;
+        if busy == 0 {
+            return Ok(0);
+        }
+        if Instant::now() >= until {
+            running.shared.force();
+            let mut s = backend.connect("claimbench-stopper", "stopper").await?;
+            s.kill_workers(&backend.worker_role()).await?;
+            return Ok(busy);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Waits for every task and merges what it recorded; the first worker error wins.

@@ -241,7 +241,7 @@ mod tests {
 
     fn facts<'a>(ledger: &'a LedgerAnalysis, max_workers: &'a [MaxWorkersCheck]) -> TrialFacts<'a> {
         TrialFacts {
-            strategy: Strategy::Production,
+            strategy: Strategy::PRODUCTION,
             ledger,
             effects_duplicate_executions: ledger.duplicate_executions as i64,
             executions_in_doubt: 0,
@@ -444,7 +444,7 @@ mod tests {
             ms_above_limit: 1.0,
         }];
         let mut f = facts(&l, &capped);
-        f.strategy = Strategy::Naive;
+        f.strategy = Strategy::NAIVE;
         assert!(quality_warnings(&f).is_empty());
         // A drained trial is meant to run out of work.
         f.exhausted_at_s = Some(1.0);

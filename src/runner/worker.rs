@@ -80,6 +80,8 @@ pub struct WorkerSpec {
     /// The workload's seed: which jobs are poison does not change between repetitions.
     poison_seed: u64,
     pub heartbeat: Option<Duration>,
+    /// Acknowledge the batch's successes in one statement after it (`handler.complete`).
+    pub complete_batched: bool,
     pub backoff: Duration,
     pub backoff_max: Duration,
     pub seed: u64,
@@ -100,6 +102,7 @@ impl WorkerSpec {
             faults: w.faults.clone(),
             poison_seed: w.seed,
             heartbeat: w.handler.heartbeat,
+            complete_batched: w.handler.complete == crate::workload::Completion::Batched,
             backoff: w.empty_backoff,
             backoff_max: w.empty_backoff_max,
             seed,
@@ -275,6 +278,12 @@ pub async fn run<S: Session>(
     while !w.shared.stopping() {
         match w.round(&mut session).await {
             Ok(()) => {}
+            // The stop ended this connection because its statement outran the grace:
+            // what the worker held is stranded, and it has stopped.
+            Err(e) if e.kind() == ErrorKind::ConnectionLost && w.shared.forced() => {
+                w.strand_in_hand();
+                break;
+            }
             Err(e) if e.kind() == ErrorKind::ConnectionLost => match &reconnect {
                 Some(connect) => session = w.reconnect(connect).await?,
                 None => return Err(e),
@@ -308,6 +317,9 @@ struct Worker {
     /// Jobs of the batch before this index are done with (finished, handed back,
     /// abandoned); from it on, a lost connection strands them.
     in_hand: usize,
+    /// With batched completion: jobs that succeeded (effect written) and wait for the
+    /// batch's one `complete`; a lost connection strands them too.
+    unacked: Vec<i64>,
 }
 
 impl Worker {
@@ -326,6 +338,7 @@ impl Worker {
             backoff: spec.backoff,
             executions: 0,
             in_hand: 0,
+            unacked: Vec::with_capacity(spec.batch as usize),
             m: WorkerMetrics::default(),
             index,
             spec,
@@ -380,7 +393,8 @@ impl Worker {
         let since_start_us = claimed_ns / 1000;
         for j in &self.jobs {
             self.ledger.claim(j.id, claimed_ns, j.attempt);
-            if steady {
+            // A custom claim that returns no queue wait reports -1: nothing to record.
+            if steady && j.queue_wait_us >= 0 {
                 let wait_us = (j.queue_wait_us.max(1) as u64).min(since_start_us.max(1));
                 m.queue_wait.saturating_record(wait_us);
             }
@@ -404,6 +418,7 @@ impl Worker {
         for i in 0..self.jobs.len() {
             let job = self.jobs[i];
             if self.shared.stopping() {
+                self.acknowledge(session).await?;
                 self.unstarted.clear();
                 self.unstarted.extend(self.jobs[i..].iter().map(|j| j.id));
                 hand_back(
@@ -420,6 +435,33 @@ impl Worker {
             self.run_job(session, job).await?;
             self.in_hand = i + 1;
         }
+        self.acknowledge(session).await
+    }
+
+    /// Batched completion: archives the batch's successes in one statement, and ends
+    /// their claims in the ledger when it returns (they were held until then).
+    async fn acknowledge<S: Session>(&mut self, session: &mut S) -> Result<(), BackendError> {
+        if self.unacked.is_empty() {
+            return Ok(());
+        }
+        let m = &mut self.m;
+        let archived = retrying!(m, session.complete_many(&self.unacked))?;
+        let t = Instant::now();
+        let (clock, steady) = (
+            self.clock,
+            self.clock.is_steady(t) && !self.clock.is_over(t),
+        );
+        for &id in &self.unacked {
+            self.ledger.release(id, clock.ns(t));
+            if archived.contains(&id) {
+                m.counts.jobs_completed += 1;
+                m.counts.jobs_completed_steady += u64::from(steady);
+                bump(&mut m.completed_per_s, clock.sec(t), 1);
+            } else {
+                m.counts.finish_refused += 1;
+            }
+        }
+        self.unacked.clear();
         Ok(())
     }
 
@@ -491,6 +533,10 @@ impl Worker {
             receipt.finished_us,
             !failed,
         );
+        if spec.complete_batched && !failed {
+            self.unacked.push(job.id);
+            return Ok(());
+        }
         finish(
             session,
             m,
@@ -504,17 +550,24 @@ impl Worker {
         .await
     }
 
+    /// The connection is gone: the jobs this worker held (unfinished, or finished and
+    /// not yet acknowledged) are left to the rescuer, their claims open in the ledger.
+    fn strand_in_hand(&mut self) {
+        let t = self.clock.ns(Instant::now());
+        let unfinished = self.jobs[self.in_hand.min(self.jobs.len())..].iter();
+        for id in unfinished.map(|j| j.id).chain(self.unacked.drain(..)) {
+            self.ledger.strand(id, t);
+            self.m.counts.stranded_by_loss += 1;
+        }
+        self.in_hand = self.jobs.len();
+    }
+
     /// After the server ended this worker's connection: the jobs it held are left to
     /// the rescuer (their claims stay in the ledger until it releases them), and new
     /// connections are tried with a jittered, doubling pause until one opens.
     async fn reconnect<S: Session>(&mut self, connect: &Connector<S>) -> Result<S, BackendError> {
         let lost_at = Instant::now();
-        let t = self.clock.ns(lost_at);
-        for j in &self.jobs[self.in_hand.min(self.jobs.len())..] {
-            self.ledger.strand(j.id, t);
-            self.m.counts.stranded_by_loss += 1;
-        }
-        self.in_hand = self.jobs.len();
+        self.strand_in_hand();
         let (session, out) = super::reconnect::reconnect(connect, &mut self.rng, lost_at).await?;
         let c = &mut self.m.counts;
         let out = micros(out);
@@ -622,7 +675,7 @@ mod tests {
             "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\nmode = \"claim-only\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [2]\n[trial]\nduration_s = 1\n",
         )
         .unwrap();
-        let spec = Arc::new(WorkerSpec::new(&w, Strategy::Production, 2, 1));
+        let spec = Arc::new(WorkerSpec::new(&w, Strategy::PRODUCTION, 2, 1));
         let clock = TrialClock::new(&w, Instant::now());
         let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
         for rows in [2, 5, 1] {
@@ -646,7 +699,7 @@ mod tests {
             "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
         )
         .unwrap();
-        let spec = WorkerSpec::new(&w, Strategy::Production, 3, 1);
+        let spec = WorkerSpec::new(&w, Strategy::PRODUCTION, 3, 1);
         let mut m = WorkerMetrics::default();
         let mut jobs = Vec::new();
         let mut s = Scripted {

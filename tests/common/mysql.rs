@@ -16,7 +16,7 @@ pub fn url() -> String {
 }
 
 fn production_step(name: &str) -> &'static str {
-    sql_steps(mysql::strategy_sql(Strategy::Production))
+    sql_steps(mysql::strategy_sql(Strategy::PRODUCTION))
         .into_iter()
         .find(|(n, _)| *n == name)
         .unwrap()

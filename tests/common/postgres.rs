@@ -55,7 +55,7 @@ impl TestDb for PostgresBackend {
         c.batch_execute("BEGIN").await.unwrap();
         let rows = c
             .query(
-                strategy_sql(Strategy::Production),
+                strategy_sql(Strategy::PRODUCTION),
                 &[&i64::from(n), &"A".to_string()],
             )
             .await

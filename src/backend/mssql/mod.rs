@@ -22,7 +22,7 @@ use super::{
     Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
     TableStats, ownership, sql_steps,
 };
-use crate::strategy::Strategy;
+use crate::strategy::{Shape, Strategy};
 use crate::warnings::Warning;
 use crate::workload::Workload;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,8 +37,6 @@ const SCHEMA_SQL: &str = include_str!("../../../migrations/mssql/schema.sql");
 const DROP_SQL: &str = include_str!("../../../migrations/mssql/drop.sql");
 const MARKER_SQL: &str = include_str!("../../../migrations/mssql/marker.sql");
 const SEED_SQL: &str = include_str!("../../../migrations/mssql/seed.sql");
-const PRODUCTION_SQL: &str = include_str!("../../../migrations/mssql/strategies/production.sql");
-const WAITING_SQL: &str = include_str!("../../../migrations/mssql/strategies/waiting.sql");
 const NAIVE_SQL: &str = include_str!("../../../migrations/mssql/strategies/naive.sql");
 const CONDITIONAL_SQL: &str = include_str!("../../../migrations/mssql/strategies/conditional.sql");
 const START_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/start.sql");
@@ -95,22 +93,28 @@ pub fn with_schema(sql: &str, schema: &str) -> String {
 /// lock hints when the database reads row versions by default (READ_COMMITTED_SNAPSHOT
 /// ON), so that READPAST has locks to skip and UPDLOCK readers see each other.
 pub fn locking_claim_sql(strategy: Strategy, schema: &str, rcsi: bool) -> String {
-    let file = if strategy == Strategy::Waiting {
-        WAITING_SQL
-    } else {
-        PRODUCTION_SQL
-    };
-    let body = statement_body(file);
+    let body = statement_body(strategy_sql(strategy));
     let body = if rcsi {
-        body.replace(
-            "WITH (UPDLOCK, READPAST)",
-            "WITH (UPDLOCK, READPAST, READCOMMITTEDLOCK)",
-        )
-        .replace("WITH (UPDLOCK)", "WITH (UPDLOCK, READCOMMITTEDLOCK)")
+        read_committed_lock(&body)
     } else {
         body
     };
     with_schema(&body, schema)
+}
+
+/// Adds READCOMMITTEDLOCK to every hint list that takes UPDLOCK, whatever else it
+/// holds (READPAST, ROWLOCK, PAGLOCK), as the list's last hint.
+fn read_committed_lock(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 64);
+    let mut rest = sql;
+    while let Some(at) = rest.find("WITH (UPDLOCK") {
+        let close = rest[at..].find(')').map_or(rest.len(), |c| at + c);
+        out.push_str(&rest[..close]);
+        out.push_str(", READCOMMITTEDLOCK");
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A one-statement file without its header comment (the lines before the first line
@@ -133,14 +137,10 @@ fn step(file: &'static str, name: &str) -> &'static str {
         .unwrap_or_else(|| panic!("statement file lacks step `{name}`"))
 }
 
-/// The statement files a strategy sends, for `claimbench sql`.
+/// The statement files a strategy sends, for `claimbench sql`; empty for a strategy
+/// without a SQL Server form (the run refuses those before it starts).
 pub fn strategy_sql(strategy: Strategy) -> &'static str {
-    match strategy {
-        Strategy::Production => PRODUCTION_SQL,
-        Strategy::Waiting => WAITING_SQL,
-        Strategy::Naive => NAIVE_SQL,
-        Strategy::Conditional => CONDITIONAL_SQL,
-    }
+    strategy.sql(BackendKind::Mssql).unwrap_or_default()
 }
 
 /// A value bound to a positional parameter, as the golden tests pin it.
@@ -180,14 +180,14 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match strategy {
-        Strategy::Production | Strategy::Waiting => show(&claim_binds(batch, "<worker id>")),
-        Strategy::Naive => format!(
+    match strategy.shape() {
+        Shape::Claim => show(&claim_binds(batch, "<worker id>")),
+        Shape::ReadThenWrite => format!(
             "select: {}; update: {}",
             show(&select_binds(batch)),
             show(&naive_update_binds("<worker id>", "[<ids read>]"))
         ),
-        Strategy::Conditional => format!(
+        Shape::ReadThenConditional => format!(
             "select: {}; claim-one, per id: {}",
             show(&select_binds(batch)),
             show(&claim_one_binds("<worker id>", 0, 0))

@@ -7,21 +7,22 @@ use super::{
     START_SQL, START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql,
     naive_update_binds, query_error, select_binds, statement_body, step, with_schema,
 };
+use crate::backend::BackendKind;
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
 };
 use crate::backend::{
     BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
 };
-use crate::strategy::Strategy;
+use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use std::time::Duration;
 use tiberius::{Row, ToSql};
 
 /// Every statement a session sends, with its schema filled in.
 struct Statements {
-    production: String,
-    waiting: String,
+    /// Every claim-shaped strategy's statement as sent (lock hints for RCSI added).
+    claims: Vec<(Strategy, String)>,
     naive_select: String,
     naive_update: String,
     conditional_select: String,
@@ -43,8 +44,10 @@ impl Statements {
         let s = |sql: &str| with_schema(sql, schema);
         let body = |file: &str| s(&statement_body(file));
         Statements {
-            production: locking_claim_sql(Strategy::Production, schema, rcsi),
-            waiting: locking_claim_sql(Strategy::Waiting, schema, rcsi),
+            claims: Strategy::builtin()
+                .filter(|s| s.shape() == Shape::Claim && s.sql(BackendKind::Mssql).is_some())
+                .map(|s| (s, locking_claim_sql(s, schema, rcsi)))
+                .collect(),
             naive_select: s(step(NAIVE_SQL, "select")),
             naive_update: s(step(NAIVE_SQL, "update")),
             conditional_select: s(step(CONDITIONAL_SQL, "select")),
@@ -164,12 +167,15 @@ impl Session for MssqlSession {
         let mut outcome = ClaimOutcome::default();
         let c = &mut self.client;
         let s = &self.statements;
-        match strategy {
-            Strategy::Production | Strategy::Waiting => {
-                let sql = if strategy == Strategy::Production {
-                    &s.production
-                } else {
-                    &s.waiting
+        match strategy.shape() {
+            Shape::Claim => {
+                let Some((_, sql)) = s.claims.iter().find(|(c, _)| *c == strategy) else {
+                    return Err(BackendError::Query {
+                        what: "claim",
+                        kind: crate::backend::ErrorKind::Other,
+                        code: None,
+                        message: format!("strategy `{strategy}` has no SQL Server form"),
+                    });
                 };
                 let got = rows(c, "claim", sql, &claim_binds(batch, &self.worker_id)).await?;
                 out.extend(
@@ -177,7 +183,7 @@ impl Session for MssqlSession {
                         .map(|r| claimed(r, COL_ID, COL_ATTEMPT, COL_QUEUE_WAIT_US)),
                 );
             }
-            Strategy::Naive => {
+            Shape::ReadThenWrite => {
                 let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
                 if !got.is_empty() {
                     let ids = json_numbers(got.iter().map(|r| int(r, 0)));
@@ -199,7 +205,7 @@ impl Session for MssqlSession {
                     );
                 }
             }
-            Strategy::Conditional => {
+            Shape::ReadThenConditional => {
                 let got = rows(c, "claim", &s.conditional_select, &select_binds(batch)).await?;
                 for r in &got {
                     let job = claimed(r, 0, 1, 2);

@@ -12,7 +12,7 @@ use super::{
     Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
     TableStats, ownership, sql_steps,
 };
-use crate::strategy::Strategy;
+use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 mod session;
 
@@ -27,7 +27,6 @@ use std::time::Duration;
 const SCHEMA_SQL: &str = include_str!("../../../migrations/mysql/schema.sql");
 const SEED_SQL: &str = include_str!("../../../migrations/mysql/seed.sql");
 const PRODUCTION_SQL: &str = include_str!("../../../migrations/mysql/strategies/production.sql");
-const WAITING_SQL: &str = include_str!("../../../migrations/mysql/strategies/waiting.sql");
 const NAIVE_SQL: &str = include_str!("../../../migrations/mysql/strategies/naive.sql");
 const CONDITIONAL_SQL: &str = include_str!("../../../migrations/mysql/strategies/conditional.sql");
 const START_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/start.sql");
@@ -70,26 +69,24 @@ const ER_UNKNOWN_SYSTEM_VARIABLE: u16 = 1193;
 const ER_ACCESS_DENIED: u16 = 1045;
 const ER_DBACCESS_DENIED: u16 = 1044;
 
-/// The SQL a strategy sends, step by step, as `claimbench sql` prints it.
+/// The SQL a strategy sends, step by step, as `claimbench sql` prints it; empty for a
+/// strategy without a MySQL form (the run refuses those before it starts).
 pub fn strategy_sql(strategy: Strategy) -> &'static str {
-    match strategy {
-        Strategy::Production => PRODUCTION_SQL,
-        Strategy::Waiting => WAITING_SQL,
-        Strategy::Naive => NAIVE_SQL,
-        Strategy::Conditional => CONDITIONAL_SQL,
-    }
+    strategy.sql(BackendKind::Mysql).unwrap_or_default()
 }
 
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `?`s.
+/// A claim-shaped strategy brings its `lock` and `lock-capped` steps; the capacity
+/// read and the claim UPDATE are production's, the same for all of them.
 pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
-    match strategy {
-        Strategy::Production | Strategy::Waiting => format!(
+    match strategy.shape() {
+        Shape::Claim => format!(
             "capacity: ? = {batch}; lock: ? = {batch}, then per capped queue with room ? = its name, ? = its room; claim: ? = worker id, :ids = {batch} placeholders"
         ),
-        Strategy::Naive => {
+        Shape::ReadThenWrite => {
             format!("select: ? = {batch}; update: ? = worker id, :ids = {batch} placeholders")
         }
-        Strategy::Conditional => format!(
+        Shape::ReadThenConditional => format!(
             "select: ? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = attempt count read"
         ),
     }
@@ -634,7 +631,7 @@ mod tests {
     fn production_skips_locked_rows_and_waiting_does_not() {
         for branch in ["lock", "lock-capped"] {
             assert!(step(PRODUCTION_SQL, branch).ends_with("FOR UPDATE SKIP LOCKED)"));
-            assert!(step(WAITING_SQL, branch).ends_with("FOR UPDATE)"));
+            assert!(step(strategy_sql(Strategy::WAITING), branch).ends_with("FOR UPDATE)"));
         }
         // Apart from the lock clause and the header comments, the two are the same steps.
         let body = |s: &'static str| {
@@ -643,7 +640,7 @@ mod tests {
                 .map(|(n, sql)| (n, sql.replace(" SKIP LOCKED", "")))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(body(PRODUCTION_SQL), body(WAITING_SQL));
+        assert_eq!(body(PRODUCTION_SQL), body(strategy_sql(Strategy::WAITING)));
     }
 
     #[test]

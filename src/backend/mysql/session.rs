@@ -5,8 +5,7 @@
 use super::{
     COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL,
     EFFECT_SQL, FAIL_SQL, HEARTBEAT_SQL, NAIVE_SQL, PRODUCE_SQL, PRODUCTION_SQL, RELEASE_SQL,
-    RESCUE_SQL, SAMPLE_SQL, START_SQL, WAITING_SQL, allow_recursion, expand_ids, int, query_error,
-    step,
+    RESCUE_SQL, SAMPLE_SQL, START_SQL, allow_recursion, expand_ids, int, query_error, step,
 };
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
@@ -14,7 +13,7 @@ use crate::backend::shared::{
 use crate::backend::{
     BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
 };
-use crate::strategy::Strategy;
+use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Statement, Value};
@@ -166,11 +165,14 @@ impl MysqlSession {
         {
             return Ok(st.clone());
         }
-        let file = if strategy == Strategy::Production {
-            PRODUCTION_SQL
-        } else {
-            WAITING_SQL
-        };
+        let file = strategy
+            .sql(crate::backend::BackendKind::Mysql)
+            .ok_or_else(|| BackendError::Query {
+                what: "prepare the claim",
+                kind: crate::backend::ErrorKind::Other,
+                code: None,
+                message: format!("strategy `{strategy}` has no MySQL form"),
+            })?;
         let sql = lock_sql(file, capped);
         let st = self
             .conn
@@ -328,11 +330,11 @@ impl Session for MysqlSession {
     ) -> Result<ClaimOutcome, BackendError> {
         let e = |e| query_error("claim", e);
         let mut outcome = ClaimOutcome::default();
-        match strategy {
-            Strategy::Production | Strategy::Waiting => {
+        match strategy.shape() {
+            Shape::Claim => {
                 self.claim_locked(strategy, batch, out).await?;
             }
-            Strategy::Naive => {
+            Shape::ReadThenWrite => {
                 let rows: Vec<Row> = self
                     .conn
                     .exec(&self.statements.naive_select, (batch,))
@@ -357,7 +359,7 @@ impl Session for MysqlSession {
                     }
                 }
             }
-            Strategy::Conditional => {
+            Shape::ReadThenConditional => {
                 let rows: Vec<Row> = self
                     .conn
                     .exec(&self.statements.conditional_select, (batch,))

@@ -1,0 +1,166 @@
+//! A PostgreSQL claim statement (shape [`Shape::Claim`]) prepared and described once:
+//! which parameter takes the batch and which the worker id, and where the id, attempt
+//! and queue wait are in its rows. Built-in and custom statements alike are read by
+//! column name, so a custom statement may return the columns in any order.
+//!
+//! [`Shape::Claim`]: crate::strategy::Shape::Claim
+
+use super::ClaimedJob;
+use crate::strategy::named_params::Param;
+use crate::strategy::{Shape, Strategy};
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Row, Statement};
+
+/// Built-in claim statements bind `$1` batch, `$2` worker id.
+const BUILTIN_PARAMS: [Param; 2] = [Param::Batch, Param::WorkerId];
+
+/// How the batch is bound: as the integer type the server inferred for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BatchAs {
+    Int8,
+    Int4,
+    Int2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bind {
+    Batch(BatchAs),
+    WorkerId,
+}
+
+/// What a statement's `$1`, `$2` take, checked against the types the server inferred.
+#[derive(Debug, Clone, Copy)]
+pub struct Binds {
+    binds: [Bind; 2],
+    n: usize,
+}
+
+impl Binds {
+    /// The binds of `strategy`'s claim (or, for a two-step strategy, its select step,
+    /// which takes the batch alone) as prepared in `statement`.
+    pub fn of(strategy: Strategy, statement: &Statement) -> Result<Binds, String> {
+        let params: &[Param] = match (&strategy.def().custom, strategy.shape()) {
+            (Some(src), _) => src.params,
+            (None, Shape::Claim) => &BUILTIN_PARAMS,
+            (None, _) => &BUILTIN_PARAMS[..1],
+        };
+        let types = statement.params();
+        if types.len() != params.len() || params.len() > 2 {
+            return Err(format!(
+                "the statement has {} parameters where claimbench binds {}",
+                types.len(),
+                params.len()
+            ));
+        }
+        let mut binds = [Bind::WorkerId; 2];
+        for (i, (p, ty)) in params.iter().zip(types).enumerate() {
+            binds[i] = match p {
+                Param::Batch => Bind::Batch(match *ty {
+                    Type::INT8 => BatchAs::Int8,
+                    Type::INT4 => BatchAs::Int4,
+                    Type::INT2 => BatchAs::Int2,
+                    _ => return Err(wrong_type(":batch", ty, "an integer")),
+                }),
+                Param::WorkerId if <String as ToSql>::accepts(ty) => Bind::WorkerId,
+                Param::WorkerId => return Err(wrong_type(":worker_id", ty, "text")),
+            };
+        }
+        Ok(Binds {
+            binds,
+            n: params.len(),
+        })
+    }
+
+    /// Runs `statement` for `batch` as `worker_id`.
+    pub async fn query(
+        &self,
+        client: &tokio_postgres::Client,
+        statement: &Statement,
+        batch: u32,
+        worker_id: &String,
+    ) -> Result<Vec<Row>, tokio_postgres::Error> {
+        let (b8, b4, b2) = (
+            i64::from(batch),
+            batch.min(i32::MAX as u32) as i32,
+            batch.min(i16::MAX as u32) as i16,
+        );
+        let value = |b: Bind| -> &(dyn ToSql + Sync) {
+            match b {
+                Bind::Batch(BatchAs::Int8) => &b8,
+                Bind::Batch(BatchAs::Int4) => &b4,
+                Bind::Batch(BatchAs::Int2) => &b2,
+                Bind::WorkerId => worker_id,
+            }
+        };
+        let values = [value(self.binds[0]), value(self.binds[1])];
+        client.query(statement, &values[..self.n]).await
+    }
+}
+
+/// A claim statement ready for the hot path: no lookups, no allocation per call.
+pub struct ClaimStatement {
+    pub statement: Statement,
+    pub binds: Binds,
+    id: usize,
+    attempt: Option<usize>,
+    queue_wait: Option<usize>,
+}
+
+impl ClaimStatement {
+    /// Checks `statement` (prepared from `strategy`'s PostgreSQL form) against what
+    /// claimbench binds and reads; the message says which parameter or column is wrong.
+    pub fn describe(strategy: Strategy, statement: Statement) -> Result<ClaimStatement, String> {
+        let binds = Binds::of(strategy, &statement)?;
+        let column = |name: &str, ty: Type| -> Result<Option<usize>, String> {
+            match statement.columns().iter().position(|c| c.name() == name) {
+                None => Ok(None),
+                Some(i) if *statement.columns()[i].type_() == ty => Ok(Some(i)),
+                Some(i) => Err(format!(
+                    "column `{name}` is {}; claimbench reads it as {ty}",
+                    statement.columns()[i].type_()
+                )),
+            }
+        };
+        let id = column("id", Type::INT8)?
+            .ok_or("the statement returns no `id` column; return the claimed ids as `id`")?;
+        Ok(ClaimStatement {
+            binds,
+            id,
+            attempt: column("attempt_count", Type::INT4)?,
+            queue_wait: column("queue_wait_us", Type::INT8)?,
+            statement,
+        })
+    }
+
+    /// Runs the claim for `batch` as `worker_id` on `client`.
+    pub async fn query(
+        &self,
+        client: &tokio_postgres::Client,
+        batch: u32,
+        worker_id: &String,
+    ) -> Result<Vec<Row>, tokio_postgres::Error> {
+        self.binds
+            .query(client, &self.statement, batch, worker_id)
+            .await
+    }
+
+    /// The claimed jobs of `rows`. A statement without `attempt_count` reports attempt
+    /// 0; one without `queue_wait_us` reports no queue wait (-1, which is not recorded).
+    pub fn push(&self, rows: &[Row], out: &mut Vec<ClaimedJob>) {
+        // Types were checked by `describe`; a NULL reads as absent rather than panicking.
+        out.extend(rows.iter().filter_map(|r| {
+            Some(ClaimedJob {
+                id: r.try_get(self.id).ok()?,
+                attempt: self.attempt.and_then(|i| r.try_get(i).ok()).unwrap_or(0),
+                queue_wait_us: self
+                    .queue_wait
+                    .and_then(|i| r.try_get(i).ok())
+                    .unwrap_or(-1),
+            })
+        }));
+    }
+}
+
+fn wrong_type(param: &str, ty: &Type, want: &str) -> String {
+    format!("parameter {param} is compared with a {ty}; claimbench binds {want}")
+}

@@ -1,0 +1,177 @@
+//! Strategies a workload declares (`[strategies.<name>]`): the team's own claim
+//! statement in a file beside the workload, run like a built-in one and held to what it
+//! promises.
+//!
+//! A declared strategy becomes a registry entry for the life of the process (its text is
+//! leaked once per declaration: a run declares a handful), so that it is a [`Strategy`]
+//! like any other and costs the hot path nothing extra.
+
+use super::named_params::{self, Param};
+use super::{Contention, Def, Form, Promises, Shape, Strategy};
+use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
+
+/// Where a declared strategy came from, and how its statement binds.
+#[derive(Debug)]
+pub struct Source {
+    /// The statement file as the workload names it.
+    pub file: &'static str,
+    /// PostgreSQL: the order of `$1`, `$2`, … after rewriting the named parameters.
+    pub params: &'static [Param],
+}
+
+/// What run.json records of a declared strategy: enough to run it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declared {
+    pub name: String,
+    pub file: String,
+    /// The statement as the file holds it (named parameters).
+    pub sql: String,
+    pub prevents_duplicates: bool,
+    pub respects_max_workers: bool,
+}
+
+/// Declared strategies by name, latest last, for reading names back (`FromStr`, saved
+/// runs). A name declared twice (two workloads in one test process) resolves to the
+/// latest; a run holds the [`Strategy`] it resolved, not the name.
+static DECLARED: Mutex<Vec<&'static Def>> = Mutex::new(Vec::new());
+
+const NOT_YET: &str = "custom strategies run on PostgreSQL only for now: their single-statement form needs RETURNING, which MySQL lacks, and no SQL Server runs here to check one";
+
+/// Registers `d` and returns its strategy. `d.sql` holds named parameters; errors are
+/// the message for the workload's field (the caller adds file and field).
+pub fn declare(d: &Declared) -> Result<Strategy, String> {
+    if Strategy::builtin_named(&d.name).is_some() {
+        return Err(format!(
+            "`{}` is a built-in strategy; give yours another name",
+            d.name
+        ));
+    }
+    if d.name.is_empty()
+        || !d
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "`{}` is not a strategy name; use letters, digits, `-` and `_`",
+            d.name
+        ));
+    }
+    // A statement that never reads :batch is allowed: the over-claim check is what
+    // catches a claim that ignores the batch size, with numbers.
+    let (sql, params) = named_params::to_postgres(&d.sql).map_err(|e| e.to_string())?;
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let def: &'static Def = Box::leak(Box::new(Def {
+        name: leak(d.name.clone()),
+        about: leak(format!("declared by the workload, from {}", d.file)),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: Promises {
+            prevents_duplicates: d.prevents_duplicates,
+            respects_max_workers: d.respects_max_workers,
+        },
+        postgres: Form::Sql(leak(sql)),
+        mysql: Form::Absent(NOT_YET),
+        mssql: Form::Absent(NOT_YET),
+        advisory: false,
+        custom: Some(Source {
+            file: leak(d.file.clone()),
+            params: Box::leak(params.into_boxed_slice()),
+        }),
+    }));
+    DECLARED.lock().unwrap_or_else(|p| p.into_inner()).push(def);
+    Ok(Strategy::from_def(def))
+}
+
+/// The latest declaration named `name`.
+pub fn registered(name: &str) -> Option<Strategy> {
+    DECLARED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .rev()
+        .find(|d| d.name == name)
+        .map(|d| Strategy::from_def(d))
+}
+
+/// A saved run's custom strategy this process never declared: the name, and the
+/// strictest promise (a duplicate counts against it).
+pub fn placeholder(name: &str) -> Strategy {
+    let def: &'static Def = Box::leak(Box::new(Def {
+        name: Box::leak(name.to_string().into_boxed_str()),
+        about: "a custom strategy of a saved run",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: Promises {
+            prevents_duplicates: true,
+            respects_max_workers: false,
+        },
+        postgres: Form::Absent("a saved run's custom strategy; its SQL is in that run's run.json"),
+        mysql: Form::Absent(NOT_YET),
+        mssql: Form::Absent(NOT_YET),
+        advisory: false,
+        custom: Some(Source {
+            file: "",
+            params: &[],
+        }),
+    }));
+    DECLARED.lock().unwrap_or_else(|p| p.into_inner()).push(def);
+    Strategy::from_def(def)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend_kind::BackendKind;
+
+    fn declared(name: &str, sql: &str) -> Declared {
+        Declared {
+            name: name.into(),
+            file: format!("{name}.sql"),
+            sql: sql.into(),
+            prevents_duplicates: true,
+            respects_max_workers: false,
+        }
+    }
+
+    #[test]
+    fn a_declared_statement_runs_as_a_claim_with_numbered_parameters() {
+        let s = declare(&declared(
+            "unit-claim",
+            "UPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id",
+        ))
+        .unwrap();
+        assert_eq!(s.shape(), Shape::Claim);
+        assert!(s.is_custom());
+        assert_eq!(
+            s.sql(BackendKind::Postgres).unwrap(),
+            "UPDATE jobs_hot SET worker_id = $1 WHERE id IN (SELECT id FROM jobs_hot LIMIT $2) RETURNING id"
+        );
+        assert_eq!(
+            s.def().custom.as_ref().unwrap().params,
+            &[Param::WorkerId, Param::Batch]
+        );
+        assert!(s.sql(BackendKind::Mysql).is_none());
+        assert_eq!("unit-claim".parse::<Strategy>().unwrap(), s);
+    }
+
+    #[test]
+    fn bad_declarations_say_why() {
+        assert!(
+            declare(&declared("production", "SELECT :batch"))
+                .unwrap_err()
+                .contains("built-in")
+        );
+        assert!(
+            declare(&declared("a b", "SELECT :batch"))
+                .unwrap_err()
+                .contains("not a strategy name")
+        );
+        assert!(
+            declare(&declared("bad-param", "SELECT :batch, :queue"))
+                .unwrap_err()
+                .contains(":queue")
+        );
+    }
+}

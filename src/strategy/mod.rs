@@ -1,0 +1,298 @@
+//! The strategy vocabulary: how a worker claims jobs, what it promises, and which backend
+//! has which form of it.
+//!
+//! A strategy is an entry of a registry ([`registry::REGISTRY`] for the built-in ones,
+//! [`custom`] for those a workload declares): its SQL per backend plus a small
+//! description. A backend executes a strategy by its [`Shape`], never by its name, so
+//! adding a strategy means adding its SQL file(s) and one registry entry.
+
+pub mod custom;
+pub mod named_params;
+pub mod registry;
+
+use crate::backend_kind::BackendKind;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// The mechanics a backend uses to run a strategy's SQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One claim that locks, marks and returns the batch: a single statement with
+    /// `RETURNING` / `OUTPUT` on PostgreSQL and SQL Server; on MySQL, which has neither,
+    /// the locking read, pick and update steps of one short transaction.
+    Claim,
+    /// An unlocked read of candidate ids, then an unconditional update of them.
+    ReadThenWrite,
+    /// An unlocked read, then one update per candidate that re-checks it is pending.
+    ReadThenConditional,
+}
+
+/// What a claim does when it meets a row another claim holds; `prove` expects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contention {
+    /// Skips it and takes other rows at once (SKIP LOCKED, READPAST, a try-lock).
+    Skips,
+    /// Waits for the other transaction to end.
+    Waits,
+    /// Does not see the lock: reads the row and writes it again (a duplicate).
+    Ignores,
+    /// Reads it, then its per-row update finds it taken (a lost race, no duplicate).
+    Rechecks,
+}
+
+/// What a strategy promises; the verdicts hold it to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Promises {
+    /// Each job goes to one worker at a time: a duplicate claim is a defect, not a
+    /// demonstration.
+    pub prevents_duplicates: bool,
+    /// Applies the seed's per-queue max-workers check, so an overshoot is measured
+    /// against it rather than expected.
+    pub respects_max_workers: bool,
+}
+
+/// A strategy's form on one backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// The statement file, as shipped (or as translated from a custom file).
+    Sql(&'static str),
+    /// The technique does not exist there, and why (shown when a run asks for it).
+    Absent(&'static str),
+}
+
+/// One registry entry.
+#[derive(Debug)]
+pub struct Def {
+    pub name: &'static str,
+    /// One line: where the technique is used in practice and what it shows.
+    pub about: &'static str,
+    pub shape: Shape,
+    pub contention: Contention,
+    pub promises: Promises,
+    pub postgres: Form,
+    pub mysql: Form,
+    pub mssql: Form,
+    /// PostgreSQL only: the claim holds a session-level advisory lock per job until the
+    /// job is finished or released, which the session then unlocks.
+    pub advisory: bool,
+    /// Declared by a workload rather than shipped.
+    pub custom: Option<custom::Source>,
+}
+
+/// A handle on a registry entry. Compared, hashed and ordered by name (built-ins first,
+/// in registry order), serialized as the name.
+#[derive(Clone, Copy)]
+pub struct Strategy(&'static Def);
+
+impl Strategy {
+    pub const PRODUCTION: Strategy = Strategy(&registry::REGISTRY[0]);
+    pub const NAIVE: Strategy = Strategy(&registry::REGISTRY[1]);
+    pub const WAITING: Strategy = Strategy(&registry::REGISTRY[2]);
+    pub const CONDITIONAL: Strategy = Strategy(&registry::REGISTRY[3]);
+
+    /// The four strategies of the seed's story: the production claim and the three
+    /// mistakes it avoids. `prove` and the default `sql` listing walk these.
+    pub const CORE: [Strategy; 4] = [
+        Strategy::PRODUCTION,
+        Strategy::NAIVE,
+        Strategy::WAITING,
+        Strategy::CONDITIONAL,
+    ];
+
+    /// Every built-in strategy, in registry order.
+    pub fn builtin() -> impl Iterator<Item = Strategy> {
+        registry::REGISTRY.iter().map(Strategy)
+    }
+
+    /// A built-in strategy by name.
+    pub fn builtin_named(name: &str) -> Option<Strategy> {
+        Strategy::builtin().find(|s| s.as_str() == name)
+    }
+
+    pub(crate) fn from_def(def: &'static Def) -> Strategy {
+        Strategy(def)
+    }
+
+    pub fn def(self) -> &'static Def {
+        self.0
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.0.name
+    }
+
+    pub fn shape(self) -> Shape {
+        self.0.shape
+    }
+
+    pub fn contention(self) -> Contention {
+        self.0.contention
+    }
+
+    pub fn is_custom(self) -> bool {
+        self.0.custom.is_some()
+    }
+
+    /// The statement file(s) on `kind`, or why the technique has none there.
+    pub fn form(self, kind: BackendKind) -> Form {
+        match kind {
+            BackendKind::Postgres => self.0.postgres,
+            BackendKind::Mysql => self.0.mysql,
+            BackendKind::Mssql => self.0.mssql,
+        }
+    }
+
+    /// The statement file(s) on `kind`; `None` where the technique does not exist.
+    pub fn sql(self, kind: BackendKind) -> Option<&'static str> {
+        match self.form(kind) {
+            Form::Sql(s) => Some(s),
+            Form::Absent(_) => None,
+        }
+    }
+
+    /// Whether the strategy is meant to hand each job to one worker at a time. Reports use
+    /// it to tell an expected duplicate (naive) from a defect.
+    pub fn prevents_duplicate_claims(self) -> bool {
+        self.0.promises.prevents_duplicates
+    }
+
+    /// Whether the strategy applies the seed's per-queue max-workers check. naive and
+    /// conditional claim by fetch order alone, so an overshoot there is by design.
+    pub fn applies_max_workers(self) -> bool {
+        self.0.promises.respects_max_workers
+    }
+
+    /// Position for ordering: built-ins by registry order, then custom ones.
+    fn rank(self) -> usize {
+        registry::REGISTRY
+            .iter()
+            .position(|d| std::ptr::eq(d, self.0))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Every name a workload or flag may use: the built-ins, for error messages.
+    pub fn builtin_names() -> String {
+        Strategy::builtin()
+            .map(Strategy::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl PartialEq for Strategy {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0) || self.0.name == other.0.name
+    }
+}
+
+impl Eq for Strategy {}
+
+impl Hash for Strategy {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state);
+    }
+}
+
+impl PartialOrd for Strategy {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Strategy {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.rank(), self.0.name).cmp(&(other.rank(), other.0.name))
+    }
+}
+
+impl fmt::Debug for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Built-in names only: a custom strategy is known to the workload that declares it,
+/// which resolves its names itself.
+impl std::str::FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Strategy::builtin_named(s)
+            .or_else(|| custom::registered(s))
+            .ok_or_else(|| {
+                format!(
+                    "unknown strategy `{s}`; expected one of: {} (or a strategy declared under [strategies.<name>])",
+                    Strategy::builtin_names()
+                )
+            })
+    }
+}
+
+impl Serialize for Strategy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// A saved run names its strategies; a custom one that this process has not loaded
+/// comes back as a placeholder that keeps the name (its SQL is in the run's workload).
+impl<'de> Deserialize<'de> for Strategy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Ok(Strategy::builtin_named(&name)
+            .or_else(|| custom::registered(&name))
+            .unwrap_or_else(|| custom::placeholder(&name)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_choices() {
+        for s in Strategy::builtin() {
+            assert_eq!(s.as_str().parse::<Strategy>().unwrap(), s);
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(serde_json::from_str::<Strategy>(&json).unwrap(), s);
+        }
+        let err = "skip".parse::<Strategy>().unwrap_err();
+        assert!(
+            err.contains("production, naive, waiting, conditional"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn built_ins_order_by_registry_position() {
+        let mut v = vec![
+            Strategy::CONDITIONAL,
+            Strategy::PRODUCTION,
+            Strategy::WAITING,
+        ];
+        v.sort();
+        assert_eq!(
+            v,
+            vec![
+                Strategy::PRODUCTION,
+                Strategy::WAITING,
+                Strategy::CONDITIONAL
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unknown_saved_name_keeps_its_name() {
+        let s: Strategy = serde_json::from_str("\"team-claim\"").unwrap();
+        assert_eq!(s.as_str(), "team-claim");
+        assert!(s.is_custom());
+        assert!(s.prevents_duplicate_claims());
+    }
+}

@@ -1,0 +1,157 @@
+//! Named parameters in a custom claim statement (`:batch`, `:worker_id`), rewritten to
+//! the server's positional form. Written by hand because it must know just enough SQL
+//! lexing to leave `::casts`, strings, quoted names and comments alone.
+
+use std::fmt;
+
+/// A value claimbench binds to a custom claim statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// The batch size the worker asks for.
+    Batch,
+    /// The claiming worker's id, as the lifecycle statements match it.
+    WorkerId,
+}
+
+impl Param {
+    pub const ALL: [Param; 2] = [Param::Batch, Param::WorkerId];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::Batch => "batch",
+            Param::WorkerId => "worker_id",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamError {
+    Unknown(String),
+    Positional(String),
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamError::Unknown(n) => write!(
+                f,
+                "unknown parameter `:{n}`; a claim statement may use :batch and :worker_id"
+            ),
+            ParamError::Positional(p) => write!(
+                f,
+                "positional parameter `{p}`; write :batch and :worker_id instead, claimbench numbers them"
+            ),
+        }
+    }
+}
+
+/// Rewrites each `:name` to `$n` (numbered by first use, so a repeated name reuses its
+/// number) and returns the parameters in that order.
+pub fn to_postgres(sql: &str) -> Result<(String, Vec<Param>), ParamError> {
+    let mut order: Vec<Param> = Vec::new();
+    let out = rewrite(sql, |p| {
+        let n = match order.iter().position(|q| *q == p) {
+            Some(i) => i + 1,
+            None => {
+                order.push(p);
+                order.len()
+            }
+        };
+        format!("${n}")
+    })?;
+    Ok((out, order))
+}
+
+fn rewrite(sql: &str, mut number: impl FnMut(Param) -> String) -> Result<String, ParamError> {
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    while i < b.len() {
+        let rest = &sql[i..];
+        let skip = if rest.starts_with("--") {
+            rest.find('\n').unwrap_or(rest.len())
+        } else if rest.starts_with("/*") {
+            rest.find("*/").map_or(rest.len(), |e| e + 2)
+        } else if b[i] == b'\'' || b[i] == b'"' {
+            rest[1..].find(b[i] as char).map_or(rest.len(), |e| e + 2)
+        } else if rest.starts_with("::") {
+            2
+        } else {
+            0
+        };
+        if skip > 0 {
+            out.push_str(&rest[..skip]);
+            i += skip;
+            continue;
+        }
+        let c = b[i];
+        let len = b[i + 1..].iter().take_while(|&&c| ident(c)).count();
+        if c == b':' && len > 0 && b[i + 1].is_ascii_alphabetic() {
+            let name = &sql[i + 1..i + 1 + len];
+            let p = Param::ALL
+                .into_iter()
+                .find(|p| p.name() == name)
+                .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+            out.push_str(&number(p));
+            i += 1 + len;
+        } else if c == b'$' && len > 0 && b[i + 1].is_ascii_digit() {
+            return Err(ParamError::Positional(sql[i..i + 1 + len].to_string()));
+        } else {
+            let ch = rest.chars().next().unwrap_or_default();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_numbers_by_first_use() {
+        let (sql, order) = to_postgres(
+            "UPDATE t SET w = :worker_id WHERE id IN (SELECT id LIMIT :batch) AND x = :worker_id",
+        )
+        .unwrap();
+        assert_eq!(
+            sql,
+            "UPDATE t SET w = $1 WHERE id IN (SELECT id LIMIT $2) AND x = $1"
+        );
+        assert_eq!(order, vec![Param::WorkerId, Param::Batch]);
+    }
+
+    #[test]
+    fn casts_strings_quoted_names_and_comments_are_left_alone() {
+        let sql =
+            "SELECT x::bigint, ':batch', \":worker_id\" -- :nope\n/* :nope */ FROM t LIMIT :batch";
+        let (out, order) = to_postgres(sql).unwrap();
+        assert_eq!(
+            out,
+            "SELECT x::bigint, ':batch', \":worker_id\" -- :nope\n/* :nope */ FROM t LIMIT $1"
+        );
+        assert_eq!(order, vec![Param::Batch]);
+        assert_eq!(
+            to_postgres("SELECT 'é' || :batch").unwrap().0,
+            "SELECT 'é' || $1"
+        );
+    }
+
+    #[test]
+    fn unknown_and_positional_parameters_are_refused() {
+        assert_eq!(
+            to_postgres("LIMIT :limit").unwrap_err(),
+            ParamError::Unknown("limit".into())
+        );
+        assert!(
+            to_postgres("LIMIT $1")
+                .unwrap_err()
+                .to_string()
+                .contains("`$1`")
+        );
+        // jsonb's `?` operator is not a parameter on PostgreSQL.
+        assert_eq!(to_postgres("WHERE tags ? 'x'").unwrap().1, vec![]);
+    }
+}

@@ -1,0 +1,197 @@
+//! The built-in strategies: one entry each, with its SQL per backend. Adding a strategy
+//! means its statement file(s) under `migrations/<backend>/strategies/` and one entry
+//! here; backends run it by its [`Shape`]. Each file's header says where the technique is
+//! used and what it promises.
+
+use super::{Contention, Def, Form, Promises, Shape};
+
+const EVERYTHING: Promises = Promises {
+    prevents_duplicates: true,
+    respects_max_workers: true,
+};
+
+/// Prevents duplicates, but claims by fetch order alone: no per-queue cap.
+const NO_DUPLICATES: Promises = Promises {
+    prevents_duplicates: true,
+    respects_max_workers: false,
+};
+
+macro_rules! sql {
+    ($backend:literal, $file:literal) => {
+        Form::Sql(include_str!(concat!(
+            "../../migrations/",
+            $backend,
+            "/strategies/",
+            $file
+        )))
+    };
+}
+
+/// No SQL Server server runs here, so a technique is written for it only once its form
+/// is pinned by golden tests like production's.
+const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production claim (UPDLOCK, READPAST with UPDATE ... OUTPUT) is the technique there";
+
+/// Lock-hint variants exist where there are lock hints.
+const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
+
+pub static REGISTRY: [Def; 8] = [
+    Def {
+        name: "production",
+        about: "the seed's FetchNextBatch: one locking claim that skips locked rows and caps busy queues",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: EVERYTHING,
+        postgres: sql!("postgres", "production.sql"),
+        mysql: sql!("mysql", "production.sql"),
+        mssql: sql!("mssql", "production.sql"),
+        advisory: false,
+        custom: None,
+    },
+    Def {
+        name: "naive",
+        about: "read, then update by id without a check: the read-then-write race (duplicates)",
+        shape: Shape::ReadThenWrite,
+        contention: Contention::Ignores,
+        promises: Promises {
+            prevents_duplicates: false,
+            respects_max_workers: false,
+        },
+        postgres: sql!("postgres", "naive.sql"),
+        mysql: sql!("mysql", "naive.sql"),
+        mssql: sql!("mssql", "naive.sql"),
+        advisory: false,
+        custom: None,
+    },
+    Def {
+        name: "waiting",
+        about: "production's claim with a lock that waits instead of skipping: the convoy",
+        shape: Shape::Claim,
+        contention: Contention::Waits,
+        promises: EVERYTHING,
+        postgres: sql!("postgres", "waiting.sql"),
+        mysql: sql!("mysql", "waiting.sql"),
+        mssql: sql!("mssql", "waiting.sql"),
+        advisory: false,
+        custom: None,
+    },
+    Def {
+        name: "conditional",
+        about: "unlocked read, then one conditional update per candidate: lost races, no duplicates",
+        shape: Shape::ReadThenConditional,
+        contention: Contention::Rechecks,
+        promises: NO_DUPLICATES,
+        postgres: sql!("postgres", "conditional.sql"),
+        mysql: sql!("mysql", "conditional.sql"),
+        mssql: sql!("mssql", "conditional.sql"),
+        advisory: false,
+        custom: None,
+    },
+    Def {
+        name: "in-subquery",
+        about: "UPDATE ... WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED): the common hand-written claim",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        postgres: sql!("postgres", "in-subquery.sql"),
+        mysql: Form::Absent(
+            "MySQL and MariaDB reject LIMIT in an IN subquery (error 1235) and an UPDATE that reads its own table (error 1093); production's lock-then-update transaction is their form of it",
+        ),
+        mssql: Form::Absent(NOT_FOR_MSSQL),
+        advisory: false,
+        custom: None,
+    },
+    Def {
+        name: "advisory",
+        about: "claim by pg_try_advisory_lock on the job id, held while the job runs (several Ruby queues)",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        postgres: sql!("postgres", "advisory.sql"),
+        mysql: Form::Absent(
+            "MySQL's GET_LOCK takes named locks, one per name and connection, with no try-lock inside a scan; the technique is PostgreSQL's",
+        ),
+        mssql: Form::Absent(NOT_FOR_MSSQL),
+        advisory: true,
+        custom: None,
+    },
+    Def {
+        name: "rowlock",
+        about: "SQL Server: production with ROWLOCK added to UPDLOCK, READPAST",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: EVERYTHING,
+        postgres: Form::Absent(HINTS_ARE_SQL_SERVERS),
+        mysql: Form::Absent(HINTS_ARE_SQL_SERVERS),
+        mssql: sql!("mssql", "rowlock.sql"),
+        advisory: false,
+        custom: None,
+    },
+    Def {
+        name: "paglock",
+        about: "SQL Server: production with page locks (UPDLOCK, PAGLOCK, READPAST): skips whole pages",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: EVERYTHING,
+        postgres: Form::Absent(HINTS_ARE_SQL_SERVERS),
+        mysql: Form::Absent(HINTS_ARE_SQL_SERVERS),
+        mssql: sql!("mssql", "paglock.sql"),
+        advisory: false,
+        custom: None,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend_kind::BackendKind;
+    use crate::strategy::Strategy;
+
+    /// Walks the registry: unique names, a form or a reason on every backend, SQL that
+    /// reads the shape's parameters, and a header that says what the technique is.
+    /// Every strategy has a form somewhere, and the core four have one everywhere.
+    #[test]
+    fn every_entry_is_complete() {
+        let mut names = std::collections::HashSet::new();
+        for s in Strategy::builtin() {
+            assert!(names.insert(s.as_str()), "{s} twice");
+            assert!(!s.def().about.is_empty());
+            let kinds = [
+                BackendKind::Postgres,
+                BackendKind::Mysql,
+                BackendKind::Mssql,
+            ];
+            assert!(
+                kinds.iter().any(|&k| s.sql(k).is_some()),
+                "{s}: a form somewhere"
+            );
+            if Strategy::CORE.contains(&s) {
+                assert!(kinds.iter().all(|&k| s.sql(k).is_some()), "{s}: everywhere");
+            }
+            for kind in [
+                BackendKind::Postgres,
+                BackendKind::Mysql,
+                BackendKind::Mssql,
+            ] {
+                match s.form(kind) {
+                    Form::Sql(sql) => {
+                        assert!(
+                            sql.starts_with(&format!("-- {}:", s.as_str())),
+                            "{s} on {kind}: the header names the strategy"
+                        );
+                        if s.shape() == Shape::Claim && kind == BackendKind::Postgres {
+                            assert!(sql.contains("$1") && sql.contains("$2"), "{s}");
+                        }
+                    }
+                    Form::Absent(why) => assert!(why.len() > 20, "{s} on {kind}: say why"),
+                }
+            }
+            if s.contention() == Contention::Skips {
+                assert!(s.prevents_duplicate_claims(), "{s}");
+            }
+        }
+        assert_eq!(
+            Strategy::CORE.map(|s| s.as_str()),
+            ["production", "naive", "waiting", "conditional"]
+        );
+    }
+}
