@@ -97,6 +97,10 @@ pub struct Counts {
     /// returned.
     pub over_claims: u64,
     pub most_claimed: u64,
+    /// Idle waits of a listening strategy (`notify`) that a NOTIFY ended, rather than
+    /// its longest back-off.
+    #[serde(default)]
+    pub wakeups: u64,
 }
 
 impl Counts {
@@ -133,6 +137,7 @@ impl Counts {
         self.poisoned_runs += o.poisoned_runs;
         self.over_claims += o.over_claims;
         self.most_claimed = self.most_claimed.max(o.most_claimed);
+        self.wakeups += o.wakeups;
     }
 }
 

@@ -270,6 +270,8 @@ mod raw {
         #[serde(default)]
         pub complete: Option<super::Completion>,
         #[serde(default)]
+        pub empty_backoff_max_ms: Option<f64>,
+        #[serde(default)]
         pub warmup_s: Option<f64>,
         #[serde(default)]
         pub duration_s: Option<f64>,
@@ -549,6 +551,9 @@ pub struct PhaseSettings {
     /// Replaces `handler.complete` for this block.
     #[serde(default)]
     pub complete: Option<Completion>,
+    /// Replaces `worker.empty_backoff_max_ms` (the longest idle poll) for this block.
+    #[serde(default)]
+    pub empty_backoff_max: Option<Duration>,
     pub warmup: Option<Duration>,
     pub duration: Option<Duration>,
     pub repetitions: Option<u32>,
@@ -816,6 +821,10 @@ impl Workload {
         }
         if let Some(c) = p.complete {
             w.handler.complete = c;
+        }
+        if let Some(d) = p.empty_backoff_max {
+            w.empty_backoff_max = d;
+            w.empty_backoff = w.empty_backoff.min(d);
         }
         if let Some(d) = p.warmup {
             w.trial.warmup = d;
@@ -1568,6 +1577,10 @@ impl Validator<'_> {
             },
             handler_mode: m.handler_mode,
             complete: m.complete,
+            empty_backoff_max: match m.empty_backoff_max_ms {
+                Some(ms) => Some(self.positive_ms(&f("empty_backoff_max_ms"), ms)?),
+                None => None,
+            },
             warmup: match m.warmup_s {
                 Some(s) => Some(self.secs(&f("warmup_s"), s)?),
                 None => None,

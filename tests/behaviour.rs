@@ -665,6 +665,39 @@ async fn other_techniques_and_batched_completion_never_duplicate<D: TestDb>(back
     backend.drop_schema().await;
 }
 
+/// `notify`'s idle workers are woken by the producer's NOTIFY rather than their
+/// fallback poll, and every job produced is claimed once and completed.
+async fn notify_wakes_idle_workers_and_loses_nothing<D: TestDb>(backend: D) {
+    if Strategy::builtin_named("notify")
+        .and_then(|s| s.sql(backend.kind()))
+        .is_none()
+    {
+        return;
+    }
+    let backend = Arc::new(backend);
+    let w = common::workload(
+        "backlog = 0\nqueues = [{ name = \"q\" }]",
+        "[producers]\nrate_per_s = 40\n[handler]\nduration = { dist = \"fixed\", ms = 0.0 }\n\
+         [worker]\nempty_backoff_max_ms = 2000\n\
+         [matrix]\nstrategies = [\"notify\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [3]\nbatch_sizes = [5]\n\
+         [trial]\nduration_s = 2\nsample_interval_ms = 100\n",
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    assert!(t.counts.wakeups > 0, "{:?}", t.counts);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(t.reconciliation.lost, 0);
+    assert!(t.produced_jobs > 20, "{}", t.produced_jobs);
+    // With a 2 s fallback poll in a 2 s trial, only the wake-ups can have found most jobs.
+    assert!(
+        t.counts.jobs_claimed * 2 > t.produced_jobs,
+        "claimed {} of {}",
+        t.counts.jobs_claimed,
+        t.produced_jobs
+    );
+    backend.drop_schema().await;
+}
+
 async fn rescuer_returns_abandoned_claims_and_nothing_is_lost<D: TestDb>(backend: D) {
     let backend = Arc::new(backend);
     let w = common::workload(
@@ -1139,6 +1172,7 @@ macro_rules! suite {
                 noisy_neighbour_leaves_the_uncapped_queues_their_throughput,
                 contended_production_and_waiting_never_duplicate_and_naive_does,
                 other_techniques_and_batched_completion_never_duplicate,
+                notify_wakes_idle_workers_and_loses_nothing,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,
                 claim_only_leaves_claims_held_and_accounted,

@@ -187,6 +187,14 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.complete_many(jobs).await)
     }
 
+    async fn wait_for_work(&mut self, max: Duration) -> bool {
+        each!(self, AnySession, s => s.wait_for_work(max).await)
+    }
+
+    async fn announce(&mut self) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.announce().await)
+    }
+
     async fn prepare(&mut self, strategy: Strategy) -> Result<(), BackendError> {
         each!(self, AnySession, s => s.prepare(strategy).await)
     }

@@ -319,6 +319,21 @@ pub trait Session: Send + 'static {
         async { Ok(()) }
     }
 
+    /// An idle worker of a listening strategy (`notify`): waits until the server
+    /// announces new work on this connection, or `max` passes. `true` when woken.
+    fn wait_for_work(&mut self, max: Duration) -> impl Future<Output = bool> + Send {
+        async move {
+            tokio::time::sleep(max).await;
+            false
+        }
+    }
+
+    /// The producer, after an insert that a listening strategy's workers wait for:
+    /// tells them there is work (PostgreSQL `NOTIFY`).
+    fn announce(&mut self) -> impl Future<Output = Result<(), BackendError>> + Send {
+        async { Ok(()) }
+    }
+
     /// Opens a transaction that the calls after it join, a claim included, until
     /// [`Session::end`]. Only `prove` uses it: it holds a claim open the way a worker
     /// stuck between its claim and its commit would, to see what other claimers do.

@@ -16,9 +16,10 @@ use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use std::time::Duration;
-use tokio::sync::Mutex;
+use std::sync::Arc;
+use tokio::sync::{Mutex, Notify};
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 
 const SCHEMA_SQL: &str = include_str!("../../migrations/postgres/schema.sql");
 const SEED_SQL: &str = include_str!("../../migrations/postgres/seed.sql");
@@ -44,6 +45,9 @@ const COMPLETED_BY_QUEUE_SQL: &str =
     include_str!("../../migrations/postgres/evidence/completed_by_queue.sql");
 const JOB_QUEUES_SQL: &str = include_str!("../../migrations/postgres/evidence/job_queues.sql");
 const SETTINGS_SQL: &str = include_str!("../../migrations/postgres/evidence/settings.sql");
+
+/// The channel the producer announces new jobs on, for `notify`'s idle workers.
+const WORK_CHANNEL: &str = "claimbench_work";
 
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
 /// plus the server-computed queue wait).
@@ -144,6 +148,15 @@ impl PostgresBackend {
     }
 
     async fn open(&self, application_name: &str) -> Result<Client, BackendError> {
+        Ok(self.open_listening(application_name).await?.0)
+    }
+
+    /// A connection, and what its notifications wake: the connection task drives it and
+    /// turns each `NOTIFY` it receives into one wake-up (kept if nobody waits yet).
+    async fn open_listening(
+        &self,
+        application_name: &str,
+    ) -> Result<(Client, Arc<Notify>), BackendError> {
         let mut config = self.config.clone();
         config.application_name(application_name);
         let db = self
@@ -170,16 +183,25 @@ impl PostgresBackend {
                         "is the server running and accepting TCP connections? check --db / DATABASE_URL, or leave both unset for the embedded PostgreSQL"
                     },
                 })?;
+        let wakeups = Arc::new(Notify::new());
+        let wake = wakeups.clone();
         tokio::spawn(async move {
             // Ends when the client is dropped or the server goes away; the next query
             // on the client reports the error.
-            let _ = connection.await;
+            let mut connection = connection;
+            loop {
+                match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                    Some(Ok(AsyncMessage::Notification(_))) => wake.notify_one(),
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => break,
+                }
+            }
         });
         client
             .batch_execute(&format!("SET search_path TO {}", quote_ident(&self.schema)))
             .await
             .map_err(|e| query_error("set search_path", e))?;
-        Ok(client)
+        Ok((client, wakeups))
     }
 
     /// The shared control connection (reset, counters, reconciliation), opened on first
@@ -452,13 +474,15 @@ impl Backend for PostgresBackend {
     }
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<PostgresSession, BackendError> {
-        let client = self.open(role).await?;
+        let (client, wakeups) = self.open_listening(role).await?;
         let statements = Statements::prepare(&client).await?;
         Ok(PostgresSession {
             client,
             statements,
             prepared: Vec::new(),
             advisory: false,
+            wakeups,
+            listening: false,
             worker_id: worker_id.to_string(),
             worker_role: self.worker_role(),
             ids: Vec::new(),
@@ -605,6 +629,7 @@ impl Backend for PostgresBackend {
 /// sends only Bind/Execute, as a production driver with a statement cache does.
 struct Statements {
     unlock: Statement,
+    announce: Statement,
     complete_batch: Statement,
     start: Statement,
     start_ungated: Statement,
@@ -634,6 +659,7 @@ impl Statements {
             unlock: p("SELECT count(pg_advisory_unlock(id)) FROM unnest($1::bigint[]) AS id")
                 .await?,
             complete_batch: p(COMPLETE_BATCH_SQL).await?,
+            announce: p(&format!("SELECT pg_notify('{WORK_CHANNEL}', '')")).await?,
             start: p(START_SQL).await?,
             start_ungated: p(START_UNGATED_SQL).await?,
             heartbeat: p(HEARTBEAT_SQL).await?,
@@ -656,6 +682,10 @@ pub struct PostgresSession {
     /// The last claim took advisory locks (`advisory`): finishing or releasing a job
     /// unlocks it.
     advisory: bool,
+    /// Woken by each `NOTIFY` this connection receives.
+    wakeups: Arc<Notify>,
+    /// `LISTEN` was sent (on the first claim of a listening strategy).
+    listening: bool,
     worker_id: String,
     worker_role: String,
     /// Reused buffer for the ids a two-step strategy reads before it writes.
@@ -728,6 +758,13 @@ impl PostgresSession {
             return Ok(i);
         }
         let p = prepare_strategy(&self.client, strategy).await?;
+        if strategy.def().listens && !self.listening {
+            self.client
+                .batch_execute(&format!("LISTEN {WORK_CHANNEL}"))
+                .await
+                .map_err(|e| query_error("listen", e))?;
+            self.listening = true;
+        }
         self.prepared.push((strategy, p));
         Ok(self.prepared.len() - 1)
     }
@@ -806,6 +843,24 @@ impl Session for PostgresSession {
             }
         }
         Ok(outcome)
+    }
+
+    async fn wait_for_work(&mut self, max: Duration) -> bool {
+        if !self.listening {
+            tokio::time::sleep(max).await;
+            return false;
+        }
+        tokio::time::timeout(max, self.wakeups.notified())
+            .await
+            .is_ok()
+    }
+
+    async fn announce(&mut self) -> Result<(), BackendError> {
+        self.client
+            .execute(&self.statements.announce, &[])
+            .await
+            .map(|_| ())
+            .map_err(|e| query_error("announce", e))
     }
 
     async fn prepare(&mut self, strategy: Strategy) -> Result<(), BackendError> {

@@ -139,7 +139,7 @@ const MAX_PER_INSERT: usize = 10_000;
 pub async fn produce<S: Session>(
     mut session: Resilient<S>,
     workload: Arc<Workload>,
-    rate_per_s: f64,
+    (rate_per_s, announce): (f64, bool),
     clock: TrialClock,
     shared: Arc<Shared>,
 ) -> Result<ProducerReport, BackendError> {
@@ -183,6 +183,9 @@ pub async fn produce<S: Session>(
             Some(n) => {
                 report.produced += n;
                 due.clear();
+                if announce {
+                    session.call(async |s| s.announce().await).await?;
+                }
                 if recovering {
                     recovering = lag_ms > PRODUCER_LAG_LIMIT_MS;
                 } else if clock.is_steady(now) {

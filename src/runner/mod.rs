@@ -65,7 +65,7 @@ impl Shared {
         }
     }
 
-    async fn stopped(&self) {
+    pub(crate) async fn stopped(&self) {
         let notified = self.notify.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();

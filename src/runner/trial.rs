@@ -535,7 +535,10 @@ fn spawn<B: Backend>(
         tokio::spawn(background::produce(
             resilient(p, "claimbench-producer"),
             workload.clone(),
-            w.producer_rate_per_s.expect("session only with a rate"),
+            (
+                w.producer_rate_per_s.expect("session only with a rate"),
+                spec.strategy.def().listens,
+            ),
             clock,
             shared.clone(),
         ))

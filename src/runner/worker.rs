@@ -405,6 +405,18 @@ impl Worker {
 
         if n == 0 {
             m.counts.empty_claims += 1;
+            if spec.strategy.def().listens {
+                // Until the producer announces work; the longest back-off catches jobs
+                // no one announces (retries coming due, rescued claims).
+                let shared = self.shared.clone();
+                tokio::select! {
+                    woken = session.wait_for_work(spec.backoff_max) => {
+                        m.counts.wakeups += u64::from(woken);
+                    }
+                    _ = shared.stopped() => {}
+                }
+                return Ok(());
+            }
             // Jitter up to 100% so idle workers do not wake in lockstep.
             let sleep = self.backoff.mul_f64(1.0 + self.rng.r#gen::<f64>());
             self.backoff = (self.backoff * 2).min(spec.backoff_max);

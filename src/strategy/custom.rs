@@ -75,6 +75,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         mysql: Form::Absent(NOT_YET),
         mssql: Form::Absent(NOT_YET),
         advisory: false,
+        listens: false,
         custom: Some(Source {
             file: leak(d.file.clone()),
             params: Box::leak(params.into_boxed_slice()),
@@ -111,6 +112,7 @@ pub fn placeholder(name: &str) -> Strategy {
         mysql: Form::Absent(NOT_YET),
         mssql: Form::Absent(NOT_YET),
         advisory: false,
+        listens: false,
         custom: Some(Source {
             file: "",
             params: &[],

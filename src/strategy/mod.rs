@@ -77,6 +77,9 @@ pub struct Def {
     /// PostgreSQL only: the claim holds a session-level advisory lock per job until the
     /// job is finished or released, which the session then unlocks.
     pub advisory: bool,
+    /// PostgreSQL only: an idle worker waits for the producer's NOTIFY (or its longest
+    /// back-off, for jobs no one announces) instead of polling with back-off.
+    pub listens: bool,
     /// Declared by a workload rather than shipped.
     pub custom: Option<custom::Source>,
 }

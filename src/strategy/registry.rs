@@ -34,7 +34,7 @@ const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production clai
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 8] = [
+pub static REGISTRY: [Def; 9] = [
     Def {
         name: "production",
         about: "the seed's FetchNextBatch: one locking claim that skips locked rows and caps busy queues",
@@ -45,6 +45,7 @@ pub static REGISTRY: [Def; 8] = [
         mysql: sql!("mysql", "production.sql"),
         mssql: sql!("mssql", "production.sql"),
         advisory: false,
+        listens: false,
         custom: None,
     },
     Def {
@@ -60,6 +61,7 @@ pub static REGISTRY: [Def; 8] = [
         mysql: sql!("mysql", "naive.sql"),
         mssql: sql!("mssql", "naive.sql"),
         advisory: false,
+        listens: false,
         custom: None,
     },
     Def {
@@ -72,6 +74,7 @@ pub static REGISTRY: [Def; 8] = [
         mysql: sql!("mysql", "waiting.sql"),
         mssql: sql!("mssql", "waiting.sql"),
         advisory: false,
+        listens: false,
         custom: None,
     },
     Def {
@@ -84,6 +87,7 @@ pub static REGISTRY: [Def; 8] = [
         mysql: sql!("mysql", "conditional.sql"),
         mssql: sql!("mssql", "conditional.sql"),
         advisory: false,
+        listens: false,
         custom: None,
     },
     Def {
@@ -98,6 +102,7 @@ pub static REGISTRY: [Def; 8] = [
         ),
         mssql: Form::Absent(NOT_FOR_MSSQL),
         advisory: false,
+        listens: false,
         custom: None,
     },
     Def {
@@ -112,6 +117,24 @@ pub static REGISTRY: [Def; 8] = [
         ),
         mssql: Form::Absent(NOT_FOR_MSSQL),
         advisory: true,
+        listens: false,
+        custom: None,
+    },
+    Def {
+        name: "notify",
+        about: "production's claim; idle workers wait for the producer's NOTIFY instead of polling",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: EVERYTHING,
+        postgres: sql!("postgres", "production.sql"),
+        mysql: Form::Absent(
+            "MySQL has no LISTEN/NOTIFY: idle workers there can only poll",
+        ),
+        mssql: Form::Absent(
+            "SQL Server's counterpart (Service Broker, or WAITFOR on a queue) is not written yet",
+        ),
+        advisory: false,
+        listens: true,
         custom: None,
     },
     Def {
@@ -124,6 +147,7 @@ pub static REGISTRY: [Def; 8] = [
         mysql: Form::Absent(HINTS_ARE_SQL_SERVERS),
         mssql: sql!("mssql", "rowlock.sql"),
         advisory: false,
+        listens: false,
         custom: None,
     },
     Def {
@@ -136,6 +160,7 @@ pub static REGISTRY: [Def; 8] = [
         mysql: Form::Absent(HINTS_ARE_SQL_SERVERS),
         mssql: sql!("mssql", "paglock.sql"),
         advisory: false,
+        listens: false,
         custom: None,
     },
 ];
@@ -174,8 +199,9 @@ mod tests {
             ] {
                 match s.form(kind) {
                     Form::Sql(sql) => {
+                        let borrowed = Strategy::PRODUCTION.sql(kind) == Some(sql);
                         assert!(
-                            sql.starts_with(&format!("-- {}:", s.as_str())),
+                            sql.starts_with(&format!("-- {}:", s.as_str())) || borrowed,
                             "{s} on {kind}: the header names the strategy"
                         );
                         if s.shape() == Shape::Claim && kind == BackendKind::Postgres {
