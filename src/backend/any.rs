@@ -159,6 +159,10 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.job_queues(queues).await)
     }
 
+    async fn setup_strategy(&self, strategy: Strategy) -> Result<(), BackendError> {
+        each!(self, AnyBackend, b => b.setup_strategy(strategy).await)
+    }
+
     fn trial_warnings(
         &self,
         workload: &Workload,

@@ -279,6 +279,15 @@ pub trait Backend: Send + Sync + 'static {
         queues: &[String],
     ) -> impl Future<Output = Result<Vec<(i64, String)>, BackendError>> + Send;
 
+    /// Runs `strategy`'s `setup` step, if its file has one, after a reset: the tables
+    /// and triggers a technique needs beside the seed's schema (`ready-table`).
+    fn setup_strategy(
+        &self,
+        _strategy: Strategy,
+    ) -> impl Future<Output = Result<(), BackendError>> + Send {
+        async { Ok(()) }
+    }
+
     /// Warnings this backend knows before a trial runs, from its configuration alone.
     fn trial_warnings(
         &self,

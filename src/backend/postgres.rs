@@ -15,8 +15,8 @@ use super::{
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
-use std::time::Duration;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{Mutex, Notify};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
@@ -617,6 +617,20 @@ impl Backend for PostgresBackend {
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
+    async fn setup_strategy(&self, strategy: Strategy) -> Result<(), BackendError> {
+        let Some((_, setup)) = sql_steps(strategy_sql(strategy))
+            .into_iter()
+            .find(|(name, _)| *name == "setup")
+        else {
+            return Ok(());
+        };
+        self.control()
+            .await?
+            .batch_execute(setup)
+            .await
+            .map_err(|e| query_error("set up the strategy", e))
+    }
+
     async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
         let rows = self
             .control_rows(JOB_QUEUES_SQL, &[&queues], "read job queues")
@@ -738,7 +752,8 @@ async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, Ba
     };
     Ok(match strategy.shape() {
         Shape::Claim => {
-            Prepared::Claim(ClaimStatement::describe(strategy, p(file).await?).map_err(refused)?)
+            let claim = p(step(file, "claim")).await?;
+            Prepared::Claim(ClaimStatement::describe(strategy, claim).map_err(refused)?)
         }
         Shape::ReadThenWrite => Prepared::ReadThenWrite {
             select: p(step(file, "select")).await?,
@@ -1107,7 +1122,7 @@ impl Session for PostgresSession {
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
         let (statement, sql) = match strategy.shape() {
-            Shape::Claim => ("claim", strategy_sql(strategy)),
+            Shape::Claim => ("claim", step(strategy_sql(strategy), "claim")),
             Shape::ReadThenWrite | Shape::ReadThenConditional => {
                 ("select step", step(strategy_sql(strategy), "select"))
             }

@@ -60,6 +60,7 @@ pub async fn prove<B: Backend>(
     let mut verdicts = Vec::new();
     for step in Step::ALL {
         backend.reset(&w, LAYOUT, w.seed).await?;
+        backend.setup_strategy(run_as).await?;
         let mut a = backend.connect("claimbench-prove-a", "prove-a").await?;
         let mut b = backend.connect("claimbench-prove-b", "prove-b").await?;
         if !settings.is_empty() {

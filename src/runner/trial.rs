@@ -115,6 +115,7 @@ pub(super) async fn run_trial<B: Backend>(
     let (label, quiet) = (harness.label, harness.quiet);
     let w = workload.as_ref();
     let (seeded, reset_s) = reset(backend.as_ref(), w, spec, harness).await?;
+    backend.setup_strategy(spec.strategy).await?;
     let sessions = open_sessions(backend, w, spec, harness.threads).await?;
     let shared_backend = backend;
     let backend = backend.as_ref();

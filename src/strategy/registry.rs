@@ -34,7 +34,7 @@ const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production clai
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 9] = [
+pub static REGISTRY: [Def; 10] = [
     Def {
         name: "production",
         about: "the seed's FetchNextBatch: one locking claim that skips locked rows and caps busy queues",
@@ -121,15 +121,28 @@ pub static REGISTRY: [Def; 9] = [
         custom: None,
     },
     Def {
+        name: "ready-table",
+        about: "claims from a narrow table of ready ids with SKIP LOCKED and joins back to the job row",
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        postgres: sql!("postgres", "ready-table.sql"),
+        mysql: Form::Absent(
+            "not written for MySQL yet: its claim there needs the lock-then-update executor production uses, with the ready table's lock and delete steps, and a trigger that InnoDB runs per row",
+        ),
+        mssql: Form::Absent(NOT_FOR_MSSQL),
+        advisory: false,
+        listens: false,
+        custom: None,
+    },
+    Def {
         name: "notify",
         about: "production's claim; idle workers wait for the producer's NOTIFY instead of polling",
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: EVERYTHING,
         postgres: sql!("postgres", "production.sql"),
-        mysql: Form::Absent(
-            "MySQL has no LISTEN/NOTIFY: idle workers there can only poll",
-        ),
+        mysql: Form::Absent("MySQL has no LISTEN/NOTIFY: idle workers there can only poll"),
         mssql: Form::Absent(
             "SQL Server's counterpart (Service Broker, or WAITFOR on a queue) is not written yet",
         ),
