@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod backend;
 pub mod backend_kind;
+pub mod custom_layout;
 pub mod embedded;
 pub mod hlog;
 pub mod ledger;

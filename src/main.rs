@@ -100,7 +100,9 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         } => {
             let w = Workload::load(&workload)?;
             let layout = layout.unwrap_or_else(|| w.index_layouts()[0].clone());
-            if !claimbench::workload::INDEX_LAYOUTS.contains(&layout.as_str()) {
+            if !w.index_layouts().contains(&layout)
+                && !claimbench::workload::INDEX_LAYOUTS.contains(&layout.as_str())
+            {
                 bail!(
                     "unknown layout `{layout}`; expected one of: {}",
                     claimbench::workload::INDEX_LAYOUTS.join(", ")

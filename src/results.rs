@@ -66,6 +66,9 @@ pub struct WorkloadRecord {
     /// The strategies the workload declared, each with the statement it ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub custom_strategies: Vec<crate::strategy::custom::Declared>,
+    /// The index layouts the workload declared, each with its DDL.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub custom_layouts: Vec<crate::custom_layout::DeclaredLayout>,
 }
 
 /// Enough to decide whether two runs may be compared.

@@ -73,6 +73,15 @@ mod raw {
         /// `[strategies.<name>]`: the workload's own claim statements.
         #[serde(default)]
         pub strategies: BTreeMap<String, CustomStrategy>,
+        /// `[layouts.<name>]`: the workload's own index DDL.
+        #[serde(default)]
+        pub layouts: BTreeMap<String, CustomLayout>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CustomLayout {
+        pub postgres: PathBuf,
     }
 
     #[derive(Debug, Deserialize)]
@@ -733,6 +742,9 @@ pub struct Workload {
     /// The strategies the workload declares, with their statements as read.
     #[serde(default)]
     pub custom_strategies: Vec<crate::strategy::custom::Declared>,
+    /// The index layouts the workload declares, with their DDL as read.
+    #[serde(default)]
+    pub custom_layouts: Vec<crate::custom_layout::DeclaredLayout>,
     /// The file's text and its SHA-256, so a run records exactly what it ran.
     pub source_text: String,
     pub source_hash: String,
@@ -768,17 +780,24 @@ impl Workload {
         let mut v = Validator {
             file: path,
             declared: Vec::new(),
+            layouts: Vec::new(),
         };
         let declared = v.declare_strategies(&raw.strategies)?;
+        let layouts = v.declare_layouts(&raw.layouts)?;
         v.declared = declared.iter().map(|(s, _)| *s).collect();
+        v.layouts = layouts.iter().map(|l| l.name.clone()).collect();
         let mut w = v.workload(raw, text)?;
         w.custom_strategies = declared.into_iter().map(|(_, d)| d).collect();
-        if !w.custom_strategies.is_empty() {
-            // The statements are part of what ran: a changed file is a changed workload.
+        w.custom_layouts = layouts;
+        if !w.custom_strategies.is_empty() || !w.custom_layouts.is_empty() {
+            // The files are part of what ran: a changed file is a changed workload.
             let mut h = Sha256::new();
             h.update(text.as_bytes());
-            for d in &w.custom_strategies {
-                h.update(d.sql.as_bytes());
+            for sql in w.custom_strategies.iter().map(|d| &d.sql) {
+                h.update(sql.as_bytes());
+            }
+            for sql in w.custom_layouts.iter().map(|d| &d.sql) {
+                h.update(sql.as_bytes());
             }
             w.source_hash = hex::encode(h.finalize());
         }
@@ -882,6 +901,8 @@ struct Validator<'a> {
     file: &'a Path,
     /// The strategies `[strategies.<name>]` declared, for the matrices to name.
     declared: Vec<Strategy>,
+    /// The layouts `[layouts.<name>]` declared.
+    layouts: Vec<String>,
 }
 
 /// The longest time a workload may give anywhere: a week.
@@ -927,6 +948,47 @@ impl Validator<'_> {
                     ),
                 )
             })
+    }
+
+    /// A layout the workload names: shipped, or declared by it.
+    fn layout(&self, field: &str, name: &str) -> Result<(), WorkloadError> {
+        if INDEX_LAYOUTS.contains(&name) || self.layouts.iter().any(|l| l == name) {
+            return Ok(());
+        }
+        let declared: String = self.layouts.iter().map(|l| format!(", {l}")).collect();
+        Err(self.err(
+            field,
+            format!(
+                "unknown layout `{name}`; expected one of: {}{declared}, or one declared under [layouts.<name>]",
+                INDEX_LAYOUTS.join(", ")
+            ),
+        ))
+    }
+
+    /// Reads and registers `[layouts.<name>]`: each DDL file, relative to the workload.
+    fn declare_layouts(
+        &self,
+        raw: &BTreeMap<String, raw::CustomLayout>,
+    ) -> Result<Vec<crate::custom_layout::DeclaredLayout>, WorkloadError> {
+        let mut out = Vec::new();
+        for (name, l) in raw {
+            let field = format!("layouts.{name}.postgres");
+            let full = self
+                .file
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(&l.postgres);
+            let sql = std::fs::read_to_string(&full)
+                .map_err(|e| self.err(&field, format!("cannot read {}: {e}", full.display())))?;
+            let d = crate::custom_layout::DeclaredLayout {
+                name: name.clone(),
+                file: full.display().to_string(),
+                sql,
+            };
+            crate::custom_layout::declare(&d).map_err(|m| self.err(&field, m))?;
+            out.push(d);
+        }
+        Ok(out)
     }
 
     /// Reads and registers `[strategies.<name>]`: each statement file, relative to the
@@ -1250,6 +1312,7 @@ impl Validator<'_> {
             session_settings,
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             custom_strategies: Vec::new(),
+            custom_layouts: Vec::new(),
             source_text: text.to_string(),
             source_hash: hex::encode(Sha256::digest(text.as_bytes())),
             source_path: self.file.to_path_buf(),
@@ -1540,15 +1603,7 @@ impl Validator<'_> {
             return Err(self.err(&f("index_layouts"), "is empty; list at least one layout"));
         }
         for l in &m.index_layouts {
-            if !INDEX_LAYOUTS.contains(&l.as_str()) {
-                return Err(self.err(
-                    &f("index_layouts"),
-                    format!(
-                        "unknown layout `{l}`; expected one of: {}",
-                        INDEX_LAYOUTS.join(", ")
-                    ),
-                ));
-            }
+            self.layout(&f("index_layouts"), l)?;
         }
         let name = m.name.unwrap_or_default();
         if !name
@@ -1638,16 +1693,8 @@ impl Validator<'_> {
                 format!("no [[matrix]] block is named `{p}`"),
             ));
         }
-        if let Some(l) = &g.index_layout
-            && !INDEX_LAYOUTS.contains(&l.as_str())
-        {
-            return Err(self.err(
-                &field("index_layout"),
-                format!(
-                    "unknown layout `{l}`; expected one of: {}",
-                    INDEX_LAYOUTS.join(", ")
-                ),
-            ));
+        if let Some(l) = &g.index_layout {
+            self.layout(&field("index_layout"), l)?;
         }
         let strategy = match &g.strategy {
             Some(name) => Some(self.strategy(&field("strategy"), name)?),

@@ -1116,30 +1116,39 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
             "broken.sql",
             "UPDATE jobs_hot SET no_such_column = 1 WHERE id = :batch RETURNING id".into(),
         ),
+        (
+            "team-index.sql",
+            "CREATE INDEX ix_team ON jobs_hot (status, priority DESC, id)".into(),
+        ),
+        (
+            "bad-index.sql",
+            "CREATE INDEX ix_bad ON jobs_hot (no_such_column)".into(),
+        ),
     ];
     for (name, sql) in &files {
         std::fs::write(dir.path().join(name), sql).unwrap();
     }
     let schema = format!("cbtest_custom_{}", std::process::id());
-    let workload = |strategy: &str| {
+    let workload = |strategy: &str, layout: &str| {
         let text = format!(
             "name = \"custom\"\n[population]\nbacklog = 300\nqueues = [{{ name = \"q\" }}]\n\
+             [layouts.team-index]\npostgres = \"team-index.sql\"\n[layouts.bad-index]\npostgres = \"bad-index.sql\"\n\
              [strategies.team-claim]\npostgres = \"team.sql\"\npromises = [\"prevents-duplicates\"]\n\
              [strategies.no-limit]\npostgres = \"no-limit.sql\"\npromises = [\"prevents-duplicates\"]\n\
              [strategies.broken]\npostgres = \"broken.sql\"\n\
-             [matrix]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [5]\n\
+             [matrix]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"{layout}\"]\nworkers = [4]\nbatch_sizes = [5]\n\
              [trial]\nduration_s = 1\n"
         );
-        let p = dir.path().join(format!("{strategy}.toml"));
+        let p = dir.path().join(format!("{strategy}-{layout}.toml"));
         std::fs::write(&p, text).unwrap();
         p.display().to_string()
     };
-    let run = |strategy: &str| {
+    let run = |strategy: &str, layout: &str| {
         let results = tempfile::tempdir().unwrap();
         let out = claimbench()
             .args([
                 "run",
-                &workload(strategy),
+                &workload(strategy, layout),
                 "--db",
                 &url,
                 "--schema",
@@ -1158,10 +1167,22 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
         )
     };
 
-    let (code, stdout, stderr, results) = run("team-claim");
+    let (code, stdout, stderr, results) = run("team-claim", "team-index");
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     let (run_dir, r) = only_run(results.path());
     assert_eq!(r.cells[0].strategy.as_str(), "team-claim");
+    assert_eq!(r.cells[0].index_layout, "team-index");
+    let plan = serde_json::to_string(&r.cells[0].trials[0].plan).unwrap();
+    assert!(
+        plan.contains("ix_team"),
+        "the claim used the declared index: {plan}"
+    );
+    assert!(
+        r.workload
+            .custom_layouts
+            .iter()
+            .any(|l| l.sql.contains("ix_team"))
+    );
     let t = &r.cells[0].trials[0];
     assert!(t.counts.jobs_claimed > 0 && t.counts.over_claims == 0);
     assert!(t.queue_wait.count > 0, "queue wait read by column name");
@@ -1177,7 +1198,7 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
         assert!(text.contains("team-claim"), "{f} names the custom strategy");
     }
 
-    let (code, stdout, stderr, results) = run("no-limit");
+    let (code, stdout, stderr, results) = run("no-limit", "fetch-order");
     assert_eq!(
         code,
         Some(1),
@@ -1190,13 +1211,19 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
         "{stdout}"
     );
 
-    let (code, _, stderr, results) = run("broken");
+    let (code, _, stderr, results) = run("broken", "fetch-order");
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("broken.sql") && stderr.contains("no_such_column"),
         "names the file and the server's reason: {stderr}"
     );
     assert_eq!(std::fs::read_dir(results.path()).unwrap().count(), 0);
+    let (code, _, stderr, _) = run("team-claim", "bad-index");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("bad-index.sql") && stderr.contains("no_such_column"),
+        "names the layout's file and the server's reason: {stderr}"
+    );
 
     let out = claimbench()
         .args([
@@ -1206,7 +1233,7 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
             "--batch",
             "7",
             "--workload",
-            &workload("team-claim"),
+            &workload("team-claim", "fetch-order"),
         ])
         .output()
         .unwrap();

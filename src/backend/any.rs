@@ -62,6 +62,9 @@ impl AnyBackend {
         };
         match (found, kind, layout) {
             (true, _, _) => Ok(()),
+            (false, _, _) if crate::custom_layout::postgres(layout).is_some() => {
+                Err(LayoutError::DeclaredPostgresOnly)
+            }
             (false, BackendKind::Mysql, "pending-partial") => Err(LayoutError::NoPartialIndexes),
             _ => Err(LayoutError::Unknown {
                 kind,
@@ -76,6 +79,8 @@ impl AnyBackend {
 pub enum LayoutError {
     #[error("{}", super::mysql::NO_PARTIAL_INDEXES)]
     NoPartialIndexes,
+    #[error("declared layouts are built on PostgreSQL only for now (their DDL is PostgreSQL's)")]
+    DeclaredPostgresOnly,
     #[error("no {kind} index layout named `{layout}`")]
     Unknown { kind: BackendKind, layout: String },
 }

@@ -95,7 +95,7 @@ pub fn layout_sql(layout: &str) -> Option<&'static str> {
         "status-created" => include_str!("../../migrations/postgres/indexes/status-created.sql"),
         "fetch-order" => include_str!("../../migrations/postgres/indexes/fetch-order.sql"),
         "pending-partial" => include_str!("../../migrations/postgres/indexes/pending-partial.sql"),
-        _ => return None,
+        declared => return crate::custom_layout::postgres(declared),
     })
 }
 
@@ -237,7 +237,10 @@ impl PostgresBackend {
         // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
         // default) a table created and filled in the same transaction skips the WAL.
         c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;
-        let seeded = match self.recreate(c, workload, layout_sql, &schema, seed).await {
+        let seeded = match self
+            .recreate(c, workload, (layout, layout_sql), &schema, seed)
+            .await
+        {
             Ok(n) => n,
             Err(err) => {
                 let _ = c.batch_execute("ROLLBACK").await;
@@ -314,7 +317,7 @@ impl PostgresBackend {
         &self,
         c: &Client,
         workload: &Workload,
-        layout_sql: &str,
+        (layout, layout_sql): (&str, &str),
         schema: &str,
         seed: u64,
     ) -> Result<u64, BackendError> {
@@ -364,9 +367,29 @@ impl PostgresBackend {
         c.batch_execute(KEYS_SQL)
             .await
             .map_err(e("add primary key"))?;
-        c.batch_execute(layout_sql)
-            .await
-            .map_err(e("build index layout"))?;
+        c.batch_execute(layout_sql).await.map_err(|err| {
+            match (
+                query_error("build index layout", err),
+                crate::custom_layout::file(layout),
+            ) {
+                // A declared layout's DDL failed: name its file beside the server's reason.
+                (
+                    BackendError::Query {
+                        kind,
+                        code,
+                        message,
+                        ..
+                    },
+                    Some(file),
+                ) => BackendError::Query {
+                    what: "build the declared index layout",
+                    kind,
+                    code,
+                    message: format!("{file} (layout `{layout}`): {message}"),
+                },
+                (other, _) => other,
+            }
+        })?;
         Ok(seeded)
     }
 }

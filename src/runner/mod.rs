@@ -226,6 +226,7 @@ pub async fn run<B: Backend>(
             sha256: workload.source_hash.clone(),
             text: workload.source_text.clone(),
             custom_strategies: workload.custom_strategies.clone(),
+            custom_layouts: workload.custom_layouts.clone(),
         },
         environment: opts.environment,
         cells: Vec::new(),
