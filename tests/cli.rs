@@ -1070,30 +1070,31 @@ duration_s = 3.0
     );
 }
 
-/// A team's own claim statement, declared in the workload beside it: it runs end to end
-/// and appears in every output; the same statement without its LIMIT is reported as
-/// over-claiming and fails the run with the correctness code; one the server refuses
-/// ends the run before a trial, naming the file and the server's reason.
-#[test]
-fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
+/// The PostgreSQL URL the `--db` tests use when psql can reach it; `None` (and a
+/// SKIPPED line) when it cannot and the run does not require a database.
+fn pg_url_or_skip() -> Option<String> {
     let url = std::env::var("CLAIMBENCH_PG_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    let psql = |sql: &str| {
-        Command::new("psql")
-            .args([url.as_str(), "-qtAc", sql])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-    };
-    if psql("SELECT 1").is_none() {
-        assert!(
-            std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_none(),
-            "CLAIMBENCH_REQUIRE_DB is set but psql cannot reach {url}"
-        );
-        eprintln!("SKIPPED: no PostgreSQL at {url} for psql");
-        return;
+    if psql(&url, "SELECT 1") {
+        return Some(url);
     }
-    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_none(),
+        "CLAIMBENCH_REQUIRE_DB is set but psql cannot reach {url}"
+    );
+    eprintln!("SKIPPED: no PostgreSQL at {url} for psql");
+    None
+}
+
+fn psql(url: &str, sql: &str) -> bool {
+    Command::new("psql")
+        .args([url, "-qtAc", sql])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The statement and DDL files of the custom-strategy test, beside its workloads.
+fn write_custom_files(dir: &Path) {
     let claim = |limit: &str, returning: &str| {
         format!(
             "-- the team's claim, as the service sends it\n\
@@ -1126,35 +1127,44 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
         ),
     ];
     for (name, sql) in &files {
-        std::fs::write(dir.path().join(name), sql).unwrap();
+        std::fs::write(dir.join(name), sql).unwrap();
     }
-    let schema = format!("cbtest_custom_{}", std::process::id());
-    let workload = |strategy: &str, layout: &str| {
-        let text = format!(
-            "name = \"custom\"\n[population]\nbacklog = 300\nqueues = [{{ name = \"q\" }}]\n\
-             [layouts.team-index]\npostgres = \"team-index.sql\"\n[layouts.bad-index]\npostgres = \"bad-index.sql\"\n\
-             [strategies.team-claim]\npostgres = \"team.sql\"\npromises = [\"prevents-duplicates\"]\n\
-             [strategies.no-limit]\npostgres = \"no-limit.sql\"\npromises = [\"prevents-duplicates\"]\n\
-             [strategies.broken]\npostgres = \"broken.sql\"\n\
-             [matrix]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"{layout}\"]\nworkers = [4]\nbatch_sizes = [5]\n\
-             [trial]\nduration_s = 1\n"
-        );
-        let p = dir.path().join(format!("{strategy}-{layout}.toml"));
-        std::fs::write(&p, text).unwrap();
-        p.display().to_string()
+}
+
+/// A workload declaring every custom strategy and layout, running one of each.
+fn custom_workload(dir: &Path, strategy: &str, layout: &str) -> String {
+    let text = format!(
+        "name = \"custom\"\n[population]\nbacklog = 300\nqueues = [{{ name = \"q\" }}]\n\
+         [layouts.team-index]\npostgres = \"team-index.sql\"\n[layouts.bad-index]\npostgres = \"bad-index.sql\"\n\
+         [strategies.team-claim]\npostgres = \"team.sql\"\npromises = [\"prevents-duplicates\"]\n\
+         [strategies.no-limit]\npostgres = \"no-limit.sql\"\npromises = [\"prevents-duplicates\"]\n\
+         [strategies.broken]\npostgres = \"broken.sql\"\n\
+         [matrix]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"{layout}\"]\nworkers = [4]\nbatch_sizes = [5]\n\
+         [trial]\nduration_s = 1\n"
+    );
+    let p = dir.join(format!("{strategy}-{layout}.toml"));
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// A team's own claim statement, declared in the workload beside it: it runs end to end
+/// on a declared index and appears in every output; the same statement without its
+/// LIMIT is reported as over-claiming and fails the run with the correctness code; a
+/// statement or index DDL the server refuses ends the run before a trial, naming the file
+/// and the server's reason.
+#[test]
+fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
+    let Some(url) = pg_url_or_skip() else {
+        return;
     };
+    let dir = tempfile::tempdir().unwrap();
+    write_custom_files(dir.path());
+    let schema = format!("cbtest_custom_{}", std::process::id());
     let run = |strategy: &str, layout: &str| {
         let results = tempfile::tempdir().unwrap();
+        let w = custom_workload(dir.path(), strategy, layout);
         let out = claimbench()
-            .args([
-                "run",
-                &workload(strategy, layout),
-                "--db",
-                &url,
-                "--schema",
-                &schema,
-            ])
-            .arg("--results")
+            .args(["run", &w, "--db", &url, "--schema", &schema, "--results"])
             .arg(results.path())
             .output()
             .unwrap();
@@ -1177,21 +1187,20 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
         plan.contains("ix_team"),
         "the claim used the declared index: {plan}"
     );
-    assert!(
-        r.workload
-            .custom_layouts
-            .iter()
-            .any(|l| l.sql.contains("ix_team"))
-    );
     let t = &r.cells[0].trials[0];
     assert!(t.counts.jobs_claimed > 0 && t.counts.over_claims == 0);
     assert!(t.queue_wait.count > 0, "queue wait read by column name");
-    assert_eq!(r.workload.custom_strategies[0].name, "broken");
     assert!(
         r.workload
             .custom_strategies
             .iter()
             .any(|d| d.sql.contains("LIMIT :batch"))
+    );
+    assert!(
+        r.workload
+            .custom_layouts
+            .iter()
+            .any(|l| l.sql.contains("ix_team"))
     );
     for f in ["summary.md", "report.html", "cells.csv"] {
         let text = std::fs::read_to_string(run_dir.join(f)).unwrap();
@@ -1211,20 +1220,20 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
         "{stdout}"
     );
 
-    let (code, _, stderr, results) = run("broken", "fetch-order");
-    assert_eq!(code, Some(2), "{stderr}");
-    assert!(
-        stderr.contains("broken.sql") && stderr.contains("no_such_column"),
-        "names the file and the server's reason: {stderr}"
-    );
-    assert_eq!(std::fs::read_dir(results.path()).unwrap().count(), 0);
-    let (code, _, stderr, _) = run("team-claim", "bad-index");
-    assert_eq!(code, Some(2), "{stderr}");
-    assert!(
-        stderr.contains("bad-index.sql") && stderr.contains("no_such_column"),
-        "names the layout's file and the server's reason: {stderr}"
-    );
+    for (strategy, layout, file) in [
+        ("broken", "fetch-order", "broken.sql"),
+        ("team-claim", "bad-index", "bad-index.sql"),
+    ] {
+        let (code, _, stderr, results) = run(strategy, layout);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains(file) && stderr.contains("no_such_column"),
+            "names the file and the server's reason: {stderr}"
+        );
+        assert_eq!(std::fs::read_dir(results.path()).unwrap().count(), 0);
+    }
 
+    let w = custom_workload(dir.path(), "team-claim", "fetch-order");
     let out = claimbench()
         .args([
             "sql",
@@ -1233,21 +1242,21 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
             "--batch",
             "7",
             "--workload",
-            &workload("team-claim", "fetch-order"),
+            &w,
         ])
         .output()
         .unwrap();
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{printed}");
     assert!(
-        printed.contains("declared in") && printed.contains("$1 = worker id, $2 = 7 (batch)"),
+        printed.contains("$1 = worker id, $2 = 7 (batch)"),
         "{printed}"
     );
     assert!(
         printed.contains("worker_id = $1") && printed.contains("LIMIT $2"),
         "{printed}"
     );
-    psql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+    psql(&url, &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
 }
 
 /// A claim that runs for minutes (in-subquery with nested loops forced, over 20k jobs)
@@ -1255,20 +1264,9 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
 /// workers' connections, says so, and writes the results.
 #[test]
 fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
-    let url = std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    if Command::new("psql")
-        .args([url.as_str(), "-qtAc", "SELECT 1"])
-        .output()
-        .map_or(true, |o| !o.status.success())
-    {
-        assert!(
-            std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_none(),
-            "no PostgreSQL at {url}"
-        );
-        eprintln!("SKIPPED: no PostgreSQL at {url} for psql");
+    let Some(url) = pg_url_or_skip() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let file = workload_file(
         dir.path(),
@@ -1311,11 +1309,5 @@ fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
         "{:?}",
         t.warnings
     );
-    let _ = Command::new("psql")
-        .args([
-            url.as_str(),
-            "-qc",
-            &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
-        ])
-        .output();
+    psql(&url, &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
 }

@@ -115,7 +115,6 @@ pub(super) async fn run_trial<B: Backend>(
     let (label, quiet) = (harness.label, harness.quiet);
     let w = workload.as_ref();
     let (seeded, reset_s) = reset(backend.as_ref(), w, spec, harness).await?;
-    backend.setup_strategy(spec.strategy).await?;
     let sessions = open_sessions(backend, w, spec, harness.threads).await?;
     let shared_backend = backend;
     let backend = backend.as_ref();
@@ -180,14 +179,9 @@ pub(super) async fn run_trial<B: Backend>(
         interrupted,
         producer_max_lag_ms: collected.produced.max_lag_ms,
         arrivals: w.producer_rate_per_s.is_some(),
+        stop_forced: (overran, STOP_GRACE.as_secs_f64()),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
-    if overran > 0 {
-        warnings.push(crate::warnings::Warning::StopForced {
-            workers: overran,
-            grace_s: STOP_GRACE.as_secs_f64(),
-        });
-    }
 
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
@@ -244,6 +238,7 @@ async fn reset<B: Backend>(
     let started = Instant::now();
     let spinner = reset_spinner(harness.quiet, harness.label, w.population.backlog);
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
+    backend.setup_strategy(spec.strategy).await?;
     spinner.finish_and_clear();
     Ok((seeded, started.elapsed().as_secs_f64()))
 }

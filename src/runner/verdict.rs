@@ -100,6 +100,9 @@ pub struct TrialFacts<'a> {
     pub producer_max_lag_ms: f64,
     /// Jobs arrived during the trial: only then is the oldest-pending series read.
     pub arrivals: bool,
+    /// Workers cut off because they were still in a statement after the stop's grace,
+    /// and the grace, s.
+    pub stop_forced: (u32, f64),
 }
 
 /// Tail percentiles from fewer claims than this are noise.
@@ -202,6 +205,12 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     if f.interrupted {
         warnings.push(Warning::Interrupted);
     }
+    if f.stop_forced.0 > 0 {
+        warnings.push(Warning::StopForced {
+            workers: f.stop_forced.0,
+            grace_s: f.stop_forced.1,
+        });
+    }
     warnings
 }
 
@@ -263,6 +272,7 @@ mod tests {
             interrupted: false,
             producer_max_lag_ms: 0.0,
             arrivals: true,
+            stop_forced: (0, 10.0),
         }
     }
 

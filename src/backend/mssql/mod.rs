@@ -93,13 +93,27 @@ pub fn with_schema(sql: &str, schema: &str) -> String {
 /// lock hints when the database reads row versions by default (READ_COMMITTED_SNAPSHOT
 /// ON), so that READPAST has locks to skip and UPDLOCK readers see each other.
 pub fn locking_claim_sql(strategy: Strategy, schema: &str, rcsi: bool) -> String {
-    let body = statement_body(strategy_sql(strategy));
+    let body = claim_body(strategy);
     let body = if rcsi {
         read_committed_lock(&body)
     } else {
         body
     };
     with_schema(&body, schema)
+}
+
+/// A claim file's statement. A lock-hint variant's file holds its header and one
+/// `-- hints: ...` line: its statement is production's with that list in place of
+/// `UPDLOCK, READPAST`, so the variants cannot drift from the statement they vary.
+fn claim_body(strategy: Strategy) -> String {
+    let file = strategy_sql(strategy);
+    match file.lines().find_map(|l| l.strip_prefix("-- hints: ")) {
+        Some(hints) => statement_body(strategy_sql(Strategy::PRODUCTION)).replace(
+            "WITH (UPDLOCK, READPAST)",
+            &format!("WITH ({})", hints.trim()),
+        ),
+        None => statement_body(file),
+    }
 }
 
 /// Adds READCOMMITTEDLOCK to every hint list that takes UPDLOCK, whatever else it
