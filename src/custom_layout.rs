@@ -30,12 +30,7 @@ pub fn declare(d: &DeclaredLayout) -> Result<(), String> {
             d.name
         ));
     }
-    if d.name.is_empty()
-        || !d
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    if !crate::workload::is_plain_name(&d.name) {
         return Err(format!(
             "`{}` is not a layout name; use letters, digits, `-` and `_`",
             d.name

@@ -884,6 +884,14 @@ impl Workload {
     }
 }
 
+/// Letters, digits, `-` and `_`, at least one: the names a workload gives (itself,
+/// blocks, declared strategies and layouts), safe in file names and run ids.
+pub fn is_plain_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 /// toml's messages span several lines with a source excerpt; the CLI promises one line.
 fn one_line(msg: &str) -> String {
     let mut parts = msg.lines().map(str::trim).filter(|l| !l.is_empty());
@@ -1224,12 +1232,7 @@ impl Validator<'_> {
     }
 
     fn workload(&self, w: raw::Workload, text: &str) -> Result<Workload, WorkloadError> {
-        if w.name.trim().is_empty()
-            || !w
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
+        if !is_plain_name(&w.name) {
             return Err(self.err(
                 "name",
                 format!("`{}` is not allowed; use letters, digits, - and _", w.name),
@@ -1606,10 +1609,7 @@ impl Validator<'_> {
             self.layout(&f("index_layouts"), l)?;
         }
         let name = m.name.unwrap_or_default();
-        if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
+        if !name.is_empty() && !is_plain_name(&name) {
             return Err(self.err(
                 &f("name"),
                 format!("`{name}` is not allowed; use letters, digits, - and _"),

@@ -47,12 +47,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             d.name
         ));
     }
-    if d.name.is_empty()
-        || !d
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    if !crate::workload::is_plain_name(&d.name) {
         return Err(format!(
             "`{}` is not a strategy name; use letters, digits, `-` and `_`",
             d.name
