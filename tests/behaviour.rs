@@ -698,6 +698,41 @@ async fn notify_wakes_idle_workers_and_loses_nothing<D: TestDb>(backend: D) {
     backend.drop_schema().await;
 }
 
+/// The mid-trial plan sample reads the claim's (or its locking read's) work off the
+/// server: the fetch-order index, and rows examined in the tens for a batch of 10, not
+/// the backlog.
+async fn the_plan_sample_shows_the_claim_walking_the_fetch_order_index<D: TestDb>(backend: D) {
+    let backend = Arc::new(backend);
+    let w = common::workload(
+        "backlog = 20000\nqueues = [{ name = \"q\" }]",
+        "[handler]\nduration = { dist = \"fixed\", ms = 0.0 }\n\
+         [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [2]\nbatch_sizes = [10]\n\
+         [trial]\nduration_s = 1\nsample_interval_ms = 100\n",
+    );
+    let r = run(&backend, w).await;
+    let Some(plan) = &r.cells[0].trials[0].plan else {
+        assert_eq!(
+            backend.kind(),
+            claimbench::backend::BackendKind::Mssql,
+            "a sample"
+        );
+        return;
+    };
+    assert!(
+        plan.shape.contains("ix_jobs_hot_fetch_order"),
+        "{}",
+        plan.shape
+    );
+    assert!(
+        (10..2_000).contains(&plan.rows_examined),
+        "{} rows examined: {}",
+        plan.rows_examined,
+        plan.shape
+    );
+    assert!(plan.shared_hit + plan.shared_read > 0, "{plan:?}");
+    backend.drop_schema().await;
+}
+
 async fn rescuer_returns_abandoned_claims_and_nothing_is_lost<D: TestDb>(backend: D) {
     let backend = Arc::new(backend);
     let w = common::workload(
@@ -1173,6 +1208,7 @@ macro_rules! suite {
                 contended_production_and_waiting_never_duplicate_and_naive_does,
                 other_techniques_and_batched_completion_never_duplicate,
                 notify_wakes_idle_workers_and_loses_nothing,
+                the_plan_sample_shows_the_claim_walking_the_fetch_order_index,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,
                 claim_only_leaves_claims_held_and_accounted,

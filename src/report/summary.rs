@@ -284,7 +284,7 @@ pub fn sections(r: &RunResult) -> Vec<Section> {
 }
 
 /// How to read the plans table.
-pub const PLANS_HOW: &str = "Per cell, the claim statement's plan as PostgreSQL ran it once mid-trial (EXPLAIN ANALYZE with BUFFERS, inside a transaction that was rolled back; for naive and conditional, their select step): its shape, root first, with the index each scan used; its execution time; the shared buffers it found cached and read in; and the rows its scans produced or filtered out, times their loops: the work behind one batch. A claim that examines many more rows than its batch is scanning past rows it cannot take. The whole plan is in run.json (trials[].plan). Other backends take no plan sample yet.";
+pub const PLANS_HOW: &str = "Per cell, the claim statement's plan as PostgreSQL ran it once mid-trial (EXPLAIN ANALYZE with BUFFERS, inside a transaction that was rolled back; for naive and conditional, their select step): its shape, root first, with the index each scan used; its execution time; the shared buffers it found cached and read in; and the rows its scans produced or filtered out, times their loops: the work behind one batch. A claim that examines many more rows than its batch is scanning past rows it cannot take. On MariaDB the sample is ANALYZE FORMAT=JSON of the claim's locking read (production's uncapped branch; a two-step strategy's select step): its table accesses with their keys, and InnoDB pages accessed (hit) and read from disk in the buffers column. The whole plan is in run.json (trials[].plan). MySQL and SQL Server take no plan sample yet.";
 
 /// One row per cell whose first trial has a plan sample. `None` when none has.
 pub fn plans_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {

@@ -385,6 +385,53 @@ impl Session for MysqlSession {
         Ok(outcome)
     }
 
+    /// MariaDB's `ANALYZE FORMAT=JSON` of the locking read (production's `lock` step,
+    /// uncapped branch; a two-step strategy's select step) between START TRANSACTION
+    /// and ROLLBACK: it runs for real, locks its rows for a moment, and leaves nothing.
+    /// MySQL's `EXPLAIN ANALYZE` has no JSON form, so MySQL takes no sample yet.
+    async fn explain_claim(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+    ) -> Result<Option<crate::backend::plan::PlanSample>, BackendError> {
+        let Some(file) = strategy.sql(crate::backend::BackendKind::Mysql) else {
+            return Ok(None);
+        };
+        let (statement, sql) = match strategy.shape() {
+            Shape::Claim => ("lock step (uncapped queues)", step(file, "lock")),
+            _ => ("select step", step(file, "select")),
+        };
+        // The statement without its comments has one parameter, the batch: inlined, as
+        // ANALYZE is sent as text.
+        let body: Vec<&str> = sql
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("--"))
+            .collect();
+        let body = body.join("\n");
+        if body.matches('?').count() != 1 {
+            return Ok(None);
+        }
+        let e = |e| query_error("explain the claim", e);
+        let version: Option<String> = self.conn.query_first("SELECT VERSION()").await.map_err(e)?;
+        if !version.unwrap_or_default().contains("MariaDB") {
+            return Ok(None);
+        }
+        self.conn.query_drop("START TRANSACTION").await.map_err(e)?;
+        let analyzed: Result<Option<String>, _> = self
+            .conn
+            .query_first(format!(
+                "ANALYZE FORMAT=JSON {}",
+                body.replace('?', &batch.to_string())
+            ))
+            .await;
+        self.conn.query_drop("ROLLBACK").await.map_err(e)?;
+        let Some(json) = analyzed.map_err(e)? else {
+            return Ok(None);
+        };
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+        Ok(crate::backend::plan::from_mariadb(statement, value, 0.0))
+    }
+
     async fn begin(&mut self) -> Result<(), BackendError> {
         self.conn
             .query_drop("START TRANSACTION")
