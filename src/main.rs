@@ -476,6 +476,14 @@ fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
         let batched = (0..workload.matrices.len()).any(|i| {
             workload.phase(i).handler.complete == claimbench::workload::Completion::Batched
         });
+        let history =
+            (0..workload.matrices.len()).any(|i| workload.phase(i).population.history.rows() > 0);
+        if history && kind != BackendKind::Postgres {
+            bail!(
+                "{}: population.history on {kind}: history rows are seeded on PostgreSQL only for now",
+                workload.source_path.display()
+            );
+        }
         if batched && kind != BackendKind::Postgres {
             bail!(
                 "{}: handler.complete: `batched` on {kind}: batched completion is written for PostgreSQL only",

@@ -114,6 +114,22 @@ mod raw {
         pub queues: Vec<Queue>,
         #[serde(default)]
         pub priorities: Vec<Priority>,
+        #[serde(default)]
+        pub history: Option<History>,
+    }
+
+    /// Rows that cannot run, left in the hot table beside the backlog.
+    #[derive(Debug, Deserialize, Clone, Copy)]
+    #[serde(deny_unknown_fields)]
+    pub struct History {
+        #[serde(default)]
+        pub finished: i64,
+        #[serde(default)]
+        pub failed: i64,
+        #[serde(default)]
+        pub future: i64,
+        #[serde(default)]
+        pub paused: i64,
     }
 
     fn default_payload() -> i64 {
@@ -280,6 +296,8 @@ mod raw {
         pub complete: Option<super::Completion>,
         #[serde(default)]
         pub empty_backoff_max_ms: Option<f64>,
+        #[serde(default)]
+        pub history: Option<History>,
         #[serde(default)]
         pub warmup_s: Option<f64>,
         #[serde(default)]
@@ -459,6 +477,38 @@ pub struct Population {
     pub queues: Vec<QueueSpec>,
     /// (priority, weight); never empty (defaults to priority 0).
     pub priorities: Vec<(i32, f64)>,
+    /// Finished and failed rows left in the hot table (no archive step), seeded after
+    /// the backlog: history no claim may take, which scans may still have to read.
+    #[serde(default)]
+    pub history: History,
+}
+
+/// `population.history`: rows left in the hot table that no claim may take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct History {
+    /// Finished jobs no archive step moved (status 3).
+    pub finished: u64,
+    /// Failed jobs kept where they failed (status 4).
+    pub failed: u64,
+    /// Pending jobs scheduled a day or more ahead.
+    #[serde(default)]
+    pub future: u64,
+    /// Pending jobs of a paused queue (`claimbench-paused`), created over the past day:
+    /// ahead of new jobs in fetch order.
+    #[serde(default)]
+    pub paused: u64,
+}
+
+impl History {
+    pub fn rows(&self) -> u64 {
+        self.finished + self.failed + self.future + self.paused
+    }
+
+    /// The history rows that are pending (future-dated or paused): they stay pending
+    /// through a trial and count with the seeded jobs.
+    pub fn pending(&self) -> u64 {
+        self.future + self.paused
+    }
 }
 
 impl Population {
@@ -563,6 +613,9 @@ pub struct PhaseSettings {
     /// Replaces `worker.empty_backoff_max_ms` (the longest idle poll) for this block.
     #[serde(default)]
     pub empty_backoff_max: Option<Duration>,
+    /// Replaces `population.history` for this block.
+    #[serde(default)]
+    pub history: Option<History>,
     pub warmup: Option<Duration>,
     pub duration: Option<Duration>,
     pub repetitions: Option<u32>,
@@ -840,6 +893,9 @@ impl Workload {
         }
         if let Some(c) = p.complete {
             w.handler.complete = c;
+        }
+        if let Some(h) = p.history {
+            w.population.history = h;
         }
         if let Some(d) = p.empty_backoff_max {
             w.empty_backoff_max = d;
@@ -1458,6 +1514,30 @@ impl Validator<'_> {
                 .non_negative("population.scheduled_within_s", p.scheduled_within_s)?,
             queues,
             priorities,
+            history: match p.history {
+                Some(h) => self.history("population.history", h)?,
+                None => History::default(),
+            },
+        })
+    }
+
+    /// Up to 10 million rows of each kind.
+    fn history(&self, field: &str, h: raw::History) -> Result<History, WorkloadError> {
+        let count = |what: &str, n: i64| {
+            if (0..=10_000_000).contains(&n) {
+                Ok(n as u64)
+            } else {
+                Err(self.err(
+                    &format!("{field}.{what}"),
+                    format!("{n} is not allowed; give 0 to 10000000 rows"),
+                ))
+            }
+        };
+        Ok(History {
+            finished: count("finished", h.finished)?,
+            failed: count("failed", h.failed)?,
+            future: count("future", h.future)?,
+            paused: count("paused", h.paused)?,
         })
     }
 
@@ -1632,6 +1712,10 @@ impl Validator<'_> {
             },
             handler_mode: m.handler_mode,
             complete: m.complete,
+            history: match m.history {
+                Some(h) => Some(self.history(&f("history"), h)?),
+                None => None,
+            },
             empty_backoff_max: match m.empty_backoff_max_ms {
                 Some(ms) => Some(self.positive_ms(&f("empty_backoff_max_ms"), ms)?),
                 None => None,

@@ -733,6 +733,44 @@ async fn the_plan_sample_shows_the_claim_walking_the_fetch_order_index<D: TestDb
     backend.drop_schema().await;
 }
 
+/// History rows (finished, failed, future-dated, paused) are never claimed and never
+/// counted lost: the backlog drains around them, and the pending ones stay pending.
+async fn history_rows_are_left_alone_and_accounted<D: TestDb>(backend: D) {
+    if backend.kind() != claimbench::backend::BackendKind::Postgres {
+        return;
+    }
+    let backend = Arc::new(backend);
+    let w = common::workload(
+        "backlog = 300\nqueues = [{ name = \"q\" }]\n\
+         history = { finished = 500, failed = 200, future = 30, paused = 40 }",
+        "[handler]\nduration = { dist = \"fixed\", ms = 0.0 }\n\
+         [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [10]\n\
+         [trial]\nduration_s = 1.5\n",
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    assert_eq!(
+        t.seeded_jobs,
+        300 + 30 + 40,
+        "pending history counts as seeded"
+    );
+    assert_eq!(
+        t.reconciliation.db.completed, 300,
+        "the backlog drained around it"
+    );
+    assert_eq!(
+        t.reconciliation.db.pending, 70,
+        "future and paused rows stay pending"
+    );
+    assert_eq!(t.reconciliation.lost, 0);
+    assert!(
+        !t.warnings.iter().any(|w| w.is_failure()),
+        "{:?}",
+        t.warnings
+    );
+    backend.drop_schema().await;
+}
+
 async fn rescuer_returns_abandoned_claims_and_nothing_is_lost<D: TestDb>(backend: D) {
     let backend = Arc::new(backend);
     let w = common::workload(
@@ -1209,6 +1247,7 @@ macro_rules! suite {
                 other_techniques_and_batched_completion_never_duplicate,
                 notify_wakes_idle_workers_and_loses_nothing,
                 the_plan_sample_shows_the_claim_walking_the_fetch_order_index,
+                history_rows_are_left_alone_and_accounted,
                 rescuer_returns_abandoned_claims_and_nothing_is_lost,
                 failing_handler_retries_then_dead_letters_every_job,
                 claim_only_leaves_claims_held_and_accounted,

@@ -24,6 +24,7 @@ use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 const SCHEMA_SQL: &str = include_str!("../../migrations/postgres/schema.sql");
 const SEED_SQL: &str = include_str!("../../migrations/postgres/seed.sql");
 const KEYS_SQL: &str = include_str!("../../migrations/postgres/keys.sql");
+const HISTORY_SQL: &str = include_str!("../../migrations/postgres/history.sql");
 const START_SQL: &str = include_str!("../../migrations/postgres/lifecycle/start.sql");
 const START_UNGATED_SQL: &str =
     include_str!("../../migrations/postgres/lifecycle/start_ungated.sql");
@@ -364,6 +365,29 @@ impl PostgresBackend {
             )
             .await
             .map_err(e("seed backlog"))?;
+        let h = p.history;
+        if h.rows() > 0 {
+            let counts = [h.finished, h.failed, h.future, h.paused].map(|n| n as i64);
+            let bytes = p.payload_bytes as i32;
+            let args: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+                &(p.backlog as i64),
+                &counts[0],
+                &counts[1],
+                &counts[2],
+                &counts[3],
+                &qnames,
+                &qbounds,
+                &bytes,
+            ];
+            c.execute(step(HISTORY_SQL, "rows"), &args)
+                .await
+                .map_err(e("seed history"))?;
+            if h.paused > 0 {
+                c.batch_execute(step(HISTORY_SQL, "paused-queue"))
+                    .await
+                    .map_err(e("add the paused history queue"))?;
+            }
+        }
         c.batch_execute(KEYS_SQL)
             .await
             .map_err(e("add primary key"))?;
@@ -390,7 +414,8 @@ impl PostgresBackend {
                 (other, _) => other,
             }
         })?;
-        Ok(seeded)
+        // Pending history rows stay pending through the trial: they count as seeded.
+        Ok(seeded + p.history.pending())
     }
 }
 
