@@ -473,22 +473,29 @@ fn resolve_targets(
 /// Every index layout and strategy of the workload must exist on each of `kinds`.
 fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
     for &kind in kinds {
-        let batched = (0..workload.matrices.len()).any(|i| {
-            workload.phase(i).handler.complete == claimbench::workload::Completion::Batched
-        });
-        let history =
-            (0..workload.matrices.len()).any(|i| workload.phase(i).population.history.rows() > 0);
-        if history && kind != BackendKind::Postgres {
-            bail!(
-                "{}: population.history on {kind}: history rows are seeded on PostgreSQL only for now",
-                workload.source_path.display()
-            );
-        }
-        if batched && kind != BackendKind::Postgres {
-            bail!(
-                "{}: handler.complete: `batched` on {kind}: batched completion is written for PostgreSQL only",
-                workload.source_path.display()
-            );
+        // Settings written for PostgreSQL only, in any block.
+        let phases: Vec<Workload> = (0..workload.matrices.len())
+            .map(|i| workload.phase(i))
+            .collect();
+        let postgres_only = [
+            (
+                "population.history",
+                phases.iter().any(|p| p.population.history.rows() > 0),
+            ),
+            (
+                "handler.complete = \"batched\"",
+                phases
+                    .iter()
+                    .any(|p| p.handler.complete == claimbench::workload::Completion::Batched),
+            ),
+        ];
+        for (field, used) in postgres_only {
+            if used && kind != BackendKind::Postgres {
+                bail!(
+                    "{}: {field} on {kind}: written for PostgreSQL only for now",
+                    workload.source_path.display()
+                );
+            }
         }
         for m in &workload.matrices {
             for s in &m.strategies {

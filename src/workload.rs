@@ -1029,6 +1029,15 @@ impl Validator<'_> {
         ))
     }
 
+    /// A file a workload names, relative to the workload's own: its path as shown in
+    /// messages and records, and its text.
+    fn read_beside(&self, field: &str, path: &Path) -> Result<(String, String), WorkloadError> {
+        let full = self.file.parent().unwrap_or(Path::new(".")).join(path);
+        let text = std::fs::read_to_string(&full)
+            .map_err(|e| self.err(field, format!("cannot read {}: {e}", full.display())))?;
+        Ok((full.display().to_string(), text))
+    }
+
     /// Reads and registers `[layouts.<name>]`: each DDL file, relative to the workload.
     fn declare_layouts(
         &self,
@@ -1037,16 +1046,10 @@ impl Validator<'_> {
         let mut out = Vec::new();
         for (name, l) in raw {
             let field = format!("layouts.{name}.postgres");
-            let full = self
-                .file
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join(&l.postgres);
-            let sql = std::fs::read_to_string(&full)
-                .map_err(|e| self.err(&field, format!("cannot read {}: {e}", full.display())))?;
+            let (file, sql) = self.read_beside(&field, &l.postgres)?;
             let d = crate::custom_layout::DeclaredLayout {
                 name: name.clone(),
-                file: full.display().to_string(),
+                file,
                 sql,
             };
             crate::custom_layout::declare(&d).map_err(|m| self.err(&field, m))?;
@@ -1077,13 +1080,7 @@ impl Validator<'_> {
                     "is missing; give the claim statement's file, relative to this workload",
                 ));
             };
-            let full = self.file.parent().unwrap_or(Path::new(".")).join(path);
-            let sql = std::fs::read_to_string(&full).map_err(|e| {
-                self.err(
-                    &f("postgres"),
-                    format!("cannot read {}: {e}", full.display()),
-                )
-            })?;
+            let (file, sql) = self.read_beside(&f("postgres"), path)?;
             let promise = |p: &str| c.promises.iter().any(|x| x == p);
             for p in &c.promises {
                 if !["prevents-duplicates", "respects-max-workers"].contains(&p.as_str()) {
@@ -1095,7 +1092,7 @@ impl Validator<'_> {
             }
             let d = crate::strategy::custom::Declared {
                 name: name.clone(),
-                file: full.display().to_string(),
+                file,
                 sql,
                 prevents_duplicates: promise("prevents-duplicates"),
                 respects_max_workers: promise("respects-max-workers"),

@@ -1287,3 +1287,41 @@ suite!(
         ignore = "set CLAIMBENCH_MSSQL_URL to run against SQL Server"
     )]
 );
+
+/// `advisory` holds one advisory lock per job in hand, on the claiming connection, and
+/// gives each up as its job is finished or released: nothing held at the end. (A broken
+/// unlock would pass the drain tests, since a session re-takes its own locks.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advisory_locks_are_held_while_jobs_are_in_hand_and_no_longer() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::postgres::PostgresBackend;
+    let Some(backend) = <PostgresBackend as TestDb>::open("advisory_locks_held").await else {
+        return;
+    };
+    let w = common::workload("backlog = 20\nqueues = [{ name = \"q\" }]", "");
+    backend.reset(&w, "fetch-order", w.seed).await.unwrap();
+    let advisory = Strategy::builtin_named("advisory").unwrap();
+    let mut s = backend.connect("cbtest-advisory", "a").await.unwrap();
+    let held = async |s: &mut claimbench::backend::postgres::PostgresSession| -> i64 {
+        s.client()
+            .query_one(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0)
+    };
+    let mut jobs = Vec::new();
+    s.claim(advisory, 4, &mut jobs).await.unwrap();
+    assert_eq!(jobs.len(), 4);
+    assert_eq!(held(&mut s).await, 4, "one lock per claimed job");
+    let first = jobs[0].id;
+    assert!(s.start(first, true, 1).await.unwrap().is_some());
+    assert!(s.complete(first).await.unwrap());
+    assert_eq!(held(&mut s).await, 3, "completing gives its lock up");
+    let rest: Vec<i64> = jobs[1..].iter().map(|j| j.id).collect();
+    assert_eq!(s.release(&rest).await.unwrap().len(), 3);
+    assert_eq!(held(&mut s).await, 0, "releasing gives the rest up");
+    backend.drop_schema().await;
+}

@@ -101,6 +101,31 @@ fn backends_and_db_urls_must_agree_before_anything_runs() {
     );
     let err = refused(&["run", &file, "--db", mysql, "--db", mysql]);
     assert!(err.contains("--db names two mysql servers"), "{err}");
+    // What exists on PostgreSQL only is refused on MySQL, with the reason.
+    for (change, expected) in [
+        (
+            (
+                "strategies = [\"production\"]",
+                "strategies = [\"in-subquery\"]",
+            ),
+            "matrix.strategies: `in-subquery` on mysql: MySQL and MariaDB reject LIMIT",
+        ),
+        (
+            ("[matrix]", "[handler]\ncomplete = \"batched\"\n[matrix]"),
+            "handler.complete = \"batched\" on mysql: written for PostgreSQL only",
+        ),
+        (
+            (
+                "queues = [{ name = \"q\" }]",
+                "queues = [{ name = \"q\" }]\nhistory = { paused = 5 }",
+            ),
+            "population.history on mysql: written for PostgreSQL only",
+        ),
+    ] {
+        let file = workload_file(dir.path(), &GOOD.replace(change.0, change.1));
+        let err = refused(&["run", &file, "--db", mysql]);
+        assert!(err.contains(expected), "{err}");
+    }
     let err = refused(&["run", &file, "--db", "redis://u:hunter2@h/0"]);
     assert!(
         err.contains("use a postgres://, mysql:// or mssql:// URL"),

@@ -35,15 +35,20 @@ pub struct Binds {
     n: usize,
 }
 
+/// What `strategy`'s claim (or, for a two-step strategy, its select step, which takes
+/// the batch alone) binds to `$1`, `$2`, in order.
+pub fn params(strategy: Strategy) -> &'static [Param] {
+    match (&strategy.def().custom, strategy.shape()) {
+        (Some(src), _) => src.params,
+        (None, Shape::Claim) => &BUILTIN_PARAMS,
+        (None, _) => &BUILTIN_PARAMS[..1],
+    }
+}
+
 impl Binds {
-    /// The binds of `strategy`'s claim (or, for a two-step strategy, its select step,
-    /// which takes the batch alone) as prepared in `statement`.
+    /// The binds of [`params`] as prepared in `statement`.
     pub fn of(strategy: Strategy, statement: &Statement) -> Result<Binds, String> {
-        let params: &[Param] = match (&strategy.def().custom, strategy.shape()) {
-            (Some(src), _) => src.params,
-            (None, Shape::Claim) => &BUILTIN_PARAMS,
-            (None, _) => &BUILTIN_PARAMS[..1],
-        };
+        let params = params(strategy);
         let types = statement.params();
         if types.len() != params.len() || params.len() > 2 {
             return Err(format!(

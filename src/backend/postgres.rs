@@ -65,21 +65,15 @@ pub fn strategy_sql(strategy: Strategy) -> &'static str {
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `$n`s.
 pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
     match strategy.shape() {
-        Shape::Claim => {
-            let params: &[Param] = match &strategy.def().custom {
-                Some(src) => src.params,
-                None => &[Param::Batch, Param::WorkerId],
-            };
-            params
-                .iter()
-                .enumerate()
-                .map(|(i, p)| match p {
-                    Param::Batch => format!("${} = {batch} (batch)", i + 1),
-                    Param::WorkerId => format!("${} = worker id", i + 1),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
+        Shape::Claim => super::pg_claim::params(strategy)
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Param::Batch => format!("${} = {batch} (batch)", i + 1),
+                Param::WorkerId => format!("${} = worker id", i + 1),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
         Shape::ReadThenWrite => {
             format!("select: $1 = {batch}; update: $1 = ids read, $2 = worker id")
         }
@@ -666,10 +660,7 @@ impl Backend for PostgresBackend {
     }
 
     async fn setup_strategy(&self, strategy: Strategy) -> Result<(), BackendError> {
-        let Some((_, setup)) = sql_steps(strategy_sql(strategy))
-            .into_iter()
-            .find(|(name, _)| *name == "setup")
-        else {
+        let Some(setup) = setup_step(strategy) else {
             return Ok(());
         };
         self.control()
@@ -703,6 +694,27 @@ struct Statements {
     rescue: Statement,
     produce: Statement,
     sample: Statement,
+}
+
+/// A claim-shaped strategy's statement: its `claim` step when its file has steps (a
+/// `setup` before it), else the whole file. A declared statement is always taken whole,
+/// so a comment of the user's that reads like a step marker cannot split it.
+fn claim_step(strategy: Strategy, file: &'static str) -> &'static str {
+    match strategy.is_custom() {
+        true => file,
+        false => step(file, "claim"),
+    }
+}
+
+/// A built-in strategy's `setup` step, when its file has one.
+fn setup_step(strategy: Strategy) -> Option<&'static str> {
+    if strategy.is_custom() {
+        return None;
+    }
+    sql_steps(strategy_sql(strategy))
+        .into_iter()
+        .find(|(name, _)| *name == "setup")
+        .map(|(_, sql)| sql)
 }
 
 /// One named step of a multi-statement strategy file.
@@ -800,7 +812,7 @@ async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, Ba
     };
     Ok(match strategy.shape() {
         Shape::Claim => {
-            let claim = p(step(file, "claim")).await?;
+            let claim = p(claim_step(strategy, file)).await?;
             Prepared::Claim(ClaimStatement::describe(strategy, claim).map_err(refused)?)
         }
         Shape::ReadThenWrite => Prepared::ReadThenWrite {
@@ -1170,7 +1182,7 @@ impl Session for PostgresSession {
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
         let (statement, sql) = match strategy.shape() {
-            Shape::Claim => ("claim", step(strategy_sql(strategy), "claim")),
+            Shape::Claim => ("claim", claim_step(strategy, strategy_sql(strategy))),
             Shape::ReadThenWrite | Shape::ReadThenConditional => {
                 ("select step", step(strategy_sql(strategy), "select"))
             }
@@ -1235,6 +1247,30 @@ mod tests {
     const NAIVE_SQL: &str = include_str!("../../migrations/postgres/strategies/naive.sql");
     const CONDITIONAL_SQL: &str =
         include_str!("../../migrations/postgres/strategies/conditional.sql");
+
+    /// A declared statement whose comment reads like a step marker is sent whole; a
+    /// shipped file with steps sends its claim step and runs its setup step.
+    #[test]
+    fn declared_statements_are_never_split_into_steps() {
+        let d = crate::strategy::custom::Declared {
+            name: "unit-stepped-comment".into(),
+            file: "c.sql".into(),
+            sql: "-- step: lock the rows first\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id".into(),
+            prevents_duplicates: true,
+            respects_max_workers: false,
+        };
+        let s = crate::strategy::custom::declare(&d).unwrap();
+        assert!(claim_step(s, strategy_sql(s)).contains("UPDATE jobs_hot"));
+        assert!(setup_step(s).is_none());
+        let ready = Strategy::builtin_named("ready-table").unwrap();
+        assert!(claim_step(ready, strategy_sql(ready)).starts_with("WITH picked AS"));
+        assert!(
+            setup_step(ready)
+                .unwrap()
+                .starts_with("CREATE TABLE jobs_ready")
+        );
+        assert!(setup_step(Strategy::PRODUCTION).is_none());
+    }
 
     #[test]
     fn the_registry_sends_these_files() {

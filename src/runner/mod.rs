@@ -320,6 +320,7 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
         .flat_map(|m| m.strategies.iter().copied())
         .filter(|s| s.is_custom())
         .collect();
+    custom.sort();
     custom.dedup();
     let Some(layout) = w.matrices[0].index_layouts.first() else {
         return Ok(());

@@ -408,12 +408,11 @@ impl Worker {
             if spec.strategy.def().listens {
                 // Until the producer announces work; the longest back-off catches jobs
                 // no one announces (retries coming due, rescued claims).
-                let shared = self.shared.clone();
                 tokio::select! {
                     woken = session.wait_for_work(spec.backoff_max) => {
                         m.counts.wakeups += u64::from(woken);
                     }
-                    _ = shared.stopped() => {}
+                    _ = self.shared.stopped() => {}
                 }
                 return Ok(());
             }
@@ -599,14 +598,17 @@ mod tests {
     use crate::backend::{EffectReceipt, Sample};
 
     /// Fails `failures` times with a lock timeout, then claims `rows` jobs from id 7,
-    /// whatever batch it was asked for.
+    /// whatever batch it was asked for. Starts and effects succeed; a per-job
+    /// `complete` is never expected, and each `complete_many` is recorded.
+    #[derive(Default)]
     struct Scripted {
         failures: u32,
         rows: i64,
+        acknowledged: Vec<Vec<i64>>,
     }
 
     fn unused<T>() -> Result<T, BackendError> {
-        unreachable!("the claim path sends nothing else")
+        unreachable!("the paths under test send nothing else")
     }
 
     impl Session for Scripted {
@@ -633,7 +635,11 @@ mod tests {
             Ok(ClaimOutcome::default())
         }
         async fn start(&mut self, _: i64, _: bool, _: i64) -> Result<Option<i64>, BackendError> {
-            unused()
+            Ok(Some(1))
+        }
+        async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+            self.acknowledged.push(jobs.to_vec());
+            Ok(jobs.to_vec())
         }
         async fn begin(&mut self) -> Result<(), BackendError> {
             unused()
@@ -655,7 +661,10 @@ mod tests {
             _: i64,
             _: i64,
         ) -> Result<EffectReceipt, BackendError> {
-            unused()
+            Ok(EffectReceipt {
+                finished_us: 2,
+                owned: true,
+            })
         }
         async fn complete(&mut self, _: i64) -> Result<bool, BackendError> {
             unused()
@@ -680,6 +689,30 @@ mod tests {
         }
     }
 
+    /// `handler.complete = "batched"`: the batch's jobs are acknowledged in one call
+    /// after the batch (the scripted session panics on a per-job `complete`), and each
+    /// counts as completed.
+    #[tokio::test]
+    async fn batched_completion_acknowledges_a_batch_in_one_call() {
+        let w = crate::workload::Workload::parse(
+            std::path::Path::new("t.toml"),
+            "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\ncomplete = \"batched\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
+        )
+        .unwrap();
+        let spec = Arc::new(WorkerSpec::new(&w, Strategy::PRODUCTION, 3, 1));
+        let clock = TrialClock::new(&w, Instant::now());
+        let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
+        let mut s = Scripted {
+            rows: 3,
+            ..Scripted::default()
+        };
+        worker.round(&mut s).await.unwrap();
+        worker.round(&mut s).await.unwrap();
+        assert_eq!(s.acknowledged, vec![vec![7, 8, 9], vec![7, 8, 9]]);
+        assert_eq!(worker.m.counts.jobs_completed, 6);
+        assert!(worker.unacked.is_empty());
+    }
+
     #[tokio::test]
     async fn a_claim_returning_more_rows_than_its_batch_is_an_over_claim() {
         let w = crate::workload::Workload::parse(
@@ -691,7 +724,10 @@ mod tests {
         let clock = TrialClock::new(&w, Instant::now());
         let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
         for rows in [2, 5, 1] {
-            let mut s = Scripted { failures: 0, rows };
+            let mut s = Scripted {
+                rows,
+                ..Scripted::default()
+            };
             worker.round(&mut s).await.unwrap();
         }
         assert_eq!(
@@ -717,6 +753,7 @@ mod tests {
         let mut s = Scripted {
             failures: 4,
             rows: 1,
+            ..Scripted::default()
         };
         let (_, in_calls) = claim(&mut s, &spec, &mut jobs, &mut m).await.unwrap();
         assert_eq!(jobs.len(), 1);
