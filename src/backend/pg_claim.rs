@@ -8,8 +8,9 @@
 use super::ClaimedJob;
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
+use futures_util::TryStreamExt;
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{Row, Statement};
+use tokio_postgres::{Row, RowStream, Statement};
 
 /// Built-in claim statements bind `$1` batch, `$2` worker id.
 const BUILTIN_PARAMS: [Param; 2] = [Param::Batch, Param::WorkerId];
@@ -76,14 +77,14 @@ impl Binds {
         })
     }
 
-    /// Runs `statement` for `batch` as `worker_id`.
-    pub async fn query(
+    /// Runs `statement` for `batch` as `worker_id`, its rows as they arrive.
+    pub async fn query_raw(
         &self,
         client: &tokio_postgres::Client,
         statement: &Statement,
         batch: u32,
         worker_id: &String,
-    ) -> Result<Vec<Row>, tokio_postgres::Error> {
+    ) -> Result<RowStream, tokio_postgres::Error> {
         let (b8, b4, b2) = (
             i64::from(batch),
             batch.min(i32::MAX as u32) as i32,
@@ -98,7 +99,21 @@ impl Binds {
             }
         };
         let values = [value(self.binds[0]), value(self.binds[1])];
-        client.query(statement, &values[..self.n]).await
+        client
+            .query_raw(statement, values[..self.n].iter().copied())
+            .await
+    }
+
+    /// Runs `statement` for `batch` as `worker_id`, its rows collected.
+    pub async fn query(
+        &self,
+        client: &tokio_postgres::Client,
+        statement: &Statement,
+        batch: u32,
+        worker_id: &String,
+    ) -> Result<Vec<Row>, tokio_postgres::Error> {
+        let rows = self.query_raw(client, statement, batch, worker_id).await?;
+        rows.try_collect().await
     }
 }
 
@@ -137,32 +152,37 @@ impl ClaimStatement {
         })
     }
 
-    /// Runs the claim for `batch` as `worker_id` on `client`.
-    pub async fn query(
+    /// Runs the claim for `batch` as `worker_id` on `client`, appending the claimed
+    /// jobs to `out` as their rows arrive (no vector of rows in between: this is the
+    /// hot path). A statement without `attempt_count` reports attempt 0; one without
+    /// `queue_wait_us` reports no queue wait (-1, which is not recorded).
+    pub async fn claim(
         &self,
         client: &tokio_postgres::Client,
         batch: u32,
         worker_id: &String,
-    ) -> Result<Vec<Row>, tokio_postgres::Error> {
-        self.binds
-            .query(client, &self.statement, batch, worker_id)
-            .await
-    }
-
-    /// The claimed jobs of `rows`. A statement without `attempt_count` reports attempt
-    /// 0; one without `queue_wait_us` reports no queue wait (-1, which is not recorded).
-    pub fn push(&self, rows: &[Row], out: &mut Vec<ClaimedJob>) {
-        // Types were checked by `describe`; a NULL reads as absent rather than panicking.
-        out.extend(rows.iter().filter_map(|r| {
-            Some(ClaimedJob {
-                id: r.try_get(self.id).ok()?,
-                attempt: self.attempt.and_then(|i| r.try_get(i).ok()).unwrap_or(0),
-                queue_wait_us: self
-                    .queue_wait
-                    .and_then(|i| r.try_get(i).ok())
-                    .unwrap_or(-1),
-            })
-        }));
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<(), tokio_postgres::Error> {
+        let rows = self
+            .binds
+            .query_raw(client, &self.statement, batch, worker_id)
+            .await?;
+        let mut rows = std::pin::pin!(rows);
+        while let Some(r) = rows.try_next().await? {
+            // Types were checked by `describe`; a NULL reads as absent rather than
+            // panicking.
+            if let Ok(id) = r.try_get(self.id) {
+                out.push(ClaimedJob {
+                    id,
+                    attempt: self.attempt.and_then(|i| r.try_get(i).ok()).unwrap_or(0),
+                    queue_wait_us: self
+                        .queue_wait
+                        .and_then(|i| r.try_get(i).ok())
+                        .unwrap_or(-1),
+                });
+            }
+        }
+        Ok(())
     }
 }
 

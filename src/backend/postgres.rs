@@ -889,8 +889,7 @@ impl Session for PostgresSession {
         let mut outcome = ClaimOutcome::default();
         match &prepared[i].1 {
             Prepared::Claim(claim) => {
-                let rows = claim.query(c, batch, worker_id).await.map_err(e)?;
-                claim.push(&rows, out);
+                claim.claim(c, batch, worker_id, out).await.map_err(e)?;
                 self.advisory = strategy.def().advisory;
             }
             Prepared::ReadThenWrite { select, update } => {

@@ -28,8 +28,12 @@ impl WorkerThreads {
             joins: Vec::new(),
         };
         for i in 0..n.max(1) {
+            // Timers and sockets only: a signal or process driver would be polled on
+            // every park (tokio reaps orphaned child processes there), a cost per
+            // claim for nothing a worker uses; Ctrl-C is the main runtime's.
             let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
+                .enable_io()
+                .enable_time()
                 .build()?;
             let (stop, stopped) = oneshot::channel::<()>();
             threads.handles.push(runtime.handle().clone());

@@ -194,36 +194,47 @@ async fn finish<S: Session>(
     Ok(())
 }
 
-/// One claim, sent again for the rest of the batch after a retryable error: the jobs a
-/// call committed before its error stay in `jobs` (a conditional claim commits row by
-/// row). Returns the time spent in the claim calls themselves; the back-off sleeps
-/// between them are counted apart (`retry_backoff_us`), so claim latency is the
-/// database's service time, not the harness's pauses.
+/// What [`claim`] took: the time spent in the claim calls themselves, and when the
+/// last one returned.
+struct ClaimTiming {
+    in_calls: Duration,
+    end: Instant,
+}
+
+/// One claim begun at `start`, sent again for the rest of the batch after a retryable
+/// error: the jobs a call committed before its error stay in `jobs` (a conditional claim
+/// commits row by row). The back-off sleeps between calls are counted apart
+/// (`retry_backoff_us`), so claim latency is the database's service time, not the
+/// harness's pauses. A claim that needs no retry reads the clock once, here, beside the
+/// caller's `start`.
 async fn claim<S: Session>(
     session: &mut S,
     spec: &WorkerSpec,
     jobs: &mut Vec<ClaimedJob>,
     m: &mut WorkerMetrics,
-) -> Result<(ClaimOutcome, Duration), BackendError> {
+    start: Instant,
+) -> Result<(ClaimOutcome, ClaimTiming), BackendError> {
     jobs.clear();
     let mut pause = Duration::from_millis(1);
     let mut in_calls = Duration::ZERO;
     let mut lost_races = 0;
+    let mut t = start;
     loop {
         let left = spec.batch - jobs.len() as u32;
-        let t = Instant::now();
         let r = session.claim(spec.strategy, left, jobs).await;
-        in_calls += t.elapsed();
+        let end = Instant::now();
+        in_calls += end - t;
         match r {
             Ok(o) => {
                 lost_races += o.lost_races;
-                return Ok((ClaimOutcome { lost_races }, in_calls));
+                return Ok((ClaimOutcome { lost_races }, ClaimTiming { in_calls, end }));
             }
             Err(e) if e.is_retryable() => {
                 count_retry(&mut m.counts, &e);
                 m.counts.retry_backoff_us += micros(pause);
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_millis(64));
+                t = Instant::now();
             }
             Err(e) => return Err(e),
         }
@@ -353,7 +364,14 @@ impl Worker {
         // Fields, not a clone of the Arc: no atomic increment per claim.
         let (spec, clock) = (&*self.spec, self.clock);
         let t0 = Instant::now();
-        let (outcome, claim_time) = match claim(session, spec, &mut self.jobs, &mut self.m).await {
+        let claimed = claim(session, spec, &mut self.jobs, &mut self.m, t0).await;
+        let (
+            outcome,
+            ClaimTiming {
+                in_calls: claim_time,
+                end: t1,
+            },
+        ) = match claimed {
             Ok(r) => r,
             Err(e) => {
                 if e.kind() == ErrorKind::ConnectionLost {
@@ -362,7 +380,6 @@ impl Worker {
                 return Err(e);
             }
         };
-        let t1 = Instant::now();
         let m = &mut self.m;
         let n = self.jobs.len() as u32;
         m.counts.most_claimed = m.counts.most_claimed.max(u64::from(n));
@@ -755,7 +772,9 @@ mod tests {
             rows: 1,
             ..Scripted::default()
         };
-        let (_, in_calls) = claim(&mut s, &spec, &mut jobs, &mut m).await.unwrap();
+        let start = Instant::now();
+        let (_, timing) = claim(&mut s, &spec, &mut jobs, &mut m, start).await.unwrap();
+        let in_calls = timing.in_calls;
         assert_eq!(jobs.len(), 1);
         assert_eq!(m.counts.retries, 4);
         assert_eq!(m.counts.lock_timeouts, 4);
@@ -764,5 +783,7 @@ mod tests {
             in_calls < Duration::from_millis(15),
             "the claim calls themselves take no time here: {in_calls:?}"
         );
+        // The back-off is in the wall time the claim took, only not in its latency.
+        assert!(timing.end - start >= Duration::from_millis(15));
     }
 }
