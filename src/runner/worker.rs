@@ -773,7 +773,9 @@ mod tests {
             ..Scripted::default()
         };
         let start = Instant::now();
-        let (_, timing) = claim(&mut s, &spec, &mut jobs, &mut m, start).await.unwrap();
+        let (_, timing) = claim(&mut s, &spec, &mut jobs, &mut m, start)
+            .await
+            .unwrap();
         let in_calls = timing.in_calls;
         assert_eq!(jobs.len(), 1);
         assert_eq!(m.counts.retries, 4);
