@@ -40,7 +40,8 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 spread() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.0f-%.0f", lo, hi}'; }
 
 echo "rounds per cell: $rounds (order alternates); $seconds s each; medians, then min-max over rounds"
-printf '%-8s %-6s %12s %12s %7s %16s %16s %14s %14s\n' workers batch pgbench_tps claimbench_cps ratio pgbench_us/claim claimbench_us/claim pgbench_range claimbench_range
+echo "ratio: of the two medians; paired: the median of each round's own ratio (the two runs of a round are back to back, so a drift of the host between rounds cancels)"
+printf '%-8s %-6s %12s %12s %7s %7s %16s %16s %14s %14s\n' workers batch pgbench_tps claimbench_cps ratio paired pgbench_us/claim claimbench_us/claim pgbench_range claimbench_range
 for w in "${workers[@]}"; do
   for b in "${batches[@]}"; do
     work="$tmp/w${w}b${b}"
@@ -65,8 +66,9 @@ for w in "${workers[@]}"; do
     done
     tps=$(cut -d' ' -f1 "$work/pg.txt" | median); pg_us=$(cut -d' ' -f2 "$work/pg.txt" | median)
     cps=$(cut -d' ' -f1 "$work/cb.txt" | median); cb_us=$(cut -d' ' -f2 "$work/cb.txt" | median)
-    printf '%-8s %-6s %12.0f %12.0f %7.2f %16.1f %16.1f %14s %14s\n' "$w" "$b" "$tps" "$cps" \
-      "$(echo "$cps / $tps" | bc -l)" "$pg_us" "$cb_us" \
+    paired=$(paste -d' ' "$work/cb.txt" "$work/pg.txt" | awk '{print $1 / $3}' | median)
+    printf '%-8s %-6s %12.0f %12.0f %7.2f %7.2f %16.1f %16.1f %14s %14s\n' "$w" "$b" "$tps" "$cps" \
+      "$(echo "$cps / $tps" | bc -l)" "$paired" "$pg_us" "$cb_us" \
       "$(cut -d' ' -f1 "$work/pg.txt" | spread)" "$(cut -d' ' -f1 "$work/cb.txt" | spread)"
   done
 done
