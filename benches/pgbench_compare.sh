@@ -37,11 +37,22 @@ claimbench_once() { # dir -> "claims_per_s us_per_claim"
   jq -r '.cells[0].trials[0] | "\(.claims_per_s) \(.resources.client_cpu_us_per_claim)"' "$1"/results/*/run.json
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# A 95% bootstrap interval of the median paired ratio (rounds resampled with replacement;
+# coarse with few rounds, which is the point: it shows what the rounds can tell apart).
+paired_interval() { # cb.txt pg.txt -> "lo-hi"
+  python3 - "$1" "$2" <<'PY'
+import random, statistics, sys
+ratios = [float(c.split()[0]) / float(p.split()[0]) for c, p in zip(open(sys.argv[1]), open(sys.argv[2]))]
+rng = random.Random(1)
+meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+print(f"{meds[50]:.2f}-{meds[1949]:.2f}")
+PY
+}
 spread() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.0f-%.0f", lo, hi}'; }
 
 echo "rounds per cell: $rounds (order alternates); $seconds s each; medians, then min-max over rounds"
 echo "ratio: of the two medians; paired: the median of each round's own ratio (the two runs of a round are back to back, so a drift of the host between rounds cancels)"
-printf '%-8s %-6s %12s %12s %7s %7s %16s %16s %14s %14s\n' workers batch pgbench_tps claimbench_cps ratio paired pgbench_us/claim claimbench_us/claim pgbench_range claimbench_range
+printf '%-8s %-6s %12s %12s %7s %7s %11s %16s %16s %14s %14s\n' workers batch pgbench_tps claimbench_cps ratio paired paired_95% pgbench_us/claim claimbench_us/claim pgbench_range claimbench_range
 for w in "${workers[@]}"; do
   for b in "${batches[@]}"; do
     work="$tmp/w${w}b${b}"
@@ -67,8 +78,8 @@ for w in "${workers[@]}"; do
     tps=$(cut -d' ' -f1 "$work/pg.txt" | median); pg_us=$(cut -d' ' -f2 "$work/pg.txt" | median)
     cps=$(cut -d' ' -f1 "$work/cb.txt" | median); cb_us=$(cut -d' ' -f2 "$work/cb.txt" | median)
     paired=$(paste -d' ' "$work/cb.txt" "$work/pg.txt" | awk '{print $1 / $3}' | median)
-    printf '%-8s %-6s %12.0f %12.0f %7.2f %7.2f %16.1f %16.1f %14s %14s\n' "$w" "$b" "$tps" "$cps" \
-      "$(echo "$cps / $tps" | bc -l)" "$paired" "$pg_us" "$cb_us" \
+    printf '%-8s %-6s %12.0f %12.0f %7.2f %7.2f %11s %16.1f %16.1f %14s %14s\n' "$w" "$b" "$tps" "$cps" \
+      "$(echo "$cps / $tps" | bc -l)" "$paired" "$(paired_interval "$work/cb.txt" "$work/pg.txt")" "$pg_us" "$cb_us" \
       "$(cut -d' ' -f1 "$work/pg.txt" | spread)" "$(cut -d' ' -f1 "$work/cb.txt" | spread)"
   done
 done
