@@ -4,6 +4,7 @@
 //! Like declared strategies, a declaration lives for the process (its text leaked once),
 //! so `layout_sql` can hand it out as a shipped file's `&'static str`.
 
+use crate::workload::{check_declared_name, leak};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
@@ -18,24 +19,10 @@ pub struct DeclaredLayout {
 /// (name, file, DDL), latest last: a name declared twice resolves to the latest.
 static DECLARED: Mutex<Vec<(&'static str, &'static str, &'static str)>> = Mutex::new(Vec::new());
 
-fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_string().into_boxed_str())
-}
-
 /// Registers `d`; the message says why a declaration is refused.
 pub fn declare(d: &DeclaredLayout) -> Result<(), String> {
-    if crate::workload::INDEX_LAYOUTS.contains(&d.name.as_str()) {
-        return Err(format!(
-            "`{}` is a shipped layout; give yours another name",
-            d.name
-        ));
-    }
-    if !crate::workload::is_plain_name(&d.name) {
-        return Err(format!(
-            "`{}` is not a layout name; use letters, digits, `-` and `_`",
-            d.name
-        ));
-    }
+    let shipped = crate::workload::INDEX_LAYOUTS.contains(&d.name.as_str());
+    check_declared_name(&d.name, "layout", shipped.then_some("a shipped layout"))?;
     DECLARED.lock().unwrap_or_else(|p| p.into_inner()).push((
         leak(&d.name),
         leak(&d.file),
@@ -84,5 +71,11 @@ mod tests {
             ..d
         };
         assert!(declare(&shipped).unwrap_err().contains("shipped"));
+        let spaced = DeclaredLayout {
+            name: "my layout".into(),
+            ..shipped
+        };
+        assert!(declare(&spaced).unwrap_err().contains("not a layout name"));
+        assert!(postgres("my layout").is_none());
     }
 }

@@ -948,6 +948,26 @@ pub fn is_plain_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// Checks the name a workload declares a strategy or layout under: not one claimbench
+/// ships (`shipped_as` says what it is, e.g. "a built-in strategy"), and plain.
+pub fn check_declared_name(name: &str, kind: &str, shipped_as: Option<&str>) -> Result<(), String> {
+    if let Some(what) = shipped_as {
+        return Err(format!("`{name}` is {what}; give yours another name"));
+    }
+    if !is_plain_name(name) {
+        return Err(format!(
+            "`{name}` is not a {kind} name; use letters, digits, `-` and `_`"
+        ));
+    }
+    Ok(())
+}
+
+/// A declared name or text as `'static`: declared strategies and layouts live as long as
+/// the process (the registries hand out `&'static` definitions), a handful per run.
+pub fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
 /// toml's messages span several lines with a source excerpt; the CLI promises one line.
 fn one_line(msg: &str) -> String {
     let mut parts = msg.lines().map(str::trim).filter(|l| !l.is_empty());

@@ -8,6 +8,7 @@
 
 use super::named_params::{self, Param};
 use super::{Contention, Def, Form, Promises, Shape, Strategy};
+use crate::workload::{check_declared_name, leak};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
@@ -41,38 +42,31 @@ const NOT_YET: &str = "custom strategies run on PostgreSQL only for now: their s
 /// Registers `d` and returns its strategy. `d.sql` holds named parameters; errors are
 /// the message for the workload's field (the caller adds file and field).
 pub fn declare(d: &Declared) -> Result<Strategy, String> {
-    if Strategy::builtin_named(&d.name).is_some() {
-        return Err(format!(
-            "`{}` is a built-in strategy; give yours another name",
-            d.name
-        ));
-    }
-    if !crate::workload::is_plain_name(&d.name) {
-        return Err(format!(
-            "`{}` is not a strategy name; use letters, digits, `-` and `_`",
-            d.name
-        ));
-    }
+    let builtin = Strategy::builtin_named(&d.name).is_some();
+    check_declared_name(
+        &d.name,
+        "strategy",
+        builtin.then_some("a built-in strategy"),
+    )?;
     // A statement that never reads :batch is allowed: the over-claim check is what
     // catches a claim that ignores the batch size, with numbers.
     let (sql, params) = named_params::to_postgres(&d.sql).map_err(|e| e.to_string())?;
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     let def: &'static Def = Box::leak(Box::new(Def {
-        name: leak(d.name.clone()),
-        about: leak(format!("declared by the workload, from {}", d.file)),
+        name: leak(&d.name),
+        about: leak(&format!("declared by the workload, from {}", d.file)),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: Promises {
             prevents_duplicates: d.prevents_duplicates,
             respects_max_workers: d.respects_max_workers,
         },
-        postgres: Form::Sql(leak(sql)),
+        postgres: Form::Sql(leak(&sql)),
         mysql: Form::Absent(NOT_YET),
         mssql: Form::Absent(NOT_YET),
         advisory: false,
         listens: false,
         custom: Some(Source {
-            file: leak(d.file.clone()),
+            file: leak(&d.file),
             params: Box::leak(params.into_boxed_slice()),
         }),
     }));
@@ -95,7 +89,7 @@ pub fn registered(name: &str) -> Option<Strategy> {
 /// strictest promise (a duplicate counts against it).
 pub fn placeholder(name: &str) -> Strategy {
     let def: &'static Def = Box::leak(Box::new(Def {
-        name: Box::leak(name.to_string().into_boxed_str()),
+        name: leak(name),
         about: "a custom strategy of a saved run",
         shape: Shape::Claim,
         contention: Contention::Skips,
