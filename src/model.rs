@@ -4,7 +4,9 @@
 //! Every claim statement that promises the seed's semantics (`production`, and `waiting`
 //! once its locks are granted) is held against [`seed_pick`]: the behavioural suite loads
 //! generated states into a real server, runs the statement alone, and requires the same
-//! ids. The model is deliberately the seed's SQL read literally (rank every eligible row
+//! ids. The techniques that skip locked rows without the seed's caps are held the same
+//! way against what they promise instead: [`uncapped_pick`] (`in-subquery`,
+//! `ready-table`) and [`advisory_pick`], whose window is a documented shortcut. The model is deliberately the seed's SQL read literally (rank every eligible row
 //! per queue, then filter, then order and limit), not the shape of any port, so a port
 //! that takes a shortcut shows up as a difference.
 //!
@@ -50,6 +52,10 @@ pub struct TableState {
     pub jobs: Vec<JobRow>,
 }
 
+/// A claim's pick as a function of the state, the rows other transactions hold, and the
+/// batch: [`seed_pick`], [`uncapped_pick`], [`advisory_pick`].
+pub type Pick = fn(&TableState, &HashSet<i64>, u32) -> Vec<i64>;
+
 /// The ids the seed's FetchNextBatch claims from `state` with limit `batch`, when the
 /// rows in `locked_by_others` are held by another transaction (READPAST / SKIP LOCKED
 /// drop them before ranking). Returned in fetch order.
@@ -62,18 +68,8 @@ pub fn seed_pick(state: &TableState, locked_by_others: &HashSet<i64>, batch: u32
         *active.entry(j.queue.as_str()).or_default() += 1;
     }
     // Candidates: pending, not locked by others, queue not paused or inactive, due.
-    let mut candidates: Vec<&JobRow> = state
-        .jobs
-        .iter()
-        .filter(|j| j.status == 0 && !locked_by_others.contains(&j.id))
-        .filter(|j| {
-            queues
-                .get(j.queue.as_str())
-                .is_none_or(|q| !q.is_paused && q.is_active)
-        })
-        .filter(|j| j.scheduled_s.is_none_or(|s| s <= 0))
-        .collect();
-    candidates.sort_by_key(|j| fetch_order(j));
+    let mut candidates = eligible_in_fetch_order(state);
+    candidates.retain(|j| !locked_by_others.contains(&j.id));
     // ROW_NUMBER() per queue in fetch order, then the capacity check.
     let mut rank: HashMap<&str, i64> = HashMap::new();
     let allowed = candidates.into_iter().filter(|j| {
@@ -86,6 +82,60 @@ pub fn seed_pick(state: &TableState, locked_by_others: &HashSet<i64>, batch: u32
     });
     // Picked: TOP (@Limit) in fetch order (the candidates are already in it).
     allowed.take(batch as usize).map(|j| j.id).collect()
+}
+
+/// The ids a claim without per-queue caps takes (`in-subquery`, `ready-table`): the
+/// seed's eligibility and fetch order, the first `batch` rows not locked by others, and
+/// no bulkhead. Short only when others hold rows or fewer are eligible; empty only when
+/// every eligible row is held.
+pub fn uncapped_pick(state: &TableState, locked_by_others: &HashSet<i64>, batch: u32) -> Vec<i64> {
+    let mut eligible = eligible_in_fetch_order(state);
+    eligible.retain(|j| !locked_by_others.contains(&j.id));
+    eligible
+        .into_iter()
+        .take(batch as usize)
+        .map(|j| j.id)
+        .collect()
+}
+
+/// How many rows in fetch order `advisory` reads before it try-locks any: `4 x batch +
+/// 64` (its statement's `LIMIT $1 * 4 + 64`).
+pub fn advisory_window(batch: u32) -> usize {
+    batch as usize * 4 + 64
+}
+
+/// The ids `advisory` takes: it reads a window of the first [`advisory_window`] eligible
+/// rows in fetch order *before* locking (rows other claims hold included, as its snapshot
+/// shows them pending), then takes the first `batch` of those it can lock. The shortcut's
+/// worst case: when others hold every row of the window, the claim comes back empty
+/// however many eligible rows lie beyond it.
+pub fn advisory_pick(state: &TableState, locked_by_others: &HashSet<i64>, batch: u32) -> Vec<i64> {
+    eligible_in_fetch_order(state)
+        .into_iter()
+        .take(advisory_window(batch))
+        .filter(|j| !locked_by_others.contains(&j.id))
+        .take(batch as usize)
+        .map(|j| j.id)
+        .collect()
+}
+
+/// Pending rows whose queue is neither paused nor inactive and that are due, in fetch
+/// order; locks are the caller's to apply.
+fn eligible_in_fetch_order(state: &TableState) -> Vec<&JobRow> {
+    let open: HashMap<&str, bool> = state
+        .queues
+        .iter()
+        .map(|q| (q.name.as_str(), !q.is_paused && q.is_active))
+        .collect();
+    let mut rows: Vec<&JobRow> = state
+        .jobs
+        .iter()
+        .filter(|j| j.status == 0)
+        .filter(|j| open.get(j.queue.as_str()).copied().unwrap_or(true))
+        .filter(|j| j.scheduled_s.is_none_or(|s| s <= 0))
+        .collect();
+    rows.sort_by_key(|j| fetch_order(j));
+    rows
 }
 
 /// `(Priority DESC, due ASC)`, ties by id.
@@ -194,6 +244,41 @@ mod tests {
         s.jobs[3].priority = 5;
         s.jobs[2].scheduled_s = Some(-500); // due earlier than the others' -100
         assert_eq!(seed_pick(&s, &HashSet::new(), 4), vec![4, 3, 1, 2]);
+    }
+
+    #[test]
+    fn uncapped_claims_ignore_max_workers_but_not_pause_or_locks() {
+        let s = capped_queue_ahead();
+        // `capped` is full (2 active of 2), but a claim without caps takes its rows first.
+        assert_eq!(uncapped_pick(&s, &HashSet::new(), 3), vec![3, 4, 5]);
+        let locked = HashSet::from([3, 5]);
+        assert_eq!(uncapped_pick(&s, &locked, 3), vec![4, 6, 7]);
+    }
+
+    /// The documented worst case of `advisory`'s window: with its first 4 x batch + 64
+    /// eligible rows held by others, it takes nothing, while a claim that locks as it
+    /// reads takes a full batch.
+    #[test]
+    fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
+        let s = TableState {
+            queues: vec![],
+            jobs: jobs(1, 300, "q", 0, 0),
+        };
+        let batch = 10;
+        let window = advisory_window(batch) as i64;
+        assert_eq!(window, 104);
+        let held: HashSet<i64> = (1..=window).collect();
+        assert_eq!(advisory_pick(&s, &held, batch), Vec::<i64>::new());
+        assert_eq!(
+            uncapped_pick(&s, &held, batch),
+            (105..115).collect::<Vec<_>>()
+        );
+        // One row of the window free: a batch of one, however many lie beyond.
+        let held: HashSet<i64> = (1..window).collect();
+        assert_eq!(advisory_pick(&s, &held, batch), vec![window]);
+        // Fewer held than the window's spare rows: a full batch.
+        let held: HashSet<i64> = (1..=window - batch as i64).collect();
+        assert_eq!(advisory_pick(&s, &held, batch).len(), batch as usize);
     }
 
     #[test]

@@ -16,6 +16,8 @@
 -- rows locked by other claims at once (16 workers claiming 100 each, say). Advisory
 -- locks live in the shared lock table: workers x batch of them at a time, against
 -- max_locks_per_transaction x max_connections.
+-- The behavioural suite holds this statement to model::advisory_pick (src/model.rs) on
+-- generated states with other claims in flight, and at the edges of the cases above.
 WITH candidates AS MATERIALIZED (
     SELECT j.id
     FROM jobs_hot j

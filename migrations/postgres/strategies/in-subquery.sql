@@ -13,6 +13,8 @@
 -- correctness failure (techniques.toml forces that plan with session settings).
 -- A batch comes back short only when other claims hold the rows; empty only when every
 -- eligible row is locked by a claim in flight or there is none.
+-- The behavioural suite holds this statement to model::uncapped_pick (src/model.rs) on
+-- generated states with other claims in flight, and at the edges of the cases above.
 UPDATE jobs_hot h
 SET status = 1,
     worker_id = $2,

@@ -13,6 +13,8 @@
 -- A batch comes back short when other claims hold ready rows; empty when every ready
 -- row that is due, in an unpaused queue, is locked by a claim in flight, or none is
 -- left. Ready rows of paused queues stay in the table and are read past on every claim.
+-- The behavioural suite holds this statement to model::uncapped_pick (src/model.rs) on
+-- generated states with other claims in flight, and at the edges of the cases above.
 -- step: setup
 CREATE TABLE jobs_ready (
     id       bigint      PRIMARY KEY,
