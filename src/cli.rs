@@ -1,7 +1,8 @@
 //! The command line as the user typed it: clap derive structs holding raw values only.
 //! `main` turns them into domain types.
 
-use clap::{Parser, Subcommand};
+use claimbench::backend::BackendKind;
+use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Exit codes, the same for every command.
@@ -142,13 +143,12 @@ pub enum Command {
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {
-        /// postgres, mysql or mssql.
-        #[arg(long, default_value = "postgres")]
-        backend: String,
+        #[arg(long, value_enum, default_value_t = BackendArg::Postgres)]
+        backend: BackendArg,
         /// A built-in strategy, or one the --workload declares.
         #[arg(long)]
         strategy: String,
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         batch: u32,
         /// A workload whose [strategies.<name>] declare custom strategies to print.
         #[arg(long)]
@@ -158,4 +158,22 @@ pub enum Command {
     Validate { workload: PathBuf },
     /// Re-render summary.md and the report from a run.json (or its folder).
     Report { run_json: PathBuf },
+}
+
+/// A backend as `--backend` names it; `main` turns it into the domain's [`BackendKind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Postgres,
+    Mysql,
+    Mssql,
+}
+
+impl From<BackendArg> for BackendKind {
+    fn from(b: BackendArg) -> BackendKind {
+        match b {
+            BackendArg::Postgres => BackendKind::Postgres,
+            BackendArg::Mysql => BackendKind::Mysql,
+            BackendArg::Mssql => BackendKind::Mssql,
+        }
+    }
 }

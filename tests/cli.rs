@@ -207,6 +207,23 @@ fn sql_prints_each_strategy_and_refuses_unknown_ones() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown strategy `magic`"));
+    // The backend and the batch are checked by the parser, which lists what is allowed.
+    for (args, says) in [
+        (
+            ["--backend", "oracle"],
+            "possible values: postgres, mysql, mssql",
+        ),
+        (["--batch", "0"], "0 is not in 1.."),
+    ] {
+        let out = claimbench()
+            .args(["sql", "--strategy", "production"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
 }
 
 /// The embedded default end to end: starts a cluster, runs the CI smoke workload, writes

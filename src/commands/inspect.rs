@@ -1,0 +1,146 @@
+//! The commands that look without running trials: `validate` (what a workload expands
+//! to), `sql` (the statements a strategy sends), `prepare` (a seeded schema for other
+//! tools) and `report` (re-render a run).
+
+use super::run::print_report_paths;
+use super::run_json_path;
+use super::targets::check_layouts;
+use anyhow::{Result, bail};
+use claimbench::backend::any::AnyBackend;
+use claimbench::backend::{Backend, BackendKind, DbTarget, mssql, mysql, postgres};
+use claimbench::report;
+use claimbench::results::RunResult;
+use claimbench::strategy::{self, Strategy};
+use claimbench::workload::Workload;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// `validate`: the trial count and what each matrix block expands to.
+pub(crate) fn validate(workload: &Path) -> Result<ExitCode> {
+    let w = Workload::load(workload)?;
+    check_layouts(&w, &w.backends)?;
+    outln!(
+        "{}: ok, {} trials{} on {}",
+        workload.display(),
+        w.trial_count(),
+        if w.matrices.iter().any(|m| m.phase.search.is_some()) {
+            " at most"
+        } else {
+            ""
+        },
+        if w.backends.is_empty() {
+            "each backend: those of the --db URLs given (PostgreSQL without any)".to_string()
+        } else {
+            format!("{} backends", w.backends.len())
+        },
+    );
+    for (i, m) in w.matrices.iter().enumerate() {
+        let p = w.phase(i);
+        outln!(
+            "  {}: {} strategies x {} layouts x {} worker counts x {} batch sizes x {}{}",
+            if m.name.is_empty() { "matrix" } else { &m.name },
+            m.strategies.len(),
+            m.index_layouts.len(),
+            m.workers.len(),
+            m.batch_sizes.len(),
+            match m.phase.search {
+                Some(s) => format!("a rate search of at most {} trials", s.max_trials),
+                None => format!("{} repetitions", p.trial.repetitions),
+            },
+            match p.producer_rate_per_s {
+                Some(r) => format!(", {r} arrivals/s"),
+                None => String::new(),
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `prepare`: a reset and seeded schema in `layout` (the workload's first by default),
+/// for another tool to load (benches/pgbench_compare.sh runs pgbench on it).
+pub(crate) async fn prepare(
+    workload: &Path,
+    db: &str,
+    schema: &str,
+    layout: Option<String>,
+) -> Result<ExitCode> {
+    let w = Workload::load(workload)?;
+    let layout = layout.unwrap_or_else(|| w.index_layouts()[0].clone());
+    if !w.index_layouts().contains(&layout)
+        && !claimbench::workload::INDEX_LAYOUTS.contains(&layout.as_str())
+    {
+        bail!(
+            "unknown layout `{layout}`; expected one of: {}",
+            claimbench::workload::INDEX_LAYOUTS.join(", ")
+        );
+    }
+    let target = DbTarget::parse(db)?;
+    AnyBackend::layout_check(target.kind(), &layout)?;
+    let backend = AnyBackend::new(&target, target.to_string(), schema);
+    let seeded = backend.reset(&w, &layout, w.seed).await?;
+    outln!("{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sql`: a strategy's statements as claimbench sends them, with a workload's declared
+/// strategies resolvable by name.
+pub(crate) fn sql(
+    kind: BackendKind,
+    strategy: &str,
+    batch: u32,
+    workload: Option<&Path>,
+) -> Result<ExitCode> {
+    if let Some(w) = workload {
+        // Declares the workload's custom strategies, so their names resolve.
+        Workload::load(w)?;
+    }
+    print_sql(kind, strategy, batch)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `report`: the summary of a stored run, and its report files rendered anew.
+pub(crate) fn report(run_json: &Path) -> Result<ExitCode> {
+    let run_json = run_json_path(run_json);
+    let r = RunResult::read(&run_json)?;
+    let dir = run_json.parent().unwrap_or(Path::new("."));
+    out!("{}", report::summary::render(&r));
+    print_report_paths(&r, dir)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_sql(kind: BackendKind, strategy: &str, batch: u32) -> Result<()> {
+    let strategy: Strategy = strategy.parse().map_err(anyhow::Error::msg)?;
+    if let strategy::Form::Absent(why) = strategy.form(kind) {
+        bail!("strategy `{strategy}` has no {kind} form: {why}");
+    }
+    let (params, text) = match kind {
+        BackendKind::Mysql => (
+            mysql::strategy_params(strategy, batch),
+            mysql::expand_ids(mysql::strategy_sql(strategy), batch as usize),
+        ),
+        BackendKind::Mssql => (
+            mssql::strategy_params(strategy, batch),
+            match strategy.shape() {
+                strategy::Shape::Claim => format!(
+                    "-- as sent to a database with READ_COMMITTED_SNAPSHOT OFF; with it ON, each\n-- lock hint also gets READCOMMITTEDLOCK (the form that ran is in run.json)\n{}",
+                    mssql::locking_claim_sql(strategy, "claimbench", false)
+                ),
+                _ => mssql::with_schema(mssql::strategy_sql(strategy), "claimbench"),
+            },
+        ),
+        BackendKind::Postgres => (
+            postgres::strategy_params(strategy, batch),
+            postgres::strategy_sql(strategy).to_string(),
+        ),
+    };
+    if let Some(src) = &strategy.def().custom {
+        outln!(
+            "-- declared in {}; named parameters numbered as sent",
+            src.file
+        );
+    }
+    outln!("-- strategy {strategy} on {kind}, batch {batch}");
+    outln!("-- parameters: {params}");
+    outln!("{}", text.trim_end());
+    Ok(())
+}

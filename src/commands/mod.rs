@@ -1,0 +1,28 @@
+//! The subcommands, one module each: each turns what `cli` parsed into domain types, does
+//! the work and returns the exit code (`cli::EXIT_CODES`); `main` only dispatches.
+
+pub mod compare;
+pub mod inspect;
+pub mod prove;
+pub mod run;
+pub mod targets;
+
+use anyhow::Result;
+use claimbench::slo::Slo;
+use std::path::Path;
+
+/// A results folder stands for the run.json inside it.
+pub(crate) fn run_json_path(p: &Path) -> std::path::PathBuf {
+    if p.is_dir() {
+        p.join("run.json")
+    } else {
+        p.to_path_buf()
+    }
+}
+
+pub(crate) fn parse_slos(texts: &[String]) -> Result<Vec<Slo>> {
+    texts
+        .iter()
+        .map(|t| Slo::parse(t).map_err(|e| anyhow::anyhow!("--slo {t}: {e}")))
+        .collect()
+}

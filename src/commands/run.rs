@@ -1,0 +1,173 @@
+//! `run`: the workload's matrix on its servers, the summary, the report files, and the
+//! exit code from the correctness checks and gates. Ctrl-C, SIGTERM and SIGHUP end it
+//! with partial results.
+
+use super::targets::{environment, resolve_targets, restart_action, start_embedded};
+use anyhow::{Result, bail};
+use claimbench::analysis::recommend;
+use claimbench::backend::any::AnyBackend;
+use claimbench::backend::{Backend, BackendKind};
+use claimbench::report;
+use claimbench::results::{RunResult, TargetRecord};
+use claimbench::runner::{self, Interrupt, RunOptions};
+use claimbench::slo::Slo;
+use claimbench::workload::Workload;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// `run`'s options beyond the workload and where it runs.
+pub(crate) struct RunFlags {
+    pub results_dir: std::path::PathBuf,
+    pub repetitions: Option<u32>,
+    pub quiet: bool,
+    pub slos: Vec<Slo>,
+    pub worker_threads: Option<usize>,
+}
+
+pub(crate) async fn run(
+    workload_path: &Path,
+    db: Vec<String>,
+    schema: &str,
+    flags: RunFlags,
+) -> Result<ExitCode> {
+    let RunFlags {
+        results_dir,
+        repetitions,
+        quiet,
+        slos: slo_flags,
+        worker_threads,
+    } = flags;
+    let mut workload = Workload::load(workload_path)?;
+    if let Some(n) = repetitions {
+        if n == 0 {
+            bail!("--repetitions 0 is not allowed; give 1 or more");
+        }
+        workload.set_repetitions(n);
+    }
+    if !slo_flags.is_empty() {
+        workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
+    }
+    let targets = resolve_targets(&mut workload, &db)?;
+    let workload = Arc::new(workload);
+
+    let interrupt: Interrupt = Arc::default();
+    stop_on_signals(interrupt.clone());
+
+    // Keeps the throw-away cluster alive for the run; dropped (stopped and deleted) on
+    // every way out of this function.
+    let mut embedded = None;
+    let mut backends = Vec::new();
+    let mut records = Vec::new();
+    let mut restarts = Vec::new();
+    for (kind, target) in targets {
+        let (target, label) = match target {
+            Some(t) => {
+                let label = t.to_string();
+                (t, label)
+            }
+            None => start_embedded(&workload, quiet, &mut embedded)?,
+        };
+        let backend = AnyBackend::new(&target, target.to_string(), schema);
+        // On the cluster claimbench started, trials reset from a pristine copy.
+        let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
+        let backend = if own_cluster {
+            backend.with_pristine_copies()
+        } else {
+            backend
+        };
+        let own = embedded.as_ref().filter(|_| own_cluster);
+        restarts.push(restart_action(&workload, own, &target)?);
+        let server = backend.server_info().await?;
+        // Before anything runs: refuse a --schema claimbench did not create.
+        backend.check_schema().await?;
+        records.push(TargetRecord {
+            backend: kind,
+            target: label,
+            embedded: matches!(kind, BackendKind::Postgres) && embedded.is_some(),
+            server,
+            session_settings: claimbench::session_settings::for_backend(
+                &workload.session_settings,
+                kind,
+            ),
+        });
+        backends.push(backend);
+    }
+    let opts = RunOptions {
+        results_dir,
+        quiet,
+        environment: environment(records),
+        worker_threads,
+        restarts,
+    };
+    let backends: Vec<_> = backends.into_iter().map(Arc::new).collect();
+    let outcome = match runner::run(&backends, workload, opts, interrupt.clone()).await {
+        Ok(o) => o,
+        Err(f) => {
+            if let Some(dir) = f.partial {
+                errln!("partial results: {}", dir.join("run.json").display());
+                if let Ok(r) = RunResult::read(&dir.join("run.json")) {
+                    let _ = report::render_all(&r, &dir);
+                }
+            }
+            return Err(f.error.into());
+        }
+    };
+    out!("{}", report::summary::render(&outcome.result));
+    print_report_paths(&outcome.result, &outcome.dir)?;
+    drop(embedded);
+    let failed_gates = claimbench::analysis::gates::check(&outcome.result)
+        .iter()
+        .filter(|g| !g.passed)
+        .count();
+    Ok(if interrupt.stopping() {
+        ExitCode::from(130)
+    } else if outcome.failed_checks {
+        errln!("a correctness check failed: see Warnings in the summary");
+        ExitCode::from(1)
+    } else if failed_gates > 0 {
+        errln!("{failed_gates} gate checks failed: see Gates in the summary");
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Ctrl-C, SIGTERM and SIGHUP stop the current trial: partial results are written and
+/// the embedded cluster is removed.
+fn stop_on_signals(interrupt: Interrupt) {
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            let _ = tokio::signal::ctrl_c().await;
+            interrupt.stop();
+            return;
+        };
+        let which = tokio::select! {
+            _ = tokio::signal::ctrl_c() => "Ctrl-C",
+            _ = term.recv() => "SIGTERM",
+            _ = hup.recv() => "SIGHUP",
+        };
+        errln!("\ninterrupted by {which}: stopping the current trial and writing partial results");
+        interrupt.stop();
+    });
+}
+
+/// Renders every report file next to run.json and says where they are.
+pub(crate) fn print_report_paths(r: &RunResult, dir: &Path) -> Result<()> {
+    let files = report::render_all(r, dir)?;
+    for p in &files.problems {
+        errln!("warning: {p}");
+    }
+    outln!(
+        "\nresults: {}\n         {}\n         {} ({} plot files, cells.csv, hgrm/)",
+        dir.join("run.json").display(),
+        dir.join("summary.md").display(),
+        files.html.display(),
+        files.plots.len()
+    );
+    Ok(())
+}

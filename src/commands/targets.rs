@@ -1,0 +1,247 @@
+//! Which servers a run talks to: the `--db` URLs matched to the workload's backends, the
+//! embedded cluster when PostgreSQL has none, the checks that every strategy and layout
+//! exists on each, how each server restarts for a fault, and the environment recorded
+//! for comparing runs.
+
+use anyhow::{Context, Result, bail};
+use claimbench::backend::any::AnyBackend;
+use claimbench::backend::{BackendKind, DbTarget};
+use claimbench::embedded::EmbeddedPostgres;
+use claimbench::resources::host_facts;
+use claimbench::results::{Environment, TargetRecord};
+use claimbench::runner::Restart;
+use claimbench::strategy;
+use claimbench::workload::Workload;
+use std::sync::Arc;
+
+/// Which database each of the run's backends uses: a `--db` URL, or (for postgres
+/// only) `None`, the embedded cluster. Fills in the workload's backends when it left
+/// them to `--db`, and checks that every index layout exists on every backend.
+pub(crate) fn resolve_targets(
+    workload: &mut Workload,
+    urls: &[String],
+) -> Result<Vec<(BackendKind, Option<DbTarget>)>> {
+    let mut given: Vec<DbTarget> = Vec::new();
+    for url in urls {
+        let t = DbTarget::parse(url)?;
+        if given.iter().any(|g| g.kind() == t.kind()) {
+            bail!(
+                "--db names two {} servers; give one URL per backend",
+                t.kind()
+            );
+        }
+        given.push(t);
+    }
+    let path = workload.source_path.display().to_string();
+    if workload.backends.is_empty() {
+        workload.backends = if given.is_empty() {
+            vec![BackendKind::Postgres]
+        } else {
+            given.iter().map(DbTarget::kind).collect()
+        };
+    } else if let Some(extra) = given
+        .iter()
+        .find(|t| !workload.backends.contains(&t.kind()))
+    {
+        bail!(
+            "--db gives a {} URL but {path}'s matrix.backends lists only {}; add {} there or drop that --db",
+            extra.kind(),
+            names(&workload.backends),
+            extra.kind()
+        );
+    }
+    let mut out = Vec::new();
+    for &kind in &workload.backends {
+        let target = given.iter().find(|t| t.kind() == kind).cloned();
+        if target.is_none() && kind != BackendKind::Postgres {
+            let example = match kind {
+                BackendKind::Mssql => {
+                    "mssql://sa:PASSWORD@127.0.0.1:1433/master?trust_server_certificate=true"
+                }
+                _ => "mysql://root@127.0.0.1:3306/test",
+            };
+            bail!(
+                "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {example}"
+            );
+        }
+        check_layouts(workload, &[kind])?;
+        out.push((kind, target));
+    }
+    Ok(out)
+}
+
+/// Every index layout and strategy of the workload must exist on each of `kinds`.
+pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
+    for &kind in kinds {
+        // Settings written for PostgreSQL only, in any block.
+        let phases: Vec<Workload> = (0..workload.matrices.len())
+            .map(|i| workload.phase(i))
+            .collect();
+        let postgres_only = [
+            (
+                "population.history",
+                phases.iter().any(|p| p.population.history.rows() > 0),
+            ),
+            (
+                "handler.complete = \"batched\"",
+                phases
+                    .iter()
+                    .any(|p| p.handler.complete == claimbench::workload::Completion::Batched),
+            ),
+        ];
+        for (field, used) in postgres_only {
+            if used && kind != BackendKind::Postgres {
+                bail!(
+                    "{}: {field} on {kind}: written for PostgreSQL only for now",
+                    workload.source_path.display()
+                );
+            }
+        }
+        for m in &workload.matrices {
+            for s in &m.strategies {
+                if let strategy::Form::Absent(why) = s.form(kind) {
+                    bail!(
+                        "{}: matrix.strategies: `{s}` on {kind}: {why}",
+                        workload.source_path.display()
+                    );
+                }
+            }
+        }
+        for layout in &workload.index_layouts() {
+            AnyBackend::layout_check(kind, layout).map_err(|why| {
+                anyhow::anyhow!(
+                    "{}: matrix.index_layouts: `{layout}` on {kind}: {why}",
+                    workload.source_path.display()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn names(kinds: &[BackendKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| k.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// This host, this build, and the servers of the run (the first one also at the top
+/// level, where runs from before several backends read it).
+pub(crate) fn environment(records: Vec<TargetRecord>) -> Environment {
+    let facts = host_facts();
+    let first = records[0].clone();
+    Environment {
+        host: facts.host,
+        os: facts.os,
+        cpu: facts.cpu,
+        logical_cores: facts.logical_cores,
+        physical_cores: facts.physical_cores,
+        memory_bytes: facts.memory_bytes,
+        claimbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_revision: git_revision(),
+        target: first.target,
+        embedded: first.embedded,
+        server: first.server,
+        targets: records,
+    }
+}
+
+/// How to restart a backend's server for `faults.restart_db_at_s`: the embedded cluster
+/// restarts itself; a `--db` server only through `faults.restart_command`.
+pub(crate) fn restart_action(
+    w: &Workload,
+    own: Option<&Arc<EmbeddedPostgres>>,
+    target: &DbTarget,
+) -> Result<Option<Restart>> {
+    if w.faults.restart_at.is_empty() {
+        return Ok(None);
+    }
+    if let Some(pg) = own {
+        let pg = pg.clone();
+        return Ok(Some(Arc::new(move || {
+            pg.restart().map_err(|e| e.to_string())
+        })));
+    }
+    let Some(cmd) = w.faults.restart_command.clone() else {
+        bail!(
+            "{}: faults.restart_db_at_s: claimbench restarts only the server it started, not {target}; give faults.restart_command (e.g. \"docker restart pg\")",
+            w.source_path.display()
+        );
+    };
+    Ok(Some(Arc::new(move || run_shell(&cmd))))
+}
+
+/// `sh -c cmd`, which must succeed; its stderr in the error.
+fn run_shell(cmd: &str) -> std::result::Result<(), String> {
+    let out = std::process::Command::new("sh")
+        .args(["-c", cmd])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `sh -c {cmd}`: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{cmd}` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Starts the throw-away cluster into `embedded` (which keeps it alive for the run) and
+/// returns its target and the label results record for it.
+pub(crate) fn start_embedded(
+    workload: &Workload,
+    quiet: bool,
+    embedded: &mut Option<Arc<EmbeddedPostgres>>,
+) -> Result<(DbTarget, String)> {
+    if !quiet {
+        errln!("starting the embedded PostgreSQL (pass --db URL to use an existing server)");
+    }
+    let mut settings = workload.embedded_settings.clone();
+    if !workload.faults.restart_at.is_empty() {
+        // The default's synchronous_commit = off acknowledges a commit before its WAL is
+        // written: a restart in immediate mode (a crash) forgets the last 200 ms of
+        // claims and completions the workers were told had committed, and the ledger
+        // rightly reports duplicates that are the setting's, not the claim's. A workload
+        // that sets it off itself keeps it off.
+        settings
+            .entry("synchronous_commit".to_string())
+            .or_insert_with(|| "on".to_string());
+    }
+    let pg = EmbeddedPostgres::start(&settings).context("cannot start the embedded PostgreSQL")?;
+    if !quiet {
+        errln!(
+            "embedded PostgreSQL on port {} in {} (removed on exit)",
+            pg.port(),
+            pg.path().display()
+        );
+    }
+    let t = DbTarget::parse(&pg.url())?;
+    *embedded = Some(Arc::new(pg));
+    let label = format!("embedded ({t})");
+    Ok((t, label))
+}
+
+/// The source revision, when claimbench runs from its git checkout ("+dirty" when the
+/// tree has uncommitted changes, since the numbers then belong to no commit).
+fn git_revision() -> Option<String> {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let rev = git(&["rev-parse", "--short=12", "HEAD"])?;
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty { format!("{rev}+dirty") } else { rev })
+}
