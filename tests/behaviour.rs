@@ -326,9 +326,11 @@ fn model_case(distinct_due: bool) -> impl proptest::strategy::Strategy<Value = M
         })
 }
 
-/// Loads `case` and claims once with production (with the locked rows held by `other`)
-/// and once with waiting (nothing locked: it would wait); both must return the model's
-/// pick.
+/// Loads `case` and claims once with each strategy that promises the seed's order, and
+/// holds each to its model: production (with the locked rows held by `other`) and
+/// waiting (nothing locked: it would wait) to the seed's pick; naive and conditional
+/// (nothing locked: their writes would wait), whose headers promise production's
+/// eligibility and order without its cap, to the uncapped pick.
 async fn check_against_model<D: TestDb>(
     backend: &D,
     sessions: &tokio::sync::Mutex<(D::Session, D::Session)>,
@@ -337,10 +339,13 @@ async fn check_against_model<D: TestDb>(
 ) -> Result<(), TestCaseError> {
     let mut guard = sessions.lock().await;
     let (claimer, other) = &mut *guard;
-    for (strategy, locked) in [
-        (Strategy::PRODUCTION, &case.locked[..]),
-        (Strategy::WAITING, &[][..]),
-    ] {
+    let checks: [(Strategy, &[i64], model::Pick); 4] = [
+        (Strategy::PRODUCTION, &case.locked, model::seed_pick),
+        (Strategy::WAITING, &[], model::seed_pick),
+        (Strategy::NAIVE, &[], model::uncapped_pick),
+        (Strategy::CONDITIONAL, &[], model::uncapped_pick),
+    ];
+    for (strategy, locked, pick) in checks {
         backend.load_state(claimer, &case.state).await;
         if !locked.is_empty() {
             backend.lock_rows(other, locked).await;
@@ -355,7 +360,7 @@ async fn check_against_model<D: TestDb>(
         let mut got: Vec<i64> = out.iter().map(|j| j.id).collect();
         got.sort_unstable();
         let locked: HashSet<i64> = locked.iter().copied().collect();
-        let mut want = model::seed_pick(&case.state, &locked, case.batch);
+        let mut want = pick(&case.state, &locked, case.batch);
         want.sort_unstable();
         prop_assert_eq!(got, want, "{} on {}", strategy, layout);
     }
