@@ -118,6 +118,10 @@ pub struct CellResult {
     pub index_layout: String,
     pub workers: u32,
     pub batch_size: u32,
+    /// The phase ran the claim path alone (`handler.mode = "claim-only"`); `None` in
+    /// runs written before this was recorded (see [`CellResult::is_claim_only`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_only: Option<bool>,
     pub trials: Vec<TrialResult>,
 }
 
@@ -203,8 +207,23 @@ impl CellResult {
             index_layout: "fetch-order".into(),
             workers,
             batch_size,
+            claim_only: None,
             trials,
         }
+    }
+
+    /// Whether the cell measured the claim path alone: nothing started or completed, so
+    /// completed jobs/s and duplicate executions are not measured (reports show "–")
+    /// and its throughput is what it claimed. For a run that did not record it: claims
+    /// were made and none was ever executed.
+    pub fn is_claim_only(&self) -> bool {
+        self.claim_only.unwrap_or_else(|| {
+            self.trials.iter().any(|t| t.counts.jobs_claimed > 0)
+                && self
+                    .trials
+                    .iter()
+                    .all(|t| t.duplicates.ledger.distinct_executed == 0)
+        })
     }
 
     /// Whether jobs arrived while it ran: only then do queue wait and oldest-pending
@@ -432,4 +451,33 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, bytes).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs written before `claim_only` was recorded: a cell that claimed and never
+    /// executed a job was claim-only; one that recorded the flag is taken at its word.
+    #[test]
+    fn claim_only_is_recorded_or_read_from_the_trials() {
+        let trial = |claimed: u64, executed: u64| {
+            let mut t = TrialResult::default();
+            t.counts.jobs_claimed = claimed;
+            t.duplicates.ledger.distinct_executed = executed;
+            t
+        };
+        let cell = |flag, trials| CellResult {
+            claim_only: flag,
+            ..CellResult::fetch_order(crate::strategy::Strategy::PRODUCTION, 4, 1, trials)
+        };
+        assert!(cell(None, vec![trial(100, 0)]).is_claim_only());
+        assert!(!cell(None, vec![trial(100, 90)]).is_claim_only());
+        assert!(
+            !cell(None, vec![trial(0, 0)]).is_claim_only(),
+            "claimed nothing"
+        );
+        assert!(!cell(Some(false), vec![trial(100, 0)]).is_claim_only());
+        assert!(cell(Some(true), vec![trial(0, 0)]).is_claim_only());
+    }
 }

@@ -120,12 +120,7 @@ pub fn thresholds() -> Vec<(&'static str, f64)> {
 }
 
 fn throughput(c: &CellResult) -> Option<Estimate> {
-    let xs: Vec<f64> = c
-        .trials
-        .iter()
-        .map(CellFigures::of_trial_throughput)
-        .collect();
-    from_repetitions(&xs)
+    from_repetitions(&CellFigures::trial_throughputs(c))
 }
 
 /// Bootstrap over repetitions; a single repetition leaves the noise unknown.

@@ -7,6 +7,9 @@ use crate::slo::{Slo, SloMetric};
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CellFigures {
+    /// The phase ran the claim path alone ([`CellResult::is_claim_only`]): completed
+    /// jobs/s and duplicate executions are not measured.
+    pub claim_only: bool,
     pub completed_per_s: f64,
     /// Completed jobs/s, or claimed jobs/s where the phase ran claim-only (nothing
     /// completes there): the rate to compare pools by.
@@ -54,8 +57,12 @@ impl CellFigures {
         let claim = merged(ts, |t| &t.claim_latency);
         let wait = arrivals.then(|| merged(ts, |t| &t.queue_wait)).flatten();
         CellFigures {
+            claim_only: c.is_claim_only(),
             completed_per_s: mean(ts, |t| t.completed_per_s),
-            throughput: mean(ts, CellFigures::of_trial_throughput),
+            throughput: {
+                let xs = CellFigures::trial_throughputs(c);
+                xs.iter().sum::<f64>() / xs.len().max(1) as f64
+            },
             claim_p50_ms: claim.as_ref().map(|h| ms(h.p50_us)),
             claim_p99_ms: claim.as_ref().map(|h| ms(h.p99_us)),
             claim_p999_ms: claim.as_ref().map(|h| ms(h.p999_us)),
@@ -80,14 +87,20 @@ impl CellFigures {
         }
     }
 
-    /// One repetition's throughput: completed jobs/s, or claimed where it completed
-    /// nothing (claim-only).
-    pub fn of_trial_throughput(t: &TrialResult) -> f64 {
-        if t.counts.jobs_completed == 0 {
-            t.claimed_per_s
-        } else {
-            t.completed_per_s
-        }
+    /// The throughput of each of `c`'s repetitions: completed jobs/s, or claimed jobs/s
+    /// in a claim-only cell (nothing completes there).
+    pub fn trial_throughputs(c: &CellResult) -> Vec<f64> {
+        let claim_only = c.is_claim_only();
+        c.trials
+            .iter()
+            .map(|t| {
+                if claim_only {
+                    t.claimed_per_s
+                } else {
+                    t.completed_per_s
+                }
+            })
+            .collect()
     }
 
     /// The figure an SLO on `metric` reads (`None`: not measured in this cell).
@@ -100,9 +113,22 @@ impl CellFigures {
             SloMetric::OldestPendingP99 => self.oldest_pending_p99_ms,
             SloMetric::OldestPendingMax => self.oldest_pending_max_ms,
             SloMetric::Duplicates => Some(self.duplicate_claims as f64),
-            SloMetric::DuplicateExecutions => Some(self.duplicate_executions as f64),
+            SloMetric::DuplicateExecutions => {
+                (!self.claim_only).then_some(self.duplicate_executions as f64)
+            }
             SloMetric::Lost => Some(self.lost as f64),
-            SloMetric::CompletedPerS => Some(self.completed_per_s),
+            SloMetric::CompletedPerS => (!self.claim_only).then_some(self.completed_per_s),
+        }
+    }
+
+    /// Why [`CellFigures::value`] has nothing for `metric` in this cell.
+    pub fn why_unmeasured(&self, metric: SloMetric) -> &'static str {
+        match metric {
+            SloMetric::CompletedPerS | SloMetric::DuplicateExecutions => "the phase is claim-only",
+            SloMetric::ClaimP50 | SloMetric::ClaimP99 | SloMetric::ClaimP999 => {
+                "no claim returned a job"
+            }
+            _ => "no arrivals in this phase",
         }
     }
 

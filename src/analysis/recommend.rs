@@ -15,6 +15,23 @@ pub const KNEE_GAIN: f64 = 0.05;
 /// correctness only.
 pub const DEFAULT_SLOS: [&str; 2] = ["duplicates==0", "lost==0"];
 
+/// "queue_wait_p99, oldest_pending_max not measured: no arrivals in this phase; ...":
+/// the unmeasured SLOs grouped by why, in their order.
+fn not_measured(unmeasured: &[(String, &'static str)]) -> String {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (name, why) in unmeasured {
+        match groups.iter_mut().find(|(w, _)| w == why) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((why, vec![name])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(why, names)| format!("{} not measured: {why}", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// One cell as the recommendation reads it.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -22,8 +39,12 @@ pub struct Candidate {
     pub batch: u32,
     pub figures: CellFigures,
     pub misses: Vec<String>,
-    /// SLOs this cell had no arrivals to measure (they neither pass nor fail it).
-    pub unmeasured: Vec<String>,
+    /// SLOs this cell cannot measure (they neither pass nor fail it): the metric's name
+    /// and why (no arrivals in the phase, a claim-only phase).
+    pub unmeasured: Vec<(String, &'static str)>,
+    /// At least one SLO could be measured here: a cell that measures none meets nothing
+    /// and is never recommended.
+    pub judged: bool,
 }
 
 /// The answer for one (backend, phase, strategy, layout).
@@ -65,17 +86,25 @@ impl Recommendation {
             .unwrap_or_default();
         let slo_text = slos
             .iter()
-            .filter(|s| !unmeasured.iter().any(|u| u == s.metric.name()))
+            .filter(|s| !unmeasured.iter().any(|(u, _)| u == s.metric.name()))
             .map(Slo::to_string)
             .collect::<Vec<_>>()
             .join(", ");
+        if slo_text.is_empty() && !unmeasured.is_empty() {
+            // Every candidate "meets" objectives it cannot measure: nothing to pick by.
+            return format!(
+                "{}: no SLO can be judged here ({}); best {:.0} jobs/s at {} workers, batch {}",
+                self.label(),
+                not_measured(&unmeasured),
+                self.best.2,
+                self.best.0,
+                self.best.1
+            );
+        }
         let slo_text = if unmeasured.is_empty() {
             slo_text
         } else {
-            format!(
-                "{slo_text} ({} not measured: no arrivals in this phase)",
-                unmeasured.join(", ")
-            )
+            format!("{slo_text} ({})", not_measured(&unmeasured))
         };
         let knee = match self.knee {
             Some((w, b)) => format!("knee at {w} workers (batch {b})"),
@@ -145,8 +174,14 @@ pub fn recommend(r: &RunResult, slos: &[Slo]) -> Vec<Recommendation> {
             unmeasured: figures
                 .unmeasured(slos)
                 .iter()
-                .map(|s| s.metric.name().to_string())
+                .map(|s| {
+                    (
+                        s.metric.name().to_string(),
+                        figures.why_unmeasured(s.metric),
+                    )
+                })
                 .collect(),
+            judged: figures.unmeasured(slos).len() < slos.len(),
             figures,
         };
         let same = |o: &&mut Recommendation| {
@@ -174,7 +209,7 @@ pub fn recommend(r: &RunResult, slos: &[Slo]) -> Vec<Recommendation> {
         o.recommended = o
             .candidates
             .iter()
-            .find(|c| c.misses.is_empty())
+            .find(|c| c.judged && c.misses.is_empty())
             .map(|c| (c.workers, c.batch));
         let best = o
             .candidates

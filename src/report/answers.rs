@@ -20,10 +20,12 @@ pub fn verdict_md(r: &RunResult) -> String {
 
 /// Header and rows of one recommendation's supporting table.
 pub fn recommendation_rows(rec: &Recommendation) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    // A claim-only phase completes nothing: its throughput is what it claimed.
+    let claimed = rec.candidates.iter().all(|c| c.figures.claim_only);
     let header = vec![
         "workers",
         "batch",
-        "completed/s",
+        if claimed { "claimed/s" } else { "completed/s" },
         "claim p99",
         "queue wait p99",
         "oldest pending max",
@@ -36,6 +38,8 @@ pub fn recommendation_rows(rec: &Recommendation) -> (Vec<&'static str>, Vec<Vec<
         .map(|c| {
             let mark = if Some((c.workers, c.batch)) == rec.recommended {
                 "**yes (recommended)**".to_string()
+            } else if !c.judged {
+                "– (nothing to judge by)".to_string()
             } else if c.misses.is_empty() {
                 "yes".to_string()
             } else {
@@ -44,7 +48,7 @@ pub fn recommendation_rows(rec: &Recommendation) -> (Vec<&'static str>, Vec<Vec<
             vec![
                 c.workers.to_string(),
                 c.batch.to_string(),
-                format!("{:.0}", c.figures.completed_per_s),
+                format!("{:.0}", c.figures.throughput),
                 opt(c.figures.claim_p99_ms),
                 opt(c.figures.queue_wait_p99_ms),
                 opt(c.figures.oldest_pending_max_ms),
@@ -194,11 +198,7 @@ pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<Stri
         .iter()
         .filter(|c| c.trials.len() > 1)
         .map(|c| {
-            let rates: Vec<f64> = c
-                .trials
-                .iter()
-                .map(CellFigures::of_trial_throughput)
-                .collect();
+            let rates = CellFigures::trial_throughputs(c);
             let p99: Vec<f64> = c
                 .trials
                 .iter()

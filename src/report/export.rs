@@ -22,7 +22,8 @@ struct CellRow<'a> {
     repetitions: usize,
     claims_per_s: f64,
     claimed_per_s: f64,
-    completed_per_s: f64,
+    /// Empty for a claim-only cell, as are the duplicate-execution columns: nothing ran.
+    completed_per_s: Option<f64>,
     claim_p50_us: u64,
     claim_p90_us: u64,
     claim_p99_us: u64,
@@ -38,9 +39,9 @@ struct CellRow<'a> {
     distinct_claimed: u64,
     duplicate_claims: u64,
     duplicate_claim_rate: f64,
-    duplicate_executions_ledger: u64,
-    duplicate_executions_effects: i64,
-    duplicate_execution_rate: f64,
+    duplicate_executions_ledger: Option<u64>,
+    duplicate_executions_effects: Option<i64>,
+    duplicate_execution_rate: Option<f64>,
     lost: i64,
     lost_races: u64,
     deadlocks: i64,
@@ -58,6 +59,8 @@ struct CellRow<'a> {
 
 fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
     let c = v.cell;
+    // Handlers ran (not a claim-only cell): completions and executions were measured.
+    let ran = !v.figures.claim_only;
     CellRow {
         phase: super::summary::phase_label(c),
         backend: c.backend.to_string(),
@@ -68,7 +71,7 @@ fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
         repetitions: c.trials.len(),
         claims_per_s: v.claims_per_s.mean,
         claimed_per_s: v.claimed_per_s.mean,
-        completed_per_s: v.completed_per_s.mean,
+        completed_per_s: ran.then_some(v.completed_per_s.mean),
         claim_p50_us: v.claim.p50_us,
         claim_p90_us: v.claim.p90_us,
         claim_p99_us: v.claim.p99_us,
@@ -84,9 +87,9 @@ fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
         distinct_claimed: v.distinct_claimed,
         duplicate_claims: v.duplicate_claims,
         duplicate_claim_rate: v.duplicate_claim_rate(),
-        duplicate_executions_ledger: v.duplicate_executions_ledger,
-        duplicate_executions_effects: v.duplicate_executions_effects,
-        duplicate_execution_rate: v.duplicate_execution_rate(),
+        duplicate_executions_ledger: ran.then_some(v.duplicate_executions_ledger),
+        duplicate_executions_effects: ran.then_some(v.duplicate_executions_effects),
+        duplicate_execution_rate: ran.then(|| v.duplicate_execution_rate()),
         lost: v.lost,
         lost_races: v.lost_races,
         deadlocks: v.deadlocks,
@@ -147,6 +150,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
         index_layout: String::new(),
         workers: 0,
         batch_size: 0,
+        claim_only: None,
         trials: Vec::new(),
     };
     let text = csv_text(&[row(&CellView::of(&empty))])?;

@@ -76,10 +76,14 @@ fn environment(h: &mut String, r: &RunResult) {
 fn every_trial(h: &mut String, r: &RunResult) {
     h.push_str("<h2>Every trial</h2>\n<table><tr><th class=\"l\">backend</th><th class=\"l\">strategy</th><th class=\"l\">layout</th><th>workers</th><th>batch</th><th>rep</th><th>measured s</th><th>reset s</th><th>claims/s</th><th>claimed/s</th><th>completed/s</th><th>claim p50 ms</th><th>claim p99 ms</th><th>empty claims</th><th>dup claims</th><th>dup exec ledger/effects</th><th>lost</th><th>oldest pending p99 ms</th><th>lock wait</th><th>row lock waits</th><th>lock escalations</th><th>deadlocks</th><th>dead tuples / undo history</th></tr>\n");
     for c in &r.cells {
+        // As in the summary: no completions or executions in a claim-only cell, and an
+        // oldest-pending age that means something only where jobs arrived.
+        let (ran, arrivals) = (!c.is_claim_only(), c.has_arrivals());
+        let dash = |shown: bool, text: String| if shown { text } else { "–".to_string() };
         for t in &c.trials {
             let _ = writeln!(
                 h,
-                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.0}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 c.backend,
                 c.strategy,
                 esc(&c.index_layout),
@@ -90,15 +94,21 @@ fn every_trial(h: &mut String, r: &RunResult) {
                 t.reset_s,
                 t.claims_per_s,
                 t.claimed_per_s,
-                t.completed_per_s,
+                dash(ran, format!("{:.0}", t.completed_per_s)),
                 t.claim_latency.p50_us as f64 / 1000.0,
                 t.claim_latency.p99_us as f64 / 1000.0,
                 t.counts.empty_claims,
                 t.duplicates.ledger.duplicate_claims,
-                t.duplicates.ledger.duplicate_executions,
-                t.duplicates.effects_duplicate_executions,
+                dash(
+                    ran,
+                    format!(
+                        "{}/{}",
+                        t.duplicates.ledger.duplicate_executions,
+                        t.duplicates.effects_duplicate_executions
+                    )
+                ),
                 t.reconciliation.lost,
-                t.oldest_pending.p99_ms,
+                dash(arrivals, format!("{:.0}", t.oldest_pending.p99_ms)),
                 t.locks.lock_wait_share * 100.0,
                 or_dash(t.locks.row_lock_waits),
                 or_dash(t.locks.lock_escalations),
@@ -226,7 +236,7 @@ pub fn render(
         &rows,
         "claimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; duplicate claims come from the workers' claim ledger, duplicate executions from the ledger and from the effects table, which must agree; lost must be 0. ",
     );
-    let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(summary::TABLE_HOW));
+    let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&summary::table_how(r)));
     if let Some(line) = summary::reset_line(r) {
         let _ = writeln!(h, "<p class=\"how\">{}</p>", esc(&line));
     }

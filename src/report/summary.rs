@@ -7,17 +7,28 @@ use crate::backend::BackendKind;
 use crate::results::{CellResult, RunResult, TrialResult};
 use std::fmt::Write;
 
-/// One line per finished trial, for the progress log.
-pub fn trial_line(t: &TrialResult) -> String {
+/// One line per finished trial, for the progress log; a claim-only trial's has no
+/// completions or executions to show.
+pub fn trial_line(t: &TrialResult, claim_only: bool) -> String {
+    let ran = if claim_only {
+        String::new()
+    } else {
+        format!(", {:.0} completed/s", t.completed_per_s)
+    };
+    let executions = if claim_only {
+        String::new()
+    } else {
+        format!(
+            ", dup exec {}/{}",
+            t.duplicates.ledger.duplicate_executions, t.duplicates.effects_duplicate_executions
+        )
+    };
     format!(
-        "{:.0} claimed/s, {:.0} completed/s, claim p50 {} p99 {}, dup claims {}, dup exec {}/{}, lost {}{}",
+        "{:.0} claimed/s{ran}, claim p50 {} p99 {}, dup claims {}{executions}, lost {}{}",
         t.claimed_per_s,
-        t.completed_per_s,
         ms(t.claim_latency.p50_us),
         ms(t.claim_latency.p99_us),
         t.duplicates.ledger.duplicate_claims,
-        t.duplicates.ledger.duplicate_executions,
-        t.duplicates.effects_duplicate_executions,
         t.reconciliation.lost,
         if t.interrupted { " (interrupted)" } else { "" }
     )
@@ -72,7 +83,7 @@ pub fn render(r: &RunResult) -> String {
     }
     let (header, rows) = table(r);
     markdown_table(&mut out, &header, &rows, 4);
-    let _ = writeln!(out, "\n{TABLE_HOW}");
+    let _ = writeln!(out, "\n{}", table_how(r));
     if let Some(line) = reset_line(r) {
         let _ = writeln!(out, "\n{line}");
     }
@@ -210,6 +221,27 @@ pub fn reset_line(r: &RunResult) -> Option<String> {
 
 /// How to read the main table's arrival columns.
 pub const TABLE_HOW: &str = "Queue wait and oldest pending are shown only for phases with arrivals (the phase column gives the rate): with a seeded backlog alone, every job waits from the trial's start, so both would measure the trial's clock rather than whether the pool keeps up.";
+
+/// Added to [`TABLE_HOW`] when the run has claim-only cells.
+pub const CLAIM_ONLY_HOW: &str = "Completed/s and duplicate executions are shown only for cells whose workers run the job's lifecycle: a claim-only phase claims and drops, so nothing completes or executes there, and its throughput is claimed/s.";
+
+/// How to read the main table, for this run.
+pub fn table_how(r: &RunResult) -> String {
+    if r.cells.iter().any(CellResult::is_claim_only) {
+        format!("{TABLE_HOW} {CLAIM_ONLY_HOW}")
+    } else {
+        TABLE_HOW.to_string()
+    }
+}
+
+/// `text`, or "–" where the cell is claim-only and so did not measure it.
+pub fn unless_claim_only(f: &crate::analysis::figures::CellFigures, text: String) -> String {
+    if f.claim_only {
+        "–".to_string()
+    } else {
+        text
+    }
+}
 
 /// How to read the per-queue table.
 pub const QUEUES_HOW: &str = "Per queue and cell: jobs of the queue completed per second after warm-up (mean over repetitions), and the sampler's age of the queue's oldest eligible pending job after warm-up (the worst repetition). A capped queue held at its max workers should not take throughput from the others, and an uncapped queue's oldest pending age should stay flat while it does.";
@@ -523,7 +555,7 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
                 c.batch_size.to_string(),
                 c.trials.len().to_string(),
                 v.claimed_per_s.show(),
-                v.completed_per_s.show(),
+                unless_claim_only(f, v.completed_per_s.show()),
                 ms_of(&v.claim, v.claim.p50_us),
                 ms_of(&v.claim, v.claim.p99_us),
                 f.queue_wait_p99_ms
@@ -531,9 +563,12 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
                 f.oldest_pending_p99_ms
                     .map_or("–".into(), |v| format!("{v:.0}")),
                 v.duplicate_claims.to_string(),
-                format!(
-                    "{}/{}",
-                    v.duplicate_executions_ledger, v.duplicate_executions_effects
+                unless_claim_only(
+                    f,
+                    format!(
+                        "{}/{}",
+                        v.duplicate_executions_ledger, v.duplicate_executions_effects
+                    ),
                 ),
                 v.lost.to_string(),
                 format!("{:.1}%", v.lock_wait_share * 100.0),
@@ -780,6 +815,7 @@ mod tests {
                 index_layout: "fetch-order".into(),
                 workers: 4,
                 batch_size: 10,
+                claim_only: None,
                 trials: vec![
                     trial(0, 900.0, &[1000, 2000], vec![few(2)]),
                     trial(1, 1100.0, &[3000, 4000], vec![few(3)]),
@@ -812,6 +848,69 @@ mod tests {
         );
     }
 
+    /// A claim-only cell shows no completions or executions, which it cannot have, and
+    /// its recommendation ranks pools by what they claimed; a full cell keeps its
+    /// numbers beside it.
+    #[test]
+    fn claim_only_cells_show_dashes_for_what_they_do_not_run() {
+        let cell = |phase: &str, claim_only| CellResult {
+            phase: phase.into(),
+            claim_only: Some(claim_only),
+            ..CellResult::fetch_order(
+                Strategy::PRODUCTION,
+                4,
+                1,
+                vec![trial(0, 1000.0, &[1000, 2000], vec![])],
+            )
+        };
+        let r = RunResult {
+            run_id: "20260101-000000-t".into(),
+            workload: crate::results::WorkloadRecord {
+                name: "t".into(),
+                sha256: "abcdef0123456789".into(),
+                ..Default::default()
+            },
+            cells: vec![cell("full", false), cell("claims", true)],
+            slos: vec![crate::slo::Slo::parse("completed_per_s>=100").unwrap()],
+            ..RunResult::default()
+        };
+        let md = render(&r);
+        let row = |phase: &str| {
+            md.lines()
+                .find(|l| l.starts_with(&format!("| {phase} |")))
+                .unwrap_or_else(|| panic!("no {phase} row: {md}"))
+                .to_string()
+        };
+        assert!(row("full").contains("| 1000 | 500 | 1.00 |"), "{md}");
+        assert!(row("full").contains("| 3 | 0/0 | 0 |"), "{md}");
+        assert!(row("claims").contains("| 1000 | – | 1.00 |"), "{md}");
+        assert!(row("claims").contains("| 3 | – | 0 |"), "{md}");
+        assert!(md.contains(CLAIM_ONLY_HOW), "{md}");
+        // The claim-only phase cannot measure completed/s: not a miss, not a pass, and
+        // said why; the full phase is judged on it.
+        assert!(
+            md.contains("[claims]: no SLO can be judged here (completed_per_s not measured: the phase is claim-only)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 4 | 1 | 1000 | 2.0 ms | – | – | – (nothing to judge by) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("[full]: 4 workers, batch 1 meet completed_per_s>=100 (500 jobs/s"),
+            "{md}"
+        );
+        assert!(md.contains("| workers | batch | claimed/s |"), "{md}");
+        assert!(md.contains("| workers | batch | completed/s |"), "{md}");
+
+        let mut plain = r.clone();
+        plain.cells.truncate(1);
+        assert!(
+            !render(&plain).contains(CLAIM_ONLY_HOW),
+            "only when it applies"
+        );
+    }
+
     #[test]
     fn backends_side_by_side_pair_the_same_cell_and_take_ratios_to_the_first() {
         let cell = |backend, strategy, claimed: f64, lat: &[u64]| CellResult {
@@ -822,6 +921,7 @@ mod tests {
             index_layout: "fetch-order".into(),
             workers: 16,
             batch_size: 10,
+            claim_only: None,
             trials: vec![trial(0, claimed, lat, vec![])],
         };
         let mut r = RunResult {
@@ -921,6 +1021,7 @@ mod tests {
                 index_layout: "pk-only".into(),
                 workers: 1,
                 batch_size: 1,
+                claim_only: None,
                 trials: vec![TrialResult::default()],
             }],
             ..RunResult::default()

@@ -352,6 +352,7 @@ impl Progress<'_> {
             index_layout: spec.layout.to_string(),
             workers: spec.workers,
             batch_size: spec.batch,
+            claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
             trials: Vec::new(),
         };
         for rep in 0..w.trial.repetitions {
@@ -401,7 +402,7 @@ impl Progress<'_> {
                         let _ = writeln!(
                             std::io::stderr(),
                             "{label}: {}",
-                            report::summary::trial_line(&t)
+                            report::summary::trial_line(&t, cell.claim_only == Some(true))
                         );
                     }
                     cell.trials.push(t);
