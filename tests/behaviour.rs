@@ -375,6 +375,28 @@ fn model_cases() -> u32 {
         .unwrap_or(200)
 }
 
+/// Checks `cases` generated states (see [`model_case`]) one by one with `check`, on the
+/// test's runtime; a failure panics with `what` and the shrunk case.
+fn for_generated_states<F, Fut>(cases: u32, distinct_due: bool, what: &str, check: F)
+where
+    F: Fn(ModelCase) -> Fut,
+    Fut: std::future::Future<Output = Result<(), TestCaseError>>,
+{
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 200,
+        ..ProptestConfig::default()
+    });
+    let rt = tokio::runtime::Handle::current();
+    let result = tokio::task::block_in_place(|| {
+        runner.run(&model_case(distinct_due), |case| rt.block_on(check(case)))
+    });
+    if let Err(e) = result {
+        panic!("{what}: {e}");
+    }
+}
+
 async fn production_claim_matches_the_reference_model<D: TestDb>(backend: D) {
     let w = common::workload("backlog = 0\nqueues = [{ name = \"a\" }]", "");
     // Every shipped layout the backend has: each gives the planner another way to the
@@ -393,21 +415,11 @@ async fn production_claim_matches_the_reference_model<D: TestDb>(backend: D) {
             backend.connect("cbtest-claimer", "model").await.unwrap(),
             backend.connect("cbtest-other", "other").await.unwrap(),
         ));
-        let mut runner = TestRunner::new(ProptestConfig {
-            cases,
-            failure_persistence: None,
-            max_shrink_iters: 200,
-            ..ProptestConfig::default()
+        let (b, s) = (&backend, &sessions);
+        let what = format!("{} differs from the reference model", D::NAME);
+        for_generated_states(cases, !D::TIES_BY_ID, &what, |case| async move {
+            check_against_model(b, s, layout, &case).await
         });
-        let rt = tokio::runtime::Handle::current();
-        let result = tokio::task::block_in_place(|| {
-            runner.run(&model_case(!D::TIES_BY_ID), |case| {
-                rt.block_on(check_against_model(&backend, &sessions, layout, &case))
-            })
-        });
-        if let Err(e) = result {
-            panic!("{} differs from the reference model: {e}", D::NAME);
-        }
     }
     backend.drop_schema().await;
 }
@@ -1448,35 +1460,23 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
             backend.connect("cbtest-claimer", "model").await.unwrap(),
             backend.connect("cbtest-other", "other").await.unwrap(),
         ));
-        let mut runner = TestRunner::new(ProptestConfig {
-            cases,
-            failure_persistence: None,
-            max_shrink_iters: 200,
-            ..ProptestConfig::default()
+        let (b, s) = (&backend, &sessions);
+        let what = "a technique differs from its model";
+        for_generated_states(cases, false, what, |case| async move {
+            let mut guard = s.lock().await;
+            let (claimer, other) = &mut *guard;
+            let locked: HashSet<i64> = case.locked.iter().copied().collect();
+            for (strategy, pick) in techniques() {
+                let args = (&case.state, &case.locked[..], case.batch);
+                let got = claim_beside_held(b, claimer, other, strategy, args)
+                    .await
+                    .map_err(TestCaseError::fail)?;
+                let mut want = pick(&case.state, &locked, case.batch);
+                want.sort_unstable();
+                prop_assert_eq!(got, want, "{} on {}", strategy, layout);
+            }
+            Ok(())
         });
-        let rt = tokio::runtime::Handle::current();
-        let result = tokio::task::block_in_place(|| {
-            runner.run(&model_case(false), |case| {
-                rt.block_on(async {
-                    let mut guard = sessions.lock().await;
-                    let (claimer, other) = &mut *guard;
-                    let locked: HashSet<i64> = case.locked.iter().copied().collect();
-                    for (strategy, pick) in techniques() {
-                        let args = (&case.state, &case.locked[..], case.batch);
-                        let got = claim_beside_held(&backend, claimer, other, strategy, args)
-                            .await
-                            .map_err(TestCaseError::fail)?;
-                        let mut want = pick(&case.state, &locked, case.batch);
-                        want.sort_unstable();
-                        prop_assert_eq!(got, want, "{} on {}", strategy, layout);
-                    }
-                    Ok(())
-                })
-            })
-        });
-        if let Err(e) = result {
-            panic!("a technique differs from its model: {e}");
-        }
     }
     backend.drop_schema().await;
 }
