@@ -1356,17 +1356,12 @@ async fn advisory_locks_are_held_while_jobs_are_in_hand_and_no_longer() {
 /// is set up, and their advisory locks (transaction-level, so the rollback frees them).
 /// Left open; `roll_back` ends it.
 async fn hold_as_claims_in_flight(
+    backend: &claimbench::backend::postgres::PostgresBackend,
     other: &mut claimbench::backend::postgres::PostgresSession,
     ids: &[i64],
 ) {
+    backend.lock_rows(other, ids).await;
     let c = other.client();
-    c.batch_execute("BEGIN").await.unwrap();
-    c.execute(
-        "SELECT id FROM jobs_hot WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-        &[&ids],
-    )
-    .await
-    .unwrap();
     c.execute(
         "SELECT count(pg_advisory_xact_lock(id)) FROM unnest($1::bigint[]) AS id",
         &[&ids],
@@ -1406,7 +1401,7 @@ async fn claim_beside_held(
         .unwrap();
     backend.load_state(claimer, state).await;
     if !held.is_empty() {
-        hold_as_claims_in_flight(other, held).await;
+        hold_as_claims_in_flight(backend, other, held).await;
     }
     let mut out = Vec::new();
     let claimed = claimer.claim(strategy, batch, &mut out).await;

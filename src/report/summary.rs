@@ -797,16 +797,23 @@ mod tests {
         t
     }
 
-    #[test]
-    fn rows_merge_repetitions_and_warnings_fold_per_cell() {
-        let few = |n| Warning::FewSamples { claims: n };
-        let r = RunResult {
+    /// A run with an id and a workload name, for the tests to add cells to.
+    fn named_run() -> RunResult {
+        RunResult {
             run_id: "20260101-000000-t".into(),
             workload: crate::results::WorkloadRecord {
                 name: "t".into(),
                 sha256: "abcdef0123456789".into(),
                 ..Default::default()
             },
+            ..RunResult::default()
+        }
+    }
+
+    #[test]
+    fn rows_merge_repetitions_and_warnings_fold_per_cell() {
+        let few = |n| Warning::FewSamples { claims: n };
+        let r = RunResult {
             cells: vec![CellResult {
                 phase: String::new(),
                 arrival_rate_per_s: None,
@@ -821,7 +828,7 @@ mod tests {
                     trial(1, 1100.0, &[3000, 4000], vec![few(3)]),
                 ],
             }],
-            ..RunResult::default()
+            ..named_run()
         };
         let md = render(&r);
         // mean 1000, sample sd 141 = 14%; p50 over both reps' histograms: 2 ms.
@@ -864,15 +871,9 @@ mod tests {
             )
         };
         let r = RunResult {
-            run_id: "20260101-000000-t".into(),
-            workload: crate::results::WorkloadRecord {
-                name: "t".into(),
-                sha256: "abcdef0123456789".into(),
-                ..Default::default()
-            },
             cells: vec![cell("full", false), cell("claims", true)],
             slos: vec![crate::slo::Slo::parse("completed_per_s>=100").unwrap()],
-            ..RunResult::default()
+            ..named_run()
         };
         let md = render(&r);
         let row = |phase: &str| {
