@@ -45,6 +45,16 @@ fn merged(
         .filter(|h| h.count > 0)
 }
 
+/// One repetition's throughput: what it completed, or in a claim-only cell what it
+/// claimed.
+fn trial_throughput(claim_only: bool, t: &TrialResult) -> f64 {
+    if claim_only {
+        t.claimed_per_s
+    } else {
+        t.completed_per_s
+    }
+}
+
 fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
 }
@@ -56,13 +66,11 @@ impl CellFigures {
         let sampled = arrivals && ts.iter().any(|t| t.oldest_pending.sampled);
         let claim = merged(ts, |t| &t.claim_latency);
         let wait = arrivals.then(|| merged(ts, |t| &t.queue_wait)).flatten();
+        let claim_only = c.is_claim_only();
         CellFigures {
-            claim_only: c.is_claim_only(),
+            claim_only,
             completed_per_s: mean(ts, |t| t.completed_per_s),
-            throughput: {
-                let xs = CellFigures::trial_throughputs(c);
-                xs.iter().sum::<f64>() / xs.len().max(1) as f64
-            },
+            throughput: mean(ts, |t| trial_throughput(claim_only, t)),
             claim_p50_ms: claim.as_ref().map(|h| ms(h.p50_us)),
             claim_p99_ms: claim.as_ref().map(|h| ms(h.p99_us)),
             claim_p999_ms: claim.as_ref().map(|h| ms(h.p999_us)),
@@ -93,13 +101,7 @@ impl CellFigures {
         let claim_only = c.is_claim_only();
         c.trials
             .iter()
-            .map(|t| {
-                if claim_only {
-                    t.claimed_per_s
-                } else {
-                    t.completed_per_s
-                }
-            })
+            .map(|t| trial_throughput(claim_only, t))
             .collect()
     }
 

@@ -167,21 +167,22 @@ pub fn recommend(r: &RunResult, slos: &[Slo]) -> Vec<Recommendation> {
     let mut out: Vec<Recommendation> = Vec::new();
     for c in sized_cells(r) {
         let figures = CellFigures::of(c);
+        let unmeasured: Vec<(String, &'static str)> = figures
+            .unmeasured(slos)
+            .iter()
+            .map(|s| {
+                (
+                    s.metric.name().to_string(),
+                    figures.why_unmeasured(s.metric),
+                )
+            })
+            .collect();
         let cand = Candidate {
             workers: c.workers,
             batch: c.batch_size,
             misses: figures.misses(slos),
-            unmeasured: figures
-                .unmeasured(slos)
-                .iter()
-                .map(|s| {
-                    (
-                        s.metric.name().to_string(),
-                        figures.why_unmeasured(s.metric),
-                    )
-                })
-                .collect(),
-            judged: figures.unmeasured(slos).len() < slos.len(),
+            judged: unmeasured.len() < slos.len(),
+            unmeasured,
             figures,
         };
         let same = |o: &&mut Recommendation| {
