@@ -20,13 +20,18 @@ pub(crate) fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
     }
     out!("{}", report::answers::recommendation_text(&recs, &slos));
     if recs.iter().all(|r| r.recommended.is_none()) {
-        errln!(
-            "no cell meets {}: widen the sweep or relax the SLOs",
-            slos.iter()
-                .map(Slo::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let slo_list = slos
+            .iter()
+            .map(Slo::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if recs.iter().any(|r| r.candidates.iter().any(|c| c.judged)) {
+            errln!("no cell meets {slo_list}: widen the sweep or relax the SLOs");
+        } else {
+            errln!(
+                "no cell can measure {slo_list} (see why above): give SLOs these phases measure"
+            );
+        }
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
