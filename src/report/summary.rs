@@ -348,7 +348,7 @@ pub fn plans_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
 }
 
 /// How to read the table-health table.
-pub const TABLE_HEALTH_HOW: &str = "Per cell, the hot table as the sampler saw it over the first trial (PostgreSQL's statistics): the most dead tuples at one reading, heap and index size at the first and last reading, and the share of the trial's row updates that were HOT (no index entry written, possible only when no indexed column changes and the page has room). Index growth with a low HOT share is the cost of indexing a column the claim updates, such as status.";
+pub const TABLE_HEALTH_HOW: &str = "Per cell, the hot table as the sampler saw it over the first trial (PostgreSQL's statistics): the most dead tuples at one reading, heap and index size at the first and last reading, and the share of the trial's row updates that were HOT (no index entry written, possible only when no indexed column changes and the page has room). Index growth with a low HOT share is the cost of indexing a column the claim updates, such as status. PostgreSQL publishes these counters from each backend at most once a second, so readings closer together than that can repeat a value.";
 
 /// One row per cell whose first trial has table samples. `None` when none has.
 pub fn table_health_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
