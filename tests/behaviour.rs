@@ -555,6 +555,15 @@ duration_s = 0.8
         "a job waited {} us in a trial that allows {bound_us} us",
         t.queue_wait.max_us
     );
+    // The sampler counts the same way: no reading older than the trial at that moment
+    // (the first one, right at the start, read the reset's time before the fix).
+    let ages: Vec<(f64, f64)> = (t.oldest_pending.series.iter())
+        .filter_map(|&(at, age)| Some((at, age?)))
+        .collect();
+    assert!(!ages.is_empty());
+    for (at, age) in ages {
+        assert!(age <= at * 1e3, "{age} ms old at {at} s into the trial");
+    }
     backend.drop_schema().await;
 }
 

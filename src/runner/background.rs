@@ -81,7 +81,8 @@ pub async fn sample<S: Session>(
         r.samples += 1;
         r.lock_wait_samples += u64::from(s.lock_waiting);
         r.active_samples += u64::from(s.active);
-        r.oldest_pending.push((at, s.oldest_pending_ms));
+        r.oldest_pending
+            .push((at, trial_age(s.oldest_pending_ms, at)));
         if let Some(mut t) = s.table {
             t.at_s = at;
             r.table.push(t);
@@ -91,7 +92,7 @@ pub async fn sample<S: Session>(
                 .resize_with(s.queue_oldest_ms.len(), Vec::new);
         }
         for (series, age) in r.queue_oldest_pending.iter_mut().zip(&s.queue_oldest_ms) {
-            series.push((at, *age));
+            series.push((at, trial_age(*age, at)));
         }
         for (max, seen) in r.max_queue_active.iter_mut().zip(&s.queue_active) {
             if let Some(seen) = seen {
@@ -346,4 +347,27 @@ pub async fn hold_snapshot<S: Session>(
     reached(to, clock, &shared).await;
     session.end(false).await?;
     Ok(Some((taken, clock.secs_f64(Instant::now()))))
+}
+
+/// A sampled oldest-pending age, `at_s` seconds into the trial, as the trial counts it: a
+/// job seeded before the trial has waited since the trial began, as its queue wait
+/// does (the workers cap that the same way). Its row's own time says when the reset
+/// was made, or on the embedded cluster the pristine copy it came from, which can be
+/// minutes before this trial.
+fn trial_age(age_ms: Option<f64>, at_s: f64) -> Option<f64> {
+    age_ms.map(|ms| ms.min(at_s * 1e3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seeded_job_is_as_old_as_the_trial_at_most() {
+        // Seeded an hour ago (a pristine copy), sampled 2.5 s in: 2.5 s.
+        assert_eq!(trial_age(Some(3_600_000.0), 2.5), Some(2500.0));
+        // Produced during the trial: its own age.
+        assert_eq!(trial_age(Some(120.0), 2.5), Some(120.0));
+        assert_eq!(trial_age(None, 2.5), None);
+    }
 }
