@@ -147,6 +147,9 @@ fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
         if first.1 > 0.0 { last.1 / first.1 } else { 0.0 },
         last.0 / first.0.max(1)
     );
+    if let Some(peak) = past_peak(&pts) {
+        line.push_str(&peak);
+    }
     let fit_pts: Vec<(f64, f64)> = pts.iter().map(|&(n, x)| (n as f64, x)).collect();
     match usl::fit(&fit_pts) {
         Some(f) => line.push_str(&format!(
@@ -161,6 +164,16 @@ fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
         None => line.push('.'),
     }
     out.push(line);
+}
+
+/// ", past its peak of 2305 at 4 workers" when a smaller pool of the sweep (`pts`, by
+/// worker count) beat the largest one by more than the knee's gain: "scales from 1 to
+/// 16" alone would hide that 16 workers do less than 4.
+fn past_peak(pts: &[(u32, f64)]) -> Option<String> {
+    let last = *pts.last()?;
+    let peak = pts.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (peak.0 != last.0 && peak.1 > last.1 * (1.0 + super::recommend::KNEE_GAIN))
+        .then(|| format!(", past its peak of {:.0} at {} workers", peak.1, peak.0))
 }
 
 /// The phase whose production cells (without arrivals) span the most batch sizes: the
@@ -328,4 +341,22 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_past_its_peak_says_where_the_peak_was() {
+        let quickstart = [(1, 856.0), (4, 2305.0), (16, 1992.0)];
+        assert_eq!(
+            past_peak(&quickstart).as_deref(),
+            Some(", past its peak of 2305 at 4 workers")
+        );
+        // Still climbing, or within the knee's 5% of the peak: nothing to add.
+        assert_eq!(past_peak(&[(1, 856.0), (4, 2305.0), (16, 2400.0)]), None);
+        assert_eq!(past_peak(&[(1, 856.0), (4, 2305.0), (16, 2250.0)]), None);
+        assert_eq!(past_peak(&[]), None);
+    }
 }
