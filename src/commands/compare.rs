@@ -20,11 +20,7 @@ pub(crate) fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
     }
     out!("{}", report::answers::recommendation_text(&recs, &slos));
     if recs.iter().all(|r| r.recommended.is_none()) {
-        let slo_list = slos
-            .iter()
-            .map(Slo::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
+        let slo_list = super::comma_list(&slos);
         if recs.iter().any(|r| r.candidates.iter().any(|c| c.judged)) {
             errln!("no cell meets {slo_list}: widen the sweep or relax the SLOs");
         } else {

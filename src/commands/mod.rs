@@ -9,7 +9,17 @@ pub mod targets;
 
 use anyhow::Result;
 use claimbench::slo::Slo;
+use std::fmt::Display;
 use std::path::Path;
+
+/// "a, b, c": names, backends or objectives for a message.
+pub(crate) fn comma_list<T: Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// A results folder stands for the run.json inside it.
 pub(crate) fn run_json_path(p: &Path) -> std::path::PathBuf {

@@ -68,7 +68,7 @@ pub(crate) async fn prove(
     let version = server.version.split(" on ").next().unwrap_or_default();
     errln!(
         "proving {} on {target} ({version}) in scratch schema `{schema}`: A holds {} of {} rows open, B waits up to {} s",
-        names_of(&strategies),
+        super::comma_list(&strategies),
         prove::HELD,
         prove::BACKLOG,
         prove::PATIENCE.as_secs()
@@ -96,12 +96,4 @@ pub(crate) async fn prove(
         );
         Ok(ExitCode::from(1))
     }
-}
-
-fn names_of(strategies: &[Strategy]) -> String {
-    strategies
-        .iter()
-        .map(|s| s.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -46,7 +46,7 @@ pub(crate) fn resolve_targets(
         bail!(
             "--db gives a {} URL but {path}'s matrix.backends lists only {}; add {} there or drop that --db",
             extra.kind(),
-            names(&workload.backends),
+            super::comma_list(&workload.backends),
             extra.kind()
         );
     }
@@ -117,14 +117,6 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
         }
     }
     Ok(())
-}
-
-fn names(kinds: &[BackendKind]) -> String {
-    kinds
-        .iter()
-        .map(|k| k.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// This host, this build, and the servers of the run (the first one also at the top

@@ -79,7 +79,7 @@ fn every_trial(h: &mut String, r: &RunResult) {
         // As in the summary: no completions or executions in a claim-only cell, and an
         // oldest-pending age that means something only where jobs arrived.
         let (ran, arrivals) = (!c.is_claim_only(), c.has_arrivals());
-        let dash = |shown: bool, text: String| if shown { text } else { "–".to_string() };
+        let dash = summary::measured_or_dash;
         for t in &c.trials {
             let _ = writeln!(
                 h,

@@ -10,17 +10,15 @@ use std::fmt::Write;
 /// One line per finished trial, for the progress log; a claim-only trial's has no
 /// completions or executions to show.
 pub fn trial_line(t: &TrialResult, claim_only: bool) -> String {
-    let ran = if claim_only {
-        String::new()
+    let (ran, executions) = if claim_only {
+        (String::new(), String::new())
     } else {
-        format!(", {:.0} completed/s", t.completed_per_s)
-    };
-    let executions = if claim_only {
-        String::new()
-    } else {
-        format!(
-            ", dup exec {}/{}",
-            t.duplicates.ledger.duplicate_executions, t.duplicates.effects_duplicate_executions
+        (
+            format!(", {:.0} completed/s", t.completed_per_s),
+            format!(
+                ", dup exec {}/{}",
+                t.duplicates.ledger.duplicate_executions, t.duplicates.effects_duplicate_executions
+            ),
         )
     };
     format!(
@@ -234,13 +232,9 @@ pub fn table_how(r: &RunResult) -> String {
     }
 }
 
-/// `text`, or "–" where the cell is claim-only and so did not measure it.
-pub fn unless_claim_only(f: &crate::analysis::figures::CellFigures, text: String) -> String {
-    if f.claim_only {
-        "–".to_string()
-    } else {
-        text
-    }
+/// `text` where the cell measured it (`measured`), else "–".
+pub fn measured_or_dash(measured: bool, text: String) -> String {
+    if measured { text } else { "–".to_string() }
 }
 
 /// How to read the per-queue table.
@@ -555,7 +549,7 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
                 c.batch_size.to_string(),
                 c.trials.len().to_string(),
                 v.claimed_per_s.show(),
-                unless_claim_only(f, v.completed_per_s.show()),
+                measured_or_dash(!f.claim_only, v.completed_per_s.show()),
                 ms_of(&v.claim, v.claim.p50_us),
                 ms_of(&v.claim, v.claim.p99_us),
                 f.queue_wait_p99_ms
@@ -563,8 +557,8 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
                 f.oldest_pending_p99_ms
                     .map_or("–".into(), |v| format!("{v:.0}")),
                 v.duplicate_claims.to_string(),
-                unless_claim_only(
-                    f,
+                measured_or_dash(
+                    !f.claim_only,
                     format!(
                         "{}/{}",
                         v.duplicate_executions_ledger, v.duplicate_executions_effects
