@@ -363,6 +363,9 @@ impl Worker {
     async fn round<S: Session>(&mut self, session: &mut S) -> Result<(), BackendError> {
         // Fields, not a clone of the Arc: no atomic increment per claim.
         let (spec, clock) = (&*self.spec, self.clock);
+        // A new batch: none of it is done with yet (the last batch's index would strand
+        // the wrong jobs, or slice past a smaller batch).
+        self.in_hand = 0;
         let t0 = Instant::now();
         let claimed = claim(session, spec, &mut self.jobs, &mut self.m, t0).await;
         let (
@@ -728,6 +731,31 @@ mod tests {
         assert_eq!(s.acknowledged, vec![vec![7, 8, 9], vec![7, 8, 9]]);
         assert_eq!(worker.m.counts.jobs_completed, 6);
         assert!(worker.unacked.is_empty());
+    }
+
+    /// Regression: `in_hand` kept the last batch's length, so a hang in a smaller batch
+    /// sliced past its end (a worker panic in CI) and one in a larger batch left the
+    /// hanging job itself out of the stranded rest.
+    #[tokio::test]
+    async fn a_hang_strands_the_rest_of_its_own_batch_whatever_the_last_one_was() {
+        let w = crate::workload::Workload::parse(
+            std::path::Path::new("t.toml"),
+            "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\ncomplete = \"batched\"\n[faults]\nlease_s = 1\nhang_rate = 1.0\nhang_s = 0.001\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
+        )
+        .unwrap();
+        let spec = Arc::new(WorkerSpec::new(&w, Strategy::PRODUCTION, 3, 1));
+        let clock = TrialClock::new(&w, Instant::now());
+        let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
+        for rows in [1, 3, 1] {
+            let mut s = Scripted {
+                rows,
+                ..Scripted::default()
+            };
+            worker.round(&mut s).await.unwrap();
+        }
+        assert_eq!(worker.m.counts.hangs, 5);
+        // Each hang strands its job and the rest of its batch: 1, then 3 + 2 + 1, then 1.
+        assert_eq!(worker.m.counts.hung_batch, 8);
     }
 
     #[tokio::test]
