@@ -61,6 +61,12 @@ pub enum Command {
         /// Default: one per core.
         #[arg(long, env = "CLAIMBENCH_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
         worker_threads: Option<u16>,
+        /// How to restart a --db server for the workload's faults.restart_db_at_s: a
+        /// shell command (yours, never the workload file's) that returns once the
+        /// server is back, e.g. 'docker restart pg'. The embedded server restarts
+        /// itself. Not recorded in results.
+        #[arg(long, env = "CLAIMBENCH_RESTART_COMMAND", hide_env_values = true)]
+        restart_command: Option<String>,
     },
     /// From a run.json (or its folder): per strategy and layout, the smallest worker
     /// count and batch size that meet every SLO, the knee and the best throughput.

@@ -56,6 +56,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             quiet,
             slo,
             worker_threads,
+            restart_command,
         } => {
             let flags = run::RunFlags {
                 results_dir: results,
@@ -63,6 +64,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
                 quiet,
                 slos: parse_slos(&slo)?,
                 worker_threads: worker_threads.map(usize::from),
+                restart_command,
             };
             run::run(&workload, db, &schema, flags).await
         }

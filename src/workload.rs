@@ -688,16 +688,13 @@ pub struct Faults {
     pub kill_connections_every: Option<Duration>,
     /// Instants after the trial's start at which the database server restarts: the
     /// embedded PostgreSQL is stopped in immediate mode and started again; a `--db`
-    /// server only through `restart_command`.
+    /// server only through the command the person running claimbench gives
+    /// (`--restart-command`): a workload file never carries one.
     #[serde(default)]
     pub restart_at: Vec<Duration>,
     /// From when to when (since the trial's start) a session holds one snapshot open.
     #[serde(default)]
     pub hold_snapshot: Option<(Duration, Duration)>,
-    /// A shell command that restarts the `--db` server and returns once it is back
-    /// (e.g. `docker restart pg`); run with `sh -c`.
-    #[serde(default)]
-    pub restart_command: Option<String>,
 }
 
 impl Faults {
@@ -1265,16 +1262,13 @@ impl Validator<'_> {
                     ));
                 }
             },
-            restart_command: match f.restart_command {
-                Some(c) if c.trim().is_empty() => {
-                    return Err(self.err(
-                        "faults.restart_command",
-                        "is empty; give the shell command that restarts the server, or leave it out",
-                    ));
-                }
-                c => c,
-            },
         };
+        if f.restart_command.is_some() {
+            return Err(self.err(
+                "faults.restart_command",
+                "a workload file carries no commands; give it to `claimbench run --restart-command CMD` (or CLAIMBENCH_RESTART_COMMAND) and keep faults.restart_db_at_s here",
+            ));
+        }
         for (field, on) in [
             (
                 "crash_after_start_rate",
@@ -1395,7 +1389,8 @@ impl Validator<'_> {
         })
     }
 
-    /// `[embedded.settings]` as `-c name=value` strings.
+    /// `[embedded.settings]`: names and values the embedded server may take from a
+    /// workload (see `embedded::settings`), each later one `-c name=value` argument.
     fn embedded_settings(
         &self,
         settings: BTreeMap<String, toml::Value>,
@@ -1403,7 +1398,9 @@ impl Validator<'_> {
         settings
             .into_iter()
             .map(|(k, v)| {
-                let value = self.setting_value(&format!("embedded.settings.{k}"), v)?;
+                let field = format!("embedded.settings.{k}");
+                let value = self.setting_value(&field, v)?;
+                crate::embedded::settings::check(&k, &value).map_err(|e| self.err(&field, e))?;
                 Ok((k, value))
             })
             .collect()
@@ -1918,7 +1915,6 @@ duration_s = 1
             kill_connections_at: vec![Duration::from_millis(2500), Duration::from_secs(9)],
             kill_connections_every: Some(Duration::from_secs(2)),
             restart_at: vec![],
-            restart_command: None,
             hold_snapshot: None,
         };
         let s = |v: &[u64]| {

@@ -1035,16 +1035,65 @@ sample_interval_ms = 100
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let stderr = refused(&["run", workload.to_str().unwrap(), "--db", &pg]);
     assert!(
-        stderr.contains("faults.restart_db_at_s") && stderr.contains("faults.restart_command"),
+        stderr.contains("faults.restart_db_at_s") && stderr.contains("--restart-command"),
         "{stderr}"
     );
 }
 
+/// Regression: `[embedded.settings]` values went to `pg_ctl -o "…"`, a shell string, so
+/// a value holding `$(…)` ran a command. Now each setting is one argument of `postgres`:
+/// the server holds the value to the letter, and nothing ran.
+#[test]
+fn a_hostile_embedded_setting_value_runs_no_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = |n: u32| dir.path().join(format!("ran-{n}"));
+    let value = format!(
+        "x$(touch {}) `touch {}`; touch {} \" '",
+        marker(1).display(),
+        marker(2).display(),
+        marker(3).display()
+    );
+    let settings = [("log_line_prefix".to_string(), value.clone())].into();
+    let server = claimbench::embedded::EmbeddedPostgres::start(&settings)
+        .expect("the embedded server starts with a value that merely looks like shell");
+    let out = Command::new("psql")
+        .args([server.url().as_str(), "-qtAc", "SHOW log_line_prefix"])
+        .output()
+        .expect("psql");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), value);
+    for n in 1..=3 {
+        assert!(
+            !marker(n).exists(),
+            "a command ran: {}",
+            marker(n).display()
+        );
+    }
+    // A restart starts it the same way.
+    server.restart().expect("restart");
+    assert!(!marker(1).exists());
+    // Names the server does not know, and settings claimbench keeps, are refused
+    // before it starts.
+    for (name, expected) in [
+        (
+            "no_such_setting",
+            "PostgreSQL has no setting `no_such_setting`",
+        ),
+        ("authentication_timeout", "claimbench's to set"),
+    ] {
+        let e = claimbench::embedded::EmbeddedPostgres::start(
+            &[(name.to_string(), "1".to_string())].into(),
+        )
+        .err()
+        .expect("refused");
+        assert!(e.to_string().contains(expected), "{name}: {e}");
+    }
+}
+
 /// On a `--db` server claimbench did not start, a restart happens only through the
-/// workload's `faults.restart_command`; here that server is a throw-away cluster the
+/// `--restart-command` its user gives; here that server is a throw-away cluster the
 /// test starts, and the command is its own `pg_ctl restart` in immediate mode.
 #[test]
-fn a_db_server_restarts_through_the_workloads_command() {
+fn a_db_server_restarts_through_the_users_restart_command() {
     // Durable commits: with synchronous_commit = off, a crash forgets acknowledged
     // claims, which the ledger would rightly report (see the README).
     let settings = [("synchronous_commit".to_string(), "on".to_string())].into();
@@ -1073,18 +1122,16 @@ fn a_db_server_restarts_through_the_workloads_command() {
     let workload = dir.path().join("restart.toml");
     std::fs::write(
         &workload,
-        format!(
-            r#"name = "restart-command"
+        r#"name = "restart-command"
 seed = 3
 [population]
 backlog = 20000
-queues = [{{ name = "q" }}]
+queues = [{ name = "q" }]
 [handler]
-duration = {{ dist = "fixed", ms = 1.0 }}
+duration = { dist = "fixed", ms = 1.0 }
 [faults]
 lease_s = 0.5
 restart_db_at_s = [1.5]
-restart_command = "{command}"
 [matrix]
 strategies = ["production"]
 index_layouts = ["fetch-order"]
@@ -1092,22 +1139,42 @@ workers = [2]
 batch_sizes = [5]
 [trial]
 warmup_s = 0.0
-duration_s = 3.0
-"#
-        ),
+duration_s = 3.0"#,
     )
     .unwrap();
     let results = dir.path().join("results");
     let out = claimbench()
         .arg("run")
         .arg(&workload)
-        .args(["--db", &server.url(), "--quiet", "--results"])
+        .args([
+            "--db",
+            &server.url(),
+            "--quiet",
+            "--restart-command",
+            &command,
+        ])
+        .arg("--results")
         .arg(&results)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let (_, r) = only_run(&results);
+    assert!(
+        !std::fs::read_to_string(
+            results
+                .read_dir()
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path()
+                .join("run.json")
+        )
+        .unwrap()
+        .contains("pg_ctl"),
+        "the command is not recorded"
+    );
     let t = &r.cells[0].trials[0];
     assert_eq!(t.server_restarts.len(), 1, "{:?}", t.server_restarts);
     assert!(t.counts.reconnects >= 2, "{:?}", t.counts);

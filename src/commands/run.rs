@@ -23,6 +23,8 @@ pub(crate) struct RunFlags {
     pub quiet: bool,
     pub slos: Vec<Slo>,
     pub worker_threads: Option<usize>,
+    /// `--restart-command`: how a `--db` server restarts for a restart fault.
+    pub restart_command: Option<String>,
 }
 
 pub(crate) async fn run(
@@ -37,6 +39,7 @@ pub(crate) async fn run(
         quiet,
         slos: slo_flags,
         worker_threads,
+        restart_command,
     } = flags;
     let mut workload = Workload::load(workload_path)?;
     if let Some(n) = repetitions {
@@ -77,7 +80,12 @@ pub(crate) async fn run(
             backend
         };
         let own = embedded.as_ref().filter(|_| own_cluster);
-        restarts.push(restart_action(&workload, own, &target)?);
+        restarts.push(restart_action(
+            &workload,
+            own,
+            &target,
+            restart_command.as_deref(),
+        )?);
         let server = backend.server_info().await?;
         // Before anything runs: refuse a --schema claimbench did not create.
         backend.check_schema().await?;

@@ -3,10 +3,10 @@
 //! exists on each, how each server restarts for a fault, and the environment recorded
 //! for comparing runs.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{BackendKind, DbTarget};
-use claimbench::embedded::EmbeddedPostgres;
+use claimbench::embedded::{EmbeddedError, EmbeddedPostgres};
 use claimbench::resources::host_facts;
 use claimbench::results::{Environment, TargetRecord};
 use claimbench::runner::Restart;
@@ -141,11 +141,13 @@ pub(crate) fn environment(records: Vec<TargetRecord>) -> Environment {
 }
 
 /// How to restart a backend's server for `faults.restart_db_at_s`: the embedded cluster
-/// restarts itself; a `--db` server only through `faults.restart_command`.
+/// restarts itself; a `--db` server only through `--restart-command`, which comes from
+/// the person running claimbench, never from the workload file.
 pub(crate) fn restart_action(
     w: &Workload,
     own: Option<&Arc<EmbeddedPostgres>>,
     target: &DbTarget,
+    command: Option<&str>,
 ) -> Result<Option<Restart>> {
     if w.faults.restart_at.is_empty() {
         return Ok(None);
@@ -156,27 +158,29 @@ pub(crate) fn restart_action(
             pg.restart().map_err(|e| e.to_string())
         })));
     }
-    let Some(cmd) = w.faults.restart_command.clone() else {
+    let Some(cmd) = command.filter(|c| !c.trim().is_empty()) else {
         bail!(
-            "{}: faults.restart_db_at_s: claimbench restarts only the server it started, not {target}; give faults.restart_command (e.g. \"docker restart pg\")",
+            "{}: faults.restart_db_at_s: claimbench restarts only the server it started, not {target}; give --restart-command CMD (e.g. 'docker restart pg'), or CLAIMBENCH_RESTART_COMMAND",
             w.source_path.display()
         );
     };
+    let cmd = cmd.to_string();
     Ok(Some(Arc::new(move || run_shell(&cmd))))
 }
 
-/// `sh -c cmd`, which must succeed; its stderr in the error.
+/// `sh -c cmd`, which must succeed; its stderr in the error. The command itself is not
+/// echoed: it may carry a credential, and errors reach run.json.
 fn run_shell(cmd: &str) -> std::result::Result<(), String> {
     let out = std::process::Command::new("sh")
         .args(["-c", cmd])
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run `sh -c {cmd}`: {e}"))?;
+        .map_err(|e| format!("cannot run the --restart-command with sh: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
         Err(format!(
-            "`{cmd}` failed ({}): {}",
+            "the --restart-command failed ({}): {}",
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         ))
@@ -204,7 +208,13 @@ pub(crate) fn start_embedded(
             .entry("synchronous_commit".to_string())
             .or_insert_with(|| "on".to_string());
     }
-    let pg = EmbeddedPostgres::start(&settings).context("cannot start the embedded PostgreSQL")?;
+    let pg = EmbeddedPostgres::start(&settings).map_err(|e| match e {
+        EmbeddedError::Setting { name, message } => anyhow::anyhow!(
+            "{}: embedded.settings.{name}: {message}",
+            workload.source_path.display()
+        ),
+        e => anyhow::Error::new(e).context("cannot start the embedded PostgreSQL"),
+    })?;
     if !quiet {
         errln!(
             "embedded PostgreSQL on port {} in {} (removed on exit)",

@@ -258,7 +258,7 @@ fn can_restart(w: &Workload, harness: &Harness<'_>, kind: BackendKind) -> Result
         kind: crate::backend::ErrorKind::Other,
         code: None,
         message: format!(
-            "claimbench cannot restart the {kind} server it did not start; give faults.restart_command"
+            "claimbench cannot restart the {kind} server it did not start; give --restart-command"
         ),
     }))
 }

@@ -1,0 +1,396 @@
+//! The embedded default: a throw-away PostgreSQL cluster in a temporary directory, on a
+//! free loopback port, started with `initdb` and `postgres` and removed on drop, which
+//! also runs on error and after Ctrl-C (the runner returns normally when interrupted).
+//!
+//! No shell is involved: `pg_ctl` hands its `-o` options to `/bin/sh`, so a setting's
+//! value from a workload file could run a command. claimbench starts `postgres` itself,
+//! each setting one `-c name=value` argument, waits for `postmaster.pid` to say
+//! `ready`, and stops it with a signal. Which settings a workload may give is
+//! [`settings`]' business.
+//!
+//! PostgreSQL refuses to run as root. When claimbench runs as root, the cluster's
+//! directory is handed to the `postgres` system user and the server runs as that user.
+//! The server runs in its own process group so that a terminal's Ctrl-C reaches only
+//! claimbench, which then stops the server after writing its results.
+
+pub mod settings;
+
+use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error(
+        "cannot find PostgreSQL's initdb and postgres on PATH or under /usr/lib/postgresql/*/bin; install the server (Debian/Ubuntu: apt-get install postgresql) or pass --db URL for an existing server"
+    )]
+    NotInstalled,
+    #[error(
+        "claimbench runs as root and PostgreSQL refuses to; create the `postgres` user (it comes with the postgresql package) or run claimbench as an ordinary user"
+    )]
+    NoUnprivilegedUser,
+    #[error("{step} failed: {detail}")]
+    Step { step: &'static str, detail: String },
+    /// A setting the server does not know, or one claimbench keeps for itself (the
+    /// caller names the workload file and field).
+    #[error("{message}")]
+    Setting { name: String, message: String },
+}
+
+/// Where the server binaries are.
+fn find_bindir() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .find(|d| d.join("initdb").is_file() && d.join("postgres").is_file())
+    });
+    if on_path.is_some() {
+        return on_path;
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let v = e.file_name().to_str()?.parse::<u32>().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").is_file().then_some((v, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+/// Settings the embedded cluster starts with unless the workload overrides them. The
+/// cluster is throw-away, so durability is off: claims then measure locking and CPU, not
+/// this machine's fsync latency. Every setting in force is recorded in run.json.
+pub fn default_settings() -> BTreeMap<String, String> {
+    [
+        ("fsync", "off"),
+        ("synchronous_commit", "off"),
+        ("full_page_writes", "off"),
+        ("wal_level", "minimal"),
+        ("max_wal_senders", "0"),
+        ("shared_buffers", "256MB"),
+        ("max_connections", "600"),
+        ("max_wal_size", "4GB"),
+        ("checkpoint_timeout", "30min"),
+        ("autovacuum_naptime", "10s"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// How long the server may take to accept connections (crash recovery included).
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a stop may take before the postmaster is killed outright.
+const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A running throw-away cluster. Dropping it stops the server and deletes the directory.
+pub struct EmbeddedPostgres {
+    bindir: PathBuf,
+    dir: Option<tempfile::TempDir>,
+    port: u16,
+    run_as: Option<(u32, u32)>,
+    /// Every `-c name=value` the server runs with (defaults, then the workload's).
+    settings: BTreeMap<String, String>,
+    /// The postmaster claimbench started, reaped when it stops (a restart replaces it).
+    postmaster: Mutex<Option<Child>>,
+}
+
+impl EmbeddedPostgres {
+    /// initdb + start. `settings` go on top of the defaults, each as its own argument;
+    /// a name the server does not know, or one claimbench keeps for itself, is refused
+    /// before the server starts.
+    pub fn start(settings: &BTreeMap<String, String>) -> Result<EmbeddedPostgres, EmbeddedError> {
+        let bindir = find_bindir().ok_or(EmbeddedError::NotInstalled)?;
+        let run_as = if nix::unistd::geteuid().is_root() {
+            let user = nix::unistd::User::from_name("postgres")
+                .ok()
+                .flatten()
+                .ok_or(EmbeddedError::NoUnprivilegedUser)?;
+            Some((user.uid.as_raw(), user.gid.as_raw()))
+        } else {
+            None
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("claimbench-pg-")
+            .tempdir()
+            .map_err(|e| step("create temporary directory", e))?;
+        if let Some((uid, gid)) = run_as {
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+                .map_err(|e| step("hand the cluster directory to postgres", e))?;
+        }
+        let port = free_port().map_err(|e| step("find a free port", e))?;
+        let mut all = default_settings();
+        all.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let pg = EmbeddedPostgres {
+            bindir,
+            dir: Some(dir),
+            port,
+            run_as,
+            settings: all,
+            postmaster: Mutex::new(None),
+        };
+        pg.check_settings(settings)?;
+        let data = pg.data_dir();
+        pg.command("initdb")
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ])
+            .output_checked("initdb")?;
+        pg.spawn_and_wait("start the server")?;
+        Ok(pg)
+    }
+
+    /// Stops the server in immediate mode (as a crash would: no checkpoint, every
+    /// connection cut) and starts it again with the same settings; returns once it
+    /// accepts connections, after crash recovery. The `faults.restart_db_at_s` fault.
+    pub fn restart(&self) -> Result<(), EmbeddedError> {
+        self.stop(nix::sys::signal::Signal::SIGQUIT)
+            .map_err(|e| self.with_log(e))?;
+        self.spawn_and_wait("restart the server")
+    }
+
+    /// The workload's own settings against the server's list: each must exist (or be
+    /// an extension's dotted one) and not be one claimbench keeps.
+    fn check_settings(&self, own: &BTreeMap<String, String>) -> Result<(), EmbeddedError> {
+        if own.is_empty() {
+            return Ok(());
+        }
+        let out = self
+            .command("postgres")
+            .arg("--describe-config")
+            .output()
+            .map_err(|e| step("postgres --describe-config", e))?;
+        let known = settings::parse_describe_config(&String::from_utf8_lossy(&out.stdout));
+        for name in own.keys() {
+            let group = known
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, g)| g.as_str());
+            let message = match group {
+                None if !name.contains('.') => Some(format!(
+                    "PostgreSQL has no setting `{name}` (this server's list: postgres --describe-config)"
+                )),
+                _ => settings::owned_by_claimbench(name, group),
+            };
+            if let Some(message) = message {
+                return Err(EmbeddedError::Setting {
+                    name: name.clone(),
+                    message,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts the postmaster (no shell: every option is an argument) and waits until
+    /// `postmaster.pid` says it is ready.
+    fn spawn_and_wait(&self, what: &'static str) -> Result<(), EmbeddedError> {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.root().join("server.log"))
+            .map_err(|e| step(what, e))?;
+        if let Some((uid, gid)) = self.run_as {
+            let _ = std::os::unix::fs::chown(self.root().join("server.log"), Some(uid), Some(gid));
+        }
+        let mut cmd = self.command("postgres");
+        cmd.arg("-D").arg(self.data_dir());
+        let own = [
+            ("port", self.port.to_string()),
+            ("listen_addresses", "127.0.0.1".to_string()),
+            ("unix_socket_directories", self.root().display().to_string()),
+        ];
+        for (k, v) in own
+            .iter()
+            .map(|(k, v)| (*k, v))
+            .chain(self.settings.iter().map(|(k, v)| (k.as_str(), v)))
+        {
+            cmd.arg("-c").arg(format!("{k}={v}"));
+        }
+        let child = cmd
+            .stdout(log.try_clone().map_err(|e| step(what, e))?)
+            .stderr(log)
+            .spawn()
+            .map_err(|e| step(what, e))?;
+        *self.postmaster.lock().expect("no panic holds it") = Some(child);
+        self.wait_ready(what).map_err(|e| self.with_log(e))
+    }
+
+    /// Polls `postmaster.pid`, whose eighth line is `ready` once connections are
+    /// accepted (PostgreSQL 10 and later); fails at once if the postmaster exits.
+    fn wait_ready(&self, what: &'static str) -> Result<(), EmbeddedError> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        let pid_file = self.data_dir().join("postmaster.pid");
+        loop {
+            if let Some(status) = self.reap() {
+                return Err(EmbeddedError::Step {
+                    step: what,
+                    detail: format!("the server exited ({status})"),
+                });
+            }
+            let ready = std::fs::read_to_string(&pid_file)
+                .ok()
+                .is_some_and(|t| t.lines().nth(7).is_some_and(|l| l.trim() == "ready"));
+            if ready {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(EmbeddedError::Step {
+                    step: what,
+                    detail: format!("not ready after {} s", START_TIMEOUT.as_secs()),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The exit status of the postmaster claimbench started, once it has exited (and
+    /// then forgets it); `None` while it runs or when none is known.
+    fn reap(&self) -> Option<std::process::ExitStatus> {
+        let mut slot = self.postmaster.lock().expect("no panic holds it");
+        let status = slot.as_mut()?.try_wait().ok().flatten()?;
+        *slot = None;
+        Some(status)
+    }
+
+    /// Sends `signal` to the postmaster named in `postmaster.pid` (the one claimbench
+    /// started, or one an outside `pg_ctl restart` replaced it with) and waits until
+    /// it is gone; SIGKILL after [`STOP_TIMEOUT`].
+    fn stop(&self, signal: nix::sys::signal::Signal) -> Result<(), EmbeddedError> {
+        use nix::sys::signal::{Signal, kill};
+        use nix::unistd::Pid;
+        let pid = std::fs::read_to_string(self.data_dir().join("postmaster.pid"))
+            .ok()
+            .and_then(|t| t.lines().next()?.trim().parse::<i32>().ok())
+            .map(Pid::from_raw);
+        let Some(pid) = pid else {
+            // Not running (it never started, or it crashed and removed its pid file).
+            self.reap();
+            return Ok(());
+        };
+        let _ = kill(pid, signal);
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        let mut killed = false;
+        loop {
+            self.reap();
+            if kill(pid, None).is_err() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                if killed {
+                    return Err(EmbeddedError::Step {
+                        step: "stop the server",
+                        detail: format!("postmaster {pid} did not exit"),
+                    });
+                }
+                let _ = kill(pid, Signal::SIGKILL);
+                killed = true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.as_ref().expect("present until drop").path()
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.root().join("data")
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The connection URL (trust auth, loopback only; no password to hide).
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    pub fn path(&self) -> &Path {
+        self.root()
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(self.bindir.join(program));
+        cmd.stdin(Stdio::null()).process_group(0);
+        if let Some((uid, gid)) = self.run_as {
+            cmd.uid(uid).gid(gid).current_dir(self.root());
+        }
+        cmd
+    }
+
+    fn with_log(&self, e: EmbeddedError) -> EmbeddedError {
+        let log = std::fs::read_to_string(self.root().join("server.log")).unwrap_or_default();
+        match e {
+            EmbeddedError::Step { step, detail } => EmbeddedError::Step {
+                step,
+                detail: format!("{detail}; server log: {}", last_lines(&log, 3)),
+            },
+            other => other,
+        }
+    }
+}
+
+impl Drop for EmbeddedPostgres {
+    fn drop(&mut self) {
+        if self.dir.is_none() {
+            return;
+        }
+        let _ = self.stop(nix::sys::signal::Signal::SIGQUIT);
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.close();
+        }
+    }
+}
+
+fn step(step: &'static str, e: std::io::Error) -> EmbeddedError {
+    EmbeddedError::Step {
+        step,
+        detail: e.to_string(),
+    }
+}
+
+fn last_lines(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+trait OutputChecked {
+    fn output_checked(&mut self, step: &'static str) -> Result<(), EmbeddedError>;
+}
+
+impl OutputChecked for Command {
+    fn output_checked(&mut self, name: &'static str) -> Result<(), EmbeddedError> {
+        let out = self.output().map_err(|e| step(name, e))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            let text = String::from_utf8_lossy(&out.stderr);
+            Err(EmbeddedError::Step {
+                step: name,
+                detail: format!("{}: {}", out.status, last_lines(text.trim(), 3)),
+            })
+        }
+    }
+}
+
+/// Asks the kernel for a free loopback port. Another process could take it before the
+/// server binds; the start then fails with the server's message and can be retried.
+fn free_port() -> std::io::Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
+}
