@@ -11,6 +11,7 @@ pub mod ledger;
 pub mod metrics;
 pub mod model;
 pub mod prove;
+pub mod redact;
 pub mod report;
 pub mod resources;
 pub mod results;

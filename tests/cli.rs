@@ -1089,6 +1089,79 @@ fn a_hostile_embedded_setting_value_runs_no_command() {
     }
 }
 
+/// A password never reaches stderr or a result file, in any connection-string form
+/// claimbench takes, however odd the password: a run on the machine's PostgreSQL (trust
+/// auth: any password is accepted), and one against a port where nothing listens.
+#[test]
+fn no_password_reaches_stderr_or_results_in_any_form() {
+    let Some(_) = pg_url_or_skip() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let workload = dir.path().join("tiny.toml");
+    std::fs::write(
+        &workload,
+        "name = \"tiny\"\n[population]\nbacklog = 200\nqueues = [{ name = \"q\" }]\n\
+         [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\n\
+         workers = [2]\nbatch_sizes = [5]\n[trial]\nwarmup_s = 0\nduration_s = 0.3\n",
+    )
+    .unwrap();
+    for (i, pw) in ["S3cr3t;@p w", "pä'ss\"wörd#?%", "q=x&y/z:1"]
+        .iter()
+        .enumerate()
+    {
+        let enc: String = url::form_urlencoded::byte_serialize(pw.as_bytes()).collect();
+        let kv = format!("'{}'", pw.replace('\\', "\\\\").replace('\'', "\\'"));
+        for (port, expect) in [(5432, 0), (1, 2)] {
+            for db in [
+                format!("postgres://postgres:{enc}@127.0.0.1:{port}/test"),
+                format!("host=127.0.0.1 port={port} user=postgres password={kv} dbname=test"),
+            ] {
+                let results = dir.path().join(format!("r{i}-{port}"));
+                let out = claimbench()
+                    .arg("run")
+                    .arg(&workload)
+                    .args([
+                        "--db",
+                        &db,
+                        "--schema",
+                        &format!("claimbench_pw_{i}"),
+                        "--quiet",
+                    ])
+                    .arg("--results")
+                    .arg(&results)
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                assert_eq!(out.status.code(), Some(expect), "{db}: {stderr}");
+                for shown in [&stderr, &stdout] {
+                    assert!(
+                        !shown.contains(pw) && !shown.contains(&enc),
+                        "{db}: {shown}"
+                    );
+                }
+                if expect == 2 {
+                    assert!(
+                        stderr.contains("127.0.0.1:1"),
+                        "names the address: {stderr}"
+                    );
+                }
+                for f in walk(&results) {
+                    let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+                    assert!(
+                        !text.contains(pw) && !text.contains(&enc),
+                        "{db}: {} holds the password",
+                        f.display()
+                    );
+                }
+            }
+        }
+        psql(
+            &pg_url_or_skip().unwrap(),
+            &format!("DROP SCHEMA IF EXISTS claimbench_pw_{i} CASCADE"),
+        );
+    }
+}
+
 /// On a `--db` server claimbench did not start, a restart happens only through the
 /// `--restart-command` its user gives; here that server is a throw-away cluster the
 /// test starts, and the command is its own `pg_ctl restart` in immediate mode.

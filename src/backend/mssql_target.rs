@@ -66,7 +66,7 @@ pub fn parse_ado(s: &str) -> Result<MssqlTarget, String> {
 /// `false` encrypts the login only; `off` not at all) and `trust_server_certificate`
 /// (`true` accepts a self-signed certificate, as a local container has).
 pub fn parse_url(s: &str) -> Result<MssqlTarget, String> {
-    let redacted = super::target::redact_url(s);
+    let redacted = crate::redact::redact(s);
     let url =
         url::Url::parse(s).map_err(|e| format!("invalid SQL Server URL `{redacted}`: {e}"))?;
     let host = url

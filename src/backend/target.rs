@@ -2,6 +2,7 @@
 //! the password removed.
 
 use super::BackendKind;
+use crate::redact::redact;
 use std::str::FromStr;
 
 /// A parsed connection target. `Display` never shows a password: it is what goes into
@@ -23,16 +24,24 @@ impl DbTarget {
                 .map(DbTarget::Mssql)
                 .map_err(TargetError::SqlServer);
         }
+        if is_libpq_key_value(url) {
+            // `host=h user=u password='p w' dbname=q`, as libpq and psql take it.
+            return tokio_postgres::Config::from_str(url)
+                .map(DbTarget::Postgres)
+                .map_err(|e| TargetError::Invalid {
+                    backend: BackendKind::Postgres,
+                    shown: redact(url),
+                    reason: redact(&e.to_string().replace(url, "<connection string>")),
+                });
+        }
         let scheme = url.split_once("://").map(|(s, _)| s).unwrap_or("");
         if ambiguous_userinfo(url) {
-            return Err(TargetError::Ambiguous {
-                shown: redact_url(url),
-            });
+            return Err(TargetError::Ambiguous { shown: redact(url) });
         }
         // A parser's message can echo the URL: keep only its kind, never the text.
         let invalid = |backend, e: &dyn std::fmt::Display, raw: &str| TargetError::Invalid {
             backend,
-            shown: redact_url(url),
+            shown: redact(url),
             reason: e.to_string().replace(raw, "<url>"),
         };
         match scheme {
@@ -58,9 +67,7 @@ impl DbTarget {
                     .map(DbTarget::Mysql)
                     .map_err(|e| invalid(BackendKind::Mysql, &e, &url))
             }
-            _ => Err(TargetError::UnknownScheme {
-                shown: redact_url(url),
-            }),
+            _ => Err(TargetError::UnknownScheme { shown: redact(url) }),
         }
     }
 
@@ -78,7 +85,7 @@ impl DbTarget {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
     #[error(
-        "cannot tell the backend of `{shown}`; use a postgres://, mysql:// or mssql:// URL (or an ADO.NET connection string for SQL Server)"
+        "cannot tell the backend of `{shown}`; use a postgres://, mysql:// or mssql:// URL (or a libpq key/value string for PostgreSQL, an ADO.NET connection string for SQL Server)"
     )]
     UnknownScheme { shown: String },
     #[error(
@@ -133,9 +140,36 @@ impl std::fmt::Display for DbTarget {
     }
 }
 
+/// Whether `s` is a libpq key/value connection string: no scheme, and it opens with
+/// one of libpq's keys and `=` (SQL Server's ADO.NET strings are told apart first).
+fn is_libpq_key_value(s: &str) -> bool {
+    const KEYS: [&str; 12] = [
+        "host",
+        "hostaddr",
+        "port",
+        "user",
+        "password",
+        "dbname",
+        "sslmode",
+        "connect_timeout",
+        "application_name",
+        "options",
+        "target_session_attrs",
+        "channel_binding",
+    ];
+    if s.contains("://") {
+        return false;
+    }
+    let t = s.trim_start();
+    let key_len = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    KEYS.contains(&&t[..key_len]) && t[key_len..].trim_start().starts_with('=')
+}
+
 /// Whether an `@` follows the end of the authority: `user:pa/ss@host` reads as host
 /// `user`, path `/ss@host`, so the password would end up in the host or database name.
-fn ambiguous_userinfo(url: &str) -> bool {
+pub(crate) fn ambiguous_userinfo(url: &str) -> bool {
     let Some((_, rest)) = url.split_once("://") else {
         return false;
     };
@@ -143,34 +177,6 @@ fn ambiguous_userinfo(url: &str) -> bool {
         Some(end) => rest[end..].contains('@'),
         None => false,
     }
-}
-
-/// Removes the password from `scheme://user:password@host/...`, for messages about a
-/// URL that did not parse as a database target. The `url` crate splits the userinfo at
-/// the last `@` of the authority, as every driver does, so a password holding `@`, `/`
-/// or `:` is masked whole; a string it cannot parse is masked from the scheme to that
-/// last `@` (user kept).
-pub fn redact_url(url: &str) -> String {
-    if !ambiguous_userinfo(url)
-        && let Ok(mut u) = url::Url::parse(url)
-        && u.password().is_some()
-        && u.set_password(Some("***")).is_ok()
-    {
-        return u.to_string();
-    }
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    // The authority ends at the first `/`, `?` or `#` after the last `@` (a password
-    // may hold `/`, so look for `@` first).
-    let Some(at) = rest.rfind('@') else {
-        return url.to_string();
-    };
-    let user = rest[..at].split(':').next().unwrap_or("");
-    if !rest[..at].contains(':') {
-        return url.to_string();
-    }
-    format!("{scheme}://{user}:***{}", &rest[at..])
 }
 
 #[cfg(test)]
@@ -224,8 +230,36 @@ mod tests {
 
     #[test]
     fn redact_masks_password_only() {
-        assert_eq!(redact_url("mysql://u:pw@h/db"), "mysql://u:***@h/db");
-        assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact("mysql://u:pw@h/db"), "mysql://u:***@h/db");
+        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
+    }
+
+    #[test]
+    fn a_libpq_key_value_string_is_a_postgres_target_shown_without_its_password() {
+        // Regression: this form was refused with the whole string, password and all,
+        // in the "cannot tell the backend" error.
+        let t = DbTarget::parse("host=db.example port=6543 user=alice password='p w;@' dbname=q")
+            .unwrap();
+        assert_eq!(t.kind(), BackendKind::Postgres);
+        assert_eq!(t.to_string(), "postgres://alice@db.example:6543/q");
+        let DbTarget::Postgres(c) = &t else {
+            panic!("postgres")
+        };
+        assert_eq!(c.get_password(), Some(&b"p w;@"[..]));
+        let e = DbTarget::parse("host=db port=notaport password=hunter2")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("invalid postgres URL") && !e.contains("hunter2"),
+            "{e}"
+        );
+        let e = DbTarget::parse("hots=db password=hunter2")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cannot tell the backend") && !e.contains("hunter2"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -240,11 +274,11 @@ mod tests {
             ("redis://u:pässwörd@host/0", "ssw"),
             ("weird://u:p@ss@h@st", "ss@"),
         ] {
-            let r = redact_url(url);
+            let r = redact(url);
             assert!(!r.contains(secret), "{url} -> {r}");
             assert!(r.contains("u:***@"), "{url} -> {r}");
         }
-        assert_eq!(redact_url("nonsense"), "nonsense");
+        assert_eq!(redact("nonsense"), "nonsense");
     }
 
     #[test]
