@@ -103,6 +103,8 @@ pub struct Slo {
 pub enum SloError {
     #[error("`{0}` has no comparison; write it like claim_p99<=20ms or duplicates==0")]
     NoOperator(String),
+    #[error("`{0}`: `{1}` is not a comparison; use one of <=, <, >=, >, == (e.g. claim_p99<=20ms)")]
+    BadOperator(String, String),
     #[error("unknown metric `{0}`; expected one of: {names}", names = SloMetric::names())]
     UnknownMetric(String),
     #[error("`{0}` is not a threshold; give a number, with ms, s or us for a time (e.g. 20ms)")]
@@ -125,7 +127,27 @@ impl Slo {
             .iter()
             .filter_map(|(sym, op)| text.find(sym).map(|at| (at, *sym, *op)))
             .min_by_key(|(at, sym, _)| (*at, std::cmp::Reverse(sym.len())))
-            .ok_or_else(|| SloError::NoOperator(text.to_string()))?;
+            .ok_or_else(|| {
+                // `!=` or a lone `=`: operator characters, but no operator.
+                match text.find(['!', '=']) {
+                    Some(i) => {
+                        let run = &text[i..];
+                        let end = run.find(|c| !matches!(c, '!' | '=')).unwrap_or(run.len());
+                        SloError::BadOperator(text.to_string(), run[..end].to_string())
+                    }
+                    None => SloError::NoOperator(text.to_string()),
+                }
+            })?;
+        // `=<`, `=>`, `!=`, `<<`: operator characters around the one found.
+        let is_op = |c: char| matches!(c, '<' | '>' | '=' | '!');
+        let before = text[..at].trim_end();
+        let lead = before.len() - before.trim_end_matches(is_op).len();
+        let after = &text[at + sym.len()..];
+        let trail = after.len() - after.trim_start_matches(is_op).len();
+        if lead > 0 || trail > 0 {
+            let written = format!("{}{sym}{}", &before[before.len() - lead..], &after[..trail]);
+            return Err(SloError::BadOperator(text.to_string(), written));
+        }
         let name = text[..at].trim();
         let metric = SloMetric::ALL
             .iter()
@@ -241,6 +263,22 @@ mod tests {
             Slo::parse("lost==0ms"),
             Err(SloError::UnitOnCount(..))
         ));
+        // Regression: a reversed operator was reported as an unknown metric.
+        for (text, written) in [
+            ("claim_p99=<20ms", "=<"),
+            ("claim_p99 => 20ms", "=>"),
+            ("duplicates!=0", "!="),
+            ("lost===0", "==="),
+            ("claim_p99<<20ms", "<<"),
+        ] {
+            let e = Slo::parse(text).unwrap_err();
+            assert_eq!(
+                e,
+                SloError::BadOperator(text.into(), written.into()),
+                "{text}"
+            );
+            assert!(e.to_string().contains("use one of <=, <, >=, >, =="), "{e}");
+        }
     }
 
     #[test]

@@ -74,10 +74,17 @@ pub struct GateResult {
     pub passed: bool,
 }
 
-/// Every gate on every cell it applies to and can measure.
+/// What a gate's one result says when no cell of the run measured its metric.
+pub const MATCHED_NO_CELL: &str = "matched no cell that measures it";
+
+/// Every gate on every cell it applies to and can measure. A gate that no cell could
+/// answer fails, with one result saying so: a gate that checks nothing must not pass
+/// (validation refuses what the matrix alone decides; this is what only the run sees,
+/// such as an interrupted run or a phase whose claims returned nothing).
 pub fn check(r: &RunResult) -> Vec<GateResult> {
     let mut out = Vec::new();
     for g in &r.gates {
+        let before = out.len();
         for c in r.cells.iter().filter(|c| g.applies_to(c)) {
             let v = CellFigures::of(c).value(g.check.metric);
             let Some(v) = v else { continue };
@@ -86,6 +93,14 @@ pub fn check(r: &RunResult) -> Vec<GateResult> {
                 cell: crate::report::summary::cell_key(c),
                 measured: Some(fmt_value(g.check.metric, v)),
                 passed: g.check.holds(Some(v)),
+            });
+        }
+        if out.len() == before {
+            out.push(GateResult {
+                gate: g.label(),
+                cell: vec![MATCHED_NO_CELL.to_string()],
+                measured: None,
+                passed: false,
             });
         }
     }
@@ -131,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn an_unmeasurable_metric_does_not_apply() {
+    fn a_gate_no_cell_can_measure_fails_saying_so() {
         let r = RunResult {
             cells: vec![cell(Strategy::PRODUCTION, 4, 5)],
             gates: vec![Gate {
@@ -144,6 +159,9 @@ mod tests {
             }],
             ..RunResult::default()
         };
-        assert!(check(&r).is_empty());
+        let got = check(&r);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(!got[0].passed, "a gate that checked nothing fails");
+        assert_eq!(got[0].cell, [MATCHED_NO_CELL]);
     }
 }

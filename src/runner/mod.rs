@@ -98,10 +98,7 @@ impl TrialClock {
 
     /// How long a trial of `w` runs at most: warm-up plus duration, or the drain cap.
     pub fn planned(w: &Workload) -> Duration {
-        match w.trial.stop {
-            StopRule::Duration => w.trial.warmup + w.trial.duration.expect("validated"),
-            StopRule::Drain => w.trial.max,
-        }
+        w.planned_trial()
     }
 
     /// The measured window of a trial that stopped at `stop_at`: from the end of

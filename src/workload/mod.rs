@@ -4,6 +4,9 @@
 //! field and what is allowed. The runner only ever sees a [`Workload`], never the raw
 //! structs, so it does not re-check anything.
 
+mod coherence;
+mod toml_errors;
+
 use crate::backend_kind::BackendKind;
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
@@ -823,9 +826,16 @@ impl Workload {
 
     /// Parse and validate `text`; `path` is only used in messages and the record.
     pub fn parse(path: &Path, text: &str) -> Result<Workload, WorkloadError> {
-        let raw: raw::Workload = toml::from_str(text).map_err(|e| WorkloadError::Parse {
-            file: path.to_path_buf(),
-            message: one_line(&e.to_string()),
+        let raw: raw::Workload = toml_errors::parse(text).map_err(|e| match e.field {
+            Some(field) => WorkloadError::Invalid {
+                file: path.to_path_buf(),
+                field,
+                message: e.message,
+            },
+            None => WorkloadError::Parse {
+                file: path.to_path_buf(),
+                message: e.message,
+            },
         })?;
         let mut v = Validator {
             file: path,
@@ -837,6 +847,7 @@ impl Workload {
         v.declared = declared.iter().map(|(s, _)| *s).collect();
         v.layouts = layouts.iter().map(|l| l.name.clone()).collect();
         let mut w = v.workload(raw, text)?;
+        coherence::check(&w).map_err(|(field, message)| v.err(&field, message))?;
         w.custom_strategies = declared.into_iter().map(|(_, d)| d).collect();
         w.custom_layouts = layouts;
         if !w.custom_strategies.is_empty() || !w.custom_layouts.is_empty() {
@@ -928,6 +939,15 @@ impl Workload {
         out
     }
 
+    /// How long a trial's clock runs at most: warm-up plus duration, or the drain cap.
+    /// Fault instants count from the same start.
+    pub fn planned_trial(&self) -> Duration {
+        match self.trial.stop {
+            StopRule::Duration => self.trial.warmup + self.trial.duration.expect("validated"),
+            StopRule::Drain => self.trial.max,
+        }
+    }
+
     /// `--repetitions N`: every block runs N repetitions, whatever its own setting.
     pub fn set_repetitions(&mut self, n: u32) {
         self.trial.repetitions = n;
@@ -963,19 +983,6 @@ pub fn check_declared_name(name: &str, kind: &str, shipped_as: Option<&str>) -> 
 /// the process (the registries hand out `&'static` definitions), a handful per run.
 pub fn leak(s: &str) -> &'static str {
     Box::leak(s.to_string().into_boxed_str())
-}
-
-/// toml's messages span several lines with a source excerpt; the CLI promises one line.
-fn one_line(msg: &str) -> String {
-    let mut parts = msg.lines().map(str::trim).filter(|l| !l.is_empty());
-    let head = parts.next().unwrap_or_default().to_string();
-    // The last line carries the reason ("unknown variant `x`, expected one of ...").
-    match parts.next_back() {
-        Some(reason) if !reason.starts_with('|') && !reason.starts_with('^') => {
-            format!("{head}: {reason}")
-        }
-        _ => head,
-    }
 }
 
 struct Validator<'a> {
@@ -1630,9 +1637,14 @@ impl Validator<'_> {
         let mut backends: Option<(String, Vec<BackendKind>)> = None;
         let mut out: Vec<Matrix> = Vec::new();
         for (field, value) in blocks {
-            let raw: raw::Matrix = value
-                .try_into()
-                .map_err(|e: toml::de::Error| self.err(&field, one_line(&e.to_string())))?;
+            let raw: raw::Matrix = toml_errors::from_value(value).map_err(|(path, message)| {
+                let at = if path == "." {
+                    field.clone()
+                } else {
+                    format!("{field}.{path}")
+                };
+                self.err(&at, message)
+            })?;
             if let Some(b) = self.block_backends(&field, raw.backends.clone())? {
                 match &backends {
                     Some((first, listed)) if *listed != b => {
@@ -2136,7 +2148,10 @@ duplicates = "==0"
         let e = error_of(&TWO_BLOCKS.replace("backlog = 5000", "backlog = -1"));
         assert!(e.contains("matrix[1].backlog: -1 is not allowed"), "{e}");
         let e = error_of(&TWO_BLOCKS.replace("backlog = 5000", "bakclog = 1"));
-        assert!(e.contains("matrix[1]: unknown field `bakclog`"), "{e}");
+        assert!(
+            e.contains("matrix[1].bakclog: unknown field `bakclog`"),
+            "{e}"
+        );
         let e = error_of(&TWO_BLOCKS.replace("duplicates = \"==0\"", "duplicates = \"==0ms\""));
         assert!(e.contains("slo.duplicates: `0ms` is a time"), "{e}");
         let e = error_of(&TWO_BLOCKS.replace(

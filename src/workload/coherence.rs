@@ -1,0 +1,201 @@
+//! What a workload's fields decide together, checked once each is valid on its own: a
+//! setting that would pass without effect is refused here, before any connection, so a
+//! nightly job cannot go green on a check that checks nothing. A fault after the trial's
+//! end never fires; a gate that matches no cell (a typo in a strategy name) gates
+//! nothing; a heartbeat no shorter than the lease never saves a job; a workload in which
+//! no job can be claimed measures only its empty polls.
+//!
+//! What only a run can see (a drain that ends before a fault, a gate whose cells were
+//! interrupted) is reported by the run itself.
+
+use super::{Workload, short_float};
+use crate::analysis::gates::Gate;
+use crate::slo::SloMetric;
+use std::time::Duration;
+
+/// A field and what is wrong with it; the validator adds the file.
+pub(super) type Refusal = (String, String);
+
+pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
+    heartbeat_below_lease(w)?;
+    something_to_claim(w)?;
+    faults_within_trials(w)?;
+    for (i, g) in w.gates.iter().enumerate() {
+        gate_matches(w, i, g)?;
+    }
+    Ok(())
+}
+
+fn heartbeat_below_lease(w: &Workload) -> Result<(), Refusal> {
+    if let (Some(beat), Some(lease)) = (w.handler.heartbeat, w.faults.lease)
+        && beat >= lease
+    {
+        return Err((
+            "handler.heartbeat_ms".into(),
+            format!(
+                "{} ms is not below faults.lease_s ({} s): the lease runs out before the first heartbeat extends it, so every long job is rescued while it runs; give a heartbeat well below the lease (a third of it is usual)",
+                short_float(beat.as_secs_f64() * 1e3),
+                short_float(lease.as_secs_f64())
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Some queue a job can be claimed from, and in every block a job to claim.
+fn something_to_claim(w: &Workload) -> Result<(), Refusal> {
+    let open = w
+        .population
+        .queues
+        .iter()
+        .any(|q| q.weight > 0.0 && !q.paused && q.active);
+    if !open {
+        return Err((
+            "population.queues".into(),
+            "every queue with jobs is paused or inactive, so no job can ever be claimed and the run would measure empty polls only; leave at least one queue with weight > 0 unpaused and active".into(),
+        ));
+    }
+    for (i, m) in w.matrices.iter().enumerate() {
+        let p = w.phase(i);
+        let arrivals = p.producer_rate_per_s.is_some() || m.phase.search.is_some();
+        if p.population.backlog == 0 && !arrivals {
+            return Err((
+                block_field(w, i, "backlog"),
+                "no job to claim: the backlog is 0 and no producer adds jobs in this block; give population.backlog (or the block's backlog) above 0, or producers.rate_per_s".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `matrix.x` for a lone block, `matrix[i].x` (named) for several.
+fn block_field(w: &Workload, i: usize, x: &str) -> String {
+    if w.matrices.len() == 1 {
+        format!("matrix.{x}")
+    } else {
+        format!("matrix[{i}] ({}).{x}", w.matrices[i].name)
+    }
+}
+
+/// Every fault instant inside every block's trials.
+fn faults_within_trials(w: &Workload) -> Result<(), Refusal> {
+    let f = &w.faults;
+    // (field, instant, whether it may fall on the end itself: only a hold's release).
+    let mut instants: Vec<(&str, Duration, bool)> = Vec::new();
+    let at = |field, t: &Duration| (field, *t, false);
+    instants.extend(
+        f.kill_connections_at
+            .iter()
+            .map(|t| at("faults.kill_connections_at_s", t)),
+    );
+    instants.extend(f.restart_at.iter().map(|t| at("faults.restart_db_at_s", t)));
+    if let Some(every) = &f.kill_connections_every {
+        instants.push(at("faults.kill_connections_every_s", every));
+    }
+    if let Some((from, to)) = f.hold_snapshot {
+        instants.push(("faults.hold_snapshot_s", from, false));
+        instants.push(("faults.hold_snapshot_s", to, true));
+    }
+    for i in 0..w.matrices.len() {
+        let end = w.phase(i).planned_trial();
+        let late = |(_, t, may_end): &&(&str, Duration, bool)| {
+            if *may_end { *t > end } else { *t >= end }
+        };
+        if let Some((field, at, _)) = instants.iter().find(late) {
+            let trial = if w.matrices.len() == 1 {
+                "the trial".to_string()
+            } else {
+                format!("block `{}`'s trials", w.matrices[i].name)
+            };
+            return Err((
+                field.to_string(),
+                format!(
+                    "{} s is after the end of {trial} ({} s from the start, warm-up included), so it would never happen; give a time before it or lengthen the trial",
+                    short_float(at.as_secs_f64()),
+                    short_float(end.as_secs_f64())
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A gate must name at least one cell of the matrix that can measure its metric.
+fn gate_matches(w: &Workload, i: usize, g: &Gate) -> Result<(), Refusal> {
+    let field = format!("gate[{i}]");
+    let blocks: Vec<usize> = (0..w.matrices.len())
+        .filter(|&b| {
+            let m = &w.matrices[b];
+            g.phase.as_ref().is_none_or(|p| *p == m.name)
+                && g.strategy.is_none_or(|s| m.strategies.contains(&s))
+                && g.index_layout
+                    .as_ref()
+                    .is_none_or(|l| m.index_layouts.contains(l))
+                && g.workers.is_none_or(|n| m.workers.contains(&n))
+                && g.batch_size.is_none_or(|n| m.batch_sizes.contains(&n))
+        })
+        .collect();
+    if blocks.is_empty() {
+        return Err((
+            field,
+            format!(
+                "`{}` matches no cell of the matrix ({}), so it would check nothing; name a strategy, layout, worker count and batch size that one block runs together",
+                g.label(),
+                what_the_matrix_runs(w)
+            ),
+        ));
+    }
+    let needs_arrivals = matches!(
+        g.check.metric,
+        SloMetric::QueueWaitP99 | SloMetric::OldestPendingP99 | SloMetric::OldestPendingMax
+    );
+    let needs_handler = matches!(
+        g.check.metric,
+        SloMetric::CompletedPerS | SloMetric::DuplicateExecutions
+    );
+    let measurable = blocks.iter().any(|&b| {
+        let p = w.phase(b);
+        let arrivals = p.producer_rate_per_s.is_some() || w.matrices[b].phase.search.is_some();
+        let full = p.handler.mode == super::HandlerMode::Full;
+        (!needs_arrivals || arrivals) && (!needs_handler || full)
+    });
+    if !measurable {
+        let why = if needs_arrivals {
+            "is measured only where jobs arrive during the trial, and no block it matches has producers"
+        } else {
+            "is measured only where the handler runs, and every block it matches is claim-only"
+        };
+        return Err((
+            format!("{field}.check"),
+            format!(
+                "`{}` {why}, so it would check nothing",
+                g.check.metric.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `production, waiting × fetch-order × 1, 4 workers × batch 10` per block, for the
+/// message of a gate that matches none.
+fn what_the_matrix_runs(w: &Workload) -> String {
+    let list = |v: Vec<String>| v.join(", ");
+    w.matrices
+        .iter()
+        .map(|m| {
+            let name = if m.name.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", m.name)
+            };
+            format!(
+                "{name}{} x {} x {} workers x batch {}",
+                list(m.strategies.iter().map(|s| s.to_string()).collect()),
+                list(m.index_layouts.clone()),
+                list(m.workers.iter().map(|n| n.to_string()).collect()),
+                list(m.batch_sizes.iter().map(|n| n.to_string()).collect())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
