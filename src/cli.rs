@@ -46,7 +46,8 @@ pub enum Command {
         #[arg(long, default_value = "results")]
         results: PathBuf,
         /// Override the workload's trial.repetitions.
-        #[arg(long)]
+        // `-1` is a bad value, not an unknown flag `-1` (so for every number below).
+        #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         repetitions: Option<u32>,
         /// No progress bar or per-trial lines; the summary is still printed.
         #[arg(long, short)]
@@ -59,7 +60,7 @@ pub enum Command {
         /// Threads the workers run on, each a single-threaded runtime that keeps a
         /// worker's queries and its connection on one thread (as pgbench's -j).
         /// Default: one per core.
-        #[arg(long, env = "CLAIMBENCH_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        #[arg(long, env = "CLAIMBENCH_WORKER_THREADS", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..=1024))]
         worker_threads: Option<u16>,
         /// How to restart a --db server for the workload's faults.restart_db_at_s: a
         /// shell command (yours, never the workload file's) that returns once the
@@ -154,7 +155,7 @@ pub enum Command {
         /// A built-in strategy, or one the --workload declares.
         #[arg(long)]
         strategy: String,
-        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         batch: u32,
         /// A workload whose [strategies.<name>] declare custom strategies to print.
         #[arg(long)]
@@ -164,6 +165,35 @@ pub enum Command {
     Validate { workload: PathBuf },
     /// Re-render summary.md and the report from a run.json (or its folder).
     Report { run_json: PathBuf },
+}
+
+/// clap's error as one line that names the flag and what is allowed (clap prints a
+/// block with a usage line and a tip, which for `--repetitions -1` suggested `-- -1`);
+/// help and version print as clap has them. Returns the exit code.
+pub fn report_parse_error(e: clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return std::process::ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return std::process::ExitCode::from(2);
+        }
+        _ => {}
+    }
+    let rendered = e.render().to_string();
+    let first: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let line = first.join(" ");
+    let line = line.strip_prefix("error: ").unwrap_or(&line);
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "error: {line}; see --help");
+    std::process::ExitCode::from(2)
 }
 
 /// A backend as `--backend` names it; `main` turns it into the domain's [`BackendKind`].

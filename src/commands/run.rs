@@ -3,7 +3,7 @@
 //! with partial results.
 
 use super::targets::{environment, resolve_targets, restart_action, start_embedded};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use claimbench::analysis::recommend;
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{Backend, BackendKind};
@@ -43,9 +43,6 @@ pub(crate) async fn run(
     } = flags;
     let mut workload = Workload::load(workload_path)?;
     if let Some(n) = repetitions {
-        if n == 0 {
-            bail!("--repetitions 0 is not allowed; give 1 or more");
-        }
         workload.set_repetitions(n);
     }
     if !slo_flags.is_empty() {
