@@ -23,6 +23,11 @@ pub const EXIT_CODES: &str = "Exit codes:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Let a workload name statement and layout files outside its own folder (by
+    /// default such a path is refused: a workload from someone else must not make
+    /// claimbench read, and record, a file elsewhere on this machine).
+    #[arg(long, global = true)]
+    pub allow_outside_files: bool,
 }
 
 #[derive(Debug, Subcommand)]

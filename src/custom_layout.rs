@@ -23,6 +23,13 @@ static DECLARED: Mutex<Vec<(&'static str, &'static str, &'static str)>> = Mutex:
 pub fn declare(d: &DeclaredLayout) -> Result<(), String> {
     let shipped = crate::workload::INDEX_LAYOUTS.contains(&d.name.as_str());
     check_declared_name(&d.name, "layout", shipped.then_some("a shipped layout"))?;
+    if crate::strategy::named_params::is_blank(&d.sql) {
+        // Regression: such a file ran with no index at all, and said nothing.
+        return Err(format!(
+            "{} holds no statement; give the index DDL (e.g. CREATE INDEX ... ON jobs_hot ...)",
+            d.file
+        ));
+    }
     DECLARED.lock().unwrap_or_else(|p| p.into_inner()).push((
         leak(&d.name),
         leak(&d.file),
@@ -76,6 +83,12 @@ mod tests {
             ..shipped
         };
         assert!(declare(&spaced).unwrap_err().contains("not a layout name"));
+        let blank = DeclaredLayout {
+            name: "unit-blank".into(),
+            sql: "-- later\n".into(),
+            ..spaced
+        };
+        assert!(declare(&blank).unwrap_err().contains("holds no statement"));
         assert!(postgres("my layout").is_none());
     }
 }

@@ -8,6 +8,7 @@ pub mod custom_layout;
 pub mod embedded;
 pub mod hlog;
 pub mod ledger;
+pub mod markdown;
 pub mod metrics;
 pub mod model;
 pub mod prove;

@@ -37,7 +37,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(dispatch(cli.command)) {
+    let files = if cli.allow_outside_files {
+        claimbench::workload::Files::Anywhere
+    } else {
+        claimbench::workload::Files::BesideOnly
+    };
+    match runtime.block_on(dispatch(cli.command, files)) {
         Ok(code) => code,
         Err(e) => {
             errln!("error: {e:#}");
@@ -46,7 +51,7 @@ fn main() -> ExitCode {
     }
 }
 
-async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
+async fn dispatch(cmd: cli::Command, files: claimbench::workload::Files) -> Result<ExitCode> {
     use cli::Command;
     use commands::{compare, inspect, parse_slos, prove, run};
     match cmd {
@@ -69,7 +74,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
                 worker_threads: worker_threads.map(usize::from),
                 restart_command,
             };
-            run::run(&workload, db, &schema, flags).await
+            run::run(&workload, files, db, &schema, flags).await
         }
         Command::Recommend { run_json, slo } => compare::recommend(&run_json, &parse_slos(&slo)?),
         Command::Compare {
@@ -93,7 +98,7 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             db,
             schema,
             layout,
-        } => inspect::prepare(&workload, &db, &schema, layout).await,
+        } => inspect::prepare((&workload, files), &db, &schema, layout).await,
         Command::Prove {
             db,
             schema,
@@ -105,8 +110,13 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
             strategy,
             batch,
             workload,
-        } => inspect::sql(backend.into(), &strategy, batch, workload.as_deref()),
-        Command::Validate { workload } => inspect::validate(&workload),
+        } => inspect::sql(
+            backend.into(),
+            &strategy,
+            batch,
+            workload.as_deref().map(|w| (w, files)),
+        ),
+        Command::Validate { workload } => inspect::validate(&workload, files),
         Command::Report { run_json } => inspect::report(&run_json),
     }
 }

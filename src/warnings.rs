@@ -136,7 +136,8 @@ impl fmt::Display for Warning {
                 ms_above,
             } => write!(
                 f,
-                "queue `{queue}` held {observed} jobs at once, above max workers {limit}, for {ms_above:.1} ms in all (exact, from the ledger): concurrent claims read the same committed count"
+                "queue {} held {observed} jobs at once, above max workers {limit}, for {ms_above:.1} ms in all (exact, from the ledger): concurrent claims read the same committed count",
+                crate::markdown::code(queue)
             ),
             Warning::FewSamples { claims } => write!(
                 f,

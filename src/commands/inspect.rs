@@ -11,13 +11,13 @@ use claimbench::backend::{Backend, BackendKind, DbTarget, mssql, mysql, postgres
 use claimbench::report;
 use claimbench::results::RunResult;
 use claimbench::strategy::{self, Strategy};
-use claimbench::workload::Workload;
+use claimbench::workload::{Files, Workload};
 use std::path::Path;
 use std::process::ExitCode;
 
 /// `validate`: the trial count and what each matrix block expands to.
-pub(crate) fn validate(workload: &Path) -> Result<ExitCode> {
-    let w = Workload::load(workload)?;
+pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
+    let w = Workload::load_with(workload, files)?;
     check_layouts(&w, &w.backends)?;
     outln!(
         "{}: ok, {} trials{} on {}",
@@ -59,12 +59,12 @@ pub(crate) fn validate(workload: &Path) -> Result<ExitCode> {
 /// `prepare`: a reset and seeded schema in `layout` (the workload's first by default),
 /// for another tool to load (benches/pgbench_compare.sh runs pgbench on it).
 pub(crate) async fn prepare(
-    workload: &Path,
+    (workload, files): (&Path, Files),
     db: &str,
     schema: &str,
     layout: Option<String>,
 ) -> Result<ExitCode> {
-    let w = Workload::load(workload)?;
+    let w = Workload::load_with(workload, files)?;
     let layout = layout.unwrap_or_else(|| w.index_layouts()[0].clone());
     if !w.index_layouts().contains(&layout)
         && !claimbench::workload::INDEX_LAYOUTS.contains(&layout.as_str())
@@ -88,11 +88,11 @@ pub(crate) fn sql(
     kind: BackendKind,
     strategy: &str,
     batch: u32,
-    workload: Option<&Path>,
+    workload: Option<(&Path, Files)>,
 ) -> Result<ExitCode> {
-    if let Some(w) = workload {
+    if let Some((w, files)) = workload {
         // Declares the workload's custom strategies, so their names resolve.
-        Workload::load(w)?;
+        Workload::load_with(w, files)?;
     }
     print_sql(kind, strategy, batch)?;
     Ok(ExitCode::SUCCESS)

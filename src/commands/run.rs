@@ -11,7 +11,7 @@ use claimbench::report;
 use claimbench::results::{RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
 use claimbench::slo::Slo;
-use claimbench::workload::Workload;
+use claimbench::workload::{Files, Workload};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -29,6 +29,7 @@ pub(crate) struct RunFlags {
 
 pub(crate) async fn run(
     workload_path: &Path,
+    files: Files,
     db: Vec<String>,
     schema: &str,
     flags: RunFlags,
@@ -41,7 +42,7 @@ pub(crate) async fn run(
         worker_threads,
         restart_command,
     } = flags;
-    let mut workload = Workload::load(workload_path)?;
+    let mut workload = Workload::load_with(workload_path, files)?;
     if let Some(n) = repetitions {
         workload.set_repetitions(n);
     }

@@ -97,6 +97,14 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
                 );
             }
         }
+        for (i, q) in workload.population.queues.iter().enumerate() {
+            claimbench::workload::queue_name_fits(kind, &q.name).map_err(|why| {
+                anyhow::anyhow!(
+                    "{}: population.queues[{i}].name on {kind}: {why}",
+                    workload.source_path.display()
+                )
+            })?;
+        }
         for m in &workload.matrices {
             for s in &m.strategies {
                 if let strategy::Form::Absent(why) = s.form(kind) {

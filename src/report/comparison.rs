@@ -28,7 +28,7 @@ fn bullets(out: &mut String, title: &str, items: &[String]) {
     if !items.is_empty() {
         let _ = writeln!(out, "{title}\n");
         for i in items {
-            let _ = writeln!(out, "- {i}");
+            let _ = writeln!(out, "- {}", crate::markdown::escape(i));
         }
         out.push('\n');
     }
@@ -64,6 +64,7 @@ fn metric_row(cell: &[String], m: &MetricChange) -> String {
     if m.verdict == Verdict::Regressed {
         cells[5] = format!("**{}**", cells[5]);
     }
+    let cells: Vec<String> = cells.iter().map(|c| crate::markdown::cell(c)).collect();
     format!("| {} |", cells.join(" | "))
 }
 

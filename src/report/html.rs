@@ -140,7 +140,16 @@ fn table_row<'a>(h: &mut String, tag: &str, cells: impl Iterator<Item = &'a str>
     h.push_str("<tr>");
     for (i, v) in cells.enumerate() {
         let class = if i < 3 { " class=\"l\"" } else { "" };
-        let _ = write!(h, "<{tag}{class}>{}</{tag}>", esc(v));
+        // The tables are shared with the Markdown renderer, whose whole-cell bold
+        // (`**FAIL**`) is bold here too, not asterisks.
+        match v.strip_prefix("**").and_then(|x| x.strip_suffix("**")) {
+            Some(inner) if !inner.is_empty() => {
+                let _ = write!(h, "<{tag}{class}><b>{}</b></{tag}>", esc(inner));
+            }
+            _ => {
+                let _ = write!(h, "<{tag}{class}>{}</{tag}>", esc(v));
+            }
+        }
     }
     h.push_str("</tr>\n");
 }

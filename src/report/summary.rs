@@ -56,11 +56,11 @@ pub fn render(r: &RunResult) -> String {
     let env = &r.environment;
     let _ = writeln!(
         out,
-        "Workload **{}** (`{}`, sha256 `{}`) on {}, {} cores, claimbench {}{}.\n",
-        r.workload.name,
-        r.workload.path,
+        "Workload **{}** ({}, sha256 `{}`) on {}, {} cores, claimbench {}{}.\n",
+        crate::markdown::escape(&r.workload.name),
+        crate::markdown::code(&r.workload.path),
         &r.workload.sha256[..r.workload.sha256.len().min(12)],
-        targets(r),
+        crate::markdown::escape(&targets(r)),
         env.logical_cores,
         env.claimbench_version,
         env.git_revision
@@ -146,14 +146,22 @@ pub fn render(r: &RunResult) -> String {
 
 /// A GitHub-flavoured Markdown table; the first `left` columns are left-aligned (names),
 /// the rest right-aligned (numbers).
+/// Every cell is escaped (queue names, labels and paths are free text; a `|` would break
+/// the table), except claimbench's own whole-cell bold.
 pub fn markdown_table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
-    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        cells
+            .map(crate::markdown::cell)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let _ = writeln!(out, "| {} |", line(&mut header.iter().copied()));
     let align: Vec<&str> = (0..header.len())
         .map(|i| if i < left { "---" } else { "--:" })
         .collect();
     let _ = writeln!(out, "|{}|", align.join("|"));
     for row in rows {
-        let _ = writeln!(out, "| {} |", row.join(" | "));
+        let _ = writeln!(out, "| {} |", line(&mut row.iter().map(String::as_str)));
     }
 }
 
@@ -802,6 +810,20 @@ mod tests {
             },
             ..RunResult::default()
         }
+    }
+
+    #[test]
+    fn a_name_with_markdown_in_it_cannot_break_a_table_or_make_a_link() {
+        let mut out = String::new();
+        let rows = vec![
+            vec!["q|x".to_string(), "**FAIL**".to_string()],
+            vec!["[click](http://x) *b*\nrow".to_string(), "1".to_string()],
+        ];
+        markdown_table(&mut out, &["queue", "result"], &rows, 1);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4, "{out}");
+        assert_eq!(lines[2], "| q\\|x | **FAIL** |");
+        assert_eq!(lines[3], "| [click\\](http://x) \\*b\\* row | 1 |");
     }
 
     #[test]

@@ -48,9 +48,21 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         "strategy",
         builtin.then_some("a built-in strategy"),
     )?;
+    if named_params::is_blank(&d.sql) {
+        return Err(format!(
+            "{} holds no statement; give the claim statement (an UPDATE ... RETURNING id that sets worker_id = :worker_id)",
+            d.file
+        ));
+    }
     // A statement that never reads :batch is allowed: the over-claim check is what
     // catches a claim that ignores the batch size, with numbers.
     let (sql, params) = named_params::to_postgres(&d.sql).map_err(|e| e.to_string())?;
+    if !params.contains(&Param::WorkerId) {
+        return Err(format!(
+            "{} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim",
+            d.file
+        ));
+    }
     let def: &'static Def = Box::leak(Box::new(Def {
         name: leak(&d.name),
         about: leak(&format!("declared by the workload, from {}", d.file)),
@@ -164,5 +176,14 @@ mod tests {
                 .unwrap_err()
                 .contains(":queue")
         );
+        // Regression: these ran, and every job was reported lost (exit 1).
+        let e = declare(&declared(
+            "no-worker",
+            "UPDATE jobs_hot SET status = 1 RETURNING id",
+        ))
+        .unwrap_err();
+        assert!(e.contains("never uses :worker_id"), "{e}");
+        let e = declare(&declared("blank", "-- to do\n")).unwrap_err();
+        assert!(e.contains("holds no statement"), "{e}");
     }
 }

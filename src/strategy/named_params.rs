@@ -62,6 +62,21 @@ pub fn to_postgres(sql: &str) -> Result<(String, Vec<Param>), ParamError> {
     Ok((out, order))
 }
 
+/// Whether `sql` holds no statement: only white space, comments and semicolons.
+pub fn is_blank(sql: &str) -> bool {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ';');
+        if let Some(r) = rest.strip_prefix("--") {
+            rest = r.find('\n').map_or("", |e| &r[e..]);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.find("*/").map_or("", |e| &r[e + 2..]);
+        } else {
+            return rest.is_empty();
+        }
+    }
+}
+
 fn rewrite(sql: &str, mut number: impl FnMut(Param) -> String) -> Result<String, ParamError> {
     let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
@@ -137,6 +152,14 @@ mod tests {
             to_postgres("SELECT 'é' || :batch").unwrap().0,
             "SELECT 'é' || $1"
         );
+    }
+
+    #[test]
+    fn a_file_of_comments_holds_no_statement() {
+        assert!(is_blank(""));
+        assert!(is_blank("  -- nothing yet\n/* later */ ;\n"));
+        assert!(!is_blank("-- the claim\nSELECT 1"));
+        assert!(!is_blank("/* a */ CREATE INDEX ON t (x)"));
     }
 
     #[test]

@@ -817,15 +817,25 @@ pub const INDEX_LAYOUTS: [&str; 4] = [
 
 impl Workload {
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
+        Workload::load_with(path, Files::BesideOnly)
+    }
+
+    /// [`Workload::load`], with the rule for the statement and layout files it names.
+    pub fn load_with(path: &Path, files: Files) -> Result<Workload, WorkloadError> {
         let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Read {
             file: path.to_path_buf(),
             source,
         })?;
-        Workload::parse(path, &text)
+        Workload::parse_with(path, &text, files)
     }
 
-    /// Parse and validate `text`; `path` is only used in messages and the record.
+    /// Parse and validate `text`; `path` names it in messages and the record, and its
+    /// folder is where declared files are read from.
     pub fn parse(path: &Path, text: &str) -> Result<Workload, WorkloadError> {
+        Workload::parse_with(path, text, Files::BesideOnly)
+    }
+
+    fn parse_with(path: &Path, text: &str, files: Files) -> Result<Workload, WorkloadError> {
         let raw: raw::Workload = toml_errors::parse(text).map_err(|e| match e.field {
             Some(field) => WorkloadError::Invalid {
                 file: path.to_path_buf(),
@@ -839,6 +849,7 @@ impl Workload {
         })?;
         let mut v = Validator {
             file: path,
+            files,
             declared: Vec::new(),
             layouts: Vec::new(),
         };
@@ -957,6 +968,41 @@ impl Workload {
     }
 }
 
+/// The longest queue name every backend's schema stores: MySQL's `VARCHAR(200)`
+/// (PostgreSQL's `text` has no limit; SQL Server's `varchar(255)` is checked per backend,
+/// see [`queue_name_fits`]).
+pub const MAX_QUEUE_NAME_CHARS: usize = 200;
+
+/// A queue name every backend can store and every report can show: no control
+/// characters (PostgreSQL's text refuses NUL, and a newline breaks every table), and at
+/// most [`MAX_QUEUE_NAME_CHARS`] characters.
+fn check_queue_name(name: &str) -> Result<(), String> {
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "`{}` holds the control character {c:?}; give printable text",
+            name.escape_debug()
+        ));
+    }
+    let n = name.chars().count();
+    if n > MAX_QUEUE_NAME_CHARS {
+        return Err(format!(
+            "is {n} characters long; give at most {MAX_QUEUE_NAME_CHARS} (the MySQL schema's VARCHAR({MAX_QUEUE_NAME_CHARS}))"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `name` fits `kind`'s queue columns: SQL Server's are `varchar(255)`, not
+/// Unicode, so a name outside printable ASCII would be stored as another name.
+pub fn queue_name_fits(kind: BackendKind, name: &str) -> Result<(), String> {
+    if kind == BackendKind::Mssql && !name.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
+        return Err(format!(
+            "`{name}` holds characters outside printable ASCII, which SQL Server's varchar(255) queue columns do not store as given; use ASCII letters, digits and punctuation"
+        ));
+    }
+    Ok(())
+}
+
 /// Letters, digits, `-` and `_`, at least one: the names a workload gives (itself,
 /// blocks, declared strategies and layouts), safe in file names and run ids.
 pub fn is_plain_name(s: &str) -> bool {
@@ -985,8 +1031,19 @@ pub fn leak(s: &str) -> &'static str {
     Box::leak(s.to_string().into_boxed_str())
 }
 
+/// Where the statement and layout files a workload names may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Files {
+    /// In the workload's folder or below it: a workload from someone else cannot make
+    /// claimbench read (and record in run.json) a file elsewhere on the machine.
+    BesideOnly,
+    /// Anywhere (`--allow-outside-files`).
+    Anywhere,
+}
+
 struct Validator<'a> {
     file: &'a Path,
+    files: Files,
     /// The strategies `[strategies.<name>]` declared, for the matrices to name.
     declared: Vec<Strategy>,
     /// The layouts `[layouts.<name>]` declared.
@@ -1056,9 +1113,29 @@ impl Validator<'_> {
     /// A file a workload names, relative to the workload's own: its path as shown in
     /// messages and records, and its text.
     fn read_beside(&self, field: &str, path: &Path) -> Result<(String, String), WorkloadError> {
-        let full = self.file.parent().unwrap_or(Path::new(".")).join(path);
+        let dir = match self.file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let full = dir.join(path);
         let text = std::fs::read_to_string(&full)
             .map_err(|e| self.err(field, format!("cannot read {}: {e}", full.display())))?;
+        if self.files == Files::BesideOnly {
+            // Links resolved: a link beside the workload to a file elsewhere is elsewhere.
+            let inside = match (dir.canonicalize(), full.canonicalize()) {
+                (Ok(d), Ok(f)) => f.starts_with(d),
+                _ => false,
+            };
+            if !inside {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "`{}` is outside the workload's folder; keep the file beside the workload (or below it), or pass --allow-outside-files",
+                        path.display()
+                    ),
+                ));
+            }
+        }
         Ok((full.display().to_string(), text))
     }
 
@@ -1487,6 +1564,7 @@ impl Validator<'_> {
             if q.name.is_empty() || queues.iter().any(|x: &QueueSpec| x.name == q.name) {
                 return Err(self.err(&field("name"), format!("`{}` is empty or repeated", q.name)));
             }
+            check_queue_name(&q.name).map_err(|m| self.err(&field("name"), m))?;
             self.non_negative(&field("weight"), q.weight)?;
             let max_workers = match q.max_workers {
                 Some(n) if (1..=i32::MAX as i64).contains(&n) => Some(n as i32),

@@ -1,0 +1,85 @@
+//! Text from users in Markdown: queue names, descriptions, connection labels and file
+//! paths are free text, and summary.md, the `compare` report and CI job summaries are
+//! Markdown, so such text is escaped where it enters them (report.html escapes its own).
+//!
+//! Only what Markdown would read as markup is escaped, so a summary printed to a
+//! terminal stays readable: an underscore inside a word (`claim_p99`) is never emphasis
+//! in CommonMark, and is left alone.
+
+/// `s` with every character Markdown could read as markup backslash-escaped, and line
+/// breaks as spaces (one value, one line).
+pub fn escape(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let word = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        match c {
+            '\n' | '\r' => out.push(' '),
+            '_' if word(i.checked_sub(1)) && word(Some(i + 1)) => out.push('_'),
+            // A link or image needs `](` or `![`; brackets alone stay as they are.
+            ']' if chars.get(i + 1) != Some(&'(') => out.push(']'),
+            '!' if chars.get(i + 1) != Some(&'[') => out.push('!'),
+            '\\' | '`' | '*' | '_' | ']' | '!' | '<' | '|' | '~' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A table cell: escaped, except that a cell claimbench made bold as a whole
+/// (`**FAIL**`) stays bold around its escaped text.
+pub fn cell(s: &str) -> String {
+    match s.strip_prefix("**").and_then(|x| x.strip_suffix("**")) {
+        Some(inner) if !inner.is_empty() => format!("**{}**", escape(inner)),
+        _ => escape(s),
+    }
+}
+
+/// `s` as an inline code span: fenced by one more backtick than its longest run, so a
+/// name holding backticks cannot end the span early.
+pub fn code(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ");
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markup_in_a_name_is_shown_not_applied() {
+        assert_eq!(escape("a|b"), "a\\|b");
+        assert_eq!(escape("*bold* [x](y) <b>"), "\\*bold\\* [x\\](y) \\<b>");
+        assert_eq!(
+            escape("![i](u) [1 – 2] a >= b!"),
+            "\\![i\\](u) [1 – 2] a >= b!"
+        );
+        assert_eq!(escape("claim_p99"), "claim_p99");
+        assert_eq!(escape("_lead"), "\\_lead");
+        assert_eq!(escape("two\nlines"), "two lines");
+        assert_eq!(escape("é_ö"), "é_ö");
+        assert_eq!(cell("**FAIL**"), "**FAIL**");
+        assert_eq!(cell("**a|b**"), "**a\\|b**");
+        assert_eq!(cell("****"), "\\*\\*\\*\\*");
+    }
+
+    #[test]
+    fn a_code_span_outlasts_the_backticks_inside() {
+        assert_eq!(code("q"), "`q`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+    }
+}
