@@ -30,23 +30,65 @@ fn expectation(file: &Path) -> String {
         .to_string()
 }
 
+/// A loopback port that nothing but this test listens on: every connection claimbench
+/// attempts is counted (and closed at once, so the attempt fails fast instead of
+/// waiting for a server), so "refused before connecting" is checked, not assumed.
+struct Tripwire {
+    port: u16,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Tripwire {
+    fn new() -> Tripwire {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = connections.clone();
+        std::thread::spawn(move || {
+            for c in l.incoming() {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(c);
+            }
+        });
+        Tripwire { port, connections }
+    }
+
+    fn port(&self) -> u16 {
+        self.port
+    }
+
+    fn untouched(&self) -> bool {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst) == 0
+    }
+}
+
+/// What every refusal must look like: exit 2, one stderr line with `expected` in it, no
+/// panic, no password, nothing written, no connection attempted.
+fn assert_refused(what: &str, out: &std::process::Output, expected: &str, wire: &Tripwire) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.trim();
+    assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+    assert_eq!(line.lines().count(), 1, "{what}: one line, got: {stderr}");
+    assert!(!line.contains("panicked"), "{what}: {line}");
+    assert!(
+        line.contains(expected),
+        "{what}: expected `{expected}` in: {line}"
+    );
+    assert!(!line.contains("secret"), "{what}: no password: {line}");
+    assert!(wire.untouched(), "{what}: a connection was attempted");
+}
+
 #[test]
 fn every_malformed_workload_is_refused_with_one_line_naming_file_and_field() {
     let files = corpus();
-    assert!(files.len() >= 30, "the corpus has {} files", files.len());
+    assert!(files.len() >= 100, "the corpus has {} files", files.len());
+    let wire = Tripwire::new();
+    let db = format!("postgres://u:secret@127.0.0.1:{}/x", wire.port());
     for file in &files {
         let expected = expectation(file);
         let name = file.file_name().unwrap().to_str().unwrap();
         // `validate`, and `run` (which must refuse before it connects anywhere).
-        for args in [
-            vec!["validate"],
-            vec![
-                "run",
-                "--db",
-                "postgres://u:secret@127.0.0.1:1/x",
-                "--quiet",
-            ],
-        ] {
+        for args in [vec!["validate"], vec!["run", "--db", &db, "--quiet"]] {
             let results = tempfile::tempdir().unwrap();
             let mut cmd = Command::new(env!("CARGO_BIN_EXE_claimbench"));
             cmd.arg(args[0]).arg(file).args(&args[1..]);
@@ -54,20 +96,16 @@ fn every_malformed_workload_is_refused_with_one_line_naming_file_and_field() {
                 cmd.arg("--results").arg(results.path());
             }
             let out = cmd.env_remove("DATABASE_URL").output().unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let line = stderr.trim();
-            assert_eq!(out.status.code(), Some(2), "{name} ({}): {stderr}", args[0]);
-            assert_eq!(line.lines().count(), 1, "{name}: one line, got: {stderr}");
-            assert!(line.contains(name), "{name}: names the file: {line}");
             // `run` checks the --db URLs against the workload's backends first, so one
             // file (a layout MySQL cannot build, with a postgres URL) gets that line.
-            if args[0] == "validate" {
-                assert!(
-                    line.contains(&expected),
-                    "{name}: expected `{expected}` in: {line}"
-                );
-            }
-            assert!(!line.contains("secret"), "{name}: no password: {line}");
+            let expected = if args[0] == "validate" {
+                &expected
+            } else {
+                name
+            };
+            assert_refused(&format!("{name} ({})", args[0]), &out, expected, &wire);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(name), "{name}: names the file: {stderr}");
             assert_eq!(
                 std::fs::read_dir(results.path()).unwrap().count(),
                 0,
@@ -75,6 +113,42 @@ fn every_malformed_workload_is_refused_with_one_line_naming_file_and_field() {
             );
         }
     }
+}
+
+/// Every bad invocation of `tests/bad-invocations.tsv` is refused like a bad workload:
+/// exit 2, one line naming the flag or value and what is allowed, no password, no
+/// results, no connection.
+#[test]
+fn every_bad_invocation_is_refused_with_one_line_naming_the_flag() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/bad-invocations.tsv")).unwrap();
+    let wire = Tripwire::new();
+    let port = wire.port().to_string();
+    let mut count = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let mut fields = line.split('\t');
+        let expected = fields.next().unwrap();
+        let args: Vec<String> = fields.map(|a| a.replace("PORT", &port)).collect();
+        let results = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_claimbench"));
+        cmd.current_dir(root).args(&args);
+        if args[0] == "run" {
+            cmd.arg("--results").arg(results.path());
+        }
+        let out = cmd.env_remove("DATABASE_URL").output().unwrap();
+        assert_refused(
+            &args.join(" "),
+            &out,
+            &expected.replace("PORT", &port),
+            &wire,
+        );
+        assert_eq!(std::fs::read_dir(results.path()).unwrap().count(), 0);
+        count += 1;
+    }
+    assert!(count >= 40, "{count} invocations");
 }
 
 /// A valid workload to mutate: every table the parser knows, one value each.

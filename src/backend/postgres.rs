@@ -162,14 +162,19 @@ impl PostgresBackend {
         if let Some(db) = db {
             config.dbname(&db);
         }
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(Duration::from_secs(5));
-        }
-        let (client, connection) =
-            config
-                .connect(NoTls)
-                .await
-                .map_err(|e| BackendError::Connect {
+        let limit = config
+            .get_connect_timeout()
+            .copied()
+            .unwrap_or(Duration::from_secs(5));
+        config.connect_timeout(limit);
+        // connect_timeout bounds the TCP connect only: a port that accepts and never
+        // answers (a proxy without its server) would hold the startup forever.
+        let (client, connection) = match tokio::time::timeout(limit * 2, config.connect(NoTls))
+            .await
+        {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                return Err(BackendError::Connect {
                     target: self.display.clone(),
                     reason: root_cause(&e),
                     hint: if e.as_db_error().is_some() {
@@ -177,7 +182,19 @@ impl PostgresBackend {
                     } else {
                         "is the server running and accepting TCP connections? check --db / DATABASE_URL, or leave both unset for the embedded PostgreSQL"
                     },
-                })?;
+                });
+            }
+            Err(_) => {
+                return Err(BackendError::Connect {
+                    target: self.display.clone(),
+                    reason: format!(
+                        "the port accepted the connection but no PostgreSQL answered within {} s",
+                        (limit * 2).as_secs()
+                    ),
+                    hint: "is that port a PostgreSQL server (not a proxy or another service)? check --db / DATABASE_URL",
+                });
+            }
+        };
         let wakeups = Arc::new(Notify::new());
         let wake = wakeups.clone();
         tokio::spawn(async move {

@@ -70,7 +70,7 @@ pub(crate) async fn prepare(
         && !claimbench::workload::INDEX_LAYOUTS.contains(&layout.as_str())
     {
         bail!(
-            "unknown layout `{layout}`; expected one of: {}",
+            "--layout: unknown layout `{layout}`; expected one of: {}",
             claimbench::workload::INDEX_LAYOUTS.join(", ")
         );
     }

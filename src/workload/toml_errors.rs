@@ -52,7 +52,11 @@ fn positional(text: &str, e: &toml::de::Error) -> TomlRefusal {
 /// header above it.
 fn field_at(text: &str, at: usize) -> Option<String> {
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].lines().next().unwrap_or("");
+    let line = text[start..].lines().next().unwrap_or("").trim();
+    if line.starts_with('[') && !line.starts_with("[[") {
+        // A table header given twice: the table is the field.
+        return Some(line.trim_matches(['[', ']']).trim().to_string());
+    }
     let key = line.split_once('=')?.0.trim().trim_matches('"');
     if key.is_empty() || key.starts_with('[') {
         return None;
@@ -155,5 +159,10 @@ mod tests {
         assert_eq!(m, "is given twice; keep one");
         let (f, _) = refusal("a = 1\na = 2\n");
         assert_eq!(f.as_deref(), Some("a"));
+        let (f, m) = refusal("a = 1\n[t]\nq = []\n[t]\nflag = true\n");
+        assert_eq!(
+            (f.as_deref(), m.as_str()),
+            (Some("t"), "is given twice; keep one")
+        );
     }
 }

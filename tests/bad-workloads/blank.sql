@@ -1,0 +1,2 @@
+-- the team will write its claim here
+/* not yet */
