@@ -46,7 +46,10 @@ const GOOD: &str = "name = \"t\"\n[population]\nbacklog = 10\nqueues = [{ name =
 fn bad_workloads_are_refused_with_file_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("name = \"t\"\n[population\n", "w.toml: TOML parse error"),
+        (
+            "name = \"t\"\n[population\n",
+            "w.toml: TOML syntax error at line 2",
+        ),
         (
             &GOOD.replace("\"production\"", "\"fastest\""),
             "matrix.strategies: unknown strategy `fastest`",
@@ -1304,7 +1307,7 @@ fn write_custom_files(dir: &Path) {
         ("no-limit.sql", claim("", "h.id")),
         (
             "broken.sql",
-            "UPDATE jobs_hot SET no_such_column = 1 WHERE id = :batch RETURNING id".into(),
+            "UPDATE jobs_hot SET no_such_column = 1, worker_id = :worker_id WHERE id = :batch RETURNING id".into(),
         ),
         (
             "team-index.sql",

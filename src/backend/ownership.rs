@@ -35,6 +35,34 @@ fn reserved(kind: BackendKind, name: &str) -> bool {
     }
 }
 
+/// The longest `--schema` every backend takes as a name (PostgreSQL's is 63 bytes).
+pub const MAX_SCHEMA_NAME: usize = 63;
+
+/// A `--schema` every backend can hold as a plain identifier: letters, digits and `_`,
+/// not starting with a digit. Each backend quotes it too, but SQL Server's statements
+/// also name it inside string literals (`OBJECT_ID(N'[schema].[t]')`), where a quote
+/// would end the literal; a plain name needs no quoting rule to be right.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !plain || name.len() > MAX_SCHEMA_NAME {
+        return Err(format!(
+            "--schema `{}` is not allowed; give letters, digits and _ (not starting with a digit), at most {MAX_SCHEMA_NAME} characters",
+            name.chars()
+                .map(|c| if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                })
+                .collect::<String>()
+        ));
+    }
+    Ok(())
+}
+
 /// Why claimbench will not touch a schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -115,6 +143,17 @@ mod tests {
                     "{kind} {name}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_schema_name_is_a_plain_identifier() {
+        for ok in ["claimbench", "claimbench_ci_123", "_x", "A1"] {
+            assert!(check_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "1x", "a'b", "a]b", "a b", "a-b", "é", &"x".repeat(64)] {
+            let e = check_name(bad).unwrap_err();
+            assert!(e.contains("letters, digits and _"), "{bad}: {e}");
         }
     }
 

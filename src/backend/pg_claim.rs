@@ -136,8 +136,10 @@ impl ClaimStatement {
                 None => Ok(None),
                 Some(i) if *statement.columns()[i].type_() == ty => Ok(Some(i)),
                 Some(i) => Err(format!(
-                    "column `{name}` is {}; claimbench reads it as {ty}",
-                    statement.columns()[i].type_()
+                    "column `{name}` is {}; claimbench reads it as {ty}: return it as {} (e.g. `h.{name}::{} AS {name}`)",
+                    statement.columns()[i].type_(),
+                    sql_type(&ty),
+                    sql_type(&ty)
                 )),
             }
         };
@@ -183,6 +185,15 @@ impl ClaimStatement {
             }
         }
         Ok(())
+    }
+}
+
+/// How a statement writes `ty` in a cast.
+fn sql_type(ty: &Type) -> &'static str {
+    match *ty {
+        Type::INT8 => "bigint",
+        Type::INT4 => "integer",
+        _ => "its type",
     }
 }
 

@@ -804,7 +804,7 @@ async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, Ba
         kind: ErrorKind::Other,
         code: None,
         message: match &strategy.def().custom {
-            Some(src) => format!("{} (strategy `{strategy}`): {message}", src.file),
+            Some(src) => format!("{}: strategies.{strategy}.postgres: {message}", src.file),
             None => format!("strategy `{strategy}`: {message}"),
         },
     };

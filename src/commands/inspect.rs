@@ -18,6 +18,7 @@ use std::process::ExitCode;
 /// `validate`: the trial count and what each matrix block expands to.
 pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
     let w = Workload::load_with(workload, files)?;
+    w.check_runnable()?;
     check_layouts(&w, &w.backends)?;
     outln!(
         "{}: ok, {} trials{} on {}",
@@ -64,6 +65,7 @@ pub(crate) async fn prepare(
     schema: &str,
     layout: Option<String>,
 ) -> Result<ExitCode> {
+    let schema = super::schema_name(schema)?;
     let w = Workload::load_with(workload, files)?;
     let layout = layout.unwrap_or_else(|| w.index_layouts()[0].clone());
     if !w.index_layouts().contains(&layout)

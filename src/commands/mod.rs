@@ -36,3 +36,9 @@ pub(crate) fn parse_slos(texts: &[String]) -> Result<Vec<Slo>> {
         .map(|t| Slo::parse(t).map_err(|e| anyhow::anyhow!("--slo {t}: {e}")))
         .collect()
 }
+
+/// `--schema`, checked before any connection opens.
+pub(crate) fn schema_name(s: &str) -> Result<&str> {
+    claimbench::backend::ownership::check_name(s).map_err(anyhow::Error::msg)?;
+    Ok(s)
+}

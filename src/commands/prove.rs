@@ -16,6 +16,7 @@ pub(crate) async fn prove(
     set: &[String],
 ) -> Result<ExitCode> {
     use claimbench::prove;
+    let schema = super::schema_name(schema)?;
     let strategies: Vec<Strategy> = if strategy.is_empty() {
         Vec::new()
     } else {

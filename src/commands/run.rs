@@ -42,7 +42,9 @@ pub(crate) async fn run(
         worker_threads,
         restart_command,
     } = flags;
+    let schema = super::schema_name(schema)?;
     let mut workload = Workload::load_with(workload_path, files)?;
+    workload.check_runnable()?;
     if let Some(n) = repetitions {
         workload.set_repetitions(n);
     }

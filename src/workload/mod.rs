@@ -950,6 +950,16 @@ impl Workload {
         out
     }
 
+    /// Refuses a workload in which no job can be claimed, for a command that would
+    /// measure it (`run`, `validate`): it would measure empty polls only.
+    pub fn check_runnable(&self) -> Result<(), WorkloadError> {
+        coherence::something_to_claim(self).map_err(|(field, message)| WorkloadError::Invalid {
+            file: self.source_path.clone(),
+            field,
+            message,
+        })
+    }
+
     /// How long a trial's clock runs at most: warm-up plus duration, or the drain cap.
     /// Fault instants count from the same start.
     pub fn planned_trial(&self) -> Duration {

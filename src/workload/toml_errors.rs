@@ -40,12 +40,17 @@ pub(super) fn from_value<T: serde::de::DeserializeOwned>(
 fn positional(text: &str, e: &toml::de::Error) -> TomlRefusal {
     let at = e.span().map(|s| s.start).unwrap_or(0).min(text.len());
     let line_no = text[..at].matches('\n').count() + 1;
-    let field = field_at(text, at);
-    let message = match e.message().trim() {
-        "duplicate key" => "is given twice; keep one".to_string(),
-        m => format!("{} (line {line_no})", allowed(m)),
-    };
-    TomlRefusal { field, message }
+    match e.message().trim() {
+        "duplicate key" => TomlRefusal {
+            field: field_at(text, at),
+            message: "is given twice; keep one".to_string(),
+        },
+        // A syntax error has no field yet: the line is what a person can find.
+        m => TomlRefusal {
+            field: None,
+            message: format!("TOML syntax error at line {line_no}: {}", allowed(m)),
+        },
+    }
 }
 
 /// The dotted key whose line holds byte `at`: `table.key`, with the table from the last
@@ -150,6 +155,13 @@ mod tests {
         let (f, m) = refusal("a = 1\n[t]\nq = []\nflag = 3\n");
         assert_eq!(f.as_deref(), Some("t.flag"));
         assert!(m.contains("true or false"), "{m}");
+    }
+
+    #[test]
+    fn a_syntax_error_names_its_line() {
+        let (f, m) = refusal("a = 1\n[t\n");
+        assert_eq!(f, None);
+        assert!(m.starts_with("TOML syntax error at line 2: "), "{m}");
     }
 
     #[test]
