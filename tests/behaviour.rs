@@ -764,6 +764,24 @@ async fn the_plan_sample_shows_the_claim_walking_the_fetch_order_index<D: TestDb
         plan.shape
     );
     assert!(plan.shared_hit + plan.shared_read > 0, "{plan:?}");
+    assert!(plan.analyzed, "the claim ran: {plan:?}");
+    // The plan alone, which the sample keeps when the claim is too slow to analyse (a
+    // claim that over-claims): the shape without running anything.
+    if backend.kind() == claimbench::backend::BackendKind::Postgres {
+        let mut s = backend.connect("cbtest-plan", "plan").await.unwrap();
+        let p = s
+            .explain_claim_plan_only(Strategy::PRODUCTION, 10)
+            .await
+            .unwrap()
+            .expect("a plan");
+        assert!(!p.analyzed, "{p:?}");
+        assert!(
+            p.shape.contains("LockRows") && p.shape.contains("ix_jobs_hot_fetch_order"),
+            "{}",
+            p.shape
+        );
+        assert_eq!(p.rows_examined, 0, "nothing ran");
+    }
     backend.drop_schema().await;
 }
 

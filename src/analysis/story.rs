@@ -68,12 +68,6 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
             }
             _ => String::new(),
         };
-        let over: u64 = c.trials.iter().map(|t| t.counts.over_claims).sum();
-        let over = if over > 0 {
-            format!(" {over} claims returned more rows than their batch.")
-        } else {
-            String::new()
-        };
         let line = match s.contention() {
             _ if s == Strategy::PRODUCTION => format!(
                 "production: {} duplicates, {} lost; {top} workers at batch {} completed {:.0} jobs/s with claim p99 {}.",
@@ -100,7 +94,7 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
                 f.throughput
             ),
             Contention::Skips => format!(
-                "{s}: {} duplicates, {} lost; {:.0} jobs/s at {top} workers{p99_vs}.{over}",
+                "{s}: {} duplicates, {} lost; {:.0} jobs/s at {top} workers{p99_vs}.",
                 f.duplicate_claims + f.duplicate_executions,
                 f.lost,
                 f.throughput
@@ -301,9 +295,47 @@ fn search_sentences(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
+/// Every cell whose claims returned more rows than the batch asked for: a correctness
+/// failure (exit 1), so it is said in the verdict and not only among the warnings, with
+/// the plan that did it where one was sampled.
+fn over_claim_sentences(r: &RunResult, out: &mut Vec<String>) {
+    for c in &r.cells {
+        let claims: u64 = c.trials.iter().map(|t| t.counts.over_claims).sum();
+        if claims == 0 {
+            continue;
+        }
+        let most = c
+            .trials
+            .iter()
+            .flat_map(|t| &t.warnings)
+            .filter_map(|w| match w {
+                crate::warnings::Warning::OverClaims { most, .. } => Some(*most),
+                _ => None,
+            })
+            .max();
+        let phase = if c.phase.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", c.phase)
+        };
+        let plan = match c.trials.iter().find_map(|t| t.plan.as_ref()) {
+            Some(p) => format!("; its plan: {}", p.shape),
+            None => "; no plan was sampled".to_string(),
+        };
+        out.push(format!(
+            "over-claimed: {} at {} workers, batch {}{phase}: {claims} claims returned more rows than the batch asked for{}, so its limit does not bound what it claims{plan}.",
+            c.strategy,
+            c.workers,
+            c.batch_size,
+            most.map_or(String::new(), |m| format!(" (up to {m})")),
+        ));
+    }
+}
+
 /// The verdict, most important first.
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
+    over_claim_sentences(r, &mut out);
     strategy_sentences(r, &mut out);
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);
@@ -346,6 +378,28 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_over_claiming_cell_is_named_in_the_verdict_with_its_plan() {
+        let mut t = crate::results::TrialResult::default();
+        t.counts.over_claims = 16;
+        t.warnings.push(crate::warnings::Warning::OverClaims {
+            claims: 16,
+            most: 691,
+            batch: 10,
+        });
+        let mut c = CellResult::fetch_order(Strategy::PRODUCTION, 8, 10, vec![t]);
+        c.phase = "nested-loops".into();
+        let r = RunResult {
+            cells: vec![c],
+            ..RunResult::default()
+        };
+        let first = sentences(&r).remove(0);
+        assert_eq!(
+            first,
+            "over-claimed: production at 8 workers, batch 10 in nested-loops: 16 claims returned more rows than the batch asked for (up to 691), so its limit does not bound what it claims; no plan was sampled."
+        );
+    }
 
     #[test]
     fn a_sweep_past_its_peak_says_where_the_peak_was() {

@@ -281,6 +281,14 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.explain_claim(strategy, batch).await)
     }
 
+    async fn explain_claim_plan_only(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+    ) -> Result<Option<super::plan::PlanSample>, BackendError> {
+        each!(self, AnySession, s => s.explain_claim_plan_only(strategy, batch).await)
+    }
+
     async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
         each!(self, AnySession, s => s.hold_snapshot().await)
     }

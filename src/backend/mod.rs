@@ -454,6 +454,17 @@ pub trait Session: Send + 'static {
         async { Ok(None) }
     }
 
+    /// The plan alone of this strategy's claim for `batch` (EXPLAIN without ANALYZE:
+    /// nothing runs, nothing is locked), taken beside [`Session::explain_claim`] so a
+    /// claim too slow to sample still shows its shape; `None` where the backend has none.
+    fn explain_claim_plan_only(
+        &mut self,
+        _strategy: Strategy,
+        _batch: u32,
+    ) -> impl Future<Output = Result<Option<plan::PlanSample>, BackendError>> + Send {
+        async { Ok(None) }
+    }
+
     /// Opens a transaction that holds one snapshot until [`Session::end`]: a report
     /// job or a forgotten session. While it is open, no row version it could see may be
     /// removed, so the hot table's dead tuples pile up (`faults.hold_snapshot_s`).

@@ -25,6 +25,15 @@ pub struct PlanSample {
     pub rows_examined: u64,
     /// The server's plan as it gave it.
     pub plan: Value,
+    /// Whether the claim ran (EXPLAIN ANALYZE): `false` for the plan alone, kept when
+    /// the analysed sample did not come back in time (a claim that over-claims can run
+    /// for seconds), so the cell still shows the shape that did it.
+    #[serde(default = "analyzed_by_default")]
+    pub analyzed: bool,
+}
+
+fn analyzed_by_default() -> bool {
+    true
 }
 
 /// The sample of `statement` from a PostgreSQL `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`
@@ -42,6 +51,7 @@ pub fn from_postgres(statement: &str, explain: Value, at_s: f64) -> Option<PlanS
         shared_hit: n(plan, "Shared Hit Blocks") as u64,
         shared_read: n(plan, "Shared Read Blocks") as u64,
         rows_examined: examined(plan) as u64,
+        analyzed: top.get("Execution Time").is_some(),
         plan: explain,
     })
 }
@@ -120,6 +130,7 @@ pub fn from_mariadb(statement: &str, analyze: Value, at_s: f64) -> Option<PlanSa
         shared_read: read as u64,
         rows_examined: examined as u64,
         plan: analyze,
+        analyzed: true,
     })
 }
 

@@ -843,6 +843,17 @@ async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, Ba
     })
 }
 
+/// Which statement a plan sample explains, and its text: the claim, or a two-step
+/// strategy's select step.
+fn explained_statement(strategy: Strategy) -> (&'static str, &'static str) {
+    match strategy.shape() {
+        Shape::Claim => ("claim", claim_step(strategy, strategy_sql(strategy))),
+        Shape::ReadThenWrite | Shape::ReadThenConditional => {
+            ("select step", step(strategy_sql(strategy), "select"))
+        }
+    }
+}
+
 impl PostgresSession {
     /// Where `strategy`'s statements are in `prepared`, preparing them on first use.
     async fn prepared_index(&mut self, strategy: Strategy) -> Result<usize, BackendError> {
@@ -1192,17 +1203,37 @@ impl Session for PostgresSession {
     /// `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` of the claim, or of a two-step
     /// strategy's select step, between BEGIN and ROLLBACK: the claim runs for real (it
     /// locks its batch for a moment), and leaves nothing behind.
+    async fn explain_claim_plan_only(
+        &mut self,
+        strategy: Strategy,
+        batch: u32,
+    ) -> Result<Option<super::plan::PlanSample>, BackendError> {
+        let (statement, sql) = explained_statement(strategy);
+        let e = |e| query_error("explain the claim", e);
+        let c = &self.client;
+        let stmt = c
+            .prepare(&format!("EXPLAIN (FORMAT JSON) {sql}"))
+            .await
+            .map_err(e)?;
+        let rows = match super::pg_claim::Binds::of(strategy, &stmt) {
+            Ok(binds) => binds
+                .query(c, &stmt, batch, &self.worker_id)
+                .await
+                .map_err(e)?,
+            Err(_) => Vec::new(),
+        };
+        let Some(row) = rows.into_iter().next() else {
+            return Ok(None);
+        };
+        Ok(super::plan::from_postgres(statement, row.get(0), 0.0))
+    }
+
     async fn explain_claim(
         &mut self,
         strategy: Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
-        let (statement, sql) = match strategy.shape() {
-            Shape::Claim => ("claim", claim_step(strategy, strategy_sql(strategy))),
-            Shape::ReadThenWrite | Shape::ReadThenConditional => {
-                ("select step", step(strategy_sql(strategy), "select"))
-            }
-        };
+        let (statement, sql) = explained_statement(strategy);
         let e = |e| query_error("explain the claim", e);
         let c = &self.client;
         c.batch_execute("BEGIN").await.map_err(e)?;

@@ -318,7 +318,7 @@ pub fn sections(r: &RunResult) -> Vec<Section> {
 }
 
 /// How to read the plans table.
-pub const PLANS_HOW: &str = "Per cell, the claim statement's plan as PostgreSQL ran it once mid-trial (EXPLAIN ANALYZE with BUFFERS, inside a transaction that was rolled back; for naive and conditional, their select step): its shape, root first, with the index each scan used; its execution time; the shared buffers it found cached and read in; and the rows its scans produced or filtered out, times their loops: the work behind one batch. A claim that examines many more rows than its batch is scanning past rows it cannot take. On MariaDB the sample is ANALYZE FORMAT=JSON of the claim's locking read (production's uncapped branch; a two-step strategy's select step): its table accesses with their keys, and InnoDB pages accessed (hit) and read from disk in the buffers column. The whole plan is in run.json (trials[].plan). MySQL and SQL Server take no plan sample yet.";
+pub const PLANS_HOW: &str = "Per cell, the claim statement's plan as PostgreSQL ran it once mid-trial (EXPLAIN ANALYZE with BUFFERS, inside a transaction that was rolled back; for naive and conditional, their select step): its shape, root first, with the index each scan used; its execution time; the shared buffers it found cached and read in; and the rows its scans produced or filtered out, times their loops: the work behind one batch. A claim that examines many more rows than its batch is scanning past rows it cannot take. On MariaDB the sample is ANALYZE FORMAT=JSON of the claim's locking read (production's uncapped branch; a two-step strategy's select step): its table accesses with their keys, and InnoDB pages accessed (hit) and read from disk in the buffers column. The whole plan is in run.json (trials[].plan). \"plan only\" marks a claim that did not finish within the sample's 5 s (a claim that over-claims can run for seconds): its plan as EXPLAIN gave it without running it, so the shape is there and the measured columns are not. MySQL and SQL Server take no plan sample yet.";
 
 /// One row per cell whose first trial has a plan sample. `None` when none has.
 pub fn plans_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
@@ -336,12 +336,17 @@ pub fn plans_table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
         .filter_map(|c| {
             let p = c.trials.iter().find_map(|t| t.plan.as_ref())?;
             let mut row = cell_key(c);
+            let ran = |v: String| if p.analyzed { v } else { "–".into() };
             row.extend([
-                p.statement.clone(),
+                if p.analyzed {
+                    p.statement.clone()
+                } else {
+                    format!("{} (plan only)", p.statement)
+                },
                 p.shape.clone(),
-                format!("{:.2}", p.execution_ms),
-                format!("{}/{}", p.shared_hit, p.shared_read),
-                p.rows_examined.to_string(),
+                ran(format!("{:.2}", p.execution_ms)),
+                ran(format!("{}/{}", p.shared_hit, p.shared_read)),
+                ran(p.rows_examined.to_string()),
             ]);
             Some(row)
         })

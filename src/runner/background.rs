@@ -314,6 +314,18 @@ pub async fn plan<S: Session>(
         return Ok(None);
     }
     let began = Instant::now();
+    // The plan alone first: it runs nothing, so it comes back even when the claim
+    // itself takes longer than the sample may wait (the cell that over-claims).
+    let plan_only = tokio::time::timeout(
+        Duration::from_secs(2),
+        session.call(async |s| s.explain_claim_plan_only(strategy, batch).await),
+    )
+    .await;
+    let plan_only = match plan_only {
+        Ok(Ok(p)) => p.flatten(),
+        Ok(Err(e)) if !e.is_retryable() => return Err(e),
+        _ => None,
+    };
     let sample = tokio::time::timeout(
         Duration::from_secs(5),
         session.call(async |s| s.explain_claim(strategy, batch).await),
@@ -321,14 +333,15 @@ pub async fn plan<S: Session>(
     .await;
     // The sample runs the workers' claim under their settings, so it can meet what
     // they meet (a lock timeout, a deadlock): then there is no sample, as on a timeout.
-    Ok(match sample {
+    let analyzed = match sample {
         Ok(Err(e)) if e.is_retryable() => None,
-        Ok(r) => r?.flatten().map(|mut p| {
-            p.at_s = clock.secs_f64(began);
-            p
-        }),
+        Ok(r) => r?.flatten(),
         Err(_) => None,
-    })
+    };
+    Ok(analyzed.or(plan_only).map(|mut p| {
+        p.at_s = clock.secs_f64(began);
+        p
+    }))
 }
 
 /// Holds one snapshot open from `from` to `to` (since the trial's start), as a report
