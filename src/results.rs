@@ -113,6 +113,10 @@ pub struct CellResult {
     /// so queue wait and oldest-pending age measure how long the backlog has existed.
     #[serde(default)]
     pub arrival_rate_per_s: Option<f64>,
+    /// Where a derived arrival rate came from (`arrival_rate_from`): what it scaled and
+    /// what that measured, so the verdict can say the rate was the host's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_rate_from: Option<RateOrigin>,
     pub backend: BackendKind,
     pub strategy: Strategy,
     pub index_layout: String,
@@ -123,6 +127,13 @@ pub struct CellResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_only: Option<bool>,
     pub trials: Vec<TrialResult>,
+}
+
+/// A derived arrival rate's origin: `how` in words, and the throughput it scaled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateOrigin {
+    pub how: String,
+    pub measured_per_s: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -202,6 +213,7 @@ impl CellResult {
         CellResult {
             phase: String::new(),
             arrival_rate_per_s: None,
+            arrival_rate_from: None,
             backend: crate::backend_kind::BackendKind::Postgres,
             strategy,
             index_layout: "fetch-order".into(),

@@ -255,8 +255,14 @@ fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
         // Kept up: what a rate-search step would call held (the run's queue-wait and
         // oldest-pending SLOs, or the search's default), with the producer on time.
         let kept = super::rate_search::step_holds(c, &r.slos).held;
+        // A derived rate says what it was derived from: the host's own measured rate.
+        let origin = c
+            .arrival_rate_from
+            .as_ref()
+            .map(|o| format!(" ({}, {:.0}/s)", o.how, o.measured_per_s))
+            .unwrap_or_default();
         out.push(format!(
-            "{} with {} worker{} {} {rate:.0} arrivals/s: {:.0} jobs/s{wait}{oldest}.",
+            "{} with {} worker{} {} {rate:.0} arrivals/s{origin}: {:.0} jobs/s{wait}{oldest}.",
             c.strategy,
             c.workers,
             if c.workers == 1 { "" } else { "s" },

@@ -48,9 +48,10 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
                 Some(s) => format!("a rate search of at most {} trials", s.max_trials),
                 None => format!("{} repetitions", p.trial.repetitions),
             },
-            match p.producer_rate_per_s {
-                Some(r) => format!(", {r} arrivals/s"),
-                None => String::new(),
+            match (&m.phase.arrival_rate_from, p.producer_rate_per_s) {
+                (Some(from), _) => format!(", arrivals at {}", from.describe()),
+                (None, Some(r)) => format!(", {r} arrivals/s"),
+                (None, None) => String::new(),
             }
         );
     }

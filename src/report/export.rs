@@ -145,6 +145,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
     let empty = CellResult {
         phase: String::new(),
         arrival_rate_per_s: None,
+        arrival_rate_from: None,
         backend: crate::backend::BackendKind::Postgres,
         strategy: crate::strategy::Strategy::PRODUCTION,
         index_layout: String::new(),

@@ -838,6 +838,7 @@ mod tests {
             cells: vec![CellResult {
                 phase: String::new(),
                 arrival_rate_per_s: None,
+                arrival_rate_from: None,
                 backend: BackendKind::Postgres,
                 strategy: Strategy::NAIVE,
                 index_layout: "fetch-order".into(),
@@ -938,6 +939,7 @@ mod tests {
         let cell = |backend, strategy, claimed: f64, lat: &[u64]| CellResult {
             phase: String::new(),
             arrival_rate_per_s: None,
+            arrival_rate_from: None,
             backend,
             strategy,
             index_layout: "fetch-order".into(),
@@ -1038,6 +1040,7 @@ mod tests {
             cells: vec![CellResult {
                 phase: String::new(),
                 arrival_rate_per_s: None,
+                arrival_rate_from: None,
                 backend: BackendKind::Postgres,
                 strategy: Strategy::PRODUCTION,
                 index_layout: "pk-only".into(),

@@ -167,6 +167,8 @@ pub enum RunError {
     Task(String),
     #[error("cannot start the worker threads: {0}")]
     Threads(std::io::Error),
+    #[error("{0}")]
+    Derivation(String),
 }
 
 /// A failed run that may still have written partial results.
@@ -266,6 +268,15 @@ pub async fn run<B: Backend>(
                     for &batch in &m.batch_sizes {
                         for (b, backend) in backends.iter().enumerate() {
                             p.restart = opts.restarts.get(b).cloned().flatten();
+                            let phase = match &m.phase.arrival_rate_from {
+                                None => phase.clone(),
+                                Some(from) => p
+                                    .derived_rate(&phase, from, backend.kind(), strategy, layout)
+                                    .map_err(|error| RunFailure {
+                                        error,
+                                        partial: None,
+                                    })?,
+                            };
                             let cell = CellSpec {
                                 phase: &phase,
                                 strategy,
@@ -334,6 +345,42 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
 }
 
 impl Progress<'_> {
+    /// `phase` with its arrival rate set to `from.times` the throughput its source cell
+    /// measured earlier in this run, on the same backend, strategy and layout.
+    fn derived_rate(
+        &self,
+        phase: &Arc<Workload>,
+        from: &crate::workload::RateFrom,
+        backend: crate::backend_kind::BackendKind,
+        strategy: Strategy,
+        layout: &str,
+    ) -> Result<Arc<Workload>, RunError> {
+        let measured = self
+            .result
+            .cells
+            .iter()
+            .find(|c| {
+                c.phase == from.phase
+                    && c.backend == backend
+                    && c.strategy == strategy
+                    && c.index_layout == layout
+                    && c.workers == from.workers
+                    && c.batch_size == from.batch_size
+            })
+            .map(|c| crate::analysis::figures::CellFigures::of(c).throughput)
+            .filter(|t| *t > 0.0)
+            .ok_or_else(|| {
+                RunError::Derivation(format!(
+                    "phase {}: arrival_rate_from needs {}, which measured nothing in this run",
+                    phase.matrices[0].name,
+                    from.describe()
+                ))
+            })?;
+        let mut w = Workload::clone(phase);
+        w.producer_rate_per_s = Some(measured * from.times);
+        Ok(Arc::new(w))
+    }
+
     /// Runs a cell's repetitions and records the cell; `false` when the run must stop.
     async fn cell<B: Backend>(
         &mut self,
@@ -344,6 +391,15 @@ impl Progress<'_> {
         let mut cell = CellResult {
             phase: w.matrices[0].name.clone(),
             arrival_rate_per_s: w.producer_rate_per_s,
+            arrival_rate_from: w.matrices[0]
+                .phase
+                .arrival_rate_from
+                .as_ref()
+                .zip(w.producer_rate_per_s)
+                .map(|(from, rate)| crate::results::RateOrigin {
+                    how: from.describe(),
+                    measured_per_s: rate / from.times,
+                }),
             backend: backend.kind(),
             strategy: spec.strategy,
             index_layout: spec.layout.to_string(),

@@ -22,6 +22,52 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     for (i, g) in w.gates.iter().enumerate() {
         gate_matches(w, i, g)?;
     }
+    rates_from_earlier_blocks(w)?;
+    Ok(())
+}
+
+/// `arrival_rate_from` names an earlier block that runs, for every strategy and layout
+/// of this one, the cell whose throughput it scales.
+fn rates_from_earlier_blocks(w: &Workload) -> Result<(), Refusal> {
+    for (i, m) in w.matrices.iter().enumerate() {
+        let Some(from) = &w.matrices[i].phase.arrival_rate_from else {
+            continue;
+        };
+        let field = format!(
+            "{}.arrival_rate_from",
+            block_field(w, i, "").trim_end_matches('.')
+        );
+        let Some(src) = w.matrices[..i].iter().find(|s| s.name == from.phase) else {
+            return Err((
+                field,
+                format!(
+                    "no earlier [[matrix]] block is named `{}`; name a block that runs before this one",
+                    from.phase
+                ),
+            ));
+        };
+        let missing = if !src.workers.contains(&from.workers) {
+            Some(format!("{} workers", from.workers))
+        } else if !src.batch_sizes.contains(&from.batch_size) {
+            Some(format!("batch {}", from.batch_size))
+        } else if let Some(s) = m.strategies.iter().find(|s| !src.strategies.contains(s)) {
+            Some(format!("strategy {s}"))
+        } else {
+            m.index_layouts
+                .iter()
+                .find(|l| !src.index_layouts.contains(l))
+                .map(|l| format!("layout {l}"))
+        };
+        if let Some(what) = missing {
+            return Err((
+                field,
+                format!(
+                    "block `{}` does not run {what}, so there is no rate to scale",
+                    from.phase
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -56,10 +102,9 @@ pub(super) fn something_to_claim(w: &Workload) -> Result<(), Refusal> {
             "every queue with jobs is paused or inactive, so no job can ever be claimed and the run would measure empty polls only; leave at least one queue with weight > 0 unpaused and active".into(),
         ));
     }
-    for (i, m) in w.matrices.iter().enumerate() {
+    for i in 0..w.matrices.len() {
         let p = w.phase(i);
-        let arrivals = p.producer_rate_per_s.is_some() || m.phase.search.is_some();
-        if p.population.backlog == 0 && !arrivals {
+        if p.population.backlog == 0 && !w.block_has_arrivals(i) {
             return Err((
                 block_field(w, i, "backlog"),
                 "no job to claim: the backlog is 0 and no producer adds jobs in this block; give population.backlog (or the block's backlog) above 0, or producers.rate_per_s".into(),
@@ -155,10 +200,8 @@ fn gate_matches(w: &Workload, i: usize, g: &Gate) -> Result<(), Refusal> {
         SloMetric::CompletedPerS | SloMetric::DuplicateExecutions
     );
     let measurable = blocks.iter().any(|&b| {
-        let p = w.phase(b);
-        let arrivals = p.producer_rate_per_s.is_some() || w.matrices[b].phase.search.is_some();
-        let full = p.handler.mode == super::HandlerMode::Full;
-        (!needs_arrivals || arrivals) && (!needs_handler || full)
+        let full = w.phase(b).handler.mode == super::HandlerMode::Full;
+        (!needs_arrivals || w.block_has_arrivals(b)) && (!needs_handler || full)
     });
     if !measurable {
         let why = if needs_arrivals {

@@ -294,6 +294,8 @@ mod raw {
         #[serde(default)]
         pub arrival_rate_per_s: Option<f64>,
         #[serde(default)]
+        pub arrival_rate_from: Option<RateFrom>,
+        #[serde(default)]
         pub handler_mode: Option<super::HandlerMode>,
         #[serde(default)]
         pub complete: Option<super::Completion>,
@@ -313,6 +315,16 @@ mod raw {
         /// workload's (a block's value wins for the same name).
         #[serde(default)]
         pub session: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    }
+
+    /// `arrival_rate_from = { phase = "batch", workers = 1, batch_size = 1, times = 1.5 }`
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct RateFrom {
+        pub phase: String,
+        pub workers: u32,
+        pub batch_size: u32,
+        pub times: f64,
     }
 
     #[derive(Debug, Deserialize)]
@@ -609,6 +621,10 @@ pub struct PhaseSettings {
     pub backlog: Option<u64>,
     /// Open-loop arrivals per second; `Some(0.0)` turns the workload's producers off.
     pub arrival_rate_per_s: Option<f64>,
+    /// Arrivals at a multiple of what a cell of an earlier block measured in this run
+    /// (the runner sets the rate before each cell), so the story holds on any host.
+    #[serde(default)]
+    pub arrival_rate_from: Option<RateFrom>,
     pub handler_mode: Option<HandlerMode>,
     /// Replaces `handler.complete` for this block.
     #[serde(default)]
@@ -627,6 +643,31 @@ pub struct PhaseSettings {
     /// Session settings of this block, over the workload's.
     #[serde(default)]
     pub session_settings: Vec<crate::session_settings::SessionSetting>,
+}
+
+/// `arrival_rate_from`: `times` the steady throughput (claimed/s in a claim-only phase)
+/// of the cell of block `phase` with this cell's backend, strategy and layout at
+/// `workers` and `batch_size`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateFrom {
+    pub phase: String,
+    pub workers: u32,
+    pub batch_size: u32,
+    pub times: f64,
+}
+
+impl RateFrom {
+    /// "1.5 x the claim rate of 1 worker, batch 1, in phase batch".
+    pub fn describe(&self) -> String {
+        format!(
+            "{} x what {} worker{} at batch {} took in phase {}",
+            self.times,
+            self.workers,
+            if self.workers == 1 { "" } else { "s" },
+            self.batch_size,
+            self.phase
+        )
+    }
 }
 
 /// The arrival-rate search of a phase: geometric steps up from `start_per_s` until the
@@ -948,6 +989,15 @@ impl Workload {
             }
         }
         out
+    }
+
+    /// Whether jobs arrive during block `i`'s trials: producers, a rate search, or a rate
+    /// derived from an earlier block.
+    pub fn block_has_arrivals(&self, i: usize) -> bool {
+        let p = &self.matrices[i].phase;
+        self.phase(i).producer_rate_per_s.is_some()
+            || p.search.is_some()
+            || p.arrival_rate_from.is_some()
     }
 
     /// Refuses a workload in which no job can be claimed, for a command that would
@@ -1424,7 +1474,7 @@ impl Validator<'_> {
         for m in &matrices {
             let arrivals = match m.phase.arrival_rate_per_s {
                 Some(r) => r > 0.0,
-                None => producer_rate_per_s.is_some(),
+                None => producer_rate_per_s.is_some() || m.phase.arrival_rate_from.is_some(),
             };
             if trial.stop == StopRule::Drain && m.phase.duration.is_none() && arrivals {
                 return Err(self.err(
@@ -1824,6 +1874,24 @@ impl Validator<'_> {
                 Some(r) => Some(self.non_negative(&f("arrival_rate_per_s"), r)?),
                 None => None,
             },
+            arrival_rate_from: match m.arrival_rate_from {
+                Some(r) => {
+                    let times = self.positive(&f("arrival_rate_from.times"), r.times)?;
+                    if times > 100.0 {
+                        return Err(self.err(
+                            &f("arrival_rate_from.times"),
+                            format!("{times} is not allowed; give a multiple above 0, at most 100"),
+                        ));
+                    }
+                    Some(RateFrom {
+                        phase: r.phase,
+                        workers: r.workers,
+                        batch_size: r.batch_size,
+                        times,
+                    })
+                }
+                None => None,
+            },
             handler_mode: m.handler_mode,
             complete: m.complete,
             history: match m.history {
@@ -1858,6 +1926,14 @@ impl Validator<'_> {
             },
             session_settings: self.session_settings(&f("session"), m.session)?,
         };
+        if phase.arrival_rate_from.is_some()
+            && (phase.search.is_some() || phase.arrival_rate_per_s.is_some())
+        {
+            return Err(self.err(
+                &f("arrival_rate_from"),
+                "cannot be combined with arrival_rate_per_s or search: it sets the rate itself",
+            ));
+        }
         if phase.search.is_some() && m.arrival_rate_per_s.is_some() {
             return Err(self.err(
                 &f("arrival_rate_per_s"),
@@ -2206,6 +2282,22 @@ duplicates = "==0"
         assert_eq!(sweep.matrices[0].name, "sweep");
         assert_eq!(w.index_layouts(), vec!["fetch-order", "pk-only"]);
         assert_eq!(w.slos.len(), 2);
+    }
+
+    #[test]
+    fn a_derived_arrival_rate_names_an_earlier_cell() {
+        let text = TWO_BLOCKS.replace(
+            "backlog = 5000\n",
+            "backlog = 5000\narrival_rate_from = { phase = \"compare\", workers = 4, batch_size = 10, times = 1.5 }\n",
+        ).replace("index_layouts = [\"pk-only\", \"fetch-order\"]", "index_layouts = [\"fetch-order\"]");
+        match parse(&text) {
+            Ok(w) => {
+                let from = w.matrices[1].phase.arrival_rate_from.as_ref().expect("set");
+                assert_eq!((from.workers, from.times), (4, 1.5));
+                assert!(w.block_has_arrivals(1));
+            }
+            Err(e) => panic!("{e}\n{text}"),
+        }
     }
 
     #[test]
