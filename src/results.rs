@@ -163,6 +163,10 @@ pub struct TrialResult {
     /// The claim statement's plan, sampled mid-trial (PostgreSQL; with the sampler on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<crate::backend::plan::PlanSample>,
+    /// Why this trial is the second run of its repetition: the warnings of a first run
+    /// that the host or the harness disturbed (empty: it ran once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rerun_because: Vec<String>,
     /// The snapshot held open mid-trial (`faults.hold_snapshot_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_held: Option<SnapshotHold>,

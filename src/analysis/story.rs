@@ -366,6 +366,20 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
             ));
         }
     }
+    let rerun: Vec<&crate::results::TrialResult> = r
+        .cells
+        .iter()
+        .flat_map(|c| &c.trials)
+        .filter(|t| !t.rerun_because.is_empty())
+        .collect();
+    if let Some(first) = rerun.first() {
+        out.push(format!(
+            "{} trial{} ran a second time because the host disturbed the first ({}); the second run's numbers are the ones reported.",
+            rerun.len(),
+            if rerun.len() == 1 { "" } else { "s" },
+            first.rerun_because[0]
+        ));
+    }
     let warned = r
         .cells
         .iter()
@@ -404,6 +418,25 @@ mod tests {
         assert_eq!(
             first,
             "over-claimed: production at 8 workers, batch 10 in nested-loops: 16 claims returned more rows than the batch asked for (up to 691), so its limit does not bound what it claims; no plan was sampled."
+        );
+    }
+
+    #[test]
+    fn a_trial_run_again_says_so_in_the_verdict() {
+        let t = crate::results::TrialResult {
+            rerun_because: vec!["the worker threads woke up to 40.0 ms late".into()],
+            ..Default::default()
+        };
+        let r = RunResult {
+            cells: vec![CellResult::fetch_order(Strategy::PRODUCTION, 4, 1, vec![t])],
+            ..RunResult::default()
+        };
+        assert!(
+            sentences(&r).iter().any(|s| s.starts_with(
+                "1 trial ran a second time because the host disturbed the first (the worker threads woke up"
+            )),
+            "{:?}",
+            sentences(&r)
         );
     }
 

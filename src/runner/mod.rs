@@ -448,7 +448,36 @@ impl Progress<'_> {
                 quiet: self.quiet,
                 restart: self.restart.as_ref(),
             };
-            match trial::run_trial(backend, w, &trial, &harness, &mut self.probe).await {
+            let mut outcome = trial::run_trial(backend, w, &trial, &harness, &mut self.probe).await;
+            // A trial the host or the harness disturbed (late wake-ups, a busy or heavy
+            // harness, a producer behind its schedule) runs once more before it is
+            // reported with its warning, so a default run ends clean whenever the host
+            // allows; the trial that counts says it was run again, and why.
+            if let Ok(first) = &outcome {
+                let why: Vec<String> = first
+                    .warnings
+                    .iter()
+                    .filter(|x| x.invalidates() && **x != Warning::Interrupted)
+                    .map(ToString::to_string)
+                    .collect();
+                if !why.is_empty() && !self.interrupt.stopping() {
+                    if !self.quiet {
+                        use std::io::Write as _;
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "{label}: disturbed ({}); running it again once",
+                            why[0]
+                        );
+                    }
+                    outcome = trial::run_trial(backend, w, &trial, &harness, &mut self.probe)
+                        .await
+                        .map(|mut t| {
+                            t.rerun_because = why;
+                            t
+                        });
+                }
+            }
+            match outcome {
                 Ok(t) => {
                     if !self.quiet {
                         use std::io::Write as _;

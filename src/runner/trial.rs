@@ -186,6 +186,7 @@ pub(super) async fn run_trial<B: Backend>(
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
     Ok(TrialResult {
+        rerun_because: Vec::new(),
         repetition: spec.repetition,
         measured_s,
         warmup_s: steady_from_s,
