@@ -338,10 +338,128 @@ fn over_claim_sentences(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
+/// Per cell whose trial held a snapshot open, against the same cell of the run without
+/// one (another block: same backend, strategy, layout, workers, batch and arrivals): the
+/// same seconds of both trials, so the hold's cost is a ratio measured side by side
+/// rather than a figure that depends on the host.
+fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
+    for c in &r.cells {
+        let Some((t, h)) = c
+            .trials
+            .iter()
+            .find_map(|t| t.snapshot_held.as_ref().map(|h| (t, h)))
+        else {
+            continue;
+        };
+        let Some(base) = r.cells.iter().find(|b| {
+            b.phase != c.phase
+                && (b.backend, b.strategy, b.workers, b.batch_size)
+                    == (c.backend, c.strategy, c.workers, c.batch_size)
+                && b.index_layout == c.index_layout
+                && b.arrival_rate_per_s == c.arrival_rate_per_s
+                && b.is_claim_only() == c.is_claim_only()
+                && b.trials.iter().all(|t| t.snapshot_held.is_none())
+        }) else {
+            continue;
+        };
+        let Some(bt) = base.trials.first() else {
+            continue;
+        };
+        let series = |t: &crate::results::TrialResult| {
+            if c.is_claim_only() {
+                t.claimed_series.clone()
+            } else {
+                t.completed_series.clone()
+            }
+        };
+        // Whole seconds inside the hold.
+        let (from, to) = (h.from_s.ceil() as usize, h.to_s.floor() as usize);
+        let rate = |s: &[u32]| {
+            let w: Vec<u32> = s
+                .iter()
+                .copied()
+                .skip(from)
+                .take(to.saturating_sub(from))
+                .collect();
+            (!w.is_empty()).then(|| f64::from(w.iter().sum::<u32>()) / w.len() as f64)
+        };
+        let dead = |t: &crate::results::TrialResult| {
+            t.table_series
+                .iter()
+                .filter(|s| s.at_s >= h.from_s && s.at_s <= h.to_s)
+                .map(|s| s.dead_tuples)
+                .max()
+        };
+        let ratio = |a: f64, b: f64| {
+            if b > 0.0 {
+                format!(" ({:.2}x)", a / b)
+            } else {
+                String::new()
+            }
+        };
+        let mut parts = Vec::new();
+        if let (Some(a), Some(b)) = (rate(&series(t)), rate(&series(bt))) {
+            parts.push(format!(
+                "{} {a:.0}/s against {b:.0}/s in the same seconds without it{}",
+                if c.is_claim_only() {
+                    "claims"
+                } else {
+                    "completions"
+                },
+                ratio(a, b)
+            ));
+        }
+        if let (Some(a), Some(b)) = (dead(t), dead(bt)) {
+            parts.push(format!(
+                "dead tuples up to {a} against {b}{}",
+                ratio(a as f64, b as f64)
+            ));
+        }
+        // The claim's plan sample, when the held trial took it during the hold: what one
+        // claim cost with the snapshot open against without it.
+        fn sampled(x: &crate::results::TrialResult) -> Option<&crate::backend::plan::PlanSample> {
+            x.plan.as_ref().filter(|p| p.analyzed)
+        }
+        if let (Some(a), Some(b)) = (sampled(t), sampled(bt))
+            && a.at_s >= h.from_s
+            && a.at_s <= h.to_s
+        {
+            parts.push(format!(
+                "the claim sampled during the hold ran {} against {}{} and touched {} buffers against {}",
+                fmt_ms(a.execution_ms),
+                fmt_ms(b.execution_ms),
+                ratio(a.execution_ms, b.execution_ms),
+                a.shared_hit + a.shared_read,
+                b.shared_hit + b.shared_read
+            ));
+        }
+        let p99 = |x: &crate::results::TrialResult| x.claim_latency.p99_us as f64 / 1e3;
+        parts.push(format!(
+            "claim p99 {} against {}{}",
+            fmt_ms(p99(t)),
+            fmt_ms(p99(bt)),
+            ratio(p99(t), p99(bt))
+        ));
+        let recovery = h
+            .recovery_s
+            .map(|s| format!("; oldest pending back to its level {s:.1} s after the release"))
+            .unwrap_or_default();
+        out.push(format!(
+            "a snapshot held open from {:.0} s to {:.0} s ({} against {}): {}{recovery}.",
+            h.from_s,
+            h.to_s,
+            c.phase,
+            base.phase,
+            parts.join("; ")
+        ));
+    }
+}
+
 /// The verdict, most important first.
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     over_claim_sentences(r, &mut out);
+    hold_sentences(r, &mut out);
     strategy_sentences(r, &mut out);
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);
@@ -418,6 +536,57 @@ mod tests {
         assert_eq!(
             first,
             "over-claimed: production at 8 workers, batch 10 in nested-loops: 16 claims returned more rows than the batch asked for (up to 691), so its limit does not bound what it claims; no plan was sampled."
+        );
+    }
+
+    #[test]
+    fn a_held_snapshot_is_set_against_the_same_cell_without_it() {
+        use crate::results::{SnapshotHold, TableSample, TrialResult};
+        let trial = |per_s: [u32; 4], dead: [i64; 4], held: bool| {
+            let mut t = TrialResult {
+                completed_series: per_s.to_vec(),
+                table_series: dead
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &d)| TableSample {
+                        at_s: i as f64 + 0.5,
+                        dead_tuples: d,
+                        ..Default::default()
+                    })
+                    .collect(),
+                snapshot_held: held.then_some(SnapshotHold {
+                    from_s: 1.0,
+                    to_s: 3.0,
+                    recovery_s: Some(0.5),
+                }),
+                ..Default::default()
+            };
+            let mut h = crate::metrics::new_histogram();
+            h.record(if held { 8_000 } else { 2_000 }).unwrap();
+            t.claim_latency = crate::metrics::HistogramSummary::from_histogram(&h);
+            t
+        };
+        let cell = |phase: &str, t| CellResult {
+            phase: phase.into(),
+            claim_only: Some(false),
+            ..CellResult::fetch_order(Strategy::PRODUCTION, 8, 10, vec![t])
+        };
+        let r = RunResult {
+            cells: vec![
+                cell(
+                    "saturated",
+                    trial([900, 1000, 1000, 900], [10, 20, 20, 10], false),
+                ),
+                cell(
+                    "saturated-held",
+                    trial([900, 250, 250, 900], [10, 800, 1600, 10], true),
+                ),
+            ],
+            ..RunResult::default()
+        };
+        assert_eq!(
+            sentences(&r)[0],
+            "a snapshot held open from 1 s to 3 s (saturated-held against saturated): completions 250/s against 1000/s in the same seconds without it (0.25x); dead tuples up to 1600 against 20 (80.00x); claim p99 8.0 ms against 2.0 ms (4.00x); oldest pending back to its level 0.5 s after the release."
         );
     }
 

@@ -123,9 +123,28 @@ fn block_field(w: &Workload, i: usize, x: &str) -> String {
     }
 }
 
-/// Every fault instant inside every block's trials.
+/// Every fault instant inside every block's trials (a block's own hold included).
 fn faults_within_trials(w: &Workload) -> Result<(), Refusal> {
-    let f = &w.faults;
+    for i in 0..w.matrices.len() {
+        let field = match w.matrices[i].phase.hold_snapshot {
+            Some(_) => Some(block_field(w, i, "hold_snapshot_s")),
+            None => None,
+        };
+        block_faults_within_trial(w, i, field)?;
+    }
+    Ok(())
+}
+
+/// Block `i`'s fault instants inside its trials; `hold_field` names a hold the block
+/// set itself.
+fn block_faults_within_trial(
+    w: &Workload,
+    i: usize,
+    hold_field: Option<String>,
+) -> Result<(), Refusal> {
+    let phase = w.phase(i);
+    let f = &phase.faults;
+    let hold_field = hold_field.unwrap_or_else(|| "faults.hold_snapshot_s".to_string());
     // (field, instant, whether it may fall on the end itself: only a hold's release).
     let mut instants: Vec<(&str, Duration, bool)> = Vec::new();
     let at = |field, t: &Duration| (field, *t, false);
@@ -139,29 +158,27 @@ fn faults_within_trials(w: &Workload) -> Result<(), Refusal> {
         instants.push(at("faults.kill_connections_every_s", every));
     }
     if let Some((from, to)) = f.hold_snapshot {
-        instants.push(("faults.hold_snapshot_s", from, false));
-        instants.push(("faults.hold_snapshot_s", to, true));
+        instants.push((&hold_field, from, false));
+        instants.push((&hold_field, to, true));
     }
-    for i in 0..w.matrices.len() {
-        let end = w.phase(i).planned_trial();
-        let late = |(_, t, may_end): &&(&str, Duration, bool)| {
-            if *may_end { *t > end } else { *t >= end }
+    let end = phase.planned_trial();
+    let late = |(_, t, may_end): &&(&str, Duration, bool)| {
+        if *may_end { *t > end } else { *t >= end }
+    };
+    if let Some((field, at, _)) = instants.iter().find(late) {
+        let trial = if w.matrices.len() == 1 {
+            "the trial".to_string()
+        } else {
+            format!("block `{}`'s trials", w.matrices[i].name)
         };
-        if let Some((field, at, _)) = instants.iter().find(late) {
-            let trial = if w.matrices.len() == 1 {
-                "the trial".to_string()
-            } else {
-                format!("block `{}`'s trials", w.matrices[i].name)
-            };
-            return Err((
-                field.to_string(),
-                format!(
-                    "{} s is after the end of {trial} ({} s from the start, warm-up included), so it would never happen; give a time before it or lengthen the trial",
-                    short_float(at.as_secs_f64()),
-                    short_float(end.as_secs_f64())
-                ),
-            ));
-        }
+        return Err((
+            field.to_string(),
+            format!(
+                "{} s is after the end of {trial} ({} s from the start, warm-up included), so it would never happen; give a time before it or lengthen the trial",
+                short_float(at.as_secs_f64()),
+                short_float(end.as_secs_f64())
+            ),
+        ));
     }
     Ok(())
 }

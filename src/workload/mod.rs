@@ -311,6 +311,10 @@ mod raw {
         pub repetitions: Option<i64>,
         #[serde(default)]
         pub search: Option<RateSearch>,
+        /// This block's own `faults.hold_snapshot_s` (`[]`: none), so one workload can run
+        /// the same cell with and without a held snapshot side by side.
+        #[serde(default)]
+        pub hold_snapshot_s: Option<Vec<f64>>,
         /// `[matrix.session.<backend>]`: this block's session settings, on top of the
         /// workload's (a block's value wins for the same name).
         #[serde(default)]
@@ -640,6 +644,9 @@ pub struct PhaseSettings {
     pub repetitions: Option<u32>,
     /// Search the sustainable arrival rate instead of running one trial per cell.
     pub search: Option<RateSearch>,
+    /// Replaces `faults.hold_snapshot_s` for this block (`Some(None)`: no hold).
+    #[serde(default)]
+    pub hold_snapshot: Option<Option<(Duration, Duration)>>,
     /// Session settings of this block, over the workload's.
     #[serde(default)]
     pub session_settings: Vec<crate::session_settings::SessionSetting>,
@@ -957,6 +964,9 @@ impl Workload {
         if let Some(h) = p.history {
             w.population.history = h;
         }
+        if let Some(hold) = p.hold_snapshot {
+            w.faults.hold_snapshot = hold;
+        }
         if let Some(d) = p.empty_backoff_max {
             w.empty_backoff_max = d;
             w.empty_backoff = w.empty_backoff.min(d);
@@ -1265,6 +1275,30 @@ impl Validator<'_> {
         Ok(out)
     }
 
+    /// `[from, to]` in seconds since the trial's start, from before to (`[]`, where
+    /// `may_be_empty`: no hold).
+    fn hold_window(
+        &self,
+        field: &str,
+        w: &[f64],
+        may_be_empty: bool,
+    ) -> Result<Option<(Duration, Duration)>, WorkloadError> {
+        match *w {
+            [] if may_be_empty => Ok(None),
+            [from, to] if from < to => Ok(Some((
+                self.positive_secs(field, from)?,
+                self.positive_secs(field, to)?,
+            ))),
+            _ => Err(self.err(
+                field,
+                format!(
+                    "give [from, to]: two times in seconds since the trial's start, from before to{}",
+                    if may_be_empty { " ([] for none)" } else { "" }
+                ),
+            )),
+        }
+    }
+
     fn non_negative(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
         if v.is_finite() && v >= 0.0 {
             Ok(v)
@@ -1395,16 +1429,7 @@ impl Validator<'_> {
                 .collect::<Result<_, _>>()?,
             hold_snapshot: match f.hold_snapshot_s.as_deref() {
                 None => None,
-                Some(&[from, to]) if from < to => Some((
-                    self.positive_secs("faults.hold_snapshot_s", from)?,
-                    self.positive_secs("faults.hold_snapshot_s", to)?,
-                )),
-                Some(_) => {
-                    return Err(self.err(
-                        "faults.hold_snapshot_s",
-                        "give [from, to]: two times in seconds since the trial's start, from before to",
-                    ));
-                }
+                Some(w) => self.hold_window("faults.hold_snapshot_s", w, false)?,
             },
         };
         if f.restart_command.is_some() {
@@ -1922,6 +1947,10 @@ impl Validator<'_> {
             },
             search: match m.search {
                 Some(s) => Some(self.search(&f("search"), s)?),
+                None => None,
+            },
+            hold_snapshot: match m.hold_snapshot_s.as_deref() {
+                Some(w) => Some(self.hold_window(&f("hold_snapshot_s"), w, true)?),
                 None => None,
             },
             session_settings: self.session_settings(&f("session"), m.session)?,
