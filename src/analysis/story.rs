@@ -455,11 +455,87 @@ fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
+/// A cell without duplicate claims whose jobs still ran twice: the claim held, and the
+/// job ran again after a rescue of a worker that was still running (a lease that ran out
+/// under it). The seed's point that a claim is not exactly-once, measured.
+fn duplicate_execution_sentences(r: &RunResult, out: &mut Vec<String>) {
+    for c in &r.cells {
+        let f = CellFigures::of(c);
+        if f.claim_only || f.duplicate_claims > 0 || f.duplicate_executions == 0 {
+            continue;
+        }
+        out.push(format!(
+            "{} at {} worker{}{}: 0 duplicate claims, yet {} job runs overlapped another run of the same job or followed it without a release: a rescue took back a lease that ran out under a live worker, and the job ran again (a claim is not exactly-once).",
+            c.strategy,
+            c.workers,
+            if c.workers == 1 { "" } else { "s" },
+            in_phase(c),
+            f.duplicate_executions
+        ));
+    }
+}
+
+/// " in phase x", or nothing for a lone block.
+fn in_phase(c: &CellResult) -> String {
+    if c.phase.is_empty() {
+        String::new()
+    } else {
+        format!(" in {}", c.phase)
+    }
+}
+
+/// Where the queues of one cell part ways: some keep up with their arrivals while
+/// others fall behind (a capped queue at its limit, a low priority under a high one). A
+/// queue falls behind when its oldest pending job passed a second and was still at its
+/// oldest at the end of the trial.
+fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
+    for c in r.cells.iter().filter(|c| c.has_arrivals()) {
+        let Some(t) = c.trials.first() else { continue };
+        if t.queues.len() < 2 {
+            continue;
+        }
+        let mut behind = Vec::new();
+        let mut kept = Vec::new();
+        for q in &t.queues {
+            let last = q.oldest_pending_series.iter().rev().find_map(|(_, a)| *a);
+            let max = q.oldest_pending_max_ms.unwrap_or(0.0);
+            if max >= 1000.0 && last.is_some_and(|l| l >= 0.9 * max) {
+                behind.push((q.queue.as_str(), max));
+            } else {
+                kept.push((q.queue.as_str(), max));
+            }
+        }
+        if behind.is_empty() || kept.is_empty() {
+            continue;
+        }
+        let names = |v: &[(&str, f64)]| {
+            v.iter()
+                .map(|(n, _)| crate::markdown::code(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let worst = |v: &[(&str, f64)]| v.iter().map(|(_, m)| *m).fold(0.0, f64::max);
+        out.push(format!(
+            "per queue, {} at {} workers{}: {} falls behind (oldest pending {} and still climbing at the end) while {} keep{} up (oldest pending at most {}).",
+            c.strategy,
+            c.workers,
+            in_phase(c),
+            names(&behind),
+            fmt_ms(worst(&behind)),
+            names(&kept),
+            if kept.len() == 1 { "s" } else { "" },
+            fmt_ms(worst(&kept))
+        ));
+    }
+}
+
 /// The verdict, most important first.
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     over_claim_sentences(r, &mut out);
+    duplicate_execution_sentences(r, &mut out);
     hold_sentences(r, &mut out);
+    queue_sentences(r, &mut out);
     strategy_sentences(r, &mut out);
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);

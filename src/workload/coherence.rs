@@ -126,10 +126,10 @@ fn block_field(w: &Workload, i: usize, x: &str) -> String {
 /// Every fault instant inside every block's trials (a block's own hold included).
 fn faults_within_trials(w: &Workload) -> Result<(), Refusal> {
     for i in 0..w.matrices.len() {
-        let field = match w.matrices[i].phase.hold_snapshot {
-            Some(_) => Some(block_field(w, i, "hold_snapshot_s")),
-            None => None,
-        };
+        let field = w.matrices[i]
+            .phase
+            .hold_snapshot
+            .map(|_| block_field(w, i, "hold_snapshot_s"));
         block_faults_within_trial(w, i, field)?;
     }
     Ok(())
