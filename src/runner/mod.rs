@@ -169,6 +169,9 @@ pub enum RunError {
     Threads(std::io::Error),
     #[error("{0}")]
     Derivation(String),
+    /// A workload the server refused before any trial ran (a declared statement).
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// A failed run that may still have written partial results.
@@ -256,7 +259,9 @@ pub async fn run<B: Backend>(
         check_custom_strategies(backend.as_ref(), &workload)
             .await
             .map_err(|error| RunFailure {
-                error,
+                // The statement's file and field are in the message; the workload that
+                // declared it leads, as for every refusal of a workload.
+                error: RunError::Refused(format!("{}: {error}", workload.source_path.display())),
                 partial: None,
             })?;
     }
