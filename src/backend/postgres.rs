@@ -855,6 +855,22 @@ fn explained_statement(strategy: Strategy) -> (&'static str, &'static str) {
 }
 
 impl PostgresSession {
+    /// `EXPLAIN (options)` of `strategy`'s explained statement for `batch`, its rows.
+    async fn explain_rows(
+        &self,
+        strategy: Strategy,
+        batch: u32,
+        options: &str,
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        let c = &self.client;
+        let sql = explained_statement(strategy).1;
+        let stmt = c.prepare(&format!("EXPLAIN ({options}) {sql}")).await?;
+        Ok(match super::pg_claim::Binds::of(strategy, &stmt) {
+            Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
+            Err(_) => Vec::new(),
+        })
+    }
+
     /// Where `strategy`'s statements are in `prepared`, preparing them on first use.
     async fn prepared_index(&mut self, strategy: Strategy) -> Result<usize, BackendError> {
         if let Some(i) = self.prepared.iter().position(|(s, _)| *s == strategy) {
@@ -1200,53 +1216,42 @@ impl Session for PostgresSession {
         })
     }
 
-    /// `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` of the claim, or of a two-step
-    /// strategy's select step, between BEGIN and ROLLBACK: the claim runs for real (it
-    /// locks its batch for a moment), and leaves nothing behind.
+    /// `EXPLAIN (FORMAT JSON)` of the claim, or of a two-step strategy's select step:
+    /// the plan alone, nothing runs.
     async fn explain_claim_plan_only(
         &mut self,
         strategy: Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
-        let (statement, sql) = explained_statement(strategy);
-        let e = |e| query_error("explain the claim", e);
-        let c = &self.client;
-        let stmt = c
-            .prepare(&format!("EXPLAIN (FORMAT JSON) {sql}"))
+        let rows = self
+            .explain_rows(strategy, batch, "FORMAT JSON")
             .await
-            .map_err(e)?;
-        let rows = match super::pg_claim::Binds::of(strategy, &stmt) {
-            Ok(binds) => binds
-                .query(c, &stmt, batch, &self.worker_id)
-                .await
-                .map_err(e)?,
-            Err(_) => Vec::new(),
-        };
+            .map_err(|e| query_error("explain the claim", e))?;
         let Some(row) = rows.into_iter().next() else {
             return Ok(None);
         };
-        Ok(super::plan::from_postgres(statement, row.get(0), 0.0))
+        Ok(super::plan::from_postgres(
+            explained_statement(strategy).0,
+            row.get(0),
+            0.0,
+        ))
     }
 
+    /// `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` of the claim, or of a two-step
+    /// strategy's select step, between BEGIN and ROLLBACK: the claim runs for real (it
+    /// locks its batch for a moment), and leaves nothing behind.
     async fn explain_claim(
         &mut self,
         strategy: Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
-        let (statement, sql) = explained_statement(strategy);
+        let statement = explained_statement(strategy).0;
         let e = |e| query_error("explain the claim", e);
+        self.client.batch_execute("BEGIN").await.map_err(e)?;
+        let explained = self
+            .explain_rows(strategy, batch, "ANALYZE, BUFFERS, FORMAT JSON")
+            .await;
         let c = &self.client;
-        c.batch_execute("BEGIN").await.map_err(e)?;
-        let explained = async {
-            let stmt = c
-                .prepare(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
-                .await?;
-            Ok(match super::pg_claim::Binds::of(strategy, &stmt) {
-                Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
-                Err(_) => Vec::new(),
-            })
-        }
-        .await;
         // Session-level advisory locks outlive the rollback: give them up too.
         let end = if strategy.def().advisory {
             "ROLLBACK; SELECT pg_advisory_unlock_all()"

@@ -107,6 +107,7 @@ pub(crate) async fn run(
         environment: environment(records),
         worker_threads,
         restarts,
+        rerun_disturbed: true,
     };
     let backends: Vec<_> = backends.into_iter().map(Arc::new).collect();
     let outcome = match runner::run(&backends, workload, opts, interrupt.clone()).await {

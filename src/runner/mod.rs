@@ -143,6 +143,10 @@ pub struct RunOptions {
     /// How to restart each backend's server (same order as the backends), for the
     /// workload's `faults.restart_db_at_s`; empty when it has none.
     pub restarts: Vec<Option<Restart>>,
+    /// Run a trial the host or the harness disturbed once more before reporting it.
+    /// Off where something outside the run acts on the trial's timeline (a test that
+    /// holds rows during it would act on the first run only).
+    pub rerun_disturbed: bool,
 }
 
 /// Restarts a database server and returns once it is back (blocking: it runs on a
@@ -201,6 +205,7 @@ struct Progress<'a> {
     quiet: bool,
     /// How to restart the server of the backend whose cells run now.
     restart: Option<Restart>,
+    rerun_disturbed: bool,
 }
 
 /// Runs every cell of every matrix block on each of `backends` in turn, cell by cell,
@@ -254,6 +259,7 @@ pub async fn run<B: Backend>(
         threads,
         quiet: opts.quiet,
         restart: None,
+        rerun_disturbed: opts.rerun_disturbed,
     };
     for backend in backends {
         check_custom_strategies(backend.as_ref(), &workload)
@@ -465,7 +471,7 @@ impl Progress<'_> {
                     .filter(|x| x.invalidates() && **x != Warning::Interrupted)
                     .map(ToString::to_string)
                     .collect();
-                if !why.is_empty() && !self.interrupt.stopping() {
+                if !why.is_empty() && self.rerun_disturbed && !self.interrupt.stopping() {
                     if !self.quiet {
                         use std::io::Write as _;
                         let _ = writeln!(
