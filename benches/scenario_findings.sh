@@ -35,7 +35,7 @@ scenarios=(
     "idle@@0@@^\| notify @2/s \|( [^|]*\|){10} [0-9]{1,2}\.[0-9]+ \|@@table: notify sees a job within tens of ms"
     "idle@@0@@^\| poll-500ms @2/s \|( [^|]*\|){10} [0-9]{3,}\.[0-9]+ \|@@table: polling with a 500 ms cap makes jobs wait over 100 ms"
     "completion@@0@@^\| batched@@table: batched completion is measured beside per-job"
-    "faults@@0@@connections killed@@table: the Faults table reports the connections killed"
+    "faults@@0@@kills at [0-9., ]+ s \([1-9][0-9]* connections\)@@table: the Faults table reports the kills and the connections the server ended"
     "faults@@0@@^\| – @400/s \| postgres \| production \| fetch-order \|([^|]*\|){11} 0 \|@@table: 0 lost jobs under every fault"
     "restart@@0@@server restarted at [0-9.]+ s \(back in@@table: the restart and its recovery are recorded"
 )
