@@ -355,6 +355,42 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
     Ok(())
 }
 
+/// One trial; one that the host or the harness disturbed (late wake-ups, a busy or heavy
+/// harness, a producer behind its schedule) runs once more, when `rerun`, before it is
+/// reported with its warning, so a default run ends clean whenever the host allows. The
+/// trial that counts says it was run again, and why.
+async fn trial_or_rerun<B: Backend>(
+    backend: &Arc<B>,
+    w: &Arc<Workload>,
+    trial: &trial::TrialSpec<'_>,
+    harness: &trial::Harness<'_>,
+    probe: &mut ResourceProbe,
+    rerun: bool,
+) -> Result<crate::results::TrialResult, RunError> {
+    let first = trial::run_trial(backend, w, trial, harness, probe).await?;
+    let why: Vec<String> = first
+        .warnings
+        .iter()
+        .filter(|x| x.invalidates() && **x != Warning::Interrupted)
+        .map(ToString::to_string)
+        .collect();
+    if why.is_empty() || !rerun || harness.interrupt.stopping() {
+        return Ok(first);
+    }
+    if !harness.quiet {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}: disturbed ({}); running it again once",
+            harness.label,
+            why[0]
+        );
+    }
+    let mut again = trial::run_trial(backend, w, trial, harness, probe).await?;
+    again.rerun_because = why;
+    Ok(again)
+}
+
 impl Progress<'_> {
     /// `phase` with its arrival rate set to `from.times` the throughput its source cell
     /// measured earlier in this run, on the same backend, strategy and layout.
@@ -459,35 +495,9 @@ impl Progress<'_> {
                 quiet: self.quiet,
                 restart: self.restart.as_ref(),
             };
-            let mut outcome = trial::run_trial(backend, w, &trial, &harness, &mut self.probe).await;
-            // A trial the host or the harness disturbed (late wake-ups, a busy or heavy
-            // harness, a producer behind its schedule) runs once more before it is
-            // reported with its warning, so a default run ends clean whenever the host
-            // allows; the trial that counts says it was run again, and why.
-            if let Ok(first) = &outcome {
-                let why: Vec<String> = first
-                    .warnings
-                    .iter()
-                    .filter(|x| x.invalidates() && **x != Warning::Interrupted)
-                    .map(ToString::to_string)
-                    .collect();
-                if !why.is_empty() && self.rerun_disturbed && !self.interrupt.stopping() {
-                    if !self.quiet {
-                        use std::io::Write as _;
-                        let _ = writeln!(
-                            std::io::stderr(),
-                            "{label}: disturbed ({}); running it again once",
-                            why[0]
-                        );
-                    }
-                    outcome = trial::run_trial(backend, w, &trial, &harness, &mut self.probe)
-                        .await
-                        .map(|mut t| {
-                            t.rerun_because = why;
-                            t
-                        });
-                }
-            }
+            let rerun = self.rerun_disturbed;
+            let outcome =
+                trial_or_rerun(backend, w, &trial, &harness, &mut self.probe, rerun).await;
             match outcome {
                 Ok(t) => {
                     if !self.quiet {

@@ -182,7 +182,6 @@ pub(super) async fn run_trial<B: Backend>(
         stop_forced: (overran, STOP_GRACE.as_secs_f64()),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
-
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
     Ok(TrialResult {
