@@ -319,11 +319,7 @@ fn over_claim_sentences(r: &RunResult, out: &mut Vec<String>) {
                 _ => None,
             })
             .max();
-        let phase = if c.phase.is_empty() {
-            String::new()
-        } else {
-            format!(" in {}", c.phase)
-        };
+        let phase = in_phase(c);
         let plan = match c.trials.iter().find_map(|t| t.plan.as_ref()) {
             Some(p) => format!("; its plan: {}", p.shape),
             None => "; no plan was sampled".to_string(),
@@ -365,13 +361,14 @@ fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
         let Some(bt) = base.trials.first() else {
             continue;
         };
-        let series = |t: &crate::results::TrialResult| {
-            if c.is_claim_only() {
-                t.claimed_series.clone()
+        fn series(t: &crate::results::TrialResult, claim_only: bool) -> &[u32] {
+            if claim_only {
+                &t.claimed_series
             } else {
-                t.completed_series.clone()
+                &t.completed_series
             }
-        };
+        }
+        let claim_only = c.is_claim_only();
         // Whole seconds inside the hold.
         let (from, to) = (h.from_s.ceil() as usize, h.to_s.floor() as usize);
         let rate = |s: &[u32]| {
@@ -398,7 +395,7 @@ fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
             }
         };
         let mut parts = Vec::new();
-        if let (Some(a), Some(b)) = (rate(&series(t)), rate(&series(bt))) {
+        if let (Some(a), Some(b)) = (rate(series(t, claim_only)), rate(series(bt, claim_only))) {
             parts.push(format!(
                 "{} {a:.0}/s against {b:.0}/s in the same seconds without it{}",
                 if c.is_claim_only() {
@@ -485,10 +482,10 @@ fn in_phase(c: &CellResult) -> String {
     }
 }
 
-/// Where the queues of one cell part ways: some keep up with their arrivals while
-/// others fall behind (a capped queue at its limit, a low priority under a high one). A
-/// queue falls behind when its oldest pending job passed a second and was still at its
-/// oldest at the end of the trial.
+/// Where the queues of one cell part ways in its first trial: some keep up with their
+/// arrivals while others fall behind (a capped queue at its limit, a low priority under
+/// a high one). A queue falls behind when its oldest pending job passed a second and was
+/// still within a tenth of its oldest at the trial's last reading.
 fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
     for c in r.cells.iter().filter(|c| c.has_arrivals()) {
         let Some(t) = c.trials.first() else { continue };

@@ -225,13 +225,16 @@ impl EmbeddedPostgres {
             .stderr(log)
             .spawn()
             .map_err(|e| step(what, e))?;
+        let pid = child.id();
         *self.postmaster.lock().expect("no panic holds it") = Some(child);
-        self.wait_ready(what).map_err(|e| self.with_log(e))
+        self.wait_ready(what, pid).map_err(|e| self.with_log(e))
     }
 
-    /// Polls `postmaster.pid`, whose eighth line is `ready` once connections are
-    /// accepted (PostgreSQL 10 and later); fails at once if the postmaster exits.
-    fn wait_ready(&self, what: &'static str) -> Result<(), EmbeddedError> {
+    /// Polls `postmaster.pid` until it names postmaster `pid` (a file left by an
+    /// earlier one says `ready` too) and its eighth line is `ready`, as it is once
+    /// connections are accepted (PostgreSQL 10 and later); fails at once if the
+    /// postmaster exits.
+    fn wait_ready(&self, what: &'static str, pid: u32) -> Result<(), EmbeddedError> {
         let deadline = Instant::now() + START_TIMEOUT;
         let pid_file = self.data_dir().join("postmaster.pid");
         loop {
@@ -241,9 +244,10 @@ impl EmbeddedPostgres {
                     detail: format!("the server exited ({status})"),
                 });
             }
-            let ready = std::fs::read_to_string(&pid_file)
-                .ok()
-                .is_some_and(|t| t.lines().nth(7).is_some_and(|l| l.trim() == "ready"));
+            let ready = std::fs::read_to_string(&pid_file).ok().is_some_and(|t| {
+                t.lines().next().map(str::trim) == Some(pid.to_string().as_str())
+                    && t.lines().nth(7).is_some_and(|l| l.trim() == "ready")
+            });
             if ready {
                 return Ok(());
             }
@@ -297,6 +301,9 @@ impl EmbeddedPostgres {
                     });
                 }
                 let _ = kill(pid, Signal::SIGKILL);
+                // A killed postmaster leaves its pid file: remove it, so that no later
+                // stop signals whatever process gets that pid next.
+                let _ = std::fs::remove_file(self.data_dir().join("postmaster.pid"));
                 killed = true;
             }
             std::thread::sleep(Duration::from_millis(10));
