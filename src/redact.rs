@@ -26,7 +26,7 @@ pub fn redact(s: &str) -> String {
 /// holding `@`, `/` or `:` is masked whole; a string it cannot parse is masked from the
 /// scheme to that last `@` (user kept).
 fn redact_userinfo(url: &str) -> String {
-    if !crate::backend::target::ambiguous_userinfo(url)
+    if !ambiguous_userinfo(url)
         && let Ok(mut u) = url::Url::parse(url)
         && u.password().is_some()
         && u.set_password(Some(MASK)).is_ok()
@@ -141,6 +141,18 @@ fn starts_key(rest: &str) -> bool {
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(t.len());
     key_len > 0 && t[key_len..].trim_start().starts_with('=')
+}
+
+/// Whether an `@` follows the end of the authority: `user:pa/ss@host` reads as host
+/// `user`, path `/ss@host`, so the password would end up in the host or database name.
+pub fn ambiguous_userinfo(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    match rest.find(['/', '?', '#']) {
+        Some(end) => rest[end..].contains('@'),
+        None => false,
+    }
 }
 
 #[cfg(test)]

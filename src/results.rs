@@ -469,6 +469,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     std::fs::rename(&tmp, path).map_err(io)
 }
 
+/// The phase column: the block's name, with its arrival rate when jobs arrived.
+pub fn phase_label(c: &CellResult) -> String {
+    let name = if c.phase.is_empty() { "–" } else { &c.phase };
+    match c.arrival_rate_per_s {
+        Some(r) if r > 0.0 => format!("{name} @{r:.0}/s"),
+        _ => name.to_string(),
+    }
+}
+
+/// The headers of [`cell_key`]'s columns.
+pub const KEY_HEADER: [&str; 6] = ["phase", "backend", "strategy", "layout", "workers", "batch"];
+
+/// The columns that name a cell: phase, backend, strategy, layout, workers, batch.
+pub fn cell_key(c: &CellResult) -> Vec<String> {
+    vec![
+        phase_label(c),
+        c.backend.to_string(),
+        c.strategy.to_string(),
+        c.index_layout.clone(),
+        c.workers.to_string(),
+        c.batch_size.to_string(),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,37 +22,19 @@ pub struct SessionSetting {
 
 /// Why a name or value cannot be sent; the caller adds the file and field.
 pub fn check(kind: BackendKind, name: &str, value: &str) -> Result<(), String> {
-    let name_ok = match kind {
-        // Parameters, with an extension's dotted prefix (`pg_stat_statements.track`).
-        BackendKind::Postgres => {
-            starts_alpha(name)
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        }
-        BackendKind::Mysql => {
-            starts_alpha(name) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        // Options are words: `LOCK_TIMEOUT`, `TRANSACTION ISOLATION LEVEL`.
-        BackendKind::Mssql => {
-            starts_alpha(name)
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ')
-        }
-    };
+    let engine = kind.engine();
+    let name_ok = starts_alpha(name)
+        && name.chars().all(|c| {
+            c.is_ascii_alphanumeric() || c == '_' || engine.setting_name_extra.contains(&c)
+        });
     if !name_ok {
         return Err(format!(
             "`{name}` is not a {kind} setting name (letters, digits and _{})",
-            match kind {
-                BackendKind::Postgres => ", with . for an extension's",
-                BackendKind::Mysql => "",
-                BackendKind::Mssql => ", words separated by spaces",
-            }
+            engine.setting_name_rule
         ));
     }
     // PostgreSQL and MySQL bind the value; SQL Server's SET takes it as text.
-    if kind == BackendKind::Mssql
+    if !engine.binds_setting_values
         && (value.is_empty()
             || !value
                 .chars()

@@ -800,8 +800,11 @@ async fn history_rows_are_left_alone_and_accounted<D: TestDb>(backend: D) {
          history = { finished = 500, failed = 200, future = 30, paused = 40 }",
         "[handler]\nduration = { dist = \"fixed\", ms = 0.0 }\n\
          [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [10]\n\
-         [trial]\nduration_s = 1.5\n",
+         [trial]\nduration_s = 4\n",
     );
+    // A fixed time, not a drain (future-dated history rows never let the queue empty):
+    // 4 s for what takes well under a second unloaded, since a loaded 2-core machine
+    // once drained only 284 of the 300 in 1.5 s.
     let r = run(&backend, w).await;
     let t = &r.cells[0].trials[0];
     assert_eq!(
@@ -1053,9 +1056,13 @@ workers = [4]
 batch_sizes = [2]
 [trial]
 warmup_s = 0.0
-duration_s = 3.5
+stop = "drain"
+max_s = 30
 "#,
     );
+    // Until the queue is empty, not for a fixed time: a poison job's retry is due after
+    // the backlog older than it, so a slow host (or a loaded CI machine) that had not
+    // drained 400 jobs in 3.5 s showed no dead letter at all.
     let r = run(&backend, w).await;
     let t = &r.cells[0].trials[0];
     let c = t.counts;

@@ -287,7 +287,7 @@ fn mismatches(base: &RunResult, cur: &RunResult) -> Vec<String> {
 }
 
 fn key(c: &CellResult) -> Vec<String> {
-    crate::report::summary::cell_key(c)
+    crate::results::cell_key(c)
 }
 
 fn correctness(base: &CellResult, cur: &CellResult) -> Vec<String> {

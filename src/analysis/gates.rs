@@ -90,7 +90,7 @@ pub fn check(r: &RunResult) -> Vec<GateResult> {
             let Some(v) = v else { continue };
             out.push(GateResult {
                 gate: g.label(),
-                cell: crate::report::summary::cell_key(c),
+                cell: crate::results::cell_key(c),
                 measured: Some(fmt_value(g.check.metric, v)),
                 passed: g.check.holds(Some(v)),
             });

@@ -15,6 +15,7 @@ pub mod plan;
 pub mod postgres;
 pub mod pristine;
 mod shared;
+pub mod sql;
 pub mod target;
 
 use crate::strategy::Strategy;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::time::Duration;
 
+pub use sql::sql_steps;
 pub use target::DbTarget;
 
 pub use crate::backend_kind::BackendKind;
@@ -490,40 +492,9 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<u64, BackendError>> + Send;
 }
 
-/// Splits a strategy file into its statements. A file holds one statement, or several
-/// each introduced by a `-- step: <name>` line; comments before the first step document
-/// the strategy and are not sent.
-pub fn sql_steps(file: &'static str) -> Vec<(&'static str, &'static str)> {
-    let mut steps = Vec::new();
-    let mut rest = file;
-    if !file.contains("-- step: ") {
-        return vec![("claim", file.trim())];
-    }
-    while let Some(start) = rest.find("-- step: ") {
-        let after = &rest[start + "-- step: ".len()..];
-        let name_end = after.find('\n').unwrap_or(after.len());
-        let name = after[..name_end].trim();
-        let body = &after[name_end..];
-        let end = body.find("-- step: ").unwrap_or(body.len());
-        steps.push((name, body[..end].trim()));
-        rest = &body[end..];
-    }
-    steps
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn steps_split_on_markers_and_keep_their_comments() {
-        let steps = sql_steps("-- doc\n-- step: a\nSELECT 1\n-- step: b\n-- $1 x\nSELECT 2\n");
-        assert_eq!(steps, vec![("a", "SELECT 1"), ("b", "-- $1 x\nSELECT 2")]);
-        assert_eq!(
-            sql_steps("-- doc\nSELECT 3\n"),
-            vec![("claim", "-- doc\nSELECT 3")]
-        );
-    }
 
     #[test]
     fn only_lock_conflicts_are_retryable() {

@@ -14,27 +14,6 @@ use super::BackendKind;
 /// later run drop that schema.
 pub const MARKER_TABLE: &str = "claimbench_schema";
 
-/// Names claimbench refuses outright, whatever they hold: each backend's system schemas
-/// and the default schema users keep their own tables in.
-fn reserved(kind: BackendKind, name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    match kind {
-        BackendKind::Postgres => {
-            matches!(lower.as_str(), "public" | "information_schema") || lower.starts_with("pg_")
-        }
-        BackendKind::Mysql => matches!(
-            lower.as_str(),
-            "mysql" | "sys" | "performance_schema" | "information_schema"
-        ),
-        BackendKind::Mssql => {
-            matches!(
-                lower.as_str(),
-                "dbo" | "sys" | "guest" | "information_schema"
-            ) || lower.starts_with("db_")
-        }
-    }
-}
-
 /// The longest `--schema` every backend takes as a name (PostgreSQL's is 63 bytes).
 pub const MAX_SCHEMA_NAME: usize = 63;
 
@@ -89,10 +68,10 @@ pub struct SchemaFacts {
 /// schema only with the marker (or, on SQL Server, when it is empty); a missing one
 /// always (claimbench creates and marks it).
 pub fn may_recreate(kind: BackendKind, name: &str, facts: SchemaFacts) -> Result<(), Refusal> {
-    if reserved(kind, name) {
+    if kind.reserves_schema(name) {
         return Err(Refusal::Reserved(name.to_string()));
     }
-    let adoptable = kind == BackendKind::Mssql && facts.empty;
+    let adoptable = kind.engine().adopts_empty_schema && facts.empty;
     if facts.exists && !facts.marked && !adoptable {
         return Err(Refusal::NotOurs(name.to_string()));
     }

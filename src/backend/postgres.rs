@@ -7,10 +7,10 @@
 
 use super::pg_claim::ClaimStatement;
 use super::pristine::{self, Pristine};
+use super::sql::{fill, migration, sql_steps, step};
 use super::{
     Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, EffectReceipt,
     ErrorKind, FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, ownership,
-    sql_steps,
 };
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
@@ -21,34 +21,65 @@ use tokio::sync::{Mutex, Notify};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 
-const SCHEMA_SQL: &str = include_str!("../../migrations/postgres/schema.sql");
-const SEED_SQL: &str = include_str!("../../migrations/postgres/seed.sql");
-const KEYS_SQL: &str = include_str!("../../migrations/postgres/keys.sql");
-const HISTORY_SQL: &str = include_str!("../../migrations/postgres/history.sql");
-const START_SQL: &str = include_str!("../../migrations/postgres/lifecycle/start.sql");
-const START_UNGATED_SQL: &str =
-    include_str!("../../migrations/postgres/lifecycle/start_ungated.sql");
-const EFFECT_SQL: &str = include_str!("../../migrations/postgres/lifecycle/effect.sql");
-const HEARTBEAT_SQL: &str = include_str!("../../migrations/postgres/lifecycle/heartbeat.sql");
-const COMPLETE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/complete.sql");
-const COMPLETE_BATCH_SQL: &str =
-    include_str!("../../migrations/postgres/lifecycle/complete_batch.sql");
-const FAIL_SQL: &str = include_str!("../../migrations/postgres/lifecycle/fail.sql");
-const RELEASE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/release.sql");
-const RESCUE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/rescue.sql");
-const PRODUCE_SQL: &str = include_str!("../../migrations/postgres/lifecycle/produce.sql");
-const SAMPLE_SQL: &str = include_str!("../../migrations/postgres/evidence/sample.sql");
-const RECONCILE_SQL: &str = include_str!("../../migrations/postgres/evidence/reconcile.sql");
-const COUNTERS_SQL: &str = include_str!("../../migrations/postgres/evidence/counters.sql");
-const TABLE_STATS_SQL: &str = include_str!("../../migrations/postgres/evidence/table_stats.sql");
-const CLOCK_SQL: &str = include_str!("../../migrations/postgres/evidence/clock.sql");
-const COMPLETED_BY_QUEUE_SQL: &str =
-    include_str!("../../migrations/postgres/evidence/completed_by_queue.sql");
-const JOB_QUEUES_SQL: &str = include_str!("../../migrations/postgres/evidence/job_queues.sql");
-const SETTINGS_SQL: &str = include_str!("../../migrations/postgres/evidence/settings.sql");
+const SCHEMA_SQL: &str = migration!("postgres", "schema.sql");
+const SEED_SQL: &str = migration!("postgres", "seed.sql");
+const KEYS_SQL: &str = migration!("postgres", "keys.sql");
+const HISTORY_SQL: &str = migration!("postgres", "history.sql");
+const RESET_SQL: &str = migration!("postgres", "reset.sql");
+const CONTROL_SQL: &str = migration!("postgres", "control.sql");
+const SESSION_SQL: &str = migration!("postgres", "session.sql");
+const START_SQL: &str = migration!("postgres", "lifecycle/start.sql");
+const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
+const EFFECT_SQL: &str = migration!("postgres", "lifecycle/effect.sql");
+const HEARTBEAT_SQL: &str = migration!("postgres", "lifecycle/heartbeat.sql");
+const COMPLETE_SQL: &str = migration!("postgres", "lifecycle/complete.sql");
+const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
+const FAIL_SQL: &str = migration!("postgres", "lifecycle/fail.sql");
+const RELEASE_SQL: &str = migration!("postgres", "lifecycle/release.sql");
+const RESCUE_SQL: &str = migration!("postgres", "lifecycle/rescue.sql");
+const PRODUCE_SQL: &str = migration!("postgres", "lifecycle/produce.sql");
+const SAMPLE_SQL: &str = migration!("postgres", "evidence/sample.sql");
+const RECONCILE_SQL: &str = migration!("postgres", "evidence/reconcile.sql");
+const COUNTERS_SQL: &str = migration!("postgres", "evidence/counters.sql");
+const TABLE_STATS_SQL: &str = migration!("postgres", "evidence/table_stats.sql");
+const CLOCK_SQL: &str = migration!("postgres", "evidence/clock.sql");
+const COMPLETED_BY_QUEUE_SQL: &str = migration!("postgres", "evidence/completed_by_queue.sql");
+const JOB_QUEUES_SQL: &str = migration!("postgres", "evidence/job_queues.sql");
+const SETTINGS_SQL: &str = migration!("postgres", "evidence/settings.sql");
 
-/// The channel the producer announces new jobs on, for `notify`'s idle workers.
-const WORK_CHANNEL: &str = "claimbench_work";
+/// The steps this backend reads by name, per file: its tests check each is there.
+#[cfg(test)]
+const STEPS: [(&str, &[&str]); 4] = [
+    (
+        RESET_SQL,
+        &["recreate-schema", "queues", "setseed", "vacuum", "analyze"],
+    ),
+    (
+        CONTROL_SQL,
+        &[
+            "version",
+            "version-num",
+            "schema-facts",
+            "backend-pid",
+            "clear-stats-snapshot",
+        ],
+    ),
+    (
+        SESSION_SQL,
+        &[
+            "search-path",
+            "listen",
+            "announce",
+            "unlock",
+            "unlock-all",
+            "apply",
+            "hold-snapshot",
+            "kill-workers",
+            "explain",
+        ],
+    ),
+    (HISTORY_SQL, &["rows", "paused-queue"]),
+];
 
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
 /// plus the server-computed queue wait).
@@ -86,10 +117,10 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
 /// The SQL file for an index layout (names validated by the workload).
 pub fn layout_sql(layout: &str) -> Option<&'static str> {
     Some(match layout {
-        "pk-only" => include_str!("../../migrations/postgres/indexes/pk-only.sql"),
-        "status-created" => include_str!("../../migrations/postgres/indexes/status-created.sql"),
-        "fetch-order" => include_str!("../../migrations/postgres/indexes/fetch-order.sql"),
-        "pending-partial" => include_str!("../../migrations/postgres/indexes/pending-partial.sql"),
+        "pk-only" => migration!("postgres", "indexes/pk-only.sql"),
+        "status-created" => migration!("postgres", "indexes/status-created.sql"),
+        "fetch-order" => migration!("postgres", "indexes/fetch-order.sql"),
+        "pending-partial" => migration!("postgres", "indexes/pending-partial.sql"),
         declared => return crate::custom_layout::postgres(declared),
     })
 }
@@ -210,7 +241,10 @@ impl PostgresBackend {
             }
         });
         client
-            .batch_execute(&format!("SET search_path TO {}", quote_ident(&self.schema)))
+            .batch_execute(&fill(
+                step(SESSION_SQL, "search-path"),
+                &[("schema", &quote_ident(&self.schema))],
+            ))
             .await
             .map_err(|e| query_error("set search_path", e))?;
         Ok((client, wakeups))
@@ -261,10 +295,10 @@ impl PostgresBackend {
         };
         c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
         // One statement per call: VACUUM refuses to run inside a transaction block.
-        c.batch_execute("VACUUM ANALYZE jobs_hot")
+        c.batch_execute(step(RESET_SQL, "vacuum"))
             .await
             .map_err(e("vacuum analyze"))?;
-        c.batch_execute("ANALYZE queues")
+        c.batch_execute(step(RESET_SQL, "analyze"))
             .await
             .map_err(e("analyze queues"))?;
         Ok(seeded)
@@ -287,7 +321,7 @@ impl PostgresBackend {
         let maintenance = self.open("claimbench-control").await?;
         let e = |what| move |e| query_error(what, e);
         let version: i32 = maintenance
-            .query_one("SELECT current_setting('server_version_num')::int", &[])
+            .query_one(step(CONTROL_SQL, "version-num"), &[])
             .await
             .map_err(e("read the server version"))?
             .get(0);
@@ -296,11 +330,11 @@ impl PostgresBackend {
             None => {
                 let name = made.next_name();
                 maintenance
-                    .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+                    .batch_execute(&pristine::database_sql("drop", &name))
                     .await
                     .map_err(e("drop a stale pristine database"))?;
                 maintenance
-                    .batch_execute(&format!("CREATE DATABASE {name}"))
+                    .batch_execute(&pristine::database_sql("create", &name))
                     .await
                     .map_err(e("create a pristine database"))?;
                 self.use_database(Some(name.clone()));
@@ -334,8 +368,9 @@ impl PostgresBackend {
         seed: u64,
     ) -> Result<u64, BackendError> {
         let e = |what| move |e| query_error(what, e);
-        c.batch_execute(&format!(
-            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; SET LOCAL search_path TO {schema};"
+        c.batch_execute(&fill(
+            step(RESET_SQL, "recreate-schema"),
+            &[("schema", schema)],
         ))
         .await
         .map_err(e("recreate schema"))?;
@@ -347,14 +382,10 @@ impl PostgresBackend {
         let paused: Vec<bool> = p.queues.iter().map(|q| q.paused).collect();
         let active: Vec<bool> = p.queues.iter().map(|q| q.active).collect();
         let max: Vec<Option<i32>> = p.queues.iter().map(|q| q.max_workers).collect();
-        c.execute(
-            "INSERT INTO queues (name, is_paused, is_active, max_workers) \
-             SELECT * FROM unnest($1::text[], $2::bool[], $3::bool[], $4::int[])",
-            &[&names, &paused, &active, &max],
-        )
-        .await
-        .map_err(e("insert queues"))?;
-        c.execute("SELECT setseed($1)", &[&setseed_value(seed)])
+        c.execute(step(RESET_SQL, "queues"), &[&names, &paused, &active, &max])
+            .await
+            .map_err(e("insert queues"))?;
+        c.execute(step(RESET_SQL, "setseed"), &[&setseed_value(seed)])
             .await
             .map_err(e("set random seed"))?;
         let (qnames, qbounds) = p.queue_bounds();
@@ -552,7 +583,7 @@ impl Backend for PostgresBackend {
         let guard = self.control().await?;
         let c: &Client = &guard;
         let version: String = c
-            .query_one("SELECT version()", &[])
+            .query_one(step(CONTROL_SQL, "version"), &[])
             .await
             .map_err(|e| query_error("read server version", e))?
             .get(0);
@@ -571,8 +602,7 @@ impl Backend for PostgresBackend {
             let guard = self.control().await?;
             guard
                 .query_one(
-                    "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1), \
-                            to_regclass(format('%I.%I', $1::text, $2::text)) IS NOT NULL",
+                    step(CONTROL_SQL, "schema-facts"),
                     &[&self.schema, &ownership::MARKER_TABLE],
                 )
                 .await
@@ -616,7 +646,7 @@ impl Backend for PostgresBackend {
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
         let guard = self.control().await?;
         let c: &Client = &guard;
-        c.batch_execute("SELECT pg_stat_clear_snapshot()")
+        c.batch_execute(step(CONTROL_SQL, "clear-stats-snapshot"))
             .await
             .map_err(|e| query_error("clear stats snapshot", e))?;
         let r = c
@@ -634,7 +664,7 @@ impl Backend for PostgresBackend {
 
     async fn server_pid(&self) -> Option<u32> {
         let row = self
-            .control_row("SELECT pg_backend_pid()", "read backend pid")
+            .control_row(step(CONTROL_SQL, "backend-pid"), "read backend pid")
             .await
             .ok()?;
         u32::try_from(row.get::<_, i32>(0)).ok()
@@ -734,23 +764,13 @@ fn setup_step(strategy: Strategy) -> Option<&'static str> {
         .map(|(_, sql)| sql)
 }
 
-/// One named step of a multi-statement strategy file.
-fn step(file: &'static str, name: &str) -> &'static str {
-    sql_steps(file)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, sql)| sql)
-        .unwrap_or_else(|| panic!("strategy file lacks step `{name}`"))
-}
-
 impl Statements {
     async fn prepare(c: &Client) -> Result<Statements, BackendError> {
         let p = async |sql: &str| c.prepare(sql).await.map_err(|e| query_error("prepare", e));
         Ok(Statements {
-            unlock: p("SELECT count(pg_advisory_unlock(id)) FROM unnest($1::bigint[]) AS id")
-                .await?,
+            unlock: p(step(SESSION_SQL, "unlock")).await?,
             complete_batch: p(COMPLETE_BATCH_SQL).await?,
-            announce: p(&format!("SELECT pg_notify('{WORK_CHANNEL}', '')")).await?,
+            announce: p(step(SESSION_SQL, "announce")).await?,
             start: p(START_SQL).await?,
             start_ungated: p(START_UNGATED_SQL).await?,
             heartbeat: p(HEARTBEAT_SQL).await?,
@@ -864,7 +884,11 @@ impl PostgresSession {
     ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         let c = &self.client;
         let sql = explained_statement(strategy).1;
-        let stmt = c.prepare(&format!("EXPLAIN ({options}) {sql}")).await?;
+        let explain = fill(
+            step(SESSION_SQL, "explain"),
+            &[("options", options), ("statement", sql)],
+        );
+        let stmt = c.prepare(&explain).await?;
         Ok(match super::pg_claim::Binds::of(strategy, &stmt) {
             Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
             Err(_) => Vec::new(),
@@ -879,7 +903,7 @@ impl PostgresSession {
         let p = prepare_strategy(&self.client, strategy).await?;
         if strategy.def().listens && !self.listening {
             self.client
-                .batch_execute(&format!("LISTEN {WORK_CHANNEL}"))
+                .batch_execute(step(SESSION_SQL, "listen"))
                 .await
                 .map_err(|e| query_error("listen", e))?;
             self.listening = true;
@@ -996,12 +1020,12 @@ impl Session for PostgresSession {
     /// locks too, as its worker would on abandoning them.
     async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
         let sql = match (commit, self.advisory) {
-            (true, _) => "COMMIT",
-            (false, false) => "ROLLBACK",
-            (false, true) => "ROLLBACK; SELECT pg_advisory_unlock_all()",
+            (true, _) => "COMMIT".to_string(),
+            (false, false) => "ROLLBACK".to_string(),
+            (false, true) => format!("ROLLBACK; {}", step(SESSION_SQL, "unlock-all")),
         };
         self.client
-            .batch_execute(sql)
+            .batch_execute(&sql)
             .await
             .map_err(|e| query_error("end", e))
     }
@@ -1009,7 +1033,7 @@ impl Session for PostgresSession {
     async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
         for (name, value) in settings {
             self.client
-                .execute("SELECT set_config($1, $2, false)", &[name, value])
+                .execute(step(SESSION_SQL, "apply"), &[name, value])
                 .await
                 .map_err(|e| query_error("apply a session setting", e))?;
         }
@@ -1254,11 +1278,11 @@ impl Session for PostgresSession {
         let c = &self.client;
         // Session-level advisory locks outlive the rollback: give them up too.
         let end = if strategy.def().advisory {
-            "ROLLBACK; SELECT pg_advisory_unlock_all()"
+            format!("ROLLBACK; {}", step(SESSION_SQL, "unlock-all"))
         } else {
-            "ROLLBACK"
+            "ROLLBACK".to_string()
         };
-        c.batch_execute(end).await.map_err(e)?;
+        c.batch_execute(&end).await.map_err(e)?;
         let Some(row) = explained.map_err(e)?.into_iter().next() else {
             return Ok(None);
         };
@@ -1270,7 +1294,7 @@ impl Session for PostgresSession {
     /// A repeatable-read transaction keeps the snapshot of its first statement.
     async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
         self.client
-            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queues")
+            .batch_execute(step(SESSION_SQL, "hold-snapshot"))
             .await
             .map_err(|e| query_error("hold a snapshot", e))
     }
@@ -1278,11 +1302,7 @@ impl Session for PostgresSession {
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         let row = self
             .client
-            .query_one(
-                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
-                  WHERE application_name = $1 AND pid <> pg_backend_pid()",
-                &[&role],
-            )
+            .query_one(step(SESSION_SQL, "kill-workers"), &[&role])
             .await
             .map_err(|e| query_error("kill worker connections", e))?;
         Ok(row.get::<_, i64>(0) as u64)
@@ -1293,12 +1313,20 @@ impl Session for PostgresSession {
 mod tests {
     use super::*;
 
-    const PRODUCTION_SQL: &str =
-        include_str!("../../migrations/postgres/strategies/production.sql");
-    const WAITING_SQL: &str = include_str!("../../migrations/postgres/strategies/waiting.sql");
-    const NAIVE_SQL: &str = include_str!("../../migrations/postgres/strategies/naive.sql");
-    const CONDITIONAL_SQL: &str =
-        include_str!("../../migrations/postgres/strategies/conditional.sql");
+    const PRODUCTION_SQL: &str = migration!("postgres", "strategies/production.sql");
+    const WAITING_SQL: &str = migration!("postgres", "strategies/waiting.sql");
+    const NAIVE_SQL: &str = migration!("postgres", "strategies/naive.sql");
+    const CONDITIONAL_SQL: &str = migration!("postgres", "strategies/conditional.sql");
+
+    #[test]
+    fn every_step_this_backend_reads_is_in_its_file() {
+        for (file, steps) in STEPS {
+            assert!(
+                super::super::sql::missing_steps(file, steps).is_empty(),
+                "{steps:?}"
+            );
+        }
+    }
 
     /// A declared statement whose comment reads like a step marker is sent whole; a
     /// shipped file with steps sends its claim step and runs its setup step.

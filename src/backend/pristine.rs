@@ -8,11 +8,14 @@
 //! Only for the embedded cluster: on a server claimbench did not start it creates no
 //! database, and resets its schema in place as before.
 
+use super::sql::{fill, migration, step};
 use crate::workload::Workload;
 use sha2::{Digest, Sha256};
 
 /// The database every trial runs in, recreated from a pristine copy before each.
 pub const TRIAL_DB: &str = "claimbench_trial";
+
+const PRISTINE_SQL: &str = migration!("postgres", "pristine.sql");
 
 /// The pristine databases made so far in this run, and which one trials use now.
 #[derive(Debug, Default)]
@@ -55,22 +58,32 @@ pub fn key(workload: &Workload, layout: &str, seed: u64) -> String {
 /// WAL_LOG the default strategy, which writes every page into the WAL; FILE_COPY copies
 /// the files (before 15 it was the only strategy, and the keyword does not exist).
 pub fn copy_sql(template: &str, server_version_num: i32) -> String {
-    let strategy = if server_version_num >= 150_000 {
-        " STRATEGY FILE_COPY"
+    let form = if server_version_num >= 150_000 {
+        "copy-file-copy"
     } else {
-        ""
+        "copy"
     };
-    format!("CREATE DATABASE {TRIAL_DB} TEMPLATE {template}{strategy}")
+    fill(
+        step(PRISTINE_SQL, form),
+        &[("trial", TRIAL_DB), ("template", template)],
+    )
 }
 
 /// Drops the trial database even if a connection of the last trial is still closing
 /// (`WITH (FORCE)` exists from PostgreSQL 13).
 pub fn drop_sql(server_version_num: i32) -> String {
-    if server_version_num >= 130_000 {
-        format!("DROP DATABASE IF EXISTS {TRIAL_DB} WITH (FORCE)")
+    let form = if server_version_num >= 130_000 {
+        "drop-trial-force"
     } else {
-        format!("DROP DATABASE IF EXISTS {TRIAL_DB}")
-    }
+        "drop-trial"
+    };
+    fill(step(PRISTINE_SQL, form), &[("trial", TRIAL_DB)])
+}
+
+/// Drops a stale pristine database of this name, or creates it (`step` is `drop` or
+/// `create`); names are claimbench's own ([`Pristine::next_name`]).
+pub fn database_sql(form: &str, name: &str) -> String {
+    fill(step(PRISTINE_SQL, form), &[("name", name)])
 }
 
 #[cfg(test)]
@@ -96,6 +109,24 @@ mod tests {
 
     #[test]
     fn file_copy_only_where_the_server_knows_it() {
+        assert!(
+            crate::backend::sql::missing_steps(
+                PRISTINE_SQL,
+                &[
+                    "drop",
+                    "create",
+                    "drop-trial",
+                    "drop-trial-force",
+                    "copy",
+                    "copy-file-copy"
+                ]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            database_sql("create", "claimbench_pristine_0"),
+            "CREATE DATABASE claimbench_pristine_0"
+        );
         assert_eq!(
             copy_sql("p", 150_004),
             "CREATE DATABASE claimbench_trial TEMPLATE p STRATEGY FILE_COPY"

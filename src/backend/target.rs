@@ -2,7 +2,7 @@
 //! the password removed.
 
 use super::BackendKind;
-use crate::redact::redact;
+use crate::redact::{ambiguous_userinfo, redact};
 use std::str::FromStr;
 
 /// A parsed connection target. `Display` never shows a password: it is what goes into
@@ -44,30 +44,26 @@ impl DbTarget {
             shown: redact(url),
             reason: e.to_string().replace(raw, "<url>"),
         };
-        match scheme {
-            "mssql" | "sqlserver" => super::mssql_target::parse_url(url)
+        match BackendKind::from_url_scheme(scheme) {
+            Some(BackendKind::Mssql) => super::mssql_target::parse_url(url)
                 .map(DbTarget::Mssql)
                 .map_err(TargetError::SqlServer),
             // tokio-postgres splits the userinfo at the first `@`; the `url` crate, like
             // every other driver, at the last, and re-encodes a password's `@`, `/` and
             // `:` so tokio-postgres reads them back whole.
-            "postgres" | "postgresql" => tokio_postgres::Config::from_str(
+            Some(BackendKind::Postgres) => tokio_postgres::Config::from_str(
                 url::Url::parse(url).as_ref().map_or(url, url::Url::as_str),
             )
             .map(DbTarget::Postgres)
             .map_err(|e| invalid(BackendKind::Postgres, &e, url)),
-            "mysql" | "mariadb" => {
+            Some(BackendKind::Mysql) => {
                 // mysql_async knows only the mysql scheme; MariaDB speaks the same protocol.
-                let url = if scheme == "mariadb" {
-                    format!("mysql{}", &url["mariadb".len()..])
-                } else {
-                    url.to_string()
-                };
+                let url = format!("mysql{}", &url[scheme.len()..]);
                 mysql_async::Opts::from_url(&url)
                     .map(DbTarget::Mysql)
                     .map_err(|e| invalid(BackendKind::Mysql, &e, &url))
             }
-            _ => Err(TargetError::UnknownScheme { shown: redact(url) }),
+            None => Err(TargetError::UnknownScheme { shown: redact(url) }),
         }
     }
 
@@ -165,18 +161,6 @@ fn is_libpq_key_value(s: &str) -> bool {
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(t.len());
     KEYS.contains(&&t[..key_len]) && t[key_len..].trim_start().starts_with('=')
-}
-
-/// Whether an `@` follows the end of the authority: `user:pa/ss@host` reads as host
-/// `user`, path `/ss@host`, so the password would end up in the host or database name.
-pub(crate) fn ambiguous_userinfo(url: &str) -> bool {
-    let Some((_, rest)) = url.split_once("://") else {
-        return false;
-    };
-    match rest.find(['/', '?', '#']) {
-        Some(end) => rest[end..].contains('@'),
-        None => false,
-    }
 }
 
 #[cfg(test)]

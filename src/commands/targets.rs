@@ -53,13 +53,8 @@ pub(crate) fn resolve_targets(
     let mut out = Vec::new();
     for &kind in &workload.backends {
         let target = given.iter().find(|t| t.kind() == kind).cloned();
-        if target.is_none() && kind != BackendKind::Postgres {
-            let example = match kind {
-                BackendKind::Mssql => {
-                    "mssql://sa:PASSWORD@127.0.0.1:1433/master?trust_server_certificate=true"
-                }
-                _ => "mysql://root@127.0.0.1:3306/test",
-            };
+        if target.is_none() && !kind.engine().embedded {
+            let example = kind.engine().example_url;
             bail!(
                 "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {example}"
             );

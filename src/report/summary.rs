@@ -165,29 +165,7 @@ pub fn markdown_table(out: &mut String, header: &[&str], rows: &[Vec<String>], l
     }
 }
 
-/// The phase column: the block's name, with its arrival rate when jobs arrived.
-pub fn phase_label(c: &CellResult) -> String {
-    let name = if c.phase.is_empty() { "–" } else { &c.phase };
-    match c.arrival_rate_per_s {
-        Some(r) if r > 0.0 => format!("{name} @{r:.0}/s"),
-        _ => name.to_string(),
-    }
-}
-
-/// The headers of [`cell_key`]'s columns.
-pub const KEY_HEADER: [&str; 6] = ["phase", "backend", "strategy", "layout", "workers", "batch"];
-
-/// The columns that name a cell: phase, backend, strategy, layout, workers, batch.
-pub fn cell_key(c: &CellResult) -> Vec<String> {
-    vec![
-        phase_label(c),
-        c.backend.to_string(),
-        c.strategy.to_string(),
-        c.index_layout.clone(),
-        c.workers.to_string(),
-        c.batch_size.to_string(),
-    ]
-}
+pub use crate::results::{KEY_HEADER, cell_key, phase_label};
 
 /// How much of the run resetting took: the cost a sweep pays besides measuring.
 pub fn reset_line(r: &RunResult) -> Option<String> {

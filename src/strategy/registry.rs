@@ -18,12 +18,10 @@ const NO_DUPLICATES: Promises = Promises {
 
 macro_rules! sql {
     ($backend:literal, $file:literal) => {
-        Form::Sql(include_str!(concat!(
-            "../../migrations/",
+        Form::Sql(crate::backend::sql::migration!(
             $backend,
-            "/strategies/",
-            $file
-        )))
+            concat!("strategies/", $file)
+        ))
     };
 }
 

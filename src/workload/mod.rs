@@ -1598,16 +1598,11 @@ impl Validator<'_> {
     ) -> Result<Vec<crate::session_settings::SessionSetting>, WorkloadError> {
         let mut out = Vec::new();
         for (backend, settings) in by_backend {
-            let kind = match backend.as_str() {
-                "postgres" => BackendKind::Postgres,
-                "mysql" => BackendKind::Mysql,
-                "mssql" => BackendKind::Mssql,
-                _ => {
-                    return Err(self.err(
-                        &format!("{prefix}.{backend}"),
-                        "is not a backend; expected postgres, mysql or mssql",
-                    ));
-                }
+            let Some(kind) = BackendKind::named(&backend) else {
+                return Err(self.err(
+                    &format!("{prefix}.{backend}"),
+                    "is not a backend; expected postgres, mysql or mssql",
+                ));
             };
             for (name, v) in settings {
                 let field = format!("{prefix}.{backend}.{name}");

@@ -20,8 +20,9 @@ use super::mssql_target::MssqlTarget;
 use super::shared::Control;
 use super::{
     Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
-    TableStats, ownership, sql_steps,
+    TableStats, ownership,
 };
+use crate::backend::sql::{fill, migration, step};
 use crate::strategy::{Shape, Strategy};
 use crate::warnings::Warning;
 use crate::workload::Workload;
@@ -33,38 +34,50 @@ use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 pub(crate) type Conn = Client<Compat<TcpStream>>;
 
-const SCHEMA_SQL: &str = include_str!("../../../migrations/mssql/schema.sql");
-const DROP_SQL: &str = include_str!("../../../migrations/mssql/drop.sql");
-const MARKER_SQL: &str = include_str!("../../../migrations/mssql/marker.sql");
-const SEED_SQL: &str = include_str!("../../../migrations/mssql/seed.sql");
-const NAIVE_SQL: &str = include_str!("../../../migrations/mssql/strategies/naive.sql");
-const CONDITIONAL_SQL: &str = include_str!("../../../migrations/mssql/strategies/conditional.sql");
-const START_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/start.sql");
-const START_UNGATED_SQL: &str =
-    include_str!("../../../migrations/mssql/lifecycle/start_ungated.sql");
-const EFFECT_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/effect.sql");
-const HEARTBEAT_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/heartbeat.sql");
-const COMPLETE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/complete.sql");
-const FAIL_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/fail.sql");
-const RELEASE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/release.sql");
-const RESCUE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/rescue.sql");
-const PRODUCE_SQL: &str = include_str!("../../../migrations/mssql/lifecycle/produce.sql");
-const SAMPLE_SQL: &str = include_str!("../../../migrations/mssql/evidence/sample.sql");
-const RECONCILE_SQL: &str = include_str!("../../../migrations/mssql/evidence/reconcile.sql");
-const COUNTERS_SQL: &str = include_str!("../../../migrations/mssql/evidence/counters.sql");
-const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mssql/evidence/table_stats.sql");
-const CLOCK_SQL: &str = include_str!("../../../migrations/mssql/evidence/clock.sql");
-const COMPLETED_BY_QUEUE_SQL: &str =
-    include_str!("../../../migrations/mssql/evidence/completed_by_queue.sql");
-const JOB_QUEUES_SQL: &str = include_str!("../../../migrations/mssql/evidence/job_queues.sql");
-const SETTINGS_SQL: &str = include_str!("../../../migrations/mssql/evidence/settings.sql");
+const SCHEMA_SQL: &str = migration!("mssql", "schema.sql");
+const DROP_SQL: &str = migration!("mssql", "drop.sql");
+const MARKER_SQL: &str = migration!("mssql", "marker.sql");
+const SEED_SQL: &str = migration!("mssql", "seed.sql");
+const RESET_SQL: &str = migration!("mssql", "reset.sql");
+const CONTROL_SQL: &str = migration!("mssql", "control.sql");
+const SESSION_SQL: &str = migration!("mssql", "session.sql");
+const NAIVE_SQL: &str = migration!("mssql", "strategies/naive.sql");
+const CONDITIONAL_SQL: &str = migration!("mssql", "strategies/conditional.sql");
+const START_SQL: &str = migration!("mssql", "lifecycle/start.sql");
+const START_UNGATED_SQL: &str = migration!("mssql", "lifecycle/start_ungated.sql");
+const EFFECT_SQL: &str = migration!("mssql", "lifecycle/effect.sql");
+const HEARTBEAT_SQL: &str = migration!("mssql", "lifecycle/heartbeat.sql");
+const COMPLETE_SQL: &str = migration!("mssql", "lifecycle/complete.sql");
+const FAIL_SQL: &str = migration!("mssql", "lifecycle/fail.sql");
+const RELEASE_SQL: &str = migration!("mssql", "lifecycle/release.sql");
+const RESCUE_SQL: &str = migration!("mssql", "lifecycle/rescue.sql");
+const PRODUCE_SQL: &str = migration!("mssql", "lifecycle/produce.sql");
+const SAMPLE_SQL: &str = migration!("mssql", "evidence/sample.sql");
+const RECONCILE_SQL: &str = migration!("mssql", "evidence/reconcile.sql");
+const COUNTERS_SQL: &str = migration!("mssql", "evidence/counters.sql");
+const TABLE_STATS_SQL: &str = migration!("mssql", "evidence/table_stats.sql");
+const CLOCK_SQL: &str = migration!("mssql", "evidence/clock.sql");
+const COMPLETED_BY_QUEUE_SQL: &str = migration!("mssql", "evidence/completed_by_queue.sql");
+const JOB_QUEUES_SQL: &str = migration!("mssql", "evidence/job_queues.sql");
+const SETTINGS_SQL: &str = migration!("mssql", "evidence/settings.sql");
 
-/// Session options every connection sets first. Indexes on computed columns (DueUtc)
-/// require these for every statement that writes the table; drivers differ in their
-/// defaults, so claimbench does not rely on them.
-const SESSION_SETUP: &str = "SET QUOTED_IDENTIFIER ON; SET ANSI_NULLS ON; SET ANSI_PADDING ON; \
-     SET ANSI_WARNINGS ON; SET ARITHABORT ON; SET CONCAT_NULL_YIELDS_NULL ON; \
-     SET NUMERIC_ROUNDABORT OFF;";
+/// The steps this backend reads by name, per file: its tests check each is there.
+#[cfg(test)]
+pub(super) const STEPS: [(&str, &[&str]); 3] = [
+    (
+        RESET_SQL,
+        &[
+            "create-schema",
+            "queues",
+            "seed-queues",
+            "seed-priorities",
+            "lock-escalation",
+            "statistics",
+        ],
+    ),
+    (CONTROL_SQL, &["alive", "version", "schema-facts", "rcsi"]),
+    (SESSION_SQL, &["setup", "apply", "workers", "kill"]),
+];
 
 /// SQL Server error numbers the runner acts on or explains.
 const ER_DEADLOCK_VICTIM: u32 = 1205;
@@ -142,15 +155,6 @@ fn statement_body(file: &str) -> String {
     file[start..].trim().to_string()
 }
 
-/// One named step of a multi-statement file.
-fn step(file: &'static str, name: &str) -> &'static str {
-    sql_steps(file)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, sql)| sql)
-        .unwrap_or_else(|| panic!("statement file lacks step `{name}`"))
-}
-
 /// The statement files a strategy sends, for `claimbench sql`; empty for a strategy
 /// without a SQL Server form (the run refuses those before it starts).
 pub fn strategy_sql(strategy: Strategy) -> &'static str {
@@ -212,12 +216,10 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
 /// The SQL file for an index layout (names validated by the workload).
 pub fn layout_sql(layout: &str) -> Option<&'static str> {
     Some(match layout {
-        "pk-only" => include_str!("../../../migrations/mssql/indexes/pk-only.sql"),
-        "status-created" => include_str!("../../../migrations/mssql/indexes/status-created.sql"),
-        "fetch-order" => include_str!("../../../migrations/mssql/indexes/fetch-order.sql"),
-        "pending-partial" => {
-            include_str!("../../../migrations/mssql/indexes/pending-partial.sql")
-        }
+        "pk-only" => migration!("mssql", "indexes/pk-only.sql"),
+        "status-created" => migration!("mssql", "indexes/status-created.sql"),
+        "fetch-order" => migration!("mssql", "indexes/fetch-order.sql"),
+        "pending-partial" => migration!("mssql", "indexes/pending-partial.sql"),
         _ => return None,
     })
 }
@@ -285,7 +287,7 @@ impl MssqlBackend {
             }
         };
         client
-            .simple_query(SESSION_SETUP)
+            .simple_query(step(SESSION_SQL, "setup"))
             .await
             .map_err(|e| query_error("set session options", e))?
             .into_results()
@@ -326,7 +328,7 @@ impl MssqlBackend {
         self.control
             .run(
                 async || self.open("claimbench-control").await,
-                async |c: &mut Conn| match c.simple_query("SELECT 1").await {
+                async |c: &mut Conn| match c.simple_query(step(CONTROL_SQL, "alive")).await {
                     Ok(stream) => stream.into_results().await.is_ok(),
                     Err(_) => false,
                 },
@@ -364,14 +366,9 @@ impl MssqlBackend {
     ) -> Result<u64, BackendError> {
         let s = |sql: &str| with_schema(sql, &self.schema);
         let e = |what| move |e| query_error(what, e);
-        // The schema and its marker together: a schema claimbench created is never left
-        // without the marker that lets the next run drop its tables.
-        c.execute(
-            "IF SCHEMA_ID(@P1) IS NULL EXEC(N'CREATE SCHEMA ' + QUOTENAME(@P1));",
-            &[&self.schema.as_str()],
-        )
-        .await
-        .map_err(e("create schema"))?;
+        c.execute(step(RESET_SQL, "create-schema"), &[&self.schema.as_str()])
+            .await
+            .map_err(e("create schema"))?;
         c.execute(s(MARKER_SQL), &[])
             .await
             .map_err(e("create schema marker"))?;
@@ -382,9 +379,7 @@ impl MssqlBackend {
             .await
             .map_err(e("create tables"))?;
         let p = &workload.population;
-        let insert_queue = s(
-            "INSERT INTO [{SCHEMA}].[Queues] ([Name], [IsPaused], [IsActive], [MaxWorkers]) VALUES (@P1, @P2, @P3, @P4);",
-        );
+        let insert_queue = s(step(RESET_SQL, "queues"));
         for q in &p.queues {
             c.execute(
                 &*insert_queue,
@@ -394,9 +389,7 @@ impl MssqlBackend {
             .map_err(e("insert queues"))?;
         }
         let (qnames, qbounds) = p.queue_bounds();
-        let insert_sq = s(
-            "INSERT INTO [{SCHEMA}].[SeedQueues] ([Ord], [Name], [Lo], [Priority]) VALUES (@P1, @P2, @P3, @P4);",
-        );
+        let insert_sq = s(step(RESET_SQL, "seed-queues"));
         let own = p.queue_priorities();
         for (i, ((name, lo), prio)) in qnames.iter().zip(&qbounds).zip(&own).enumerate() {
             c.execute(&*insert_sq, &[&(i as i32), &name.as_str(), lo, prio])
@@ -404,9 +397,7 @@ impl MssqlBackend {
                 .map_err(e("insert seed queues"))?;
         }
         let (prios, pbounds) = p.priority_bounds();
-        let insert_sp = s(
-            "INSERT INTO [{SCHEMA}].[SeedPriorities] ([Ord], [Value], [Lo]) VALUES (@P1, @P2, @P3);",
-        );
+        let insert_sp = s(step(RESET_SQL, "seed-priorities"));
         for (i, (value, lo)) in prios.iter().zip(&pbounds).enumerate() {
             c.execute(&*insert_sp, &[&(i as i32), value, lo])
                 .await
@@ -437,25 +428,19 @@ impl MssqlBackend {
             .await
             .map_err(e("build index layout"))?;
         c.execute(
-            s(&format!(
-                "ALTER TABLE [{{SCHEMA}}].[JobsHot] SET (LOCK_ESCALATION = {});",
-                workload.lock_escalation.as_sql()
+            s(&fill(
+                step(RESET_SQL, "lock-escalation"),
+                &[("escalation", workload.lock_escalation.as_sql())],
             )),
             &[],
         )
         .await
         .map_err(e("set lock escalation"))?;
-        c.execute(
-            s("UPDATE STATISTICS [{SCHEMA}].[JobsHot]; UPDATE STATISTICS [{SCHEMA}].[Queues];"),
-            &[],
-        )
-        .await
-        .map_err(e("update statistics"))?;
+        c.execute(s(step(RESET_SQL, "statistics")), &[])
+            .await
+            .map_err(e("update statistics"))?;
         let rcsi = c
-            .query(
-                "SELECT CAST(is_read_committed_snapshot_on AS int) FROM sys.databases WHERE database_id = DB_ID();",
-                &[],
-            )
+            .query(step(CONTROL_SQL, "rcsi"), &[])
             .await
             .map_err(e("read READ_COMMITTED_SNAPSHOT"))?
             .into_row()
@@ -563,7 +548,7 @@ impl Backend for MssqlBackend {
         self.on_control(async |c| {
             let e = |e| query_error("read server settings", e);
             let version = c
-                .query("SELECT CAST(@@VERSION AS nvarchar(4000));", &[])
+                .query(step(CONTROL_SQL, "version"), &[])
                 .await
                 .map_err(e)?
                 .into_row()
@@ -602,9 +587,7 @@ impl Backend for MssqlBackend {
                 let e = |e| query_error("look up the schema", e);
                 let r = c
                     .query(
-                        "SELECT CAST(CASE WHEN SCHEMA_ID(@P1) IS NULL THEN 0 ELSE 1 END AS bigint), \
-                                CAST(CASE WHEN OBJECT_ID(@P2, N'U') IS NULL THEN 0 ELSE 1 END AS bigint), \
-                                (SELECT COUNT_BIG(*) FROM sys.objects WHERE schema_id = SCHEMA_ID(@P1))",
+                        step(CONTROL_SQL, "schema-facts"),
                         &[&self.schema.as_str(), &marker.as_str()],
                     )
                     .await

@@ -5,12 +5,13 @@ use super::{
     Bind, COL_ATTEMPT, COL_ID, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL, Conn, EFFECT_SQL,
     FAIL_SQL, HEARTBEAT_SQL, NAIVE_SQL, PRODUCE_SQL, RELEASE_SQL, RESCUE_SQL, SAMPLE_SQL,
     START_SQL, START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql,
-    naive_update_binds, query_error, select_binds, statement_body, step, with_schema,
+    naive_update_binds, query_error, select_binds, statement_body, with_schema,
 };
 use crate::backend::BackendKind;
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
 };
+use crate::backend::sql::{fill, step};
 use crate::backend::{
     BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
 };
@@ -243,7 +244,10 @@ impl Session for MssqlSession {
             batch(
                 &mut self.client,
                 "apply a session setting",
-                &format!("SET {name} {value}"),
+                &fill(
+                    step(super::SESSION_SQL, "apply"),
+                    &[("name", name), ("value", value)],
+                ),
             )
             .await?;
         }
@@ -422,8 +426,7 @@ impl Session for MssqlSession {
         let ids: Vec<i64> = rows(
             &mut self.client,
             "kill worker connections",
-            "SELECT CAST(session_id AS bigint) FROM sys.dm_exec_sessions \
-              WHERE program_name = @P1 AND session_id <> @@SPID",
+            step(super::SESSION_SQL, "workers"),
             &[Bind::Text(role)],
         )
         .await?
@@ -435,7 +438,7 @@ impl Session for MssqlSession {
             batch(
                 &mut self.client,
                 "kill worker connections",
-                &format!("KILL {id}"),
+                &fill(step(super::SESSION_SQL, "kill"), &[("id", &id.to_string())]),
             )
             .await?;
         }

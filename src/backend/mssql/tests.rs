@@ -4,6 +4,7 @@
 //! their diff like code.
 
 use super::*;
+use crate::backend::sql::{sql_steps, step};
 use std::path::PathBuf;
 
 fn golden_dir() -> PathBuf {
@@ -336,4 +337,14 @@ fn every_t_sql_statement_parses_with_a_t_sql_parser() {
     // What could be checked only in part: the claim statements, the lifecycle moves and
     // the schema. A new OUTPUT elsewhere shows up here.
     assert_eq!(partial.len(), 13, "{partial:#?}");
+}
+
+#[test]
+fn every_step_this_backend_reads_is_in_its_file() {
+    for (file, steps) in STEPS {
+        assert!(
+            crate::backend::sql::missing_steps(file, steps).is_empty(),
+            "{steps:?}"
+        );
+    }
 }

@@ -10,8 +10,9 @@
 use super::shared::Control;
 use super::{
     Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
-    TableStats, ownership, sql_steps,
+    TableStats, ownership,
 };
+use crate::backend::sql::{fill, migration, step};
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 mod session;
@@ -24,28 +25,70 @@ use mysql_async::{Conn, Opts, OptsBuilder, Row};
 use std::sync::Arc;
 use std::time::Duration;
 
-const SCHEMA_SQL: &str = include_str!("../../../migrations/mysql/schema.sql");
-const SEED_SQL: &str = include_str!("../../../migrations/mysql/seed.sql");
-const PRODUCTION_SQL: &str = include_str!("../../../migrations/mysql/strategies/production.sql");
-const NAIVE_SQL: &str = include_str!("../../../migrations/mysql/strategies/naive.sql");
-const CONDITIONAL_SQL: &str = include_str!("../../../migrations/mysql/strategies/conditional.sql");
-const START_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/start.sql");
-const HEARTBEAT_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/heartbeat.sql");
-const EFFECT_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/effect.sql");
-const COMPLETE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/complete.sql");
-const FAIL_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/fail.sql");
-const RELEASE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/release.sql");
-const RESCUE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/rescue.sql");
-const PRODUCE_SQL: &str = include_str!("../../../migrations/mysql/lifecycle/produce.sql");
-const SAMPLE_SQL: &str = include_str!("../../../migrations/mysql/evidence/sample.sql");
-const RECONCILE_SQL: &str = include_str!("../../../migrations/mysql/evidence/reconcile.sql");
-const COUNTERS_SQL: &str = include_str!("../../../migrations/mysql/evidence/counters.sql");
-const TABLE_STATS_SQL: &str = include_str!("../../../migrations/mysql/evidence/table_stats.sql");
-const CLOCK_SQL: &str = include_str!("../../../migrations/mysql/evidence/clock.sql");
-const COMPLETED_BY_QUEUE_SQL: &str =
-    include_str!("../../../migrations/mysql/evidence/completed_by_queue.sql");
-const JOB_QUEUES_SQL: &str = include_str!("../../../migrations/mysql/evidence/job_queues.sql");
-const SETTINGS_SQL: &str = include_str!("../../../migrations/mysql/evidence/settings.sql");
+const SCHEMA_SQL: &str = migration!("mysql", "schema.sql");
+const SEED_SQL: &str = migration!("mysql", "seed.sql");
+const RESET_SQL: &str = migration!("mysql", "reset.sql");
+const CONTROL_SQL: &str = migration!("mysql", "control.sql");
+const SESSION_SQL: &str = migration!("mysql", "session.sql");
+const PRODUCTION_SQL: &str = migration!("mysql", "strategies/production.sql");
+const NAIVE_SQL: &str = migration!("mysql", "strategies/naive.sql");
+const CONDITIONAL_SQL: &str = migration!("mysql", "strategies/conditional.sql");
+const START_SQL: &str = migration!("mysql", "lifecycle/start.sql");
+const HEARTBEAT_SQL: &str = migration!("mysql", "lifecycle/heartbeat.sql");
+const EFFECT_SQL: &str = migration!("mysql", "lifecycle/effect.sql");
+const COMPLETE_SQL: &str = migration!("mysql", "lifecycle/complete.sql");
+const FAIL_SQL: &str = migration!("mysql", "lifecycle/fail.sql");
+const RELEASE_SQL: &str = migration!("mysql", "lifecycle/release.sql");
+const RESCUE_SQL: &str = migration!("mysql", "lifecycle/rescue.sql");
+const PRODUCE_SQL: &str = migration!("mysql", "lifecycle/produce.sql");
+const SAMPLE_SQL: &str = migration!("mysql", "evidence/sample.sql");
+const RECONCILE_SQL: &str = migration!("mysql", "evidence/reconcile.sql");
+const COUNTERS_SQL: &str = migration!("mysql", "evidence/counters.sql");
+const TABLE_STATS_SQL: &str = migration!("mysql", "evidence/table_stats.sql");
+const CLOCK_SQL: &str = migration!("mysql", "evidence/clock.sql");
+const COMPLETED_BY_QUEUE_SQL: &str = migration!("mysql", "evidence/completed_by_queue.sql");
+const JOB_QUEUES_SQL: &str = migration!("mysql", "evidence/job_queues.sql");
+const SETTINGS_SQL: &str = migration!("mysql", "evidence/settings.sql");
+
+/// The steps this backend reads by name, per file: its tests check each is there.
+#[cfg(test)]
+const STEPS: [(&str, &[&str]); 3] = [
+    (
+        RESET_SQL,
+        &[
+            "drop-database",
+            "create-database",
+            "use-database",
+            "queues",
+            "seed-queues",
+            "seed-priorities",
+            "recursion-mariadb",
+            "recursion-mysql",
+            "analyze",
+        ],
+    ),
+    (
+        CONTROL_SQL,
+        &[
+            "version",
+            "schema-facts",
+            "deadlocks-metric",
+            "pid-file",
+            "analyze-hot",
+        ],
+    ),
+    (
+        SESSION_SQL,
+        &[
+            "isolation",
+            "time-zone",
+            "existing",
+            "analyze-json",
+            "apply",
+            "kill",
+        ],
+    ),
+];
 
 /// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait).
 const COL_ID: usize = 0;
@@ -96,9 +139,9 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
 /// no partial (filtered) indexes.
 pub fn layout_sql(layout: &str) -> Option<&'static str> {
     Some(match layout {
-        "pk-only" => include_str!("../../../migrations/mysql/indexes/pk-only.sql"),
-        "status-created" => include_str!("../../../migrations/mysql/indexes/status-created.sql"),
-        "fetch-order" => include_str!("../../../migrations/mysql/indexes/fetch-order.sql"),
+        "pk-only" => migration!("mysql", "indexes/pk-only.sql"),
+        "status-created" => migration!("mysql", "indexes/status-created.sql"),
+        "fetch-order" => migration!("mysql", "indexes/fetch-order.sql"),
         _ => return None,
     })
 }
@@ -110,15 +153,6 @@ pub const NO_PARTIAL_INDEXES: &str = "MySQL and MariaDB have no partial (filtere
 pub fn expand_ids(sql: &str, n: usize) -> String {
     let list = vec!["?"; n.max(1)].join(", ");
     sql.replace(IDS_MARKER, &list)
-}
-
-/// One named step of a multi-statement file.
-fn step(file: &'static str, name: &str) -> &'static str {
-    sql_steps(file)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, sql)| sql)
-        .unwrap_or_else(|| panic!("statement file lacks step `{name}`"))
 }
 
 pub struct MysqlBackend {
@@ -165,8 +199,8 @@ impl MysqlBackend {
     async fn open(&self, in_schema: bool) -> Result<Conn, BackendError> {
         let mut builder = OptsBuilder::from_opts(self.opts.clone())
             .init(vec![
-                "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-                "SET time_zone = '+00:00'",
+                step(SESSION_SQL, "isolation"),
+                step(SESSION_SQL, "time-zone"),
             ])
             .stmt_cache_size(64);
         if in_schema {
@@ -219,8 +253,9 @@ impl MysqlBackend {
     /// Opens the control connection, in the run's database when it exists.
     async fn open_control(&self) -> Result<Conn, BackendError> {
         let mut c = self.open(false).await?;
+        let db = quote_ident(&self.schema);
         match c
-            .query_drop(format!("USE {}", quote_ident(&self.schema)))
+            .query_drop(fill(step(RESET_SQL, "use-database"), &[("db", &db)]))
             .await
         {
             Ok(()) => {}
@@ -254,13 +289,14 @@ impl MysqlBackend {
     ) -> Result<u64, BackendError> {
         let e = |what| move |e| query_error(what, e);
         let db = quote_ident(&self.schema);
-        c.query_drop(format!("DROP DATABASE IF EXISTS {db}"))
+        let on_db = |name| fill(step(RESET_SQL, name), &[("db", &db)]);
+        c.query_drop(on_db("drop-database"))
             .await
             .map_err(e("drop database"))?;
-        c.query_drop(format!("CREATE DATABASE {db}"))
+        c.query_drop(on_db("create-database"))
             .await
             .map_err(e("create database"))?;
-        c.query_drop(format!("USE {db}"))
+        c.query_drop(on_db("use-database"))
             .await
             .map_err(e("use database"))?;
         c.query_drop(SCHEMA_SQL).await.map_err(e("create tables"))?;
@@ -271,7 +307,7 @@ impl MysqlBackend {
         }
         let p = &workload.population;
         c.exec_batch(
-            "INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)",
+            step(RESET_SQL, "queues"),
             p.queues
                 .iter()
                 .map(|q| (&q.name, q.paused, q.active, q.max_workers)),
@@ -281,7 +317,7 @@ impl MysqlBackend {
         let (qnames, qbounds) = p.queue_bounds();
         let own = p.queue_priorities();
         c.exec_batch(
-            "INSERT INTO seed_queues (ord, name, lo, priority) VALUES (?, ?, ?, ?)",
+            step(RESET_SQL, "seed-queues"),
             qnames
                 .iter()
                 .zip(&qbounds)
@@ -293,7 +329,7 @@ impl MysqlBackend {
         .map_err(e("insert seed queues"))?;
         let (prios, pbounds) = p.priority_bounds();
         c.exec_batch(
-            "INSERT INTO seed_priorities (ord, value, lo) VALUES (?, ?, ?)",
+            step(RESET_SQL, "seed-priorities"),
             prios
                 .iter()
                 .zip(&pbounds)
@@ -319,7 +355,7 @@ impl MysqlBackend {
         c.query_drop(layout_sql)
             .await
             .map_err(e("build index layout"))?;
-        c.query_drop("ANALYZE TABLE jobs_hot, queues")
+        c.query_drop(step(RESET_SQL, "analyze"))
             .await
             .map_err(e("analyze tables"))?;
         Ok(seeded)
@@ -338,9 +374,12 @@ impl MysqlBackend {
 /// MySQL: cte_max_recursion_depth, both 1000 by default) for this session, so that one
 /// INSERT can generate `rows` rows.
 async fn allow_recursion(c: &mut Conn, rows: u64) -> Result<(), BackendError> {
-    let limit = rows.max(1000) + 1;
-    for var in ["max_recursive_iterations", "cte_max_recursion_depth"] {
-        match c.query_drop(format!("SET SESSION {var} = {limit}")).await {
+    let limit = (rows.max(1000) + 1).to_string();
+    for form in ["recursion-mariadb", "recursion-mysql"] {
+        match c
+            .query_drop(fill(step(RESET_SQL, form), &[("limit", &limit)]))
+            .await
+        {
             Ok(()) => return Ok(()),
             Err(mysql_async::Error::Server(s)) if s.code == ER_UNKNOWN_SYSTEM_VARIABLE => {}
             Err(e) => return Err(query_error("lift recursion limit", e)),
@@ -423,7 +462,7 @@ impl Backend for MysqlBackend {
     async fn server_info(&self) -> Result<ServerInfo, BackendError> {
         self.on_control(async |c| {
             let version: Option<String> = c
-                .query_first("SELECT VERSION()")
+                .query_first(step(CONTROL_SQL, "version"))
                 .await
                 .map_err(|e| query_error("read server version", e))?;
             let mut settings: Vec<(String, String)> = c
@@ -446,8 +485,7 @@ impl Backend for MysqlBackend {
         let (exists, marked): (bool, bool) = self
             .on_control(async |c| {
                 c.exec_first(
-                    "SELECT EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?), \
-                            EXISTS (SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?)",
+                    step(CONTROL_SQL, "schema-facts"),
                     (&self.schema, &self.schema, ownership::MARKER_TABLE),
                 )
                 .await
@@ -509,9 +547,7 @@ impl Backend for MysqlBackend {
             let deadlocks = match get("Innodb_deadlocks") {
                 Some(n) => n,
                 None => c
-                    .query_first::<i64, _>(
-                        "SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = 'lock_deadlocks'",
-                    )
+                    .query_first::<i64, _>(step(CONTROL_SQL, "deadlocks-metric"))
                     .await
                     .map_err(|e| query_error("read deadlock count", e))?
                     .unwrap_or(0),
@@ -535,7 +571,7 @@ impl Backend for MysqlBackend {
         }
         let path: String = self
             .on_control(async |c| {
-                c.query_first::<String, _>("SELECT @@pid_file")
+                c.query_first::<String, _>(step(CONTROL_SQL, "pid-file"))
                     .await
                     .map_err(|e| query_error("read pid file name", e))
             })
@@ -547,7 +583,7 @@ impl Backend for MysqlBackend {
 
     async fn table_stats(&self) -> Result<TableStats, BackendError> {
         self.on_control(async |c| {
-            c.query_drop("ANALYZE TABLE jobs_hot")
+            c.query_drop(step(CONTROL_SQL, "analyze-hot"))
                 .await
                 .map_err(|e| query_error("analyze jobs_hot", e))?;
             let r: Option<Row> = c
@@ -619,6 +655,17 @@ impl Backend for MysqlBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::sql::sql_steps;
+
+    #[test]
+    fn every_step_this_backend_reads_is_in_its_file() {
+        for (file, steps) in STEPS {
+            assert!(
+                crate::backend::sql::missing_steps(file, steps).is_empty(),
+                "{steps:?}"
+            );
+        }
+    }
 
     #[test]
     fn every_layout_but_the_partial_one_has_sql() {

@@ -5,11 +5,12 @@
 use super::{
     COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL,
     EFFECT_SQL, FAIL_SQL, HEARTBEAT_SQL, NAIVE_SQL, PRODUCE_SQL, PRODUCTION_SQL, RELEASE_SQL,
-    RESCUE_SQL, SAMPLE_SQL, START_SQL, allow_recursion, expand_ids, int, query_error, step,
+    RESCUE_SQL, SAMPLE_SQL, SESSION_SQL, START_SQL, allow_recursion, expand_ids, int, query_error,
 };
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
 };
+use crate::backend::sql::{fill, step};
 use crate::backend::{
     BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
 };
@@ -351,8 +352,7 @@ impl Session for MysqlSession {
                         // Some rows were gone (completed) before the UPDATE reached them: the
                         // worker owns only those that still exist, since deleted ids never
                         // come back.
-                        let sql =
-                            expand_ids("SELECT id FROM jobs_hot WHERE id IN (:ids)", rows.len());
+                        let sql = expand_ids(step(SESSION_SQL, "existing"), rows.len());
                         let ids: Vec<i64> = rows.iter().map(|r| claimed(r).id).collect();
                         let existing: Vec<i64> = self.conn.exec(sql, ids).await.map_err(e)?;
                         out.extend(naive_claimed(selected, &existing));
@@ -412,16 +412,20 @@ impl Session for MysqlSession {
             return Ok(None);
         }
         let e = |e| query_error("explain the claim", e);
-        let version: Option<String> = self.conn.query_first("SELECT VERSION()").await.map_err(e)?;
+        let version: Option<String> = self
+            .conn
+            .query_first(step(super::CONTROL_SQL, "version"))
+            .await
+            .map_err(e)?;
         if !version.unwrap_or_default().contains("MariaDB") {
             return Ok(None);
         }
         self.conn.query_drop("START TRANSACTION").await.map_err(e)?;
         let analyzed: Result<Option<String>, _> = self
             .conn
-            .query_first(format!(
-                "ANALYZE FORMAT=JSON {}",
-                body.replace('?', &batch.to_string())
+            .query_first(fill(
+                step(SESSION_SQL, "analyze-json"),
+                &[("statement", &body.replace('?', &batch.to_string()))],
             ))
             .await;
         self.conn.query_drop("ROLLBACK").await.map_err(e)?;
@@ -460,7 +464,10 @@ impl Session for MysqlSession {
                 _ => Value::from(value.as_str()),
             };
             self.conn
-                .exec_drop(format!("SET SESSION {name} = ?"), (bound,))
+                .exec_drop(
+                    fill(step(SESSION_SQL, "apply"), &[("name", name)]),
+                    (bound,),
+                )
                 .await
                 .map_err(|e| query_error("apply a session setting", e))?;
         }
@@ -667,7 +674,8 @@ impl Session for MysqlSession {
             .clone();
         let mut killed = 0;
         for id in ids {
-            match self.conn.query_drop(format!("KILL CONNECTION {id}")).await {
+            let kill = fill(step(SESSION_SQL, "kill"), &[("id", &id.to_string())]);
+            match self.conn.query_drop(kill).await {
                 Ok(()) => killed += 1,
                 // Already gone: an earlier kill's, or a connection that closed.
                 Err(mysql_async::Error::Server(e)) if e.code == super::ER_NO_SUCH_THREAD => {}

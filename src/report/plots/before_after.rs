@@ -7,10 +7,10 @@ use crate::analysis::figures::CellFigures;
 
 /// The baseline's cell at the same phase, backend, strategy, layout, workers and batch.
 fn twin<'a>(base: &'a RunResult, c: &CellResult) -> Option<&'a CellResult> {
-    let key = crate::report::summary::cell_key(c);
+    let key = crate::results::cell_key(c);
     base.cells
         .iter()
-        .find(|b| crate::report::summary::cell_key(b) == key)
+        .find(|b| crate::results::cell_key(b) == key)
 }
 
 /// Throughput against workers for the phases without arrivals, baseline dashed.

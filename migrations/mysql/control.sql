@@ -1,0 +1,23 @@
+-- The control connection's own questions: the server's version, where its pid file is,
+-- whether the database a run would recreate is claimbench's (src/backend/ownership.rs),
+-- and the counters SHOW GLOBAL STATUS lacks on some servers.
+
+-- step: version
+SELECT VERSION()
+
+-- step: schema-facts
+-- ? the database of the run, ? the same, ? the marker table: whether the database exists, and
+-- whether it holds the claimbench marker.
+SELECT EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?),
+       EXISTS (SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?)
+
+-- step: deadlocks-metric
+-- MySQL 8 has no Innodb_deadlocks status variable; its metrics table counts them.
+SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = 'lock_deadlocks'
+
+-- step: pid-file
+SELECT @@pid_file
+
+-- step: analyze-hot
+-- Refreshes the row and size estimates table_stats.sql reads.
+ANALYZE TABLE jobs_hot

@@ -1,0 +1,30 @@
+-- What a session sends besides the claim and the lifecycle.
+
+-- step: isolation
+-- Every connection: under the InnoDB default REPEATABLE READ a locking read also takes gap
+-- locks on the index ranges it scanned, and those block the inserts of producers into
+-- the pending range for as long as the transaction of a claim lasts.
+SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
+
+-- step: time-zone
+-- Every connection: the DATETIME columns hold UTC.
+SET time_zone = '+00:00'
+
+-- step: existing
+-- The ids naive read (a list of placeholders): those still in the hot table after its UPDATE
+-- reached fewer rows (the others were completed in between).
+SELECT id FROM jobs_hot WHERE id IN (:ids)
+
+-- step: analyze-json
+-- {statement} the locking read with its batch inlined (ANALYZE is sent as text);
+-- MariaDB only.
+ANALYZE FORMAT=JSON {statement}
+
+-- step: apply
+-- {name} a setting name checked by src/session_settings.rs (it cannot be bound), ? its
+-- value, bound.
+SET SESSION {name} = ?
+
+-- step: kill
+-- {id} the id of a worker connection, as the server gave it.
+KILL CONNECTION {id}

@@ -1,0 +1,41 @@
+-- What a session sends besides the claim and the lifecycle: its search path, the
+-- listening strategy's channel, advisory unlocks, settings, the held snapshot, the
+-- injected kill and the plan sample's EXPLAIN.
+
+-- step: search-path
+-- {schema} the run's schema, quoted.
+SET search_path TO {schema}
+
+-- step: listen
+-- notify's idle workers wait on this channel; announce wakes them.
+LISTEN claimbench_work
+
+-- step: announce
+SELECT pg_notify('claimbench_work', '')
+
+-- step: unlock
+-- $1 job ids: gives up the session-level advisory locks an advisory claim took.
+SELECT count(pg_advisory_unlock(id)) FROM unnest($1::bigint[]) AS id
+
+-- step: unlock-all
+-- Session-level advisory locks outlive a rollback: an advisory claimer that rolls back
+-- gives them all up, as its worker would on abandoning its jobs.
+SELECT pg_advisory_unlock_all()
+
+-- step: apply
+-- $1 setting name, $2 value: set_config binds both, so neither can carry a statement.
+SELECT set_config($1, $2, false)
+
+-- step: hold-snapshot
+-- A repeatable-read transaction keeps the snapshot of its first statement, until the
+-- session ends it.
+BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queues
+
+-- step: kill-workers
+-- $1 this run's worker application_name: ends each such connection but this one.
+SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
+ WHERE application_name = $1 AND pid <> pg_backend_pid()
+
+-- step: explain
+-- {options} EXPLAIN's options, {statement} the claim (or a select step) as prepared.
+EXPLAIN ({options}) {statement}
