@@ -1330,9 +1330,7 @@ macro_rules! suite {
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
         $(#[$attr])?
         async fn $test() {
-            if let Some(b) = <$backend as TestDb>::open(stringify!($test)).await {
-                super::$test(b).await;
-            }
+            super::$test(<$backend as TestDb>::open(stringify!($test)).await).await;
         }
     };
 }
@@ -1357,9 +1355,7 @@ suite!(
 async fn advisory_locks_are_held_while_jobs_are_in_hand_and_no_longer() {
     use claimbench::backend::Backend;
     use claimbench::backend::postgres::PostgresBackend;
-    let Some(backend) = <PostgresBackend as TestDb>::open("advisory_locks_held").await else {
-        return;
-    };
+    let backend = <PostgresBackend as TestDb>::open("advisory_locks_held").await;
     let w = common::workload("backlog = 20\nqueues = [{ name = \"q\" }]", "");
     backend.reset(&w, "fetch-order", w.seed).await.unwrap();
     let advisory = Strategy::builtin_named("advisory").unwrap();
@@ -1475,9 +1471,7 @@ fn techniques() -> [(Strategy, model::Pick); 3] {
 async fn skip_locked_techniques_match_their_models_on_generated_states() {
     use claimbench::backend::Backend;
     use claimbench::backend::postgres::PostgresBackend;
-    let Some(backend) = <PostgresBackend as TestDb>::open("techniques_model").await else {
-        return;
-    };
+    let backend = <PostgresBackend as TestDb>::open("techniques_model").await;
     let w = common::workload("backlog = 0\nqueues = [{ name = \"a\" }]", "");
     for (layout, cases) in [
         ("fetch-order", model_cases() / 2),
@@ -1521,9 +1515,7 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
 async fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
     use claimbench::backend::Backend;
     use claimbench::backend::postgres::PostgresBackend;
-    let Some(backend) = <PostgresBackend as TestDb>::open("advisory_window_edge").await else {
-        return;
-    };
+    let backend = <PostgresBackend as TestDb>::open("advisory_window_edge").await;
     let w = common::workload("backlog = 0\nqueues = [{ name = \"q\" }]", "");
     backend.reset(&w, "fetch-order", 1).await.unwrap();
     let ready = Strategy::builtin_named("ready-table").unwrap();

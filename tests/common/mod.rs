@@ -4,8 +4,8 @@
 //! the test's own, a transaction held open on purpose, and a few inspections of the
 //! hot table. Each backend answers them with its own SQL (`postgres.rs`, `mysql.rs`).
 //!
-//! A server that is not reachable makes a test skip with a message, unless
-//! CLAIMBENCH_REQUIRE_DB is set (CI sets it), in which case the test fails.
+//! A server that is not reachable fails the test, with the address and the variable to
+//! set: a database test never passes without its database.
 
 #![allow(dead_code)]
 
@@ -43,9 +43,9 @@ pub trait TestDb: Backend + Sized {
     /// as the model does; when not, the model test generates states without ties.
     const TIES_BY_ID: bool = true;
 
-    /// A backend on the test server in a schema named for the test, or `None` (skip)
-    /// when the server is unreachable and not required.
-    async fn open(test: &str) -> Option<Self>;
+    /// A backend on the test server in a schema named for the test; an unreachable
+    /// server fails the test ([`reachable_or_fail`]).
+    async fn open(test: &str) -> Self;
 
     /// Drops the test's schema (a failed test leaves it for inspection).
     async fn drop_schema(&self);
@@ -106,10 +106,6 @@ pub trait TestDb: Backend + Sized {
     ) -> tokio::task::JoinHandle<u64>;
 }
 
-fn required() -> bool {
-    std::env::var_os("CLAIMBENCH_REQUIRE_DB").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
 /// The schema (PostgreSQL) or database (MySQL) a test works in: unique per test and
 /// process, and within MySQL's 64 and PostgreSQL's 63 characters.
 pub fn schema_for(test: &str) -> String {
@@ -124,22 +120,19 @@ pub fn schema_for(test: &str) -> String {
     )
 }
 
-/// Skips (returns `None`) or fails when `reachable` is an error, as CLAIMBENCH_REQUIRE_DB
-/// says.
-pub fn reachable_or_skip<B, E: std::fmt::Display>(
+/// `backend`, or a failed test when `reachable` is an error: the message names what
+/// was unreachable and the variable that points the suite at another server.
+pub fn reachable_or_fail<B, E: std::fmt::Display>(
     backend: B,
     reachable: Result<(), E>,
-    test: &str,
     what: &str,
     url_var: &str,
-) -> Option<B> {
+) -> B {
     match reachable {
-        Ok(()) => Some(backend),
-        Err(e) if !required() => {
-            eprintln!("SKIPPED {test}: {what} not usable ({e}); set {url_var}");
-            None
-        }
-        Err(e) => panic!("CLAIMBENCH_REQUIRE_DB is set but {what} is not usable: {e}"),
+        Ok(()) => backend,
+        Err(e) => panic!(
+            "{what} is not usable ({e}): start it, or point {url_var} at one (`bash .ci/run` starts PostgreSQL and MariaDB)"
+        ),
     }
 }
 

@@ -35,7 +35,7 @@ impl TestDb for MssqlBackend {
     /// The seed's statement, sent word for word, leaves ties to the server.
     const TIES_BY_ID: bool = false;
 
-    async fn open(test: &str) -> Option<Self> {
+    async fn open(test: &str) -> Self {
         let url = std::env::var("CLAIMBENCH_MSSQL_URL").unwrap_or_default();
         assert!(
             !url.is_empty(),
@@ -48,7 +48,7 @@ impl TestDb for MssqlBackend {
         if let Err(e) = backend.server_info().await {
             panic!("CLAIMBENCH_MSSQL_URL is set but SQL Server is not usable: {e}");
         }
-        Some(backend)
+        backend
     }
 
     async fn drop_schema(&self) {

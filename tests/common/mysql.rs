@@ -26,7 +26,7 @@ fn production_step(name: &str) -> &'static str {
 impl TestDb for MysqlBackend {
     const NAME: &'static str = "mysql";
 
-    async fn open(test: &str) -> Option<Self> {
+    async fn open(test: &str) -> Self {
         let url = url();
         let target = DbTarget::parse(&url).expect("CLAIMBENCH_MYSQL_URL parses");
         let DbTarget::Mysql(opts) = &target else {
@@ -35,13 +35,7 @@ impl TestDb for MysqlBackend {
         // Named by the target's Display, which never shows a password.
         let backend = MysqlBackend::new(opts.clone(), target.to_string(), &super::schema_for(test));
         let reachable = backend.server_info().await.map(|_| ());
-        super::reachable_or_skip(
-            backend,
-            reachable,
-            test,
-            "MySQL/MariaDB",
-            "CLAIMBENCH_MYSQL_URL",
-        )
+        super::reachable_or_fail(backend, reachable, "MySQL/MariaDB", "CLAIMBENCH_MYSQL_URL")
     }
 
     async fn drop_schema(&self) {

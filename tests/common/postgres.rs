@@ -26,7 +26,7 @@ async fn raw_client() -> tokio_postgres::Client {
 impl TestDb for PostgresBackend {
     const NAME: &'static str = "postgres";
 
-    async fn open(test: &str) -> Option<Self> {
+    async fn open(test: &str) -> Self {
         let url = url();
         let target = DbTarget::parse(&url).expect("CLAIMBENCH_PG_URL parses");
         let DbTarget::Postgres(config) = &target else {
@@ -36,7 +36,7 @@ impl TestDb for PostgresBackend {
         let backend =
             PostgresBackend::new(config.clone(), target.to_string(), &super::schema_for(test));
         let reachable = backend.server_info().await.map(|_| ());
-        super::reachable_or_skip(backend, reachable, test, "PostgreSQL", "CLAIMBENCH_PG_URL")
+        super::reachable_or_fail(backend, reachable, "PostgreSQL", "CLAIMBENCH_PG_URL")
     }
 
     async fn drop_schema(&self) {
