@@ -1,12 +1,12 @@
 //! claimbench: a load-testing and benchmark suite for database queue tables with
-//! competing consumers. See README.md for the CLI and DESIGN.md for the concepts.
+//! competing consumers. See README.md for the CLI and
+//! docs/architecture.md for the concepts and how the code is laid out.
 
 pub mod analysis;
 pub mod backend;
 pub mod backend_kind;
 pub mod custom_layout;
 pub mod embedded;
-pub mod hlog;
 pub mod ledger;
 pub mod markdown;
 pub mod metrics;
@@ -19,6 +19,7 @@ pub mod results;
 pub mod runner;
 pub mod session_settings;
 pub mod slo;
+pub mod statements;
 pub mod strategy;
 pub mod warnings;
 pub mod workload;

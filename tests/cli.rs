@@ -320,8 +320,11 @@ fn every_trial_has_an_interval_log_that_hdrhistogram_reads(
 ) {
     for t in run.cells.iter().flat_map(|c| &c.trials) {
         let name = t.claim_latency_log.as_deref().expect("a log per trial");
-        let intervals = claimbench::hlog::read(&run_dir.join(name), claimbench::hlog::CLAIM_TAG)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let intervals = claimbench::metrics::hlog::read(
+            &run_dir.join(name),
+            claimbench::metrics::hlog::CLAIM_TAG,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(!intervals.is_empty(), "{name} has intervals");
         let in_log: u64 = intervals.iter().map(|(_, h)| h.len()).sum();
         let whole = t.claim_latency.histogram().unwrap();

@@ -15,7 +15,6 @@ pub mod plan;
 pub mod postgres;
 pub mod pristine;
 mod shared;
-pub mod sql;
 pub mod target;
 
 use crate::strategy::Strategy;
@@ -24,7 +23,8 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::time::Duration;
 
-pub use sql::sql_steps;
+pub use crate::statements as sql;
+pub use crate::statements::sql_steps;
 pub use target::DbTarget;
 
 pub use crate::backend_kind::BackendKind;

@@ -18,7 +18,7 @@ const NO_DUPLICATES: Promises = Promises {
 
 macro_rules! sql {
     ($backend:literal, $file:literal) => {
-        Form::Sql(crate::backend::sql::migration!(
+        Form::Sql(crate::statements::migration!(
             $backend,
             concat!("strategies/", $file)
         ))

@@ -1,6 +1,8 @@
 //! Per-worker recording: HdrHistograms and per-second counters that one worker owns
 //! alone, merged once at the end of a trial. Nothing here is shared on the hot path.
 
+pub mod hlog;
+
 use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
@@ -29,7 +31,7 @@ pub struct WorkerMetrics {
     pub claimed_per_s: Vec<u32>,
     pub completed_per_s: Vec<u32>,
     /// `claim_latency` split by second since the trial started, for the `.hlog`.
-    pub claim_seconds: crate::hlog::PerSecond,
+    pub claim_seconds: crate::metrics::hlog::PerSecond,
     pub counts: Counts,
 }
 
@@ -149,7 +151,7 @@ impl Default for WorkerMetrics {
             queue_wait: new_histogram(),
             claimed_per_s: Vec::new(),
             completed_per_s: Vec::new(),
-            claim_seconds: crate::hlog::PerSecond::default(),
+            claim_seconds: crate::metrics::hlog::PerSecond::default(),
             counts: Counts::default(),
         }
     }
