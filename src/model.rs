@@ -1,5 +1,5 @@
 //! The reference model: the seed's pick for one claim, as a pure function of a table
-//! state (DESIGN.md "The reference model").
+//! state (docs/architecture.md, "The reference model").
 //!
 //! Every claim statement that promises the seed's semantics (`production`, and `waiting`
 //! once its locks are granted) is held against [`seed_pick`]: the behavioural suite loads

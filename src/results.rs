@@ -259,7 +259,7 @@ impl TrialResult {
     }
 }
 
-/// DESIGN.md's two duplicate rates, with the counts they are made of.
+/// The two duplicate rates of the README's metric definitions, with the counts they are made of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Duplicates {

@@ -1,4 +1,4 @@
-//! One worker: the job lifecycle of DESIGN.md as a single loop whose behaviour (strategy,
+//! One worker: the job lifecycle of docs/architecture.md as a single loop whose behaviour (strategy,
 //! batch, handler, faults) comes in as data.
 //!
 //! The loop owns its session, metrics and ledger; the only shared state it touches is a
