@@ -575,9 +575,14 @@ async fn noisy_neighbour_leaves_the_uncapped_queues_their_throughput<D: TestDb>(
     let mut w = Workload::load(std::path::Path::new("workloads/noisy-neighbour.toml")).unwrap();
     w.matrices[0].strategies = vec![Strategy::PRODUCTION];
     w.trial.duration = Some(Duration::from_secs(3));
-    // A smaller seeded backlog, so the uncapped queues' share drains within the warm-up
-    // even on a machine busy with the rest of the suite.
-    w.population.backlog = 1500;
+    // Rates the handler's sleep decides rather than the host's speed: at 20 ms a job,
+    // bulk's 2 workers serve at most 100/s of its 120/s, so it falls behind on any
+    // machine, while the other 6 serve up to 300/s of the 80/s that orders and emails
+    // get, and drain their 400 seeded jobs within the warm-up even when the rest of the
+    // suite loads the machine (with the scenario's 5 ms handler and 1500 jobs, a loaded
+    // 2-core machine once left the seeded orders undrained, as old as bulk's).
+    w.population.backlog = 1000;
+    w.handler.duration = Some(claimbench::workload::DurationDist::Fixed { ms: 20.0 });
     let r = run(&backend, w).await;
     let t = &r.cells[0].trials[0];
     let q = |name: &str| t.queues.iter().find(|q| q.queue == name).unwrap();

@@ -9,10 +9,11 @@ SELECT 1
 SELECT CAST(@@VERSION AS nvarchar(4000));
 
 -- step: schema-facts
--- @P1 the run's schema, @P2 its marker table as [schema].[table]: whether the schema
--- exists, whether it holds the marker, and whether it holds nothing at all.
+-- @P1 the run's schema, @P2 the marker table's name: whether the schema exists, whether
+-- it holds the marker, and whether it holds nothing at all.
 SELECT CAST(CASE WHEN SCHEMA_ID(@P1) IS NULL THEN 0 ELSE 1 END AS bigint),
-       CAST(CASE WHEN OBJECT_ID(@P2, N'U') IS NULL THEN 0 ELSE 1 END AS bigint),
+       CAST(CASE WHEN OBJECT_ID(QUOTENAME(@P1) + N'.' + QUOTENAME(@P2), N'U') IS NULL
+                 THEN 0 ELSE 1 END AS bigint),
        (SELECT COUNT_BIG(*) FROM sys.objects WHERE schema_id = SCHEMA_ID(@P1))
 
 -- step: rcsi

@@ -6,10 +6,12 @@
 SELECT VERSION()
 
 -- step: schema-facts
--- ? the database of the run, ? the same, ? the marker table: whether the database exists, and
--- whether it holds the claimbench marker.
-SELECT EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?),
-       EXISTS (SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?)
+-- ? the database of the run, ? the marker table: whether the database exists, and whether
+-- it holds the claimbench marker.
+SELECT EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = a.db),
+       EXISTS (SELECT 1 FROM information_schema.TABLES
+                WHERE TABLE_SCHEMA = a.db AND TABLE_NAME = a.marker)
+FROM (SELECT ? AS db, ? AS marker) a
 
 -- step: deadlocks-metric
 -- MySQL 8 has no Innodb_deadlocks status variable; its metrics table counts them.

@@ -8,8 +8,8 @@ use super::mssql::{MssqlBackend, MssqlSession};
 use super::mysql::{MysqlBackend, MysqlSession};
 use super::postgres::{PostgresBackend, PostgresSession};
 use super::{
-    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, DbTarget,
-    EffectReceipt, FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats,
+    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbTarget, EffectReceipt,
+    FailOutcome, Sample, ServerCounters, Session,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -96,6 +96,33 @@ macro_rules! each {
     };
 }
 
+impl super::recipe::Dialect for AnyBackend {
+    fn schema(&self) -> &str {
+        each!(self, AnyBackend, b => b.schema())
+    }
+
+    fn display(&self) -> &str {
+        each!(self, AnyBackend, b => super::recipe::Dialect::display(b))
+    }
+
+    fn files(&self) -> &'static super::recipe::ControlFiles {
+        each!(self, AnyBackend, b => b.files())
+    }
+
+    async fn control_rows(
+        &self,
+        sql: &'static str,
+        args: &[super::recipe::Arg<'_>],
+        what: &'static str,
+    ) -> Result<Vec<Vec<super::recipe::Cell>>, BackendError> {
+        each!(self, AnyBackend, b => b.control_rows(sql, args, what).await)
+    }
+
+    fn own_settings(&self) -> Vec<(String, String)> {
+        each!(self, AnyBackend, b => b.own_settings())
+    }
+}
+
 impl Backend for AnyBackend {
     type Session = AnySession;
 
@@ -115,14 +142,6 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.worker_role())
     }
 
-    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
-        each!(self, AnyBackend, b => b.server_info().await)
-    }
-
-    async fn check_schema(&self) -> Result<(), BackendError> {
-        each!(self, AnyBackend, b => b.check_schema().await)
-    }
-
     async fn reset(
         &self,
         workload: &Workload,
@@ -138,30 +157,6 @@ impl Backend for AnyBackend {
 
     async fn server_pid(&self) -> Option<u32> {
         each!(self, AnyBackend, b => b.server_pid().await)
-    }
-
-    async fn table_stats(&self) -> Result<TableStats, BackendError> {
-        each!(self, AnyBackend, b => b.table_stats().await)
-    }
-
-    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
-        each!(self, AnyBackend, b => b.reconcile().await)
-    }
-
-    async fn server_clock_us(&self) -> Result<i64, BackendError> {
-        each!(self, AnyBackend, b => b.server_clock_us().await)
-    }
-
-    async fn completed_by_queue(
-        &self,
-        from_us: i64,
-        to_us: i64,
-    ) -> Result<Vec<(String, i64)>, BackendError> {
-        each!(self, AnyBackend, b => b.completed_by_queue(from_us, to_us).await)
-    }
-
-    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
-        each!(self, AnyBackend, b => b.job_queues(queues).await)
     }
 
     async fn setup_strategy(&self, strategy: Strategy) -> Result<(), BackendError> {

@@ -14,6 +14,7 @@ pub mod pg_claim;
 pub mod plan;
 pub mod postgres;
 pub mod pristine;
+pub mod recipe;
 mod shared;
 pub mod target;
 
@@ -220,7 +221,10 @@ impl BackendError {
 /// A database the runner can reset, seed, and open sessions on.
 ///
 /// Called from the runner's control path only (once per trial or less), never per claim.
-pub trait Backend: Send + Sync + 'static {
+/// The evidence a backend reads on its control connection is written once, in
+/// [`recipe`], over the backend's [`recipe::Dialect`]: the methods that say so have
+/// that as their default, and no engine overrides them.
+pub trait Backend: recipe::Dialect + Send + Sync + 'static {
     type Session: Session;
 
     fn kind(&self) -> BackendKind;
@@ -236,13 +240,17 @@ pub trait Backend: Send + Sync + 'static {
     /// The `application_name` given to worker connections of this process.
     fn worker_role(&self) -> String;
 
-    fn server_info(&self) -> impl Future<Output = Result<ServerInfo, BackendError>> + Send;
+    fn server_info(&self) -> impl Future<Output = Result<ServerInfo, BackendError>> + Send {
+        recipe::server_info(self)
+    }
 
     /// Refuses, before anything is dropped, a schema claimbench did not create: a reserved
     /// name, or one that exists without the marker table (see [`ownership`]). `reset`
     /// checks too; the runner calls this once before the first trial, so a refusal ends
     /// the run before it starts.
-    fn check_schema(&self) -> impl Future<Output = Result<(), BackendError>> + Send;
+    fn check_schema(&self) -> impl Future<Output = Result<(), BackendError>> + Send {
+        recipe::check_schema(self, self.kind())
+    }
 
     /// Drops and recreates the schema, seeds the backlog deterministically from `seed`,
     /// builds `layout`, and refreshes planner statistics. Returns the seeded job count.
@@ -259,27 +267,37 @@ pub trait Backend: Send + Sync + 'static {
     /// CPU when it runs on this host.
     fn server_pid(&self) -> impl Future<Output = Option<u32>> + Send;
 
-    fn table_stats(&self) -> impl Future<Output = Result<TableStats, BackendError>> + Send;
+    fn table_stats(&self) -> impl Future<Output = Result<TableStats, BackendError>> + Send {
+        recipe::table_stats(self)
+    }
 
-    fn reconcile(&self) -> impl Future<Output = Result<DbReconciliation, BackendError>> + Send;
+    fn reconcile(&self) -> impl Future<Output = Result<DbReconciliation, BackendError>> + Send {
+        recipe::reconcile(self)
+    }
 
     /// The server's clock, µs since the epoch: read once as a trial starts, so that
     /// `completed_by_queue` can be asked about the trial's steady window.
-    fn server_clock_us(&self) -> impl Future<Output = Result<i64, BackendError>> + Send;
+    fn server_clock_us(&self) -> impl Future<Output = Result<i64, BackendError>> + Send {
+        recipe::server_clock_us(self)
+    }
 
     /// After a trial: jobs completed per queue between two `server_clock_us` readings.
     fn completed_by_queue(
         &self,
         from_us: i64,
         to_us: i64,
-    ) -> impl Future<Output = Result<Vec<(String, i64)>, BackendError>> + Send;
+    ) -> impl Future<Output = Result<Vec<(String, i64)>, BackendError>> + Send {
+        recipe::completed_by_queue(self, from_us, to_us)
+    }
 
     /// After a trial: (job, queue) for every job of `queues` wherever it ended (hot,
     /// archive or dead-letter table), for the ledger's exact max-workers figures.
     fn job_queues(
         &self,
         queues: &[String],
-    ) -> impl Future<Output = Result<Vec<(i64, String)>, BackendError>> + Send;
+    ) -> impl Future<Output = Result<Vec<(i64, String)>, BackendError>> + Send {
+        recipe::job_queues(self, queues)
+    }
 
     /// Runs `strategy`'s `setup` step, if its file has one, after a reset: the tables
     /// and triggers a technique needs beside the seed's schema (`ready-table`).

@@ -7,10 +7,11 @@
 
 use super::pg_claim::ClaimStatement;
 use super::pristine::{self, Pristine};
+use super::recipe;
 use super::sql::{fill, migration, sql_steps, step};
 use super::{
-    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbReconciliation, EffectReceipt,
-    ErrorKind, FailOutcome, Sample, ServerCounters, ServerInfo, Session, TableStats, ownership,
+    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, EffectReceipt, ErrorKind,
+    FailOutcome, Sample, ServerCounters, Session,
 };
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
@@ -463,7 +464,7 @@ impl PostgresBackend {
 
 impl PostgresBackend {
     /// Every row of a statement on the control connection.
-    async fn control_rows(
+    async fn control_query(
         &self,
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
@@ -552,6 +553,76 @@ fn setseed_value(seed: u64) -> f64 {
     (seed % 1_000_000_000) as f64 / 1_000_000_000.0
 }
 
+static FILES: recipe::ControlFiles = recipe::ControlFiles {
+    control: CONTROL_SQL,
+    settings: SETTINGS_SQL,
+    reconcile: RECONCILE_SQL,
+    clock: CLOCK_SQL,
+    completed_by_queue: COMPLETED_BY_QUEUE_SQL,
+    job_queues: JOB_QUEUES_SQL,
+    table_stats: TABLE_STATS_SQL,
+    before_table_stats: None,
+};
+
+impl recipe::Dialect for PostgresBackend {
+    fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    fn display(&self) -> &str {
+        &self.display
+    }
+
+    fn files(&self) -> &'static recipe::ControlFiles {
+        &FILES
+    }
+
+    /// Binds natively: numbers as bigint, names as text, lists as text[].
+    async fn control_rows(
+        &self,
+        sql: &'static str,
+        args: &[recipe::Arg<'_>],
+        what: &'static str,
+    ) -> Result<Vec<Vec<recipe::Cell>>, BackendError> {
+        use tokio_postgres::types::ToSql;
+        let params: Vec<&(dyn ToSql + Sync)> = args
+            .iter()
+            .map(|a| match a {
+                recipe::Arg::Int(i) => i as &(dyn ToSql + Sync),
+                recipe::Arg::Text(t) => t,
+                recipe::Arg::TextList(l) => l,
+            })
+            .collect();
+        let rows = self.control_query(sql, &params, what).await?;
+        Ok(rows.iter().map(cells).collect())
+    }
+}
+
+/// A row's values by their column types; claimbench's control statements return
+/// integers, floats, booleans (as 0 and 1) and text.
+fn cells(row: &tokio_postgres::Row) -> Vec<recipe::Cell> {
+    use recipe::Cell;
+    use tokio_postgres::types::Type;
+    (0..row.len())
+        .map(|i| {
+            let value = match *row.columns()[i].type_() {
+                Type::INT8 => row.get::<_, Option<i64>>(i).map(Cell::Int),
+                Type::INT4 => row.get::<_, Option<i32>>(i).map(|v| Cell::Int(v.into())),
+                Type::INT2 => row.get::<_, Option<i16>>(i).map(|v| Cell::Int(v.into())),
+                Type::FLOAT8 => row.get::<_, Option<f64>>(i).map(Cell::Float),
+                Type::FLOAT4 => row.get::<_, Option<f32>>(i).map(|v| Cell::Float(v.into())),
+                Type::BOOL => row.get::<_, Option<bool>>(i).map(|v| Cell::Int(v.into())),
+                _ => row
+                    .try_get::<_, Option<String>>(i)
+                    .ok()
+                    .flatten()
+                    .map(Cell::Text),
+            };
+            value.unwrap_or(Cell::Null)
+        })
+        .collect()
+}
+
 impl Backend for PostgresBackend {
     type Session = PostgresSession;
 
@@ -576,48 +647,6 @@ impl Backend for PostgresBackend {
             worker_id: worker_id.to_string(),
             worker_role: self.worker_role(),
             ids: Vec::new(),
-        })
-    }
-
-    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
-        let guard = self.control().await?;
-        let c: &Client = &guard;
-        let version: String = c
-            .query_one(step(CONTROL_SQL, "version"), &[])
-            .await
-            .map_err(|e| query_error("read server version", e))?
-            .get(0);
-        let settings = c
-            .query(SETTINGS_SQL, &[])
-            .await
-            .map_err(|e| query_error("read server settings", e))?
-            .iter()
-            .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1)))
-            .collect();
-        Ok(ServerInfo { version, settings })
-    }
-
-    async fn check_schema(&self) -> Result<(), BackendError> {
-        let r = {
-            let guard = self.control().await?;
-            guard
-                .query_one(
-                    step(CONTROL_SQL, "schema-facts"),
-                    &[&self.schema, &ownership::MARKER_TABLE],
-                )
-                .await
-                .map_err(|e| query_error("look up the schema", e))?
-        };
-        let facts = ownership::SchemaFacts {
-            exists: r.get(0),
-            marked: r.get(1),
-            empty: false,
-        };
-        ownership::may_recreate(BackendKind::Postgres, &self.schema, facts).map_err(|refusal| {
-            BackendError::ForeignSchema {
-                target: self.display.clone(),
-                refusal,
-            }
         })
     }
 
@@ -670,42 +699,6 @@ impl Backend for PostgresBackend {
         u32::try_from(row.get::<_, i32>(0)).ok()
     }
 
-    async fn table_stats(&self) -> Result<TableStats, BackendError> {
-        let r = self
-            .control_row(TABLE_STATS_SQL, "read table statistics")
-            .await?;
-        Ok(TableStats {
-            live_tuples: r.get(0),
-            dead_tuples: r.get(1),
-            table_bytes: r.get(2),
-            index_bytes: r.get(3),
-        })
-    }
-
-    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
-        let r = self.control_row(RECONCILE_SQL, "reconcile jobs").await?;
-        Ok(DbReconciliation::from_columns(|i| r.get(i)))
-    }
-
-    async fn server_clock_us(&self) -> Result<i64, BackendError> {
-        Ok(self
-            .control_row(CLOCK_SQL, "read the server clock")
-            .await?
-            .get(0))
-    }
-
-    async fn completed_by_queue(
-        &self,
-        from_us: i64,
-        to_us: i64,
-    ) -> Result<Vec<(String, i64)>, BackendError> {
-        let what = "count completed jobs per queue";
-        let rows = self
-            .control_rows(COMPLETED_BY_QUEUE_SQL, &[&from_us, &to_us], what)
-            .await?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-    }
-
     async fn setup_strategy(&self, strategy: Strategy) -> Result<(), BackendError> {
         let Some(setup) = setup_step(strategy) else {
             return Ok(());
@@ -715,13 +708,6 @@ impl Backend for PostgresBackend {
             .batch_execute(setup)
             .await
             .map_err(|e| query_error("set up the strategy", e))
-    }
-
-    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
-        let rows = self
-            .control_rows(JOB_QUEUES_SQL, &[&queues], "read job queues")
-            .await?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 }
 

@@ -17,11 +17,9 @@ mod session;
 pub use session::MssqlSession;
 
 use super::mssql_target::MssqlTarget;
+use super::recipe;
 use super::shared::Control;
-use super::{
-    Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
-    TableStats, ownership,
-};
+use super::{Backend, BackendError, BackendKind, ErrorKind, ServerCounters};
 use crate::backend::sql::{fill, migration, step};
 use crate::strategy::{Shape, Strategy};
 use crate::warnings::Warning;
@@ -338,7 +336,7 @@ impl MssqlBackend {
     }
 
     /// The rows of one statement file (schema filled in) on the control connection.
-    async fn control_rows(
+    async fn control_query(
         &self,
         file: &str,
         params: &[&dyn tiberius::ToSql],
@@ -508,11 +506,6 @@ pub(crate) fn query_error(what: &'static str, e: tiberius::error::Error) -> Back
 }
 
 /// One row's column `i` as i64, whatever integer type the server sent.
-/// Column `i` as text, empty when NULL.
-fn text(row: &Row, i: usize) -> String {
-    row.get::<&str, _>(i).unwrap_or_default().to_string()
-}
-
 pub(crate) fn int(row: &Row, i: usize) -> i64 {
     row.try_get::<i64, _>(i)
         .ok()
@@ -520,6 +513,80 @@ pub(crate) fn int(row: &Row, i: usize) -> i64 {
         .or_else(|| row.try_get::<i32, _>(i).ok().flatten().map(i64::from))
         .or_else(|| row.try_get::<u8, _>(i).ok().flatten().map(i64::from))
         .unwrap_or(0)
+}
+
+static FILES: recipe::ControlFiles = recipe::ControlFiles {
+    control: CONTROL_SQL,
+    settings: SETTINGS_SQL,
+    reconcile: RECONCILE_SQL,
+    clock: CLOCK_SQL,
+    completed_by_queue: COMPLETED_BY_QUEUE_SQL,
+    job_queues: JOB_QUEUES_SQL,
+    table_stats: TABLE_STATS_SQL,
+    before_table_stats: None,
+};
+
+impl recipe::Dialect for MssqlBackend {
+    fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    fn display(&self) -> &str {
+        &self.target.display
+    }
+
+    fn files(&self) -> &'static recipe::ControlFiles {
+        &FILES
+    }
+
+    /// `[{SCHEMA}]` filled in; numbers bind as bigint, names as nvarchar, a list of
+    /// names as a JSON array (the statements read it with OPENJSON).
+    async fn control_rows(
+        &self,
+        sql: &'static str,
+        args: &[recipe::Arg<'_>],
+        what: &'static str,
+    ) -> Result<Vec<Vec<recipe::Cell>>, BackendError> {
+        let lists: Vec<String> = args
+            .iter()
+            .filter_map(|a| match a {
+                recipe::Arg::TextList(l) => {
+                    Some(serde_json::to_string(l).expect("strings serialize"))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut lists = lists.iter();
+        let params: Vec<&dyn tiberius::ToSql> = args
+            .iter()
+            .map(|a| match a {
+                recipe::Arg::Int(i) => i as &dyn tiberius::ToSql,
+                recipe::Arg::Text(t) => t,
+                recipe::Arg::TextList(_) => lists.next().expect("one JSON text per list"),
+            })
+            .collect();
+        let rows = self.control_query(sql, &params, what).await?;
+        Ok(rows.into_iter().map(cells).collect())
+    }
+}
+
+/// A row's values by their column data.
+fn cells(row: Row) -> Vec<recipe::Cell> {
+    use recipe::Cell;
+    use tiberius::ColumnData as D;
+    row.into_iter()
+        .map(|v| match v {
+            D::U8(Some(n)) => Cell::Int(n.into()),
+            D::I16(Some(n)) => Cell::Int(n.into()),
+            D::I32(Some(n)) => Cell::Int(n.into()),
+            D::I64(Some(n)) => Cell::Int(n),
+            D::F32(Some(f)) => Cell::Float(f.into()),
+            D::F64(Some(f)) => Cell::Float(f),
+            D::Bit(Some(b)) => Cell::Int(b.into()),
+            D::String(Some(s)) => Cell::Text(s.into_owned()),
+            _ => Cell::Null,
+        })
+        .collect()
 }
 
 impl Backend for MssqlBackend {
@@ -542,74 +609,6 @@ impl Backend for MssqlBackend {
             worker_id,
             &self.worker_role,
         ))
-    }
-
-    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
-        self.on_control(async |c| {
-            let e = |e| query_error("read server settings", e);
-            let version = c
-                .query(step(CONTROL_SQL, "version"), &[])
-                .await
-                .map_err(e)?
-                .into_row()
-                .await
-                .map_err(e)?
-                .and_then(|r| r.get::<&str, _>(0).map(|v| v.replace('\n', " ")))
-                .unwrap_or_default();
-            let settings = c
-                .query(SETTINGS_SQL, &[])
-                .await
-                .map_err(e)?
-                .into_first_result()
-                .await
-                .map_err(e)?
-                .iter()
-                .map(|r| {
-                    (
-                        r.get::<&str, _>(0).unwrap_or_default().to_string(),
-                        r.get::<&str, _>(1).unwrap_or_default().to_string(),
-                    )
-                })
-                .collect();
-            Ok(ServerInfo { version, settings })
-        })
-        .await
-    }
-
-    async fn check_schema(&self) -> Result<(), BackendError> {
-        let marker = format!(
-            "[{}].[{}]",
-            self.schema.replace(']', "]]"),
-            ownership::MARKER_TABLE
-        );
-        let facts = self
-            .on_control(async |c| {
-                let e = |e| query_error("look up the schema", e);
-                let r = c
-                    .query(
-                        step(CONTROL_SQL, "schema-facts"),
-                        &[&self.schema.as_str(), &marker.as_str()],
-                    )
-                    .await
-                    .map_err(e)?
-                    .into_row()
-                    .await
-                    .map_err(e)?;
-                Ok(r.map_or(ownership::SchemaFacts::default(), |r| {
-                    ownership::SchemaFacts {
-                        exists: int(&r, 0) == 1,
-                        marked: int(&r, 1) == 1,
-                        empty: int(&r, 2) == 0,
-                    }
-                }))
-            })
-            .await?;
-        ownership::may_recreate(BackendKind::Mssql, &self.schema, facts).map_err(|refusal| {
-            BackendError::ForeignSchema {
-                target: self.target.display.clone(),
-                refusal,
-            }
-        })
     }
 
     async fn reset(
@@ -659,83 +658,6 @@ impl Backend for MssqlBackend {
     async fn server_pid(&self) -> Option<u32> {
         // SQL Server does not tell its OS pid; it rarely runs on the client's host.
         None
-    }
-
-    async fn table_stats(&self) -> Result<TableStats, BackendError> {
-        let table = self.hot_table();
-        self.on_control(async |c| {
-            let e = |e| query_error("read table statistics", e);
-            let r = c
-                .query(TABLE_STATS_SQL, &[&table.as_str()])
-                .await
-                .map_err(e)?
-                .into_row()
-                .await
-                .map_err(e)?;
-            Ok(r.map(|r| TableStats {
-                live_tuples: int(&r, 0),
-                dead_tuples: 0,
-                table_bytes: int(&r, 1),
-                index_bytes: int(&r, 2),
-            })
-            .unwrap_or_default())
-        })
-        .await
-    }
-
-    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
-        let sql = with_schema(RECONCILE_SQL, &self.schema);
-        self.on_control(async |c| {
-            let e = |e| query_error("reconcile jobs", e);
-            let r = c
-                .query(sql, &[])
-                .await
-                .map_err(e)?
-                .into_row()
-                .await
-                .map_err(e)?
-                .expect("a SELECT without FROM returns one row");
-            Ok(DbReconciliation::from_columns(|i| int(&r, i)))
-        })
-        .await
-    }
-
-    async fn server_clock_us(&self) -> Result<i64, BackendError> {
-        self.on_control(async |c| {
-            let e = |e| query_error("read the server clock", e);
-            let r = c
-                .query(CLOCK_SQL, &[])
-                .await
-                .map_err(e)?
-                .into_row()
-                .await
-                .map_err(e)?;
-            Ok(r.map(|r| int(&r, 0)).unwrap_or_default())
-        })
-        .await
-    }
-
-    async fn completed_by_queue(
-        &self,
-        from_us: i64,
-        to_us: i64,
-    ) -> Result<Vec<(String, i64)>, BackendError> {
-        let rows = self
-            .control_rows(
-                COMPLETED_BY_QUEUE_SQL,
-                &[&from_us, &to_us],
-                "count completed jobs per queue",
-            )
-            .await?;
-        Ok(rows.iter().map(|r| (text(r, 0), int(r, 1))).collect())
-    }
-
-    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
-        let names = serde_json::to_string(queues).expect("strings serialize");
-        let rows = self
-            .control_rows(JOB_QUEUES_SQL, &[&names.as_str()], "read job queues")
-            .await?;
-        Ok(rows.iter().map(|r| (int(r, 0), text(r, 1))).collect())
     }
 
     /// The seed's `Candidates` CTE reads every eligible row `WITH (UPDLOCK, READPAST)`

@@ -7,11 +7,9 @@
 //! read also takes gap locks on the index ranges it scanned, and those block producers'
 //! inserts into the pending range for as long as a claim's transaction lasts.
 
+use super::recipe;
 use super::shared::Control;
-use super::{
-    Backend, BackendError, BackendKind, DbReconciliation, ErrorKind, ServerCounters, ServerInfo,
-    TableStats, ownership,
-};
+use super::{Backend, BackendError, BackendKind, ErrorKind, ServerCounters};
 use crate::backend::sql::{fill, migration, step};
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
@@ -21,7 +19,7 @@ pub use session::MysqlSession;
 use session::Statements;
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder, Row};
+use mysql_async::{Conn, Opts, OptsBuilder, Params, Row, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -427,6 +425,86 @@ fn int(row: &Row, i: usize) -> Option<i64> {
     row.get_opt::<Option<i64>, _>(i)?.ok().flatten()
 }
 
+static FILES: recipe::ControlFiles = recipe::ControlFiles {
+    control: CONTROL_SQL,
+    settings: SETTINGS_SQL,
+    reconcile: RECONCILE_SQL,
+    clock: CLOCK_SQL,
+    completed_by_queue: COMPLETED_BY_QUEUE_SQL,
+    job_queues: JOB_QUEUES_SQL,
+    table_stats: TABLE_STATS_SQL,
+    before_table_stats: Some((CONTROL_SQL, "analyze-hot")),
+};
+
+impl recipe::Dialect for MysqlBackend {
+    fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    fn display(&self) -> &str {
+        &self.display
+    }
+
+    fn files(&self) -> &'static recipe::ControlFiles {
+        &FILES
+    }
+
+    /// Without arguments as text (a statement such as SHOW or ANALYZE need not be
+    /// preparable), with them prepared; a list of names binds as a JSON array.
+    async fn control_rows(
+        &self,
+        sql: &'static str,
+        args: &[recipe::Arg<'_>],
+        what: &'static str,
+    ) -> Result<Vec<Vec<recipe::Cell>>, BackendError> {
+        let params: Vec<Value> = args
+            .iter()
+            .map(|a| match a {
+                recipe::Arg::Int(i) => Value::from(*i),
+                recipe::Arg::Text(t) => Value::from(*t),
+                recipe::Arg::TextList(l) => {
+                    Value::from(serde_json::to_string(l).expect("strings serialize"))
+                }
+            })
+            .collect();
+        let rows: Vec<Row> = self
+            .on_control(async |c| {
+                let r = match params.is_empty() {
+                    true => c.query(sql).await,
+                    false => c.exec(sql, Params::Positional(params)).await,
+                };
+                r.map_err(|e| query_error(what, e))
+            })
+            .await?;
+        Ok(rows.into_iter().map(cells).collect())
+    }
+
+    fn own_settings(&self) -> Vec<(String, String)> {
+        vec![(
+            "claimbench session isolation".into(),
+            "READ-COMMITTED".into(),
+        )]
+    }
+}
+
+/// A row's values; the text protocol sends every number as text, which
+/// [`recipe::Cell::int`] reads back.
+fn cells(row: Row) -> Vec<recipe::Cell> {
+    use recipe::Cell;
+    row.unwrap()
+        .into_iter()
+        .map(|v| match v {
+            Value::NULL => Cell::Null,
+            Value::Int(i) => Cell::Int(i),
+            Value::UInt(u) => Cell::Int(u as i64),
+            Value::Float(f) => Cell::Float(f.into()),
+            Value::Double(d) => Cell::Float(d),
+            Value::Bytes(b) => Cell::Text(String::from_utf8_lossy(&b).into_owned()),
+            other => Cell::Text(other.as_sql(true)),
+        })
+        .collect()
+}
+
 impl Backend for MysqlBackend {
     type Session = MysqlSession;
 
@@ -456,55 +534,6 @@ impl Backend for MysqlBackend {
             lock_statements: Vec::new(),
             candidates: Vec::new(),
             held: false,
-        })
-    }
-
-    async fn server_info(&self) -> Result<ServerInfo, BackendError> {
-        self.on_control(async |c| {
-            let version: Option<String> = c
-                .query_first(step(CONTROL_SQL, "version"))
-                .await
-                .map_err(|e| query_error("read server version", e))?;
-            let mut settings: Vec<(String, String)> = c
-                .query(SETTINGS_SQL)
-                .await
-                .map_err(|e| query_error("read server settings", e))?;
-            settings.push((
-                "claimbench session isolation".into(),
-                "READ-COMMITTED".into(),
-            ));
-            Ok(ServerInfo {
-                version: version.unwrap_or_default(),
-                settings,
-            })
-        })
-        .await
-    }
-
-    async fn check_schema(&self) -> Result<(), BackendError> {
-        let (exists, marked): (bool, bool) = self
-            .on_control(async |c| {
-                c.exec_first(
-                    step(CONTROL_SQL, "schema-facts"),
-                    (&self.schema, &self.schema, ownership::MARKER_TABLE),
-                )
-                .await
-                .map_err(|e| query_error("look up the schema", e))
-                .map(|r| r.unwrap_or((false, false)))
-            })
-            .await?;
-        ownership::may_recreate(
-            BackendKind::Mysql,
-            &self.schema,
-            ownership::SchemaFacts {
-                exists,
-                marked,
-                empty: false,
-            },
-        )
-        .map_err(|refusal| BackendError::ForeignSchema {
-            target: self.display.clone(),
-            refusal,
         })
     }
 
@@ -579,76 +608,6 @@ impl Backend for MysqlBackend {
             .ok()
             .flatten()?;
         std::fs::read_to_string(path).ok()?.trim().parse().ok()
-    }
-
-    async fn table_stats(&self) -> Result<TableStats, BackendError> {
-        self.on_control(async |c| {
-            c.query_drop(step(CONTROL_SQL, "analyze-hot"))
-                .await
-                .map_err(|e| query_error("analyze jobs_hot", e))?;
-            let r: Option<Row> = c
-                .query_first(TABLE_STATS_SQL)
-                .await
-                .map_err(|e| query_error("read table statistics", e))?;
-            let r = r.ok_or_else(|| BackendError::Query {
-                what: "read table statistics",
-                kind: ErrorKind::Other,
-                code: None,
-                message: "jobs_hot is missing from information_schema.TABLES".into(),
-            })?;
-            Ok(TableStats {
-                live_tuples: int(&r, 0).unwrap_or(0),
-                table_bytes: int(&r, 1).unwrap_or(0),
-                index_bytes: int(&r, 2).unwrap_or(0),
-                dead_tuples: int(&r, 3).unwrap_or(0),
-            })
-        })
-        .await
-    }
-
-    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
-        self.on_control(async |c| {
-            let r: Row = c
-                .query_first(RECONCILE_SQL)
-                .await
-                .map_err(|e| query_error("reconcile jobs", e))?
-                .expect("a SELECT without FROM returns one row");
-            Ok(DbReconciliation::from_columns(|i| int(&r, i).unwrap_or(0)))
-        })
-        .await
-    }
-
-    async fn server_clock_us(&self) -> Result<i64, BackendError> {
-        self.on_control(async |c| {
-            c.query_first::<i64, _>(CLOCK_SQL)
-                .await
-                .map_err(|e| query_error("read the server clock", e))
-                .map(Option::unwrap_or_default)
-        })
-        .await
-    }
-
-    async fn completed_by_queue(
-        &self,
-        from_us: i64,
-        to_us: i64,
-    ) -> Result<Vec<(String, i64)>, BackendError> {
-        self.on_control(async |c| {
-            c.exec(COMPLETED_BY_QUEUE_SQL, (from_us, to_us))
-                .await
-                .map_err(|e| query_error("count completed jobs per queue", e))
-        })
-        .await
-    }
-
-    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
-        let names = serde_json::to_string(queues).expect("strings serialize");
-        self.on_control(async |c| {
-            c.exec(JOB_QUEUES_SQL, (&names, &names, &names))
-                .await
-                .map_err(|e| query_error("read job queues", e))
-        })
-        .await
     }
 }
 

@@ -1,0 +1,248 @@
+//! The control side of every backend, written once: whether the schema is claimbench's,
+//! the server's version and settings, the reconciliation, the server clock, the jobs
+//! completed per queue, where each job ended, and the hot table's size. Each is one
+//! statement file per engine with the same arguments and the same columns; a backend
+//! supplies only a [`Dialect`]: how to run a statement on its control connection and
+//! hand back the rows as [`Cell`]s.
+//!
+//! None of this is on the claim path: each call runs once per trial or less, so rows
+//! as vectors of cells cost nothing worth measuring.
+
+use super::{BackendError, DbReconciliation, ServerInfo, TableStats, ownership};
+use crate::backend_kind::BackendKind;
+use crate::statements::step;
+
+/// A value bound to a control statement.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    Int(i64),
+    Text(&'a str),
+    /// A list of names: an array where the server binds arrays (PostgreSQL), a JSON
+    /// array of strings elsewhere.
+    TextList(&'a [String]),
+}
+
+/// One value of a row a control statement returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Cell {
+    /// The value as an integer: NULL as 0, a float truncated, a number in text parsed
+    /// (MySQL sends many numbers as text), anything else 0.
+    pub fn int(&self) -> i64 {
+        match self {
+            Cell::Null => 0,
+            Cell::Int(i) => *i,
+            Cell::Float(f) => *f as i64,
+            Cell::Text(t) => t
+                .trim()
+                .parse::<i64>()
+                .or_else(|_| t.trim().parse::<f64>().map(|f| f as i64))
+                .unwrap_or(0),
+        }
+    }
+
+    /// The value as text: NULL as empty.
+    pub fn text(&self) -> String {
+        match self {
+            Cell::Null => String::new(),
+            Cell::Int(i) => i.to_string(),
+            Cell::Float(f) => f.to_string(),
+            Cell::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// The files the recipe reads, per engine: `control.sql` (steps `version` and
+/// `schema-facts`) and the evidence files, each with the arguments and columns the
+/// recipe's functions below document.
+pub struct ControlFiles {
+    pub control: &'static str,
+    pub settings: &'static str,
+    pub reconcile: &'static str,
+    pub clock: &'static str,
+    pub completed_by_queue: &'static str,
+    pub job_queues: &'static str,
+    pub table_stats: &'static str,
+    /// A (file, step) run before `table_stats` where the server's size estimates need
+    /// a refresh (MySQL's `ANALYZE TABLE`).
+    pub before_table_stats: Option<(&'static str, &'static str)>,
+}
+
+/// What an engine supplies to the control recipe.
+pub trait Dialect: Sync {
+    /// The schema (a MySQL database) the run works in.
+    fn schema(&self) -> &str;
+    /// The target as messages show it, without a password.
+    fn display(&self) -> &str;
+    fn files(&self) -> &'static ControlFiles;
+
+    /// Runs `sql` on the control connection with `args` bound in order, and returns
+    /// every row of its first result set. `what` names the step in errors.
+    fn control_rows(
+        &self,
+        sql: &'static str,
+        args: &[Arg<'_>],
+        what: &'static str,
+    ) -> impl Future<Output = Result<Vec<Vec<Cell>>, BackendError>> + Send;
+
+    /// Settings this engine's sessions choose for themselves, recorded beside the
+    /// server's.
+    fn own_settings(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// The first row, or an error naming `what` when the statement returned none.
+fn one_row(mut rows: Vec<Vec<Cell>>, what: &'static str) -> Result<Vec<Cell>, BackendError> {
+    if rows.is_empty() {
+        return Err(BackendError::Query {
+            what,
+            kind: super::ErrorKind::Other,
+            code: None,
+            message: "the statement returned no row".into(),
+        });
+    }
+    Ok(rows.swap_remove(0))
+}
+
+fn cell(row: &[Cell], i: usize) -> &Cell {
+    row.get(i).unwrap_or(&Cell::Null)
+}
+
+/// `schema-facts` binds (schema, marker table) and returns (exists, marked[, empty]) as
+/// numbers; an engine that never adopts an empty schema may leave the third out.
+pub async fn check_schema(
+    d: &(impl Dialect + ?Sized),
+    kind: BackendKind,
+) -> Result<(), BackendError> {
+    let what = "look up the schema";
+    let sql = step(d.files().control, "schema-facts");
+    let args = [Arg::Text(d.schema()), Arg::Text(ownership::MARKER_TABLE)];
+    let row = one_row(d.control_rows(sql, &args, what).await?, what)?;
+    let facts = ownership::SchemaFacts {
+        exists: cell(&row, 0).int() != 0,
+        marked: cell(&row, 1).int() != 0,
+        empty: row.get(2).is_some_and(|c| c.int() == 0),
+    };
+    ownership::may_recreate(kind, d.schema(), facts).map_err(|refusal| {
+        BackendError::ForeignSchema {
+            target: d.display().to_string(),
+            refusal,
+        }
+    })
+}
+
+/// `version` returns one text; the settings file rows of (name, value).
+pub async fn server_info(d: &(impl Dialect + ?Sized)) -> Result<ServerInfo, BackendError> {
+    let files = d.files();
+    let what = "read server version";
+    let row = one_row(
+        d.control_rows(step(files.control, "version"), &[], what)
+            .await?,
+        what,
+    )?;
+    let version = cell(&row, 0).text().replace('\n', " ");
+    let mut settings: Vec<(String, String)> = d
+        .control_rows(files.settings, &[], "read server settings")
+        .await?
+        .iter()
+        .map(|r| (cell(r, 0).text(), cell(r, 1).text()))
+        .collect();
+    settings.extend(d.own_settings());
+    Ok(ServerInfo { version, settings })
+}
+
+/// One row of the nine counts [`DbReconciliation::from_columns`] reads.
+pub async fn reconcile(d: &(impl Dialect + ?Sized)) -> Result<DbReconciliation, BackendError> {
+    let what = "reconcile jobs";
+    let row = one_row(d.control_rows(d.files().reconcile, &[], what).await?, what)?;
+    Ok(DbReconciliation::from_columns(|i| cell(&row, i).int()))
+}
+
+/// One number: the server's clock, µs since the epoch.
+pub async fn server_clock_us(d: &(impl Dialect + ?Sized)) -> Result<i64, BackendError> {
+    let what = "read the server clock";
+    let row = one_row(d.control_rows(d.files().clock, &[], what).await?, what)?;
+    Ok(cell(&row, 0).int())
+}
+
+/// Binds (from, to) in µs since the epoch; rows of (queue, jobs completed).
+pub async fn completed_by_queue(
+    d: &(impl Dialect + ?Sized),
+    from_us: i64,
+    to_us: i64,
+) -> Result<Vec<(String, i64)>, BackendError> {
+    let args = [Arg::Int(from_us), Arg::Int(to_us)];
+    let rows = d
+        .control_rows(
+            d.files().completed_by_queue,
+            &args,
+            "count completed jobs per queue",
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| (cell(r, 0).text(), cell(r, 1).int()))
+        .collect())
+}
+
+/// Binds the queue names once; rows of (job id, queue) from the hot, archive and
+/// dead-letter tables.
+pub async fn job_queues(
+    d: &(impl Dialect + ?Sized),
+    queues: &[String],
+) -> Result<Vec<(i64, String)>, BackendError> {
+    let rows = d
+        .control_rows(
+            d.files().job_queues,
+            &[Arg::TextList(queues)],
+            "read job queues",
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| (cell(r, 0).int(), cell(r, 1).text()))
+        .collect())
+}
+
+/// One row of (live rows, dead rows, table bytes, index bytes) of the hot table; an
+/// engine without a dead-row count (MySQL's purge backlog stands in; SQL Server has
+/// none) returns what it has there, or 0.
+pub async fn table_stats(d: &(impl Dialect + ?Sized)) -> Result<TableStats, BackendError> {
+    let files = d.files();
+    let what = "read table statistics";
+    if let Some((file, name)) = files.before_table_stats {
+        d.control_rows(step(file, name), &[], what).await?;
+    }
+    let row = one_row(d.control_rows(files.table_stats, &[], what).await?, what)?;
+    Ok(TableStats {
+        live_tuples: cell(&row, 0).int(),
+        dead_tuples: cell(&row, 1).int(),
+        table_bytes: cell(&row, 2).int(),
+        index_bytes: cell(&row, 3).int(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_read_as_numbers_the_way_each_server_sends_them() {
+        assert_eq!(Cell::Null.int(), 0);
+        assert_eq!(Cell::Int(7).int(), 7);
+        assert_eq!(Cell::Float(2.9).int(), 2);
+        assert_eq!(Cell::Text("42".into()).int(), 42);
+        assert_eq!(Cell::Text(" 12.0 ".into()).int(), 12);
+        assert_eq!(Cell::Text("ON".into()).int(), 0);
+        assert_eq!(Cell::Null.text(), "");
+        assert_eq!(Cell::Int(3).text(), "3");
+        assert_eq!(Cell::Text("x".into()).text(), "x");
+    }
+}
