@@ -4,7 +4,7 @@
 //! Like declared strategies, a declaration lives for the process (its text leaked once),
 //! so `layout_sql` can hand it out as a shipped file's `&'static str`.
 
-use crate::workload::{check_declared_name, leak};
+use crate::names::{check_declared_name, leak};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
@@ -21,7 +21,7 @@ static DECLARED: Mutex<Vec<(&'static str, &'static str, &'static str)>> = Mutex:
 
 /// Registers `d`; the message says why a declaration is refused.
 pub fn declare(d: &DeclaredLayout) -> Result<(), String> {
-    let shipped = crate::workload::INDEX_LAYOUTS.contains(&d.name.as_str());
+    let shipped = crate::names::INDEX_LAYOUTS.contains(&d.name.as_str());
     check_declared_name(&d.name, "layout", shipped.then_some("a shipped layout"))?;
     if crate::strategy::named_params::is_blank(&d.sql) {
         // Regression: such a file ran with no index at all, and said nothing.

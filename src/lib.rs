@@ -11,6 +11,7 @@ pub mod ledger;
 pub mod markdown;
 pub mod metrics;
 pub mod model;
+pub mod names;
 pub mod prove;
 pub mod redact;
 pub mod report;

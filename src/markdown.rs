@@ -6,6 +6,8 @@
 //! terminal stays readable: an underscore inside a word (`claim_p99`) is never emphasis
 //! in CommonMark, and is left alone.
 
+use std::fmt::Write as _;
+
 /// `s` with every character Markdown could read as markup backslash-escaped, and line
 /// breaks as spaces (one value, one line).
 pub fn escape(s: &str) -> String {
@@ -53,6 +55,23 @@ pub fn code(s: &str) -> String {
         ""
     };
     format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// A GitHub-flavoured Markdown table; the first `left` columns are left-aligned (names),
+/// the rest right-aligned (numbers).
+/// Every cell is escaped (queue names, labels and paths are free text; a `|` would break
+/// the table), except claimbench's own whole-cell bold.
+pub fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
+    let line =
+        |cells: &mut dyn Iterator<Item = &str>| cells.map(cell).collect::<Vec<_>>().join(" | ");
+    let _ = writeln!(out, "| {} |", line(&mut header.iter().copied()));
+    let align: Vec<&str> = (0..header.len())
+        .map(|i| if i < left { "---" } else { "--:" })
+        .collect();
+    let _ = writeln!(out, "|{}|", align.join("|"));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", line(&mut row.iter().map(String::as_str)));
+    }
 }
 
 #[cfg(test)]

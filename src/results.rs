@@ -1,9 +1,10 @@
 //! `RunResult`: everything a run measured, versioned, written as `run.json`. Reports and
 //! comparisons read only this file, so old runs re-render with new code.
 
-use crate::backend::{BackendKind, DbReconciliation, ServerCounters, ServerInfo, TableStats};
+use crate::backend_kind::BackendKind;
 use crate::ledger::LedgerAnalysis;
 use crate::metrics::{Counts, HistogramSummary};
+use crate::slo::Slo;
 use crate::strategy::Strategy;
 use crate::warnings::Warning;
 use serde::{Deserialize, Serialize};
@@ -48,13 +49,13 @@ pub struct RunResult {
     pub slos: Vec<crate::slo::Slo>,
     /// Absolute gates every matching cell must meet (`[[gate]]`).
     #[serde(default)]
-    pub gates: Vec<crate::analysis::gates::Gate>,
+    pub gates: Vec<Gate>,
     /// `compare`'s thresholds from the workload (`[thresholds]`); flags replace them.
     #[serde(default)]
     pub thresholds: Vec<(String, f64)>,
     /// Sustainable arrival rates found by a phase's rate search.
     #[serde(default)]
-    pub rate_searches: Vec<crate::analysis::rate_search::SearchResult>,
+    pub rate_searches: Vec<SearchResult>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -162,7 +163,7 @@ pub struct TrialResult {
     pub table_series: Vec<TableSample>,
     /// The claim statement's plan, sampled mid-trial (PostgreSQL; with the sampler on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan: Option<crate::backend::plan::PlanSample>,
+    pub plan: Option<PlanSample>,
     /// Why this trial is the second run of its repetition: the warnings of a first run
     /// that the host or the harness disturbed (empty: it ran once).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -467,6 +468,199 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, bytes).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// Cumulative server counters read before and after a trial; the report shows deltas.
+/// PostgreSQL counts per database, MySQL per server (other work on it counts too).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCounters {
+    pub deadlocks: i64,
+    /// PostgreSQL: recovery conflicts. MySQL: 0 (no counterpart).
+    pub conflicts: i64,
+    pub rollbacks: i64,
+    pub commits: i64,
+    /// InnoDB row lock waits (`Innodb_row_lock_waits`); PostgreSQL has no counter of them.
+    #[serde(default)]
+    pub row_lock_waits: Option<i64>,
+    /// Time spent waiting for InnoDB row locks (`Innodb_row_lock_time`), ms.
+    /// On SQL Server both come from the hot table's `sys.dm_db_index_operational_stats`.
+    #[serde(default)]
+    pub row_lock_time_ms: Option<i64>,
+    /// SQL Server: lock promotions (escalations) on the hot table's indexes.
+    #[serde(default)]
+    pub lock_escalations: Option<i64>,
+    /// SQL Server: `LCK_M_*` waits in `sys.dm_os_wait_stats` (server-wide).
+    #[serde(default)]
+    pub lock_waits: Option<i64>,
+    #[serde(default)]
+    pub lock_wait_ms: Option<i64>,
+}
+
+/// Sizes and dead rows of the hot table after a trial.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableStats {
+    pub live_tuples: i64,
+    pub dead_tuples: i64,
+    pub table_bytes: i64,
+    pub index_bytes: i64,
+}
+
+/// Where every job ended up, counted in the database at the end of a trial.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DbReconciliation {
+    pub pending: i64,
+    pub fetched: i64,
+    pub processing: i64,
+    pub completed: i64,
+    pub dead_lettered: i64,
+    /// Effects rows in all.
+    pub effect_rows: i64,
+    /// Runs that overlapped an earlier run of their job or followed one that succeeded:
+    /// duplicate executions, by the same rule as the ledger's.
+    pub duplicate_executions: i64,
+    /// Distinct jobs with at least one effects row.
+    pub distinct_executed: i64,
+    /// Effects rows written when the worker no longer owned the job.
+    #[serde(default)]
+    pub unowned_executions: i64,
+}
+
+impl DbReconciliation {
+    /// From the nine columns every backend's `reconcile.sql` selects, in its order.
+    pub fn from_columns(n: impl Fn(usize) -> i64) -> DbReconciliation {
+        DbReconciliation {
+            pending: n(0),
+            fetched: n(1),
+            processing: n(2),
+            completed: n(3),
+            dead_lettered: n(4),
+            effect_rows: n(5),
+            duplicate_executions: n(6),
+            distinct_executed: n(7),
+            unowned_executions: n(8),
+        }
+    }
+}
+
+/// Server version and the settings that decide whether two runs may be compared.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ServerInfo {
+    pub version: String,
+    pub settings: Vec<(String, String)>,
+}
+
+/// One claim's plan, executed inside a transaction that was rolled back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanSample {
+    /// Seconds since the trial's start when it was taken.
+    pub at_s: f64,
+    /// Which statement: the claim, or a two-step strategy's select step.
+    pub statement: String,
+    /// `Node (index) > child`, children of one node in brackets.
+    pub shape: String,
+    pub execution_ms: f64,
+    /// Shared buffers found in the cache and read in, for the whole statement.
+    pub shared_hit: u64,
+    pub shared_read: u64,
+    /// Rows the scans produced or filtered out, times their loops: the work behind one
+    /// batch.
+    pub rows_examined: u64,
+    /// The server's plan as it gave it.
+    pub plan: serde_json::Value,
+    /// Whether the claim ran (EXPLAIN ANALYZE): `false` for the plan alone, kept when
+    /// the analysed sample did not come back in time (a claim that over-claims can run
+    /// for seconds), so the cell still shows the shape that did it.
+    #[serde(default = "analyzed_by_default")]
+    pub analyzed: bool,
+}
+
+fn analyzed_by_default() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub check: Slo,
+    #[serde(default)]
+    pub phase: Option<String>,
+    #[serde(default)]
+    pub strategy: Option<Strategy>,
+    #[serde(default)]
+    pub index_layout: Option<String>,
+    #[serde(default)]
+    pub workers: Option<u32>,
+    #[serde(default)]
+    pub batch_size: Option<u32>,
+}
+
+impl Gate {
+    pub fn applies_to(&self, c: &CellResult) -> bool {
+        self.phase.as_ref().is_none_or(|p| *p == c.phase)
+            && self.strategy.is_none_or(|s| s == c.strategy)
+            && self
+                .index_layout
+                .as_ref()
+                .is_none_or(|l| *l == c.index_layout)
+            && self.workers.is_none_or(|w| w == c.workers)
+            && self.batch_size.is_none_or(|b| b == c.batch_size)
+    }
+
+    /// `claim_p99<=20ms` with its filters: `claim_p99<=20ms for production, 16 workers`.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(p) = &self.phase {
+            parts.push(format!("phase {p}"));
+        }
+        if let Some(s) = self.strategy {
+            parts.push(s.to_string());
+        }
+        if let Some(l) = &self.index_layout {
+            parts.push(l.clone());
+        }
+        if let Some(w) = self.workers {
+            parts.push(format!("{w} workers"));
+        }
+        if let Some(b) = self.batch_size {
+            parts.push(format!("batch {b}"));
+        }
+        if parts.is_empty() {
+            format!("{} for every cell", self.check)
+        } else {
+            format!("{} for {}", self.check, parts.join(", "))
+        }
+    }
+}
+
+/// One step of a search: the rate offered and whether the SLOs held there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchStep {
+    pub rate_per_s: f64,
+    pub held: bool,
+    pub completed_per_s: f64,
+    /// Why the step failed: the SLOs it missed, or the producer falling behind.
+    pub misses: Vec<String>,
+}
+
+/// One cell's search, as run.json records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    pub phase: String,
+    pub backend: BackendKind,
+    pub strategy: Strategy,
+    pub index_layout: String,
+    pub workers: u32,
+    pub batch_size: u32,
+    /// The highest rate whose step held (`None`: none did).
+    pub sustained_per_s: Option<f64>,
+    pub steps: Vec<SearchStep>,
+}
+
+impl SearchResult {
+    /// Whether a failing step lies above the sustained rate (else it is a lower bound).
+    pub fn bracketed(&self) -> bool {
+        self.sustained_per_s
+            .is_some_and(|s| self.steps.iter().any(|t| !t.held && t.rate_per_s > s))
+    }
 }
 
 /// The phase column: the block's name, with its arrival rate when jobs arrived.

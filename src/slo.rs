@@ -219,6 +219,38 @@ impl RawSlos {
     }
 }
 
+/// The metrics `compare` judges, by the names `[thresholds]` and `--threshold` give
+/// (analysis/compare.rs estimates each; a test there keeps the two lists one).
+pub const COMPARE_METRICS: [&str; 7] = [
+    "throughput",
+    "claim_p50",
+    "claim_p99",
+    "claim_p999",
+    "queue_wait_p99",
+    "oldest_pending_p99",
+    "oldest_pending_max",
+];
+
+/// `metric=share` (e.g. `claim_p99=0.5`) replacing a default threshold.
+pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: write it as metric=share, e.g. claim_p99=0.5"))?;
+    let name = name.trim();
+    if !COMPARE_METRICS.contains(&name) {
+        return Err(format!(
+            "unknown metric `{name}`; expected one of: {}",
+            COMPARE_METRICS.join(", ")
+        ));
+    }
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok((name.to_string(), v)),
+        _ => Err(format!(
+            "`{value}` is not a share; give a number > 0, e.g. 0.3 for 30%"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

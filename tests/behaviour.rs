@@ -36,6 +36,10 @@ async fn try_run<D: TestDb>(
         // These tests act on the trial's timeline from outside (holding rows, killing
         // sessions): a second run would not see that.
         rerun_disturbed: false,
+        render: runner::Render {
+            summary: claimbench::report::summary::render,
+            trial_line: claimbench::report::summary::trial_line,
+        },
     };
     runner::run(
         std::slice::from_ref(backend),

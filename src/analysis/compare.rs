@@ -312,25 +312,7 @@ fn correctness(base: &CellResult, cur: &CellResult) -> Vec<String> {
     out
 }
 
-/// `metric=share` (e.g. `claim_p99=0.5`) replacing a default threshold.
-pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("`{text}`: write it as metric=share, e.g. claim_p99=0.5"))?;
-    let name = name.trim();
-    if !METRICS.iter().any(|m| m.name == name) {
-        return Err(format!(
-            "unknown metric `{name}`; expected one of: {}",
-            METRICS.map(|m| m.name).join(", ")
-        ));
-    }
-    match value.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok((name.to_string(), v)),
-        _ => Err(format!(
-            "`{value}` is not a share; give a number > 0, e.g. 0.3 for 30%"
-        )),
-    }
-}
+pub use crate::slo::parse_threshold;
 
 /// Compares `cur` with `base`; with mismatched environments every metric is
 /// incomparable unless `force`.
@@ -456,6 +438,11 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_thresholds_name_the_metrics_compare_judges() {
+        assert_eq!(METRICS.map(|m| m.name), crate::slo::COMPARE_METRICS);
+    }
 
     fn est(value: f64, low: f64, high: f64) -> Option<Estimate> {
         Some(Estimate {

@@ -5,63 +5,10 @@
 //! in `compare`.
 
 use super::figures::{CellFigures, fmt_value};
-use crate::results::{CellResult, RunResult};
-use crate::slo::Slo;
-use crate::strategy::Strategy;
+use crate::results::RunResult;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Gate {
-    pub check: Slo,
-    #[serde(default)]
-    pub phase: Option<String>,
-    #[serde(default)]
-    pub strategy: Option<Strategy>,
-    #[serde(default)]
-    pub index_layout: Option<String>,
-    #[serde(default)]
-    pub workers: Option<u32>,
-    #[serde(default)]
-    pub batch_size: Option<u32>,
-}
-
-impl Gate {
-    pub fn applies_to(&self, c: &CellResult) -> bool {
-        self.phase.as_ref().is_none_or(|p| *p == c.phase)
-            && self.strategy.is_none_or(|s| s == c.strategy)
-            && self
-                .index_layout
-                .as_ref()
-                .is_none_or(|l| *l == c.index_layout)
-            && self.workers.is_none_or(|w| w == c.workers)
-            && self.batch_size.is_none_or(|b| b == c.batch_size)
-    }
-
-    /// `claim_p99<=20ms` with its filters: `claim_p99<=20ms for production, 16 workers`.
-    pub fn label(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(p) = &self.phase {
-            parts.push(format!("phase {p}"));
-        }
-        if let Some(s) = self.strategy {
-            parts.push(s.to_string());
-        }
-        if let Some(l) = &self.index_layout {
-            parts.push(l.clone());
-        }
-        if let Some(w) = self.workers {
-            parts.push(format!("{w} workers"));
-        }
-        if let Some(b) = self.batch_size {
-            parts.push(format!("batch {b}"));
-        }
-        if parts.is_empty() {
-            format!("{} for every cell", self.check)
-        } else {
-            format!("{} for {}", self.check, parts.join(", "))
-        }
-    }
-}
+pub use crate::results::Gate;
 
 /// One gate checked on one cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,6 +57,9 @@ pub fn check(r: &RunResult) -> Vec<GateResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::CellResult;
+    use crate::slo::Slo;
+    use crate::strategy::Strategy;
 
     fn cell(strategy: Strategy, workers: u32, p99_ms: u64) -> CellResult {
         let mut t = crate::results::TrialResult::default();

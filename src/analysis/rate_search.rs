@@ -5,12 +5,9 @@
 //! the pure part, so it is tested against a simulated server with a known limit.
 
 use super::figures::CellFigures;
-use crate::backend::BackendKind;
 use crate::results::CellResult;
 use crate::slo::{Slo, SloMetric};
-use crate::strategy::Strategy;
 use crate::warnings::Warning;
-use serde::{Deserialize, Serialize};
 
 /// The objective a search uses when the workload sets none on queue wait or
 /// oldest-pending age.
@@ -67,37 +64,7 @@ impl RateSearch {
     }
 }
 
-/// One step of a search: the rate offered and whether the SLOs held there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchStep {
-    pub rate_per_s: f64,
-    pub held: bool,
-    pub completed_per_s: f64,
-    /// Why the step failed: the SLOs it missed, or the producer falling behind.
-    pub misses: Vec<String>,
-}
-
-/// One cell's search, as run.json records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchResult {
-    pub phase: String,
-    pub backend: BackendKind,
-    pub strategy: Strategy,
-    pub index_layout: String,
-    pub workers: u32,
-    pub batch_size: u32,
-    /// The highest rate whose step held (`None`: none did).
-    pub sustained_per_s: Option<f64>,
-    pub steps: Vec<SearchStep>,
-}
-
-impl SearchResult {
-    /// Whether a failing step lies above the sustained rate (else it is a lower bound).
-    pub fn bracketed(&self) -> bool {
-        self.sustained_per_s
-            .is_some_and(|s| self.steps.iter().any(|t| !t.held && t.rate_per_s > s))
-    }
-}
+pub use crate::results::{SearchResult, SearchStep};
 
 /// The SLOs a search judges a step by: the run's queue-wait and oldest-pending ones,
 /// or [`DEFAULT_SLO`].

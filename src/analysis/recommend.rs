@@ -3,7 +3,7 @@
 //! best throughput seen, and the table that supports them.
 
 use super::figures::{CellFigures, fmt_ms};
-use crate::backend::BackendKind;
+use crate::backend_kind::BackendKind;
 use crate::results::{CellResult, RunResult};
 use crate::slo::Slo;
 use crate::strategy::Strategy;

@@ -414,7 +414,7 @@ fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
         }
         // The claim's plan sample, when the held trial took it during the hold: what one
         // claim cost with the snapshot open against without it.
-        fn sampled(x: &crate::results::TrialResult) -> Option<&crate::backend::plan::PlanSample> {
+        fn sampled(x: &crate::results::TrialResult) -> Option<&crate::results::PlanSample> {
             x.plan.as_ref().filter(|p| p.analyzed)
         }
         if let (Some(a), Some(b)) = (sampled(t), sampled(bt))

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::time::Duration;
 
+pub use crate::results::{DbReconciliation, ServerCounters, ServerInfo, TableStats};
 pub use crate::statements as sql;
 pub use crate::statements::sql_steps;
 pub use target::DbTarget;
@@ -86,85 +87,6 @@ pub struct Sample {
     pub queue_oldest_ms: Vec<Option<f64>>,
     /// The hot table's health (PostgreSQL); `at_s` is filled in by the sampler.
     pub table: Option<crate::results::TableSample>,
-}
-
-/// Cumulative server counters read before and after a trial; the report shows deltas.
-/// PostgreSQL counts per database, MySQL per server (other work on it counts too).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerCounters {
-    pub deadlocks: i64,
-    /// PostgreSQL: recovery conflicts. MySQL: 0 (no counterpart).
-    pub conflicts: i64,
-    pub rollbacks: i64,
-    pub commits: i64,
-    /// InnoDB row lock waits (`Innodb_row_lock_waits`); PostgreSQL has no counter of them.
-    #[serde(default)]
-    pub row_lock_waits: Option<i64>,
-    /// Time spent waiting for InnoDB row locks (`Innodb_row_lock_time`), ms.
-    /// On SQL Server both come from the hot table's `sys.dm_db_index_operational_stats`.
-    #[serde(default)]
-    pub row_lock_time_ms: Option<i64>,
-    /// SQL Server: lock promotions (escalations) on the hot table's indexes.
-    #[serde(default)]
-    pub lock_escalations: Option<i64>,
-    /// SQL Server: `LCK_M_*` waits in `sys.dm_os_wait_stats` (server-wide).
-    #[serde(default)]
-    pub lock_waits: Option<i64>,
-    #[serde(default)]
-    pub lock_wait_ms: Option<i64>,
-}
-
-/// Sizes and dead rows of the hot table after a trial.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TableStats {
-    pub live_tuples: i64,
-    pub dead_tuples: i64,
-    pub table_bytes: i64,
-    pub index_bytes: i64,
-}
-
-/// Where every job ended up, counted in the database at the end of a trial.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DbReconciliation {
-    pub pending: i64,
-    pub fetched: i64,
-    pub processing: i64,
-    pub completed: i64,
-    pub dead_lettered: i64,
-    /// Effects rows in all.
-    pub effect_rows: i64,
-    /// Runs that overlapped an earlier run of their job or followed one that succeeded:
-    /// duplicate executions, by the same rule as the ledger's.
-    pub duplicate_executions: i64,
-    /// Distinct jobs with at least one effects row.
-    pub distinct_executed: i64,
-    /// Effects rows written when the worker no longer owned the job.
-    #[serde(default)]
-    pub unowned_executions: i64,
-}
-
-impl DbReconciliation {
-    /// From the nine columns every backend's `reconcile.sql` selects, in its order.
-    pub fn from_columns(n: impl Fn(usize) -> i64) -> DbReconciliation {
-        DbReconciliation {
-            pending: n(0),
-            fetched: n(1),
-            processing: n(2),
-            completed: n(3),
-            dead_lettered: n(4),
-            effect_rows: n(5),
-            duplicate_executions: n(6),
-            distinct_executed: n(7),
-            unowned_executions: n(8),
-        }
-    }
-}
-
-/// Server version and the settings that decide whether two runs may be compared.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ServerInfo {
-    pub version: String,
-    pub settings: Vec<(String, String)>,
 }
 
 /// What went wrong, as far as the runner needs to know.

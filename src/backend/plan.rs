@@ -4,37 +4,9 @@
 //! JSON)` and MariaDB's `ANALYZE FORMAT=JSON` are read here; backends without a sample
 //! leave it out.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One claim's plan, executed inside a transaction that was rolled back.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanSample {
-    /// Seconds since the trial's start when it was taken.
-    pub at_s: f64,
-    /// Which statement: the claim, or a two-step strategy's select step.
-    pub statement: String,
-    /// `Node (index) > child`, children of one node in brackets.
-    pub shape: String,
-    pub execution_ms: f64,
-    /// Shared buffers found in the cache and read in, for the whole statement.
-    pub shared_hit: u64,
-    pub shared_read: u64,
-    /// Rows the scans produced or filtered out, times their loops: the work behind one
-    /// batch.
-    pub rows_examined: u64,
-    /// The server's plan as it gave it.
-    pub plan: Value,
-    /// Whether the claim ran (EXPLAIN ANALYZE): `false` for the plan alone, kept when
-    /// the analysed sample did not come back in time (a claim that over-claims can run
-    /// for seconds), so the cell still shows the shape that did it.
-    #[serde(default = "analyzed_by_default")]
-    pub analyzed: bool,
-}
-
-fn analyzed_by_default() -> bool {
-    true
-}
+pub use crate::results::PlanSample;
 
 /// The sample of `statement` from a PostgreSQL `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`
 /// result (an array holding one object with `Plan` and `Execution Time`), taken `at_s`

@@ -108,6 +108,10 @@ pub(crate) async fn run(
         worker_threads,
         restarts,
         rerun_disturbed: true,
+        render: runner::Render {
+            summary: report::summary::render,
+            trial_line: report::summary::trial_line,
+        },
     };
     let backends: Vec<_> = backends.into_iter().map(Arc::new).collect();
     let outcome = match runner::run(&backends, workload, opts, interrupt.clone()).await {

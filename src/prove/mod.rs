@@ -150,7 +150,7 @@ pub fn render(verdicts: &[Verdict], causes: &[(usize, Vec<String>)]) -> String {
         .collect();
     let mut s = String::new();
     let header = ["strategy", "step", "expected", "observed", "verdict"];
-    crate::report::summary::markdown_table(&mut s, &header, &rows, header.len());
+    crate::markdown::table(&mut s, &header, &rows, header.len());
     for (i, list) in causes {
         let v = &verdicts[*i];
         s.push_str(&format!(

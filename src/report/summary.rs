@@ -144,27 +144,7 @@ pub fn render(r: &RunResult) -> String {
     out
 }
 
-/// A GitHub-flavoured Markdown table; the first `left` columns are left-aligned (names),
-/// the rest right-aligned (numbers).
-/// Every cell is escaped (queue names, labels and paths are free text; a `|` would break
-/// the table), except claimbench's own whole-cell bold.
-pub fn markdown_table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
-    let line = |cells: &mut dyn Iterator<Item = &str>| {
-        cells
-            .map(crate::markdown::cell)
-            .collect::<Vec<_>>()
-            .join(" | ")
-    };
-    let _ = writeln!(out, "| {} |", line(&mut header.iter().copied()));
-    let align: Vec<&str> = (0..header.len())
-        .map(|i| if i < left { "---" } else { "--:" })
-        .collect();
-    let _ = writeln!(out, "|{}|", align.join("|"));
-    for row in rows {
-        let _ = writeln!(out, "| {} |", line(&mut row.iter().map(String::as_str)));
-    }
-}
-
+pub use crate::markdown::table as markdown_table;
 pub use crate::results::{KEY_HEADER, cell_key, phase_label};
 
 /// How much of the run resetting took: the cost a sweep pays besides measuring.

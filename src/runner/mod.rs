@@ -11,7 +11,6 @@ mod verdict;
 pub mod worker;
 
 use crate::backend::{Backend, BackendError, Session};
-use crate::report;
 use crate::resources::ResourceProbe;
 use crate::results::{CellResult, Environment, RunResult, WorkloadRecord};
 use crate::strategy::Strategy;
@@ -147,6 +146,20 @@ pub struct RunOptions {
     /// Off where something outside the run acts on the trial's timeline (a test that
     /// holds rows during it would act on the first run only).
     pub rerun_disturbed: bool,
+    /// What the runner shows and writes beside run.json, given by the command: the
+    /// runner measures and records, and imports no renderer.
+    pub render: Render,
+}
+
+/// The renderers the runner calls while a run goes on.
+#[derive(Clone, Copy)]
+pub struct Render {
+    /// summary.md for the run so far, rewritten as each cell finishes, so that a run
+    /// that stops leaves one a person can read.
+    pub summary: fn(&RunResult) -> String,
+    /// One finished trial's progress line on stderr (`claim_only`: the cell runs
+    /// claims alone).
+    pub trial_line: fn(&crate::results::TrialResult, bool) -> String,
 }
 
 /// Restarts a database server and returns once it is back (blocking: it runs on a
@@ -206,6 +219,7 @@ struct Progress<'a> {
     /// How to restart the server of the backend whose cells run now.
     restart: Option<Restart>,
     rerun_disturbed: bool,
+    render: Render,
 }
 
 /// Runs every cell of every matrix block on each of `backends` in turn, cell by cell,
@@ -260,6 +274,7 @@ pub async fn run<B: Backend>(
         quiet: opts.quiet,
         restart: None,
         rerun_disturbed: opts.rerun_disturbed,
+        render: opts.render,
     };
     for backend in backends {
         check_custom_strategies(backend.as_ref(), &workload)
@@ -312,8 +327,8 @@ pub async fn run<B: Backend>(
         p.result.interrupted = true;
         p.result.stop_reason = Some("interrupted by Ctrl-C".into());
     }
-    let (mut result, dir) = (p.result, p.dir.clone());
-    write_all(&mut result, &dir).map_err(|e| RunFailure {
+    let (mut result, dir, render) = (p.result, p.dir.clone(), p.render);
+    write_all(&mut result, &dir, render).map_err(|e| RunFailure {
         error: e.into(),
         partial: None,
     })?;
@@ -505,7 +520,7 @@ impl Progress<'_> {
                         let _ = writeln!(
                             std::io::stderr(),
                             "{label}: {}",
-                            report::summary::trial_line(&t, cell.claim_only == Some(true))
+                            (self.render.trial_line)(&t, cell.claim_only == Some(true))
                         );
                     }
                     cell.trials.push(t);
@@ -515,13 +530,13 @@ impl Progress<'_> {
                     push_cell(&mut self.result, cell);
                     self.result.interrupted = true;
                     self.result.stop_reason = Some(error.to_string());
-                    let partial = write_partial(&mut self.result, &self.dir);
+                    let partial = write_partial(&mut self.result, &self.dir, self.render);
                     return Err(RunFailure { error, partial });
                 }
             }
         }
         push_cell(&mut self.result, cell);
-        write_all(&mut self.result, &self.dir).map_err(|e| RunFailure {
+        write_all(&mut self.result, &self.dir, self.render).map_err(|e| RunFailure {
             error: e.into(),
             partial: None,
         })?;
@@ -594,7 +609,7 @@ impl Progress<'_> {
             sustained_per_s: search.sustained(),
             steps,
         });
-        write_all(&mut self.result, &self.dir).map_err(|e| RunFailure {
+        write_all(&mut self.result, &self.dir, self.render).map_err(|e| RunFailure {
             error: e.into(),
             partial: None,
         })?;
@@ -632,6 +647,7 @@ fn push_cell(result: &mut RunResult, cell: CellResult) {
 fn write_all(
     result: &mut RunResult,
     dir: &std::path::Path,
+    render: Render,
 ) -> Result<(), crate::results::ResultsError> {
     result.finished_at = chrono::Utc::now().to_rfc3339();
     std::fs::create_dir_all(dir).map_err(|reason| crate::results::ResultsError::Io {
@@ -639,16 +655,15 @@ fn write_all(
         reason,
     })?;
     result.write(dir)?;
-    crate::results::write_atomic(
-        &dir.join("summary.md"),
-        report::summary::render(result).as_bytes(),
-    )
+    crate::results::write_atomic(&dir.join("summary.md"), (render.summary)(result).as_bytes())
 }
 
 /// Writes what finished before an error; nothing when nothing finished.
-fn write_partial(result: &mut RunResult, dir: &std::path::Path) -> Option<PathBuf> {
+fn write_partial(result: &mut RunResult, dir: &std::path::Path, render: Render) -> Option<PathBuf> {
     if result.cells.is_empty() {
         return None;
     }
-    write_all(result, dir).ok().map(|_| dir.to_path_buf())
+    write_all(result, dir, render)
+        .ok()
+        .map(|_| dir.to_path_buf())
 }

@@ -8,7 +8,7 @@
 
 use super::named_params::{self, Param};
 use super::{Contention, Def, Form, Promises, Shape, Strategy};
-use crate::workload::{check_declared_name, leak};
+use crate::names::{check_declared_name, leak};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 

@@ -9,7 +9,7 @@
 //! interrupted) is reported by the run itself.
 
 use super::{Workload, short_float};
-use crate::analysis::gates::Gate;
+use crate::results::Gate;
 use crate::slo::SloMetric;
 use std::time::Duration;
 

@@ -8,6 +8,7 @@ mod coherence;
 mod toml_errors;
 
 use crate::backend_kind::BackendKind;
+pub use crate::names::{INDEX_LAYOUTS, check_declared_name, is_plain_name, leak};
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -828,7 +829,7 @@ pub struct Workload {
     pub slos: Vec<crate::slo::Slo>,
     /// Absolute gates: a matching cell that misses one fails the run (exit 3).
     #[serde(default)]
-    pub gates: Vec<crate::analysis::gates::Gate>,
+    pub gates: Vec<crate::results::Gate>,
     /// `compare`'s thresholds for runs of this workload (`[thresholds]`), by metric.
     #[serde(default)]
     pub thresholds: Vec<(String, f64)>,
@@ -852,16 +853,8 @@ pub struct Workload {
     pub source_path: PathBuf,
 }
 
-/// The index layouts every backend ships; the files live in `migrations/<backend>/indexes/`.
 /// Connection kills closer together than this would leave workers no time to reconnect.
 pub const MIN_KILL_EVERY_S: f64 = 0.1;
-
-pub const INDEX_LAYOUTS: [&str; 4] = [
-    "pk-only",
-    "status-created",
-    "fetch-order",
-    "pending-partial",
-];
 
 impl Workload {
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
@@ -1071,34 +1064,6 @@ pub fn queue_name_fits(kind: BackendKind, name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Letters, digits, `-` and `_`, at least one: the names a workload gives (itself,
-/// blocks, declared strategies and layouts), safe in file names and run ids.
-pub fn is_plain_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
-
-/// Checks the name a workload declares a strategy or layout under: not one claimbench
-/// ships (`shipped_as` says what it is, e.g. "a built-in strategy"), and plain.
-pub fn check_declared_name(name: &str, kind: &str, shipped_as: Option<&str>) -> Result<(), String> {
-    if let Some(what) = shipped_as {
-        return Err(format!("`{name}` is {what}; give yours another name"));
-    }
-    if !is_plain_name(name) {
-        return Err(format!(
-            "`{name}` is not a {kind} name; use letters, digits, `-` and `_`"
-        ));
-    }
-    Ok(())
-}
-
-/// A declared name or text as `'static`: declared strategies and layouts live as long as
-/// the process (the registries hand out `&'static` definitions), a handful per run.
-pub fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_string().into_boxed_str())
 }
 
 /// Where the statement and layout files a workload names may be.
@@ -1524,7 +1489,7 @@ impl Validator<'_> {
             .thresholds
             .into_iter()
             .map(|(k, v)| {
-                crate::analysis::compare::parse_threshold(&format!("{k}={v}"))
+                crate::slo::parse_threshold(&format!("{k}={v}"))
                     .map_err(|e| self.err(&format!("thresholds.{k}"), e))
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -1979,7 +1944,7 @@ impl Validator<'_> {
         i: usize,
         g: raw::Gate,
         matrices: &[Matrix],
-    ) -> Result<crate::analysis::gates::Gate, WorkloadError> {
+    ) -> Result<crate::results::Gate, WorkloadError> {
         let field = |f: &str| format!("gate[{i}].{f}");
         let check = crate::slo::Slo::parse(&g.check)
             .map_err(|e| self.err(&field("check"), e.to_string()))?;
@@ -1998,7 +1963,7 @@ impl Validator<'_> {
             Some(name) => Some(self.strategy(&field("strategy"), name)?),
             None => None,
         };
-        Ok(crate::analysis::gates::Gate {
+        Ok(crate::results::Gate {
             check,
             phase: g.phase,
             strategy,
