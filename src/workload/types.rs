@@ -1,0 +1,453 @@
+//! The validated workload: what the runner, the backends and the reports see, every
+//! value already checked (validate.rs makes these from the raw TOML).
+
+use super::*;
+
+/// SQL Server's LOCK_ESCALATION option for the hot table (`[mssql] lock_escalation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockEscalation {
+    /// SQL Server's default: many row locks in one statement become a table lock.
+    #[default]
+    Table,
+    /// To the partition on a partitioned table, else the table.
+    Auto,
+    /// Never escalate (the lock memory limit still applies).
+    Disable,
+}
+
+impl LockEscalation {
+    pub fn as_sql(self) -> &'static str {
+        match self {
+            LockEscalation::Table => "TABLE",
+            LockEscalation::Auto => "AUTO",
+            LockEscalation::Disable => "DISABLE",
+        }
+    }
+}
+
+/// How a worker acknowledges the jobs it finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Completion {
+    /// One `complete` statement per job, as soon as it finishes.
+    #[default]
+    PerJob,
+    /// One statement for every job of the batch that succeeded, after the batch: fewer
+    /// round trips and commits, but a finished job stays `processing` until then (a
+    /// crash in between re-runs it after the lease).
+    Batched,
+}
+
+/// What a worker does with a claimed job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HandlerMode {
+    /// claim, start, handler, complete or fail: the whole lifecycle.
+    #[default]
+    Full,
+    /// claim and drop: measures the claim path alone; claimed rows stay fetched.
+    ClaimOnly,
+}
+
+/// The simulated handler's run time. Times are milliseconds; tokio's timer rounds a
+/// sleep up to the next millisecond, so sub-millisecond means are only approximate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum DurationDist {
+    Fixed { ms: f64 },
+    Uniform { min_ms: f64, max_ms: f64 },
+    Exponential { mean_ms: f64 },
+    Lognormal { median_ms: f64, sigma: f64 },
+}
+
+/// When a trial ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopRule {
+    /// After warm-up plus `duration_s`.
+    #[default]
+    Duration,
+    /// When no job is left in an unpaused queue (capped by `max_s`).
+    Drain,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueueSpec {
+    pub name: String,
+    pub weight: f64,
+    pub max_workers: Option<i32>,
+    pub paused: bool,
+    pub active: bool,
+    /// Every job of this queue has this priority (else one drawn from the population's).
+    #[serde(default)]
+    pub priority: Option<i32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Population {
+    pub backlog: u64,
+    pub payload_bytes: u32,
+    pub scheduled_share: f64,
+    pub scheduled_within_s: f64,
+    pub queues: Vec<QueueSpec>,
+    /// (priority, weight); never empty (defaults to priority 0).
+    pub priorities: Vec<(i32, f64)>,
+    /// Finished and failed rows left in the hot table (no archive step), seeded after
+    /// the backlog: history no claim may take, which scans may still have to read.
+    #[serde(default)]
+    pub history: History,
+}
+
+/// `population.history`: rows left in the hot table that no claim may take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct History {
+    /// Finished jobs no archive step moved (status 3).
+    pub finished: u64,
+    /// Failed jobs kept where they failed (status 4).
+    pub failed: u64,
+    /// Pending jobs scheduled a day or more ahead.
+    #[serde(default)]
+    pub future: u64,
+    /// Pending jobs of a paused queue (`claimbench-paused`), created over the past day:
+    /// ahead of new jobs in fetch order.
+    #[serde(default)]
+    pub paused: u64,
+}
+
+impl History {
+    pub fn rows(&self) -> u64 {
+        self.finished + self.failed + self.future + self.paused
+    }
+
+    /// The history rows that are pending (future-dated or paused): they stay pending
+    /// through a trial and count with the seeded jobs.
+    pub fn pending(&self) -> u64 {
+        self.future + self.paused
+    }
+}
+
+impl Population {
+    /// Each queue's own priority, in the workload's order (`None`: drawn).
+    pub fn queue_priorities(&self) -> Vec<Option<i32>> {
+        self.queues.iter().map(|q| q.priority).collect()
+    }
+
+    /// Jobs a claim may take at the trial's start: the backlog in unpaused, active
+    /// queues that is not scheduled ahead (producers add to it later).
+    pub fn eligible_at_start(&self) -> u64 {
+        let total: f64 = self.queues.iter().map(|q| q.weight).sum();
+        let open: f64 = self
+            .queues
+            .iter()
+            .filter(|q| !q.paused && q.active)
+            .map(|q| q.weight)
+            .sum();
+        let share = if total > 0.0 { open / total } else { 0.0 };
+        (self.backlog as f64 * share * (1.0 - self.scheduled_share)).round() as u64
+    }
+
+    /// Lower bounds of each queue's share of [0, 1), for the server-side `width_bucket`.
+    pub fn queue_bounds(&self) -> (Vec<String>, Vec<f64>) {
+        let names = self.queues.iter().map(|q| q.name.clone()).collect();
+        (names, lower_bounds(self.queues.iter().map(|q| q.weight)))
+    }
+
+    /// Every priority a job can have: the drawn ones and the queues' own, for the
+    /// sampler's one probe per priority.
+    pub fn all_priorities(&self) -> Vec<i32> {
+        let mut all: Vec<i32> = self.priorities.iter().map(|p| p.0).collect();
+        all.extend(self.queues.iter().filter_map(|q| q.priority));
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    pub fn priority_bounds(&self) -> (Vec<i32>, Vec<f64>) {
+        let values = self.priorities.iter().map(|p| p.0).collect();
+        (values, lower_bounds(self.priorities.iter().map(|p| p.1)))
+    }
+}
+
+/// Cumulative lower bounds of normalised weights: [0, w0, w0+w1, ...]. Buckets with
+/// zero weight get an empty interval (equal bounds), which width_bucket never selects
+/// except when it is the last bucket; validation rejects an all-zero list.
+pub(super) fn lower_bounds(weights: impl Iterator<Item = f64>) -> Vec<f64> {
+    let w: Vec<f64> = weights.collect();
+    let total: f64 = w.iter().sum();
+    let mut acc = 0.0;
+    let mut out = Vec::with_capacity(w.len());
+    for x in w {
+        out.push(acc / total);
+        acc += x;
+    }
+    out
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Handler {
+    pub mode: HandlerMode,
+    pub duration: Option<DurationDist>,
+    pub failure_rate: f64,
+    pub max_attempts: u32,
+    pub retry_delay: Duration,
+    pub start_gate: bool,
+    /// How often a running handler extends its lease (`heartbeat_at`); `None`: never, so
+    /// a handler that outlives `faults.lease_s` is rescued while it runs.
+    #[serde(default)]
+    pub heartbeat: Option<Duration>,
+    /// Per job, or once per batch (`handler.complete`).
+    #[serde(default)]
+    pub complete: Completion,
+}
+
+/// One matrix block: the cells it expands to, and the phase settings that replace the
+/// workload's for its trials. A workload has one (`[matrix]`) or several (`[[matrix]]`),
+/// so one file can compare strategies at one batch size and sweep another dimension
+/// without the full cartesian product.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Matrix {
+    /// The phase's name, part of every cell's key ("" for a lone `[matrix]`).
+    pub name: String,
+    pub strategies: Vec<Strategy>,
+    pub index_layouts: Vec<String>,
+    pub workers: Vec<u32>,
+    pub batch_sizes: Vec<u32>,
+    pub phase: PhaseSettings,
+}
+
+/// What a matrix block changes for its own trials; `None` keeps the workload's value.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PhaseSettings {
+    pub backlog: Option<u64>,
+    /// Open-loop arrivals per second; `Some(0.0)` turns the workload's producers off.
+    pub arrival_rate_per_s: Option<f64>,
+    /// Arrivals at a multiple of what a cell of an earlier block measured in this run
+    /// (the runner sets the rate before each cell), so the story holds on any host.
+    #[serde(default)]
+    pub arrival_rate_from: Option<RateFrom>,
+    pub handler_mode: Option<HandlerMode>,
+    /// Replaces `handler.complete` for this block.
+    #[serde(default)]
+    pub complete: Option<Completion>,
+    /// Replaces `worker.empty_backoff_max_ms` (the longest idle poll) for this block.
+    #[serde(default)]
+    pub empty_backoff_max: Option<Duration>,
+    /// Replaces `population.history` for this block.
+    #[serde(default)]
+    pub history: Option<History>,
+    pub warmup: Option<Duration>,
+    pub duration: Option<Duration>,
+    pub repetitions: Option<u32>,
+    /// Search the sustainable arrival rate instead of running one trial per cell.
+    pub search: Option<RateSearch>,
+    /// Replaces `faults.hold_snapshot_s` for this block (`Some(None)`: no hold).
+    #[serde(default)]
+    pub hold_snapshot: Option<Option<(Duration, Duration)>>,
+    /// Session settings of this block, over the workload's.
+    #[serde(default)]
+    pub session_settings: Vec<crate::session_settings::SessionSetting>,
+}
+
+/// `arrival_rate_from`: `times` the steady throughput (claimed/s in a claim-only phase)
+/// of the cell of block `phase` with this cell's backend, strategy and layout at
+/// `workers` and `batch_size`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateFrom {
+    pub phase: String,
+    pub workers: u32,
+    pub batch_size: u32,
+    pub times: f64,
+}
+
+impl RateFrom {
+    /// "1.5 x the claim rate of 1 worker, batch 1, in phase batch".
+    pub fn describe(&self) -> String {
+        format!(
+            "{} x what {} worker{} at batch {} took in phase {}",
+            self.times,
+            self.workers,
+            if self.workers == 1 { "" } else { "s" },
+            self.batch_size,
+            self.phase
+        )
+    }
+}
+
+/// The arrival-rate search of a phase: geometric steps up from `start_per_s` until the
+/// SLOs break, then bisection, each step its own trial, at most `max_trials` per cell.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RateSearch {
+    pub start_per_s: f64,
+    pub max_trials: u32,
+    /// Stop bisecting when the bracket is narrower than this share of its low end.
+    pub tolerance: f64,
+}
+
+/// How the open-loop producer spaces arrivals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// Exponential gaps (a Poisson process), drawn from the workload's seed: how
+    /// independent clients arrive, bursts included.
+    #[default]
+    Poisson,
+    /// Evenly spaced.
+    Uniform,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trial {
+    pub warmup: Duration,
+    pub duration: Option<Duration>,
+    pub stop: StopRule,
+    pub max: Duration,
+    pub repetitions: u32,
+    /// `None`: no sampler (no oldest-pending, lock-wait or max-workers evidence), so
+    /// the database carries exactly the workers' load, e.g. to compare with pgbench.
+    pub sample_interval: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Faults {
+    /// Share of claimed jobs whose worker crashes before starting them.
+    pub abandon_rate: f64,
+    pub lease: Option<Duration>,
+    /// Share of started runs whose worker crashes before finishing them: the row stays
+    /// processing, with no effect, until its lease expires.
+    #[serde(default)]
+    pub crash_after_start_rate: f64,
+    /// Share of jobs (chosen by id, the same in every trial) whose handler always fails:
+    /// they retry until `handler.max_attempts`, then go to the dead-letter table.
+    #[serde(default)]
+    pub poison_share: f64,
+    /// Share of runs whose handler hangs for `hang` without heartbeats: the rescuer
+    /// returns the job while the hung handler still believes it owns it.
+    #[serde(default)]
+    pub hang_rate: f64,
+    #[serde(default)]
+    pub hang: Duration,
+    /// Instants after the trial's start at which the server ends every worker
+    /// connection (`pg_terminate_backend`, MySQL's and SQL Server's `KILL`).
+    #[serde(default)]
+    pub kill_connections_at: Vec<Duration>,
+    /// And one such kill every this often, from the trial's start.
+    #[serde(default)]
+    pub kill_connections_every: Option<Duration>,
+    /// Instants after the trial's start at which the database server restarts: the
+    /// embedded PostgreSQL is stopped in immediate mode and started again; a `--db`
+    /// server only through the command the person running claimbench gives
+    /// (`--restart-command`): a workload file never carries one.
+    #[serde(default)]
+    pub restart_at: Vec<Duration>,
+    /// From when to when (since the trial's start) a session holds one snapshot open.
+    #[serde(default)]
+    pub hold_snapshot: Option<(Duration, Duration)>,
+}
+
+impl Faults {
+    /// The instants of every connection kill in a trial planned to last `planned`,
+    /// earliest first.
+    pub fn kill_schedule(&self, planned: Duration) -> Vec<Duration> {
+        let mut at: Vec<Duration> = self
+            .kill_connections_at
+            .iter()
+            .copied()
+            .filter(|t| *t < planned)
+            .collect();
+        if let Some(every) = self.kill_connections_every {
+            let mut t = every;
+            while t < planned {
+                at.push(t);
+                t += every;
+            }
+        }
+        at.sort();
+        at.dedup();
+        at
+    }
+
+    pub fn kills_connections(&self) -> bool {
+        !self.kill_connections_at.is_empty() || self.kill_connections_every.is_some()
+    }
+
+    /// Whether the server ends connections mid-trial (kills or restarts): then every
+    /// task reconnects and goes on, instead of ending the trial.
+    pub fn breaks_connections(&self) -> bool {
+        self.kills_connections() || !self.restart_at.is_empty()
+    }
+
+    /// Whether a fault can leave a job claimed or processing when the trial ends.
+    pub fn strands_jobs(&self) -> bool {
+        self.abandon_rate > 0.0
+            || self.crash_after_start_rate > 0.0
+            || self.hang_rate > 0.0
+            || self.breaks_connections()
+    }
+
+    /// Whether `job` is one of the poison jobs: a hash of its id and the seed below
+    /// `poison_share`, so the same jobs are poison in every trial and repetition.
+    pub fn is_poison(&self, job: i64, seed: u64) -> bool {
+        if self.poison_share <= 0.0 {
+            return false;
+        }
+        // splitmix64's finalizer: every bit of the id moves every bit of the result.
+        let mut z = (job as u64) ^ seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z as f64 / u64::MAX as f64) < self.poison_share
+    }
+}
+
+/// A validated workload: everything the runner needs, nothing it must re-check.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Workload {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub population: Population,
+    pub producer_rate_per_s: Option<f64>,
+    #[serde(default)]
+    pub arrivals: Arrivals,
+    pub handler: Handler,
+    pub empty_backoff: Duration,
+    pub empty_backoff_max: Duration,
+    pub faults: Faults,
+    /// Backends to run every cell on, side by side. Empty: the backends of the `--db`
+    /// URLs given (the embedded PostgreSQL when none is); `main` fills it in before a run.
+    pub backends: Vec<BackendKind>,
+    /// Never empty. A workload made by [`Workload::phase`] holds only that phase's.
+    pub matrices: Vec<Matrix>,
+    pub trial: Trial,
+    /// Service-level objectives the run's cells are judged by (`recommend`, verdict).
+    #[serde(default)]
+    pub slos: Vec<crate::slo::Slo>,
+    /// Absolute gates: a matching cell that misses one fails the run (exit 3).
+    #[serde(default)]
+    pub gates: Vec<crate::results::Gate>,
+    /// `compare`'s thresholds for runs of this workload (`[thresholds]`), by metric.
+    #[serde(default)]
+    pub thresholds: Vec<(String, f64)>,
+    /// PostgreSQL settings for the embedded cluster (`-c name=value`).
+    pub embedded_settings: BTreeMap<String, String>,
+    /// Set on every worker connection of their backend (`[session.<backend>]`).
+    #[serde(default)]
+    pub session_settings: Vec<crate::session_settings::SessionSetting>,
+    /// SQL Server only: the hot table's LOCK_ESCALATION.
+    #[serde(default)]
+    pub lock_escalation: LockEscalation,
+    /// The strategies the workload declares, with their statements as read.
+    #[serde(default)]
+    pub custom_strategies: Vec<crate::strategy::custom::Declared>,
+    /// The index layouts the workload declares, with their DDL as read.
+    #[serde(default)]
+    pub custom_layouts: Vec<crate::custom_layout::DeclaredLayout>,
+    /// The file's text and its SHA-256, so a run records exactly what it ran.
+    pub source_text: String,
+    pub source_hash: String,
+    pub source_path: PathBuf,
+}
+
+/// Connection kills closer together than this would leave workers no time to reconnect.
+pub const MIN_KILL_EVERY_S: f64 = 0.1;

@@ -1,0 +1,971 @@
+//! Raw TOML to a validated [`Workload`]: each field checked on its own, with errors
+//! that name the file, the dotted field and what is allowed; what fields decide together
+//! is in coherence.rs.
+
+use super::*;
+
+pub(super) struct Validator<'a> {
+    pub(super) file: &'a Path,
+    pub(super) files: Files,
+    /// The strategies `[strategies.<name>]` declared, for the matrices to name.
+    pub(super) declared: Vec<Strategy>,
+    /// The layouts `[layouts.<name>]` declared.
+    pub(super) layouts: Vec<String>,
+}
+
+/// The longest time a workload may give anywhere: a week.
+const MAX_TIME_S: f64 = 604_800.0;
+
+/// A number as a person wrote it, or in exponent form when it would print hundreds of
+/// digits (1e300 is one line, not a screenful).
+pub(super) fn short_float(v: f64) -> String {
+    if v.abs() >= 1e9 {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
+impl Validator<'_> {
+    pub(super) fn err(&self, field: &str, message: impl Into<String>) -> WorkloadError {
+        WorkloadError::Invalid {
+            file: self.file.to_path_buf(),
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// A strategy the workload names: declared by it, or built in.
+    fn strategy(&self, field: &str, name: &str) -> Result<Strategy, WorkloadError> {
+        self.declared
+            .iter()
+            .copied()
+            .find(|s| s.as_str() == name)
+            .or_else(|| Strategy::builtin_named(name))
+            .ok_or_else(|| {
+                let declared: String = self
+                    .declared
+                    .iter()
+                    .map(|s| format!(", {s}"))
+                    .collect();
+                self.err(
+                    field,
+                    format!(
+                        "unknown strategy `{name}`; expected one of: {}{declared}, or one declared under [strategies.<name>]",
+                        Strategy::builtin_names()
+                    ),
+                )
+            })
+    }
+
+    /// A layout the workload names: shipped, or declared by it.
+    fn layout(&self, field: &str, name: &str) -> Result<(), WorkloadError> {
+        if INDEX_LAYOUTS.contains(&name) || self.layouts.iter().any(|l| l == name) {
+            return Ok(());
+        }
+        let declared: String = self.layouts.iter().map(|l| format!(", {l}")).collect();
+        Err(self.err(
+            field,
+            format!(
+                "unknown layout `{name}`; expected one of: {}{declared}, or one declared under [layouts.<name>]",
+                INDEX_LAYOUTS.join(", ")
+            ),
+        ))
+    }
+
+    /// A file a workload names, relative to the workload's own: its path as shown in
+    /// messages and records, and its text.
+    fn read_beside(&self, field: &str, path: &Path) -> Result<(String, String), WorkloadError> {
+        let dir = match self.file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let full = dir.join(path);
+        let text = std::fs::read_to_string(&full)
+            .map_err(|e| self.err(field, format!("cannot read {}: {e}", full.display())))?;
+        if self.files == Files::BesideOnly {
+            // Links resolved: a link beside the workload to a file elsewhere is elsewhere.
+            let inside = match (dir.canonicalize(), full.canonicalize()) {
+                (Ok(d), Ok(f)) => f.starts_with(d),
+                _ => false,
+            };
+            if !inside {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "`{}` is outside the workload's folder; keep the file beside the workload (or below it), or pass --allow-outside-files",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        Ok((full.display().to_string(), text))
+    }
+
+    /// Reads and registers `[layouts.<name>]`: each DDL file, relative to the workload.
+    pub(super) fn declare_layouts(
+        &self,
+        raw: &BTreeMap<String, raw::CustomLayout>,
+    ) -> Result<Vec<crate::custom_layout::DeclaredLayout>, WorkloadError> {
+        let mut out = Vec::new();
+        for (name, l) in raw {
+            let field = format!("layouts.{name}.postgres");
+            let (file, sql) = self.read_beside(&field, &l.postgres)?;
+            let d = crate::custom_layout::DeclaredLayout {
+                name: name.clone(),
+                file,
+                sql,
+            };
+            crate::custom_layout::declare(&d).map_err(|m| self.err(&field, m))?;
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    /// Reads and registers `[strategies.<name>]`: each statement file, relative to the
+    /// workload, with what it promises.
+    pub(super) fn declare_strategies(
+        &self,
+        raw: &BTreeMap<String, raw::CustomStrategy>,
+    ) -> Result<Vec<(Strategy, crate::strategy::custom::Declared)>, WorkloadError> {
+        let mut out = Vec::new();
+        for (name, c) in raw {
+            let f = |x: &str| format!("strategies.{name}.{x}");
+            if c.mysql.is_some() || c.mssql.is_some() {
+                let which = if c.mysql.is_some() { "mysql" } else { "mssql" };
+                return Err(self.err(
+                    &f(which),
+                    "custom strategies run on PostgreSQL only for now (give `postgres = \"file.sql\"`): MySQL has no RETURNING for a one-statement claim, and no SQL Server runs here to check one",
+                ));
+            }
+            let Some(path) = &c.postgres else {
+                return Err(self.err(
+                    &f("postgres"),
+                    "is missing; give the claim statement's file, relative to this workload",
+                ));
+            };
+            let (file, sql) = self.read_beside(&f("postgres"), path)?;
+            let promise = |p: &str| c.promises.iter().any(|x| x == p);
+            for p in &c.promises {
+                if !["prevents-duplicates", "respects-max-workers"].contains(&p.as_str()) {
+                    return Err(self.err(
+                        &f("promises"),
+                        format!("unknown promise `{p}`; expected prevents-duplicates, respects-max-workers"),
+                    ));
+                }
+            }
+            let d = crate::strategy::custom::Declared {
+                name: name.clone(),
+                file,
+                sql,
+                prevents_duplicates: promise("prevents-duplicates"),
+                respects_max_workers: promise("respects-max-workers"),
+            };
+            let s =
+                crate::strategy::custom::declare(&d).map_err(|m| self.err(&f("postgres"), m))?;
+            out.push((s, d));
+        }
+        Ok(out)
+    }
+
+    /// `[from, to]` in seconds since the trial's start, from before to (`[]`, where
+    /// `may_be_empty`: no hold).
+    fn hold_window(
+        &self,
+        field: &str,
+        w: &[f64],
+        may_be_empty: bool,
+    ) -> Result<Option<(Duration, Duration)>, WorkloadError> {
+        match *w {
+            [] if may_be_empty => Ok(None),
+            [from, to] if from < to => Ok(Some((
+                self.positive_secs(field, from)?,
+                self.positive_secs(field, to)?,
+            ))),
+            _ => Err(self.err(
+                field,
+                format!(
+                    "give [from, to]: two times in seconds since the trial's start, from before to{}",
+                    if may_be_empty { " ([] for none)" } else { "" }
+                ),
+            )),
+        }
+    }
+
+    fn non_negative(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(self.err(field, format!("{v} is not allowed; give a number >= 0")))
+        }
+    }
+
+    fn positive(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(self.err(field, format!("{v} is not allowed; give a number > 0")))
+        }
+    }
+
+    fn share(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(self.err(
+                field,
+                format!("{v} is not allowed; give a share between 0 and 1"),
+            ))
+        }
+    }
+
+    /// A time of `secs` seconds, refused above a week: no trial means more, and
+    /// `Duration` (then `Instant` arithmetic) cannot hold every finite float.
+    fn bounded(
+        &self,
+        field: &str,
+        secs: f64,
+        shown: f64,
+        unit: &str,
+    ) -> Result<Duration, WorkloadError> {
+        if secs <= MAX_TIME_S {
+            Ok(Duration::from_secs_f64(secs))
+        } else {
+            let most = if unit == "ms" {
+                MAX_TIME_S * 1000.0
+            } else {
+                MAX_TIME_S
+            };
+            Err(self.err(
+                field,
+                format!(
+                    "{} is not allowed; give at most {most} {unit} (a week)",
+                    short_float(shown)
+                ),
+            ))
+        }
+    }
+
+    fn ms(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        self.bounded(field, self.non_negative(field, v)? / 1000.0, v, "ms")
+    }
+
+    fn positive_ms(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        self.bounded(field, self.positive(field, v)? / 1000.0, v, "ms")
+    }
+
+    fn secs(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        self.bounded(field, self.non_negative(field, v)?, v, "s")
+    }
+
+    fn positive_secs(&self, field: &str, v: f64) -> Result<Duration, WorkloadError> {
+        self.bounded(field, self.positive(field, v)?, v, "s")
+    }
+
+    fn counts(&self, field: &str, v: &[i64], max: i64) -> Result<Vec<u32>, WorkloadError> {
+        if v.is_empty() {
+            return Err(self.err(field, "is empty; list at least one value"));
+        }
+        v.iter()
+            .map(|&n| {
+                if (1..=max).contains(&n) {
+                    Ok(n as u32)
+                } else {
+                    Err(self.err(field, format!("{n} is not allowed; give 1 to {max}")))
+                }
+            })
+            .collect()
+    }
+
+    /// `[faults]`: each rate a share, each time bounded, and the lease every fault that
+    /// strands jobs needs.
+    fn faults(&self, f: raw::Faults) -> Result<Faults, WorkloadError> {
+        let lease = match f.lease_s {
+            Some(s) => Some(self.positive_secs("faults.lease_s", s)?),
+            None => None,
+        };
+        let faults = Faults {
+            abandon_rate: self.share("faults.abandon_rate", f.abandon_rate)?,
+            lease,
+            crash_after_start_rate: self
+                .share("faults.crash_after_start_rate", f.crash_after_start_rate)?,
+            poison_share: self.share("faults.poison_share", f.poison_share)?,
+            hang_rate: self.share("faults.hang_rate", f.hang_rate)?,
+            // Past the lease by default: a hang shorter than it is only a slow handler.
+            hang: match (f.hang_s, lease) {
+                (Some(s), _) => self.positive_secs("faults.hang_s", s)?,
+                (None, Some(l)) => l * 2,
+                (None, None) => Duration::ZERO,
+            },
+            kill_connections_at: f
+                .kill_connections_at_s
+                .iter()
+                .map(|&t| self.positive_secs("faults.kill_connections_at_s", t))
+                .collect::<Result<_, _>>()?,
+            kill_connections_every: match f.kill_connections_every_s {
+                Some(t) if t.is_finite() && t < MIN_KILL_EVERY_S => {
+                    return Err(self.err(
+                        "faults.kill_connections_every_s",
+                        format!(
+                            "{} is not allowed; give at least {MIN_KILL_EVERY_S} s (workers need time to reconnect)",
+                            short_float(t)
+                        ),
+                    ));
+                }
+                Some(t) => Some(self.positive_secs("faults.kill_connections_every_s", t)?),
+                None => None,
+            },
+            restart_at: f
+                .restart_db_at_s
+                .iter()
+                .map(|&t| self.positive_secs("faults.restart_db_at_s", t))
+                .collect::<Result<_, _>>()?,
+            hold_snapshot: match f.hold_snapshot_s.as_deref() {
+                None => None,
+                Some(w) => self.hold_window("faults.hold_snapshot_s", w, false)?,
+            },
+        };
+        if f.restart_command.is_some() {
+            return Err(self.err(
+                "faults.restart_command",
+                "a workload file carries no commands; give it to `claimbench run --restart-command CMD` (or CLAIMBENCH_RESTART_COMMAND) and keep faults.restart_db_at_s here",
+            ));
+        }
+        for (field, on) in [
+            (
+                "crash_after_start_rate",
+                faults.crash_after_start_rate > 0.0,
+            ),
+            ("hang_rate", faults.hang_rate > 0.0),
+        ] {
+            if on && faults.lease.is_none() {
+                return Err(self.err(
+                    "faults.lease_s",
+                    format!("is required when faults.{field} > 0: the jobs it strands come back only through the rescuer"),
+                ));
+            }
+        }
+        if faults.breaks_connections() && faults.lease.is_none() {
+            return Err(self.err(
+                "faults.lease_s",
+                "is required when connections are killed or the server restarts: the claims a worker held come back only through the rescuer",
+            ));
+        }
+        if faults.abandon_rate > 0.0 && faults.lease.is_none() {
+            return Err(self.err(
+                "faults.lease_s",
+                "is required when faults.abandon_rate > 0: abandoned jobs come back only through the rescuer",
+            ));
+        }
+        Ok(faults)
+    }
+
+    pub(super) fn workload(&self, w: raw::Workload, text: &str) -> Result<Workload, WorkloadError> {
+        if !is_plain_name(&w.name) {
+            return Err(self.err(
+                "name",
+                format!("`{}` is not allowed; use letters, digits, - and _", w.name),
+            ));
+        }
+        let population = self.population(w.population)?;
+        let handler = self.handler(w.handler)?;
+        let (producer_rate_per_s, arrivals) = match w.producers {
+            Some(p) => (
+                Some(self.non_negative("producers.rate_per_s", p.rate_per_s)?),
+                p.arrivals,
+            ),
+            None => (None, Arrivals::default()),
+        };
+        let producer_rate_per_s = producer_rate_per_s.filter(|&r| r > 0.0);
+        let empty_backoff = self.ms("worker.empty_backoff_ms", w.worker.empty_backoff_ms)?;
+        let empty_backoff_max =
+            self.ms("worker.empty_backoff_max_ms", w.worker.empty_backoff_max_ms)?;
+        if empty_backoff_max < empty_backoff {
+            return Err(self.err(
+                "worker.empty_backoff_max_ms",
+                "is below worker.empty_backoff_ms; give a maximum >= the base",
+            ));
+        }
+        let faults = self.faults(w.faults)?;
+        let (backends, matrices) = self.matrices(w.matrix)?;
+        let trial = self.trial(w.trial)?;
+        for m in &matrices {
+            let arrivals = match m.phase.arrival_rate_per_s {
+                Some(r) => r > 0.0,
+                None => producer_rate_per_s.is_some() || m.phase.arrival_rate_from.is_some(),
+            };
+            if trial.stop == StopRule::Drain && m.phase.duration.is_none() && arrivals {
+                return Err(self.err(
+                    "trial.stop",
+                    "\"drain\" cannot be combined with producers: the queue never drains; use \"duration\"",
+                ));
+            }
+        }
+        let slos = match w.slo {
+            Some(raw) => raw
+                .parse()
+                .map_err(|(field, e)| self.err(&format!("slo.{field}"), e.to_string()))?,
+            None => Vec::new(),
+        };
+        let gates = w
+            .gate
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| self.gate(i, g, &matrices))
+            .collect::<Result<Vec<_>, _>>()?;
+        let thresholds = w
+            .thresholds
+            .into_iter()
+            .map(|(k, v)| {
+                crate::slo::parse_threshold(&format!("{k}={v}"))
+                    .map_err(|e| self.err(&format!("thresholds.{k}"), e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let embedded_settings = self.embedded_settings(w.embedded.settings)?;
+        let session_settings = self.session_settings("session", w.session)?;
+        Ok(Workload {
+            name: w.name,
+            description: w.description,
+            seed: w.seed,
+            population,
+            producer_rate_per_s,
+            arrivals,
+            handler,
+            empty_backoff,
+            empty_backoff_max,
+            faults,
+            backends,
+            matrices,
+            trial,
+            slos,
+            gates,
+            thresholds,
+            embedded_settings,
+            session_settings,
+            lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
+            custom_strategies: Vec::new(),
+            custom_layouts: Vec::new(),
+            source_text: text.to_string(),
+            source_hash: hex::encode(Sha256::digest(text.as_bytes())),
+            source_path: self.file.to_path_buf(),
+        })
+    }
+
+    /// `[embedded.settings]`: names and values the embedded server may take from a
+    /// workload (see `embedded::settings`), each later one `-c name=value` argument.
+    fn embedded_settings(
+        &self,
+        settings: BTreeMap<String, toml::Value>,
+    ) -> Result<BTreeMap<String, String>, WorkloadError> {
+        settings
+            .into_iter()
+            .map(|(k, v)| {
+                let field = format!("embedded.settings.{k}");
+                let value = self.setting_value(&field, v)?;
+                crate::embedded::settings::check(&k, &value).map_err(|e| self.err(&field, e))?;
+                Ok((k, value))
+            })
+            .collect()
+    }
+
+    /// A setting's value as the server reads it: text, a number, or on/off.
+    fn setting_value(&self, field: &str, v: toml::Value) -> Result<String, WorkloadError> {
+        Ok(match v {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Boolean(b) => if b { "on" } else { "off" }.to_string(),
+            other => {
+                return Err(self.err(
+                    field,
+                    format!("{other} is not allowed; give a string, number or boolean"),
+                ));
+            }
+        })
+    }
+
+    fn session_settings(
+        &self,
+        prefix: &str,
+        by_backend: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    ) -> Result<Vec<crate::session_settings::SessionSetting>, WorkloadError> {
+        let mut out = Vec::new();
+        for (backend, settings) in by_backend {
+            let Some(kind) = BackendKind::named(&backend) else {
+                return Err(self.err(
+                    &format!("{prefix}.{backend}"),
+                    "is not a backend; expected postgres, mysql or mssql",
+                ));
+            };
+            for (name, v) in settings {
+                let field = format!("{prefix}.{backend}.{name}");
+                let value = self.setting_value(&field, v)?;
+                crate::session_settings::check(kind, &name, &value)
+                    .map_err(|e| self.err(&field, e))?;
+                out.push(crate::session_settings::SessionSetting {
+                    backend: kind,
+                    name,
+                    value,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn population(&self, p: raw::Population) -> Result<Population, WorkloadError> {
+        if !(0..=100_000_000).contains(&p.backlog) {
+            return Err(self.err(
+                "population.backlog",
+                format!("{} is not allowed; give 0 to 100000000 jobs", p.backlog),
+            ));
+        }
+        if !(0..=1_000_000).contains(&p.payload_bytes) {
+            return Err(self.err(
+                "population.payload_bytes",
+                format!(
+                    "{} is not allowed; give 0 to 1000000 bytes",
+                    p.payload_bytes
+                ),
+            ));
+        }
+        if p.queues.is_empty() {
+            return Err(self.err("population.queues", "is empty; define at least one queue"));
+        }
+        let mut queues = Vec::with_capacity(p.queues.len());
+        for (i, q) in p.queues.into_iter().enumerate() {
+            let field = |f: &str| format!("population.queues[{i}].{f}");
+            if q.name.is_empty() || queues.iter().any(|x: &QueueSpec| x.name == q.name) {
+                return Err(self.err(&field("name"), format!("`{}` is empty or repeated", q.name)));
+            }
+            check_queue_name(&q.name).map_err(|m| self.err(&field("name"), m))?;
+            self.non_negative(&field("weight"), q.weight)?;
+            let max_workers = match q.max_workers {
+                Some(n) if (1..=i32::MAX as i64).contains(&n) => Some(n as i32),
+                Some(n) => {
+                    return Err(self.err(
+                        &field("max_workers"),
+                        format!("{n} is not allowed; give 1 or more, or leave it out for no limit"),
+                    ));
+                }
+                None => None,
+            };
+            queues.push(QueueSpec {
+                name: q.name,
+                weight: q.weight,
+                max_workers,
+                paused: q.paused,
+                active: q.active,
+                priority: q.priority,
+            });
+        }
+        if queues.iter().all(|q| q.weight == 0.0) {
+            return Err(self.err(
+                "population.queues",
+                "every weight is 0; give one a weight > 0",
+            ));
+        }
+        let mut priorities = Vec::new();
+        for (i, pr) in p.priorities.into_iter().enumerate() {
+            self.non_negative(&format!("population.priorities[{i}].weight"), pr.weight)?;
+            priorities.push((pr.value, pr.weight));
+        }
+        if priorities.is_empty() {
+            priorities.push((0, 1.0));
+        }
+        if priorities.iter().all(|p| p.1 == 0.0) {
+            return Err(self.err(
+                "population.priorities",
+                "every weight is 0; give one a weight > 0",
+            ));
+        }
+        Ok(Population {
+            backlog: p.backlog as u64,
+            payload_bytes: p.payload_bytes as u32,
+            scheduled_share: self.share("population.scheduled_share", p.scheduled_share)?,
+            scheduled_within_s: self
+                .non_negative("population.scheduled_within_s", p.scheduled_within_s)?,
+            queues,
+            priorities,
+            history: match p.history {
+                Some(h) => self.history("population.history", h)?,
+                None => History::default(),
+            },
+        })
+    }
+
+    /// Up to 10 million rows of each kind.
+    fn history(&self, field: &str, h: raw::History) -> Result<History, WorkloadError> {
+        let count = |what: &str, n: i64| {
+            if (0..=10_000_000).contains(&n) {
+                Ok(n as u64)
+            } else {
+                Err(self.err(
+                    &format!("{field}.{what}"),
+                    format!("{n} is not allowed; give 0 to 10000000 rows"),
+                ))
+            }
+        };
+        Ok(History {
+            finished: count("finished", h.finished)?,
+            failed: count("failed", h.failed)?,
+            future: count("future", h.future)?,
+            paused: count("paused", h.paused)?,
+        })
+    }
+
+    fn handler(&self, h: raw::Handler) -> Result<Handler, WorkloadError> {
+        if let Some(d) = h.duration {
+            let f = "handler.duration";
+            match d {
+                DurationDist::Fixed { ms } => {
+                    self.ms(&format!("{f}.ms"), ms)?;
+                }
+                DurationDist::Uniform { min_ms, max_ms } => {
+                    self.ms(&format!("{f}.min_ms"), min_ms)?;
+                    self.ms(&format!("{f}.max_ms"), max_ms)?;
+                    if max_ms < min_ms {
+                        return Err(self.err(&format!("{f}.max_ms"), "is below min_ms"));
+                    }
+                }
+                DurationDist::Exponential { mean_ms } => {
+                    self.positive_ms(&format!("{f}.mean_ms"), mean_ms)?;
+                }
+                DurationDist::Lognormal { median_ms, sigma } => {
+                    self.positive_ms(&format!("{f}.median_ms"), median_ms)?;
+                    self.non_negative(&format!("{f}.sigma"), sigma)?;
+                }
+            }
+        }
+        if !(1..=1000).contains(&h.max_attempts) {
+            return Err(self.err(
+                "handler.max_attempts",
+                format!("{} is not allowed; give 1 to 1000", h.max_attempts),
+            ));
+        }
+        Ok(Handler {
+            mode: h.mode,
+            duration: h.duration,
+            failure_rate: self.share("handler.failure_rate", h.failure_rate)?,
+            max_attempts: h.max_attempts as u32,
+            retry_delay: self.ms("handler.retry_delay_ms", h.retry_delay_ms)?,
+            start_gate: h.start_gate,
+            heartbeat: match h.heartbeat_ms {
+                Some(ms) => Some(self.positive_ms("handler.heartbeat_ms", ms)?),
+                None => None,
+            },
+            complete: h.complete,
+        })
+    }
+
+    /// `[matrix]` (one block, fields named `matrix.x`) or `[[matrix]]` (fields named
+    /// `matrix[i].x`), and the backends the blocks list (they must agree).
+    #[allow(clippy::type_complexity)]
+    fn matrices(
+        &self,
+        value: toml::Value,
+    ) -> Result<(Vec<BackendKind>, Vec<Matrix>), WorkloadError> {
+        let blocks: Vec<(String, toml::Value)> = match value {
+            toml::Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (format!("matrix[{i}]"), v))
+                .collect(),
+            other @ toml::Value::Table(_) => vec![("matrix".to_string(), other)],
+            other => {
+                return Err(self.err(
+                    "matrix",
+                    format!(
+                        "is a {}; give a [matrix] table or [[matrix]] blocks",
+                        other.type_str()
+                    ),
+                ));
+            }
+        };
+        if blocks.is_empty() {
+            return Err(self.err("matrix", "is empty; give at least one [[matrix]] block"));
+        }
+        let many = blocks.len() > 1;
+        let mut backends: Option<(String, Vec<BackendKind>)> = None;
+        let mut out: Vec<Matrix> = Vec::new();
+        for (field, value) in blocks {
+            let raw: raw::Matrix = toml_errors::from_value(value).map_err(|(path, message)| {
+                let at = if path == "." {
+                    field.clone()
+                } else {
+                    format!("{field}.{path}")
+                };
+                self.err(&at, message)
+            })?;
+            if let Some(b) = self.block_backends(&field, raw.backends.clone())? {
+                match &backends {
+                    Some((first, listed)) if *listed != b => {
+                        return Err(self.err(
+                            &format!("{field}.backends"),
+                            format!("differs from {first}.backends; every block runs on the same backends, so list them once"),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => backends = Some((field.clone(), b)),
+                }
+            }
+            let m = self.matrix(&field, raw)?;
+            if many && m.name.is_empty() {
+                return Err(self.err(
+                    &format!("{field}.name"),
+                    "is missing; with several [[matrix]] blocks each needs a name (it labels its cells)",
+                ));
+            }
+            if out.iter().any(|o| o.name == m.name) {
+                return Err(self.err(
+                    &format!("{field}.name"),
+                    format!("`{}` names two blocks; give each its own", m.name),
+                ));
+            }
+            out.push(m);
+        }
+        Ok((backends.map(|b| b.1).unwrap_or_default(), out))
+    }
+
+    fn block_backends(
+        &self,
+        field: &str,
+        b: Option<Vec<BackendKind>>,
+    ) -> Result<Option<Vec<BackendKind>>, WorkloadError> {
+        match b {
+            None => Ok(None),
+            Some(b) if b.is_empty() => Err(self.err(
+                &format!("{field}.backends"),
+                "is empty; list backends (postgres, mysql), or leave it out to run on the backend of --db",
+            )),
+            Some(b) => {
+                if let Some(d) = b.iter().enumerate().find(|(i, k)| b[..*i].contains(k)) {
+                    return Err(self.err(
+                        &format!("{field}.backends"),
+                        format!("lists `{}` twice", d.1),
+                    ));
+                }
+                Ok(Some(b))
+            }
+        }
+    }
+
+    fn matrix(&self, field: &str, m: raw::Matrix) -> Result<Matrix, WorkloadError> {
+        let f = |x: &str| format!("{field}.{x}");
+        if m.strategies.is_empty() {
+            return Err(self.err(&f("strategies"), "is empty; list at least one strategy"));
+        }
+        let strategies = m
+            .strategies
+            .iter()
+            .map(|name| self.strategy(&f("strategies"), name))
+            .collect::<Result<Vec<_>, _>>()?;
+        if m.index_layouts.is_empty() {
+            return Err(self.err(&f("index_layouts"), "is empty; list at least one layout"));
+        }
+        for l in &m.index_layouts {
+            self.layout(&f("index_layouts"), l)?;
+        }
+        let name = m.name.unwrap_or_default();
+        if !name.is_empty() && !is_plain_name(&name) {
+            return Err(self.err(
+                &f("name"),
+                format!("`{name}` is not allowed; use letters, digits, - and _"),
+            ));
+        }
+        let phase = PhaseSettings {
+            backlog: match m.backlog {
+                Some(b) if (0..=100_000_000).contains(&b) => Some(b as u64),
+                Some(b) => {
+                    return Err(self.err(
+                        &f("backlog"),
+                        format!("{b} is not allowed; give 0 to 100000000 jobs"),
+                    ));
+                }
+                None => None,
+            },
+            arrival_rate_per_s: match m.arrival_rate_per_s {
+                Some(r) => Some(self.non_negative(&f("arrival_rate_per_s"), r)?),
+                None => None,
+            },
+            arrival_rate_from: match m.arrival_rate_from {
+                Some(r) => {
+                    let times = self.positive(&f("arrival_rate_from.times"), r.times)?;
+                    if times > 100.0 {
+                        return Err(self.err(
+                            &f("arrival_rate_from.times"),
+                            format!("{times} is not allowed; give a multiple above 0, at most 100"),
+                        ));
+                    }
+                    Some(RateFrom {
+                        phase: r.phase,
+                        workers: r.workers,
+                        batch_size: r.batch_size,
+                        times,
+                    })
+                }
+                None => None,
+            },
+            handler_mode: m.handler_mode,
+            complete: m.complete,
+            history: match m.history {
+                Some(h) => Some(self.history(&f("history"), h)?),
+                None => None,
+            },
+            empty_backoff_max: match m.empty_backoff_max_ms {
+                Some(ms) => Some(self.positive_ms(&f("empty_backoff_max_ms"), ms)?),
+                None => None,
+            },
+            warmup: match m.warmup_s {
+                Some(s) => Some(self.secs(&f("warmup_s"), s)?),
+                None => None,
+            },
+            duration: match m.duration_s {
+                Some(s) => Some(self.positive_secs(&f("duration_s"), s)?),
+                None => None,
+            },
+            repetitions: match m.repetitions {
+                Some(n) if (1..=10_000).contains(&n) => Some(n as u32),
+                Some(n) => {
+                    return Err(self.err(
+                        &f("repetitions"),
+                        format!("{n} is not allowed; give 1 to 10000"),
+                    ));
+                }
+                None => None,
+            },
+            search: match m.search {
+                Some(s) => Some(self.search(&f("search"), s)?),
+                None => None,
+            },
+            hold_snapshot: match m.hold_snapshot_s.as_deref() {
+                Some(w) => Some(self.hold_window(&f("hold_snapshot_s"), w, true)?),
+                None => None,
+            },
+            session_settings: self.session_settings(&f("session"), m.session)?,
+        };
+        if phase.arrival_rate_from.is_some()
+            && (phase.search.is_some() || phase.arrival_rate_per_s.is_some())
+        {
+            return Err(self.err(
+                &f("arrival_rate_from"),
+                "cannot be combined with arrival_rate_per_s or search: it sets the rate itself",
+            ));
+        }
+        if phase.search.is_some() && m.arrival_rate_per_s.is_some() {
+            return Err(self.err(
+                &f("arrival_rate_per_s"),
+                "cannot be combined with search: the search chooses the rate",
+            ));
+        }
+        Ok(Matrix {
+            name,
+            strategies,
+            index_layouts: m.index_layouts,
+            workers: self.counts(&f("workers"), &m.workers, 512)?,
+            batch_sizes: self.counts(&f("batch_sizes"), &m.batch_sizes, 10_000)?,
+            phase,
+        })
+    }
+
+    fn gate(
+        &self,
+        i: usize,
+        g: raw::Gate,
+        matrices: &[Matrix],
+    ) -> Result<crate::results::Gate, WorkloadError> {
+        let field = |f: &str| format!("gate[{i}].{f}");
+        let check = crate::slo::Slo::parse(&g.check)
+            .map_err(|e| self.err(&field("check"), e.to_string()))?;
+        if let Some(p) = &g.phase
+            && !matrices.iter().any(|m| &m.name == p)
+        {
+            return Err(self.err(
+                &field("phase"),
+                format!("no [[matrix]] block is named `{p}`"),
+            ));
+        }
+        if let Some(l) = &g.index_layout {
+            self.layout(&field("index_layout"), l)?;
+        }
+        let strategy = match &g.strategy {
+            Some(name) => Some(self.strategy(&field("strategy"), name)?),
+            None => None,
+        };
+        Ok(crate::results::Gate {
+            check,
+            phase: g.phase,
+            strategy,
+            index_layout: g.index_layout,
+            workers: g.workers,
+            batch_size: g.batch_size,
+        })
+    }
+
+    fn search(&self, field: &str, s: raw::RateSearch) -> Result<RateSearch, WorkloadError> {
+        let start_per_s = self.positive(&format!("{field}.start_per_s"), s.start_per_s)?;
+        if !(2..=100).contains(&s.max_trials) {
+            return Err(self.err(
+                &format!("{field}.max_trials"),
+                format!("{} is not allowed; give 2 to 100", s.max_trials),
+            ));
+        }
+        if !(s.tolerance > 0.0 && s.tolerance < 1.0) {
+            return Err(self.err(
+                &format!("{field}.tolerance"),
+                format!(
+                    "{} is not allowed; give a share between 0 and 1, e.g. 0.1",
+                    s.tolerance
+                ),
+            ));
+        }
+        Ok(RateSearch {
+            start_per_s,
+            max_trials: s.max_trials as u32,
+            tolerance: s.tolerance,
+        })
+    }
+
+    fn trial(&self, t: raw::Trial) -> Result<Trial, WorkloadError> {
+        let duration = match t.duration_s {
+            Some(s) => Some(self.positive_secs("trial.duration_s", s)?),
+            None => None,
+        };
+        if t.stop == StopRule::Duration && duration.is_none() {
+            return Err(self.err(
+                "trial.duration_s",
+                "is required when trial.stop = \"duration\" (the default)",
+            ));
+        }
+        if !(1..=10_000).contains(&t.repetitions) {
+            return Err(self.err(
+                "trial.repetitions",
+                format!("{} is not allowed; give 1 to 10000", t.repetitions),
+            ));
+        }
+        let sample_interval = self.ms("trial.sample_interval_ms", t.sample_interval_ms)?;
+        let sample_interval = if sample_interval.is_zero() {
+            if t.stop == StopRule::Drain {
+                return Err(self.err(
+                    "trial.sample_interval_ms",
+                    "0 turns the sampler off, but trial.stop = \"drain\" needs it to see the queue empty",
+                ));
+            }
+            None
+        } else if sample_interval < Duration::from_millis(10) {
+            return Err(self.err(
+                "trial.sample_interval_ms",
+                "is below 10; the sampler would load the database it measures (0 turns it off)",
+            ));
+        } else {
+            Some(sample_interval)
+        };
+        Ok(Trial {
+            warmup: self.secs("trial.warmup_s", t.warmup_s)?,
+            duration,
+            stop: t.stop,
+            max: self.positive_secs("trial.max_s", t.max_s)?,
+            repetitions: t.repetitions as u32,
+            sample_interval,
+        })
+    }
+}
