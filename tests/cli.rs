@@ -2,6 +2,9 @@
 //! results written; the embedded default runs a workload end to end; Ctrl-C writes
 //! partial results and removes the throw-away cluster.
 
+#[path = "common/test_pg.rs"]
+mod test_pg;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -462,8 +465,7 @@ fn sigterm_and_sighup_also_write_partial_results_and_remove_the_cluster() {
 /// exited 0. Now the run is refused before anything runs, and the table survives.
 #[test]
 fn a_schema_claimbench_did_not_create_is_refused_and_left_alone() {
-    let url = std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let url = test_pg::pg_url();
     let psql = |sql: &str| {
         Command::new("psql")
             .args([url.as_str(), "-qtAc", sql])
@@ -525,8 +527,7 @@ fn a_schema_claimbench_did_not_create_is_refused_and_left_alone() {
 /// (no server here) and must not echo it either.
 #[test]
 fn passwords_never_reach_any_output() {
-    let pg = std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let pg = test_pg::pg_url();
     let Some(rest) = pg.strip_prefix("postgres://postgres@") else {
         panic!(
             "this test puts passwords into CLAIMBENCH_PG_URL's userinfo: give a postgres://postgres@... URL of a server that trusts local logins"
@@ -871,8 +872,7 @@ fn a_failed_gate_fails_the_run_with_exit_3_and_help_lists_every_exit_code() {
 /// wait, which fails with exit 1 and names the setting.
 #[test]
 fn prove_passes_on_a_plain_server_and_names_a_setting_that_breaks_waiting() {
-    let url = std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let url = test_pg::pg_url();
     let schema = format!("cbtest_prove_cli_{}", std::process::id());
     let prove = |url: &str| {
         let out = claimbench()
@@ -1025,8 +1025,7 @@ sample_interval_ms = 100
         "{settings:?}"
     );
 
-    let pg = std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let pg = test_pg::pg_url();
     let stderr = refused(&["run", workload.to_str().unwrap(), "--db", &pg]);
     assert!(
         stderr.contains("faults.restart_db_at_s") && stderr.contains("--restart-command"),
@@ -1255,8 +1254,7 @@ duration_s = 3.0"#,
 
 /// The PostgreSQL URL the `--db` tests use; the test fails when psql cannot reach it.
 fn pg_url() -> String {
-    let url = std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let url = test_pg::pg_url();
     assert!(
         psql(&url, "SELECT 1"),
         "psql cannot reach {url}: start PostgreSQL or point CLAIMBENCH_PG_URL at one"

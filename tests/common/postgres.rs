@@ -1,5 +1,5 @@
-//! `TestDb` for PostgreSQL (CLAIMBENCH_PG_URL, default
-//! postgres://postgres@127.0.0.1:5432/test).
+//! `TestDb` for PostgreSQL: the server CLAIMBENCH_PG_URL names, or else a throw-away
+//! cluster the test process starts (`test_pg.rs`).
 
 use super::{Inspect, TestDb};
 use claimbench::backend::postgres::{PostgresBackend, PostgresSession, strategy_sql};
@@ -10,8 +10,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 pub fn url() -> String {
-    std::env::var("CLAIMBENCH_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
+    super::test_pg::pg_url()
 }
 
 /// A plain connection to the test server, outside any schema claimbench manages.
