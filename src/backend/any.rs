@@ -97,12 +97,8 @@ macro_rules! each {
 }
 
 impl super::recipe::Dialect for AnyBackend {
-    fn schema(&self) -> &str {
-        each!(self, AnyBackend, b => b.schema())
-    }
-
-    fn display(&self) -> &str {
-        each!(self, AnyBackend, b => super::recipe::Dialect::display(b))
+    fn instance(&self) -> &super::recipe::Instance {
+        each!(self, AnyBackend, b => b.instance())
     }
 
     fn files(&self) -> &'static super::recipe::ControlFiles {
@@ -136,10 +132,6 @@ impl Backend for AnyBackend {
             AnyBackend::Mysql(b) => AnySession::Mysql(b.connect(role, worker_id).await?),
             AnyBackend::Mssql(b) => AnySession::Mssql(b.connect(role, worker_id).await?),
         })
-    }
-
-    fn worker_role(&self) -> String {
-        each!(self, AnyBackend, b => b.worker_role())
     }
 
     async fn reset(

@@ -160,7 +160,9 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Self::Session, BackendError>> + Send;
 
     /// The `application_name` given to worker connections of this process.
-    fn worker_role(&self) -> String;
+    fn worker_role(&self) -> String {
+        self.instance().worker_role.clone()
+    }
 
     fn server_info(&self) -> impl Future<Output = Result<ServerInfo, BackendError>> + Send {
         recipe::server_info(self)
@@ -435,6 +437,23 @@ pub trait Session: Send + 'static {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each engine lists the steps it reads by name ([`sql::step`] panics on a missing
+    /// one): every one is in its file.
+    #[test]
+    fn every_step_an_engine_reads_is_in_its_file() {
+        let engines = [
+            ("postgres", &postgres::STEPS[..]),
+            ("mysql", &mysql::STEPS[..]),
+            ("mssql", &mssql::STEPS[..]),
+        ];
+        for (engine, files) in engines {
+            for (file, steps) in files {
+                let missing = sql::missing_steps(file, steps);
+                assert!(missing.is_empty(), "{engine}: {missing:?}");
+            }
+        }
+    }
 
     #[test]
     fn only_lock_conflicts_are_retryable() {

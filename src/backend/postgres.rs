@@ -40,17 +40,11 @@ const RELEASE_SQL: &str = migration!("postgres", "lifecycle/release.sql");
 const RESCUE_SQL: &str = migration!("postgres", "lifecycle/rescue.sql");
 const PRODUCE_SQL: &str = migration!("postgres", "lifecycle/produce.sql");
 const SAMPLE_SQL: &str = migration!("postgres", "evidence/sample.sql");
-const RECONCILE_SQL: &str = migration!("postgres", "evidence/reconcile.sql");
 const COUNTERS_SQL: &str = migration!("postgres", "evidence/counters.sql");
-const TABLE_STATS_SQL: &str = migration!("postgres", "evidence/table_stats.sql");
-const CLOCK_SQL: &str = migration!("postgres", "evidence/clock.sql");
-const COMPLETED_BY_QUEUE_SQL: &str = migration!("postgres", "evidence/completed_by_queue.sql");
-const JOB_QUEUES_SQL: &str = migration!("postgres", "evidence/job_queues.sql");
-const SETTINGS_SQL: &str = migration!("postgres", "evidence/settings.sql");
 
 /// The steps this backend reads by name, per file: its tests check each is there.
 #[cfg(test)]
-const STEPS: [(&str, &[&str]); 4] = [
+pub(crate) const STEPS: [(&str, &[&str]); 4] = [
     (
         RESET_SQL,
         &["recreate-schema", "queues", "setseed", "vacuum", "analyze"],
@@ -128,12 +122,7 @@ pub fn layout_sql(layout: &str) -> Option<&'static str> {
 
 pub struct PostgresBackend {
     config: Config,
-    display: String,
-    schema: String,
-    /// `application_name` of this backend's worker connections: unique per backend
-    /// instance, so that two runs in one process (or on one server) never count or
-    /// touch each other's workers.
-    worker_role: String,
+    id: recipe::Instance,
     control: Mutex<Option<Client>>,
     /// `Some` when trials reset by copying a pristine database (the embedded cluster).
     pristine: Option<Mutex<Pristine>>,
@@ -145,13 +134,9 @@ pub struct PostgresBackend {
 impl PostgresBackend {
     /// `schema` is created and dropped by claimbench: a run never touches other schemas.
     pub fn new(config: Config, display: String, schema: &str) -> PostgresBackend {
-        static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         PostgresBackend {
             config,
-            display,
-            schema: schema.to_string(),
-            worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
+            id: recipe::Instance::new(schema, display),
             control: Mutex::new(None),
             pristine: None,
             database: std::sync::RwLock::new(None),
@@ -171,7 +156,7 @@ impl PostgresBackend {
     }
 
     pub fn schema(&self) -> &str {
-        &self.schema
+        &self.id.schema
     }
 
     async fn open(&self, application_name: &str) -> Result<Client, BackendError> {
@@ -207,7 +192,7 @@ impl PostgresBackend {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => {
                 return Err(BackendError::Connect {
-                    target: self.display.clone(),
+                    target: self.id.display.clone(),
                     reason: root_cause(&e),
                     hint: if e.as_db_error().is_some() {
                         "the server answered but refused: check the user, password and database name in --db / DATABASE_URL"
@@ -218,7 +203,7 @@ impl PostgresBackend {
             }
             Err(_) => {
                 return Err(BackendError::Connect {
-                    target: self.display.clone(),
+                    target: self.id.display.clone(),
                     reason: format!(
                         "the port accepted the connection but no PostgreSQL answered within {} s",
                         (limit * 2).as_secs()
@@ -244,7 +229,7 @@ impl PostgresBackend {
         client
             .batch_execute(&fill(
                 step(SESSION_SQL, "search-path"),
-                &[("schema", &quote_ident(&self.schema))],
+                &[("schema", &quote_ident(&self.id.schema))],
             ))
             .await
             .map_err(|e| query_error("set search_path", e))?;
@@ -277,7 +262,7 @@ impl PostgresBackend {
             code: None,
             message: format!("no PostgreSQL index layout named `{layout}`"),
         })?;
-        let schema = quote_ident(&self.schema);
+        let schema = quote_ident(&self.id.schema);
         let guard = self.control().await?;
         let c: &Client = &guard;
         let e = |what| move |e| query_error(what, e);
@@ -553,24 +538,11 @@ fn setseed_value(seed: u64) -> f64 {
     (seed % 1_000_000_000) as f64 / 1_000_000_000.0
 }
 
-static FILES: recipe::ControlFiles = recipe::ControlFiles {
-    control: CONTROL_SQL,
-    settings: SETTINGS_SQL,
-    reconcile: RECONCILE_SQL,
-    clock: CLOCK_SQL,
-    completed_by_queue: COMPLETED_BY_QUEUE_SQL,
-    job_queues: JOB_QUEUES_SQL,
-    table_stats: TABLE_STATS_SQL,
-    before_table_stats: None,
-};
+static FILES: recipe::ControlFiles = recipe::control_files!("postgres", None);
 
 impl recipe::Dialect for PostgresBackend {
-    fn schema(&self) -> &str {
-        &self.schema
-    }
-
-    fn display(&self) -> &str {
-        &self.display
+    fn instance(&self) -> &recipe::Instance {
+        &self.id
     }
 
     fn files(&self) -> &'static recipe::ControlFiles {
@@ -628,10 +600,6 @@ impl Backend for PostgresBackend {
 
     fn kind(&self) -> BackendKind {
         BackendKind::Postgres
-    }
-
-    fn worker_role(&self) -> String {
-        self.worker_role.clone()
     }
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<PostgresSession, BackendError> {
@@ -1303,16 +1271,6 @@ mod tests {
     const WAITING_SQL: &str = migration!("postgres", "strategies/waiting.sql");
     const NAIVE_SQL: &str = migration!("postgres", "strategies/naive.sql");
     const CONDITIONAL_SQL: &str = migration!("postgres", "strategies/conditional.sql");
-
-    #[test]
-    fn every_step_this_backend_reads_is_in_its_file() {
-        for (file, steps) in STEPS {
-            assert!(
-                super::super::sql::missing_steps(file, steps).is_empty(),
-                "{steps:?}"
-            );
-        }
-    }
 
     /// A declared statement whose comment reads like a step marker is sent whole; a
     /// shipped file with steps sends its claim step and runs its setup step.

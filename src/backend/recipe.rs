@@ -74,12 +74,57 @@ pub struct ControlFiles {
     pub before_table_stats: Option<(&'static str, &'static str)>,
 }
 
+/// An engine's [`ControlFiles`], from the same paths under `migrations/<engine>/` for
+/// every engine: `control_files!("postgres", None)`.
+macro_rules! control_files {
+    ($engine:literal, $before:expr) => {
+        $crate::backend::recipe::ControlFiles {
+            control: $crate::statements::migration!($engine, "control.sql"),
+            settings: $crate::statements::migration!($engine, "evidence/settings.sql"),
+            reconcile: $crate::statements::migration!($engine, "evidence/reconcile.sql"),
+            clock: $crate::statements::migration!($engine, "evidence/clock.sql"),
+            completed_by_queue: $crate::statements::migration!(
+                $engine,
+                "evidence/completed_by_queue.sql"
+            ),
+            job_queues: $crate::statements::migration!($engine, "evidence/job_queues.sql"),
+            table_stats: $crate::statements::migration!($engine, "evidence/table_stats.sql"),
+            before_table_stats: $before,
+        }
+    };
+}
+pub(crate) use control_files;
+
+/// What names one backend instance, in messages and on the server.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// The schema (a MySQL database) the run works in: created and dropped by
+    /// claimbench, which touches no other.
+    pub schema: String,
+    /// The target as messages show it, without a password.
+    pub display: String,
+    /// How this instance's worker connections are named on the server
+    /// (`application_name`, SQL Server's program name; MySQL tells them apart by
+    /// connection id instead): unique per instance, so that two runs in one process (or
+    /// on one server) never count or touch each other's workers.
+    pub worker_role: String,
+}
+
+impl Instance {
+    pub fn new(schema: &str, display: String) -> Instance {
+        static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Instance {
+            schema: schema.to_string(),
+            display,
+            worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
+        }
+    }
+}
+
 /// What an engine supplies to the control recipe.
 pub trait Dialect: Sync {
-    /// The schema (a MySQL database) the run works in.
-    fn schema(&self) -> &str;
-    /// The target as messages show it, without a password.
-    fn display(&self) -> &str;
+    fn instance(&self) -> &Instance;
     fn files(&self) -> &'static ControlFiles;
 
     /// Runs `sql` on the control connection with `args` bound in order, and returns
@@ -123,16 +168,19 @@ pub async fn check_schema(
 ) -> Result<(), BackendError> {
     let what = "look up the schema";
     let sql = step(d.files().control, "schema-facts");
-    let args = [Arg::Text(d.schema()), Arg::Text(ownership::MARKER_TABLE)];
+    let args = [
+        Arg::Text(&d.instance().schema),
+        Arg::Text(ownership::MARKER_TABLE),
+    ];
     let row = one_row(d.control_rows(sql, &args, what).await?, what)?;
     let facts = ownership::SchemaFacts {
         exists: cell(&row, 0).int() != 0,
         marked: cell(&row, 1).int() != 0,
         empty: row.get(2).is_some_and(|c| c.int() == 0),
     };
-    ownership::may_recreate(kind, d.schema(), facts).map_err(|refusal| {
+    ownership::may_recreate(kind, &d.instance().schema, facts).map_err(|refusal| {
         BackendError::ForeignSchema {
-            target: d.display().to_string(),
+            target: d.instance().display.clone(),
             refusal,
         }
     })

@@ -51,17 +51,11 @@ const RELEASE_SQL: &str = migration!("mssql", "lifecycle/release.sql");
 const RESCUE_SQL: &str = migration!("mssql", "lifecycle/rescue.sql");
 const PRODUCE_SQL: &str = migration!("mssql", "lifecycle/produce.sql");
 const SAMPLE_SQL: &str = migration!("mssql", "evidence/sample.sql");
-const RECONCILE_SQL: &str = migration!("mssql", "evidence/reconcile.sql");
 const COUNTERS_SQL: &str = migration!("mssql", "evidence/counters.sql");
-const TABLE_STATS_SQL: &str = migration!("mssql", "evidence/table_stats.sql");
-const CLOCK_SQL: &str = migration!("mssql", "evidence/clock.sql");
-const COMPLETED_BY_QUEUE_SQL: &str = migration!("mssql", "evidence/completed_by_queue.sql");
-const JOB_QUEUES_SQL: &str = migration!("mssql", "evidence/job_queues.sql");
-const SETTINGS_SQL: &str = migration!("mssql", "evidence/settings.sql");
 
 /// The steps this backend reads by name, per file: its tests check each is there.
 #[cfg(test)]
-pub(super) const STEPS: [(&str, &[&str]); 3] = [
+pub(crate) const STEPS: [(&str, &[&str]); 3] = [
     (
         RESET_SQL,
         &[
@@ -229,9 +223,7 @@ pub fn index_count(layout: &str) -> u32 {
 
 pub struct MssqlBackend {
     target: MssqlTarget,
-    schema: String,
-    /// `program_name` of this backend's worker connections: unique per backend instance.
-    worker_role: String,
+    id: recipe::Instance,
     /// READ_COMMITTED_SNAPSHOT of the database, read at every reset; decides the form of
     /// the production and waiting statements.
     rcsi: AtomicBool,
@@ -240,24 +232,21 @@ pub struct MssqlBackend {
 
 impl MssqlBackend {
     pub fn new(target: MssqlTarget, schema: &str) -> MssqlBackend {
-        static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = INSTANCES.fetch_add(1, Ordering::Relaxed);
         MssqlBackend {
+            id: recipe::Instance::new(schema, target.display.clone()),
             target,
-            schema: schema.to_string(),
-            worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
             rcsi: AtomicBool::new(false),
             control: Control::default(),
         }
     }
 
     pub fn schema(&self) -> &str {
-        &self.schema
+        &self.id.schema
     }
 
     /// `[schema].[JobsHot]`, for OBJECT_ID().
     fn hot_table(&self) -> String {
-        with_schema("[{SCHEMA}].[JobsHot]", &self.schema)
+        with_schema("[{SCHEMA}].[JobsHot]", &self.id.schema)
     }
 
     /// Opens one connection named `program_name` on the server.
@@ -342,7 +331,7 @@ impl MssqlBackend {
         params: &[&dyn tiberius::ToSql],
         what: &'static str,
     ) -> Result<Vec<Row>, BackendError> {
-        let sql = with_schema(file, &self.schema);
+        let sql = with_schema(file, &self.id.schema);
         self.on_control(async |c| {
             let e = |e| query_error(what, e);
             c.query(sql, params)
@@ -362,11 +351,14 @@ impl MssqlBackend {
         layout_sql: &str,
         seed: u64,
     ) -> Result<u64, BackendError> {
-        let s = |sql: &str| with_schema(sql, &self.schema);
+        let s = |sql: &str| with_schema(sql, &self.id.schema);
         let e = |what| move |e| query_error(what, e);
-        c.execute(step(RESET_SQL, "create-schema"), &[&self.schema.as_str()])
-            .await
-            .map_err(e("create schema"))?;
+        c.execute(
+            step(RESET_SQL, "create-schema"),
+            &[&self.id.schema.as_str()],
+        )
+        .await
+        .map_err(e("create schema"))?;
         c.execute(s(MARKER_SQL), &[])
             .await
             .map_err(e("create schema marker"))?;
@@ -515,24 +507,11 @@ pub(crate) fn int(row: &Row, i: usize) -> i64 {
         .unwrap_or(0)
 }
 
-static FILES: recipe::ControlFiles = recipe::ControlFiles {
-    control: CONTROL_SQL,
-    settings: SETTINGS_SQL,
-    reconcile: RECONCILE_SQL,
-    clock: CLOCK_SQL,
-    completed_by_queue: COMPLETED_BY_QUEUE_SQL,
-    job_queues: JOB_QUEUES_SQL,
-    table_stats: TABLE_STATS_SQL,
-    before_table_stats: None,
-};
+static FILES: recipe::ControlFiles = recipe::control_files!("mssql", None);
 
 impl recipe::Dialect for MssqlBackend {
-    fn schema(&self) -> &str {
-        &self.schema
-    }
-
-    fn display(&self) -> &str {
-        &self.target.display
+    fn instance(&self) -> &recipe::Instance {
+        &self.id
     }
 
     fn files(&self) -> &'static recipe::ControlFiles {
@@ -596,18 +575,14 @@ impl Backend for MssqlBackend {
         BackendKind::Mssql
     }
 
-    fn worker_role(&self) -> String {
-        self.worker_role.clone()
-    }
-
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MssqlSession, BackendError> {
         let client = self.open(role).await?;
         Ok(MssqlSession::new(
             client,
-            &self.schema,
+            &self.id.schema,
             self.rcsi.load(Ordering::Relaxed),
             worker_id,
-            &self.worker_role,
+            &self.id.worker_role,
         ))
     }
 

@@ -40,17 +40,11 @@ const RELEASE_SQL: &str = migration!("mysql", "lifecycle/release.sql");
 const RESCUE_SQL: &str = migration!("mysql", "lifecycle/rescue.sql");
 const PRODUCE_SQL: &str = migration!("mysql", "lifecycle/produce.sql");
 const SAMPLE_SQL: &str = migration!("mysql", "evidence/sample.sql");
-const RECONCILE_SQL: &str = migration!("mysql", "evidence/reconcile.sql");
 const COUNTERS_SQL: &str = migration!("mysql", "evidence/counters.sql");
-const TABLE_STATS_SQL: &str = migration!("mysql", "evidence/table_stats.sql");
-const CLOCK_SQL: &str = migration!("mysql", "evidence/clock.sql");
-const COMPLETED_BY_QUEUE_SQL: &str = migration!("mysql", "evidence/completed_by_queue.sql");
-const JOB_QUEUES_SQL: &str = migration!("mysql", "evidence/job_queues.sql");
-const SETTINGS_SQL: &str = migration!("mysql", "evidence/settings.sql");
 
 /// The steps this backend reads by name, per file: its tests check each is there.
 #[cfg(test)]
-const STEPS: [(&str, &[&str]); 3] = [
+pub(crate) const STEPS: [(&str, &[&str]); 3] = [
     (
         RESET_SQL,
         &[
@@ -155,11 +149,9 @@ pub fn expand_ids(sql: &str, n: usize) -> String {
 
 pub struct MysqlBackend {
     opts: Opts,
-    display: String,
-    schema: String,
-    /// Shown as this backend's worker role; MySQL has no application_name, so worker
+    /// Its worker role is a label only: MySQL has no application_name, so worker
     /// connections are told apart by their connection ids (`workers`).
-    worker_role: String,
+    id: recipe::Instance,
     /// Connection ids of this backend's worker sessions, for the sampler's lock-wait and
     /// active counts. Cleared at every reset.
     workers: Arc<std::sync::Mutex<Vec<u32>>>,
@@ -170,20 +162,16 @@ impl MysqlBackend {
     /// `schema` is the database claimbench creates and drops on the server: a run never
     /// touches other databases.
     pub fn new(opts: Opts, display: String, schema: &str) -> MysqlBackend {
-        static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         MysqlBackend {
             opts,
-            display,
-            schema: schema.to_string(),
-            worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
+            id: recipe::Instance::new(schema, display),
             workers: Arc::default(),
             control: Control::default(),
         }
     }
 
     pub fn schema(&self) -> &str {
-        &self.schema
+        &self.id.schema
     }
 
     /// The connection ids of this backend's worker sessions (live and ended) since the
@@ -202,7 +190,7 @@ impl MysqlBackend {
             ])
             .stmt_cache_size(64);
         if in_schema {
-            builder = builder.db_name(Some(self.schema.clone()));
+            builder = builder.db_name(Some(self.id.schema.clone()));
         }
         let connect = Conn::new(builder);
         let conn = match tokio::time::timeout(Duration::from_secs(5), connect).await {
@@ -210,7 +198,7 @@ impl MysqlBackend {
             Ok(Err(e)) => return Err(self.connect_error(&e)),
             Err(_) => {
                 return Err(BackendError::Connect {
-                    target: self.display.clone(),
+                    target: self.id.display.clone(),
                     reason: "no answer within 5 s".into(),
                     hint: "is the server running and reachable? check --db",
                 });
@@ -242,7 +230,7 @@ impl MysqlBackend {
             ),
         };
         BackendError::Connect {
-            target: self.display.clone(),
+            target: self.id.display.clone(),
             reason,
             hint,
         }
@@ -251,7 +239,7 @@ impl MysqlBackend {
     /// Opens the control connection, in the run's database when it exists.
     async fn open_control(&self) -> Result<Conn, BackendError> {
         let mut c = self.open(false).await?;
-        let db = quote_ident(&self.schema);
+        let db = quote_ident(&self.id.schema);
         match c
             .query_drop(fill(step(RESET_SQL, "use-database"), &[("db", &db)]))
             .await
@@ -286,7 +274,7 @@ impl MysqlBackend {
         seed: u64,
     ) -> Result<u64, BackendError> {
         let e = |what| move |e| query_error(what, e);
-        let db = quote_ident(&self.schema);
+        let db = quote_ident(&self.id.schema);
         let on_db = |name| fill(step(RESET_SQL, name), &[("db", &db)]);
         c.query_drop(on_db("drop-database"))
             .await
@@ -425,24 +413,12 @@ fn int(row: &Row, i: usize) -> Option<i64> {
     row.get_opt::<Option<i64>, _>(i)?.ok().flatten()
 }
 
-static FILES: recipe::ControlFiles = recipe::ControlFiles {
-    control: CONTROL_SQL,
-    settings: SETTINGS_SQL,
-    reconcile: RECONCILE_SQL,
-    clock: CLOCK_SQL,
-    completed_by_queue: COMPLETED_BY_QUEUE_SQL,
-    job_queues: JOB_QUEUES_SQL,
-    table_stats: TABLE_STATS_SQL,
-    before_table_stats: Some((CONTROL_SQL, "analyze-hot")),
-};
+static FILES: recipe::ControlFiles =
+    recipe::control_files!("mysql", Some((CONTROL_SQL, "analyze-hot")));
 
 impl recipe::Dialect for MysqlBackend {
-    fn schema(&self) -> &str {
-        &self.schema
-    }
-
-    fn display(&self) -> &str {
-        &self.display
+    fn instance(&self) -> &recipe::Instance {
+        &self.id
     }
 
     fn files(&self) -> &'static recipe::ControlFiles {
@@ -512,14 +488,10 @@ impl Backend for MysqlBackend {
         BackendKind::Mysql
     }
 
-    fn worker_role(&self) -> String {
-        self.worker_role.clone()
-    }
-
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MysqlSession, BackendError> {
         let mut conn = self.open(true).await?;
         let statements = Statements::prepare(&mut conn).await?;
-        if role == self.worker_role {
+        if role == self.id.worker_role {
             self.workers
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -615,16 +587,6 @@ impl Backend for MysqlBackend {
 mod tests {
     use super::*;
     use crate::backend::sql::sql_steps;
-
-    #[test]
-    fn every_step_this_backend_reads_is_in_its_file() {
-        for (file, steps) in STEPS {
-            assert!(
-                crate::backend::sql::missing_steps(file, steps).is_empty(),
-                "{steps:?}"
-            );
-        }
-    }
 
     #[test]
     fn every_layout_but_the_partial_one_has_sql() {
