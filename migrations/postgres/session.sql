@@ -36,6 +36,10 @@ BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queues
 SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
  WHERE application_name = $1 AND pid <> pg_backend_pid()
 
--- step: explain
--- {options} EXPLAIN's options, {statement} the claim (or a select step) as prepared.
-EXPLAIN ({options}) {statement}
+-- step: explain-plan
+-- {statement} the claim (or a select step) as prepared: its plan alone, nothing runs.
+EXPLAIN (FORMAT JSON) {statement}
+
+-- step: explain-analyze
+-- The same, run (inside a transaction the caller rolls back), with its buffers.
+EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {statement}

@@ -70,7 +70,8 @@ pub(crate) const STEPS: [(&str, &[&str]); 4] = [
             "apply",
             "hold-snapshot",
             "kill-workers",
-            "explain",
+            "explain-plan",
+            "explain-analyze",
         ],
     ),
     (HISTORY_SQL, &["rows", "paused-queue"]),
@@ -829,18 +830,19 @@ fn explained_statement(strategy: Strategy) -> (&'static str, &'static str) {
 }
 
 impl PostgresSession {
-    /// `EXPLAIN (options)` of `strategy`'s explained statement for `batch`, its rows.
+    /// `form` (a step of session.sql: `explain-plan`, `explain-analyze`) of `strategy`'s
+    /// explained statement for `batch`, its rows.
     async fn explain_rows(
         &self,
         strategy: Strategy,
         batch: u32,
-        options: &str,
+        form: &str,
     ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         let c = &self.client;
         let sql = explained_statement(strategy).1;
         let explain = fill(
-            step(SESSION_SQL, "explain"),
-            &[("options", options), ("statement", sql)],
+            step(SESSION_SQL, form),
+            &[("statement", sql)],
         );
         let stmt = c.prepare(&explain).await?;
         Ok(match super::pg_claim::Binds::of(strategy, &stmt) {
@@ -1202,7 +1204,7 @@ impl Session for PostgresSession {
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
         let rows = self
-            .explain_rows(strategy, batch, "FORMAT JSON")
+            .explain_rows(strategy, batch, "explain-plan")
             .await
             .map_err(|e| query_error("explain the claim", e))?;
         let Some(row) = rows.into_iter().next() else {
@@ -1227,7 +1229,7 @@ impl Session for PostgresSession {
         let e = |e| query_error("explain the claim", e);
         self.client.batch_execute("BEGIN").await.map_err(e)?;
         let explained = self
-            .explain_rows(strategy, batch, "ANALYZE, BUFFERS, FORMAT JSON")
+            .explain_rows(strategy, batch, "explain-analyze")
             .await;
         let c = &self.client;
         // Session-level advisory locks outlive the rollback: give them up too.
