@@ -49,8 +49,11 @@ pub struct Engine {
     pub adopts_empty_schema: bool,
 }
 
+/// How many engines there are: the length of every per-engine table.
+pub const ENGINE_COUNT: usize = 3;
+
 /// Every engine, in `BackendKind` order.
-pub static ENGINES: [Engine; 3] = [
+pub static ENGINES: [Engine; ENGINE_COUNT] = [
     Engine {
         kind: BackendKind::Postgres,
         name: "postgres",

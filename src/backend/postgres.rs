@@ -840,10 +840,7 @@ impl PostgresSession {
     ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         let c = &self.client;
         let sql = explained_statement(strategy).1;
-        let explain = fill(
-            step(SESSION_SQL, form),
-            &[("statement", sql)],
-        );
+        let explain = fill(step(SESSION_SQL, form), &[("statement", sql)]);
         let stmt = c.prepare(&explain).await?;
         Ok(match super::pg_claim::Binds::of(strategy, &stmt) {
             Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
@@ -1228,9 +1225,7 @@ impl Session for PostgresSession {
         let statement = explained_statement(strategy).0;
         let e = |e| query_error("explain the claim", e);
         self.client.batch_execute("BEGIN").await.map_err(e)?;
-        let explained = self
-            .explain_rows(strategy, batch, "explain-analyze")
-            .await;
+        let explained = self.explain_rows(strategy, batch, "explain-analyze").await;
         let c = &self.client;
         // Session-level advisory locks outlive the rollback: give them up too.
         let end = if strategy.def().advisory {

@@ -72,9 +72,11 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             prevents_duplicates: d.prevents_duplicates,
             respects_max_workers: d.respects_max_workers,
         },
-        postgres: Form::Sql(leak(&sql)),
-        mysql: Form::Absent(NOT_YET),
-        mssql: Form::Absent(NOT_YET),
+        forms: [
+            Form::Sql(leak(&sql)),
+            Form::Absent(NOT_YET),
+            Form::Absent(NOT_YET),
+        ],
         advisory: false,
         listens: false,
         custom: Some(Source {
@@ -109,9 +111,11 @@ pub fn placeholder(name: &str) -> Strategy {
             prevents_duplicates: true,
             respects_max_workers: false,
         },
-        postgres: Form::Absent("a saved run's custom strategy; its SQL is in that run's run.json"),
-        mysql: Form::Absent(NOT_YET),
-        mssql: Form::Absent(NOT_YET),
+        forms: [
+            Form::Absent("a saved run's custom strategy; its SQL is in that run's run.json"),
+            Form::Absent(NOT_YET),
+            Form::Absent(NOT_YET),
+        ],
         advisory: false,
         listens: false,
         custom: Some(Source {

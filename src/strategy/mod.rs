@@ -10,7 +10,7 @@ pub mod custom;
 pub mod named_params;
 pub mod registry;
 
-use crate::backend_kind::BackendKind;
+use crate::backend_kind::{BackendKind, ENGINE_COUNT};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
@@ -71,9 +71,9 @@ pub struct Def {
     pub shape: Shape,
     pub contention: Contention,
     pub promises: Promises,
-    pub postgres: Form,
-    pub mysql: Form,
-    pub mssql: Form,
+    /// Its form on each engine, in the engine table's order (`backend_kind::ENGINES`):
+    /// a new engine is one more entry here, not one more field.
+    pub forms: [Form; ENGINE_COUNT],
     /// PostgreSQL only: the claim holds a session-level advisory lock per job until the
     /// job is finished or released, which the session then unlocks.
     pub advisory: bool,
@@ -140,11 +140,7 @@ impl Strategy {
 
     /// The statement file(s) on `kind`, or why the technique has none there.
     pub fn form(self, kind: BackendKind) -> Form {
-        match kind {
-            BackendKind::Postgres => self.0.postgres,
-            BackendKind::Mysql => self.0.mysql,
-            BackendKind::Mssql => self.0.mssql,
-        }
+        self.0.forms[kind as usize]
     }
 
     /// The statement file(s) on `kind`; `None` where the technique does not exist.
