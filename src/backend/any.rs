@@ -55,35 +55,11 @@ impl AnyBackend {
 
     /// The SQL file of `layout` on this backend, or why there is none.
     pub fn layout_check(kind: BackendKind, layout: &str) -> Result<(), LayoutError> {
-        let found = match kind {
-            BackendKind::Postgres => super::postgres::layout_sql(layout).is_some(),
-            BackendKind::Mysql => super::mysql::layout_sql(layout).is_some(),
-            BackendKind::Mssql => super::mssql::layout_sql(layout).is_some(),
-        };
-        match (found, kind, layout) {
-            (true, _, _) => Ok(()),
-            (false, _, _) if crate::custom_layout::postgres(layout).is_some() => {
-                Err(LayoutError::DeclaredPostgresOnly)
-            }
-            (false, BackendKind::Mysql, "pending-partial") => Err(LayoutError::NoPartialIndexes),
-            _ => Err(LayoutError::Unknown {
-                kind,
-                layout: layout.to_string(),
-            }),
-        }
+        super::layouts::sql(kind, layout).map(|_| ())
     }
 }
 
-/// Why an index layout cannot be built on a backend.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LayoutError {
-    #[error("{}", super::mysql::NO_PARTIAL_INDEXES)]
-    NoPartialIndexes,
-    #[error("declared layouts are built on PostgreSQL only for now (their DDL is PostgreSQL's)")]
-    DeclaredPostgresOnly,
-    #[error("no {kind} index layout named `{layout}`")]
-    Unknown { kind: BackendKind, layout: String },
-}
+pub use super::layouts::LayoutError;
 
 /// `each!(x, b => expr)`: `expr` with `b` bound to the concrete backend or session.
 macro_rules! each {

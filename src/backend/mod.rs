@@ -6,6 +6,7 @@
 //! the runner may do about it (retry a deadlock, give up on a lost connection).
 
 pub mod any;
+pub mod layouts;
 pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;

@@ -110,17 +110,6 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
     }
 }
 
-/// The SQL file for an index layout (names validated by the workload).
-pub fn layout_sql(layout: &str) -> Option<&'static str> {
-    Some(match layout {
-        "pk-only" => migration!("postgres", "indexes/pk-only.sql"),
-        "status-created" => migration!("postgres", "indexes/status-created.sql"),
-        "fetch-order" => migration!("postgres", "indexes/fetch-order.sql"),
-        "pending-partial" => migration!("postgres", "indexes/pending-partial.sql"),
-        declared => return crate::custom_layout::postgres(declared),
-    })
-}
-
 pub struct PostgresBackend {
     config: Config,
     id: recipe::Instance,
@@ -257,12 +246,7 @@ impl PostgresBackend {
         seed: u64,
     ) -> Result<u64, BackendError> {
         self.check_schema().await?;
-        let layout_sql = layout_sql(layout).ok_or(BackendError::Query {
-            what: "build index layout",
-            kind: ErrorKind::Other,
-            code: None,
-            message: format!("no PostgreSQL index layout named `{layout}`"),
-        })?;
+        let layout_sql = super::layouts::sql_for_reset(BackendKind::Postgres, layout)?;
         let schema = quote_ident(&self.id.schema);
         let guard = self.control().await?;
         let c: &Client = &guard;
@@ -1299,14 +1283,6 @@ mod tests {
         assert_eq!(strategy_sql(Strategy::WAITING), WAITING_SQL);
         assert_eq!(strategy_sql(Strategy::NAIVE), NAIVE_SQL);
         assert_eq!(strategy_sql(Strategy::CONDITIONAL), CONDITIONAL_SQL);
-    }
-
-    #[test]
-    fn every_layout_has_sql_and_no_unknown_one_does() {
-        for l in crate::workload::INDEX_LAYOUTS {
-            assert!(layout_sql(l).is_some(), "{l}");
-        }
-        assert!(layout_sql("btree").is_none());
     }
 
     #[test]

@@ -205,17 +205,6 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
     }
 }
 
-/// The SQL file for an index layout (names validated by the workload).
-pub fn layout_sql(layout: &str) -> Option<&'static str> {
-    Some(match layout {
-        "pk-only" => migration!("mssql", "indexes/pk-only.sql"),
-        "status-created" => migration!("mssql", "indexes/status-created.sql"),
-        "fetch-order" => migration!("mssql", "indexes/fetch-order.sql"),
-        "pending-partial" => migration!("mssql", "indexes/pending-partial.sql"),
-        _ => return None,
-    })
-}
-
 /// Indexes on the hot table with `layout`: the clustered primary key and the layout's.
 pub fn index_count(layout: &str) -> u32 {
     if layout == "pk-only" { 1 } else { 2 }
@@ -593,12 +582,7 @@ impl Backend for MssqlBackend {
         seed: u64,
     ) -> Result<u64, BackendError> {
         self.check_schema().await?;
-        let layout_sql = layout_sql(layout).ok_or_else(|| BackendError::Query {
-            what: "build index layout",
-            kind: ErrorKind::Other,
-            code: None,
-            message: format!("no SQL Server index layout named `{layout}`"),
-        })?;
+        let layout_sql = super::layouts::sql_for_reset(BackendKind::Mssql, layout)?;
         self.on_control(async |c| self.recreate(c, workload, layout_sql, seed).await)
             .await
     }

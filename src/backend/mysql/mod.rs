@@ -127,20 +127,6 @@ pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
     }
 }
 
-/// The SQL file for an index layout. `pending-partial` has none: MySQL and MariaDB have
-/// no partial (filtered) indexes.
-pub fn layout_sql(layout: &str) -> Option<&'static str> {
-    Some(match layout {
-        "pk-only" => migration!("mysql", "indexes/pk-only.sql"),
-        "status-created" => migration!("mysql", "indexes/status-created.sql"),
-        "fetch-order" => migration!("mysql", "indexes/fetch-order.sql"),
-        _ => return None,
-    })
-}
-
-/// Why a layout is missing here, for the error that names it.
-pub const NO_PARTIAL_INDEXES: &str = "MySQL and MariaDB have no partial (filtered) indexes, so `pending-partial` cannot be built there; use fetch-order";
-
 /// A statement with its `:ids` marker replaced by `n` placeholders.
 pub fn expand_ids(sql: &str, n: usize) -> String {
     let list = vec!["?"; n.max(1)].join(", ");
@@ -516,16 +502,7 @@ impl Backend for MysqlBackend {
         seed: u64,
     ) -> Result<u64, BackendError> {
         self.check_schema().await?;
-        let layout_sql = layout_sql(layout).ok_or_else(|| BackendError::Query {
-            what: "build index layout",
-            kind: ErrorKind::Other,
-            code: None,
-            message: if layout == "pending-partial" {
-                NO_PARTIAL_INDEXES.to_string()
-            } else {
-                format!("no MySQL index layout named `{layout}`")
-            },
-        })?;
+        let layout_sql = super::layouts::sql_for_reset(BackendKind::Mysql, layout)?;
         self.workers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -587,13 +564,6 @@ impl Backend for MysqlBackend {
 mod tests {
     use super::*;
     use crate::backend::sql::sql_steps;
-
-    #[test]
-    fn every_layout_but_the_partial_one_has_sql() {
-        for l in crate::workload::INDEX_LAYOUTS {
-            assert_eq!(layout_sql(l).is_some(), l != "pending-partial", "{l}");
-        }
-    }
 
     #[test]
     fn production_skips_locked_rows_and_waiting_does_not() {
