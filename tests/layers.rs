@@ -94,25 +94,29 @@ fn named_modules(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// Edges between top-level modules of `src/`, from production code only.
-fn edges() -> BTreeMap<String, BTreeSet<String>> {
+/// Every `.rs` file of `src/` with the top-level module it belongs to.
+fn files_by_module() -> Vec<(PathBuf, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    let top = |p: &Path| -> String {
-        let rel = p.strip_prefix(&src).unwrap();
-        let first = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        first.trim_end_matches(".rs").to_string()
-    };
-    let modules: BTreeSet<String> = files.iter().map(|f| top(f)).collect();
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap();
+            let first = rel.components().next().unwrap().as_os_str();
+            let module = first.to_string_lossy().trim_end_matches(".rs").to_string();
+            (f, module)
+        })
+        .collect()
+}
+
+/// Edges between top-level modules of `src/`, from production code only.
+fn edges() -> BTreeMap<String, BTreeSet<String>> {
+    let files = files_by_module();
+    let modules: BTreeSet<String> = files.iter().map(|(_, m)| m.clone()).collect();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in &files {
-        let from = top(f);
+    for (f, from) in &files {
+        let from = from.clone();
         if matches!(from.as_str(), "lib" | "main") || f.file_name().unwrap() == "tests.rs" {
             continue;
         }
@@ -168,21 +172,9 @@ fn no_import_closes_a_circle_between_modules() {
 #[test]
 fn every_module_has_a_layer_and_imports_only_its_own_or_lower() {
     let graph = edges();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let unplaced: BTreeSet<String> = files
-        .iter()
-        .map(|f| {
-            let rel = f.strip_prefix(&src).unwrap();
-            let first = rel
-                .components()
-                .next()
-                .unwrap()
-                .as_os_str()
-                .to_string_lossy();
-            first.trim_end_matches(".rs").to_string()
-        })
+    let unplaced: BTreeSet<String> = files_by_module()
+        .into_iter()
+        .map(|(_, m)| m)
         .filter(|m| !matches!(m.as_str(), "lib" | "main") && layer(m).is_none())
         .collect();
     assert!(
