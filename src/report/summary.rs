@@ -511,13 +511,8 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
         .iter()
         .map(|v| {
             let (c, f) = (v.cell, &v.figures);
-            vec![
-                phase_label(c),
-                c.backend.to_string(),
-                c.strategy.to_string(),
-                c.index_layout.clone(),
-                c.workers.to_string(),
-                c.batch_size.to_string(),
+            let mut row = cell_key(c);
+            row.extend([
                 c.trials.len().to_string(),
                 v.claimed_per_s.show(),
                 measured_or_dash(!f.claim_only, v.completed_per_s.show()),
@@ -538,7 +533,8 @@ pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
                 v.lost.to_string(),
                 format!("{:.1}%", v.lock_wait_share * 100.0),
                 format!("{:.1}", v.client_cpu_us_per_claim),
-            ]
+            ]);
+            row
         })
         .collect();
     (HEADER, rows)

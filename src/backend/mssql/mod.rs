@@ -256,7 +256,7 @@ impl MssqlBackend {
             Ok(r) => r?,
             Err(_) => {
                 return Err(BackendError::Connect {
-                    target: self.target.display.clone(),
+                    target: self.id.display.clone(),
                     reason: "no answer within 10 s".into(),
                     hint: "is the server running and reachable? check host and port (a named instance needs its port: host,port or host:port)",
                 });
@@ -290,7 +290,7 @@ impl MssqlBackend {
             ),
         };
         BackendError::Connect {
-            target: self.target.display.clone(),
+            target: self.id.display.clone(),
             reason,
             hint,
         }
