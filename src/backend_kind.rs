@@ -40,6 +40,10 @@ pub struct Engine {
     /// Whether the server binds a session setting's value; where it does not (SQL
     /// Server's `SET`), the value is checked as a plain word.
     pub binds_setting_values: bool,
+    /// Whether the driver binds an array of names as one parameter; elsewhere a list
+    /// travels as a JSON array in text, which the statement unpacks (`JSON_TABLE`,
+    /// `OPENJSON`).
+    pub binds_arrays: bool,
     /// Whether claimbench starts a throw-away server of this engine when no `--db`
     /// names one (the embedded default).
     pub embedded: bool,
@@ -65,6 +69,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         setting_name_extra: &['.'],
         setting_name_rule: ", with . for an extension's",
         binds_setting_values: true,
+        binds_arrays: true,
         embedded: true,
         adopts_empty_schema: false,
     },
@@ -79,6 +84,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         setting_name_extra: &[],
         setting_name_rule: "",
         binds_setting_values: true,
+        binds_arrays: false,
         embedded: false,
         adopts_empty_schema: false,
     },
@@ -93,6 +99,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         setting_name_extra: &[' '],
         setting_name_rule: ", words separated by spaces",
         binds_setting_values: false,
+        binds_arrays: false,
         embedded: false,
         adopts_empty_schema: true,
     },

@@ -4,12 +4,12 @@
 //! Enum dispatch rather than `dyn`: the traits use `async fn` (not object safe), and a
 //! `match` per call costs nothing next to a database round trip.
 
+use super::claim::{Ask, Done, Won};
 use super::mssql::{MssqlBackend, MssqlSession};
 use super::mysql::{MysqlBackend, MysqlSession};
 use super::postgres::{PostgresBackend, PostgresSession};
 use super::{
-    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, DbTarget, EffectReceipt,
-    FailOutcome, Sample, ServerCounters, Session,
+    Backend, BackendError, BackendKind, ClaimedJob, DbTarget, Sample, ServerCounters, Session,
 };
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -77,17 +77,8 @@ impl super::recipe::Dialect for AnyBackend {
         each!(self, AnyBackend, b => b.instance())
     }
 
-    fn files(&self) -> &'static super::recipe::ControlFiles {
-        each!(self, AnyBackend, b => b.files())
-    }
-
-    async fn control_rows(
-        &self,
-        sql: &'static str,
-        args: &[super::recipe::Arg<'_>],
-        what: &'static str,
-    ) -> Result<Vec<Vec<super::recipe::Cell>>, BackendError> {
-        each!(self, AnyBackend, b => b.control_rows(sql, args, what).await)
+    async fn control_rows(&self, q: super::recipe::Query<'_>) -> super::recipe::Rows {
+        each!(self, AnyBackend, b => b.control_rows(q).await)
     }
 
     fn own_settings(&self) -> Vec<(String, String)> {
@@ -98,10 +89,6 @@ impl super::recipe::Dialect for AnyBackend {
 impl Backend for AnyBackend {
     type Session = AnySession;
 
-    fn kind(&self) -> BackendKind {
-        each!(self, AnyBackend, b => b.kind())
-    }
-
     async fn connect(&self, role: &str, worker_id: &str) -> Result<AnySession, BackendError> {
         Ok(match self {
             AnyBackend::Postgres(b) => AnySession::Postgres(b.connect(role, worker_id).await?),
@@ -110,13 +97,8 @@ impl Backend for AnyBackend {
         })
     }
 
-    async fn reset(
-        &self,
-        workload: &Workload,
-        layout: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
-        each!(self, AnyBackend, b => b.reset(workload, layout, seed).await)
+    async fn rebuild(&self, r: super::Reset<'_>) -> Result<u64, BackendError> {
+        each!(self, AnyBackend, b => b.rebuild(r).await)
     }
 
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
@@ -145,16 +127,35 @@ impl Backend for AnyBackend {
     }
 }
 
-impl Session for AnySession {
-    async fn claim(
-        &mut self,
-        strategy: Strategy,
-        batch: u32,
-        out: &mut Vec<ClaimedJob>,
-    ) -> Result<ClaimOutcome, BackendError> {
-        each!(self, AnySession, s => s.claim(strategy, batch, out).await)
+impl super::Lifecycle for AnySession {
+    async fn run(&mut self, step: super::Step) -> Result<super::lifecycle::Reply, BackendError> {
+        each!(self, AnySession, s => s.run(step).await)
     }
 
+    async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.finished(jobs).await)
+    }
+}
+
+impl super::ClaimSteps for AnySession {
+    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        each!(self, AnySession, s => s.locking_claim(ask, out).await)
+    }
+
+    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        each!(self, AnySession, s => s.read_then_write(ask, out).await)
+    }
+
+    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        each!(self, AnySession, s => s.candidates(ask, out).await)
+    }
+
+    async fn claim_one(&mut self, ask: Ask, job: ClaimedJob) -> Won {
+        each!(self, AnySession, s => s.claim_one(ask, job).await)
+    }
+}
+
+impl Session for AnySession {
     async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
         each!(self, AnySession, s => s.complete_many(jobs).await)
     }
@@ -181,43 +182,6 @@ impl Session for AnySession {
 
     async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
         each!(self, AnySession, s => s.apply(settings).await)
-    }
-
-    async fn start(
-        &mut self,
-        job: i64,
-        gated: bool,
-        token: i64,
-    ) -> Result<Option<i64>, BackendError> {
-        each!(self, AnySession, s => s.start(job, gated, token).await)
-    }
-
-    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
-        each!(self, AnySession, s => s.heartbeat(job, token).await)
-    }
-
-    async fn effect(
-        &mut self,
-        job: i64,
-        attempt: i32,
-        failed: bool,
-        started_us: i64,
-        token: i64,
-    ) -> Result<EffectReceipt, BackendError> {
-        each!(self, AnySession, s => s.effect(job, attempt, failed, started_us, token).await)
-    }
-
-    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
-        each!(self, AnySession, s => s.complete(job).await)
-    }
-
-    async fn fail(
-        &mut self,
-        job: i64,
-        retry_delay: Duration,
-        max_attempts: u32,
-    ) -> Result<FailOutcome, BackendError> {
-        each!(self, AnySession, s => s.fail(job, retry_delay, max_attempts).await)
     }
 
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {

@@ -2,7 +2,7 @@
 //! `migrations/<engine>/indexes/`, in one table; the ones a workload declares, PostgreSQL
 //! only for now (their DDL is PostgreSQL's); and why a layout cannot be built somewhere.
 
-use super::{BackendError, ErrorKind};
+use super::BackendError;
 use crate::backend_kind::BackendKind;
 use crate::statements::migration;
 
@@ -65,12 +65,7 @@ pub fn sql(kind: BackendKind, layout: &str) -> Result<&'static str, LayoutError>
 
 /// [`sql`] as a reset reports it.
 pub fn sql_for_reset(kind: BackendKind, layout: &str) -> Result<&'static str, BackendError> {
-    sql(kind, layout).map_err(|why| BackendError::Query {
-        what: "build index layout",
-        kind: ErrorKind::Other,
-        code: None,
-        message: why.to_string(),
-    })
+    sql(kind, layout).map_err(|why| BackendError::other("build index layout", why.to_string()))
 }
 
 #[cfg(test)]

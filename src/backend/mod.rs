@@ -6,7 +6,10 @@
 //! the runner may do about it (retry a deadlock, give up on a lost connection).
 
 pub mod any;
+pub mod claim;
+pub mod files;
 pub mod layouts;
+pub mod lifecycle;
 pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;
@@ -28,9 +31,21 @@ use std::time::Duration;
 pub use crate::results::{DbReconciliation, ServerCounters, ServerInfo, TableStats};
 pub use crate::statements as sql;
 pub use crate::statements::sql_steps;
+pub use claim::ClaimSteps;
+pub use lifecycle::{Lifecycle, Step};
 pub use target::DbTarget;
 
 pub use crate::backend_kind::BackendKind;
+
+/// What one reset builds: the workload's population seeded from `seed`, and the
+/// indexes of `layout` (its DDL as `layout_sql`).
+#[derive(Clone, Copy)]
+pub struct Reset<'a> {
+    pub workload: &'a Workload,
+    pub layout: &'a str,
+    pub layout_sql: &'a str,
+    pub seed: u64,
+}
 
 /// One job as a claim hands it to a worker: only what the lifecycle and the ledger need.
 /// The claim statements return every column of the seed's `OUTPUT`; the rest is read off
@@ -123,6 +138,28 @@ pub enum BackendError {
 }
 
 impl BackendError {
+    /// A statement the server refused or the connection lost; `kind` says what the
+    /// runner may do about it, `code` is the server's own (SQLSTATE, error number).
+    pub fn query(
+        what: &'static str,
+        kind: ErrorKind,
+        code: Option<String>,
+        message: String,
+    ) -> BackendError {
+        BackendError::Query {
+            what,
+            kind,
+            code,
+            message,
+        }
+    }
+
+    /// A statement whose answer claimbench cannot use (no row where one was due, a
+    /// technique an engine lacks): never retried.
+    pub fn other(what: &'static str, message: impl Into<String>) -> BackendError {
+        BackendError::query(what, ErrorKind::Other, None, message.into())
+    }
+
     pub fn kind(&self) -> ErrorKind {
         match self {
             BackendError::Connect { .. } => ErrorKind::ConnectionLost,
@@ -150,7 +187,9 @@ impl BackendError {
 pub trait Backend: recipe::Dialect + Send + Sync + 'static {
     type Session: Session;
 
-    fn kind(&self) -> BackendKind;
+    fn kind(&self) -> BackendKind {
+        self.instance().kind
+    }
 
     /// Opens one connection. `role` names it on the server (`application_name`) so the
     /// sampler can tell worker connections from everything else.
@@ -184,7 +223,21 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         workload: &Workload,
         layout: &str,
         seed: u64,
-    ) -> impl Future<Output = Result<u64, BackendError>> + Send;
+    ) -> impl Future<Output = Result<u64, BackendError>> + Send {
+        async move {
+            let layout_sql = layouts::sql_for_reset(self.kind(), layout)?;
+            let r = Reset {
+                workload,
+                layout,
+                layout_sql,
+                seed,
+            };
+            self.rebuild(r).await
+        }
+    }
+
+    /// The engine's part of [`Backend::reset`], with the layout's DDL already found.
+    fn rebuild(&self, r: Reset<'_>) -> impl Future<Output = Result<u64, BackendError>> + Send;
 
     fn counters(&self) -> impl Future<Output = Result<ServerCounters, BackendError>> + Send;
 
@@ -253,7 +306,7 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
 /// One connection with its prepared statements, owned by one task (a worker, the
 /// sampler, a producer or the rescuer). Hot-path methods take `&mut self` and reuse
 /// caller-owned buffers, so a claim allocates nothing the caller did not ask for.
-pub trait Session: Send + 'static {
+pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
     /// Claims up to `batch` jobs with `strategy`, appending them to `out`. On an error,
     /// `out` holds exactly the jobs this call claimed and committed before it (a
     /// conditional claim commits row by row), so a caller that retries keeps them.
@@ -262,7 +315,9 @@ pub trait Session: Send + 'static {
         strategy: Strategy,
         batch: u32,
         out: &mut Vec<ClaimedJob>,
-    ) -> impl Future<Output = Result<ClaimOutcome, BackendError>> + Send;
+    ) -> impl Future<Output = Result<ClaimOutcome, BackendError>> + Send {
+        claim::by_shape(self, strategy, batch, out)
+    }
 
     /// Prepares `strategy`'s statements now rather than at its first claim, so that a
     /// statement the server refuses (a custom one) fails before a trial starts.
@@ -312,7 +367,10 @@ pub trait Session: Send + 'static {
         job: i64,
         gated: bool,
         token: i64,
-    ) -> impl Future<Output = Result<Option<i64>, BackendError>> + Send;
+    ) -> impl Future<Output = Result<Option<i64>, BackendError>> + Send {
+        let step = Step::Start { job, gated, token };
+        async move { self.run(step).await.map(lifecycle::started) }
+    }
 
     /// Extends the lease of a running execution; `false` when this worker no longer owns
     /// the row under `token` (the rescuer took it back). Called every
@@ -321,7 +379,10 @@ pub trait Session: Send + 'static {
         &mut self,
         job: i64,
         token: i64,
-    ) -> impl Future<Output = Result<bool, BackendError>> + Send;
+    ) -> impl Future<Output = Result<bool, BackendError>> + Send {
+        let step = Step::Heartbeat { job, token };
+        async move { self.run(step).await.map(lifecycle::heartbeat_held) }
+    }
 
     /// Writes the handler's side effect (one effects row), which the database fills from
     /// the row this worker owns under `token`; `started_us` is what `start` returned.
@@ -332,10 +393,25 @@ pub trait Session: Send + 'static {
         failed: bool,
         started_us: i64,
         token: i64,
-    ) -> impl Future<Output = Result<EffectReceipt, BackendError>> + Send;
+    ) -> impl Future<Output = Result<EffectReceipt, BackendError>> + Send {
+        let step = Step::Effect(lifecycle::Effect {
+            job,
+            attempt,
+            failed,
+            started_us,
+            token,
+        });
+        async move { lifecycle::effect_receipt(self.run(step).await?) }
+    }
 
     /// Archives the job if this worker still owns it; `false` when ownership was lost.
-    fn complete(&mut self, job: i64) -> impl Future<Output = Result<bool, BackendError>> + Send;
+    fn complete(&mut self, job: i64) -> impl Future<Output = Result<bool, BackendError>> + Send {
+        async move {
+            let done = lifecycle::completed(self.run(Step::Complete { job }).await?);
+            self.finished(&[job]).await?;
+            Ok(done)
+        }
+    }
 
     /// Archives every job of `jobs` this worker still owns, in one statement
     /// (`handler.complete = "batched"`); yields the ids it archived. Backends without
@@ -345,21 +421,32 @@ pub trait Session: Send + 'static {
         _jobs: &[i64],
     ) -> impl Future<Output = Result<Vec<i64>, BackendError>> + Send {
         async {
-            Err(BackendError::Query {
-                what: "complete a batch",
-                kind: ErrorKind::Other,
-                code: None,
-                message: "batched completion is written for PostgreSQL only".into(),
-            })
+            Err(BackendError::other(
+                "complete a batch",
+                "batched completion is written for PostgreSQL only",
+            ))
         }
     }
 
+    /// Returns the job to pending for another attempt after `retry_delay`, or moves it
+    /// to the dead-letter table once it has had `max_attempts`.
     fn fail(
         &mut self,
         job: i64,
         retry_delay: Duration,
         max_attempts: u32,
-    ) -> impl Future<Output = Result<FailOutcome, BackendError>> + Send;
+    ) -> impl Future<Output = Result<FailOutcome, BackendError>> + Send {
+        let step = Step::Fail {
+            job,
+            retry_delay,
+            max_attempts,
+        };
+        async move {
+            let outcome = lifecycle::fail_outcome(self.run(step).await?);
+            self.finished(&[job]).await?;
+            Ok(outcome)
+        }
+    }
 
     /// Returns fetched, unstarted jobs to pending; yields the ids actually released.
     fn release(
@@ -415,12 +502,10 @@ pub trait Session: Send + 'static {
     /// removed, so the hot table's dead tuples pile up (`faults.hold_snapshot_s`).
     fn hold_snapshot(&mut self) -> impl Future<Output = Result<(), BackendError>> + Send {
         async {
-            Err(BackendError::Query {
-                what: "hold a snapshot (faults.hold_snapshot_s)",
-                kind: ErrorKind::Other,
-                code: None,
-                message: "this backend cannot hold a snapshot open; run the workload on PostgreSQL or MySQL".into(),
-            })
+            Err(BackendError::other(
+                "hold a snapshot (faults.hold_snapshot_s)",
+                "this backend cannot hold a snapshot open; run the workload on PostgreSQL or MySQL",
+            ))
         }
     }
 
@@ -444,13 +529,14 @@ mod tests {
     #[test]
     fn every_step_an_engine_reads_is_in_its_file() {
         let engines = [
-            ("postgres", &postgres::STEPS[..]),
-            ("mysql", &mysql::STEPS[..]),
-            ("mssql", &mssql::STEPS[..]),
+            ("postgres", postgres::STEPS),
+            ("mysql", mysql::STEPS),
+            ("mssql", mssql::STEPS),
         ];
         for (engine, files) in engines {
             for (file, steps) in files {
-                let missing = sql::missing_steps(file, steps);
+                let steps: Vec<&str> = steps.split_whitespace().collect();
+                let missing = sql::missing_steps(file, &steps);
                 assert!(missing.is_empty(), "{engine}: {missing:?}");
             }
         }

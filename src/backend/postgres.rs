@@ -5,14 +5,16 @@
 //! Every statement is in `migrations/postgres/`; this file only binds parameters and reads
 //! rows. Each session prepares its statements once at connect.
 
+use super::claim::{Ask, ClaimSteps, Done, Won};
+use super::lifecycle::{Lifecycle, Reply, Step};
 use super::pg_claim::ClaimStatement;
 use super::pristine::{self, Pristine};
 use super::recipe;
 use super::sql::{fill, migration, sql_steps, step};
 use super::{
-    Backend, BackendError, BackendKind, ClaimOutcome, ClaimedJob, EffectReceipt, ErrorKind,
-    FailOutcome, Sample, ServerCounters, Session,
+    Backend, BackendError, BackendKind, ClaimedJob, ErrorKind, Sample, ServerCounters, Session,
 };
+use crate::backend::Reset;
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
@@ -20,61 +22,29 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Mutex, Notify};
 use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 
-const SCHEMA_SQL: &str = migration!("postgres", "schema.sql");
-const SEED_SQL: &str = migration!("postgres", "seed.sql");
+const SQL: super::files::EngineFiles = super::files::engine_files!("postgres");
 const KEYS_SQL: &str = migration!("postgres", "keys.sql");
 const HISTORY_SQL: &str = migration!("postgres", "history.sql");
-const RESET_SQL: &str = migration!("postgres", "reset.sql");
-const CONTROL_SQL: &str = migration!("postgres", "control.sql");
-const SESSION_SQL: &str = migration!("postgres", "session.sql");
-const START_SQL: &str = migration!("postgres", "lifecycle/start.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
-const EFFECT_SQL: &str = migration!("postgres", "lifecycle/effect.sql");
-const HEARTBEAT_SQL: &str = migration!("postgres", "lifecycle/heartbeat.sql");
-const COMPLETE_SQL: &str = migration!("postgres", "lifecycle/complete.sql");
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
-const FAIL_SQL: &str = migration!("postgres", "lifecycle/fail.sql");
-const RELEASE_SQL: &str = migration!("postgres", "lifecycle/release.sql");
-const RESCUE_SQL: &str = migration!("postgres", "lifecycle/rescue.sql");
-const PRODUCE_SQL: &str = migration!("postgres", "lifecycle/produce.sql");
-const SAMPLE_SQL: &str = migration!("postgres", "evidence/sample.sql");
-const COUNTERS_SQL: &str = migration!("postgres", "evidence/counters.sql");
 
-/// The steps this backend reads by name, per file: its tests check each is there.
+/// The steps this backend reads by name, per file (names apart by spaces): a test
+/// checks each is there.
 #[cfg(test)]
-pub(crate) const STEPS: [(&str, &[&str]); 4] = [
+pub(crate) const STEPS: &[(&str, &str)] = &[
+    (SQL.reset, "recreate-schema queues setseed vacuum analyze"),
     (
-        RESET_SQL,
-        &["recreate-schema", "queues", "setseed", "vacuum", "analyze"],
+        SQL.control,
+        "version version-num schema-facts backend-pid clear-stats-snapshot",
     ),
     (
-        CONTROL_SQL,
-        &[
-            "version",
-            "version-num",
-            "schema-facts",
-            "backend-pid",
-            "clear-stats-snapshot",
-        ],
+        SQL.session,
+        "search-path listen announce unlock unlock-all apply hold-snapshot kill-workers explain-plan explain-analyze",
     ),
-    (
-        SESSION_SQL,
-        &[
-            "search-path",
-            "listen",
-            "announce",
-            "unlock",
-            "unlock-all",
-            "apply",
-            "hold-snapshot",
-            "kill-workers",
-            "explain-plan",
-            "explain-analyze",
-        ],
-    ),
-    (HISTORY_SQL, &["rows", "paused-queue"]),
+    (HISTORY_SQL, "rows paused-queue"),
 ];
 
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
@@ -82,12 +52,6 @@ pub(crate) const STEPS: [(&str, &[&str]); 4] = [
 const COL_ID: usize = 0;
 const COL_ATTEMPT: usize = 8;
 const COL_QUEUE_WAIT_US: usize = 17;
-
-/// The SQL a strategy sends, step by step, as `claimbench sql` prints it; empty for a
-/// strategy without a PostgreSQL form (the workload refuses those before a run).
-pub fn strategy_sql(strategy: Strategy) -> &'static str {
-    strategy.sql(BackendKind::Postgres).unwrap_or_default()
-}
 
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `$n`s.
 pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
@@ -126,7 +90,7 @@ impl PostgresBackend {
     pub fn new(config: Config, display: String, schema: &str) -> PostgresBackend {
         PostgresBackend {
             config,
-            id: recipe::Instance::new(schema, display),
+            id: recipe::Instance::new(BackendKind::Postgres, schema, display, &FILES),
             control: Mutex::new(None),
             pristine: None,
             database: std::sync::RwLock::new(None),
@@ -218,7 +182,7 @@ impl PostgresBackend {
         });
         client
             .batch_execute(&fill(
-                step(SESSION_SQL, "search-path"),
+                step(SQL.session, "search-path"),
                 &[("schema", &quote_ident(&self.id.schema))],
             ))
             .await
@@ -239,14 +203,8 @@ impl PostgresBackend {
 
 impl PostgresBackend {
     /// Drops and recreates the schema, seeds it and builds the layout's indexes.
-    async fn reset_in_place(
-        &self,
-        workload: &Workload,
-        layout: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
+    async fn reset_in_place(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         self.check_schema().await?;
-        let layout_sql = super::layouts::sql_for_reset(BackendKind::Postgres, layout)?;
         let schema = quote_ident(&self.id.schema);
         let guard = self.control().await?;
         let c: &Client = &guard;
@@ -254,10 +212,7 @@ impl PostgresBackend {
         // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
         // default) a table created and filled in the same transaction skips the WAL.
         c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;
-        let seeded = match self
-            .recreate(c, workload, (layout, layout_sql), &schema, seed)
-            .await
-        {
+        let seeded = match self.recreate(c, r, &schema).await {
             Ok(n) => n,
             Err(err) => {
                 let _ = c.batch_execute("ROLLBACK").await;
@@ -266,10 +221,10 @@ impl PostgresBackend {
         };
         c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
         // One statement per call: VACUUM refuses to run inside a transaction block.
-        c.batch_execute(step(RESET_SQL, "vacuum"))
+        c.batch_execute(step(SQL.reset, "vacuum"))
             .await
             .map_err(e("vacuum analyze"))?;
-        c.batch_execute(step(RESET_SQL, "analyze"))
+        c.batch_execute(step(SQL.reset, "analyze"))
             .await
             .map_err(e("analyze queues"))?;
         Ok(seeded)
@@ -280,11 +235,9 @@ impl PostgresBackend {
     async fn reset_by_copy(
         &self,
         pristine: &Mutex<Pristine>,
-        workload: &Workload,
-        layout: &str,
-        seed: u64,
+        r: Reset<'_>,
     ) -> Result<u64, BackendError> {
-        let key = pristine::key(workload, layout, seed);
+        let key = pristine::key(r.workload, r.layout, r.seed);
         let mut made = pristine.lock().await;
         // The control connection may sit in the trial database about to be dropped.
         *self.control.lock().await = None;
@@ -292,7 +245,7 @@ impl PostgresBackend {
         let maintenance = self.open("claimbench-control").await?;
         let e = |what| move |e| query_error(what, e);
         let version: i32 = maintenance
-            .query_one(step(CONTROL_SQL, "version-num"), &[])
+            .query_one(step(SQL.control, "version-num"), &[])
             .await
             .map_err(e("read the server version"))?
             .get(0);
@@ -309,7 +262,7 @@ impl PostgresBackend {
                     .await
                     .map_err(e("create a pristine database"))?;
                 self.use_database(Some(name.clone()));
-                let seeded = self.reset_in_place(workload, layout, seed).await?;
+                let seeded = self.reset_in_place(r).await?;
                 // A template must have no connections while it is copied.
                 *self.control.lock().await = None;
                 self.use_database(None);
@@ -330,22 +283,16 @@ impl PostgresBackend {
     }
 
     /// The body of `reset`, inside the caller's transaction.
-    async fn recreate(
-        &self,
-        c: &Client,
-        workload: &Workload,
-        (layout, layout_sql): (&str, &str),
-        schema: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
+    async fn recreate(&self, c: &Client, r: Reset<'_>, schema: &str) -> Result<u64, BackendError> {
+        let (workload, layout, layout_sql) = (r.workload, r.layout, r.layout_sql);
         let e = |what| move |e| query_error(what, e);
         c.batch_execute(&fill(
-            step(RESET_SQL, "recreate-schema"),
+            step(SQL.reset, "recreate-schema"),
             &[("schema", schema)],
         ))
         .await
         .map_err(e("recreate schema"))?;
-        c.batch_execute(SCHEMA_SQL)
+        c.batch_execute(SQL.schema)
             .await
             .map_err(e("create tables"))?;
         let p = &workload.population;
@@ -353,17 +300,17 @@ impl PostgresBackend {
         let paused: Vec<bool> = p.queues.iter().map(|q| q.paused).collect();
         let active: Vec<bool> = p.queues.iter().map(|q| q.active).collect();
         let max: Vec<Option<i32>> = p.queues.iter().map(|q| q.max_workers).collect();
-        c.execute(step(RESET_SQL, "queues"), &[&names, &paused, &active, &max])
+        c.execute(step(SQL.reset, "queues"), &[&names, &paused, &active, &max])
             .await
             .map_err(e("insert queues"))?;
-        c.execute(step(RESET_SQL, "setseed"), &[&setseed_value(seed)])
+        c.execute(step(SQL.reset, "setseed"), &[&setseed_value(r.seed)])
             .await
             .map_err(e("set random seed"))?;
         let (qnames, qbounds) = p.queue_bounds();
         let (prios, pbounds) = p.priority_bounds();
         let seeded = c
             .execute(
-                SEED_SQL,
+                SQL.seed,
                 &[
                     &(p.backlog as i64),
                     &qnames,
@@ -530,17 +477,9 @@ impl recipe::Dialect for PostgresBackend {
         &self.id
     }
 
-    fn files(&self) -> &'static recipe::ControlFiles {
-        &FILES
-    }
-
     /// Binds natively: numbers as bigint, names as text, lists as text[].
-    async fn control_rows(
-        &self,
-        sql: &'static str,
-        args: &[recipe::Arg<'_>],
-        what: &'static str,
-    ) -> Result<Vec<Vec<recipe::Cell>>, BackendError> {
+    async fn control_rows(&self, q: recipe::Query<'_>) -> recipe::Rows {
+        let recipe::Query { sql, args, what } = q;
         use tokio_postgres::types::ToSql;
         let params: Vec<&(dyn ToSql + Sync)> = args
             .iter()
@@ -583,10 +522,6 @@ fn cells(row: &tokio_postgres::Row) -> Vec<recipe::Cell> {
 impl Backend for PostgresBackend {
     type Session = PostgresSession;
 
-    fn kind(&self) -> BackendKind {
-        BackendKind::Postgres
-    }
-
     async fn connect(&self, role: &str, worker_id: &str) -> Result<PostgresSession, BackendError> {
         let (client, wakeups) = self.open_listening(role).await?;
         let statements = Statements::prepare(&client).await?;
@@ -603,15 +538,10 @@ impl Backend for PostgresBackend {
         })
     }
 
-    async fn reset(
-        &self,
-        workload: &Workload,
-        layout: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
+    async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         match &self.pristine {
-            Some(p) => self.reset_by_copy(p, workload, layout, seed).await,
-            None => self.reset_in_place(workload, layout, seed).await,
+            Some(p) => self.reset_by_copy(p, r).await,
+            None => self.reset_in_place(r).await,
         }
     }
 
@@ -628,11 +558,11 @@ impl Backend for PostgresBackend {
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
         let guard = self.control().await?;
         let c: &Client = &guard;
-        c.batch_execute(step(CONTROL_SQL, "clear-stats-snapshot"))
+        c.batch_execute(step(SQL.control, "clear-stats-snapshot"))
             .await
             .map_err(|e| query_error("clear stats snapshot", e))?;
         let r = c
-            .query_one(COUNTERS_SQL, &[])
+            .query_one(SQL.counters, &[])
             .await
             .map_err(|e| query_error("read pg_stat_database", e))?;
         Ok(ServerCounters {
@@ -646,7 +576,7 @@ impl Backend for PostgresBackend {
 
     async fn server_pid(&self) -> Option<u32> {
         let row = self
-            .control_row(step(CONTROL_SQL, "backend-pid"), "read backend pid")
+            .control_row(step(SQL.control, "backend-pid"), "read backend pid")
             .await
             .ok()?;
         u32::try_from(row.get::<_, i32>(0)).ok()
@@ -697,7 +627,7 @@ fn setup_step(strategy: Strategy) -> Option<&'static str> {
     if strategy.is_custom() {
         return None;
     }
-    sql_steps(strategy_sql(strategy))
+    sql_steps(strategy.text(BackendKind::Postgres))
         .into_iter()
         .find(|(name, _)| *name == "setup")
         .map(|(_, sql)| sql)
@@ -707,19 +637,19 @@ impl Statements {
     async fn prepare(c: &Client) -> Result<Statements, BackendError> {
         let p = async |sql: &str| c.prepare(sql).await.map_err(|e| query_error("prepare", e));
         Ok(Statements {
-            unlock: p(step(SESSION_SQL, "unlock")).await?,
+            unlock: p(step(SQL.session, "unlock")).await?,
             complete_batch: p(COMPLETE_BATCH_SQL).await?,
-            announce: p(step(SESSION_SQL, "announce")).await?,
-            start: p(START_SQL).await?,
+            announce: p(step(SQL.session, "announce")).await?,
+            start: p(SQL.start).await?,
             start_ungated: p(START_UNGATED_SQL).await?,
-            heartbeat: p(HEARTBEAT_SQL).await?,
-            effect: p(EFFECT_SQL).await?,
-            complete: p(COMPLETE_SQL).await?,
-            fail: p(FAIL_SQL).await?,
-            release: p(RELEASE_SQL).await?,
-            rescue: p(RESCUE_SQL).await?,
-            produce: p(PRODUCE_SQL).await?,
-            sample: p(SAMPLE_SQL).await?,
+            heartbeat: p(SQL.heartbeat).await?,
+            effect: p(SQL.effect).await?,
+            complete: p(SQL.complete).await?,
+            fail: p(SQL.fail).await?,
+            release: p(SQL.release).await?,
+            rescue: p(SQL.rescue).await?,
+            produce: p(SQL.produce).await?,
+            sample: p(SQL.sample).await?,
         })
     }
 }
@@ -758,14 +688,12 @@ enum Prepared {
 /// Prepares `strategy`'s statements. A custom statement the server refuses, or that
 /// binds or returns what claimbench cannot use, fails with its file named.
 async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, BackendError> {
-    let refused = |message: String| BackendError::Query {
-        what: "prepare the claim",
-        kind: ErrorKind::Other,
-        code: None,
-        message: match &strategy.def().custom {
+    let refused = |message: String| {
+        let message = match &strategy.def().custom {
             Some(src) => format!("{}: strategies.{strategy}.postgres: {message}", src.file),
             None => format!("strategy `{strategy}`: {message}"),
-        },
+        };
+        BackendError::other("prepare the claim", message)
     };
     let file = strategy
         .sql(BackendKind::Postgres)
@@ -806,10 +734,14 @@ async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, Ba
 /// strategy's select step.
 fn explained_statement(strategy: Strategy) -> (&'static str, &'static str) {
     match strategy.shape() {
-        Shape::Claim => ("claim", claim_step(strategy, strategy_sql(strategy))),
-        Shape::ReadThenWrite | Shape::ReadThenConditional => {
-            ("select step", step(strategy_sql(strategy), "select"))
-        }
+        Shape::Claim => (
+            "claim",
+            claim_step(strategy, strategy.text(BackendKind::Postgres)),
+        ),
+        Shape::ReadThenWrite | Shape::ReadThenConditional => (
+            "select step",
+            step(strategy.text(BackendKind::Postgres), "select"),
+        ),
     }
 }
 
@@ -824,7 +756,7 @@ impl PostgresSession {
     ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         let c = &self.client;
         let sql = explained_statement(strategy).1;
-        let explain = fill(step(SESSION_SQL, form), &[("statement", sql)]);
+        let explain = fill(step(SQL.session, form), &[("statement", sql)]);
         let stmt = c.prepare(&explain).await?;
         Ok(match super::pg_claim::Binds::of(strategy, &stmt) {
             Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
@@ -840,7 +772,7 @@ impl PostgresSession {
         let p = prepare_strategy(&self.client, strategy).await?;
         if strategy.def().listens && !self.listening {
             self.client
-                .batch_execute(step(SESSION_SQL, "listen"))
+                .batch_execute(step(SQL.session, "listen"))
                 .await
                 .map_err(|e| query_error("listen", e))?;
             self.listening = true;
@@ -849,15 +781,18 @@ impl PostgresSession {
         Ok(self.prepared.len() - 1)
     }
 
-    /// Gives up the advisory locks of `jobs` after an `advisory` claim; nothing otherwise.
-    async fn unlock(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
-        if self.advisory {
-            self.client
-                .execute(&self.statements.unlock, &[&jobs])
-                .await
-                .map_err(|e| query_error("advisory unlock", e))?;
+    /// A read-then-conditional strategy's (select, claim-one) statements.
+    async fn conditional(
+        &mut self,
+        strategy: Strategy,
+    ) -> Result<(Statement, Statement), BackendError> {
+        let i = self.prepared_index(strategy).await?;
+        match &self.prepared[i].1 {
+            Prepared::ReadThenConditional { select, claim_one } => {
+                Ok((select.clone(), claim_one.clone()))
+            }
+            _ => unreachable!("a conditional strategy is prepared as one"),
         }
-        Ok(())
     }
 
     /// The underlying client, for tests that need to hold a transaction open.
@@ -866,64 +801,133 @@ impl PostgresSession {
     }
 }
 
-fn push_claimed(rows: &[tokio_postgres::Row], out: &mut Vec<ClaimedJob>) {
-    out.extend(rows.iter().map(|r| ClaimedJob {
+/// Each step binds what its statement under `migrations/postgres/` takes, in order.
+impl Lifecycle for PostgresSession {
+    async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
+        let (c, st, me) = (&self.client, &self.statements, &self.worker_id);
+        let e = |e| query_error(step.what(), e);
+        let row = async |stmt, args: &[&(dyn ToSql + Sync)]| {
+            let r = c.query_opt(stmt, args).await.map_err(e)?;
+            Ok::<_, BackendError>(match r {
+                Some(r) => Reply::row(r.get(0), r.try_get::<_, bool>(1).ok().map(i64::from)),
+                None => Reply::default(),
+            })
+        };
+        match step {
+            Step::Start { job, gated, token } => {
+                let stmt = if gated { &st.start } else { &st.start_ungated };
+                row(stmt, &[&job, me, &token]).await
+            }
+            Step::Heartbeat { job, token } => {
+                let n = c.execute(&st.heartbeat, &[&job, me, &token]).await;
+                Ok(Reply::changed(n.map_err(e)?))
+            }
+            Step::Effect(f) => {
+                let failed = f.failed as i16;
+                let args: [&(dyn ToSql + Sync); 6] =
+                    [&f.job, &f.attempt, me, &failed, &f.started_us, &f.token];
+                row(&st.effect, &args).await
+            }
+            Step::Complete { job } => {
+                let n = c.execute(&st.complete, &[&job, me]).await;
+                Ok(Reply::changed(n.map_err(e)?))
+            }
+            Step::Fail {
+                job,
+                retry_delay,
+                max_attempts,
+            } => {
+                let (delay_s, max) = (retry_delay.as_secs_f64(), max_attempts as i32);
+                let r = c.query_one(&st.fail, &[&job, me, &delay_s, &max]).await;
+                let r = r.map_err(e)?;
+                Ok(Reply::row(Some(r.get(0)), Some(r.get(1))))
+            }
+        }
+    }
+
+    /// Gives up the advisory locks of `jobs` after an `advisory` claim; nothing otherwise.
+    async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
+        if self.advisory {
+            self.client
+                .execute(&self.statements.unlock, &[&jobs])
+                .await
+                .map_err(|e| query_error("advisory unlock", e))?;
+        }
+        Ok(())
+    }
+}
+
+fn claimed_row(r: &tokio_postgres::Row) -> ClaimedJob {
+    ClaimedJob {
         id: r.get(COL_ID),
         attempt: r.get(COL_ATTEMPT),
         queue_wait_us: r.get(COL_QUEUE_WAIT_US),
-    }));
+    }
+}
+
+fn push_claimed(rows: &[tokio_postgres::Row], out: &mut Vec<ClaimedJob>) {
+    out.extend(rows.iter().map(claimed_row));
+}
+
+/// Each strategy's statements are prepared on its first claim on this connection.
+impl ClaimSteps for PostgresSession {
+    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        let i = self.prepared_index(strategy).await?;
+        let Prepared::Claim(claim) = &self.prepared[i].1 else {
+            unreachable!("a claim-shaped strategy is prepared as one");
+        };
+        let c = &self.client;
+        let claimed = claim.claim(c, batch, &self.worker_id, out).await;
+        claimed.map_err(|e| query_error("claim", e))?;
+        self.advisory = strategy.def().advisory;
+        Ok(())
+    }
+
+    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        let i = self.prepared_index(strategy).await?;
+        let Prepared::ReadThenWrite { select, update } = &self.prepared[i].1 else {
+            unreachable!("a read-then-write strategy is prepared as one");
+        };
+        let (c, ids, e) = (&self.client, &mut self.ids, |e| query_error("claim", e));
+        ids.clear();
+        let rows = c.query(select, &[&(batch as i64)]).await.map_err(e)?;
+        ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+        if !ids.is_empty() {
+            let rows = c
+                .query(update, &[&*ids, &self.worker_id])
+                .await
+                .map_err(e)?;
+            push_claimed(&rows, out);
+        }
+        Ok(())
+    }
+
+    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        let (select, _) = self.conditional(strategy).await?;
+        let rows = self.client.query(&select, &[&(batch as i64)]).await;
+        let rows = rows.map_err(|e| query_error("claim", e))?;
+        out.extend(rows.iter().map(|r| ClaimedJob {
+            id: r.get(0),
+            attempt: r.get(1),
+            queue_wait_us: 0,
+        }));
+        Ok(())
+    }
+
+    /// The job as its RETURNING gives it: the queue wait is the claim's.
+    async fn claim_one(&mut self, ask: Ask, job: ClaimedJob) -> Won {
+        let (_, claim_one) = self.conditional(ask.strategy).await?;
+        let args: [&(dyn ToSql + Sync); 3] = [&job.id, &self.worker_id, &job.attempt];
+        let rows = self.client.query(&claim_one, &args).await;
+        let rows = rows.map_err(|e| query_error("claim", e))?;
+        Ok(rows.first().map(claimed_row))
+    }
 }
 
 impl Session for PostgresSession {
-    async fn claim(
-        &mut self,
-        strategy: Strategy,
-        batch: u32,
-        out: &mut Vec<ClaimedJob>,
-    ) -> Result<ClaimOutcome, BackendError> {
-        let i = self.prepared_index(strategy).await?;
-        let limit = batch as i64;
-        let PostgresSession {
-            client: c,
-            prepared,
-            worker_id,
-            ids,
-            ..
-        } = self;
-        let e = |e| query_error("claim", e);
-        let mut outcome = ClaimOutcome::default();
-        match &prepared[i].1 {
-            Prepared::Claim(claim) => {
-                claim.claim(c, batch, worker_id, out).await.map_err(e)?;
-                self.advisory = strategy.def().advisory;
-            }
-            Prepared::ReadThenWrite { select, update } => {
-                ids.clear();
-                let rows = c.query(select, &[&limit]).await.map_err(e)?;
-                ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
-                if !ids.is_empty() {
-                    let rows = c.query(update, &[&*ids, &*worker_id]).await.map_err(e)?;
-                    push_claimed(&rows, out);
-                }
-            }
-            Prepared::ReadThenConditional { select, claim_one } => {
-                let rows = c.query(select, &[&limit]).await.map_err(e)?;
-                for r in &rows {
-                    let (id, attempt): (i64, i32) = (r.get(0), r.get(1));
-                    let claimed = c
-                        .query(claim_one, &[&id, &*worker_id, &attempt])
-                        .await
-                        .map_err(e)?;
-                    if claimed.is_empty() {
-                        outcome.lost_races += 1;
-                    }
-                    push_claimed(&claimed, out);
-                }
-            }
-        }
-        Ok(outcome)
-    }
-
     async fn wait_for_work(&mut self, max: Duration) -> bool {
         if !self.listening {
             tokio::time::sleep(max).await;
@@ -959,7 +963,7 @@ impl Session for PostgresSession {
         let sql = match (commit, self.advisory) {
             (true, _) => "COMMIT".to_string(),
             (false, false) => "ROLLBACK".to_string(),
-            (false, true) => format!("ROLLBACK; {}", step(SESSION_SQL, "unlock-all")),
+            (false, true) => format!("ROLLBACK; {}", step(SQL.session, "unlock-all")),
         };
         self.client
             .batch_execute(&sql)
@@ -970,78 +974,11 @@ impl Session for PostgresSession {
     async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
         for (name, value) in settings {
             self.client
-                .execute(step(SESSION_SQL, "apply"), &[name, value])
+                .execute(step(SQL.session, "apply"), &[name, value])
                 .await
                 .map_err(|e| query_error("apply a session setting", e))?;
         }
         Ok(())
-    }
-
-    async fn start(
-        &mut self,
-        job: i64,
-        gated: bool,
-        token: i64,
-    ) -> Result<Option<i64>, BackendError> {
-        let stmt = if gated {
-            &self.statements.start
-        } else {
-            &self.statements.start_ungated
-        };
-        let row = self
-            .client
-            .query_opt(stmt, &[&job, &self.worker_id, &token])
-            .await
-            .map_err(|e| query_error("start", e))?;
-        Ok(row.map(|r| r.get(0)))
-    }
-
-    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
-        let n = self
-            .client
-            .execute(&self.statements.heartbeat, &[&job, &self.worker_id, &token])
-            .await
-            .map_err(|e| query_error("heartbeat", e))?;
-        Ok(n == 1)
-    }
-
-    async fn effect(
-        &mut self,
-        job: i64,
-        attempt: i32,
-        failed: bool,
-        started_us: i64,
-        token: i64,
-    ) -> Result<EffectReceipt, BackendError> {
-        let r = self
-            .client
-            .query_one(
-                &self.statements.effect,
-                &[
-                    &job,
-                    &attempt,
-                    &self.worker_id,
-                    &(failed as i16),
-                    &started_us,
-                    &token,
-                ],
-            )
-            .await
-            .map_err(|e| query_error("write effect", e))?;
-        Ok(EffectReceipt {
-            finished_us: r.get(0),
-            owned: r.get(1),
-        })
-    }
-
-    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
-        let n = self
-            .client
-            .execute(&self.statements.complete, &[&job, &self.worker_id])
-            .await
-            .map_err(|e| query_error("complete", e))?;
-        self.unlock(&[job]).await?;
-        Ok(n == 1)
     }
 
     async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
@@ -1050,36 +987,8 @@ impl Session for PostgresSession {
             .query(&self.statements.complete_batch, &[&jobs, &self.worker_id])
             .await
             .map_err(|e| query_error("complete a batch", e))?;
-        self.unlock(jobs).await?;
+        self.finished(jobs).await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
-    }
-
-    async fn fail(
-        &mut self,
-        job: i64,
-        retry_delay: Duration,
-        max_attempts: u32,
-    ) -> Result<FailOutcome, BackendError> {
-        let r = self
-            .client
-            .query_one(
-                &self.statements.fail,
-                &[
-                    &job,
-                    &self.worker_id,
-                    &retry_delay.as_secs_f64(),
-                    &(max_attempts as i32),
-                ],
-            )
-            .await
-            .map_err(|e| query_error("fail", e))?;
-        self.unlock(&[job]).await?;
-        let (retried, dead): (i64, i64) = (r.get(0), r.get(1));
-        Ok(match (retried, dead) {
-            (1, _) => FailOutcome::Retried,
-            (_, 1) => FailOutcome::DeadLettered,
-            _ => FailOutcome::NotOwned,
-        })
     }
 
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
@@ -1091,7 +1000,7 @@ impl Session for PostgresSession {
             .query(&self.statements.release, &[&jobs, &self.worker_id])
             .await
             .map_err(|e| query_error("release", e))?;
-        self.unlock(jobs).await?;
+        self.finished(jobs).await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
@@ -1213,7 +1122,7 @@ impl Session for PostgresSession {
         let c = &self.client;
         // Session-level advisory locks outlive the rollback: give them up too.
         let end = if strategy.def().advisory {
-            format!("ROLLBACK; {}", step(SESSION_SQL, "unlock-all"))
+            format!("ROLLBACK; {}", step(SQL.session, "unlock-all"))
         } else {
             "ROLLBACK".to_string()
         };
@@ -1229,7 +1138,7 @@ impl Session for PostgresSession {
     /// A repeatable-read transaction keeps the snapshot of its first statement.
     async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
         self.client
-            .batch_execute(step(SESSION_SQL, "hold-snapshot"))
+            .batch_execute(step(SQL.session, "hold-snapshot"))
             .await
             .map_err(|e| query_error("hold a snapshot", e))
     }
@@ -1237,7 +1146,7 @@ impl Session for PostgresSession {
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         let row = self
             .client
-            .query_one(step(SESSION_SQL, "kill-workers"), &[&role])
+            .query_one(step(SQL.session, "kill-workers"), &[&role])
             .await
             .map_err(|e| query_error("kill worker connections", e))?;
         Ok(row.get::<_, i64>(0) as u64)
@@ -1250,8 +1159,6 @@ mod tests {
 
     const PRODUCTION_SQL: &str = migration!("postgres", "strategies/production.sql");
     const WAITING_SQL: &str = migration!("postgres", "strategies/waiting.sql");
-    const NAIVE_SQL: &str = migration!("postgres", "strategies/naive.sql");
-    const CONDITIONAL_SQL: &str = migration!("postgres", "strategies/conditional.sql");
 
     /// A declared statement whose comment reads like a step marker is sent whole; a
     /// shipped file with steps sends its claim step and runs its setup step.
@@ -1265,10 +1172,10 @@ mod tests {
             respects_max_workers: false,
         };
         let s = crate::strategy::custom::declare(&d).unwrap();
-        assert!(claim_step(s, strategy_sql(s)).contains("UPDATE jobs_hot"));
+        assert!(claim_step(s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));
         assert!(setup_step(s).is_none());
         let ready = Strategy::builtin_named("ready-table").unwrap();
-        assert!(claim_step(ready, strategy_sql(ready)).starts_with("WITH picked AS"));
+        assert!(claim_step(ready, ready.text(BackendKind::Postgres)).starts_with("WITH picked AS"));
         assert!(
             setup_step(ready)
                 .unwrap()
@@ -1279,10 +1186,16 @@ mod tests {
 
     #[test]
     fn the_registry_sends_these_files() {
-        assert_eq!(strategy_sql(Strategy::PRODUCTION), PRODUCTION_SQL);
-        assert_eq!(strategy_sql(Strategy::WAITING), WAITING_SQL);
-        assert_eq!(strategy_sql(Strategy::NAIVE), NAIVE_SQL);
-        assert_eq!(strategy_sql(Strategy::CONDITIONAL), CONDITIONAL_SQL);
+        assert_eq!(
+            Strategy::PRODUCTION.text(BackendKind::Postgres),
+            PRODUCTION_SQL
+        );
+        assert_eq!(Strategy::WAITING.text(BackendKind::Postgres), WAITING_SQL);
+        assert_eq!(Strategy::NAIVE.text(BackendKind::Postgres), SQL.naive);
+        assert_eq!(
+            Strategy::CONDITIONAL.text(BackendKind::Postgres),
+            SQL.conditional
+        );
     }
 
     #[test]
@@ -1306,19 +1219,19 @@ mod tests {
 
     #[test]
     fn two_step_strategies_have_their_steps() {
-        assert!(step(NAIVE_SQL, "update").starts_with("-- $1 the ids"));
-        assert!(!step(NAIVE_SQL, "update").contains("status = 0"));
-        assert!(step(CONDITIONAL_SQL, "claim-one").contains("AND h.status = 0"));
+        assert!(step(SQL.naive, "update").starts_with("-- $1 the ids"));
+        assert!(!step(SQL.naive, "update").contains("status = 0"));
+        assert!(step(SQL.conditional, "claim-one").contains("AND h.status = 0"));
         // Regression: without the attempt check, a job claimed, failed and put back
         // between the read and the write was claimed under its old attempt.
-        assert!(step(CONDITIONAL_SQL, "claim-one").contains("AND h.attempt_count = $3"));
-        assert!(step(CONDITIONAL_SQL, "select").contains("SELECT h.id, h.attempt_count"));
-        assert!(step(CONDITIONAL_SQL, "select").contains("LIMIT $1"));
+        assert!(step(SQL.conditional, "claim-one").contains("AND h.attempt_count = $3"));
+        assert!(step(SQL.conditional, "select").contains("SELECT h.id, h.attempt_count"));
+        assert!(step(SQL.conditional, "select").contains("LIMIT $1"));
     }
 
     #[test]
     fn returning_columns_match_the_positions_read() {
-        for sql in [PRODUCTION_SQL, WAITING_SQL, step(NAIVE_SQL, "update")] {
+        for sql in [PRODUCTION_SQL, WAITING_SQL, step(SQL.naive, "update")] {
             let ret = &sql[sql.find("RETURNING").unwrap() + "RETURNING".len()..];
             let cols: Vec<&str> = ret.split(',').map(str::trim).collect();
             assert_eq!(cols[COL_ID], "h.id");

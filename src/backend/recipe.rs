@@ -17,8 +17,8 @@ use crate::statements::step;
 pub enum Arg<'a> {
     Int(i64),
     Text(&'a str),
-    /// A list of names: an array where the server binds arrays (PostgreSQL), a JSON
-    /// array of strings elsewhere.
+    /// A list of names: an array where the engine binds arrays (PostgreSQL); the recipe
+    /// sends it as a JSON array in text elsewhere.
     TextList(&'a [String]),
 }
 
@@ -61,6 +61,7 @@ impl Cell {
 /// The files the recipe reads, per engine: `control.sql` (steps `version` and
 /// `schema-facts`) and the evidence files, each with the arguments and columns the
 /// recipe's functions below document.
+#[derive(Debug)]
 pub struct ControlFiles {
     pub control: &'static str,
     pub settings: &'static str,
@@ -98,6 +99,7 @@ pub(crate) use control_files;
 /// What names one backend instance, in messages and on the server.
 #[derive(Debug, Clone)]
 pub struct Instance {
+    pub kind: BackendKind,
     /// The schema (a MySQL database) the run works in: created and dropped by
     /// claimbench, which touches no other.
     pub schema: String,
@@ -108,33 +110,78 @@ pub struct Instance {
     /// connection id instead): unique per instance, so that two runs in one process (or
     /// on one server) never count or touch each other's workers.
     pub worker_role: String,
+    /// The engine's control statements.
+    pub files: &'static ControlFiles,
 }
 
 impl Instance {
-    pub fn new(schema: &str, display: String) -> Instance {
+    pub fn new(
+        kind: BackendKind,
+        schema: &str,
+        display: String,
+        files: &'static ControlFiles,
+    ) -> Instance {
         static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Instance {
+            kind,
             schema: schema.to_string(),
             display,
             worker_role: format!("claimbench-worker-{}-{n}", std::process::id()),
+            files,
         }
     }
+}
+
+/// A control statement, its arguments in order, and the step its errors name.
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pub sql: &'static str,
+    pub args: &'a [Arg<'a>],
+    pub what: &'static str,
+}
+
+/// Every row of a control statement's first result set.
+pub type Rows = Result<Vec<Vec<Cell>>, BackendError>;
+
+/// Why an engine without array binding never meets [`Arg::TextList`].
+pub const NO_ARRAYS: &str = "the recipe sends lists as JSON text to an engine that binds no arrays";
+
+/// Runs `sql` with `args` on `d`'s control connection; a list of names goes as a JSON
+/// array in text to an engine that binds no arrays, so a dialect meets
+/// [`Arg::TextList`] only where it can bind one.
+async fn rows(
+    d: &(impl Dialect + ?Sized),
+    sql: &'static str,
+    args: &[Arg<'_>],
+    what: &'static str,
+) -> Rows {
+    if d.instance().kind.engine().binds_arrays {
+        return d.control_rows(Query { sql, args, what }).await;
+    }
+    let json: Vec<Option<String>> = args
+        .iter()
+        .map(|a| match a {
+            Arg::TextList(l) => Some(serde_json::to_string(l).expect("strings serialize")),
+            _ => None,
+        })
+        .collect();
+    let args: Vec<Arg<'_>> = args
+        .iter()
+        .zip(&json)
+        .map(|(a, j)| j.as_deref().map_or(*a, Arg::Text))
+        .collect();
+    let args = &args;
+    d.control_rows(Query { sql, args, what }).await
 }
 
 /// What an engine supplies to the control recipe.
 pub trait Dialect: Sync {
     fn instance(&self) -> &Instance;
-    fn files(&self) -> &'static ControlFiles;
 
-    /// Runs `sql` on the control connection with `args` bound in order, and returns
-    /// every row of its first result set. `what` names the step in errors.
-    fn control_rows(
-        &self,
-        sql: &'static str,
-        args: &[Arg<'_>],
-        what: &'static str,
-    ) -> impl Future<Output = Result<Vec<Vec<Cell>>, BackendError>> + Send;
+    /// Runs the query on the control connection and returns every row of its first
+    /// result set.
+    fn control_rows(&self, q: Query<'_>) -> impl Future<Output = Rows> + Send;
 
     /// Settings this engine's sessions choose for themselves, recorded beside the
     /// server's.
@@ -146,12 +193,7 @@ pub trait Dialect: Sync {
 /// The first row, or an error naming `what` when the statement returned none.
 fn one_row(mut rows: Vec<Vec<Cell>>, what: &'static str) -> Result<Vec<Cell>, BackendError> {
     if rows.is_empty() {
-        return Err(BackendError::Query {
-            what,
-            kind: super::ErrorKind::Other,
-            code: None,
-            message: "the statement returned no row".into(),
-        });
+        return Err(BackendError::other(what, "the statement returned no row"));
     }
     Ok(rows.swap_remove(0))
 }
@@ -167,12 +209,12 @@ pub async fn check_schema(
     kind: BackendKind,
 ) -> Result<(), BackendError> {
     let what = "look up the schema";
-    let sql = step(d.files().control, "schema-facts");
+    let sql = step(d.instance().files.control, "schema-facts");
     let args = [
         Arg::Text(&d.instance().schema),
         Arg::Text(ownership::MARKER_TABLE),
     ];
-    let row = one_row(d.control_rows(sql, &args, what).await?, what)?;
+    let row = one_row(rows(d, sql, &args, what).await?, what)?;
     let facts = ownership::SchemaFacts {
         exists: cell(&row, 0).int() != 0,
         marked: cell(&row, 1).int() != 0,
@@ -188,16 +230,14 @@ pub async fn check_schema(
 
 /// `version` returns one text; the settings file rows of (name, value).
 pub async fn server_info(d: &(impl Dialect + ?Sized)) -> Result<ServerInfo, BackendError> {
-    let files = d.files();
+    let files = d.instance().files;
     let what = "read server version";
     let row = one_row(
-        d.control_rows(step(files.control, "version"), &[], what)
-            .await?,
+        rows(d, step(files.control, "version"), &[], what).await?,
         what,
     )?;
     let version = cell(&row, 0).text().replace('\n', " ");
-    let mut settings: Vec<(String, String)> = d
-        .control_rows(files.settings, &[], "read server settings")
+    let mut settings: Vec<(String, String)> = rows(d, files.settings, &[], "read server settings")
         .await?
         .iter()
         .map(|r| (cell(r, 0).text(), cell(r, 1).text()))
@@ -209,14 +249,17 @@ pub async fn server_info(d: &(impl Dialect + ?Sized)) -> Result<ServerInfo, Back
 /// One row of the nine counts [`DbReconciliation::from_columns`] reads.
 pub async fn reconcile(d: &(impl Dialect + ?Sized)) -> Result<DbReconciliation, BackendError> {
     let what = "reconcile jobs";
-    let row = one_row(d.control_rows(d.files().reconcile, &[], what).await?, what)?;
+    let row = one_row(
+        rows(d, d.instance().files.reconcile, &[], what).await?,
+        what,
+    )?;
     Ok(DbReconciliation::from_columns(|i| cell(&row, i).int()))
 }
 
 /// One number: the server's clock, µs since the epoch.
 pub async fn server_clock_us(d: &(impl Dialect + ?Sized)) -> Result<i64, BackendError> {
     let what = "read the server clock";
-    let row = one_row(d.control_rows(d.files().clock, &[], what).await?, what)?;
+    let row = one_row(rows(d, d.instance().files.clock, &[], what).await?, what)?;
     Ok(cell(&row, 0).int())
 }
 
@@ -227,14 +270,14 @@ pub async fn completed_by_queue(
     to_us: i64,
 ) -> Result<Vec<(String, i64)>, BackendError> {
     let args = [Arg::Int(from_us), Arg::Int(to_us)];
-    let rows = d
-        .control_rows(
-            d.files().completed_by_queue,
-            &args,
-            "count completed jobs per queue",
-        )
-        .await?;
-    Ok(rows
+    let found = rows(
+        d,
+        d.instance().files.completed_by_queue,
+        &args,
+        "count completed jobs per queue",
+    )
+    .await?;
+    Ok(found
         .iter()
         .map(|r| (cell(r, 0).text(), cell(r, 1).int()))
         .collect())
@@ -246,14 +289,14 @@ pub async fn job_queues(
     d: &(impl Dialect + ?Sized),
     queues: &[String],
 ) -> Result<Vec<(i64, String)>, BackendError> {
-    let rows = d
-        .control_rows(
-            d.files().job_queues,
-            &[Arg::TextList(queues)],
-            "read job queues",
-        )
-        .await?;
-    Ok(rows
+    let found = rows(
+        d,
+        d.instance().files.job_queues,
+        &[Arg::TextList(queues)],
+        "read job queues",
+    )
+    .await?;
+    Ok(found
         .iter()
         .map(|r| (cell(r, 0).int(), cell(r, 1).text()))
         .collect())
@@ -263,12 +306,12 @@ pub async fn job_queues(
 /// engine without a dead-row count (MySQL's purge backlog stands in; SQL Server has
 /// none) returns what it has there, or 0.
 pub async fn table_stats(d: &(impl Dialect + ?Sized)) -> Result<TableStats, BackendError> {
-    let files = d.files();
+    let files = d.instance().files;
     let what = "read table statistics";
     if let Some((file, name)) = files.before_table_stats {
-        d.control_rows(step(file, name), &[], what).await?;
+        rows(d, step(file, name), &[], what).await?;
     }
-    let row = one_row(d.control_rows(files.table_stats, &[], what).await?, what)?;
+    let row = one_row(rows(d, files.table_stats, &[], what).await?, what)?;
     Ok(TableStats {
         live_tuples: cell(&row, 0).int(),
         dead_tuples: cell(&row, 1).int(),

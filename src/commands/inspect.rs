@@ -119,7 +119,7 @@ fn print_sql(kind: BackendKind, strategy: &str, batch: u32) -> Result<()> {
     let (params, text) = match kind {
         BackendKind::Mysql => (
             mysql::strategy_params(strategy, batch),
-            mysql::expand_ids(mysql::strategy_sql(strategy), batch as usize),
+            mysql::expand_ids(strategy.text(BackendKind::Mysql), batch as usize),
         ),
         BackendKind::Mssql => (
             mssql::strategy_params(strategy, batch),
@@ -128,12 +128,12 @@ fn print_sql(kind: BackendKind, strategy: &str, batch: u32) -> Result<()> {
                     "-- as sent to a database with READ_COMMITTED_SNAPSHOT OFF; with it ON, each\n-- lock hint also gets READCOMMITTEDLOCK (the form that ran is in run.json)\n{}",
                     mssql::locking_claim_sql(strategy, "claimbench", false)
                 ),
-                _ => mssql::with_schema(mssql::strategy_sql(strategy), "claimbench"),
+                _ => mssql::with_schema(strategy.text(BackendKind::Mssql), "claimbench"),
             },
         ),
         BackendKind::Postgres => (
             postgres::strategy_params(strategy, batch),
-            postgres::strategy_sql(strategy).to_string(),
+            strategy.text(BackendKind::Postgres).to_string(),
         ),
     };
     if let Some(src) = &strategy.def().custom {

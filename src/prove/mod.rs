@@ -182,19 +182,19 @@ mod tests {
     /// statement, word for word, without SKIP LOCKED.
     #[test]
     fn waiting_is_production_without_skip_locked() {
-        use crate::backend::{mysql, postgres};
         let body = |sql: &str| -> String {
             sql.lines()
                 .filter(|l| !l.trim_start().starts_with("--"))
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        for sql in [postgres::strategy_sql, mysql::strategy_sql] {
-            let production = body(sql(Strategy::PRODUCTION));
+        use crate::backend_kind::BackendKind;
+        for kind in [BackendKind::Postgres, BackendKind::Mysql] {
+            let production = body(Strategy::PRODUCTION.text(kind));
             assert!(production.contains(" SKIP LOCKED"));
             assert_eq!(
                 production.replace(" SKIP LOCKED", ""),
-                body(sql(Strategy::WAITING))
+                body(Strategy::WAITING.text(kind))
             );
         }
     }

@@ -615,7 +615,9 @@ mod tests {
     //! answers: no database concurrency is exercised here (the behavioural suite does
     //! that on real servers), only what the worker does with errors and time.
     use super::*;
-    use crate::backend::{EffectReceipt, Sample};
+    use crate::backend::Sample;
+    use crate::backend::claim::{Ask, Done, Won};
+    use crate::backend::lifecycle::{Reply, Step};
 
     /// Fails `failures` times with a lock timeout, then claims `rows` jobs from id 7,
     /// whatever batch it was asked for. Starts and effects succeed; a per-job
@@ -629,6 +631,32 @@ mod tests {
 
     fn unused<T>() -> Result<T, BackendError> {
         unreachable!("the paths under test send nothing else")
+    }
+
+    /// Its `claim` is scripted whole, so no claim step is ever asked for.
+    impl crate::backend::ClaimSteps for Scripted {
+        async fn locking_claim(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+            unused()
+        }
+        async fn read_then_write(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+            unused()
+        }
+        async fn candidates(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+            unused()
+        }
+        async fn claim_one(&mut self, _: Ask, _: ClaimedJob) -> Won {
+            unused()
+        }
+    }
+
+    impl crate::backend::Lifecycle for Scripted {
+        async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
+            match step {
+                Step::Start { .. } => Ok(Reply::row(Some(1), None)),
+                Step::Effect { .. } => Ok(Reply::row(Some(2), Some(1))),
+                _ => unused(),
+            }
+        }
     }
 
     impl Session for Scripted {
@@ -654,9 +682,6 @@ mod tests {
             }));
             Ok(ClaimOutcome::default())
         }
-        async fn start(&mut self, _: i64, _: bool, _: i64) -> Result<Option<i64>, BackendError> {
-            Ok(Some(1))
-        }
         async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
             self.acknowledged.push(jobs.to_vec());
             Ok(jobs.to_vec())
@@ -668,28 +693,6 @@ mod tests {
             unused()
         }
         async fn apply(&mut self, _: &[(String, String)]) -> Result<(), BackendError> {
-            unused()
-        }
-        async fn heartbeat(&mut self, _: i64, _: i64) -> Result<bool, BackendError> {
-            unused()
-        }
-        async fn effect(
-            &mut self,
-            _: i64,
-            _: i32,
-            _: bool,
-            _: i64,
-            _: i64,
-        ) -> Result<EffectReceipt, BackendError> {
-            Ok(EffectReceipt {
-                finished_us: 2,
-                owned: true,
-            })
-        }
-        async fn complete(&mut self, _: i64) -> Result<bool, BackendError> {
-            unused()
-        }
-        async fn fail(&mut self, _: i64, _: Duration, _: u32) -> Result<FailOutcome, BackendError> {
             unused()
         }
         async fn release(&mut self, _: &[i64]) -> Result<Vec<i64>, BackendError> {

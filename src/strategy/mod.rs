@@ -151,6 +151,12 @@ impl Strategy {
         }
     }
 
+    /// The statement file(s) on `kind` as `claimbench sql` prints them; empty where the
+    /// technique has no form (a run refuses those before it starts).
+    pub fn text(self, kind: BackendKind) -> &'static str {
+        self.sql(kind).unwrap_or_default()
+    }
+
     /// Whether the strategy is meant to hand each job to one worker at a time. Reports use
     /// it to tell an expected duplicate (naive) from a defect.
     pub fn prevents_duplicate_claims(self) -> bool {

@@ -3,7 +3,7 @@
 
 use super::{Inspect, TestDb};
 use claimbench::backend::mysql::{self, MysqlBackend, MysqlSession};
-use claimbench::backend::{Backend, DbTarget, sql_steps};
+use claimbench::backend::{Backend, BackendKind, DbTarget, sql_steps};
 use claimbench::model::TableState;
 use claimbench::strategy::Strategy;
 use mysql_async::prelude::Queryable;
@@ -16,7 +16,7 @@ pub fn url() -> String {
 }
 
 fn production_step(name: &str) -> &'static str {
-    sql_steps(mysql::strategy_sql(Strategy::PRODUCTION))
+    sql_steps(Strategy::PRODUCTION.text(BackendKind::Mysql))
         .into_iter()
         .find(|(n, _)| *n == name)
         .unwrap()

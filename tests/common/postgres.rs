@@ -2,7 +2,8 @@
 //! cluster the test process starts (`test_pg.rs`).
 
 use super::{Inspect, TestDb};
-use claimbench::backend::postgres::{PostgresBackend, PostgresSession, strategy_sql};
+use claimbench::backend::BackendKind;
+use claimbench::backend::postgres::{PostgresBackend, PostgresSession};
 use claimbench::backend::{Backend, DbTarget};
 use claimbench::model::TableState;
 use claimbench::strategy::Strategy;
@@ -54,7 +55,7 @@ impl TestDb for PostgresBackend {
         c.batch_execute("BEGIN").await.unwrap();
         let rows = c
             .query(
-                strategy_sql(Strategy::PRODUCTION),
+                Strategy::PRODUCTION.text(BackendKind::Postgres),
                 &[&i64::from(n), &"A".to_string()],
             )
             .await

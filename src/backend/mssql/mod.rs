@@ -20,6 +20,7 @@ use super::mssql_target::MssqlTarget;
 use super::recipe;
 use super::shared::Control;
 use super::{Backend, BackendError, BackendKind, ErrorKind, ServerCounters};
+use crate::backend::Reset;
 use crate::backend::sql::{fill, migration, step};
 use crate::strategy::{Shape, Strategy};
 use crate::warnings::Warning;
@@ -32,43 +33,21 @@ use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 pub(crate) type Conn = Client<Compat<TcpStream>>;
 
-const SCHEMA_SQL: &str = migration!("mssql", "schema.sql");
+const SQL: crate::backend::files::EngineFiles = crate::backend::files::engine_files!("mssql");
 const DROP_SQL: &str = migration!("mssql", "drop.sql");
 const MARKER_SQL: &str = migration!("mssql", "marker.sql");
-const SEED_SQL: &str = migration!("mssql", "seed.sql");
-const RESET_SQL: &str = migration!("mssql", "reset.sql");
-const CONTROL_SQL: &str = migration!("mssql", "control.sql");
-const SESSION_SQL: &str = migration!("mssql", "session.sql");
-const NAIVE_SQL: &str = migration!("mssql", "strategies/naive.sql");
-const CONDITIONAL_SQL: &str = migration!("mssql", "strategies/conditional.sql");
-const START_SQL: &str = migration!("mssql", "lifecycle/start.sql");
 const START_UNGATED_SQL: &str = migration!("mssql", "lifecycle/start_ungated.sql");
-const EFFECT_SQL: &str = migration!("mssql", "lifecycle/effect.sql");
-const HEARTBEAT_SQL: &str = migration!("mssql", "lifecycle/heartbeat.sql");
-const COMPLETE_SQL: &str = migration!("mssql", "lifecycle/complete.sql");
-const FAIL_SQL: &str = migration!("mssql", "lifecycle/fail.sql");
-const RELEASE_SQL: &str = migration!("mssql", "lifecycle/release.sql");
-const RESCUE_SQL: &str = migration!("mssql", "lifecycle/rescue.sql");
-const PRODUCE_SQL: &str = migration!("mssql", "lifecycle/produce.sql");
-const SAMPLE_SQL: &str = migration!("mssql", "evidence/sample.sql");
-const COUNTERS_SQL: &str = migration!("mssql", "evidence/counters.sql");
 
-/// The steps this backend reads by name, per file: its tests check each is there.
+/// The steps this backend reads by name, per file (names apart by spaces): a test
+/// checks each is there.
 #[cfg(test)]
-pub(crate) const STEPS: [(&str, &[&str]); 3] = [
+pub(crate) const STEPS: &[(&str, &str)] = &[
     (
-        RESET_SQL,
-        &[
-            "create-schema",
-            "queues",
-            "seed-queues",
-            "seed-priorities",
-            "lock-escalation",
-            "statistics",
-        ],
+        SQL.reset,
+        "create-schema queues seed-queues seed-priorities lock-escalation statistics",
     ),
-    (CONTROL_SQL, &["alive", "version", "schema-facts", "rcsi"]),
-    (SESSION_SQL, &["setup", "apply", "workers", "kill"]),
+    (SQL.control, "alive version schema-facts rcsi"),
+    (SQL.session, "setup apply workers kill"),
 ];
 
 /// SQL Server error numbers the runner acts on or explains.
@@ -111,9 +90,9 @@ pub fn locking_claim_sql(strategy: Strategy, schema: &str, rcsi: bool) -> String
 /// `-- hints: ...` line: its statement is production's with that list in place of
 /// `UPDLOCK, READPAST`, so the variants cannot drift from the statement they vary.
 fn claim_body(strategy: Strategy) -> String {
-    let file = strategy_sql(strategy);
+    let file = strategy.text(BackendKind::Mssql);
     match file.lines().find_map(|l| l.strip_prefix("-- hints: ")) {
-        Some(hints) => statement_body(strategy_sql(Strategy::PRODUCTION)).replace(
+        Some(hints) => statement_body(Strategy::PRODUCTION.text(BackendKind::Mssql)).replace(
             "WITH (UPDLOCK, READPAST)",
             &format!("WITH ({})", hints.trim()),
         ),
@@ -145,12 +124,6 @@ fn statement_body(file: &str) -> String {
         .map(|l| l.len() + 1)
         .sum::<usize>();
     file[start..].trim().to_string()
-}
-
-/// The statement files a strategy sends, for `claimbench sql`; empty for a strategy
-/// without a SQL Server form (the run refuses those before it starts).
-pub fn strategy_sql(strategy: Strategy) -> &'static str {
-    strategy.sql(BackendKind::Mssql).unwrap_or_default()
 }
 
 /// A value bound to a positional parameter, as the golden tests pin it.
@@ -222,7 +195,7 @@ pub struct MssqlBackend {
 impl MssqlBackend {
     pub fn new(target: MssqlTarget, schema: &str) -> MssqlBackend {
         MssqlBackend {
-            id: recipe::Instance::new(schema, target.display.clone()),
+            id: recipe::Instance::new(BackendKind::Mssql, schema, target.display.clone(), &FILES),
             target,
             rcsi: AtomicBool::new(false),
             control: Control::default(),
@@ -263,7 +236,7 @@ impl MssqlBackend {
             }
         };
         client
-            .simple_query(step(SESSION_SQL, "setup"))
+            .simple_query(step(SQL.session, "setup"))
             .await
             .map_err(|e| query_error("set session options", e))?
             .into_results()
@@ -304,7 +277,7 @@ impl MssqlBackend {
         self.control
             .run(
                 async || self.open("claimbench-control").await,
-                async |c: &mut Conn| match c.simple_query(step(CONTROL_SQL, "alive")).await {
+                async |c: &mut Conn| match c.simple_query(step(SQL.control, "alive")).await {
                     Ok(stream) => stream.into_results().await.is_ok(),
                     Err(_) => false,
                 },
@@ -333,17 +306,12 @@ impl MssqlBackend {
         .await
     }
 
-    async fn recreate(
-        &self,
-        c: &mut Conn,
-        workload: &Workload,
-        layout_sql: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
+    async fn recreate(&self, c: &mut Conn, r: Reset<'_>) -> Result<u64, BackendError> {
+        let (workload, layout_sql, seed) = (r.workload, r.layout_sql, r.seed);
         let s = |sql: &str| with_schema(sql, &self.id.schema);
         let e = |what| move |e| query_error(what, e);
         c.execute(
-            step(RESET_SQL, "create-schema"),
+            step(SQL.reset, "create-schema"),
             &[&self.id.schema.as_str()],
         )
         .await
@@ -354,11 +322,11 @@ impl MssqlBackend {
         c.execute(s(DROP_SQL), &[])
             .await
             .map_err(e("drop tables"))?;
-        c.execute(s(SCHEMA_SQL), &[])
+        c.execute(s(SQL.schema), &[])
             .await
             .map_err(e("create tables"))?;
         let p = &workload.population;
-        let insert_queue = s(step(RESET_SQL, "queues"));
+        let insert_queue = s(step(SQL.reset, "queues"));
         for q in &p.queues {
             c.execute(
                 &*insert_queue,
@@ -368,7 +336,7 @@ impl MssqlBackend {
             .map_err(e("insert queues"))?;
         }
         let (qnames, qbounds) = p.queue_bounds();
-        let insert_sq = s(step(RESET_SQL, "seed-queues"));
+        let insert_sq = s(step(SQL.reset, "seed-queues"));
         let own = p.queue_priorities();
         for (i, ((name, lo), prio)) in qnames.iter().zip(&qbounds).zip(&own).enumerate() {
             c.execute(&*insert_sq, &[&(i as i32), &name.as_str(), lo, prio])
@@ -376,7 +344,7 @@ impl MssqlBackend {
                 .map_err(e("insert seed queues"))?;
         }
         let (prios, pbounds) = p.priority_bounds();
-        let insert_sp = s(step(RESET_SQL, "seed-priorities"));
+        let insert_sp = s(step(SQL.reset, "seed-priorities"));
         for (i, (value, lo)) in prios.iter().zip(&pbounds).enumerate() {
             c.execute(&*insert_sp, &[&(i as i32), value, lo])
                 .await
@@ -385,7 +353,7 @@ impl MssqlBackend {
         let seed_text = seed.to_string();
         let row = c
             .query(
-                s(SEED_SQL),
+                s(SQL.seed),
                 &[
                     &(p.backlog as i64),
                     &seed_text.as_str(),
@@ -408,18 +376,18 @@ impl MssqlBackend {
             .map_err(e("build index layout"))?;
         c.execute(
             s(&fill(
-                step(RESET_SQL, "lock-escalation"),
+                step(SQL.reset, "lock-escalation"),
                 &[("escalation", workload.lock_escalation.as_sql())],
             )),
             &[],
         )
         .await
         .map_err(e("set lock escalation"))?;
-        c.execute(s(step(RESET_SQL, "statistics")), &[])
+        c.execute(s(step(SQL.reset, "statistics")), &[])
             .await
             .map_err(e("update statistics"))?;
         let rcsi = c
-            .query(step(CONTROL_SQL, "rcsi"), &[])
+            .query(step(SQL.control, "rcsi"), &[])
             .await
             .map_err(e("read READ_COMMITTED_SNAPSHOT"))?
             .into_row()
@@ -478,12 +446,7 @@ pub(crate) fn query_error(what: &'static str, e: tiberius::error::Error) -> Back
         E::Io { .. } => (ErrorKind::ConnectionLost, None, e.to_string()),
         other => (ErrorKind::Other, None, other.to_string()),
     };
-    BackendError::Query {
-        what,
-        kind,
-        code,
-        message,
-    }
+    BackendError::query(what, kind, code, message)
 }
 
 /// One row's column `i` as i64, whatever integer type the server sent.
@@ -503,34 +466,16 @@ impl recipe::Dialect for MssqlBackend {
         &self.id
     }
 
-    fn files(&self) -> &'static recipe::ControlFiles {
-        &FILES
-    }
-
-    /// `[{SCHEMA}]` filled in; numbers bind as bigint, names as nvarchar, a list of
-    /// names as a JSON array (the statements read it with OPENJSON).
-    async fn control_rows(
-        &self,
-        sql: &'static str,
-        args: &[recipe::Arg<'_>],
-        what: &'static str,
-    ) -> Result<Vec<Vec<recipe::Cell>>, BackendError> {
-        let lists: Vec<String> = args
-            .iter()
-            .filter_map(|a| match a {
-                recipe::Arg::TextList(l) => {
-                    Some(serde_json::to_string(l).expect("strings serialize"))
-                }
-                _ => None,
-            })
-            .collect();
-        let mut lists = lists.iter();
+    /// `[{SCHEMA}]` filled in; numbers bind as bigint, names (and the JSON arrays the
+    /// statements read with OPENJSON) as nvarchar.
+    async fn control_rows(&self, q: recipe::Query<'_>) -> recipe::Rows {
+        let recipe::Query { sql, args, what } = q;
         let params: Vec<&dyn tiberius::ToSql> = args
             .iter()
             .map(|a| match a {
                 recipe::Arg::Int(i) => i as &dyn tiberius::ToSql,
                 recipe::Arg::Text(t) => t,
-                recipe::Arg::TextList(_) => lists.next().expect("one JSON text per list"),
+                recipe::Arg::TextList(_) => unreachable!("{}", recipe::NO_ARRAYS),
             })
             .collect();
         let rows = self.control_query(sql, &params, what).await?;
@@ -560,10 +505,6 @@ fn cells(row: Row) -> Vec<recipe::Cell> {
 impl Backend for MssqlBackend {
     type Session = MssqlSession;
 
-    fn kind(&self) -> BackendKind {
-        BackendKind::Mssql
-    }
-
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MssqlSession, BackendError> {
         let client = self.open(role).await?;
         Ok(MssqlSession::new(
@@ -575,16 +516,9 @@ impl Backend for MssqlBackend {
         ))
     }
 
-    async fn reset(
-        &self,
-        workload: &Workload,
-        layout: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
+    async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         self.check_schema().await?;
-        let layout_sql = super::layouts::sql_for_reset(BackendKind::Mssql, layout)?;
-        self.on_control(async |c| self.recreate(c, workload, layout_sql, seed).await)
-            .await
+        self.on_control(async |c| self.recreate(c, r).await).await
     }
 
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
@@ -592,7 +526,7 @@ impl Backend for MssqlBackend {
         self.on_control(async |c| {
             let e = |e| query_error("read lock counters", e);
             let r = c
-                .query(COUNTERS_SQL, &[&table.as_str()])
+                .query(SQL.counters, &[&table.as_str()])
                 .await
                 .map_err(e)?
                 .into_row()

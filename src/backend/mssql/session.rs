@@ -2,19 +2,18 @@
 //! the claim strategies and the job lifecycle, one round trip per statement.
 
 use super::{
-    Bind, COL_ATTEMPT, COL_ID, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL, Conn, EFFECT_SQL,
-    FAIL_SQL, HEARTBEAT_SQL, NAIVE_SQL, PRODUCE_SQL, RELEASE_SQL, RESCUE_SQL, SAMPLE_SQL,
-    START_SQL, START_UNGATED_SQL, claim_binds, claim_one_binds, int, locking_claim_sql,
-    naive_update_binds, query_error, select_binds, statement_body, with_schema,
+    Bind, COL_ATTEMPT, COL_ID, COL_QUEUE_WAIT_US, Conn, SQL, START_UNGATED_SQL, claim_binds,
+    claim_one_binds, int, locking_claim_sql, naive_update_binds, query_error, select_binds,
+    statement_body, with_schema,
 };
 use crate::backend::BackendKind;
+use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
+use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
 };
 use crate::backend::sql::{fill, step};
-use crate::backend::{
-    BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
-};
+use crate::backend::{BackendError, ClaimedJob, Sample, Session};
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use std::time::Duration;
@@ -49,20 +48,20 @@ impl Statements {
                 .filter(|s| s.shape() == Shape::Claim && s.sql(BackendKind::Mssql).is_some())
                 .map(|s| (s, locking_claim_sql(s, schema, rcsi)))
                 .collect(),
-            naive_select: s(step(NAIVE_SQL, "select")),
-            naive_update: s(step(NAIVE_SQL, "update")),
-            conditional_select: s(step(CONDITIONAL_SQL, "select")),
-            conditional_claim: s(step(CONDITIONAL_SQL, "claim-one")),
-            start: body(START_SQL),
+            naive_select: s(step(SQL.naive, "select")),
+            naive_update: s(step(SQL.naive, "update")),
+            conditional_select: s(step(SQL.conditional, "select")),
+            conditional_claim: s(step(SQL.conditional, "claim-one")),
+            start: body(SQL.start),
             start_ungated: body(START_UNGATED_SQL),
-            heartbeat: body(HEARTBEAT_SQL),
-            effect: body(EFFECT_SQL),
-            complete: body(COMPLETE_SQL),
-            fail: body(FAIL_SQL),
-            release: body(RELEASE_SQL),
-            rescue: body(RESCUE_SQL),
-            produce: body(PRODUCE_SQL),
-            sample: body(SAMPLE_SQL),
+            heartbeat: body(SQL.heartbeat),
+            effect: body(SQL.effect),
+            complete: body(SQL.complete),
+            fail: body(SQL.fail),
+            release: body(SQL.release),
+            rescue: body(SQL.rescue),
+            produce: body(SQL.produce),
+            sample: body(SQL.sample),
         }
     }
 }
@@ -158,76 +157,115 @@ fn claimed(r: &Row, id: usize, attempt: usize, wait: usize) -> ClaimedJob {
     }
 }
 
-impl Session for MssqlSession {
-    async fn claim(
-        &mut self,
-        strategy: Strategy,
-        batch: u32,
-        out: &mut Vec<ClaimedJob>,
-    ) -> Result<ClaimOutcome, BackendError> {
-        let mut outcome = ClaimOutcome::default();
+/// Each step binds what its statement under `migrations/mssql/` takes, in order.
+impl Lifecycle for MssqlSession {
+    async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
+        let (st, me) = (&self.statements, Bind::Text(&self.worker_id));
         let c = &mut self.client;
-        let s = &self.statements;
-        match strategy.shape() {
-            Shape::Claim => {
-                let Some((_, sql)) = s.claims.iter().find(|(c, _)| *c == strategy) else {
-                    return Err(BackendError::Query {
-                        what: "claim",
-                        kind: crate::backend::ErrorKind::Other,
-                        code: None,
-                        message: format!("strategy `{strategy}` has no SQL Server form"),
-                    });
-                };
-                let got = rows(c, "claim", sql, &claim_binds(batch, &self.worker_id)).await?;
-                out.extend(
-                    got.iter()
-                        .map(|r| claimed(r, COL_ID, COL_ATTEMPT, COL_QUEUE_WAIT_US)),
-                );
+        let first = |got: Vec<Row>| match got.first() {
+            Some(r) => Reply::row(Some(int(r, 0)), (r.len() > 1).then(|| int(r, 1))),
+            None => Reply::default(),
+        };
+        let ms = |d: Duration| Bind::Int(d.as_millis().min(i32::MAX as u128) as i32);
+        let what = step.what();
+        Ok(match step {
+            Step::Start { job, gated, token } => {
+                let sql = if gated { &st.start } else { &st.start_ungated };
+                let binds = [Bind::BigInt(job), me, Bind::BigInt(token)];
+                first(rows(c, what, sql, &binds).await?)
             }
-            Shape::ReadThenWrite => {
-                let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
-                if !got.is_empty() {
-                    let ids = json_numbers(got.iter().map(|r| int(r, 0)));
-                    // OUTPUT INSERTED.[Id]: only rows that still existed were claimed.
-                    let updated: Vec<i64> = rows(
-                        c,
-                        "claim",
-                        &s.naive_update,
-                        &naive_update_binds(&self.worker_id, &ids),
-                    )
-                    .await?
-                    .iter()
-                    .map(|r| int(r, 0))
-                    .collect();
-                    out.extend(
-                        got.iter()
-                            .map(|r| claimed(r, 0, 1, 2))
-                            .filter(|j| updated.contains(&j.id)),
-                    );
-                }
+            Step::Heartbeat { job, token } => {
+                let binds = [Bind::BigInt(job), me, Bind::BigInt(token)];
+                Reply::changed(affected(c, what, &st.heartbeat, &binds).await?)
             }
-            Shape::ReadThenConditional => {
-                let got = rows(c, "claim", &s.conditional_select, &select_binds(batch)).await?;
-                for r in &got {
-                    let job = claimed(r, 0, 1, 2);
-                    let n = affected(
-                        c,
-                        "claim",
-                        &s.conditional_claim,
-                        &claim_one_binds(&self.worker_id, job.id, job.attempt),
-                    )
-                    .await?;
-                    if n == 1 {
-                        out.push(job);
-                    } else {
-                        outcome.lost_races += 1;
-                    }
-                }
+            Step::Effect(f) => {
+                let binds = [
+                    Bind::BigInt(f.job),
+                    Bind::Int(f.attempt),
+                    me,
+                    Bind::Int(f.failed as i32),
+                    Bind::BigInt(f.started_us),
+                    Bind::BigInt(f.token),
+                ];
+                first(rows(c, what, &st.effect, &binds).await?)
             }
-        }
-        Ok(outcome)
+            Step::Complete { job } => {
+                let binds = [Bind::BigInt(job), me];
+                Reply::changed(affected(c, what, &st.complete, &binds).await?)
+            }
+            Step::Fail {
+                job,
+                retry_delay,
+                max_attempts,
+            } => {
+                let binds = [
+                    Bind::BigInt(job),
+                    me,
+                    ms(retry_delay),
+                    Bind::Int(max_attempts as i32),
+                ];
+                first(rows(c, what, &st.fail, &binds).await?)
+            }
+        })
+    }
+}
+
+impl ClaimSteps for MssqlSession {
+    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        let claims = &self.statements.claims;
+        let Some((_, sql)) = claims.iter().find(|(c, _)| *c == strategy) else {
+            return Err(BackendError::other(
+                "claim",
+                format!("strategy `{strategy}` has no SQL Server form"),
+            ));
+        };
+        let binds = claim_binds(batch, &self.worker_id);
+        let got = rows(&mut self.client, "claim", sql, &binds).await?;
+        out.extend(
+            got.iter()
+                .map(|r| claimed(r, COL_ID, COL_ATTEMPT, COL_QUEUE_WAIT_US)),
+        );
+        Ok(())
     }
 
+    /// OUTPUT INSERTED.[Id]: the worker owns only the rows that still existed.
+    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let batch = ask.batch;
+        let (c, s) = (&mut self.client, &self.statements);
+        let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
+        if got.is_empty() {
+            return Ok(());
+        }
+        let ids = json_numbers(got.iter().map(|r| int(r, 0)));
+        let binds = naive_update_binds(&self.worker_id, &ids);
+        let updated = rows(c, "claim", &s.naive_update, &binds).await?;
+        let updated: Vec<i64> = updated.iter().map(|r| int(r, 0)).collect();
+        out.extend(
+            got.iter()
+                .map(|r| claimed(r, 0, 1, 2))
+                .filter(|j| updated.contains(&j.id)),
+        );
+        Ok(())
+    }
+
+    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let batch = ask.batch;
+        let select = &self.statements.conditional_select;
+        let got = rows(&mut self.client, "claim", select, &select_binds(batch)).await?;
+        out.extend(got.iter().map(|r| claimed(r, 0, 1, 2)));
+        Ok(())
+    }
+
+    async fn claim_one(&mut self, _: Ask, job: ClaimedJob) -> Won {
+        let binds = claim_one_binds(&self.worker_id, job.id, job.attempt);
+        let sql = &self.statements.conditional_claim;
+        let n = affected(&mut self.client, "claim", sql, &binds).await?;
+        Ok((n == 1).then_some(job))
+    }
+}
+
+impl Session for MssqlSession {
     async fn begin(&mut self) -> Result<(), BackendError> {
         batch(&mut self.client, "begin", "BEGIN TRANSACTION").await
     }
@@ -245,111 +283,13 @@ impl Session for MssqlSession {
                 &mut self.client,
                 "apply a session setting",
                 &fill(
-                    step(super::SESSION_SQL, "apply"),
+                    step(super::SQL.session, "apply"),
                     &[("name", name), ("value", value)],
                 ),
             )
             .await?;
         }
         Ok(())
-    }
-
-    async fn start(
-        &mut self,
-        job: i64,
-        gated: bool,
-        token: i64,
-    ) -> Result<Option<i64>, BackendError> {
-        let sql = if gated {
-            &self.statements.start
-        } else {
-            &self.statements.start_ungated
-        };
-        let binds = [
-            Bind::BigInt(job),
-            Bind::Text(&self.worker_id),
-            Bind::BigInt(token),
-        ];
-        let r = rows(&mut self.client, "start", sql, &binds).await?;
-        Ok(r.first().map(|r| int(r, 0)))
-    }
-
-    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
-        let binds = [
-            Bind::BigInt(job),
-            Bind::Text(&self.worker_id),
-            Bind::BigInt(token),
-        ];
-        let sql = &self.statements.heartbeat;
-        Ok(affected(&mut self.client, "heartbeat", sql, &binds).await? == 1)
-    }
-
-    async fn effect(
-        &mut self,
-        job: i64,
-        attempt: i32,
-        failed: bool,
-        started_us: i64,
-        token: i64,
-    ) -> Result<EffectReceipt, BackendError> {
-        let binds = [
-            Bind::BigInt(job),
-            Bind::Int(attempt),
-            Bind::Text(&self.worker_id),
-            Bind::Int(failed as i32),
-            Bind::BigInt(started_us),
-            Bind::BigInt(token),
-        ];
-        let r = rows(
-            &mut self.client,
-            "write effect",
-            &self.statements.effect,
-            &binds,
-        )
-        .await?;
-        let r = r.first().ok_or_else(|| BackendError::Query {
-            what: "write effect",
-            kind: crate::backend::ErrorKind::Other,
-            code: None,
-            message: "the effect insert returned no row".into(),
-        })?;
-        Ok(EffectReceipt {
-            finished_us: int(r, 0),
-            owned: int(r, 1) == 1,
-        })
-    }
-
-    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
-        let binds = [Bind::BigInt(job), Bind::Text(&self.worker_id)];
-        Ok(affected(
-            &mut self.client,
-            "complete",
-            &self.statements.complete,
-            &binds,
-        )
-        .await?
-            == 1)
-    }
-
-    async fn fail(
-        &mut self,
-        job: i64,
-        retry_delay: Duration,
-        max_attempts: u32,
-    ) -> Result<FailOutcome, BackendError> {
-        let binds = [
-            Bind::BigInt(job),
-            Bind::Text(&self.worker_id),
-            Bind::Int(retry_delay.as_millis().min(i32::MAX as u128) as i32),
-            Bind::Int(max_attempts as i32),
-        ];
-        let got = rows(&mut self.client, "fail", &self.statements.fail, &binds).await?;
-        let (retried, dead) = got.first().map_or((0, 0), |r| (int(r, 0), int(r, 1)));
-        Ok(match (retried, dead) {
-            (1, _) => FailOutcome::Retried,
-            (_, 1) => FailOutcome::DeadLettered,
-            _ => FailOutcome::NotOwned,
-        })
     }
 
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
@@ -404,12 +344,9 @@ impl Session for MssqlSession {
             Bind::Text(&queues),
         ];
         let got = rows(&mut self.client, "sample", &self.statements.sample, &binds).await?;
-        let r = got.first().ok_or_else(|| BackendError::Query {
-            what: "sample",
-            kind: crate::backend::ErrorKind::Other,
-            code: None,
-            message: "the sample query returned no row".into(),
-        })?;
+        let r = got
+            .first()
+            .ok_or_else(|| BackendError::other("sample", "the sample query returned no row"))?;
         let queue_active = queue_active(workload, r.get::<&str, _>(4).unwrap_or_default());
         Ok(Sample {
             oldest_pending_ms: r.get::<f64, _>(0),
@@ -426,7 +363,7 @@ impl Session for MssqlSession {
         let ids: Vec<i64> = rows(
             &mut self.client,
             "kill worker connections",
-            step(super::SESSION_SQL, "workers"),
+            step(super::SQL.session, "workers"),
             &[Bind::Text(role)],
         )
         .await?
@@ -438,7 +375,7 @@ impl Session for MssqlSession {
             batch(
                 &mut self.client,
                 "kill worker connections",
-                &fill(step(super::SESSION_SQL, "kill"), &[("id", &id.to_string())]),
+                &fill(step(super::SQL.session, "kill"), &[("id", &id.to_string())]),
             )
             .await?;
         }

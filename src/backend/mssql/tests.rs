@@ -66,19 +66,19 @@ fn statements_match_their_golden_files() {
         ),
         (
             "naive-select.sql",
-            with_schema(step(NAIVE_SQL, "select"), schema),
+            with_schema(step(SQL.naive, "select"), schema),
         ),
         (
             "naive-update.sql",
-            with_schema(step(NAIVE_SQL, "update"), schema),
+            with_schema(step(SQL.naive, "update"), schema),
         ),
         (
             "conditional-select.sql",
-            with_schema(step(CONDITIONAL_SQL, "select"), schema),
+            with_schema(step(SQL.conditional, "select"), schema),
         ),
         (
             "conditional-claim-one.sql",
-            with_schema(step(CONDITIONAL_SQL, "claim-one"), schema),
+            with_schema(step(SQL.conditional, "claim-one"), schema),
         ),
     ] {
         check(name, &format!("{sql}\n"));
@@ -228,33 +228,33 @@ fn every_statement() -> Vec<(String, String)> {
             ));
         }
     }
-    for (file, steps) in [("naive", NAIVE_SQL), ("conditional", CONDITIONAL_SQL)] {
+    for (file, steps) in [("naive", SQL.naive), ("conditional", SQL.conditional)] {
         for (name, sql) in sql_steps(steps) {
             all.push((format!("strategies/{file} {name}"), s(sql)));
         }
     }
     for (name, file) in [
-        ("lifecycle/start", START_SQL),
+        ("lifecycle/start", SQL.start),
         ("lifecycle/start_ungated", START_UNGATED_SQL),
-        ("lifecycle/heartbeat", HEARTBEAT_SQL),
-        ("lifecycle/effect", EFFECT_SQL),
-        ("lifecycle/complete", COMPLETE_SQL),
-        ("lifecycle/fail", FAIL_SQL),
-        ("lifecycle/release", RELEASE_SQL),
-        ("lifecycle/rescue", RESCUE_SQL),
-        ("lifecycle/produce", PRODUCE_SQL),
-        ("evidence/sample", SAMPLE_SQL),
+        ("lifecycle/heartbeat", SQL.heartbeat),
+        ("lifecycle/effect", SQL.effect),
+        ("lifecycle/complete", SQL.complete),
+        ("lifecycle/fail", SQL.fail),
+        ("lifecycle/release", SQL.release),
+        ("lifecycle/rescue", SQL.rescue),
+        ("lifecycle/produce", SQL.produce),
+        ("evidence/sample", SQL.sample),
         ("evidence/reconcile", FILES.reconcile),
-        ("evidence/counters", COUNTERS_SQL),
+        ("evidence/counters", SQL.counters),
         ("evidence/table_stats", FILES.table_stats),
         ("evidence/settings", FILES.settings),
         ("evidence/job_queues", FILES.job_queues),
         ("evidence/clock", FILES.clock),
         ("evidence/completed_by_queue", FILES.completed_by_queue),
-        ("schema", SCHEMA_SQL),
+        ("schema", SQL.schema),
         ("drop", DROP_SQL),
         ("marker", MARKER_SQL),
-        ("seed", SEED_SQL),
+        ("seed", SQL.seed),
     ] {
         all.push((name.to_string(), s(&statement_body(file))));
     }
@@ -265,9 +265,9 @@ fn every_statement() -> Vec<(String, String)> {
         ("id", "52"),
     ];
     for (file, sql) in [
-        ("control", CONTROL_SQL),
-        ("reset", RESET_SQL),
-        ("session", SESSION_SQL),
+        ("control", SQL.control),
+        ("reset", SQL.reset),
+        ("session", SQL.session),
     ] {
         for (name, step) in sql_steps(sql) {
             let filled = crate::backend::sql::fill(step, &placeholders);

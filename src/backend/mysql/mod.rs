@@ -10,9 +10,9 @@
 use super::recipe;
 use super::shared::Control;
 use super::{Backend, BackendError, BackendKind, ErrorKind, ServerCounters};
+use crate::backend::Reset;
 use crate::backend::sql::{fill, migration, step};
 use crate::strategy::{Shape, Strategy};
-use crate::workload::Workload;
 mod session;
 
 pub use session::MysqlSession;
@@ -23,62 +23,24 @@ use mysql_async::{Conn, Opts, OptsBuilder, Params, Row, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-const SCHEMA_SQL: &str = migration!("mysql", "schema.sql");
-const SEED_SQL: &str = migration!("mysql", "seed.sql");
-const RESET_SQL: &str = migration!("mysql", "reset.sql");
-const CONTROL_SQL: &str = migration!("mysql", "control.sql");
-const SESSION_SQL: &str = migration!("mysql", "session.sql");
+const SQL: crate::backend::files::EngineFiles = crate::backend::files::engine_files!("mysql");
 const PRODUCTION_SQL: &str = migration!("mysql", "strategies/production.sql");
-const NAIVE_SQL: &str = migration!("mysql", "strategies/naive.sql");
-const CONDITIONAL_SQL: &str = migration!("mysql", "strategies/conditional.sql");
-const START_SQL: &str = migration!("mysql", "lifecycle/start.sql");
-const HEARTBEAT_SQL: &str = migration!("mysql", "lifecycle/heartbeat.sql");
-const EFFECT_SQL: &str = migration!("mysql", "lifecycle/effect.sql");
-const COMPLETE_SQL: &str = migration!("mysql", "lifecycle/complete.sql");
-const FAIL_SQL: &str = migration!("mysql", "lifecycle/fail.sql");
-const RELEASE_SQL: &str = migration!("mysql", "lifecycle/release.sql");
-const RESCUE_SQL: &str = migration!("mysql", "lifecycle/rescue.sql");
-const PRODUCE_SQL: &str = migration!("mysql", "lifecycle/produce.sql");
-const SAMPLE_SQL: &str = migration!("mysql", "evidence/sample.sql");
-const COUNTERS_SQL: &str = migration!("mysql", "evidence/counters.sql");
 
-/// The steps this backend reads by name, per file: its tests check each is there.
+/// The steps this backend reads by name, per file (names apart by spaces): a test
+/// checks each is there.
 #[cfg(test)]
-pub(crate) const STEPS: [(&str, &[&str]); 3] = [
+pub(crate) const STEPS: &[(&str, &str)] = &[
     (
-        RESET_SQL,
-        &[
-            "drop-database",
-            "create-database",
-            "use-database",
-            "queues",
-            "seed-queues",
-            "seed-priorities",
-            "recursion-mariadb",
-            "recursion-mysql",
-            "analyze",
-        ],
+        SQL.reset,
+        "drop-database create-database use-database queues seed-queues seed-priorities recursion-mariadb recursion-mysql analyze",
     ),
     (
-        CONTROL_SQL,
-        &[
-            "version",
-            "schema-facts",
-            "deadlocks-metric",
-            "pid-file",
-            "analyze-hot",
-        ],
+        SQL.control,
+        "version schema-facts deadlocks-metric pid-file analyze-hot",
     ),
     (
-        SESSION_SQL,
-        &[
-            "isolation",
-            "time-zone",
-            "existing",
-            "analyze-json",
-            "apply",
-            "kill",
-        ],
+        SQL.session,
+        "isolation time-zone existing analyze-json apply kill",
     ),
 ];
 
@@ -103,12 +65,6 @@ const ER_BAD_DB_ERROR: u16 = 1049;
 const ER_UNKNOWN_SYSTEM_VARIABLE: u16 = 1193;
 const ER_ACCESS_DENIED: u16 = 1045;
 const ER_DBACCESS_DENIED: u16 = 1044;
-
-/// The SQL a strategy sends, step by step, as `claimbench sql` prints it; empty for a
-/// strategy without a MySQL form (the run refuses those before it starts).
-pub fn strategy_sql(strategy: Strategy) -> &'static str {
-    strategy.sql(BackendKind::Mysql).unwrap_or_default()
-}
 
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `?`s.
 /// A claim-shaped strategy brings its `lock` and `lock-capped` steps; the capacity
@@ -150,7 +106,7 @@ impl MysqlBackend {
     pub fn new(opts: Opts, display: String, schema: &str) -> MysqlBackend {
         MysqlBackend {
             opts,
-            id: recipe::Instance::new(schema, display),
+            id: recipe::Instance::new(BackendKind::Mysql, schema, display, &FILES),
             workers: Arc::default(),
             control: Control::default(),
         }
@@ -171,8 +127,8 @@ impl MysqlBackend {
     async fn open(&self, in_schema: bool) -> Result<Conn, BackendError> {
         let mut builder = OptsBuilder::from_opts(self.opts.clone())
             .init(vec![
-                step(SESSION_SQL, "isolation"),
-                step(SESSION_SQL, "time-zone"),
+                step(SQL.session, "isolation"),
+                step(SQL.session, "time-zone"),
             ])
             .stmt_cache_size(64);
         if in_schema {
@@ -227,7 +183,7 @@ impl MysqlBackend {
         let mut c = self.open(false).await?;
         let db = quote_ident(&self.id.schema);
         match c
-            .query_drop(fill(step(RESET_SQL, "use-database"), &[("db", &db)]))
+            .query_drop(fill(step(SQL.reset, "use-database"), &[("db", &db)]))
             .await
         {
             Ok(()) => {}
@@ -252,16 +208,11 @@ impl MysqlBackend {
     }
 
     /// The body of `reset`, on the control connection.
-    async fn recreate(
-        &self,
-        c: &mut Conn,
-        workload: &Workload,
-        layout_sql: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
+    async fn recreate(&self, c: &mut Conn, r: Reset<'_>) -> Result<u64, BackendError> {
+        let (workload, layout_sql, seed) = (r.workload, r.layout_sql, r.seed);
         let e = |what| move |e| query_error(what, e);
         let db = quote_ident(&self.id.schema);
-        let on_db = |name| fill(step(RESET_SQL, name), &[("db", &db)]);
+        let on_db = |name| fill(step(SQL.reset, name), &[("db", &db)]);
         c.query_drop(on_db("drop-database"))
             .await
             .map_err(e("drop database"))?;
@@ -271,15 +222,15 @@ impl MysqlBackend {
         c.query_drop(on_db("use-database"))
             .await
             .map_err(e("use database"))?;
-        c.query_drop(SCHEMA_SQL).await.map_err(e("create tables"))?;
-        for file in [START_SQL, EFFECT_SQL, COMPLETE_SQL, FAIL_SQL] {
+        c.query_drop(SQL.schema).await.map_err(e("create tables"))?;
+        for file in [SQL.start, SQL.effect, SQL.complete, SQL.fail] {
             c.query_drop(step(file, "create"))
                 .await
                 .map_err(e("create lifecycle procedures"))?;
         }
         let p = &workload.population;
         c.exec_batch(
-            step(RESET_SQL, "queues"),
+            step(SQL.reset, "queues"),
             p.queues
                 .iter()
                 .map(|q| (&q.name, q.paused, q.active, q.max_workers)),
@@ -289,7 +240,7 @@ impl MysqlBackend {
         let (qnames, qbounds) = p.queue_bounds();
         let own = p.queue_priorities();
         c.exec_batch(
-            step(RESET_SQL, "seed-queues"),
+            step(SQL.reset, "seed-queues"),
             qnames
                 .iter()
                 .zip(&qbounds)
@@ -301,7 +252,7 @@ impl MysqlBackend {
         .map_err(e("insert seed queues"))?;
         let (prios, pbounds) = p.priority_bounds();
         c.exec_batch(
-            step(RESET_SQL, "seed-priorities"),
+            step(SQL.reset, "seed-priorities"),
             prios
                 .iter()
                 .zip(&pbounds)
@@ -312,7 +263,7 @@ impl MysqlBackend {
         .map_err(e("insert seed priorities"))?;
         allow_recursion(c, p.backlog).await?;
         c.exec_drop(
-            SEED_SQL,
+            SQL.seed,
             (
                 p.backlog,
                 seed,
@@ -327,7 +278,7 @@ impl MysqlBackend {
         c.query_drop(layout_sql)
             .await
             .map_err(e("build index layout"))?;
-        c.query_drop(step(RESET_SQL, "analyze"))
+        c.query_drop(step(SQL.reset, "analyze"))
             .await
             .map_err(e("analyze tables"))?;
         Ok(seeded)
@@ -349,7 +300,7 @@ async fn allow_recursion(c: &mut Conn, rows: u64) -> Result<(), BackendError> {
     let limit = (rows.max(1000) + 1).to_string();
     for form in ["recursion-mariadb", "recursion-mysql"] {
         match c
-            .query_drop(fill(step(RESET_SQL, form), &[("limit", &limit)]))
+            .query_drop(fill(step(SQL.reset, form), &[("limit", &limit)]))
             .await
         {
             Ok(()) => return Ok(()),
@@ -357,12 +308,10 @@ async fn allow_recursion(c: &mut Conn, rows: u64) -> Result<(), BackendError> {
             Err(e) => return Err(query_error("lift recursion limit", e)),
         }
     }
-    Err(BackendError::Query {
-        what: "lift recursion limit",
-        kind: ErrorKind::Other,
-        code: None,
-        message: "the server has neither max_recursive_iterations nor cte_max_recursion_depth; MySQL 8 or MariaDB 10.6+ is needed".into(),
-    })
+    Err(BackendError::other(
+        "lift recursion limit",
+        "the server has neither max_recursive_iterations nor cte_max_recursion_depth; MySQL 8 or MariaDB 10.6+ is needed",
+    ))
 }
 
 fn quote_ident(s: &str) -> String {
@@ -386,12 +335,7 @@ fn query_error(what: &'static str, e: mysql_async::Error) -> BackendError {
         other if other.is_fatal() => (ErrorKind::ConnectionLost, None, other.to_string()),
         other => (ErrorKind::Other, None, other.to_string()),
     };
-    BackendError::Query {
-        what,
-        kind,
-        code,
-        message,
-    }
+    BackendError::query(what, kind, code, message)
 }
 
 /// One row's value as i64 (NULL and non-numbers as `None`).
@@ -400,33 +344,23 @@ fn int(row: &Row, i: usize) -> Option<i64> {
 }
 
 static FILES: recipe::ControlFiles =
-    recipe::control_files!("mysql", Some((CONTROL_SQL, "analyze-hot")));
+    recipe::control_files!("mysql", Some((SQL.control, "analyze-hot")));
 
 impl recipe::Dialect for MysqlBackend {
     fn instance(&self) -> &recipe::Instance {
         &self.id
     }
 
-    fn files(&self) -> &'static recipe::ControlFiles {
-        &FILES
-    }
-
     /// Without arguments as text (a statement such as SHOW or ANALYZE need not be
-    /// preparable), with them prepared; a list of names binds as a JSON array.
-    async fn control_rows(
-        &self,
-        sql: &'static str,
-        args: &[recipe::Arg<'_>],
-        what: &'static str,
-    ) -> Result<Vec<Vec<recipe::Cell>>, BackendError> {
+    /// preparable), with them prepared.
+    async fn control_rows(&self, q: recipe::Query<'_>) -> recipe::Rows {
+        let recipe::Query { sql, args, what } = q;
         let params: Vec<Value> = args
             .iter()
             .map(|a| match a {
                 recipe::Arg::Int(i) => Value::from(*i),
                 recipe::Arg::Text(t) => Value::from(*t),
-                recipe::Arg::TextList(l) => {
-                    Value::from(serde_json::to_string(l).expect("strings serialize"))
-                }
+                recipe::Arg::TextList(_) => unreachable!("{}", recipe::NO_ARRAYS),
             })
             .collect();
         let rows: Vec<Row> = self
@@ -470,10 +404,6 @@ fn cells(row: Row) -> Vec<recipe::Cell> {
 impl Backend for MysqlBackend {
     type Session = MysqlSession;
 
-    fn kind(&self) -> BackendKind {
-        BackendKind::Mysql
-    }
-
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MysqlSession, BackendError> {
         let mut conn = self.open(true).await?;
         let statements = Statements::prepare(&mut conn).await?;
@@ -495,26 +425,19 @@ impl Backend for MysqlBackend {
         })
     }
 
-    async fn reset(
-        &self,
-        workload: &Workload,
-        layout: &str,
-        seed: u64,
-    ) -> Result<u64, BackendError> {
+    async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         self.check_schema().await?;
-        let layout_sql = super::layouts::sql_for_reset(BackendKind::Mysql, layout)?;
         self.workers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clear();
-        self.on_control(async |c| self.recreate(c, workload, layout_sql, seed).await)
-            .await
+        self.on_control(async |c| self.recreate(c, r).await).await
     }
 
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
         self.on_control(async |c| {
             let rows: Vec<(String, String)> = c
-                .query(COUNTERS_SQL)
+                .query(SQL.counters)
                 .await
                 .map_err(|e| query_error("read global status", e))?;
             let get = |name: &str| {
@@ -525,7 +448,7 @@ impl Backend for MysqlBackend {
             let deadlocks = match get("Innodb_deadlocks") {
                 Some(n) => n,
                 None => c
-                    .query_first::<i64, _>(step(CONTROL_SQL, "deadlocks-metric"))
+                    .query_first::<i64, _>(step(SQL.control, "deadlocks-metric"))
                     .await
                     .map_err(|e| query_error("read deadlock count", e))?
                     .unwrap_or(0),
@@ -549,7 +472,7 @@ impl Backend for MysqlBackend {
         }
         let path: String = self
             .on_control(async |c| {
-                c.query_first::<String, _>(step(CONTROL_SQL, "pid-file"))
+                c.query_first::<String, _>(step(SQL.control, "pid-file"))
                     .await
                     .map_err(|e| query_error("read pid file name", e))
             })
@@ -569,7 +492,9 @@ mod tests {
     fn production_skips_locked_rows_and_waiting_does_not() {
         for branch in ["lock", "lock-capped"] {
             assert!(step(PRODUCTION_SQL, branch).ends_with("FOR UPDATE SKIP LOCKED)"));
-            assert!(step(strategy_sql(Strategy::WAITING), branch).ends_with("FOR UPDATE)"));
+            assert!(
+                step(Strategy::WAITING.text(BackendKind::Mysql), branch).ends_with("FOR UPDATE)")
+            );
         }
         // Apart from the lock clause and the header comments, the two are the same steps.
         let body = |s: &'static str| {
@@ -578,7 +503,10 @@ mod tests {
                 .map(|(n, sql)| (n, sql.replace(" SKIP LOCKED", "")))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(body(PRODUCTION_SQL), body(strategy_sql(Strategy::WAITING)));
+        assert_eq!(
+            body(PRODUCTION_SQL),
+            body(Strategy::WAITING.text(BackendKind::Mysql))
+        );
     }
 
     #[test]
@@ -596,8 +524,8 @@ mod tests {
         for sql in [
             step(PRODUCTION_SQL, "lock"),
             step(PRODUCTION_SQL, "lock-capped"),
-            step(NAIVE_SQL, "select"),
-            step(CONDITIONAL_SQL, "select"),
+            step(SQL.naive, "select"),
+            step(SQL.conditional, "select"),
         ] {
             let body: String = sql
                 .lines()
@@ -642,7 +570,7 @@ mod tests {
                 .join("\n")
         };
         assert_eq!(
-            sql(step(NAIVE_SQL, "update")),
+            sql(step(SQL.naive, "update")),
             sql(step(PRODUCTION_SQL, "claim"))
         );
     }
@@ -653,9 +581,9 @@ mod tests {
         assert_eq!(expand_ids("IN (:ids)", 0), "IN (?)");
         for sql in [
             step(PRODUCTION_SQL, "claim"),
-            step(NAIVE_SQL, "update"),
-            step(RELEASE_SQL, "lock"),
-            step(RESCUE_SQL, "update"),
+            step(SQL.naive, "update"),
+            step(SQL.release, "lock"),
+            step(SQL.rescue, "update"),
         ] {
             assert!(sql.contains("(:ids)"), "{sql}");
         }

@@ -3,17 +3,16 @@
 //! lifecycle, each multi-statement step in its own short transaction.
 
 use super::{
-    COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COMPLETE_SQL, CONDITIONAL_SQL,
-    EFFECT_SQL, FAIL_SQL, HEARTBEAT_SQL, NAIVE_SQL, PRODUCE_SQL, PRODUCTION_SQL, RELEASE_SQL,
-    RESCUE_SQL, SAMPLE_SQL, SESSION_SQL, START_SQL, allow_recursion, expand_ids, int, query_error,
+    COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, PRODUCTION_SQL, SQL, allow_recursion,
+    expand_ids, int, query_error,
 };
+use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
+use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
 };
 use crate::backend::sql::{fill, step};
-use crate::backend::{
-    BackendError, ClaimOutcome, ClaimedJob, EffectReceipt, FailOutcome, Sample, Session,
-};
+use crate::backend::{BackendError, ClaimedJob, Sample, Session};
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use mysql_async::prelude::Queryable;
@@ -41,16 +40,16 @@ impl Statements {
         let mut s = Vec::new();
         for sql in [
             step(PRODUCTION_SQL, "capacity"),
-            step(NAIVE_SQL, "select"),
-            step(CONDITIONAL_SQL, "select"),
-            step(CONDITIONAL_SQL, "claim-one"),
-            step(START_SQL, "call"),
-            HEARTBEAT_SQL,
-            step(EFFECT_SQL, "call"),
-            step(COMPLETE_SQL, "call"),
-            step(FAIL_SQL, "call"),
-            step(RESCUE_SQL, "lock"),
-            PRODUCE_SQL,
+            step(SQL.naive, "select"),
+            step(SQL.conditional, "select"),
+            step(SQL.conditional, "claim-one"),
+            step(SQL.start, "call"),
+            SQL.heartbeat,
+            step(SQL.effect, "call"),
+            step(SQL.complete, "call"),
+            step(SQL.fail, "call"),
+            step(SQL.rescue, "lock"),
+            SQL.produce,
         ] {
             s.push(c.prep(sql).await.map_err(|e| query_error("prepare", e))?);
         }
@@ -168,11 +167,11 @@ impl MysqlSession {
         }
         let file = strategy
             .sql(crate::backend::BackendKind::Mysql)
-            .ok_or_else(|| BackendError::Query {
-                what: "prepare the claim",
-                kind: crate::backend::ErrorKind::Other,
-                code: None,
-                message: format!("strategy `{strategy}` has no MySQL form"),
+            .ok_or_else(|| {
+                BackendError::other(
+                    "prepare the claim",
+                    format!("strategy `{strategy}` has no MySQL form"),
+                )
             })?;
         let sql = lock_sql(file, capped);
         let st = self
@@ -246,12 +245,7 @@ impl MysqlSession {
         let stmt = statement(self).clone();
         match self.conn.exec_first::<Row, _, _>(&stmt, params).await {
             Ok(Some(r)) => Ok(r),
-            Ok(None) => Err(BackendError::Query {
-                what,
-                kind: crate::backend::ErrorKind::Other,
-                code: None,
-                message: "the procedure returned no row".into(),
-            }),
+            Ok(None) => Err(BackendError::other(what, "the procedure returned no row")),
             Err(e) => {
                 let _ = self.conn.query_drop("ROLLBACK").await;
                 Err(query_error(what, e))
@@ -322,69 +316,94 @@ pub(super) fn claimed(r: &Row) -> ClaimedJob {
     }
 }
 
-impl Session for MysqlSession {
-    async fn claim(
-        &mut self,
-        strategy: Strategy,
-        batch: u32,
-        out: &mut Vec<ClaimedJob>,
-    ) -> Result<ClaimOutcome, BackendError> {
-        let e = |e| query_error("claim", e);
-        let mut outcome = ClaimOutcome::default();
-        match strategy.shape() {
-            Shape::Claim => {
-                self.claim_locked(strategy, batch, out).await?;
+/// Each step binds what its statement under `migrations/mysql/` takes, in order; all
+/// but the heartbeat are procedure calls that answer with one row.
+impl Lifecycle for MysqlSession {
+    async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
+        let me = self.worker_id.as_str();
+        let (statement, params): (fn(&Self) -> &Statement, Params) = match step {
+            Step::Heartbeat { job, token } => {
+                let hb = &self.statements.heartbeat;
+                let done = self.conn.exec_drop(hb, (job, me, token)).await;
+                done.map_err(|e| query_error(step.what(), e))?;
+                return Ok(Reply::changed(self.conn.affected_rows()));
             }
-            Shape::ReadThenWrite => {
-                let rows: Vec<Row> = self
-                    .conn
-                    .exec(&self.statements.naive_select, (batch,))
-                    .await
-                    .map_err(e)?;
-                if !rows.is_empty() {
-                    let update = self.batch_update(batch).await?;
-                    let params = self.update_params(rows.iter().map(|r| claimed(r).id), batch);
-                    self.conn.exec_drop(&update, params).await.map_err(e)?;
-                    let selected = rows.iter().map(claimed);
-                    if self.conn.affected_rows() == rows.len() as u64 {
-                        out.extend(selected);
-                    } else {
-                        // Some rows were gone (completed) before the UPDATE reached them: the
-                        // worker owns only those that still exist, since deleted ids never
-                        // come back.
-                        let sql = expand_ids(step(SESSION_SQL, "existing"), rows.len());
-                        let ids: Vec<i64> = rows.iter().map(|r| claimed(r).id).collect();
-                        let existing: Vec<i64> = self.conn.exec(sql, ids).await.map_err(e)?;
-                        out.extend(naive_claimed(selected, &existing));
-                    }
-                }
-            }
-            Shape::ReadThenConditional => {
-                let rows: Vec<Row> = self
-                    .conn
-                    .exec(&self.statements.conditional_select, (batch,))
-                    .await
-                    .map_err(e)?;
-                for r in &rows {
-                    let job = claimed(r);
-                    self.conn
-                        .exec_drop(
-                            &self.statements.conditional_claim,
-                            (self.worker_id.as_str(), job.id, job.attempt),
-                        )
-                        .await
-                        .map_err(e)?;
-                    if self.conn.affected_rows() == 1 {
-                        out.push(job);
-                    } else {
-                        outcome.lost_races += 1;
-                    }
-                }
-            }
-        }
-        Ok(outcome)
+            Step::Start { job, gated, token } => (
+                |s| &s.statements.start,
+                Params::from((job, me, token, gated)),
+            ),
+            Step::Effect(f) => (
+                |s| &s.statements.effect,
+                Params::from((f.job, f.attempt, me, f.failed as i16, f.started_us, f.token)),
+            ),
+            Step::Complete { job } => (|s| &s.statements.complete, Params::from((job, me))),
+            Step::Fail {
+                job,
+                retry_delay,
+                max_attempts,
+            } => (
+                |s| &s.statements.fail,
+                Params::from((job, me, retry_delay.as_micros() as i64, max_attempts)),
+            ),
+        };
+        let r = self.call(step.what(), statement, params).await?;
+        Ok(Reply::row(int(&r, 0), int(&r, 1)))
+    }
+}
+
+impl ClaimSteps for MysqlSession {
+    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        self.claim_locked(strategy, batch, out).await
     }
 
+    /// The update reaches only rows that still exist: when it changed fewer than it
+    /// read, the worker owns those still there (deleted ids never come back).
+    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let batch = ask.batch;
+        let e = |e| query_error("claim", e);
+        let select = &self.statements.naive_select;
+        let rows: Vec<Row> = self.conn.exec(select, (batch,)).await.map_err(e)?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let update = self.batch_update(batch).await?;
+        let params = self.update_params(rows.iter().map(|r| claimed(r).id), batch);
+        self.conn.exec_drop(&update, params).await.map_err(e)?;
+        let selected = rows.iter().map(claimed);
+        if self.conn.affected_rows() == rows.len() as u64 {
+            out.extend(selected);
+        } else {
+            let sql = expand_ids(step(SQL.session, "existing"), rows.len());
+            let ids: Vec<i64> = rows.iter().map(|r| claimed(r).id).collect();
+            let existing: Vec<i64> = self.conn.exec(sql, ids).await.map_err(e)?;
+            out.extend(naive_claimed(selected, &existing));
+        }
+        Ok(())
+    }
+
+    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        let batch = ask.batch;
+        let select = &self.statements.conditional_select;
+        let rows: Result<Vec<Row>, _> = self.conn.exec(select, (batch,)).await;
+        out.extend(
+            rows.map_err(|e| query_error("claim", e))?
+                .iter()
+                .map(claimed),
+        );
+        Ok(())
+    }
+
+    async fn claim_one(&mut self, _: Ask, job: ClaimedJob) -> Won {
+        let claim = &self.statements.conditional_claim;
+        let params = (self.worker_id.as_str(), job.id, job.attempt);
+        let done = self.conn.exec_drop(claim, params).await;
+        done.map_err(|e| query_error("claim", e))?;
+        Ok((self.conn.affected_rows() == 1).then_some(job))
+    }
+}
+
+impl Session for MysqlSession {
     /// MariaDB's `ANALYZE FORMAT=JSON` of the locking read (production's `lock` step,
     /// uncapped branch; a two-step strategy's select step) between START TRANSACTION
     /// and ROLLBACK: it runs for real, locks its rows for a moment, and leaves nothing.
@@ -414,7 +433,7 @@ impl Session for MysqlSession {
         let e = |e| query_error("explain the claim", e);
         let version: Option<String> = self
             .conn
-            .query_first(step(super::CONTROL_SQL, "version"))
+            .query_first(step(super::SQL.control, "version"))
             .await
             .map_err(e)?;
         if !version.unwrap_or_default().contains("MariaDB") {
@@ -424,7 +443,7 @@ impl Session for MysqlSession {
         let analyzed: Result<Option<String>, _> = self
             .conn
             .query_first(fill(
-                step(SESSION_SQL, "analyze-json"),
+                step(SQL.session, "analyze-json"),
                 &[("statement", &body.replace('?', &batch.to_string()))],
             ))
             .await;
@@ -465,7 +484,7 @@ impl Session for MysqlSession {
             };
             self.conn
                 .exec_drop(
-                    fill(step(SESSION_SQL, "apply"), &[("name", name)]),
+                    fill(step(SQL.session, "apply"), &[("name", name)]),
                     (bound,),
                 )
                 .await
@@ -474,97 +493,11 @@ impl Session for MysqlSession {
         Ok(())
     }
 
-    async fn start(
-        &mut self,
-        job: i64,
-        gated: bool,
-        token: i64,
-    ) -> Result<Option<i64>, BackendError> {
-        let r = self
-            .call(
-                "start",
-                |s| &s.statements.start,
-                Params::from((job, self.worker_id.as_str(), token, gated)),
-            )
-            .await?;
-        Ok(int(&r, 0))
-    }
-
-    async fn heartbeat(&mut self, job: i64, token: i64) -> Result<bool, BackendError> {
-        self.conn
-            .exec_drop(
-                &self.statements.heartbeat,
-                (job, self.worker_id.as_str(), token),
-            )
-            .await
-            .map_err(|e| query_error("heartbeat", e))?;
-        Ok(self.conn.affected_rows() == 1)
-    }
-
-    async fn effect(
-        &mut self,
-        job: i64,
-        attempt: i32,
-        failed: bool,
-        started_us: i64,
-        token: i64,
-    ) -> Result<EffectReceipt, BackendError> {
-        let r = self
-            .call(
-                "write effect",
-                |s| &s.statements.effect,
-                Params::from((
-                    job,
-                    attempt,
-                    self.worker_id.as_str(),
-                    failed as i16,
-                    started_us,
-                    token,
-                )),
-            )
-            .await?;
-        Ok(EffectReceipt {
-            finished_us: int(&r, 0).unwrap_or(0),
-            owned: int(&r, 1) == Some(1),
-        })
-    }
-
-    async fn complete(&mut self, job: i64) -> Result<bool, BackendError> {
-        let r = self
-            .call(
-                "complete",
-                |s| &s.statements.complete,
-                Params::from((job, self.worker_id.as_str())),
-            )
-            .await?;
-        Ok(int(&r, 0) == Some(1))
-    }
-
-    async fn fail(
-        &mut self,
-        job: i64,
-        retry_delay: Duration,
-        max_attempts: u32,
-    ) -> Result<FailOutcome, BackendError> {
-        let params = Params::from((
-            job,
-            self.worker_id.as_str(),
-            retry_delay.as_micros() as i64,
-            max_attempts,
-        ));
-        let r = self.call("fail", |s| &s.statements.fail, params).await?;
-        Ok(match (int(&r, 0), int(&r, 1)) {
-            (Some(1), _) => FailOutcome::Retried,
-            (_, Some(1)) => FailOutcome::DeadLettered,
-            _ => FailOutcome::NotOwned,
-        })
-    }
-
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
-        let lock_sql = expand_ids(step(RELEASE_SQL, "lock"), jobs.len());
+        let lock_sql = expand_ids(step(SQL.release, "lock"), jobs.len());
         let lock = self
             .conn
             .prep(lock_sql)
@@ -576,7 +509,7 @@ impl Session for MysqlSession {
             .lock_then_update(
                 "release",
                 (&lock, Params::Positional(params)),
-                step(RELEASE_SQL, "update"),
+                step(SQL.release, "update"),
             )
             .await;
         let _ = self.conn.close(lock).await;
@@ -589,7 +522,7 @@ impl Session for MysqlSession {
         self.lock_then_update(
             "rescue",
             (&lock, Params::from((us, us))),
-            step(RESCUE_SQL, "update"),
+            step(SQL.rescue, "update"),
         )
         .await
     }
@@ -620,7 +553,7 @@ impl Session for MysqlSession {
         let r: Row = self
             .conn
             .exec_first(
-                SAMPLE_SQL,
+                SQL.sample,
                 (
                     json_numbers(priorities),
                     workers.as_str(),
@@ -674,7 +607,7 @@ impl Session for MysqlSession {
             .clone();
         let mut killed = 0;
         for id in ids {
-            let kill = fill(step(SESSION_SQL, "kill"), &[("id", &id.to_string())]);
+            let kill = fill(step(SQL.session, "kill"), &[("id", &id.to_string())]);
             match self.conn.query_drop(kill).await {
                 Ok(()) => killed += 1,
                 // Already gone: an earlier kill's, or a connection that closed.
