@@ -414,7 +414,7 @@ async fn production_claim_matches_the_reference_model<D: TestDb>(backend: D) {
         ("status-created", model_cases() / 4),
         ("pending-partial", model_cases() / 4),
     ] {
-        if AnyBackend::layout_check(backend.kind(), layout).is_err() {
+        if AnyBackend::layout_check(backend.kind(), layout, &w).is_err() {
             continue;
         }
         backend.reset(&w, layout, 1).await.unwrap();

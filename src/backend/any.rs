@@ -53,9 +53,13 @@ impl AnyBackend {
         }
     }
 
-    /// The SQL file of `layout` on this backend, or why there is none.
-    pub fn layout_check(kind: BackendKind, layout: &str) -> Result<(), LayoutError> {
-        super::layouts::sql(kind, layout).map(|_| ())
+    /// Whether `layout` (shipped, or declared by `workload`) can be built on `kind`.
+    pub fn layout_check(
+        kind: BackendKind,
+        layout: &str,
+        workload: &Workload,
+    ) -> Result<(), LayoutError> {
+        super::layouts::sql(kind, layout, &workload.custom_layouts).map(|_| ())
     }
 }
 

@@ -1,9 +1,10 @@
 //! Index layouts per engine: the shipped ones, one file each under
-//! `migrations/<engine>/indexes/`, in one table; the ones a workload declares, PostgreSQL
-//! only for now (their DDL is PostgreSQL's); and why a layout cannot be built somewhere.
+//! `migrations/<engine>/indexes/`, in one table; the ones a workload declares (carried in
+//! the workload), PostgreSQL only for now (their DDL is PostgreSQL's); and why a layout cannot be built somewhere.
 
 use super::BackendError;
 use crate::backend_kind::BackendKind;
+use crate::custom_layout::DeclaredLayout;
 use crate::statements::migration;
 
 macro_rules! shipped {
@@ -45,13 +46,18 @@ pub enum LayoutError {
     Unknown { kind: BackendKind, layout: String },
 }
 
-/// The DDL of `layout` on `kind`, or why there is none.
-pub fn sql(kind: BackendKind, layout: &str) -> Result<&'static str, LayoutError> {
+/// The DDL of `layout` on `kind`, a shipped one or one of `declared` (the workload's),
+/// or why there is none.
+pub fn sql<'a>(
+    kind: BackendKind,
+    layout: &str,
+    declared: &'a [DeclaredLayout],
+) -> Result<&'a str, LayoutError> {
     if let Some((_, _, ddl)) = SHIPPED.iter().find(|(k, n, _)| *k == kind && *n == layout) {
         return Ok(ddl);
     }
-    match (kind, crate::custom_layout::postgres(layout)) {
-        (BackendKind::Postgres, Some(ddl)) => Ok(ddl),
+    match (kind, crate::custom_layout::find(declared, layout)) {
+        (BackendKind::Postgres, Some(d)) => Ok(&d.sql),
         (_, Some(_)) => Err(LayoutError::DeclaredPostgresOnly),
         (BackendKind::Mysql, None) if layout == "pending-partial" => {
             Err(LayoutError::NoPartialIndexes)
@@ -64,8 +70,13 @@ pub fn sql(kind: BackendKind, layout: &str) -> Result<&'static str, LayoutError>
 }
 
 /// [`sql`] as a reset reports it.
-pub fn sql_for_reset(kind: BackendKind, layout: &str) -> Result<&'static str, BackendError> {
-    sql(kind, layout).map_err(|why| BackendError::other("build index layout", why.to_string()))
+pub fn sql_for_reset<'a>(
+    kind: BackendKind,
+    layout: &str,
+    declared: &'a [DeclaredLayout],
+) -> Result<&'a str, BackendError> {
+    sql(kind, layout, declared)
+        .map_err(|why| BackendError::other("build index layout", why.to_string()))
 }
 
 #[cfg(test)]
@@ -81,7 +92,7 @@ mod tests {
         ] {
             for l in crate::names::INDEX_LAYOUTS {
                 let partial_on_mysql = kind == BackendKind::Mysql && l == "pending-partial";
-                match sql(kind, l) {
+                match sql(kind, l, &[]) {
                     Ok(_) => assert!(!partial_on_mysql, "{kind} {l}"),
                     Err(e) => assert!(
                         partial_on_mysql && e == LayoutError::NoPartialIndexes,
@@ -90,9 +101,38 @@ mod tests {
                 }
             }
             assert!(matches!(
-                sql(kind, "btree"),
+                sql(kind, "btree", &[]),
                 Err(LayoutError::Unknown { .. })
             ));
         }
+    }
+
+    /// Regression: declarations lived in a process-wide registry where the latest of two
+    /// workloads declaring one name won for both; each workload now builds its own.
+    #[test]
+    fn a_declared_layout_is_the_workloads_own() {
+        let declared = |sql: &str| DeclaredLayout {
+            name: "covering".into(),
+            file: "covering.sql".into(),
+            sql: sql.into(),
+        };
+        let a = [declared("CREATE INDEX a ON jobs_hot (id)")];
+        let b = [declared("CREATE INDEX b ON jobs_hot (id)")];
+        assert_eq!(
+            sql(BackendKind::Postgres, "covering", &a),
+            Ok(a[0].sql.as_str())
+        );
+        assert_eq!(
+            sql(BackendKind::Postgres, "covering", &b),
+            Ok(b[0].sql.as_str())
+        );
+        assert_eq!(
+            sql(BackendKind::Mysql, "covering", &a),
+            Err(LayoutError::DeclaredPostgresOnly)
+        );
+        assert!(matches!(
+            sql(BackendKind::Postgres, "covering", &[]),
+            Err(LayoutError::Unknown { .. })
+        ));
     }
 }

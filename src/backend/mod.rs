@@ -225,7 +225,7 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         seed: u64,
     ) -> impl Future<Output = Result<u64, BackendError>> + Send {
         async move {
-            let layout_sql = layouts::sql_for_reset(self.kind(), layout)?;
+            let layout_sql = layouts::sql_for_reset(self.kind(), layout, &workload.custom_layouts)?;
             let r = Reset {
                 workload,
                 layout,

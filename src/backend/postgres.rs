@@ -354,7 +354,7 @@ impl PostgresBackend {
         c.batch_execute(layout_sql).await.map_err(|err| {
             match (
                 query_error("build index layout", err),
-                crate::custom_layout::file(layout),
+                crate::custom_layout::find(&workload.custom_layouts, layout).map(|d| &d.file),
             ) {
                 // A declared layout's DDL failed: name its file beside the server's reason.
                 (

@@ -78,7 +78,7 @@ pub(crate) async fn prepare(
         );
     }
     let target = DbTarget::parse(db)?;
-    AnyBackend::layout_check(target.kind(), &layout)?;
+    AnyBackend::layout_check(target.kind(), &layout, &w)?;
     let backend = AnyBackend::new(&target, target.to_string(), schema);
     let seeded = backend.reset(&w, &layout, w.seed).await?;
     outln!("{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}");

@@ -111,7 +111,7 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
             }
         }
         for layout in &workload.index_layouts() {
-            AnyBackend::layout_check(kind, layout).map_err(|why| {
+            AnyBackend::layout_check(kind, layout, workload).map_err(|why| {
                 anyhow::anyhow!(
                     "{}: matrix.index_layouts: `{layout}` on {kind}: {why}",
                     workload.source_path.display()

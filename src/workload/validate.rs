@@ -102,7 +102,7 @@ impl Validator<'_> {
         Ok((full.display().to_string(), text))
     }
 
-    /// Reads and registers `[layouts.<name>]`: each DDL file, relative to the workload.
+    /// Reads and checks `[layouts.<name>]`: each DDL file, relative to the workload.
     pub(super) fn declare_layouts(
         &self,
         raw: &BTreeMap<String, raw::CustomLayout>,
@@ -116,7 +116,7 @@ impl Validator<'_> {
                 file,
                 sql,
             };
-            crate::custom_layout::declare(&d).map_err(|m| self.err(&field, m))?;
+            crate::custom_layout::check(&d).map_err(|m| self.err(&field, m))?;
             out.push(d);
         }
         Ok(out)

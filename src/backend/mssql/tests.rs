@@ -138,7 +138,7 @@ fn schema_names_are_bracket_escaped() {
 
 #[test]
 fn the_partial_layout_filters_on_a_literal() {
-    let ddl = crate::backend::layouts::sql(BackendKind::Mssql, "pending-partial").unwrap();
+    let ddl = crate::backend::layouts::sql(BackendKind::Mssql, "pending-partial", &[]).unwrap();
     assert!(ddl.contains("WHERE [Status] = 0;"));
 }
 
@@ -278,7 +278,7 @@ fn every_statement() -> Vec<(String, String)> {
         all.push((
             format!("indexes/{l}"),
             s(&statement_body(
-                crate::backend::layouts::sql(BackendKind::Mssql, l).unwrap(),
+                crate::backend::layouts::sql(BackendKind::Mssql, l, &[]).unwrap(),
             )),
         ));
     }
