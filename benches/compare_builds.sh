@@ -6,7 +6,9 @@
 # hot path helped, on a host too noisy for one run of each (docs/harness-overhead.md).
 #
 #   bash benches/compare_builds.sh BUILD_A BUILD_B [...]
-#   WORKERS=4 BATCH=10 ROUNDS=6 SECONDS_PER_RUN=5 are the defaults.
+#   WORKERS=4 BATCH=10 ROUNDS=6 SECONDS_PER_RUN=5 WORKLOAD=workloads/claim-only.toml are
+#   the defaults; WORKLOAD=workloads/completion.toml adds the lifecycle (start, effect,
+#   complete) to every claimed job (its first cell: per-job completion).
 #
 # A build is a claimbench binary: copy target/release/claimbench aside before the change.
 set -euo pipefail
@@ -18,7 +20,7 @@ w=${WORKERS:-4}; batch=${BATCH:-10}; rounds=${ROUNDS:-6}; seconds=${SECONDS_PER_
 source benches/throwaway_pg.sh
 sed -e "s/^workers = .*/workers = [$w]/" -e "s/^batch_sizes = .*/batch_sizes = [$batch]/" \
     -e "s/^duration_s = .*/duration_s = $seconds/" -e "s/^warmup_s = .*/warmup_s = 0.0/" \
-    workloads/claim-only.toml > "$tmp/w.toml"
+    "${WORKLOAD:-workloads/claim-only.toml}" > "$tmp/w.toml"
 
 echo "$w workers, batch $batch, $rounds rounds of $seconds s; per trial: build claims/s us_cpu/claim"
 n=${#builds[@]}

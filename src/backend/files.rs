@@ -1,9 +1,12 @@
 //! The statement files every engine has, at the same paths under `migrations/<engine>/`:
 //! one list, so that an engine's folder is checked against it at compile time (a missing
-//! file fails the build) and no backend keeps its own copy of the list.
+//! file fails the build) and no backend keeps its own copy of the list. The control
+//! recipe (`recipe.rs`) reads the control and evidence files; each file's arguments and
+//! columns are written at the top of the file and beside the recipe function that runs
+//! it.
 
-/// One engine's shared statement files. What each binds and returns is written at the
-/// top of the file; the lifecycle files answer as [`super::lifecycle`] reads them.
+/// One engine's shared statement files. The lifecycle files answer as
+/// [`super::lifecycle`] reads them.
 #[derive(Debug)]
 pub struct EngineFiles {
     pub schema: &'static str,
@@ -24,11 +27,28 @@ pub struct EngineFiles {
     /// The two read-then-write mistakes, which every engine can make.
     pub naive: &'static str,
     pub conditional: &'static str,
+    pub settings: &'static str,
+    pub reconcile: &'static str,
+    pub clock: &'static str,
+    pub completed_by_queue: &'static str,
+    pub job_queues: &'static str,
+    pub table_stats: &'static str,
+    /// A step of `control` run before `table_stats` where the server's size estimates
+    /// need a refresh (MySQL's `ANALYZE TABLE`).
+    pub refresh_stats: Option<&'static str>,
 }
 
-/// `engine_files!("mysql")`: the [`EngineFiles`] under `migrations/mysql/`.
+/// `engine_files!("postgres")`: the [`EngineFiles`] under `migrations/postgres/`;
+/// `engine_files!("mysql", refresh_stats: "analyze-hot")` names the control step that
+/// refreshes size estimates.
 macro_rules! engine_files {
     ($engine:literal) => {
+        $crate::backend::files::engine_files!($engine, None)
+    };
+    ($engine:literal, refresh_stats: $step:literal) => {
+        $crate::backend::files::engine_files!($engine, Some($step))
+    };
+    ($engine:literal, $refresh:expr) => {
         $crate::backend::files::EngineFiles {
             schema: $crate::statements::migration!($engine, "schema.sql"),
             seed: $crate::statements::migration!($engine, "seed.sql"),
@@ -47,6 +67,16 @@ macro_rules! engine_files {
             counters: $crate::statements::migration!($engine, "evidence/counters.sql"),
             naive: $crate::statements::migration!($engine, "strategies/naive.sql"),
             conditional: $crate::statements::migration!($engine, "strategies/conditional.sql"),
+            settings: $crate::statements::migration!($engine, "evidence/settings.sql"),
+            reconcile: $crate::statements::migration!($engine, "evidence/reconcile.sql"),
+            clock: $crate::statements::migration!($engine, "evidence/clock.sql"),
+            completed_by_queue: $crate::statements::migration!(
+                $engine,
+                "evidence/completed_by_queue.sql"
+            ),
+            job_queues: $crate::statements::migration!($engine, "evidence/job_queues.sql"),
+            table_stats: $crate::statements::migration!($engine, "evidence/table_stats.sql"),
+            refresh_stats: $refresh,
         }
     };
 }

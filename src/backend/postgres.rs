@@ -90,7 +90,7 @@ impl PostgresBackend {
     pub fn new(config: Config, display: String, schema: &str) -> PostgresBackend {
         PostgresBackend {
             config,
-            id: recipe::Instance::new(BackendKind::Postgres, schema, display, &FILES),
+            id: recipe::Instance::new(BackendKind::Postgres, schema, display, &SQL),
             control: Mutex::new(None),
             pristine: None,
             database: std::sync::RwLock::new(None),
@@ -469,8 +469,6 @@ fn setseed_value(seed: u64) -> f64 {
     // setseed() takes [-1, 1]; keep 9 decimal digits of the workload's seed.
     (seed % 1_000_000_000) as f64 / 1_000_000_000.0
 }
-
-static FILES: recipe::ControlFiles = recipe::control_files!("postgres", None);
 
 impl recipe::Dialect for PostgresBackend {
     fn instance(&self) -> &recipe::Instance {

@@ -8,6 +8,7 @@
 //! None of this is on the claim path: each call runs once per trial or less, so rows
 //! as vectors of cells cost nothing worth measuring.
 
+use super::files::EngineFiles;
 use super::{BackendError, DbReconciliation, ServerInfo, TableStats, ownership};
 use crate::backend_kind::BackendKind;
 use crate::statements::step;
@@ -58,44 +59,6 @@ impl Cell {
     }
 }
 
-/// The files the recipe reads, per engine: `control.sql` (steps `version` and
-/// `schema-facts`) and the evidence files, each with the arguments and columns the
-/// recipe's functions below document.
-#[derive(Debug)]
-pub struct ControlFiles {
-    pub control: &'static str,
-    pub settings: &'static str,
-    pub reconcile: &'static str,
-    pub clock: &'static str,
-    pub completed_by_queue: &'static str,
-    pub job_queues: &'static str,
-    pub table_stats: &'static str,
-    /// A (file, step) run before `table_stats` where the server's size estimates need
-    /// a refresh (MySQL's `ANALYZE TABLE`).
-    pub before_table_stats: Option<(&'static str, &'static str)>,
-}
-
-/// An engine's [`ControlFiles`], from the same paths under `migrations/<engine>/` for
-/// every engine: `control_files!("postgres", None)`.
-macro_rules! control_files {
-    ($engine:literal, $before:expr) => {
-        $crate::backend::recipe::ControlFiles {
-            control: $crate::statements::migration!($engine, "control.sql"),
-            settings: $crate::statements::migration!($engine, "evidence/settings.sql"),
-            reconcile: $crate::statements::migration!($engine, "evidence/reconcile.sql"),
-            clock: $crate::statements::migration!($engine, "evidence/clock.sql"),
-            completed_by_queue: $crate::statements::migration!(
-                $engine,
-                "evidence/completed_by_queue.sql"
-            ),
-            job_queues: $crate::statements::migration!($engine, "evidence/job_queues.sql"),
-            table_stats: $crate::statements::migration!($engine, "evidence/table_stats.sql"),
-            before_table_stats: $before,
-        }
-    };
-}
-pub(crate) use control_files;
-
 /// What names one backend instance, in messages and on the server.
 #[derive(Debug, Clone)]
 pub struct Instance {
@@ -111,7 +74,7 @@ pub struct Instance {
     /// on one server) never count or touch each other's workers.
     pub worker_role: String,
     /// The engine's control statements.
-    pub files: &'static ControlFiles,
+    pub files: &'static EngineFiles,
 }
 
 impl Instance {
@@ -119,7 +82,7 @@ impl Instance {
         kind: BackendKind,
         schema: &str,
         display: String,
-        files: &'static ControlFiles,
+        files: &'static EngineFiles,
     ) -> Instance {
         static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -308,8 +271,8 @@ pub async fn job_queues(
 pub async fn table_stats(d: &(impl Dialect + ?Sized)) -> Result<TableStats, BackendError> {
     let files = d.instance().files;
     let what = "read table statistics";
-    if let Some((file, name)) = files.before_table_stats {
-        rows(d, step(file, name), &[], what).await?;
+    if let Some(name) = files.refresh_stats {
+        rows(d, step(files.control, name), &[], what).await?;
     }
     let row = one_row(rows(d, files.table_stats, &[], what).await?, what)?;
     Ok(TableStats {

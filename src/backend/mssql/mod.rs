@@ -195,7 +195,7 @@ pub struct MssqlBackend {
 impl MssqlBackend {
     pub fn new(target: MssqlTarget, schema: &str) -> MssqlBackend {
         MssqlBackend {
-            id: recipe::Instance::new(BackendKind::Mssql, schema, target.display.clone(), &FILES),
+            id: recipe::Instance::new(BackendKind::Mssql, schema, target.display.clone(), &SQL),
             target,
             rcsi: AtomicBool::new(false),
             control: Control::default(),
@@ -458,8 +458,6 @@ pub(crate) fn int(row: &Row, i: usize) -> i64 {
         .or_else(|| row.try_get::<u8, _>(i).ok().flatten().map(i64::from))
         .unwrap_or(0)
 }
-
-static FILES: recipe::ControlFiles = recipe::control_files!("mssql", None);
 
 impl recipe::Dialect for MssqlBackend {
     fn instance(&self) -> &recipe::Instance {

@@ -23,7 +23,8 @@ use mysql_async::{Conn, Opts, OptsBuilder, Params, Row, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-const SQL: crate::backend::files::EngineFiles = crate::backend::files::engine_files!("mysql");
+const SQL: crate::backend::files::EngineFiles =
+    crate::backend::files::engine_files!("mysql", refresh_stats: "analyze-hot");
 const PRODUCTION_SQL: &str = migration!("mysql", "strategies/production.sql");
 
 /// The steps this backend reads by name, per file (names apart by spaces): a test
@@ -106,7 +107,7 @@ impl MysqlBackend {
     pub fn new(opts: Opts, display: String, schema: &str) -> MysqlBackend {
         MysqlBackend {
             opts,
-            id: recipe::Instance::new(BackendKind::Mysql, schema, display, &FILES),
+            id: recipe::Instance::new(BackendKind::Mysql, schema, display, &SQL),
             workers: Arc::default(),
             control: Control::default(),
         }
@@ -342,9 +343,6 @@ fn query_error(what: &'static str, e: mysql_async::Error) -> BackendError {
 fn int(row: &Row, i: usize) -> Option<i64> {
     row.get_opt::<Option<i64>, _>(i)?.ok().flatten()
 }
-
-static FILES: recipe::ControlFiles =
-    recipe::control_files!("mysql", Some((SQL.control, "analyze-hot")));
 
 impl recipe::Dialect for MysqlBackend {
     fn instance(&self) -> &recipe::Instance {
