@@ -60,7 +60,7 @@ fn claims(c: &mut Criterion) {
                             jobs.clear();
                             let t = Instant::now();
                             session
-                                .claim(strategy, batch, &mut jobs)
+                                .claim(&strategy, batch, &mut jobs)
                                 .await
                                 .expect("a claim");
                             timed += t.elapsed();

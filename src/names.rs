@@ -36,12 +36,6 @@ pub fn check_declared_name(name: &str, kind: &str, shipped_as: Option<&str>) -> 
     Ok(())
 }
 
-/// A declared name or text as `'static`: declared strategies and layouts live as long as
-/// the process (the registries hand out `&'static` definitions), a handful per run.
-pub fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_string().into_boxed_str())
-}
-
 /// The longest queue name every backend's schema stores: MySQL's `VARCHAR(200)`
 /// (PostgreSQL's `text` has no limit; SQL Server's `varchar(255)` is checked per backend,
 /// see [`queue_name_fits`]).

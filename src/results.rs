@@ -445,10 +445,25 @@ impl RunResult {
                 found,
             });
         }
-        serde_json::from_value(value).map_err(|e| ResultsError::Parse {
+        let mut r: RunResult = serde_json::from_value(value).map_err(|e| ResultsError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
-        })
+        })?;
+        r.restore_declared();
+        Ok(r)
+    }
+
+    /// A declared strategy reads back as a name alone (a placeholder that promises
+    /// everything); the run recorded each declaration, so its cells get back what their
+    /// strategy promised (a duplicate of one that never promised none is no defect).
+    pub fn restore_declared(&mut self) {
+        let declared = &self.workload.custom_strategies;
+        for c in &mut self.cells {
+            let own = declared.iter().find(|d| d.name == c.strategy.as_str());
+            if let Some(s) = own.and_then(|d| crate::strategy::custom::declare(d).ok()) {
+                c.strategy = s;
+            }
+        }
     }
 
     /// Writes `run.json` atomically (temp file + rename): a reader never sees half a file.
@@ -596,7 +611,7 @@ pub struct Gate {
 impl Gate {
     pub fn applies_to(&self, c: &CellResult) -> bool {
         self.phase.as_ref().is_none_or(|p| *p == c.phase)
-            && self.strategy.is_none_or(|s| s == c.strategy)
+            && self.strategy.clone().is_none_or(|s| s == c.strategy)
             && self
                 .index_layout
                 .as_ref()
@@ -611,7 +626,7 @@ impl Gate {
         if let Some(p) = &self.phase {
             parts.push(format!("phase {p}"));
         }
-        if let Some(s) = self.strategy {
+        if let Some(s) = &self.strategy {
             parts.push(s.to_string());
         }
         if let Some(l) = &self.index_layout {
@@ -713,5 +728,32 @@ mod tests {
         );
         assert!(!cell(Some(false), vec![trial(100, 0)]).is_claim_only());
         assert!(cell(Some(true), vec![trial(0, 0)]).is_claim_only());
+    }
+
+    /// A saved run's declared strategy keeps its promises when read back, with no
+    /// process-wide registry to find it in.
+    #[test]
+    fn a_saved_declared_strategy_reads_back_with_its_promises() {
+        let d = crate::strategy::custom::Declared {
+            name: "team-claim".into(),
+            file: "team.sql".into(),
+            sql: "UPDATE jobs_hot SET worker_id = :worker_id RETURNING id".into(),
+            prevents_duplicates: false,
+            respects_max_workers: false,
+        };
+        let mut r = RunResult::default();
+        r.workload.custom_strategies = vec![d.clone()];
+        let s = crate::strategy::custom::declare(&d).unwrap();
+        assert!(!s.prevents_duplicate_claims());
+        r.cells.push(CellResult::fetch_order(s, 2, 1, Vec::new()));
+        let dir = std::env::temp_dir().join(format!("cb-declared-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("run.json");
+        std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
+        let back = RunResult::read(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(back.cells[0].strategy.as_str(), "team-claim");
+        assert!(back.cells[0].strategy.is_custom());
+        assert!(!back.cells[0].strategy.prevents_duplicate_claims());
     }
 }

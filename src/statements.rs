@@ -24,7 +24,7 @@ pub(crate) use migration;
 /// Splits a statement file into its statements. A file holds one statement, or several
 /// each introduced by a `-- step: <name>` line; comments before the first step document
 /// the file and are not sent.
-pub fn sql_steps(file: &'static str) -> Vec<(&'static str, &'static str)> {
+pub fn sql_steps(file: &str) -> Vec<(&str, &str)> {
     let mut steps = Vec::new();
     let mut rest = file;
     if !file.contains("-- step: ") {
@@ -45,7 +45,7 @@ pub fn sql_steps(file: &'static str) -> Vec<(&'static str, &'static str)> {
 /// One named step of a shipped statement file. Shipped files are fixed at build time
 /// and each engine's tests ask for every step it sends ([`missing_steps`]), so a missing
 /// step is a bug in claimbench, never in the user's input.
-pub fn step(file: &'static str, name: &str) -> &'static str {
+pub fn step<'a>(file: &'a str, name: &str) -> &'a str {
     sql_steps(file)
         .into_iter()
         .find(|(n, _)| *n == name)
@@ -55,7 +55,7 @@ pub fn step(file: &'static str, name: &str) -> &'static str {
 
 /// The step names of `wanted` that `file` lacks: each engine's unit tests call it on the
 /// files it reads by step, so [`step`] cannot panic at run time.
-pub fn missing_steps(file: &'static str, wanted: &[&str]) -> Vec<String> {
+pub fn missing_steps(file: &str, wanted: &[&str]) -> Vec<String> {
     let have: Vec<&str> = sql_steps(file).into_iter().map(|(n, _)| n).collect();
     wanted
         .iter()

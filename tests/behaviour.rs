@@ -57,15 +57,15 @@ async fn run<D: TestDb>(backend: &Arc<D>, w: Workload) -> RunResult {
     }
 }
 
-fn trials(r: &RunResult, s: Strategy) -> Vec<&TrialResult> {
+fn trials<'a>(r: &'a RunResult, s: &Strategy) -> Vec<&'a TrialResult> {
     r.cells
         .iter()
-        .filter(|c| c.strategy == s)
+        .filter(|c| c.strategy == *s)
         .flat_map(|c| &c.trials)
         .collect()
 }
 
-async fn claim_ids<S: Session>(s: &mut S, strategy: Strategy, batch: u32) -> Vec<i64> {
+async fn claim_ids<S: Session>(s: &mut S, strategy: &Strategy, batch: u32) -> Vec<i64> {
     let mut out = Vec::new();
     s.claim(strategy, batch, &mut out).await.unwrap();
     out.iter().map(|j| j.id).collect()
@@ -94,7 +94,7 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
     // B's production claim returns other rows at once.
     let got = tokio::time::timeout(
         Duration::from_secs(2),
-        claim_ids(&mut b, Strategy::PRODUCTION, 2),
+        claim_ids(&mut b, &Strategy::PRODUCTION, 2),
     )
     .await
     .expect("production must not wait on A's locks");
@@ -107,7 +107,7 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
     // B's waiting claim blocks on A's rows...
     let b_identity = backend.identity(&mut b, "cbtest-b").await;
     let waiting = tokio::spawn(async move {
-        let ids = claim_ids(&mut b, Strategy::WAITING, 2).await;
+        let ids = claim_ids(&mut b, &Strategy::WAITING, 2).await;
         (b, ids)
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -150,7 +150,7 @@ async fn production_skips_paused_inactive_and_future_jobs<D: TestDb>(backend: D)
     let mut s = backend.connect("cbtest", "w").await.unwrap();
     let mut total = 0;
     loop {
-        let got = claim_ids(&mut s, Strategy::PRODUCTION, 50).await;
+        let got = claim_ids(&mut s, &Strategy::PRODUCTION, 50).await;
         if got.is_empty() {
             break;
         }
@@ -180,7 +180,7 @@ async fn production_takes_higher_priority_first_with_one_worker<D: TestDb>(backe
     let mut previous_min = i64::MAX;
     let mut batches = 0;
     loop {
-        let ids = claim_ids(&mut s, Strategy::PRODUCTION, 25).await;
+        let ids = claim_ids(&mut s, &Strategy::PRODUCTION, 25).await;
         if ids.is_empty() {
             break;
         }
@@ -205,7 +205,7 @@ async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(bac
     backend.reset(&w, "fetch-order", 4).await.unwrap();
     let mut s = backend.connect("cbtest", "w").await.unwrap();
     let mut probe = backend.connect("cbtest-probe", "probe").await.unwrap();
-    let first = claim_ids(&mut s, Strategy::PRODUCTION, 40).await;
+    let first = claim_ids(&mut s, &Strategy::PRODUCTION, 40).await;
     assert_eq!(first.len(), 40, "the uncapped queue fills the batch");
     let capped = Inspect::ActiveIn("capped");
     assert_eq!(
@@ -213,7 +213,7 @@ async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(bac
         [3],
         "one batch takes exactly the capacity"
     );
-    claim_ids(&mut s, Strategy::PRODUCTION, 40).await;
+    claim_ids(&mut s, &Strategy::PRODUCTION, 40).await;
     assert_eq!(
         backend.inspect(&mut probe, capped.clone()).await,
         [3],
@@ -225,7 +225,7 @@ async fn production_never_overshoots_max_workers_from_one_claimer<D: TestDb>(bac
         .await[0];
     assert!(s.complete(done).await.unwrap());
     assert_eq!(backend.inspect(&mut probe, capped.clone()).await, [2]);
-    claim_ids(&mut s, Strategy::PRODUCTION, 40).await;
+    claim_ids(&mut s, &Strategy::PRODUCTION, 40).await;
     assert_eq!(backend.inspect(&mut probe, capped).await, [3]);
     backend.drop_schema().await;
 }
@@ -239,7 +239,7 @@ async fn production_does_not_starve_a_queue_behind_a_full_capped_one<D: TestDb>(
     let state = model::capped_queue_ahead();
     for strategy in [Strategy::PRODUCTION, Strategy::WAITING] {
         backend.load_state(&mut s, &state).await;
-        let mut got = claim_ids(&mut s, strategy, 10).await;
+        let mut got = claim_ids(&mut s, &strategy, 10).await;
         got.sort_unstable();
         assert_eq!(got, (103..113).collect::<Vec<_>>(), "{strategy}");
     }
@@ -358,7 +358,7 @@ async fn check_against_model<D: TestDb>(
             backend.lock_rows(other, locked).await;
         }
         let mut out = Vec::new();
-        let claimed = claimer.claim(strategy, case.batch, &mut out).await;
+        let claimed = claimer.claim(&strategy, case.batch, &mut out).await;
         if !locked.is_empty() {
             backend.roll_back(other).await;
         }
@@ -514,7 +514,7 @@ async fn a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed<D: T
     backend.lock_rows(&mut other, &[2]).await;
     let mut out = Vec::new();
     let err = c
-        .claim(Strategy::CONDITIONAL, 3, &mut out)
+        .claim(&Strategy::CONDITIONAL, 3, &mut out)
         .await
         .expect_err("row 2 is locked past the lock timeout");
     assert!(err.is_retryable(), "{err}");
@@ -527,7 +527,7 @@ async fn a_conditional_claim_that_fails_mid_batch_keeps_the_rows_it_claimed<D: T
     );
     backend.roll_back(&mut other).await;
     // The retry asks for the rest of the batch and appends.
-    c.claim(Strategy::CONDITIONAL, 2, &mut out).await.unwrap();
+    c.claim(&Strategy::CONDITIONAL, 2, &mut out).await.unwrap();
     assert_eq!(ids(&out), [1, 2, 3]);
     backend.drop_schema().await;
 }
@@ -631,7 +631,7 @@ async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: Test
     let w = common::workload("backlog = 1500\nqueues = [{ name = \"q\" }]", CONTENDED);
     let r = run(&backend, w).await;
     for s in [Strategy::PRODUCTION, Strategy::WAITING] {
-        for t in trials(&r, s) {
+        for t in trials(&r, &s) {
             assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{s}");
             assert_eq!(t.duplicates.ledger.duplicate_executions, 0, "{s}");
             assert_eq!(t.reconciliation.lost, 0, "{s}");
@@ -641,7 +641,7 @@ async fn contended_production_and_waiting_never_duplicate_and_naive_does<D: Test
             );
         }
     }
-    let naive = trials(&r, Strategy::NAIVE);
+    let naive = trials(&r, &Strategy::NAIVE);
     assert_eq!(naive.len(), 3);
     let dups: u64 = naive
         .iter()
@@ -714,10 +714,7 @@ async fn other_techniques_and_batched_completion_never_duplicate<D: TestDb>(back
 /// `notify`'s idle workers are woken by the producer's NOTIFY rather than their
 /// fallback poll, and every job produced is claimed once and completed.
 async fn notify_wakes_idle_workers_and_loses_nothing<D: TestDb>(backend: D) {
-    if Strategy::builtin_named("notify")
-        .and_then(|s| s.sql(backend.kind()))
-        .is_none()
-    {
+    if Strategy::builtin_named("notify").is_none_or(|s| s.sql(backend.kind()).is_none()) {
         return;
     }
     let backend = Arc::new(backend);
@@ -782,7 +779,7 @@ async fn the_plan_sample_shows_the_claim_walking_the_fetch_order_index<D: TestDb
     if backend.kind() == claimbench::backend::BackendKind::Postgres {
         let mut s = backend.connect("cbtest-plan", "plan").await.unwrap();
         let p = s
-            .explain_claim_plan_only(Strategy::PRODUCTION, 10)
+            .explain_claim_plan_only(&Strategy::PRODUCTION, 10)
             .await
             .unwrap()
             .expect("a plan");
@@ -1266,7 +1263,9 @@ async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
 async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) {
     let kind = backend.kind();
     for s in Strategy::builtin().filter(|s| s.sql(kind).is_some()) {
-        let verdicts = claimbench::prove::prove(&backend, s, s, &[]).await.unwrap();
+        let verdicts = claimbench::prove::prove(&backend, &s, &s, &[])
+            .await
+            .unwrap();
         assert_eq!(verdicts.len(), 3);
         for v in &verdicts {
             assert!(
@@ -1283,9 +1282,10 @@ async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) 
 /// see the prove module's tests) must fail production's contend step, and only it.
 async fn a_claim_without_skip_locked_fails_prove<D: TestDb>(backend: D) {
     use claimbench::prove::Step;
-    let verdicts = claimbench::prove::prove(&backend, Strategy::PRODUCTION, Strategy::WAITING, &[])
-        .await
-        .unwrap();
+    let verdicts =
+        claimbench::prove::prove(&backend, &Strategy::PRODUCTION, &Strategy::WAITING, &[])
+            .await
+            .unwrap();
     let failed: Vec<Step> = verdicts.iter().filter(|v| !v.ok).map(|v| v.step).collect();
     assert_eq!(failed, vec![Step::Contend], "{verdicts:?}");
     assert!(
@@ -1322,7 +1322,7 @@ async fn the_control_recipe_reads_what_the_server_holds<D: TestDb>(backend: D) {
     );
     let mut s = backend.connect("cbtest-recipe", "w1").await.unwrap();
     let mut jobs = Vec::new();
-    s.claim(Strategy::PRODUCTION, 3, &mut jobs).await.unwrap();
+    s.claim(&Strategy::PRODUCTION, 3, &mut jobs).await.unwrap();
     assert_eq!(jobs.len(), 3);
     for (i, j) in jobs.iter().enumerate() {
         assert!(s.start(j.id, true, i as i64 + 1).await.unwrap().is_some());
@@ -1437,7 +1437,7 @@ async fn advisory_locks_are_held_while_jobs_are_in_hand_and_no_longer() {
             .get(0)
     };
     let mut jobs = Vec::new();
-    s.claim(advisory, 4, &mut jobs).await.unwrap();
+    s.claim(&advisory, 4, &mut jobs).await.unwrap();
     assert_eq!(jobs.len(), 4);
     assert_eq!(held(&mut s).await, 4, "one lock per claimed job");
     let first = jobs[0].id;
@@ -1490,7 +1490,7 @@ async fn claim_beside_held(
     backend: &claimbench::backend::postgres::PostgresBackend,
     claimer: &mut claimbench::backend::postgres::PostgresSession,
     other: &mut claimbench::backend::postgres::PostgresSession,
-    strategy: Strategy,
+    strategy: &Strategy,
     (state, held, batch): (&TableState, &[i64], u32),
 ) -> Result<Vec<i64>, String> {
     claimer
@@ -1545,7 +1545,7 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
     ] {
         backend.reset(&w, layout, 1).await.unwrap();
         backend
-            .setup_strategy(Strategy::builtin_named("ready-table").unwrap())
+            .setup_strategy(&Strategy::builtin_named("ready-table").unwrap())
             .await
             .unwrap();
         let sessions = tokio::sync::Mutex::new((
@@ -1560,7 +1560,7 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
             let locked: HashSet<i64> = case.locked.iter().copied().collect();
             for (strategy, pick) in techniques() {
                 let args = (&case.state, &case.locked[..], case.batch);
-                let got = claim_beside_held(b, claimer, other, strategy, args)
+                let got = claim_beside_held(b, claimer, other, &strategy, args)
                     .await
                     .map_err(TestCaseError::fail)?;
                 let mut want = pick(&case.state, &locked, case.batch);
@@ -1585,7 +1585,7 @@ async fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
     let w = common::workload("backlog = 0\nqueues = [{ name = \"q\" }]", "");
     backend.reset(&w, "fetch-order", 1).await.unwrap();
     let ready = Strategy::builtin_named("ready-table").unwrap();
-    backend.setup_strategy(ready).await.unwrap();
+    backend.setup_strategy(&ready).await.unwrap();
     let mut claimer = backend.connect("cbtest-claimer", "edge").await.unwrap();
     let mut other = backend.connect("cbtest-other", "other").await.unwrap();
     let state = TableState {
@@ -1615,7 +1615,7 @@ async fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
                 &backend,
                 &mut claimer,
                 &mut other,
-                strategy,
+                &strategy,
                 (&state, &held, batch),
             )
             .await

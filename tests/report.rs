@@ -118,7 +118,7 @@ fn a_rate_search_draws_the_sustained_rate_plot_and_table() {
         r.rate_searches.push(SearchResult {
             phase: "arrivals".into(),
             backend: c.backend,
-            strategy: c.strategy,
+            strategy: c.strategy.clone(),
             index_layout: c.index_layout.clone(),
             workers,
             batch_size: c.batch_size,

@@ -61,21 +61,21 @@ mod tests {
     use crate::slo::Slo;
     use crate::strategy::Strategy;
 
-    fn cell(strategy: Strategy, workers: u32, p99_ms: u64) -> CellResult {
+    fn cell(strategy: &Strategy, workers: u32, p99_ms: u64) -> CellResult {
         let mut t = crate::results::TrialResult::default();
         let mut h = crate::metrics::new_histogram();
         h.record(p99_ms * 1000).unwrap();
         t.claim_latency = crate::metrics::HistogramSummary::from_histogram(&h);
-        CellResult::fetch_order(strategy, workers, 10, vec![t])
+        CellResult::fetch_order(strategy.clone(), workers, 10, vec![t])
     }
 
     #[test]
     fn a_gate_checks_the_cells_it_names_and_only_those() {
         let r = RunResult {
             cells: vec![
-                cell(Strategy::PRODUCTION, 4, 5),
-                cell(Strategy::PRODUCTION, 16, 30),
-                cell(Strategy::WAITING, 16, 90),
+                cell(&Strategy::PRODUCTION, 4, 5),
+                cell(&Strategy::PRODUCTION, 16, 30),
+                cell(&Strategy::WAITING, 16, 90),
             ],
             gates: vec![Gate {
                 check: Slo::parse("claim_p99<=20ms").unwrap(),
@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn a_gate_no_cell_can_measure_fails_saying_so() {
         let r = RunResult {
-            cells: vec![cell(Strategy::PRODUCTION, 4, 5)],
+            cells: vec![cell(&Strategy::PRODUCTION, 4, 5)],
             gates: vec![Gate {
                 check: Slo::parse("queue_wait_p99<=1s").unwrap(),
                 phase: None,

@@ -196,7 +196,7 @@ pub fn recommend(r: &RunResult, slos: &[Slo]) -> Vec<Recommendation> {
             None => out.push(Recommendation {
                 backend: c.backend,
                 phase: c.phase.clone(),
-                strategy: c.strategy,
+                strategy: c.strategy.clone(),
                 index_layout: c.index_layout.clone(),
                 recommended: None,
                 knee: None,

@@ -29,7 +29,7 @@ fn groups(r: &RunResult) -> Vec<Vec<&CellResult>> {
 
 /// The strategies of a group: production first, then the mistakes it is compared with.
 fn strategies_in(g: &[&CellResult]) -> Vec<Strategy> {
-    let mut v: Vec<Strategy> = g.iter().map(|c| c.strategy).collect();
+    let mut v: Vec<Strategy> = g.iter().map(|c| c.strategy.clone()).collect();
     v.sort();
     v.dedup();
     v
@@ -51,7 +51,7 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
     let at = |s: Strategy| g.iter().find(|c| c.strategy == s && c.workers == top);
     let prod = at(Strategy::PRODUCTION).map(|c| CellFigures::of(c));
     for s in strategies_in(&g) {
-        let Some(c) = at(s) else { continue };
+        let Some(c) = at(s.clone()) else { continue };
         let f = CellFigures::of(c);
         let jobs: u64 = c.trials.iter().map(|t| t.counts.jobs_claimed).sum();
         let lost_races: u64 = c.trials.iter().map(|t| t.counts.lost_races).sum();
@@ -114,7 +114,7 @@ fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
             let s = if g.iter().any(|c| c.strategy == Strategy::PRODUCTION) {
                 Strategy::PRODUCTION
             } else {
-                g[0].strategy
+                g[0].strategy.clone()
             };
             let mut pts: Vec<(u32, f64)> = g
                 .iter()
@@ -349,8 +349,8 @@ fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
         };
         let Some(base) = r.cells.iter().find(|b| {
             b.phase != c.phase
-                && (b.backend, b.strategy, b.workers, b.batch_size)
-                    == (c.backend, c.strategy, c.workers, c.batch_size)
+                && (b.backend, b.strategy.clone(), b.workers, b.batch_size)
+                    == (c.backend, c.strategy.clone(), c.workers, c.batch_size)
                 && b.index_layout == c.index_layout
                 && b.arrival_rate_per_s == c.arrival_rate_per_s
                 && b.is_claim_only() == c.is_claim_only()

@@ -113,7 +113,7 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.server_pid().await)
     }
 
-    async fn setup_strategy(&self, strategy: Strategy) -> Result<(), BackendError> {
+    async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
         each!(self, AnyBackend, b => b.setup_strategy(strategy).await)
     }
 
@@ -121,7 +121,7 @@ impl Backend for AnyBackend {
         &self,
         workload: &Workload,
         layout: &str,
-        strategy: Strategy,
+        strategy: &Strategy,
     ) -> Vec<crate::warnings::Warning> {
         each!(self, AnyBackend, b => b.trial_warnings(workload, layout, strategy))
     }
@@ -142,19 +142,19 @@ impl super::Lifecycle for AnySession {
 }
 
 impl super::ClaimSteps for AnySession {
-    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         each!(self, AnySession, s => s.locking_claim(ask, out).await)
     }
 
-    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         each!(self, AnySession, s => s.read_then_write(ask, out).await)
     }
 
-    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         each!(self, AnySession, s => s.candidates(ask, out).await)
     }
 
-    async fn claim_one(&mut self, ask: Ask, job: ClaimedJob) -> Won {
+    async fn claim_one(&mut self, ask: Ask<'_>, job: ClaimedJob) -> Won {
         each!(self, AnySession, s => s.claim_one(ask, job).await)
     }
 }
@@ -172,7 +172,7 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.announce().await)
     }
 
-    async fn prepare(&mut self, strategy: Strategy) -> Result<(), BackendError> {
+    async fn prepare(&mut self, strategy: &Strategy) -> Result<(), BackendError> {
         each!(self, AnySession, s => s.prepare(strategy).await)
     }
 
@@ -206,7 +206,7 @@ impl Session for AnySession {
 
     async fn explain_claim(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
         each!(self, AnySession, s => s.explain_claim(strategy, batch).await)
@@ -214,7 +214,7 @@ impl Session for AnySession {
 
     async fn explain_claim_plan_only(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
         each!(self, AnySession, s => s.explain_claim_plan_only(strategy, batch).await)

@@ -13,8 +13,8 @@ use std::future::Future;
 
 /// What a claim asks for: up to `batch` jobs with `strategy`.
 #[derive(Debug, Clone, Copy)]
-pub struct Ask {
-    pub strategy: Strategy,
+pub struct Ask<'a> {
+    pub strategy: &'a Strategy,
     pub batch: u32,
 }
 
@@ -30,7 +30,7 @@ pub trait ClaimSteps {
     /// an error it appends nothing (its transaction rolled back).
     fn locking_claim(
         &mut self,
-        ask: Ask,
+        ask: Ask<'_>,
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Done> + Send;
 
@@ -38,7 +38,7 @@ pub trait ClaimSteps {
     /// unconditional update of them; appends the jobs the update reached.
     fn read_then_write(
         &mut self,
-        ask: Ask,
+        ask: Ask<'_>,
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Done> + Send;
 
@@ -46,19 +46,23 @@ pub trait ClaimSteps {
     /// appended to `out`.
     fn candidates(
         &mut self,
-        ask: Ask,
+        ask: Ask<'_>,
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Done> + Send;
 
     /// One candidate's update, conditional on the row still being pending at the
     /// attempt read: the job as claimed, or `None` when another worker got there first.
-    fn claim_one(&mut self, ask: Ask, candidate: ClaimedJob) -> impl Future<Output = Won> + Send;
+    fn claim_one(
+        &mut self,
+        ask: Ask<'_>,
+        candidate: ClaimedJob,
+    ) -> impl Future<Output = Won> + Send;
 }
 
 /// Claims up to `batch` jobs with `strategy` by its shape, appending them to `out`.
 pub async fn by_shape<S: ClaimSteps + ?Sized>(
     s: &mut S,
-    strategy: Strategy,
+    strategy: &Strategy,
     batch: u32,
     out: &mut Vec<ClaimedJob>,
 ) -> Result<ClaimOutcome, BackendError> {
@@ -114,17 +118,17 @@ mod tests {
     }
 
     impl ClaimSteps for Script {
-        async fn locking_claim(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+        async fn locking_claim(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
             unreachable!("conditional only")
         }
-        async fn read_then_write(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+        async fn read_then_write(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
             unreachable!("conditional only")
         }
-        async fn candidates(&mut self, _: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+        async fn candidates(&mut self, _: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
             out.extend((1..=self.n).map(job));
             Ok(())
         }
-        async fn claim_one(&mut self, _: Ask, c: ClaimedJob) -> Won {
+        async fn claim_one(&mut self, _: Ask<'_>, c: ClaimedJob) -> Won {
             if Some(c.id) == self.fail_at {
                 return Err(BackendError::Query {
                     what: "claim",
@@ -147,7 +151,7 @@ mod tests {
             n: 5,
             fail_at: None,
         };
-        let o = by_shape(&mut s, Strategy::CONDITIONAL, 5, &mut out)
+        let o = by_shape(&mut s, &Strategy::CONDITIONAL, 5, &mut out)
             .await
             .unwrap();
         let ids: Vec<i64> = out.iter().map(|j| j.id).collect();
@@ -165,7 +169,7 @@ mod tests {
             fail_at: Some(5),
         };
         assert!(
-            by_shape(&mut s, Strategy::CONDITIONAL, 6, &mut out)
+            by_shape(&mut s, &Strategy::CONDITIONAL, 6, &mut out)
                 .await
                 .is_err()
         );

@@ -281,7 +281,7 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
     /// and triggers a technique needs beside the seed's schema (`ready-table`).
     fn setup_strategy(
         &self,
-        _strategy: Strategy,
+        _strategy: &Strategy,
     ) -> impl Future<Output = Result<(), BackendError>> + Send {
         async { Ok(()) }
     }
@@ -291,7 +291,7 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         &self,
         _workload: &Workload,
         _layout: &str,
-        _strategy: Strategy,
+        _strategy: &Strategy,
     ) -> Vec<crate::warnings::Warning> {
         Vec::new()
     }
@@ -312,7 +312,7 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
     /// conditional claim commits row by row), so a caller that retries keeps them.
     fn claim(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Result<ClaimOutcome, BackendError>> + Send {
@@ -323,7 +323,7 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
     /// statement the server refuses (a custom one) fails before a trial starts.
     fn prepare(
         &mut self,
-        _strategy: Strategy,
+        _strategy: &Strategy,
     ) -> impl Future<Output = Result<(), BackendError>> + Send {
         async { Ok(()) }
     }
@@ -480,7 +480,7 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
     /// sample yet. Sampled once per trial, mid-trial, on its own connection.
     fn explain_claim(
         &mut self,
-        _strategy: Strategy,
+        _strategy: &Strategy,
         _batch: u32,
     ) -> impl Future<Output = Result<Option<plan::PlanSample>, BackendError>> + Send {
         async { Ok(None) }
@@ -491,7 +491,7 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
     /// claim too slow to sample still shows its shape; `None` where the backend has none.
     fn explain_claim_plan_only(
         &mut self,
-        _strategy: Strategy,
+        _strategy: &Strategy,
         _batch: u32,
     ) -> impl Future<Output = Result<Option<plan::PlanSample>, BackendError>> + Send {
         async { Ok(None) }

@@ -38,9 +38,9 @@ pub struct Binds {
 
 /// What `strategy`'s claim (or, for a two-step strategy, its select step, which takes
 /// the batch alone) binds to `$1`, `$2`, in order.
-pub fn params(strategy: Strategy) -> &'static [Param] {
+pub fn params(strategy: &Strategy) -> &[Param] {
     match (&strategy.def().custom, strategy.shape()) {
-        (Some(src), _) => src.params,
+        (Some(src), _) => &src.params,
         (None, Shape::Claim) => &BUILTIN_PARAMS,
         (None, _) => &BUILTIN_PARAMS[..1],
     }
@@ -48,7 +48,7 @@ pub fn params(strategy: Strategy) -> &'static [Param] {
 
 impl Binds {
     /// The binds of [`params`] as prepared in `statement`.
-    pub fn of(strategy: Strategy, statement: &Statement) -> Result<Binds, String> {
+    pub fn of(strategy: &Strategy, statement: &Statement) -> Result<Binds, String> {
         let params = params(strategy);
         let types = statement.params();
         if types.len() != params.len() || params.len() > 2 {
@@ -129,7 +129,7 @@ pub struct ClaimStatement {
 impl ClaimStatement {
     /// Checks `statement` (prepared from `strategy`'s PostgreSQL form) against what
     /// claimbench binds and reads; the message says which parameter or column is wrong.
-    pub fn describe(strategy: Strategy, statement: Statement) -> Result<ClaimStatement, String> {
+    pub fn describe(strategy: &Strategy, statement: Statement) -> Result<ClaimStatement, String> {
         let binds = Binds::of(strategy, &statement)?;
         let column = |name: &str, ty: Type| -> Result<Option<usize>, String> {
             match statement.columns().iter().position(|c| c.name() == name) {

@@ -54,7 +54,7 @@ const COL_ATTEMPT: usize = 8;
 const COL_QUEUE_WAIT_US: usize = 17;
 
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `$n`s.
-pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
+pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
     match strategy.shape() {
         Shape::Claim => super::pg_claim::params(strategy)
             .iter()
@@ -580,7 +580,7 @@ impl Backend for PostgresBackend {
         u32::try_from(row.get::<_, i32>(0)).ok()
     }
 
-    async fn setup_strategy(&self, strategy: Strategy) -> Result<(), BackendError> {
+    async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
         let Some(setup) = setup_step(strategy) else {
             return Ok(());
         };
@@ -613,7 +613,7 @@ struct Statements {
 /// A claim-shaped strategy's statement: its `claim` step when its file has steps (a
 /// `setup` before it), else the whole file. A declared statement is always taken whole,
 /// so a comment of the user's that reads like a step marker cannot split it.
-fn claim_step(strategy: Strategy, file: &'static str) -> &'static str {
+fn claim_step<'a>(strategy: &Strategy, file: &'a str) -> &'a str {
     match strategy.is_custom() {
         true => file,
         false => step(file, "claim"),
@@ -621,7 +621,7 @@ fn claim_step(strategy: Strategy, file: &'static str) -> &'static str {
 }
 
 /// A built-in strategy's `setup` step, when its file has one.
-fn setup_step(strategy: Strategy) -> Option<&'static str> {
+fn setup_step(strategy: &Strategy) -> Option<&str> {
     if strategy.is_custom() {
         return None;
     }
@@ -685,7 +685,7 @@ enum Prepared {
 
 /// Prepares `strategy`'s statements. A custom statement the server refuses, or that
 /// binds or returns what claimbench cannot use, fails with its file named.
-async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, BackendError> {
+async fn prepare_strategy(c: &Client, strategy: &Strategy) -> Result<Prepared, BackendError> {
     let refused = |message: String| {
         let message = match &strategy.def().custom {
             Some(src) => format!("{}: strategies.{strategy}.postgres: {message}", src.file),
@@ -730,7 +730,7 @@ async fn prepare_strategy(c: &Client, strategy: Strategy) -> Result<Prepared, Ba
 
 /// Which statement a plan sample explains, and its text: the claim, or a two-step
 /// strategy's select step.
-fn explained_statement(strategy: Strategy) -> (&'static str, &'static str) {
+fn explained_statement(strategy: &Strategy) -> (&'static str, &str) {
     match strategy.shape() {
         Shape::Claim => (
             "claim",
@@ -748,7 +748,7 @@ impl PostgresSession {
     /// explained statement for `batch`, its rows.
     async fn explain_rows(
         &self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
         form: &str,
     ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
@@ -763,8 +763,8 @@ impl PostgresSession {
     }
 
     /// Where `strategy`'s statements are in `prepared`, preparing them on first use.
-    async fn prepared_index(&mut self, strategy: Strategy) -> Result<usize, BackendError> {
-        if let Some(i) = self.prepared.iter().position(|(s, _)| *s == strategy) {
+    async fn prepared_index(&mut self, strategy: &Strategy) -> Result<usize, BackendError> {
+        if let Some(i) = self.prepared.iter().position(|(s, _)| *s == *strategy) {
             return Ok(i);
         }
         let p = prepare_strategy(&self.client, strategy).await?;
@@ -775,14 +775,14 @@ impl PostgresSession {
                 .map_err(|e| query_error("listen", e))?;
             self.listening = true;
         }
-        self.prepared.push((strategy, p));
+        self.prepared.push((strategy.clone(), p));
         Ok(self.prepared.len() - 1)
     }
 
     /// A read-then-conditional strategy's (select, claim-one) statements.
     async fn conditional(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
     ) -> Result<(Statement, Statement), BackendError> {
         let i = self.prepared_index(strategy).await?;
         match &self.prepared[i].1 {
@@ -869,7 +869,7 @@ fn push_claimed(rows: &[tokio_postgres::Row], out: &mut Vec<ClaimedJob>) {
 
 /// Each strategy's statements are prepared on its first claim on this connection.
 impl ClaimSteps for PostgresSession {
-    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
         let i = self.prepared_index(strategy).await?;
         let Prepared::Claim(claim) = &self.prepared[i].1 else {
@@ -882,7 +882,7 @@ impl ClaimSteps for PostgresSession {
         Ok(())
     }
 
-    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
         let i = self.prepared_index(strategy).await?;
         let Prepared::ReadThenWrite { select, update } = &self.prepared[i].1 else {
@@ -902,7 +902,7 @@ impl ClaimSteps for PostgresSession {
         Ok(())
     }
 
-    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
         let (select, _) = self.conditional(strategy).await?;
         let rows = self.client.query(&select, &[&(batch as i64)]).await;
@@ -916,7 +916,7 @@ impl ClaimSteps for PostgresSession {
     }
 
     /// The job as its RETURNING gives it: the queue wait is the claim's.
-    async fn claim_one(&mut self, ask: Ask, job: ClaimedJob) -> Won {
+    async fn claim_one(&mut self, ask: Ask<'_>, job: ClaimedJob) -> Won {
         let (_, claim_one) = self.conditional(ask.strategy).await?;
         let args: [&(dyn ToSql + Sync); 3] = [&job.id, &self.worker_id, &job.attempt];
         let rows = self.client.query(&claim_one, &args).await;
@@ -944,7 +944,7 @@ impl Session for PostgresSession {
             .map_err(|e| query_error("announce", e))
     }
 
-    async fn prepare(&mut self, strategy: Strategy) -> Result<(), BackendError> {
+    async fn prepare(&mut self, strategy: &Strategy) -> Result<(), BackendError> {
         self.prepared_index(strategy).await.map(|_| ())
     }
 
@@ -1088,7 +1088,7 @@ impl Session for PostgresSession {
     /// the plan alone, nothing runs.
     async fn explain_claim_plan_only(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
         let rows = self
@@ -1110,7 +1110,7 @@ impl Session for PostgresSession {
     /// locks its batch for a moment), and leaves nothing behind.
     async fn explain_claim(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
     ) -> Result<Option<super::plan::PlanSample>, BackendError> {
         let statement = explained_statement(strategy).0;
@@ -1170,16 +1170,18 @@ mod tests {
             respects_max_workers: false,
         };
         let s = crate::strategy::custom::declare(&d).unwrap();
-        assert!(claim_step(s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));
-        assert!(setup_step(s).is_none());
+        assert!(claim_step(&s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));
+        assert!(setup_step(&s).is_none());
         let ready = Strategy::builtin_named("ready-table").unwrap();
-        assert!(claim_step(ready, ready.text(BackendKind::Postgres)).starts_with("WITH picked AS"));
         assert!(
-            setup_step(ready)
+            claim_step(&ready, ready.text(BackendKind::Postgres)).starts_with("WITH picked AS")
+        );
+        assert!(
+            setup_step(&ready)
                 .unwrap()
                 .starts_with("CREATE TABLE jobs_ready")
         );
-        assert!(setup_step(Strategy::PRODUCTION).is_none());
+        assert!(setup_step(&Strategy::PRODUCTION).is_none());
     }
 
     #[test]

@@ -93,11 +93,11 @@ pub(crate) fn sql(
     batch: u32,
     workload: Option<(&Path, Files)>,
 ) -> Result<ExitCode> {
-    if let Some((w, files)) = workload {
-        // Declares the workload's custom strategies, so their names resolve.
-        Workload::load_with(w, files)?;
-    }
-    print_sql(kind, strategy, batch)?;
+    let strategy = match workload {
+        Some((w, files)) => Workload::load_with(w, files)?.strategy_named(strategy),
+        None => strategy.parse(),
+    };
+    print_sql(kind, strategy.map_err(anyhow::Error::msg)?, batch)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -111,28 +111,27 @@ pub(crate) fn report(run_json: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_sql(kind: BackendKind, strategy: &str, batch: u32) -> Result<()> {
-    let strategy: Strategy = strategy.parse().map_err(anyhow::Error::msg)?;
+fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
     if let strategy::Form::Absent(why) = strategy.form(kind) {
         bail!("strategy `{strategy}` has no {kind} form: {why}");
     }
     let (params, text) = match kind {
         BackendKind::Mysql => (
-            mysql::strategy_params(strategy, batch),
+            mysql::strategy_params(&strategy, batch),
             mysql::expand_ids(strategy.text(BackendKind::Mysql), batch as usize),
         ),
         BackendKind::Mssql => (
-            mssql::strategy_params(strategy, batch),
+            mssql::strategy_params(&strategy, batch),
             match strategy.shape() {
                 strategy::Shape::Claim => format!(
                     "-- as sent to a database with READ_COMMITTED_SNAPSHOT OFF; with it ON, each\n-- lock hint also gets READCOMMITTEDLOCK (the form that ran is in run.json)\n{}",
-                    mssql::locking_claim_sql(strategy, "claimbench", false)
+                    mssql::locking_claim_sql(&strategy, "claimbench", false)
                 ),
                 _ => mssql::with_schema(strategy.text(BackendKind::Mssql), "claimbench"),
             },
         ),
         BackendKind::Postgres => (
-            postgres::strategy_params(strategy, batch),
+            postgres::strategy_params(&strategy, batch),
             strategy.text(BackendKind::Postgres).to_string(),
         ),
     };

@@ -75,7 +75,7 @@ pub(crate) async fn prove(
         prove::PATIENCE.as_secs()
     );
     let mut verdicts = Vec::new();
-    for &s in &strategies {
+    for s in &strategies {
         verdicts.extend(prove::prove(&backend, s, s, &settings).await?);
     }
     let causes: Vec<(usize, Vec<String>)> = verdicts

@@ -47,8 +47,8 @@ pub fn workload() -> Result<Workload, crate::workload::WorkloadError> {
 /// `settings` (`prove --set`), as a workload's `[session]` gives its workers.
 pub async fn prove<B: Backend>(
     backend: &B,
-    strategy: Strategy,
-    run_as: Strategy,
+    strategy: &Strategy,
+    run_as: &Strategy,
     settings: &[(String, String)],
 ) -> Result<Vec<Verdict>, BackendError> {
     let w = workload().map_err(|e| BackendError::Query {
@@ -81,8 +81,8 @@ async fn observe<S: Session>(
     a: &mut S,
     b: &mut S,
     step: Step,
-    strategy: Strategy,
-    run_as: Strategy,
+    strategy: &Strategy,
+    run_as: &Strategy,
 ) -> Result<Observation, BackendError> {
     let mut held = Vec::new();
     a.begin().await?;

@@ -36,7 +36,7 @@ impl Step {
 /// How A's transaction ends in the contend step once B has waited past the patience:
 /// `waiting` (and a broken `production`) must then get A's rows back, so A rolls back;
 /// `naive` and `conditional` show their race only against a committed claim.
-pub fn commit_when_blocked(strategy: Strategy) -> bool {
+pub fn commit_when_blocked(strategy: &Strategy) -> bool {
     matches!(
         strategy.contention(),
         Contention::Ignores | Contention::Rechecks
@@ -81,7 +81,7 @@ pub struct Verdict {
 }
 
 /// Judges one observation against what `strategy` promises on `kind`.
-pub fn judge(kind: BackendKind, strategy: Strategy, step: Step, o: &Observation) -> Verdict {
+pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation) -> Verdict {
     let n = o.held.len();
     let overlap = o.overlap();
     let (expected, ok) = match (step, strategy.contention()) {
@@ -115,7 +115,7 @@ pub fn judge(kind: BackendKind, strategy: Strategy, step: Step, o: &Observation)
         ),
     };
     Verdict {
-        strategy,
+        strategy: strategy.clone(),
         step,
         expected,
         observed: observed(o, overlap),
@@ -241,29 +241,29 @@ mod tests {
         }
     }
 
-    fn ok(strategy: Strategy, step: Step, o: &Observation) -> bool {
+    fn ok(strategy: &Strategy, step: Step, o: &Observation) -> bool {
         judge(BackendKind::Postgres, strategy, step, o).ok
     }
 
     #[test]
     fn production_must_return_other_rows_without_waiting() {
         let c = Step::Contend;
-        assert!(ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[3, 4], false)));
+        assert!(ok(&Strategy::PRODUCTION, c, &obs(&[1, 2], &[3, 4], false)));
         // Waited: skip-locked is not in effect, even though it then got other rows.
-        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[3, 4], true)));
+        assert!(!ok(&Strategy::PRODUCTION, c, &obs(&[1, 2], &[3, 4], true)));
         // A's rows: a duplicate.
-        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[2, 3], false)));
+        assert!(!ok(&Strategy::PRODUCTION, c, &obs(&[1, 2], &[2, 3], false)));
         // Short: six rows were free.
-        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[3], false)));
-        assert!(!ok(Strategy::PRODUCTION, c, &obs(&[1, 2], &[], false)));
+        assert!(!ok(&Strategy::PRODUCTION, c, &obs(&[1, 2], &[3], false)));
+        assert!(!ok(&Strategy::PRODUCTION, c, &obs(&[1, 2], &[], false)));
     }
 
     #[test]
     fn waiting_must_wait_and_then_get_the_rolled_back_rows() {
         let c = Step::Contend;
-        assert!(ok(Strategy::WAITING, c, &obs(&[1, 2], &[1, 2], true)));
-        assert!(!ok(Strategy::WAITING, c, &obs(&[1, 2], &[3, 4], false)));
-        assert!(!ok(Strategy::WAITING, c, &obs(&[1, 2], &[3, 4], true)));
+        assert!(ok(&Strategy::WAITING, c, &obs(&[1, 2], &[1, 2], true)));
+        assert!(!ok(&Strategy::WAITING, c, &obs(&[1, 2], &[3, 4], false)));
+        assert!(!ok(&Strategy::WAITING, c, &obs(&[1, 2], &[3, 4], true)));
     }
 
     #[test]
@@ -271,10 +271,10 @@ mod tests {
         let c = Step::Contend;
         let dup = obs(&[1, 2], &[1, 2], true);
         let none = obs(&[1, 2], &[3, 4], true);
-        assert!(ok(Strategy::NAIVE, c, &dup));
-        assert!(!ok(Strategy::NAIVE, c, &none));
-        assert!(judge(BackendKind::Mssql, Strategy::NAIVE, c, &none).ok);
-        assert!(judge(BackendKind::Mysql, Strategy::NAIVE, c, &dup).ok);
+        assert!(ok(&Strategy::NAIVE, c, &dup));
+        assert!(!ok(&Strategy::NAIVE, c, &none));
+        assert!(judge(BackendKind::Mssql, &Strategy::NAIVE, c, &none).ok);
+        assert!(judge(BackendKind::Mysql, &Strategy::NAIVE, c, &dup).ok);
     }
 
     #[test]
@@ -283,9 +283,9 @@ mod tests {
         let mut lost = obs(&[1, 2], &[], true);
         lost.lost_races = 2;
         lost.a_committed = true;
-        assert!(ok(Strategy::CONDITIONAL, c, &lost));
-        assert!(!ok(Strategy::CONDITIONAL, c, &obs(&[1, 2], &[2], true)));
-        let v = judge(BackendKind::Postgres, Strategy::CONDITIONAL, c, &lost);
+        assert!(ok(&Strategy::CONDITIONAL, c, &lost));
+        assert!(!ok(&Strategy::CONDITIONAL, c, &obs(&[1, 2], &[2], true)));
+        let v = judge(BackendKind::Postgres, &Strategy::CONDITIONAL, c, &lost);
         assert_eq!(
             v.observed,
             "waited 1003 ms until A committed, then 0 rows, 0 of them A's (2 UPDATEs changed 0 rows)"
@@ -296,26 +296,26 @@ mod tests {
     fn rollback_frees_every_row_and_commit_hides_every_row() {
         for s in Strategy::CORE {
             assert!(ok(
-                s,
+                &s,
                 Step::RolledBack,
                 &obs(&[1, 2], &[1, 2, 3, 4, 5, 6, 7, 8], false)
             ));
             assert!(!ok(
-                s,
+                &s,
                 Step::RolledBack,
                 &obs(&[1, 2], &[1, 3, 4, 5, 6, 7, 8], false)
             ));
             assert!(ok(
-                s,
+                &s,
                 Step::Committed,
                 &obs(&[1, 2], &[3, 4, 5, 6, 7, 8], false)
             ));
             assert!(!ok(
-                s,
+                &s,
                 Step::Committed,
                 &obs(&[1, 2], &[2, 3, 4, 5, 6, 7, 8], false)
             ));
-            assert!(!ok(s, Step::Committed, &obs(&[1, 2], &[3, 4, 5], false)));
+            assert!(!ok(&s, Step::Committed, &obs(&[1, 2], &[3, 4, 5], false)));
         }
     }
 
@@ -325,15 +325,15 @@ mod tests {
         e.error = Some("lock timeout".into());
         let v = judge(
             BackendKind::Postgres,
-            Strategy::PRODUCTION,
+            &Strategy::PRODUCTION,
             Step::Contend,
             &e,
         );
         assert!(!v.ok);
         assert_eq!(v.observed, "error after 2 ms: lock timeout");
-        assert!(!ok(Strategy::NAIVE, Step::Contend, &obs(&[], &[], false)));
+        assert!(!ok(&Strategy::NAIVE, Step::Contend, &obs(&[], &[], false)));
         assert!(!ok(
-            Strategy::CONDITIONAL,
+            &Strategy::CONDITIONAL,
             Step::Committed,
             &obs(&[], &[1, 2, 3, 4, 5, 6], false)
         ));
@@ -349,7 +349,7 @@ mod tests {
         };
         let failed = judge(
             BackendKind::Postgres,
-            Strategy::PRODUCTION,
+            &Strategy::PRODUCTION,
             Step::Contend,
             &obs(&[1, 2], &[3, 4], true),
         );
@@ -372,7 +372,7 @@ mod tests {
             ]),
             &judge(
                 BackendKind::Postgres,
-                Strategy::WAITING,
+                &Strategy::WAITING,
                 Step::Contend,
                 &obs(&[1, 2], &[1, 2], true),
             ),

@@ -147,7 +147,7 @@ pub fn sweeps(r: &RunResult) -> Vec<Sweep> {
                 k.index_layout,
                 k.batch_size
             );
-            Some((label, k.strategy, pts, fit))
+            Some((label, k.strategy.clone(), pts, fit))
         })
         .collect()
 }

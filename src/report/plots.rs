@@ -39,7 +39,7 @@ fn register_font() {
 
 /// Okabe-Ito colours, one per built-in strategy, the same in every plot; custom
 /// strategies take two more (a workload rarely declares more than two).
-pub fn strategy_color(s: Strategy) -> RGBColor {
+pub fn strategy_color(s: &Strategy) -> RGBColor {
     match s.as_str() {
         "production" => RGBColor(0x00, 0x72, 0xB2),
         "waiting" => RGBColor(0xD5, 0x5E, 0x00),
@@ -173,7 +173,7 @@ pub fn claim_only(r: &RunResult) -> bool {
 }
 
 fn strategies(r: &RunResult) -> Vec<Strategy> {
-    let mut s: Vec<Strategy> = r.cells.iter().map(|c| c.strategy).collect();
+    let mut s: Vec<Strategy> = r.cells.iter().map(|c| c.strategy.clone()).collect();
     s.sort();
     s.dedup();
     s
@@ -238,7 +238,7 @@ fn arrival_lines(cells: &[&CellResult]) -> Vec<(String, RGBColor)> {
                     RGBColor(p.0, p.1, p.2),
                 )
             } else {
-                (c.strategy.to_string(), strategy_color(c.strategy))
+                (c.strategy.to_string(), strategy_color(&c.strategy))
             }
         })
         .collect()
@@ -262,12 +262,13 @@ fn arrival_label(r: &RunResult) -> String {
     }
 }
 
-fn line_style(s: Strategy) -> ShapeStyle {
+fn line_style(s: &Strategy) -> ShapeStyle {
     strategy_color(s).stroke_width(2)
 }
 
-fn legend_entry(s: Strategy) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
-    move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], line_style(s))
+fn legend_entry(s: &Strategy) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> + use<> {
+    let style = line_style(s);
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style)
 }
 
 /// A labelled line in its colour.
@@ -461,12 +462,14 @@ impl Figure for VsWorkers<'_> {
                 if pts.is_empty() {
                     continue;
                 }
-                let color = strategy_color(s);
+                let color = strategy_color(&s);
                 let series = chart
-                    .draw_series(LineSeries::new(pts.clone(), line_style(s)))
+                    .draw_series(LineSeries::new(pts.clone(), line_style(&s)))
                     .map_err(de)?;
                 if i == 0 {
-                    series.label(s.as_str()).legend(legend_entry(s));
+                    series
+                        .label(s.as_str().to_string())
+                        .legend(legend_entry(&s));
                 }
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
@@ -654,7 +657,7 @@ impl Figure for Spectrum<'_> {
                     .as_ref()
                     .and_then(spectrum_points)
                 {
-                    lines.push((s.to_string(), strategy_color(s), pts));
+                    lines.push((s.to_string(), strategy_color(&s), pts));
                 }
             }
         }
@@ -785,7 +788,7 @@ impl Figure for OverTime<'_> {
         } else {
             cells
                 .iter()
-                .map(|c| (c.strategy.to_string(), strategy_color(c.strategy)))
+                .map(|c| (c.strategy.to_string(), strategy_color(&c.strategy)))
                 .collect()
         };
         for (c, (label, color)) in cells.iter().zip(labels) {
@@ -943,19 +946,19 @@ impl Figure for Duplicates<'_> {
         }
         let bars: Vec<(Strategy, [f64; 3], f64)> = strategies
             .iter()
-            .map(|&s| {
+            .map(|s| {
                 let ts: Vec<&TrialResult> = self
                     .run
                     .cells
                     .iter()
-                    .filter(|c| c.strategy == s)
+                    .filter(|c| c.strategy == *s)
                     .flat_map(|c| &c.trials)
                     .collect();
                 let sum = |f: &dyn Fn(&TrialResult) -> f64| ts.iter().map(|t| f(t)).sum::<f64>();
                 let claimed = sum(&|t| t.duplicates.ledger.distinct_claimed as f64);
                 let dup_claims = sum(&|t| t.duplicates.ledger.duplicate_claims as f64);
                 (
-                    s,
+                    s.clone(),
                     [
                         dup_claims,
                         sum(&|t| t.duplicates.ledger.duplicate_executions as f64),
@@ -1255,7 +1258,7 @@ impl Figure for Sustained<'_> {
             if pts.is_empty() {
                 continue;
             }
-            let color = strategy_color(st);
+            let color = strategy_color(&st);
             chart
                 .draw_series(pts.iter().map(|&(x, y, exact)| {
                     let style = if exact {
@@ -1310,7 +1313,7 @@ mod tests {
     fn every_strategy_has_its_own_colour() {
         let mut c: Vec<(u8, u8, u8)> = Strategy::builtin()
             .map(|s| {
-                let RGBColor(r, g, b) = strategy_color(s);
+                let RGBColor(r, g, b) = strategy_color(&s);
                 (r, g, b)
             })
             .collect();

@@ -318,7 +318,7 @@ pub async fn plan<S: Session>(
     // itself takes longer than the sample may wait (the cell that over-claims).
     let plan_only = tokio::time::timeout(
         Duration::from_secs(2),
-        session.call(async |s| s.explain_claim_plan_only(strategy, batch).await),
+        session.call(async |s| s.explain_claim_plan_only(&strategy, batch).await),
     )
     .await;
     let plan_only = match plan_only {
@@ -328,7 +328,7 @@ pub async fn plan<S: Session>(
     };
     let sample = tokio::time::timeout(
         Duration::from_secs(5),
-        session.call(async |s| s.explain_claim(strategy, batch).await),
+        session.call(async |s| s.explain_claim(&strategy, batch).await),
     )
     .await;
     // The sample runs the workers' claim under their settings, so it can meet what

@@ -289,7 +289,7 @@ pub async fn run<B: Backend>(
     'matrix: for (i, m) in workload.matrices.iter().enumerate() {
         let phase = Arc::new(workload.phase(i));
         for layout in &m.index_layouts {
-            for &strategy in &m.strategies {
+            for strategy in &m.strategies {
                 for &workers in &m.workers {
                     for &batch in &m.batch_sizes {
                         for (b, backend) in backends.iter().enumerate() {
@@ -305,7 +305,7 @@ pub async fn run<B: Backend>(
                             };
                             let cell = CellSpec {
                                 phase: &phase,
-                                strategy,
+                                strategy: strategy.clone(),
                                 layout,
                                 workers,
                                 batch,
@@ -351,7 +351,7 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
     let mut custom: Vec<Strategy> = w
         .matrices
         .iter()
-        .flat_map(|m| m.strategies.iter().copied())
+        .flat_map(|m| m.strategies.iter().cloned())
         .filter(|s| s.is_custom())
         .collect();
     custom.sort();
@@ -365,7 +365,7 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
     b.reset(&w.phase(0), layout, w.seed).await?;
     let mut session = b.connect("claimbench-check", "check").await?;
     for s in custom {
-        session.prepare(s).await?;
+        session.prepare(&s).await?;
     }
     Ok(())
 }
@@ -414,7 +414,7 @@ impl Progress<'_> {
         phase: &Arc<Workload>,
         from: &crate::workload::RateFrom,
         backend: crate::backend_kind::BackendKind,
-        strategy: Strategy,
+        strategy: &Strategy,
         layout: &str,
     ) -> Result<Arc<Workload>, RunError> {
         let measured = self
@@ -424,7 +424,7 @@ impl Progress<'_> {
             .find(|c| {
                 c.phase == from.phase
                     && c.backend == backend
-                    && c.strategy == strategy
+                    && c.strategy == *strategy
                     && c.index_layout == layout
                     && c.workers == from.workers
                     && c.batch_size == from.batch_size
@@ -463,7 +463,7 @@ impl Progress<'_> {
                     measured_per_s: rate / from.times,
                 }),
             backend: backend.kind(),
-            strategy: spec.strategy,
+            strategy: spec.strategy.clone(),
             index_layout: spec.layout.to_string(),
             workers: spec.workers,
             batch_size: spec.batch,
@@ -496,7 +496,7 @@ impl Progress<'_> {
                 rep + 1
             );
             let trial = trial::TrialSpec {
-                strategy: spec.strategy,
+                strategy: spec.strategy.clone(),
                 layout: spec.layout,
                 workers: spec.workers,
                 batch: spec.batch,
@@ -589,6 +589,7 @@ impl Progress<'_> {
             let at_rate = Arc::new(at_rate);
             let step = CellSpec {
                 phase: &at_rate,
+                strategy: spec.strategy.clone(),
                 ..*spec
             };
             let go_on = self.cell(backend, &step).await?;
@@ -602,7 +603,7 @@ impl Progress<'_> {
         self.result.rate_searches.push(SearchResult {
             phase: spec.phase.matrices[0].name.clone(),
             backend: backend.kind(),
-            strategy: spec.strategy,
+            strategy: spec.strategy.clone(),
             index_layout: spec.layout.to_string(),
             workers: spec.workers,
             batch_size: spec.batch,

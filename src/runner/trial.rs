@@ -157,7 +157,7 @@ pub(super) async fn run_trial<B: Backend>(
     let in_doubt = (m.counts.claims_in_doubt, collected.produced.in_doubt);
     let reconciliation = reconciliation(w, spec, created, db, &analysis, in_doubt);
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
-        strategy: spec.strategy,
+        strategy: spec.strategy.clone(),
         ledger: &analysis,
         effects_duplicate_executions: db.duplicate_executions,
         executions_in_doubt: m.counts.executions_in_doubt,
@@ -181,7 +181,7 @@ pub(super) async fn run_trial<B: Backend>(
         arrivals: w.producer_rate_per_s.is_some(),
         stop_forced: (overran, STOP_GRACE.as_secs_f64()),
     });
-    warnings.extend(backend.trial_warnings(w, spec.layout, spec.strategy));
+    warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
     Ok(TrialResult {
@@ -238,7 +238,7 @@ async fn reset<B: Backend>(
     let started = Instant::now();
     let spinner = reset_spinner(harness.quiet, harness.label, w.population.backlog);
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
-    backend.setup_strategy(spec.strategy).await?;
+    backend.setup_strategy(&spec.strategy).await?;
     spinner.finish_and_clear();
     Ok((seeded, started.elapsed().as_secs_f64()))
 }
@@ -478,7 +478,7 @@ fn spawn<B: Backend>(
     let shared = Arc::new(Shared::default());
     let worker_spec = Arc::new(worker::WorkerSpec::new(
         w,
-        spec.strategy,
+        &spec.strategy,
         spec.batch,
         w.seed.wrapping_add(u64::from(spec.repetition)),
     ));
@@ -558,7 +558,7 @@ fn spawn<B: Backend>(
     let planner = sessions.planner.map(|p| {
         tokio::spawn(background::plan(
             resilient(p, "claimbench-planner"),
-            spec.strategy,
+            spec.strategy.clone(),
             spec.batch,
             workload.clone(),
             clock,

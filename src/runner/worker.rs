@@ -88,9 +88,9 @@ pub struct WorkerSpec {
 }
 
 impl WorkerSpec {
-    pub fn new(w: &Workload, strategy: Strategy, batch: u32, seed: u64) -> WorkerSpec {
+    pub fn new(w: &Workload, strategy: &Strategy, batch: u32, seed: u64) -> WorkerSpec {
         WorkerSpec {
-            strategy,
+            strategy: strategy.clone(),
             batch,
             claim_only: w.handler.mode == HandlerMode::ClaimOnly,
             start_gate: w.handler.start_gate,
@@ -221,7 +221,7 @@ async fn claim<S: Session>(
     let mut t = start;
     loop {
         let left = spec.batch - jobs.len() as u32;
-        let r = session.claim(spec.strategy, left, jobs).await;
+        let r = session.claim(&spec.strategy, left, jobs).await;
         let end = Instant::now();
         in_calls += end - t;
         match r {
@@ -635,16 +635,16 @@ mod tests {
 
     /// Its `claim` is scripted whole, so no claim step is ever asked for.
     impl crate::backend::ClaimSteps for Scripted {
-        async fn locking_claim(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+        async fn locking_claim(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
             unused()
         }
-        async fn read_then_write(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+        async fn read_then_write(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
             unused()
         }
-        async fn candidates(&mut self, _: Ask, _: &mut Vec<ClaimedJob>) -> Done {
+        async fn candidates(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
             unused()
         }
-        async fn claim_one(&mut self, _: Ask, _: ClaimedJob) -> Won {
+        async fn claim_one(&mut self, _: Ask<'_>, _: ClaimedJob) -> Won {
             unused()
         }
     }
@@ -662,7 +662,7 @@ mod tests {
     impl Session for Scripted {
         async fn claim(
             &mut self,
-            _: Strategy,
+            _: &Strategy,
             _: u32,
             out: &mut Vec<ClaimedJob>,
         ) -> Result<ClaimOutcome, BackendError> {
@@ -722,7 +722,7 @@ mod tests {
             "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\ncomplete = \"batched\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
         )
         .unwrap();
-        let spec = Arc::new(WorkerSpec::new(&w, Strategy::PRODUCTION, 3, 1));
+        let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 3, 1));
         let clock = TrialClock::new(&w, Instant::now());
         let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
         let mut s = Scripted {
@@ -746,7 +746,7 @@ mod tests {
             "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\ncomplete = \"batched\"\n[faults]\nlease_s = 1\nhang_rate = 1.0\nhang_s = 0.001\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
         )
         .unwrap();
-        let spec = Arc::new(WorkerSpec::new(&w, Strategy::PRODUCTION, 3, 1));
+        let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 3, 1));
         let clock = TrialClock::new(&w, Instant::now());
         let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
         for rows in [1, 3, 1] {
@@ -768,7 +768,7 @@ mod tests {
             "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\nmode = \"claim-only\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [2]\n[trial]\nduration_s = 1\n",
         )
         .unwrap();
-        let spec = Arc::new(WorkerSpec::new(&w, Strategy::PRODUCTION, 2, 1));
+        let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 2, 1));
         let clock = TrialClock::new(&w, Instant::now());
         let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
         for rows in [2, 5, 1] {
@@ -795,7 +795,7 @@ mod tests {
             "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
         )
         .unwrap();
-        let spec = WorkerSpec::new(&w, Strategy::PRODUCTION, 3, 1);
+        let spec = WorkerSpec::new(&w, &Strategy::PRODUCTION, 3, 1);
         let mut m = WorkerMetrics::default();
         let mut jobs = Vec::new();
         let mut s = Scripted {

@@ -2,23 +2,23 @@
 //! statement in a file beside the workload, run like a built-in one and held to what it
 //! promises.
 //!
-//! A declared strategy becomes a registry entry for the life of the process (its text is
-//! leaked once per declaration: a run declares a handful), so that it is a [`Strategy`]
-//! like any other and costs the hot path nothing extra.
+//! A declared strategy is a [`Strategy`] like any other, held by the workload that
+//! declares it (and by whatever cell, worker or result it reaches): no process-wide
+//! registry, so two workloads in one process may each declare their own `team-claim`.
 
 use super::named_params::{self, Param};
 use super::{Contention, Def, Form, Promises, Shape, Strategy};
-use crate::names::{check_declared_name, leak};
+use crate::names::check_declared_name;
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
+use std::borrow::Cow;
 
 /// Where a declared strategy came from, and how its statement binds.
 #[derive(Debug)]
 pub struct Source {
     /// The statement file as the workload names it.
-    pub file: &'static str,
+    pub file: String,
     /// PostgreSQL: the order of `$1`, `$2`, … after rewriting the named parameters.
-    pub params: &'static [Param],
+    pub params: Vec<Param>,
 }
 
 /// What run.json records of a declared strategy: enough to run it again.
@@ -32,14 +32,9 @@ pub struct Declared {
     pub respects_max_workers: bool,
 }
 
-/// Declared strategies by name, latest last, for reading names back (`FromStr`, saved
-/// runs). A name declared twice (two workloads in one test process) resolves to the
-/// latest; a run holds the [`Strategy`] it resolved, not the name.
-static DECLARED: Mutex<Vec<&'static Def>> = Mutex::new(Vec::new());
-
 const NOT_YET: &str = "custom strategies run on PostgreSQL only for now: their single-statement form needs RETURNING, which MySQL lacks, and no SQL Server runs here to check one";
 
-/// Registers `d` and returns its strategy. `d.sql` holds named parameters; errors are
+/// Checks `d` and returns its strategy. `d.sql` holds named parameters; errors are
 /// the message for the workload's field (the caller adds file and field).
 pub fn declare(d: &Declared) -> Result<Strategy, String> {
     let builtin = Strategy::builtin_named(&d.name).is_some();
@@ -63,9 +58,9 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             d.file
         ));
     }
-    let def: &'static Def = Box::leak(Box::new(Def {
-        name: leak(&d.name),
-        about: leak(&format!("declared by the workload, from {}", d.file)),
+    Ok(Strategy::declared(Def {
+        name: Cow::Owned(d.name.clone()),
+        about: Cow::Owned(format!("declared by the workload, from {}", d.file)),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: Promises {
@@ -73,38 +68,25 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             respects_max_workers: d.respects_max_workers,
         },
         forms: [
-            Form::Sql(leak(&sql)),
+            Form::Sql(Cow::Owned(sql)),
             Form::Absent(NOT_YET),
             Form::Absent(NOT_YET),
         ],
         advisory: false,
         listens: false,
         custom: Some(Source {
-            file: leak(&d.file),
-            params: Box::leak(params.into_boxed_slice()),
+            file: d.file.clone(),
+            params,
         }),
-    }));
-    DECLARED.lock().unwrap_or_else(|p| p.into_inner()).push(def);
-    Ok(Strategy::from_def(def))
-}
-
-/// The latest declaration named `name`.
-pub fn registered(name: &str) -> Option<Strategy> {
-    DECLARED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .iter()
-        .rev()
-        .find(|d| d.name == name)
-        .map(|d| Strategy::from_def(d))
+    }))
 }
 
 /// A saved run's custom strategy this process never declared: the name, and the
 /// strictest promise (a duplicate counts against it).
 pub fn placeholder(name: &str) -> Strategy {
-    let def: &'static Def = Box::leak(Box::new(Def {
-        name: leak(name),
-        about: "a custom strategy of a saved run",
+    Strategy::declared(Def {
+        name: Cow::Owned(name.to_string()),
+        about: Cow::Borrowed("a custom strategy of a saved run"),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: Promises {
@@ -119,12 +101,10 @@ pub fn placeholder(name: &str) -> Strategy {
         advisory: false,
         listens: false,
         custom: Some(Source {
-            file: "",
-            params: &[],
+            file: String::new(),
+            params: Vec::new(),
         }),
-    }));
-    DECLARED.lock().unwrap_or_else(|p| p.into_inner()).push(def);
-    Strategy::from_def(def)
+    })
 }
 
 #[cfg(test)]
@@ -160,7 +140,19 @@ mod tests {
             &[Param::WorkerId, Param::Batch]
         );
         assert!(s.sql(BackendKind::Mysql).is_none());
-        assert_eq!("unit-claim".parse::<Strategy>().unwrap(), s);
+        // Known to the workload that declared it, not to the process.
+        assert!("unit-claim".parse::<Strategy>().is_err());
+    }
+
+    /// Regression: a process-wide registry resolved a name to its latest declaration, so
+    /// two workloads in one process shared one `team-claim`; each now keeps its own.
+    #[test]
+    fn two_workloads_may_each_declare_one_name() {
+        let sql = |t: &str| format!("UPDATE {t} SET worker_id = :worker_id RETURNING id");
+        let a = declare(&declared("team-claim", &sql("a"))).unwrap();
+        let b = declare(&declared("team-claim", &sql("b"))).unwrap();
+        assert!(a.sql(BackendKind::Postgres).unwrap().starts_with("UPDATE a "));
+        assert!(b.sql(BackendKind::Postgres).unwrap().starts_with("UPDATE b "));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The strategy vocabulary: how a worker claims jobs, what it promises, and which backend
 //! has which form of it.
 //!
-//! A strategy is an entry of a registry ([`registry::REGISTRY`] for the built-in ones,
-//! [`custom`] for those a workload declares): its SQL per backend plus a small
+//! A strategy is an entry of the registry ([`registry::REGISTRY`]) or one a workload
+//! declares ([`custom`], held by that workload): its SQL per backend plus a small
 //! description. A backend executes a strategy by its [`Shape`], never by its name, so
 //! adding a strategy means adding its SQL file(s) and one registry entry.
 
@@ -12,9 +12,11 @@ pub mod registry;
 
 use crate::backend_kind::{BackendKind, ENGINE_COUNT};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// The mechanics a backend uses to run a strategy's SQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,20 +56,21 @@ pub struct Promises {
 }
 
 /// A strategy's form on one backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    /// The statement file, as shipped (or as translated from a custom file).
-    Sql(&'static str),
+    /// The statement file, as shipped (or as translated from a declared file).
+    Sql(Cow<'static, str>),
     /// The technique does not exist there, and why (shown when a run asks for it).
     Absent(&'static str),
 }
 
-/// One registry entry.
+/// One strategy: a registry entry, or one a workload declares. Built-ins borrow their
+/// text from the binary; a declared one owns its own.
 #[derive(Debug)]
 pub struct Def {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// One line: where the technique is used in practice and what it shows.
-    pub about: &'static str,
+    pub about: Cow<'static, str>,
     pub shape: Shape,
     pub contention: Contention,
     pub promises: Promises,
@@ -84,16 +87,24 @@ pub struct Def {
     pub custom: Option<custom::Source>,
 }
 
-/// A handle on a registry entry. Compared, hashed and ordered by name (built-ins first,
-/// in registry order), serialized as the name.
-#[derive(Clone, Copy)]
-pub struct Strategy(&'static Def);
+/// A handle on a strategy: a built-in registry entry, or a declaration the workload that
+/// made it holds (shared, so a cell, a worker and a result can each keep one). Compared,
+/// hashed and ordered by name (built-ins first, in registry order), serialized as the
+/// name.
+#[derive(Clone)]
+pub struct Strategy(Handle);
+
+#[derive(Clone)]
+enum Handle {
+    Builtin(&'static Def),
+    Declared(Arc<Def>),
+}
 
 impl Strategy {
-    pub const PRODUCTION: Strategy = Strategy(&registry::REGISTRY[0]);
-    pub const NAIVE: Strategy = Strategy(&registry::REGISTRY[1]);
-    pub const WAITING: Strategy = Strategy(&registry::REGISTRY[2]);
-    pub const CONDITIONAL: Strategy = Strategy(&registry::REGISTRY[3]);
+    pub const PRODUCTION: Strategy = Strategy(Handle::Builtin(&registry::REGISTRY[0]));
+    pub const NAIVE: Strategy = Strategy(Handle::Builtin(&registry::REGISTRY[1]));
+    pub const WAITING: Strategy = Strategy(Handle::Builtin(&registry::REGISTRY[2]));
+    pub const CONDITIONAL: Strategy = Strategy(Handle::Builtin(&registry::REGISTRY[3]));
 
     /// The four strategies of the seed's story: the production claim and the three
     /// mistakes it avoids. `prove` and the default `sql` listing walk these.
@@ -106,7 +117,9 @@ impl Strategy {
 
     /// Every built-in strategy, in registry order.
     pub fn builtin() -> impl Iterator<Item = Strategy> {
-        registry::REGISTRY.iter().map(Strategy)
+        registry::REGISTRY
+            .iter()
+            .map(|d| Strategy(Handle::Builtin(d)))
     }
 
     /// A built-in strategy by name.
@@ -114,37 +127,41 @@ impl Strategy {
         Strategy::builtin().find(|s| s.as_str() == name)
     }
 
-    pub(crate) fn from_def(def: &'static Def) -> Strategy {
-        Strategy(def)
+    /// A strategy a workload declared (see [`custom`]).
+    pub(crate) fn declared(def: Def) -> Strategy {
+        Strategy(Handle::Declared(Arc::new(def)))
     }
 
-    pub fn def(self) -> &'static Def {
-        self.0
+    pub fn def(&self) -> &Def {
+        match &self.0 {
+            Handle::Builtin(d) => d,
+            Handle::Declared(d) => d,
+        }
     }
 
-    pub fn as_str(self) -> &'static str {
-        self.0.name
+    pub fn as_str(&self) -> &str {
+        &self.def().name
     }
 
-    pub fn shape(self) -> Shape {
-        self.0.shape
+    pub fn shape(&self) -> Shape {
+        self.def().shape
     }
 
-    pub fn contention(self) -> Contention {
-        self.0.contention
+    pub fn contention(&self) -> Contention {
+        self.def().contention
     }
 
-    pub fn is_custom(self) -> bool {
-        self.0.custom.is_some()
+    pub fn is_custom(&self) -> bool {
+        self.def().custom.is_some()
     }
 
     /// The statement file(s) on `kind`, or why the technique has none there.
-    pub fn form(self, kind: BackendKind) -> Form {
-        self.0.forms[kind as usize]
+    pub fn form(&self, kind: BackendKind) -> &Form {
+        &self.def().forms[kind as usize]
     }
 
     /// The statement file(s) on `kind`; `None` where the technique does not exist.
-    pub fn sql(self, kind: BackendKind) -> Option<&'static str> {
+    pub fn sql(&self, kind: BackendKind) -> Option<&str> {
         match self.form(kind) {
             Form::Sql(s) => Some(s),
             Form::Absent(_) => None,
@@ -153,34 +170,37 @@ impl Strategy {
 
     /// The statement file(s) on `kind` as `claimbench sql` prints them; empty where the
     /// technique has no form (a run refuses those before it starts).
-    pub fn text(self, kind: BackendKind) -> &'static str {
+    pub fn text(&self, kind: BackendKind) -> &str {
         self.sql(kind).unwrap_or_default()
     }
 
     /// Whether the strategy is meant to hand each job to one worker at a time. Reports use
     /// it to tell an expected duplicate (naive) from a defect.
-    pub fn prevents_duplicate_claims(self) -> bool {
-        self.0.promises.prevents_duplicates
+    pub fn prevents_duplicate_claims(&self) -> bool {
+        self.def().promises.prevents_duplicates
     }
 
     /// Whether the strategy applies the seed's per-queue max-workers check. naive and
     /// conditional claim by fetch order alone, so an overshoot there is by design.
-    pub fn applies_max_workers(self) -> bool {
-        self.0.promises.respects_max_workers
+    pub fn applies_max_workers(&self) -> bool {
+        self.def().promises.respects_max_workers
     }
 
     /// Position for ordering: built-ins by registry order, then custom ones.
-    fn rank(self) -> usize {
-        registry::REGISTRY
-            .iter()
-            .position(|d| std::ptr::eq(d, self.0))
-            .unwrap_or(usize::MAX)
+    fn rank(&self) -> usize {
+        match &self.0 {
+            Handle::Builtin(d) => registry::REGISTRY
+                .iter()
+                .position(|r| std::ptr::eq(r, *d))
+                .unwrap_or(usize::MAX),
+            Handle::Declared(_) => usize::MAX,
+        }
     }
 
     /// Every name a workload or flag may use: the built-ins, for error messages.
     pub fn builtin_names() -> String {
         Strategy::builtin()
-            .map(Strategy::as_str)
+            .map(|s| s.as_str().to_string())
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -188,7 +208,7 @@ impl Strategy {
 
 impl PartialEq for Strategy {
     fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.0, other.0) || self.0.name == other.0.name
+        std::ptr::eq(self.def(), other.def()) || self.def().name == other.def().name
     }
 }
 
@@ -196,7 +216,7 @@ impl Eq for Strategy {}
 
 impl Hash for Strategy {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.name.hash(state);
+        self.def().name.hash(state);
     }
 }
 
@@ -208,7 +228,7 @@ impl PartialOrd for Strategy {
 
 impl Ord for Strategy {
     fn cmp(&self, other: &Self) -> Ordering {
-        (self.rank(), self.0.name).cmp(&(other.rank(), other.0.name))
+        (self.rank(), self.as_str()).cmp(&(other.rank(), other.as_str()))
     }
 }
 
@@ -224,14 +244,12 @@ impl fmt::Display for Strategy {
     }
 }
 
-/// Built-in names only: a custom strategy is known to the workload that declares it,
+/// Built-in names only: a declared strategy is known to the workload that declares it,
 /// which resolves its names itself.
 impl std::str::FromStr for Strategy {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Strategy::builtin_named(s)
-            .or_else(|| custom::registered(s))
-            .ok_or_else(|| {
+        Strategy::builtin_named(s).ok_or_else(|| {
                 format!(
                     "unknown strategy `{s}`; expected one of: {} (or a strategy declared under [strategies.<name>])",
                     Strategy::builtin_names()
@@ -246,14 +264,12 @@ impl Serialize for Strategy {
     }
 }
 
-/// A saved run names its strategies; a custom one that this process has not loaded
-/// comes back as a placeholder that keeps the name (its SQL is in the run's workload).
+/// A saved run names its strategies; a declared one comes back as a placeholder that
+/// keeps the name (its SQL is in the run's `custom_strategies`).
 impl<'de> Deserialize<'de> for Strategy {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
-        Ok(Strategy::builtin_named(&name)
-            .or_else(|| custom::registered(&name))
-            .unwrap_or_else(|| custom::placeholder(&name)))
+        Ok(Strategy::builtin_named(&name).unwrap_or_else(|| custom::placeholder(&name)))
     }
 }
 

@@ -4,6 +4,7 @@
 //! used and what it promises.
 
 use super::{Contention, Def, Form, Promises, Shape};
+use std::borrow::Cow;
 
 const EVERYTHING: Promises = Promises {
     prevents_duplicates: true,
@@ -18,10 +19,10 @@ const NO_DUPLICATES: Promises = Promises {
 
 macro_rules! sql {
     ($backend:literal, $file:literal) => {
-        Form::Sql(crate::statements::migration!(
+        Form::Sql(Cow::Borrowed(crate::statements::migration!(
             $backend,
             concat!("strategies/", $file)
-        ))
+        )))
     };
 }
 
@@ -34,8 +35,10 @@ const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL 
 
 pub static REGISTRY: [Def; 10] = [
     Def {
-        name: "production",
-        about: "the seed's FetchNextBatch: one locking claim that skips locked rows and caps busy queues",
+        name: Cow::Borrowed("production"),
+        about: Cow::Borrowed(
+            "the seed's FetchNextBatch: one locking claim that skips locked rows and caps busy queues",
+        ),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: EVERYTHING,
@@ -49,8 +52,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "naive",
-        about: "read, then update by id without a check: the read-then-write race (duplicates)",
+        name: Cow::Borrowed("naive"),
+        about: Cow::Borrowed(
+            "read, then update by id without a check: the read-then-write race (duplicates)",
+        ),
         shape: Shape::ReadThenWrite,
         contention: Contention::Ignores,
         promises: Promises {
@@ -67,8 +72,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "waiting",
-        about: "production's claim with a lock that waits instead of skipping: the convoy",
+        name: Cow::Borrowed("waiting"),
+        about: Cow::Borrowed(
+            "production's claim with a lock that waits instead of skipping: the convoy",
+        ),
         shape: Shape::Claim,
         contention: Contention::Waits,
         promises: EVERYTHING,
@@ -82,8 +89,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "conditional",
-        about: "unlocked read, then one conditional update per candidate: lost races, no duplicates",
+        name: Cow::Borrowed("conditional"),
+        about: Cow::Borrowed(
+            "unlocked read, then one conditional update per candidate: lost races, no duplicates",
+        ),
         shape: Shape::ReadThenConditional,
         contention: Contention::Rechecks,
         promises: NO_DUPLICATES,
@@ -97,8 +106,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "in-subquery",
-        about: "UPDATE ... WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED): the common hand-written claim",
+        name: Cow::Borrowed("in-subquery"),
+        about: Cow::Borrowed(
+            "UPDATE ... WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED): the common hand-written claim",
+        ),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: NO_DUPLICATES,
@@ -114,8 +125,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "advisory",
-        about: "claim by pg_try_advisory_lock on the job id, held while the job runs (several Ruby queues)",
+        name: Cow::Borrowed("advisory"),
+        about: Cow::Borrowed(
+            "claim by pg_try_advisory_lock on the job id, held while the job runs (several Ruby queues)",
+        ),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: NO_DUPLICATES,
@@ -131,8 +144,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "ready-table",
-        about: "claims from a narrow table of ready ids with SKIP LOCKED and joins back to the job row",
+        name: Cow::Borrowed("ready-table"),
+        about: Cow::Borrowed(
+            "claims from a narrow table of ready ids with SKIP LOCKED and joins back to the job row",
+        ),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: NO_DUPLICATES,
@@ -148,8 +163,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "notify",
-        about: "production's claim; idle workers wait for the producer's NOTIFY instead of polling",
+        name: Cow::Borrowed("notify"),
+        about: Cow::Borrowed(
+            "production's claim; idle workers wait for the producer's NOTIFY instead of polling",
+        ),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: EVERYTHING,
@@ -165,8 +182,8 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "rowlock",
-        about: "SQL Server: production with ROWLOCK added to UPDLOCK, READPAST",
+        name: Cow::Borrowed("rowlock"),
+        about: Cow::Borrowed("SQL Server: production with ROWLOCK added to UPDLOCK, READPAST"),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: EVERYTHING,
@@ -180,8 +197,10 @@ pub static REGISTRY: [Def; 10] = [
         custom: None,
     },
     Def {
-        name: "paglock",
-        about: "SQL Server: production with page locks (UPDLOCK, PAGLOCK, READPAST): skips whole pages",
+        name: Cow::Borrowed("paglock"),
+        about: Cow::Borrowed(
+            "SQL Server: production with page locks (UPDLOCK, PAGLOCK, READPAST): skips whole pages",
+        ),
         shape: Shape::Claim,
         contention: Contention::Skips,
         promises: EVERYTHING,
@@ -209,7 +228,7 @@ mod tests {
     fn every_entry_is_complete() {
         let mut names = std::collections::HashSet::new();
         for s in Strategy::builtin() {
-            assert!(names.insert(s.as_str()), "{s} twice");
+            assert!(names.insert(s.as_str().to_string()), "{s} twice");
             assert!(!s.def().about.is_empty());
             let kinds = [
                 BackendKind::Postgres,
@@ -247,7 +266,7 @@ mod tests {
             }
         }
         assert_eq!(
-            Strategy::CORE.map(|s| s.as_str()),
+            Strategy::CORE.map(|s| s.as_str().to_string()),
             ["production", "naive", "waiting", "conditional"]
         );
     }

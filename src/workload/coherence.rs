@@ -190,7 +190,7 @@ fn gate_matches(w: &Workload, i: usize, g: &Gate) -> Result<(), Refusal> {
         .filter(|&b| {
             let m = &w.matrices[b];
             g.phase.as_ref().is_none_or(|p| *p == m.name)
-                && g.strategy.is_none_or(|s| m.strategies.contains(&s))
+                && g.strategy.clone().is_none_or(|s| m.strategies.contains(&s))
                 && g.index_layout
                     .as_ref()
                     .is_none_or(|l| m.index_layouts.contains(l))

@@ -16,7 +16,7 @@ mod validate;
 use crate::backend_kind::BackendKind;
 pub use crate::names::{
     INDEX_LAYOUTS, MAX_QUEUE_NAME_CHARS, check_declared_name, check_queue_name, is_plain_name,
-    leak, queue_name_fits,
+    queue_name_fits,
 };
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
@@ -88,7 +88,7 @@ impl Workload {
         };
         let declared = v.declare_strategies(&raw.strategies)?;
         let layouts = v.declare_layouts(&raw.layouts)?;
-        v.declared = declared.iter().map(|(s, _)| *s).collect();
+        v.declared = declared.iter().map(|(s, _)| s.clone()).collect();
         v.layouts = layouts.iter().map(|l| l.name.clone()).collect();
         let mut w = v.workload(raw, text)?;
         coherence::check(&w).map_err(|(field, message)| v.err(&field, message))?;
@@ -173,6 +173,15 @@ impl Workload {
         }
         w.matrices = vec![m.clone()];
         w
+    }
+
+    /// A strategy by name: a built-in, or one this workload declares (known to it only,
+    /// never to the process).
+    pub fn strategy_named(&self, name: &str) -> Result<Strategy, String> {
+        match self.custom_strategies.iter().find(|d| d.name == name) {
+            Some(d) => crate::strategy::custom::declare(d),
+            None => name.parse(),
+        }
     }
 
     /// Every index layout any block uses, once each, in order of first use.

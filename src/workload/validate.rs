@@ -39,8 +39,8 @@ impl Validator<'_> {
     fn strategy(&self, field: &str, name: &str) -> Result<Strategy, WorkloadError> {
         self.declared
             .iter()
-            .copied()
             .find(|s| s.as_str() == name)
+            .cloned()
             .or_else(|| Strategy::builtin_named(name))
             .ok_or_else(|| {
                 let declared: String = self

@@ -77,7 +77,7 @@ impl TestDb for MssqlBackend {
             .into_results()
             .await
             .unwrap();
-        let sql = mssql::locking_claim_sql(Strategy::PRODUCTION, self.schema(), rcsi);
+        let sql = mssql::locking_claim_sql(&Strategy::PRODUCTION, self.schema(), rcsi);
         rows(c, &sql, &[&(n as i32), &"A"])
             .await
             .iter()

@@ -15,12 +15,13 @@ pub fn url() -> String {
         .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".to_string())
 }
 
-fn production_step(name: &str) -> &'static str {
+fn production_step(name: &str) -> String {
     sql_steps(Strategy::PRODUCTION.text(BackendKind::Mysql))
         .into_iter()
         .find(|(n, _)| *n == name)
         .unwrap()
         .1
+        .to_string()
 }
 
 impl TestDb for MysqlBackend {
@@ -50,7 +51,7 @@ impl TestDb for MysqlBackend {
         let c = s.conn();
         c.query_drop("START TRANSACTION").await.unwrap();
         let ids: Vec<i64> = c
-            .exec::<mysql_async::Row, _, _>(production_step("lock"), (n,))
+            .exec::<mysql_async::Row, _, _>(production_step("lock").as_str(), (n,))
             .await
             .unwrap()
             .iter()
@@ -59,7 +60,7 @@ impl TestDb for MysqlBackend {
         let mut params: Vec<mysql_async::Value> = vec!["A".into()];
         params.extend(ids.iter().map(|&id| id.into()));
         c.exec_drop(
-            mysql::expand_ids(production_step("claim"), ids.len()),
+            mysql::expand_ids(&production_step("claim"), ids.len()),
             params,
         )
         .await

@@ -76,7 +76,7 @@ pub fn with_schema(sql: &str, schema: &str) -> String {
 /// The production or waiting statement as sent: with READCOMMITTEDLOCK added to its
 /// lock hints when the database reads row versions by default (READ_COMMITTED_SNAPSHOT
 /// ON), so that READPAST has locks to skip and UPDLOCK readers see each other.
-pub fn locking_claim_sql(strategy: Strategy, schema: &str, rcsi: bool) -> String {
+pub fn locking_claim_sql(strategy: &Strategy, schema: &str, rcsi: bool) -> String {
     let body = claim_body(strategy);
     let body = if rcsi {
         read_committed_lock(&body)
@@ -89,7 +89,7 @@ pub fn locking_claim_sql(strategy: Strategy, schema: &str, rcsi: bool) -> String
 /// A claim file's statement. A lock-hint variant's file holds its header and one
 /// `-- hints: ...` line: its statement is production's with that list in place of
 /// `UPDLOCK, READPAST`, so the variants cannot drift from the statement they vary.
-fn claim_body(strategy: Strategy) -> String {
+fn claim_body(strategy: &Strategy) -> String {
     let file = strategy.text(BackendKind::Mssql);
     match file.lines().find_map(|l| l.strip_prefix("-- hints: ")) {
         Some(hints) => statement_body(Strategy::PRODUCTION.text(BackendKind::Mssql)).replace(
@@ -155,7 +155,7 @@ pub fn claim_one_binds(worker_id: &str, id: i64, attempt: i32) -> [Bind<'_>; 3] 
 }
 
 /// What `claimbench sql --backend mssql` shows of a strategy's parameters.
-pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
+pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
     let show = |b: &[Bind]| {
         b.iter()
             .enumerate()
@@ -559,7 +559,7 @@ impl Backend for MssqlBackend {
         &self,
         workload: &Workload,
         layout: &str,
-        strategy: Strategy,
+        strategy: &Strategy,
     ) -> Vec<Warning> {
         let indexes = u64::from(index_count(layout));
         let eligible = workload.population.eligible_at_start();

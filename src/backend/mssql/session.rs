@@ -46,7 +46,7 @@ impl Statements {
         Statements {
             claims: Strategy::builtin()
                 .filter(|s| s.shape() == Shape::Claim && s.sql(BackendKind::Mssql).is_some())
-                .map(|s| (s, locking_claim_sql(s, schema, rcsi)))
+                .map(|s| (s.clone(), locking_claim_sql(&s, schema, rcsi)))
                 .collect(),
             naive_select: s(step(SQL.naive, "select")),
             naive_update: s(step(SQL.naive, "update")),
@@ -211,10 +211,10 @@ impl Lifecycle for MssqlSession {
 }
 
 impl ClaimSteps for MssqlSession {
-    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
         let claims = &self.statements.claims;
-        let Some((_, sql)) = claims.iter().find(|(c, _)| *c == strategy) else {
+        let Some((_, sql)) = claims.iter().find(|(c, _)| *c == *strategy) else {
             return Err(BackendError::other(
                 "claim",
                 format!("strategy `{strategy}` has no SQL Server form"),
@@ -230,7 +230,7 @@ impl ClaimSteps for MssqlSession {
     }
 
     /// OUTPUT INSERTED.[Id]: the worker owns only the rows that still existed.
-    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let batch = ask.batch;
         let (c, s) = (&mut self.client, &self.statements);
         let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
@@ -249,7 +249,7 @@ impl ClaimSteps for MssqlSession {
         Ok(())
     }
 
-    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let batch = ask.batch;
         let select = &self.statements.conditional_select;
         let got = rows(&mut self.client, "claim", select, &select_binds(batch)).await?;
@@ -257,7 +257,7 @@ impl ClaimSteps for MssqlSession {
         Ok(())
     }
 
-    async fn claim_one(&mut self, _: Ask, job: ClaimedJob) -> Won {
+    async fn claim_one(&mut self, _: Ask<'_>, job: ClaimedJob) -> Won {
         let binds = claim_one_binds(&self.worker_id, job.id, job.attempt);
         let sql = &self.statements.conditional_claim;
         let n = affected(&mut self.client, "claim", sql, &binds).await?;

@@ -34,35 +34,35 @@ fn statements_match_their_golden_files() {
     for (name, sql) in [
         (
             "production.sql",
-            locking_claim_sql(Strategy::PRODUCTION, schema, false),
+            locking_claim_sql(&Strategy::PRODUCTION, schema, false),
         ),
         (
             "production-rcsi.sql",
-            locking_claim_sql(Strategy::PRODUCTION, schema, true),
+            locking_claim_sql(&Strategy::PRODUCTION, schema, true),
         ),
         (
             "waiting.sql",
-            locking_claim_sql(Strategy::WAITING, schema, false),
+            locking_claim_sql(&Strategy::WAITING, schema, false),
         ),
         (
             "waiting-rcsi.sql",
-            locking_claim_sql(Strategy::WAITING, schema, true),
+            locking_claim_sql(&Strategy::WAITING, schema, true),
         ),
         (
             "rowlock.sql",
-            locking_claim_sql(Strategy::builtin_named("rowlock").unwrap(), schema, false),
+            locking_claim_sql(&Strategy::builtin_named("rowlock").unwrap(), schema, false),
         ),
         (
             "rowlock-rcsi.sql",
-            locking_claim_sql(Strategy::builtin_named("rowlock").unwrap(), schema, true),
+            locking_claim_sql(&Strategy::builtin_named("rowlock").unwrap(), schema, true),
         ),
         (
             "paglock.sql",
-            locking_claim_sql(Strategy::builtin_named("paglock").unwrap(), schema, false),
+            locking_claim_sql(&Strategy::builtin_named("paglock").unwrap(), schema, false),
         ),
         (
             "paglock-rcsi.sql",
-            locking_claim_sql(Strategy::builtin_named("paglock").unwrap(), schema, true),
+            locking_claim_sql(&Strategy::builtin_named("paglock").unwrap(), schema, true),
         ),
         (
             "naive-select.sql",
@@ -101,7 +101,7 @@ fn binds_match_their_golden_file() {
 fn production_is_the_seed_statement() {
     // The seed's text (../shared/seeds/000_*), line for line, between its WITH and its
     // last OUTPUT column; claimbench adds one OUTPUT column and the DECLARE naming @P1/@P2.
-    let sql = locking_claim_sql(Strategy::PRODUCTION, "chokaq", false);
+    let sql = locking_claim_sql(&Strategy::PRODUCTION, "chokaq", false);
     for line in [
         "WITH ActiveCounts AS (",
         "    FROM [chokaq].[JobsHot] h WITH (UPDLOCK, READPAST)",
@@ -121,12 +121,12 @@ fn production_is_the_seed_statement() {
 #[test]
 fn rcsi_form_adds_readcommittedlock_to_every_lock_hint_and_nothing_else() {
     for strategy in [Strategy::PRODUCTION, Strategy::WAITING] {
-        let plain = locking_claim_sql(strategy, "s", false);
-        let rcsi = locking_claim_sql(strategy, "s", true);
+        let plain = locking_claim_sql(&strategy, "s", false);
+        let rcsi = locking_claim_sql(&strategy, "s", true);
         assert_eq!(rcsi.matches("READCOMMITTEDLOCK").count(), 2, "{strategy}");
         assert_eq!(rcsi.replace(", READCOMMITTEDLOCK", ""), plain);
     }
-    let waiting = locking_claim_sql(Strategy::WAITING, "s", false);
+    let waiting = locking_claim_sql(&Strategy::WAITING, "s", false);
     assert!(!waiting.contains("READPAST"));
     assert_eq!(waiting.matches("WITH (UPDLOCK)").count(), 2);
 }
@@ -158,12 +158,12 @@ fn escalation_warning_counts_the_eligible_backlog_not_the_batch() {
     };
     let small = workload(4000); // 4000 x 3/4 open x 1/2 due = 1500 eligible, 3000 locks
     assert!(
-        b.trial_warnings(&small, "fetch-order", Strategy::PRODUCTION)
+        b.trial_warnings(&small, "fetch-order", &Strategy::PRODUCTION)
             .is_empty()
     );
     let mut big = workload(8000); // 3000 eligible x 2 indexes
     assert_eq!(
-        b.trial_warnings(&big, "fetch-order", Strategy::PRODUCTION),
+        b.trial_warnings(&big, "fetch-order", &Strategy::PRODUCTION),
         vec![Warning::LockEscalationRisk {
             eligible: 3000,
             indexes: 2,
@@ -171,12 +171,12 @@ fn escalation_warning_counts_the_eligible_backlog_not_the_batch() {
         }]
     );
     assert!(
-        b.trial_warnings(&big, "fetch-order", Strategy::NAIVE)
+        b.trial_warnings(&big, "fetch-order", &Strategy::NAIVE)
             .is_empty()
     );
     big.lock_escalation = crate::workload::LockEscalation::Disable;
     assert!(
-        b.trial_warnings(&big, "fetch-order", Strategy::PRODUCTION)
+        b.trial_warnings(&big, "fetch-order", &Strategy::PRODUCTION)
             .is_empty()
     );
 }
@@ -224,7 +224,7 @@ fn every_statement() -> Vec<(String, String)> {
         for rcsi in [false, true] {
             all.push((
                 format!("strategies/{strategy} (rcsi {rcsi})"),
-                locking_claim_sql(strategy, "claimbench", rcsi),
+                locking_claim_sql(&strategy, "claimbench", rcsi),
             ));
         }
     }

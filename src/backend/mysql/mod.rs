@@ -70,7 +70,7 @@ const ER_DBACCESS_DENIED: u16 = 1044;
 /// The parameters a strategy binds for a batch of `batch`, in the order of its `?`s.
 /// A claim-shaped strategy brings its `lock` and `lock-capped` steps; the capacity
 /// read and the claim UPDATE are production's, the same for all of them.
-pub fn strategy_params(strategy: Strategy, batch: u32) -> String {
+pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
     match strategy.shape() {
         Shape::Claim => format!(
             "capacity: ? = {batch}; lock: ? = {batch}, then per capped queue with room ? = its name, ? = its room; claim: ? = worker id, :ids = {batch} placeholders"
@@ -495,10 +495,10 @@ mod tests {
             );
         }
         // Apart from the lock clause and the header comments, the two are the same steps.
-        let body = |s: &'static str| {
+        let body = |s: &str| {
             sql_steps(s)
                 .into_iter()
-                .map(|(n, sql)| (n, sql.replace(" SKIP LOCKED", "")))
+                .map(|(n, sql)| (n.to_string(), sql.replace(" SKIP LOCKED", "")))
                 .collect::<Vec<_>>()
         };
         assert_eq!(

@@ -155,13 +155,13 @@ impl MysqlSession {
     /// The lock step of `strategy` with one `lock-capped` branch per capped queue.
     async fn lock_statement(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         capped: usize,
     ) -> Result<Statement, BackendError> {
         if let Some((_, _, st)) = self
             .lock_statements
             .iter()
-            .find(|(s, n, _)| *s == strategy && *n == capped)
+            .find(|(s, n, _)| *s == *strategy && *n == capped)
         {
             return Ok(st.clone());
         }
@@ -179,13 +179,14 @@ impl MysqlSession {
             .prep(sql)
             .await
             .map_err(|e| query_error("prepare", e))?;
-        self.lock_statements.push((strategy, capped, st.clone()));
+        self.lock_statements
+            .push((strategy.clone(), capped, st.clone()));
         Ok(st)
     }
 
     async fn claim_locked(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
         out: &mut Vec<ClaimedJob>,
     ) -> Result<(), BackendError> {
@@ -280,7 +281,7 @@ impl MysqlSession {
 }
 
 /// The lock step's text: `lock`, then `capped` copies of `lock-capped`.
-pub(super) fn lock_sql(file: &'static str, capped: usize) -> String {
+pub(super) fn lock_sql(file: &str, capped: usize) -> String {
     let mut sql = step(file, "lock").to_string();
     for _ in 0..capped {
         sql.push('\n');
@@ -352,14 +353,14 @@ impl Lifecycle for MysqlSession {
 }
 
 impl ClaimSteps for MysqlSession {
-    async fn locking_claim(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
         self.claim_locked(strategy, batch, out).await
     }
 
     /// The update reaches only rows that still exist: when it changed fewer than it
     /// read, the worker owns those still there (deleted ids never come back).
-    async fn read_then_write(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let batch = ask.batch;
         let e = |e| query_error("claim", e);
         let select = &self.statements.naive_select;
@@ -382,7 +383,7 @@ impl ClaimSteps for MysqlSession {
         Ok(())
     }
 
-    async fn candidates(&mut self, ask: Ask, out: &mut Vec<ClaimedJob>) -> Done {
+    async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let batch = ask.batch;
         let select = &self.statements.conditional_select;
         let rows: Result<Vec<Row>, _> = self.conn.exec(select, (batch,)).await;
@@ -394,7 +395,7 @@ impl ClaimSteps for MysqlSession {
         Ok(())
     }
 
-    async fn claim_one(&mut self, _: Ask, job: ClaimedJob) -> Won {
+    async fn claim_one(&mut self, _: Ask<'_>, job: ClaimedJob) -> Won {
         let claim = &self.statements.conditional_claim;
         let params = (self.worker_id.as_str(), job.id, job.attempt);
         let done = self.conn.exec_drop(claim, params).await;
@@ -410,7 +411,7 @@ impl Session for MysqlSession {
     /// MySQL's `EXPLAIN ANALYZE` has no JSON form, so MySQL takes no sample yet.
     async fn explain_claim(
         &mut self,
-        strategy: Strategy,
+        strategy: &Strategy,
         batch: u32,
     ) -> Result<Option<crate::backend::plan::PlanSample>, BackendError> {
         let Some(file) = strategy.sql(crate::backend::BackendKind::Mysql) else {

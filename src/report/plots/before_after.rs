@@ -63,12 +63,14 @@ impl Figure for ThroughputBeforeAfter<'_> {
                 if now.is_empty() {
                     continue;
                 }
-                let color = strategy_color(s);
+                let color = strategy_color(&s);
                 let series = chart
-                    .draw_series(LineSeries::new(now.clone(), line_style(s)))
+                    .draw_series(LineSeries::new(now.clone(), line_style(&s)))
                     .map_err(de)?;
                 if i == 0 {
-                    series.label(s.as_str()).legend(legend_entry(s));
+                    series
+                        .label(s.as_str().to_string())
+                        .legend(legend_entry(&s));
                 }
                 chart
                     .draw_series(now.iter().map(|&p| Circle::new(p, 4, color.filled())))
@@ -131,10 +133,10 @@ impl Figure for SpectrumBeforeAfter<'_> {
             };
             let twins = cells.iter().filter_map(|c| twin(self.base, c)).collect();
             if let Some(pts) = spectrum(cells) {
-                lines.push((s.to_string(), strategy_color(s), false, pts));
+                lines.push((s.to_string(), strategy_color(&s), false, pts));
             }
             if let Some(pts) = spectrum(twins) {
-                lines.push((format!("{s} (baseline)"), strategy_color(s), true, pts));
+                lines.push((format!("{s} (baseline)"), strategy_color(&s), true, pts));
             }
         }
         if lines.is_empty() {

@@ -39,7 +39,8 @@ impl Figure for DeadTuples<'_> {
                     .iter()
                     .map(|s| (s.at_s, s.dead_tuples as f64))
                     .collect();
-                (!pts.is_empty()).then(|| (c.strategy.to_string(), strategy_color(c.strategy), pts))
+                (!pts.is_empty())
+                    .then(|| (c.strategy.to_string(), strategy_color(&c.strategy), pts))
             })
             .collect();
         if lines.is_empty() {
