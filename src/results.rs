@@ -58,6 +58,21 @@ pub struct RunResult {
     pub rate_searches: Vec<SearchResult>,
 }
 
+/// A standby as its primary saw it (`pg_stat_replication`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StandbyState {
+    pub name: String,
+    /// `streaming` once it follows the primary.
+    pub state: String,
+    /// `sync` when commits that ask for it wait for this standby, else `async`.
+    pub sync_state: String,
+    /// How long recent WAL took from the primary's flush to the standby's replay, ms;
+    /// `None` when nothing was flowing.
+    pub replay_lag_ms: Option<f64>,
+    /// WAL the primary wrote that the standby had not replayed yet, bytes.
+    pub replay_behind_bytes: i64,
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct WorkloadRecord {
     pub name: String,
@@ -123,6 +138,10 @@ pub struct CellResult {
     pub index_layout: String,
     pub workers: u32,
     pub batch_size: u32,
+    /// The session settings in force on this cell's worker connections (the
+    /// workload's, then its block's), as the server was sent them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_settings: Vec<(String, String)>,
     /// The phase ran the claim path alone (`handler.mode = "claim-only"`); `None` in
     /// runs written before this was recorded (see [`CellResult::is_claim_only`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,6 +159,10 @@ pub struct RateOrigin {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TrialResult {
+    /// The standbys the primary streamed to, as it saw them at the trial's end
+    /// (`[topology] kind = "primary-standby"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standbys: Vec<StandbyState>,
     pub repetition: u32,
     /// Measured window after warm-up, seconds.
     pub measured_s: f64,
@@ -224,6 +247,7 @@ impl CellResult {
             index_layout: "fetch-order".into(),
             workers,
             batch_size,
+            session_settings: Vec::new(),
             claim_only: None,
             trials,
         }

@@ -527,6 +527,103 @@ fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
+/// The `synchronous_commit` a cell's workers committed with: their session's, else the
+/// server's.
+fn commit_level(r: &RunResult, c: &CellResult) -> Option<String> {
+    let own = c
+        .session_settings
+        .iter()
+        .find(|(k, _)| k == "synchronous_commit");
+    let server = || {
+        let t = r
+            .environment
+            .targets
+            .iter()
+            .find(|t| t.backend == c.backend)?;
+        t.server
+            .settings
+            .iter()
+            .find(|(k, _)| k == "synchronous_commit")
+    };
+    own.or_else(server).map(|(_, v)| v.clone())
+}
+
+/// What each `synchronous_commit` level cost against the weakest one the run has, for
+/// the same cell otherwise (strategy, layout, workers, batch, arrivals), at the largest
+/// worker count: claim p99 and completed jobs/s, side by side.
+fn durability_sentences(r: &RunResult, out: &mut Vec<String>) {
+    const WEAKEST_FIRST: [&str; 5] = ["off", "local", "remote_write", "on", "remote_apply"];
+    let rank = |l: &str| WEAKEST_FIRST.iter().position(|x| *x == l);
+    let levelled: Vec<(&CellResult, String)> = r
+        .cells
+        .iter()
+        .filter_map(|c| Some((c, commit_level(r, c)?)))
+        .filter(|(_, l)| rank(l).is_some())
+        .collect();
+    let Some(workers) = levelled.iter().map(|(c, _)| c.workers).max() else {
+        return;
+    };
+    let at: Vec<&(&CellResult, String)> = levelled
+        .iter()
+        .filter(|(c, _)| c.workers == workers)
+        .collect();
+    let Some((base, base_level)) = at.iter().min_by_key(|(_, l)| rank(l)).map(|x| (x.0, &x.1))
+    else {
+        return;
+    };
+    let same = |c: &CellResult| {
+        (c.backend, c.strategy.clone(), c.batch_size)
+            == (base.backend, base.strategy.clone(), base.batch_size)
+            && c.index_layout == base.index_layout
+            && c.arrival_rate_per_s == base.arrival_rate_per_s
+    };
+    let b = CellFigures::of(base);
+    let mut costs = Vec::new();
+    let mut others: Vec<&&(&CellResult, String)> = at
+        .iter()
+        .filter(|(c, l)| l != base_level && same(c))
+        .collect();
+    others.sort_by_key(|(_, l)| rank(l));
+    for (c, level) in others {
+        let f = CellFigures::of(c);
+        let p99 = match (f.claim_p99_ms, b.claim_p99_ms) {
+            (Some(a), Some(z)) => format!(
+                "{:+.2} ms on claim p99 ({} → {})",
+                a - z,
+                fmt_ms(z),
+                fmt_ms(a)
+            ),
+            _ => "an unmeasured claim p99".into(),
+        };
+        let share = if b.throughput > 0.0 {
+            (1.0 - f.throughput / b.throughput) * 100.0
+        } else {
+            0.0
+        };
+        costs.push(format!(
+            "{level} {p99} and {share:.0}% of throughput ({:.0} → {:.0} jobs/s)",
+            b.throughput, f.throughput
+        ));
+    }
+    if costs.is_empty() {
+        return;
+    }
+    let standby = base
+        .trials
+        .iter()
+        .flat_map(|t| &t.standbys)
+        .find(|s| s.sync_state == "sync")
+        .map_or(String::new(), |s| {
+            format!(" with {} as a synchronous standby", s.name)
+        });
+    out.push(format!(
+        "synchronous_commit against {base_level}{standby}, {} at {workers} workers, batch {}: {}.",
+        base.strategy,
+        base.batch_size,
+        costs.join("; ")
+    ));
+}
+
 /// The verdict, most important first.
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
@@ -535,6 +632,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     hold_sentences(r, &mut out);
     queue_sentences(r, &mut out);
     strategy_sentences(r, &mut out);
+    durability_sentences(r, &mut out);
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);
     arrival_sentences(r, &mut out);
@@ -590,6 +688,60 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at_level(level: Option<&str>, workers: u32, per_s: f64) -> CellResult {
+        let t = crate::results::TrialResult {
+            completed_per_s: per_s,
+            ..Default::default()
+        };
+        let mut c = CellResult::fetch_order(Strategy::PRODUCTION, workers, 10, vec![t]);
+        if let Some(l) = level {
+            c.phase = l.into();
+            c.session_settings = vec![("synchronous_commit".into(), l.into())];
+        }
+        c
+    }
+
+    /// Each level against the weakest, at the largest pool, strongest last; levels a
+    /// cell does not set come from the server's settings.
+    #[test]
+    fn each_commit_level_is_costed_against_the_weakest_at_the_largest_pool() {
+        let r = RunResult {
+            cells: vec![
+                at_level(Some("remote_apply"), 8, 600.0),
+                at_level(Some("off"), 1, 400.0),
+                at_level(Some("off"), 8, 1000.0),
+                at_level(Some("on"), 8, 700.0),
+            ],
+            ..RunResult::default()
+        };
+        let mut out = Vec::new();
+        durability_sentences(&r, &mut out);
+        assert_eq!(
+            out,
+            [
+                "synchronous_commit against off, production at 8 workers, batch 10: on an unmeasured claim p99 and 30% of throughput (1000 → 700 jobs/s); remote_apply an unmeasured claim p99 and 40% of throughput (1000 → 600 jobs/s)."
+            ]
+        );
+        // One level only (the embedded default's, from the server): nothing to cost.
+        let mut r = RunResult {
+            cells: vec![at_level(None, 8, 1000.0), at_level(None, 1, 300.0)],
+            ..RunResult::default()
+        };
+        r.environment.targets.push(crate::results::TargetRecord {
+            backend: crate::backend_kind::BackendKind::Postgres,
+            target: "embedded".into(),
+            embedded: true,
+            server: crate::results::ServerInfo {
+                version: "15".into(),
+                settings: vec![("synchronous_commit".into(), "off".into())],
+            },
+            session_settings: Vec::new(),
+        });
+        let mut out = Vec::new();
+        durability_sentences(&r, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+    }
 
     #[test]
     fn an_over_claiming_cell_is_named_in_the_verdict_with_its_plan() {

@@ -109,6 +109,10 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.counters().await)
     }
 
+    async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {
+        each!(self, AnyBackend, b => b.standbys().await)
+    }
+
     async fn server_pid(&self) -> Option<u32> {
         each!(self, AnyBackend, b => b.server_pid().await)
     }

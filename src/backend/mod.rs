@@ -277,6 +277,14 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         recipe::job_queues(self, queues)
     }
 
+    /// The standbys this server streams to (PostgreSQL's `pg_stat_replication`); none
+    /// where the engine or the server has none.
+    fn standbys(
+        &self,
+    ) -> impl Future<Output = Result<Vec<crate::results::StandbyState>, BackendError>> + Send {
+        async { Ok(Vec::new()) }
+    }
+
     /// Runs `strategy`'s `setup` step, if its file has one, after a reset: the tables
     /// and triggers a technique needs beside the seed's schema (`ready-table`).
     fn setup_strategy(

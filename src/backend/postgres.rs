@@ -26,6 +26,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 
 const SQL: super::files::EngineFiles = super::files::engine_files!("postgres");
+const REPLICATION_SQL: &str = migration!("postgres", "evidence/replication.sql");
 const KEYS_SQL: &str = migration!("postgres", "keys.sql");
 const HISTORY_SQL: &str = migration!("postgres", "history.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
@@ -570,6 +571,31 @@ impl Backend for PostgresBackend {
             commits: r.get(3),
             ..ServerCounters::default()
         })
+    }
+
+    async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {
+        let q = recipe::Query {
+            sql: REPLICATION_SQL,
+            args: &[],
+            what: "read the standbys",
+        };
+        let rows = recipe::Dialect::control_rows(self, q).await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let cell = |i: usize| r.get(i).cloned().unwrap_or(recipe::Cell::Null);
+                crate::results::StandbyState {
+                    name: cell(0).text(),
+                    state: cell(1).text(),
+                    sync_state: cell(2).text(),
+                    replay_lag_ms: match cell(3) {
+                        recipe::Cell::Float(f) => Some(f),
+                        _ => None,
+                    },
+                    replay_behind_bytes: cell(4).int(),
+                }
+            })
+            .collect())
     }
 
     async fn server_pid(&self) -> Option<u32> {

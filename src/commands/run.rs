@@ -2,7 +2,9 @@
 //! exit code from the correctness checks and gates. Ctrl-C, SIGTERM and SIGHUP end it
 //! with partial results.
 
-use super::targets::{environment, resolve_targets, restart_action, start_embedded};
+use super::targets::{
+    environment, resolve_targets, restart_action, start_embedded, wait_for_standby,
+};
 use anyhow::Result;
 use claimbench::analysis::recommend;
 use claimbench::backend::any::AnyBackend;
@@ -11,7 +13,7 @@ use claimbench::report;
 use claimbench::results::{RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
 use claimbench::slo::Slo;
-use claimbench::workload::{Files, Workload};
+use claimbench::workload::{Files, TopologyKind, Workload};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -86,6 +88,9 @@ pub(crate) async fn run(
             &target,
             restart_command.as_deref(),
         )?);
+        if own_cluster && workload.topology.kind != TopologyKind::Single {
+            wait_for_standby(&backend, workload.topology.synchronous).await?;
+        }
         let server = backend.server_info().await?;
         // Before anything runs: refuse a --schema claimbench did not create.
         backend.check_schema().await?;

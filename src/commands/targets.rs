@@ -3,7 +3,7 @@
 //! exists on each, how each server restarts for a fault, and the environment recorded
 //! for comparing runs.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{BackendKind, DbTarget};
 use claimbench::embedded::{EmbeddedError, EmbeddedPostgres};
@@ -11,7 +11,7 @@ use claimbench::resources::host_facts;
 use claimbench::results::{Environment, TargetRecord};
 use claimbench::runner::Restart;
 use claimbench::strategy;
-use claimbench::workload::Workload;
+use claimbench::workload::{TopologyKind, Workload};
 use std::sync::Arc;
 
 /// Which database each of the run's backends uses: a `--db` URL, or (for postgres
@@ -48,6 +48,13 @@ pub(crate) fn resolve_targets(
             extra.kind(),
             super::comma_list(&workload.backends),
             extra.kind()
+        );
+    }
+    if workload.topology.kind != TopologyKind::Single
+        && let Some(t) = given.iter().find(|t| t.kind() == BackendKind::Postgres)
+    {
+        bail!(
+            "{path}: topology.kind: a `primary-standby` topology is one claimbench starts; drop --db {t}, or drop [topology] to run on that server as it is"
         );
     }
     let mut out = Vec::new();
@@ -211,7 +218,12 @@ pub(crate) fn start_embedded(
             .entry("synchronous_commit".to_string())
             .or_insert_with(|| "on".to_string());
     }
-    let pg = EmbeddedPostgres::start(&settings).map_err(|e| match e {
+    let topology = workload.topology;
+    let started = match topology.kind {
+        TopologyKind::Single => EmbeddedPostgres::start(&settings),
+        TopologyKind::PrimaryStandby => EmbeddedPostgres::start_primary(&settings),
+    };
+    let mut pg = started.map_err(|e| match e {
         EmbeddedError::Setting { name, message } => anyhow::anyhow!(
             "{}: embedded.settings.{name}: {message}",
             workload.source_path.display()
@@ -225,10 +237,54 @@ pub(crate) fn start_embedded(
             pg.path().display()
         );
     }
+    let mut label_suffix = String::new();
+    if topology.kind == TopologyKind::PrimaryStandby {
+        let port = pg
+            .attach_standby(topology.synchronous)
+            .context("cannot start the embedded standby")?;
+        let sync = if topology.synchronous {
+            "synchronous"
+        } else {
+            "asynchronous"
+        };
+        if !quiet {
+            errln!("{sync} streaming standby on port {port} (removed on exit)");
+        }
+        label_suffix = format!(", {sync} standby on port {port}");
+    }
     let t = DbTarget::parse(&pg.url())?;
     *embedded = Some(Arc::new(pg));
-    let label = format!("embedded ({t})");
+    let label = format!("embedded ({t}{label_suffix})");
     Ok((t, label))
+}
+
+/// Waits until the primary streams to its standby, and counts it synchronous when it
+/// should (the reload that names it reaches the walsender a moment later), so that the
+/// first trial runs on the topology asked for and a standby that never connected fails
+/// here with a message rather than hanging the first commit.
+pub(crate) async fn wait_for_standby(backend: &AnyBackend, synchronous: bool) -> Result<()> {
+    use claimbench::backend::Backend;
+    let want = if synchronous { "sync" } else { "async" };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let standbys = backend.standbys().await?;
+        if standbys
+            .iter()
+            .any(|s| s.state == "streaming" && s.sync_state == want)
+        {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            bail!(
+                "the embedded standby did not stream as {want} within 60 s (pg_stat_replication: {})",
+                match standbys.first() {
+                    Some(s) => format!("{} {} {}", s.name, s.state, s.sync_state),
+                    None => "no standby connected".into(),
+                }
+            );
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// The source revision, when claimbench runs from its git checkout ("+dirty" when the

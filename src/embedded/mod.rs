@@ -40,14 +40,20 @@ pub enum EmbeddedError {
     Setting { name: String, message: String },
 }
 
-/// Where the server binaries are.
+/// Where the server binaries are: the real directory of a `postgres` found on PATH
+/// (a link there, as on Debian, leads to the version's bin with `pg_basebackup`
+/// beside it), else the newest `/usr/lib/postgresql/*/bin`.
 fn find_bindir() -> Option<PathBuf> {
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .find(|d| d.join("initdb").is_file() && d.join("postgres").is_file())
     });
-    if on_path.is_some() {
-        return on_path;
+    if let Some(dir) = on_path {
+        let real = std::fs::canonicalize(dir.join("postgres"))
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .filter(|d| d.join("initdb").is_file());
+        return Some(real.unwrap_or(dir));
     }
     let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .ok()?
@@ -83,6 +89,15 @@ pub fn default_settings() -> BTreeMap<String, String> {
     .collect()
 }
 
+/// What a primary needs to stream its WAL to a standby (the defaults keep no more WAL
+/// than crash recovery needs).
+const REPLICATION_SETTINGS: [(&str, &str); 2] =
+    [("wal_level", "replica"), ("max_wal_senders", "4")];
+
+/// The standby's `cluster_name`: its walreceiver's `application_name`, which
+/// `synchronous_standby_names` and `pg_stat_replication` know it by.
+pub const STANDBY_NAME: &str = "claimbench_standby";
+
 /// How long the server may take to accept connections (crash recovery included).
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a stop may take before the postmaster is killed outright.
@@ -98,6 +113,9 @@ pub struct EmbeddedPostgres {
     settings: BTreeMap<String, String>,
     /// The postmaster claimbench started, reaped when it stops (a restart replaces it).
     postmaster: Mutex<Option<Child>>,
+    /// A streaming standby of this server (`[topology] kind = "primary-standby"`),
+    /// stopped and removed with it.
+    standby: Option<Box<EmbeddedPostgres>>,
 }
 
 impl EmbeddedPostgres {
@@ -105,6 +123,101 @@ impl EmbeddedPostgres {
     /// a name the server does not know, or one claimbench keeps for itself, is refused
     /// before the server starts.
     pub fn start(settings: &BTreeMap<String, String>) -> Result<EmbeddedPostgres, EmbeddedError> {
+        let mut all = default_settings();
+        all.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let pg = EmbeddedPostgres::new_instance(all)?;
+        pg.check_settings(settings)?;
+        let data = pg.data_dir();
+        pg.command("initdb")
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ])
+            .output_checked("initdb")?;
+        pg.spawn_and_wait("start the server")?;
+        Ok(pg)
+    }
+
+    /// A primary ready to stream to a standby ([`EmbeddedPostgres::attach_standby`]):
+    /// [`EmbeddedPostgres::start`] with WAL kept for replication, the rest unchanged.
+    pub fn start_primary(
+        settings: &BTreeMap<String, String>,
+    ) -> Result<EmbeddedPostgres, EmbeddedError> {
+        let mut all = settings.clone();
+        for (k, v) in REPLICATION_SETTINGS {
+            all.entry(k.to_string()).or_insert_with(|| v.to_string());
+        }
+        let mut pg = EmbeddedPostgres::start(&all)?;
+        // The workload did not set these; record them as the server's, not the user's.
+        pg.settings.extend(
+            REPLICATION_SETTINGS
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        Ok(pg)
+    }
+
+    /// Starts a streaming standby of this server on its own port and directory, from a
+    /// `pg_basebackup -R` of it, with the same settings. With `synchronous`, the
+    /// primary then names it in `synchronous_standby_names` (written to its
+    /// `postgresql.auto.conf` and reloaded), so a commit that asks for it
+    /// (`synchronous_commit` = `on`, `remote_write`, `remote_apply`) waits for the
+    /// standby. Returns the standby's port.
+    pub fn attach_standby(&mut self, synchronous: bool) -> Result<u16, EmbeddedError> {
+        let mut settings = self.settings.clone();
+        settings.insert("cluster_name".into(), STANDBY_NAME.into());
+        let standby = EmbeddedPostgres::new_instance(settings)?;
+        standby
+            .command("pg_basebackup")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "-R", "-X", "stream"])
+            .args(["--checkpoint=fast", "--no-sync", "-p"])
+            .arg(self.port.to_string())
+            .arg("-D")
+            .arg(standby.data_dir())
+            .output_checked("pg_basebackup from the primary")?;
+        standby.spawn_and_wait("start the standby")?;
+        let port = standby.port;
+        self.standby = Some(Box::new(standby));
+        if synchronous {
+            self.name_synchronous_standby()?;
+        }
+        Ok(port)
+    }
+
+    /// `synchronous_standby_names = '<the standby>'`, as `ALTER SYSTEM` would write it,
+    /// then a reload (SIGHUP): no client needed, and no shell.
+    fn name_synchronous_standby(&mut self) -> Result<(), EmbeddedError> {
+        use std::io::Write;
+        let what = "name the synchronous standby";
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.data_dir().join("postgresql.auto.conf"))
+            .map_err(|e| step(what, e))?;
+        writeln!(f, "synchronous_standby_names = '{STANDBY_NAME}'").map_err(|e| step(what, e))?;
+        self.settings
+            .insert("synchronous_standby_names".into(), STANDBY_NAME.into());
+        self.signal(nix::sys::signal::Signal::SIGHUP)
+    }
+
+    /// The standby's port, when one is attached.
+    pub fn standby_port(&self) -> Option<u16> {
+        self.standby.as_ref().map(|s| s.port)
+    }
+
+    /// The standby's directory, when one is attached (removed with the primary).
+    pub fn standby_path(&self) -> Option<&Path> {
+        self.standby.as_ref().map(|s| s.path())
+    }
+
+    /// A server's directory, port and owner, not yet initialised or started.
+    fn new_instance(settings: BTreeMap<String, String>) -> Result<EmbeddedPostgres, EmbeddedError> {
         let bindir = find_bindir().ok_or(EmbeddedError::NotInstalled)?;
         let run_as = if nix::unistd::geteuid().is_root() {
             let user = nix::unistd::User::from_name("postgres")
@@ -124,33 +237,15 @@ impl EmbeddedPostgres {
                 .map_err(|e| step("hand the cluster directory to postgres", e))?;
         }
         let port = free_port().map_err(|e| step("find a free port", e))?;
-        let mut all = default_settings();
-        all.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let pg = EmbeddedPostgres {
+        Ok(EmbeddedPostgres {
             bindir,
             dir: Some(dir),
             port,
             run_as,
-            settings: all,
+            settings,
             postmaster: Mutex::new(None),
-        };
-        pg.check_settings(settings)?;
-        let data = pg.data_dir();
-        pg.command("initdb")
-            .arg("-D")
-            .arg(&data)
-            .args([
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "-E",
-                "UTF8",
-                "--locale=C",
-                "--no-sync",
-            ])
-            .output_checked("initdb")?;
-        pg.spawn_and_wait("start the server")?;
-        Ok(pg)
+            standby: None,
+        })
     }
 
     /// Stops the server in immediate mode (as a crash would: no checkpoint, every
@@ -231,9 +326,9 @@ impl EmbeddedPostgres {
     }
 
     /// Polls `postmaster.pid` until it names postmaster `pid` (a file left by an
-    /// earlier one says `ready` too) and its eighth line is `ready`, as it is once
-    /// connections are accepted (PostgreSQL 10 and later); fails at once if the
-    /// postmaster exits.
+    /// earlier one says `ready` too) and its eighth line is `ready` (a hot standby:
+    /// `standby`), as it is once connections are accepted (PostgreSQL 10 and later);
+    /// fails at once if the postmaster exits.
     fn wait_ready(&self, what: &'static str, pid: u32) -> Result<(), EmbeddedError> {
         let deadline = Instant::now() + START_TIMEOUT;
         let pid_file = self.data_dir().join("postmaster.pid");
@@ -246,7 +341,9 @@ impl EmbeddedPostgres {
             }
             let ready = std::fs::read_to_string(&pid_file).ok().is_some_and(|t| {
                 t.lines().next().map(str::trim) == Some(pid.to_string().as_str())
-                    && t.lines().nth(7).is_some_and(|l| l.trim() == "ready")
+                    && t.lines()
+                        .nth(7)
+                        .is_some_and(|l| ["ready", "standby"].contains(&l.trim()))
             });
             if ready {
                 return Ok(());
@@ -275,12 +372,7 @@ impl EmbeddedPostgres {
     /// it is gone; SIGKILL after [`STOP_TIMEOUT`].
     fn stop(&self, signal: nix::sys::signal::Signal) -> Result<(), EmbeddedError> {
         use nix::sys::signal::{Signal, kill};
-        use nix::unistd::Pid;
-        let pid = std::fs::read_to_string(self.data_dir().join("postmaster.pid"))
-            .ok()
-            .and_then(|t| t.lines().next()?.trim().parse::<i32>().ok())
-            .map(Pid::from_raw);
-        let Some(pid) = pid else {
+        let Some(pid) = self.postmaster_pid() else {
             // Not running (it never started, or it crashed and removed its pid file).
             self.reap();
             return Ok(());
@@ -308,6 +400,25 @@ impl EmbeddedPostgres {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Sends `signal` to the running postmaster (a reload: SIGHUP).
+    fn signal(&self, signal: nix::sys::signal::Signal) -> Result<(), EmbeddedError> {
+        let pid = self.postmaster_pid().ok_or_else(|| EmbeddedError::Step {
+            step: "signal the server",
+            detail: "no postmaster.pid".into(),
+        })?;
+        nix::sys::signal::kill(pid, signal).map_err(|e| EmbeddedError::Step {
+            step: "signal the server",
+            detail: e.to_string(),
+        })
+    }
+
+    fn postmaster_pid(&self) -> Option<nix::unistd::Pid> {
+        std::fs::read_to_string(self.data_dir().join("postmaster.pid"))
+            .ok()
+            .and_then(|t| t.lines().next()?.trim().parse::<i32>().ok())
+            .map(nix::unistd::Pid::from_raw)
     }
 
     fn root(&self) -> &Path {
@@ -354,6 +465,8 @@ impl EmbeddedPostgres {
 
 impl Drop for EmbeddedPostgres {
     fn drop(&mut self) {
+        // The standby first: stopped after its primary, it would only retry the link.
+        drop(self.standby.take());
         if self.dir.is_none() {
             return;
         }

@@ -151,6 +151,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
         index_layout: String::new(),
         workers: 0,
         batch_size: 0,
+        session_settings: Vec::new(),
         claim_only: None,
         trials: Vec::new(),
     };

@@ -218,6 +218,14 @@ pub fn render(
         esc(&r.started_at),
         esc(&r.finished_at)
     );
+    for note in summary::durability_notes(r) {
+        let text = note.replace("**Durability**: ", "");
+        let _ = writeln!(
+            h,
+            "<p><b>Durability:</b> {}</p>",
+            esc(&text).replace('`', "")
+        );
+    }
     if r.interrupted {
         let _ = writeln!(
             h,

@@ -50,6 +50,36 @@ fn mean(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     (m, var.sqrt())
 }
 
+/// One line per server that ran with its durability off (the embedded default: fsync,
+/// synchronous_commit and full_page_writes off), so that nobody reads its figures as a
+/// production server's.
+pub fn durability_notes(r: &RunResult) -> Vec<String> {
+    const SHORTCUTS: [&str; 3] = ["fsync", "synchronous_commit", "full_page_writes"];
+    r.environment
+        .targets
+        .iter()
+        .filter_map(|t| {
+            let off: Vec<&str> = SHORTCUTS
+                .iter()
+                .copied()
+                .filter(|name| {
+                    t.server
+                        .settings
+                        .iter()
+                        .any(|(k, v)| k == name && v == "off")
+                })
+                .collect();
+            (!off.is_empty()).then(|| {
+                format!(
+                    "**Durability**: the {} server ran with {} off: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (`workloads/sync-commit.toml` measures what each `synchronous_commit` level costs on this host).",
+                    t.backend,
+                    off.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
 pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# claimbench run `{}`\n", r.run_id);
@@ -68,6 +98,9 @@ pub fn render(r: &RunResult) -> String {
             .map(|g| format!(" ({g})"))
             .unwrap_or_default(),
     );
+    for line in durability_notes(r) {
+        let _ = writeln!(out, "{line}\n");
+    }
     if r.interrupted {
         let _ = writeln!(
             out,
@@ -798,6 +831,7 @@ mod tests {
                 index_layout: "fetch-order".into(),
                 workers: 4,
                 batch_size: 10,
+                session_settings: Vec::new(),
                 claim_only: None,
                 trials: vec![
                     trial(0, 900.0, &[1000, 2000], vec![few(2)]),
@@ -899,6 +933,7 @@ mod tests {
             index_layout: "fetch-order".into(),
             workers: 16,
             batch_size: 10,
+            session_settings: Vec::new(),
             claim_only: None,
             trials: vec![trial(0, claimed, lat, vec![])],
         };
@@ -1000,6 +1035,7 @@ mod tests {
                 index_layout: "pk-only".into(),
                 workers: 1,
                 batch_size: 1,
+                session_settings: Vec::new(),
                 claim_only: None,
                 trials: vec![TrialResult::default()],
             }],

@@ -467,6 +467,10 @@ impl Progress<'_> {
             index_layout: spec.layout.to_string(),
             workers: spec.workers,
             batch_size: spec.batch,
+            session_settings: crate::session_settings::for_backend(
+                &w.session_settings,
+                backend.kind(),
+            ),
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
             trials: Vec::new(),
         };

@@ -136,6 +136,7 @@ pub(super) async fn run_trial<B: Backend>(
     let counters_after = backend.counters().await?;
     let table = backend.table_stats().await?;
     let db = backend.reconcile().await?;
+    let standbys = backend.standbys().await?;
     let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
     let analysis = merged_ledger.analyse();
     let time_to_rescue = rescue_histogram(&merged_ledger);
@@ -185,6 +186,7 @@ pub(super) async fn run_trial<B: Backend>(
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
     Ok(TrialResult {
+        standbys,
         rerun_because: Vec::new(),
         repetition: spec.repetition,
         measured_s,

@@ -151,8 +151,16 @@ mod tests {
         let sql = |t: &str| format!("UPDATE {t} SET worker_id = :worker_id RETURNING id");
         let a = declare(&declared("team-claim", &sql("a"))).unwrap();
         let b = declare(&declared("team-claim", &sql("b"))).unwrap();
-        assert!(a.sql(BackendKind::Postgres).unwrap().starts_with("UPDATE a "));
-        assert!(b.sql(BackendKind::Postgres).unwrap().starts_with("UPDATE b "));
+        assert!(
+            a.sql(BackendKind::Postgres)
+                .unwrap()
+                .starts_with("UPDATE a ")
+        );
+        assert!(
+            b.sql(BackendKind::Postgres)
+                .unwrap()
+                .starts_with("UPDATE b ")
+        );
     }
 
     #[test]

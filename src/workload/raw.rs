@@ -33,6 +33,9 @@ pub struct Workload {
     pub thresholds: BTreeMap<String, f64>,
     #[serde(default)]
     pub embedded: Embedded,
+    /// `[topology]`: the servers claimbench starts for the run.
+    #[serde(default)]
+    pub topology: Option<Topology>,
     #[serde(default)]
     pub mssql: Mssql,
     /// `[session.<backend>]`: settings for every worker connection of that backend.
@@ -361,6 +364,14 @@ fn default_sample() -> f64 {
 pub struct Embedded {
     #[serde(default)]
     pub settings: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    pub kind: super::TopologyKind,
+    #[serde(default)]
+    pub synchronous: bool,
 }
 
 #[derive(Debug, Deserialize, Default)]

@@ -39,6 +39,28 @@ pub enum Completion {
     Batched,
 }
 
+/// Which servers claimbench starts for a run on its embedded PostgreSQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    /// One server (the embedded default).
+    #[default]
+    Single,
+    /// A primary and a streaming standby (`pg_basebackup -R`), each on its own port
+    /// and directory, both removed at exit. Workers, sampler and producer use the
+    /// primary.
+    PrimaryStandby,
+}
+
+/// `[topology]`, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Topology {
+    pub kind: TopologyKind,
+    /// The standby is synchronous (`synchronous_standby_names` names it): a commit
+    /// with `synchronous_commit` = `on` or `remote_apply` waits for it.
+    pub synchronous: bool,
+}
+
 /// What a worker does with a claimed job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -431,6 +453,8 @@ pub struct Workload {
     pub thresholds: Vec<(String, f64)>,
     /// PostgreSQL settings for the embedded cluster (`-c name=value`).
     pub embedded_settings: BTreeMap<String, String>,
+    /// The servers claimbench starts when no `--db` is given.
+    pub topology: Topology,
     /// Set on every worker connection of their backend (`[session.<backend>]`).
     #[serde(default)]
     pub session_settings: Vec<crate::session_settings::SessionSetting>,

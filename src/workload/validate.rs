@@ -422,6 +422,7 @@ impl Validator<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let embedded_settings = self.embedded_settings(w.embedded.settings)?;
+        let topology = self.topology(w.topology, &backends)?;
         let session_settings = self.session_settings("session", w.session)?;
         Ok(Workload {
             name: w.name,
@@ -441,6 +442,7 @@ impl Validator<'_> {
             gates,
             thresholds,
             embedded_settings,
+            topology,
             session_settings,
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             custom_strategies: Vec::new(),
@@ -448,6 +450,35 @@ impl Validator<'_> {
             source_text: text.to_string(),
             source_hash: hex::encode(Sha256::digest(text.as_bytes())),
             source_path: self.file.to_path_buf(),
+        })
+    }
+
+    /// `[topology]`: PostgreSQL's embedded servers only; `synchronous` needs a standby.
+    fn topology(
+        &self,
+        raw: Option<raw::Topology>,
+        backends: &[BackendKind],
+    ) -> Result<Topology, WorkloadError> {
+        let Some(t) = raw else {
+            return Ok(Topology::default());
+        };
+        if t.kind == TopologyKind::PrimaryStandby
+            && let Some(other) = backends.iter().find(|b| **b != BackendKind::Postgres)
+        {
+            return Err(self.err(
+                "topology.kind",
+                format!("`primary-standby` is started by claimbench for PostgreSQL only; this workload also runs {other}"),
+            ));
+        }
+        if t.synchronous && t.kind != TopologyKind::PrimaryStandby {
+            return Err(self.err(
+                "topology.synchronous",
+                "a synchronous standby needs one: set kind = \"primary-standby\"",
+            ));
+        }
+        Ok(Topology {
+            kind: t.kind,
+            synchronous: t.synchronous,
         })
     }
 

@@ -4,5 +4,5 @@ FROM pg_settings
 WHERE name IN ('shared_buffers', 'work_mem', 'max_connections', 'synchronous_commit', 'fsync',
                'full_page_writes', 'wal_level', 'default_transaction_isolation',
                'deadlock_timeout', 'lock_timeout', 'jit', 'autovacuum', 'max_wal_size',
-               'random_page_cost', 'effective_io_concurrency')
+               'random_page_cost', 'effective_io_concurrency', 'synchronous_standby_names')
 ORDER BY name

@@ -1,0 +1,103 @@
+//! The embedded topology on real servers: a primary and a streaming standby started by
+//! claimbench, the standby synchronous or not, and both removed when the primary is
+//! dropped (as at the end of a run, on an error and after Ctrl-C).
+
+use claimbench::embedded::EmbeddedPostgres;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+use tokio_postgres::{Client, NoTls};
+
+async fn connect(url: &str) -> Client {
+    let (client, conn) = tokio_postgres::connect(url, NoTls).await.unwrap();
+    tokio::spawn(conn);
+    client
+}
+
+/// (state, sync_state) of the one standby once it streams as `sync_state`; fails
+/// after 60 s. A reload that names the synchronous standby reaches the walsender a
+/// moment after the signal, so the state is waited for, not read once.
+async fn streaming(primary: &Client, sync_state: &str) -> (String, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let rows = primary
+            .query("SELECT state, sync_state FROM pg_stat_replication", &[])
+            .await
+            .unwrap();
+        if let Some(r) = rows.first()
+            && r.get::<_, String>(0) == "streaming"
+            && r.get::<_, String>(1) == sync_state
+        {
+            return (r.get(0), r.get(1));
+        }
+        assert!(Instant::now() < deadline, "no standby streaming: {rows:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn gone(pg: EmbeddedPostgres) {
+    let dirs = [
+        pg.path().to_path_buf(),
+        pg.standby_path().unwrap().to_path_buf(),
+    ];
+    let ports = [pg.port(), pg.standby_port().unwrap()];
+    drop(pg);
+    for d in dirs {
+        assert!(!d.exists(), "{} left behind", d.display());
+    }
+    for p in ports {
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", p)).is_err(),
+            "port {p} still answers"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_synchronous_standby_has_each_remote_apply_commit_before_it_returns() {
+    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
+    let port = pg.attach_standby(true).unwrap();
+    let primary = connect(&pg.url()).await;
+    assert_eq!(
+        streaming(&primary, "sync").await,
+        ("streaming".into(), "sync".into())
+    );
+    let standby = connect(&format!("postgres://postgres@127.0.0.1:{port}/postgres")).await;
+    let in_recovery: bool = standby
+        .query_one("SELECT pg_is_in_recovery()", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(in_recovery, "the standby accepts writes");
+    primary
+        .batch_execute(
+            "CREATE TABLE t (id int); SET synchronous_commit = remote_apply; INSERT INTO t SELECT generate_series(1, 100)",
+        )
+        .await
+        .unwrap();
+    // remote_apply returned only once the standby replayed the commit: no waiting here.
+    let n: i64 = standby
+        .query_one("SELECT count(*) FROM t", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 100);
+    gone(pg);
+}
+
+#[tokio::test]
+async fn an_asynchronous_standby_streams_without_holding_commits() {
+    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
+    pg.attach_standby(false).unwrap();
+    let primary = connect(&pg.url()).await;
+    assert_eq!(
+        streaming(&primary, "async").await,
+        ("streaming".into(), "async".into())
+    );
+    let names: String = primary
+        .query_one("SHOW synchronous_standby_names", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(names, "");
+    gone(pg);
+}
