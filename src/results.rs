@@ -118,6 +118,10 @@ pub struct TargetRecord {
     /// The workload's session settings, set on every worker connection of this backend.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub session_settings: Vec<(String, String)>,
+    /// The standbys the server streamed to when the run started (PostgreSQL's
+    /// `pg_stat_replication`): the topology the figures come from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standbys: Vec<StandbyState>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

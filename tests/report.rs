@@ -228,6 +228,7 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
         target: target.into(),
         embedded: false,
         session_settings: Vec::new(),
+        standbys: Vec::new(),
         server: Default::default(),
     };
     r.environment.targets = vec![

@@ -101,3 +101,52 @@ async fn an_asynchronous_standby_streams_without_holding_commits() {
     assert_eq!(names, "");
     gone(pg);
 }
+
+/// A user's primary and standby as one multi-host target: the standby is listed first,
+/// `target_session_attrs=read-write` makes every connection find the primary, and the
+/// run records the standby it found streaming and names both hosts.
+#[tokio::test]
+async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby() {
+    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
+    let standby = pg.attach_standby(false).unwrap();
+    let primary = connect(&pg.url()).await;
+    streaming(&primary, "async").await;
+    let url = format!(
+        "postgres://postgres@127.0.0.1:{standby},127.0.0.1:{}/postgres?target_session_attrs=read-write",
+        pg.port()
+    );
+    let results = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "workloads/smoke.toml", "--quiet", "--db", &url, "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::fs::read_dir(results.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let target = &run["environment"]["targets"][0];
+    assert_eq!(target["standbys"][0]["name"], "claimbench_standby");
+    assert_eq!(target["standbys"][0]["sync_state"], "async");
+    let shown = target["target"].as_str().unwrap();
+    assert!(
+        shown.contains(&format!("127.0.0.1:{standby},127.0.0.1:{}", pg.port())),
+        "{shown}"
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("**Topology**: the postgres server was a primary streaming to claimbench_standby (async, streaming)."),
+        "{summary}"
+    );
+    gone(pg);
+}

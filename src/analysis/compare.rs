@@ -558,6 +558,7 @@ mod tests {
             target: String::new(),
             embedded: true,
             session_settings: Vec::new(),
+            standbys: Vec::new(),
             server: crate::backend::ServerInfo {
                 version: version.into(),
                 ..Default::default()

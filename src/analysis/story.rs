@@ -740,6 +740,7 @@ mod tests {
                 settings: vec![("synchronous_commit".into(), "off".into())],
             },
             session_settings: Vec::new(),
+            standbys: Vec::new(),
         });
         let mut out = Vec::new();
         durability_sentences(&r, &mut out);

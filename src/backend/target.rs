@@ -109,19 +109,34 @@ impl std::fmt::Debug for DbTarget {
 impl std::fmt::Display for DbTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // Every host of a multi-host target (a primary and its standbys, tried in
+            // turn for one that takes writes with target_session_attrs=read-write).
             DbTarget::Postgres(c) => {
-                let host = c
+                let ports = c.get_ports();
+                let port = |i: usize| ports.get(i).or(ports.first()).copied().unwrap_or(5432);
+                let mut hosts: Vec<String> = c
                     .get_hosts()
-                    .first()
-                    .map(|h| match h {
-                        tokio_postgres::config::Host::Tcp(s) => s.clone(),
-                        tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| match h {
+                        tokio_postgres::config::Host::Tcp(s) => format!("{s}:{}", port(i)),
+                        tokio_postgres::config::Host::Unix(p) => {
+                            format!("{}:{}", p.display(), port(i))
+                        }
                     })
-                    .unwrap_or_else(|| "localhost".into());
-                let port = c.get_ports().first().copied().unwrap_or(5432);
+                    .collect();
+                if hosts.is_empty() {
+                    hosts.push(format!("localhost:{}", port(0)));
+                }
                 let user = c.get_user().unwrap_or("");
                 let db = c.get_dbname().unwrap_or(user);
-                write!(f, "postgres://{user}@{host}:{port}/{db}")
+                write!(f, "postgres://{user}@{}/{db}", hosts.join(","))?;
+                if c.get_target_session_attrs()
+                    == tokio_postgres::config::TargetSessionAttrs::ReadWrite
+                {
+                    f.write_str("?target_session_attrs=read-write")?;
+                }
+                Ok(())
             }
             DbTarget::Mysql(o) => write!(
                 f,
@@ -173,6 +188,25 @@ mod tests {
         let shown = t.to_string();
         assert_eq!(shown, "postgres://alice@db.example:6543/queue");
         assert!(!shown.contains("s3cret"));
+    }
+
+    /// A primary and its standbys in one target, as libpq and tokio-postgres take them:
+    /// every host is shown (never the password), and read-write is kept in sight.
+    #[test]
+    fn a_multi_host_target_shows_every_host_and_its_session_attrs() {
+        for url in [
+            "postgres://alice:s3cret@db1:5432,db2:5433/queue?target_session_attrs=read-write",
+            "host=db1,db2 port=5432,5433 user=alice password=s3cret dbname=queue target_session_attrs=read-write",
+        ] {
+            let t = DbTarget::parse(url).unwrap();
+            assert_eq!(
+                t.to_string(),
+                "postgres://alice@db1:5432,db2:5433/queue?target_session_attrs=read-write"
+            );
+            assert!(!format!("{t:?}").contains("s3cret"));
+        }
+        let one_port = DbTarget::parse("host=db1,db2 port=6000 user=a dbname=q").unwrap();
+        assert_eq!(one_port.to_string(), "postgres://a@db1:6000,db2:6000/q");
     }
 
     #[test]

@@ -92,6 +92,7 @@ pub(crate) async fn run(
             wait_for_standby(&backend, workload.topology.synchronous).await?;
         }
         let server = backend.server_info().await?;
+        let standbys = backend.standbys().await?;
         // Before anything runs: refuse a --schema claimbench did not create.
         backend.check_schema().await?;
         records.push(TargetRecord {
@@ -103,6 +104,7 @@ pub(crate) async fn run(
                 &workload.session_settings,
                 kind,
             ),
+            standbys,
         });
         backends.push(backend);
     }

@@ -50,6 +50,27 @@ fn mean(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     (m, var.sqrt())
 }
 
+/// One line per server that streamed to standbys when the run started.
+pub fn topology_notes(r: &RunResult) -> Vec<String> {
+    r.environment
+        .targets
+        .iter()
+        .filter(|t| !t.standbys.is_empty())
+        .map(|t| {
+            let each: Vec<String> = t
+                .standbys
+                .iter()
+                .map(|s| format!("{} ({}, {})", s.name, s.sync_state, s.state))
+                .collect();
+            format!(
+                "**Topology**: the {} server was a primary streaming to {}.",
+                t.backend,
+                each.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// One line per server that ran with its durability off (the embedded default: fsync,
 /// synchronous_commit and full_page_writes off), so that nobody reads its figures as a
 /// production server's.
@@ -98,6 +119,9 @@ pub fn render(r: &RunResult) -> String {
             .map(|g| format!(" ({g})"))
             .unwrap_or_default(),
     );
+    for line in topology_notes(r) {
+        let _ = writeln!(out, "{line}\n");
+    }
     for line in durability_notes(r) {
         let _ = writeln!(out, "{line}\n");
     }
@@ -991,6 +1015,7 @@ mod tests {
             target: String::new(),
             embedded: false,
             session_settings: Vec::new(),
+            standbys: Vec::new(),
             server: crate::backend::ServerInfo {
                 version: String::new(),
                 settings: settings
