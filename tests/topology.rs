@@ -118,7 +118,14 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
     let results = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "workloads/smoke.toml", "--quiet", "--db", &url, "--results"])
+        .args([
+            "run",
+            "workloads/smoke.toml",
+            "--quiet",
+            "--db",
+            &url,
+            "--results",
+        ])
         .arg(results.path())
         .output()
         .unwrap();
