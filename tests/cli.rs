@@ -385,10 +385,15 @@ fn only_run(results: &Path) -> (std::path::PathBuf, claimbench::results::RunResu
 }
 
 fn embedded_dir(stderr: &str) -> std::path::PathBuf {
+    server_dir(stderr, "embedded PostgreSQL on port")
+}
+
+/// The directory a stderr line starting with `start` names (`... in DIR (removed ...`).
+fn server_dir(stderr: &str, start: &str) -> std::path::PathBuf {
     let line = stderr
         .lines()
-        .find(|l| l.starts_with("embedded PostgreSQL on port"))
-        .unwrap_or_else(|| panic!("no embedded line in: {stderr}"));
+        .find(|l| l.starts_with(start))
+        .unwrap_or_else(|| panic!("no `{start}` line in: {stderr}"));
     let path = line
         .split(" in ")
         .nth(1)
@@ -400,16 +405,18 @@ fn embedded_dir(stderr: &str) -> std::path::PathBuf {
 }
 
 /// Interrupts a four-trial run during its second trial with `signal`; expects exit code
-/// 130, partial results marked interrupted, and the throw-away cluster removed.
-fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal) {
+/// 130, partial results marked interrupted, and the throw-away cluster removed (with
+/// `standby`, the primary and its standby both).
+fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, standby: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let file = workload_file(
-        dir.path(),
-        &GOOD
-            .replace("workers = [1]", "workers = [1, 2, 3, 4]")
-            .replace("duration_s = 1", "duration_s = 2")
-            .replace("backlog = 10", "backlog = 100000"),
-    );
+    let mut text = GOOD
+        .replace("workers = [1]", "workers = [1, 2, 3, 4]")
+        .replace("duration_s = 1", "duration_s = 2")
+        .replace("backlog = 10", "backlog = 100000");
+    if standby {
+        text.push_str("\n[topology]\nkind = \"primary-standby\"\nsynchronous = true\n");
+    }
+    let file = workload_file(dir.path(), &text);
     let results = dir.path().join("results");
     let mut child = claimbench()
         .args(["run", &file, "--results"])
@@ -446,19 +453,29 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal) {
     );
     let cluster = embedded_dir(&stderr);
     assert!(!cluster.exists(), "{} was not removed", cluster.display());
+    if standby {
+        let standby = server_dir(&stderr, "synchronous streaming standby on port");
+        assert!(!standby.exists(), "{} was not removed", standby.display());
+    }
 }
 
 #[test]
 fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
-    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT);
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT, false);
+}
+
+/// The embedded topology too: a primary and its synchronous standby, both gone.
+#[test]
+fn ctrl_c_removes_the_primary_and_its_standby() {
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT, true);
 }
 
 /// Regression: SIGTERM (a CI job cancelled, `kill`) and SIGHUP (the terminal closed) used
 /// to end claimbench at once and leave the embedded cluster running.
 #[test]
 fn sigterm_and_sighup_also_write_partial_results_and_remove_the_cluster() {
-    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM);
-    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGHUP);
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM, false);
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGHUP, false);
 }
 
 /// Regression: `--schema public` dropped schema public, with a user's table in it, and

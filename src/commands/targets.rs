@@ -248,7 +248,11 @@ pub(crate) fn start_embedded(
             "asynchronous"
         };
         if !quiet {
-            errln!("{sync} streaming standby on port {port} (removed on exit)");
+            let dir = pg.standby_path().map(|p| p.display().to_string());
+            errln!(
+                "{sync} streaming standby on port {port} in {} (removed on exit)",
+                dir.unwrap_or_default()
+            );
         }
         label_suffix = format!(", {sync} standby on port {port}");
     }
