@@ -315,6 +315,13 @@ pub struct TableSample {
     /// Row updates and HOT updates (no index entry written) since the statistics began.
     pub updates: i64,
     pub hot_updates: i64,
+    /// The slowest standby's `replay_lag`, ms, where the server streams to one (`None`
+    /// without a standby, or once it has caught up and no WAL flows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_lag_ms: Option<f64>,
+    /// The most WAL any standby had not replayed yet, bytes (`None` without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_behind_bytes: Option<i64>,
 }
 
 /// A snapshot held open by another session (`faults.hold_snapshot_s`), and how long

@@ -150,6 +150,14 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
         shown.contains(&format!("127.0.0.1:{standby},127.0.0.1:{}", pg.port())),
         "{shown}"
     );
+    // The sampler read the standby's replay backlog over each trial.
+    let sampled = run["cells"][0]["trials"][0]["table_series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["replay_behind_bytes"].is_i64())
+        .count();
+    assert!(sampled > 0, "no sample read the standby's replay");
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(
         summary.contains("**Topology**: the postgres server was a primary streaming to claimbench_standby (async, streaming)."),

@@ -1106,6 +1106,8 @@ impl Session for PostgresSession {
                 index_bytes: r.get(8),
                 updates: r.get(9),
                 hot_updates: r.get(10),
+                replay_lag_ms: r.get(11),
+                replay_behind_bytes: r.get(12),
             }),
         })
     }

@@ -4,7 +4,8 @@
 -- priority values (every job has one of them), $4 the workload's queues when it has
 -- more than one (each one's oldest due pending age comes back in the same order; empty:
 -- not asked). Then the hot table's health: dead tuples, heap and index bytes, updates
--- and HOT updates so far (statistics, flushed by each backend about once a second).
+-- and HOT updates so far (statistics, flushed by each backend about once a second);
+-- last, the standbys' replay lag and backlog where the server streams to any.
 SELECT
     -- Oldest due pending job: per priority, the first row in due order, then the oldest of
     -- those. One index probe per priority with the fetch-order or pending-partial layout
@@ -60,4 +61,10 @@ SELECT
     (SELECT COALESCE(n_tup_upd, 0) FROM pg_stat_user_tables
       WHERE relid = 'jobs_hot'::regclass) AS updates,
     (SELECT COALESCE(n_tup_hot_upd, 0) FROM pg_stat_user_tables
-      WHERE relid = 'jobs_hot'::regclass) AS hot_updates
+      WHERE relid = 'jobs_hot'::regclass) AS hot_updates,
+    -- The standbys' replay, the slowest one's: how long recent WAL took to be replayed
+    -- there, and the WAL written here and not yet replayed there (NULL without one).
+    (SELECT max(extract(epoch FROM replay_lag) * 1000)
+       FROM pg_stat_replication)::float8 AS replay_lag_ms,
+    (SELECT max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn))
+       FROM pg_stat_replication)::bigint AS replay_behind_bytes
