@@ -165,3 +165,63 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
     );
     gone(pg);
 }
+
+/// A failover on the embedded topology: the primary stops in immediate mode, the
+/// synchronous standby is promoted, the old sessions are cut, and a new connection to
+/// the same read-write target lands on the promoted node, which has every commit that
+/// waited for it and takes writes.
+#[tokio::test]
+async fn after_a_failover_the_writable_target_lands_on_the_promoted_standby() {
+    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
+    let standby = pg.attach_standby(true).unwrap();
+    let primary = connect(&pg.url()).await;
+    streaming(&primary, "sync").await;
+    let before = connect(&pg.writable_url()).await;
+    before
+        .batch_execute(
+            "SET synchronous_commit = on; CREATE TABLE t (id int); INSERT INTO t SELECT generate_series(1, 500)",
+        )
+        .await
+        .unwrap();
+    pg.failover().unwrap();
+    assert!(
+        before.query("SELECT 1", &[]).await.is_err(),
+        "a cut session answered"
+    );
+    // The promoted node takes writes a moment after its recovery ends, as a worker's
+    // reconnect finds: try for a few seconds.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let after = loop {
+        match tokio_postgres::connect(&pg.writable_url(), NoTls).await {
+            Ok((client, conn)) => {
+                tokio::spawn(conn);
+                break client;
+            }
+            Err(e) => assert!(Instant::now() < deadline, "no writable node: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let port: i32 = after
+        .query_one("SELECT current_setting('port')::int", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(port, i32::from(standby), "landed on the old primary");
+    let in_recovery: bool = after
+        .query_one("SELECT pg_is_in_recovery()", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!in_recovery, "the standby was not promoted");
+    after
+        .batch_execute("INSERT INTO t VALUES (501)")
+        .await
+        .unwrap();
+    let n: i64 = after
+        .query_one("SELECT count(*) FROM t", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 501, "a synchronous commit was lost at failover");
+    gone(pg);
+}

@@ -256,7 +256,9 @@ pub(crate) fn start_embedded(
         }
         label_suffix = format!(", {sync} standby on port {port}");
     }
-    let t = DbTarget::parse(&pg.url())?;
+    // With a standby: both servers as one read-write target, so a connection reopened
+    // after the primary is gone finds whichever node takes writes.
+    let t = DbTarget::parse(&pg.writable_url())?;
     *embedded = Some(Arc::new(pg));
     let label = format!("embedded ({t}{label_suffix})");
     Ok((t, label))

@@ -438,6 +438,42 @@ impl EmbeddedPostgres {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }
 
+    /// With a standby attached: both servers, primary first, as one multi-host target
+    /// that keeps only a host taking writes (`target_session_attrs=read-write`), so a
+    /// connection opened after [`EmbeddedPostgres::failover`] lands on the promoted
+    /// standby. Without one, [`EmbeddedPostgres::url`].
+    pub fn writable_url(&self) -> String {
+        match self.standby_port() {
+            Some(standby) => format!(
+                "postgres://postgres@127.0.0.1:{},127.0.0.1:{standby}/postgres?target_session_attrs=read-write",
+                self.port
+            ),
+            None => self.url(),
+        }
+    }
+
+    /// Fails the primary over to its standby, as a primary's host dying would: the
+    /// primary stops in immediate mode (no checkpoint, every connection cut), then the
+    /// standby is promoted (`pg_ctl promote`) and this returns once its recovery has
+    /// ended; it takes writes a moment later. What the standby had not received is lost,
+    /// which is what an asynchronous standby risks. The primary stays down.
+    pub fn failover(&self) -> Result<(), EmbeddedError> {
+        let standby = self.standby.as_deref().ok_or_else(|| EmbeddedError::Step {
+            step: "fail over",
+            detail: "no standby to promote".into(),
+        })?;
+        self.stop(nix::sys::signal::Signal::SIGQUIT)
+            .map_err(|e| self.with_log(e))?;
+        // pg_ctl promote waits until the standby's recovery has ended; it takes no
+        // option a shell would read (the start's -o is what claimbench avoids).
+        standby
+            .command("pg_ctl")
+            .args(["promote", "-w", "-t", "60", "-D"])
+            .arg(standby.data_dir())
+            .output_checked("promote the standby")
+            .map_err(|e| standby.with_log(e))
+    }
+
     pub fn path(&self) -> &Path {
         self.root()
     }
