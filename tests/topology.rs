@@ -34,6 +34,20 @@ async fn streaming(primary: &Client, sync_state: &str) -> (String, String) {
     }
 }
 
+/// A primary and its standby, once the primary streams to it as asked (`sync` or
+/// `async`): the pair, the standby's port, and a session on the primary.
+async fn pair(synchronous: bool) -> (EmbeddedPostgres, u16, Client) {
+    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
+    let port = pg.attach_standby(synchronous).unwrap();
+    let primary = connect(&pg.url()).await;
+    let want = if synchronous { "sync" } else { "async" };
+    assert_eq!(
+        streaming(&primary, want).await,
+        ("streaming".into(), want.into())
+    );
+    (pg, port, primary)
+}
+
 fn gone(pg: EmbeddedPostgres) {
     let dirs = [
         pg.path().to_path_buf(),
@@ -54,13 +68,7 @@ fn gone(pg: EmbeddedPostgres) {
 
 #[tokio::test]
 async fn a_synchronous_standby_has_each_remote_apply_commit_before_it_returns() {
-    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
-    let port = pg.attach_standby(true).unwrap();
-    let primary = connect(&pg.url()).await;
-    assert_eq!(
-        streaming(&primary, "sync").await,
-        ("streaming".into(), "sync".into())
-    );
+    let (pg, port, primary) = pair(true).await;
     let standby = connect(&format!("postgres://postgres@127.0.0.1:{port}/postgres")).await;
     let in_recovery: bool = standby
         .query_one("SELECT pg_is_in_recovery()", &[])
@@ -86,13 +94,7 @@ async fn a_synchronous_standby_has_each_remote_apply_commit_before_it_returns() 
 
 #[tokio::test]
 async fn an_asynchronous_standby_streams_without_holding_commits() {
-    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
-    pg.attach_standby(false).unwrap();
-    let primary = connect(&pg.url()).await;
-    assert_eq!(
-        streaming(&primary, "async").await,
-        ("streaming".into(), "async".into())
-    );
+    let (pg, _, primary) = pair(false).await;
     let names: String = primary
         .query_one("SHOW synchronous_standby_names", &[])
         .await
@@ -107,10 +109,7 @@ async fn an_asynchronous_standby_streams_without_holding_commits() {
 /// run records the standby it found streaming and names both hosts.
 #[tokio::test]
 async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby() {
-    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
-    let standby = pg.attach_standby(false).unwrap();
-    let primary = connect(&pg.url()).await;
-    streaming(&primary, "async").await;
+    let (pg, standby, _primary) = pair(false).await;
     let url = format!(
         "postgres://postgres@127.0.0.1:{standby},127.0.0.1:{}/postgres?target_session_attrs=read-write",
         pg.port()
@@ -172,10 +171,7 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
 /// waited for it and takes writes.
 #[tokio::test]
 async fn after_a_failover_the_writable_target_lands_on_the_promoted_standby() {
-    let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
-    let standby = pg.attach_standby(true).unwrap();
-    let primary = connect(&pg.url()).await;
-    streaming(&primary, "sync").await;
+    let (pg, standby, _primary) = pair(true).await;
     let before = connect(&pg.writable_url()).await;
     before
         .batch_execute(
