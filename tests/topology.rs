@@ -114,18 +114,21 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
         "postgres://postgres@127.0.0.1:{standby},127.0.0.1:{}/postgres?target_session_attrs=read-write",
         pg.port()
     );
+    // smoke.toml, its workers committing as an asynchronous standby's users would.
     let results = tempfile::tempdir().unwrap();
+    let smoke = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/smoke.toml");
+    let workload = results.path().join("smoke-local.toml");
+    let text = std::fs::read_to_string(smoke).unwrap();
+    std::fs::write(
+        &workload,
+        text + "\n[session.postgres]\nsynchronous_commit = \"local\"\n",
+    )
+    .unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "run",
-            "workloads/smoke.toml",
-            "--quiet",
-            "--db",
-            &url,
-            "--results",
-        ])
-        .arg(results.path())
+        .arg("run")
+        .arg(&workload)
+        .args(["--quiet", "--db", &url, "--results"])
+        .arg(results.path().join("out"))
         .output()
         .unwrap();
     assert!(
@@ -133,7 +136,7 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let dir = std::fs::read_dir(results.path())
+    let dir = std::fs::read_dir(results.path().join("out"))
         .unwrap()
         .next()
         .unwrap()
@@ -149,7 +152,14 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
         shown.contains(&format!("127.0.0.1:{standby},127.0.0.1:{}", pg.port())),
         "{shown}"
     );
-    // The sampler read the standby's replay backlog over each trial.
+    // Per cell, the settings its workers committed with; per trial, the standby at its
+    // end; and the sampler read the standby's replay backlog over each trial.
+    let cell = &run["cells"][0];
+    assert_eq!(
+        cell["session_settings"],
+        serde_json::json!([["synchronous_commit", "local"]])
+    );
+    assert_eq!(cell["trials"][0]["standbys"][0]["state"], "streaming");
     let sampled = run["cells"][0]["trials"][0]["table_series"]
         .as_array()
         .unwrap()

@@ -574,28 +574,7 @@ impl Backend for PostgresBackend {
     }
 
     async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {
-        let q = recipe::Query {
-            sql: REPLICATION_SQL,
-            args: &[],
-            what: "read the standbys",
-        };
-        let rows = recipe::Dialect::control_rows(self, q).await?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let cell = |i: usize| r.get(i).cloned().unwrap_or(recipe::Cell::Null);
-                crate::results::StandbyState {
-                    name: cell(0).text(),
-                    state: cell(1).text(),
-                    sync_state: cell(2).text(),
-                    replay_lag_ms: match cell(3) {
-                        recipe::Cell::Float(f) => Some(f),
-                        _ => None,
-                    },
-                    replay_behind_bytes: cell(4).int(),
-                }
-            })
-            .collect())
+        recipe::standbys(self, REPLICATION_SQL).await
     }
 
     async fn server_pid(&self) -> Option<u32> {
@@ -695,6 +674,9 @@ pub struct PostgresSession {
     /// Reused buffer for the ids a two-step strategy reads before it writes.
     ids: Vec<i64>,
 }
+
+/// See [`PostgresSession::conditional`].
+type Conditional<'a> = (&'a Client, &'a Statement, &'a Statement, &'a String);
 
 /// A strategy's statements by its shape.
 enum Prepared {
@@ -805,15 +787,13 @@ impl PostgresSession {
         Ok(self.prepared.len() - 1)
     }
 
-    /// A read-then-conditional strategy's (select, claim-one) statements.
-    async fn conditional(
-        &mut self,
-        strategy: &Strategy,
-    ) -> Result<(Statement, Statement), BackendError> {
+    /// A read-then-conditional strategy's statements, borrowed beside what sends them:
+    /// the client, the select and claim-one steps, and this worker's id.
+    async fn conditional(&mut self, strategy: &Strategy) -> Result<Conditional<'_>, BackendError> {
         let i = self.prepared_index(strategy).await?;
         match &self.prepared[i].1 {
             Prepared::ReadThenConditional { select, claim_one } => {
-                Ok((select.clone(), claim_one.clone()))
+                Ok((&self.client, select, claim_one, &self.worker_id))
             }
             _ => unreachable!("a conditional strategy is prepared as one"),
         }
@@ -832,8 +812,13 @@ impl Lifecycle for PostgresSession {
         let e = |e| query_error(step.what(), e);
         let row = async |stmt, args: &[&(dyn ToSql + Sync)]| {
             let r = c.query_opt(stmt, args).await.map_err(e)?;
+            // start answers one column, effect two (the second a boolean): asking a
+            // one-column row for a second would build an error on every start.
             Ok::<_, BackendError>(match r {
-                Some(r) => Reply::row(r.get(0), r.try_get::<_, bool>(1).ok().map(i64::from)),
+                Some(r) if r.len() > 1 => {
+                    Reply::row(r.get(0), Some(i64::from(r.get::<_, bool>(1))))
+                }
+                Some(r) => Reply::row(r.get(0), None),
                 None => Reply::default(),
             })
         };
@@ -930,8 +915,8 @@ impl ClaimSteps for PostgresSession {
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
-        let (select, _) = self.conditional(strategy).await?;
-        let rows = self.client.query(&select, &[&(batch as i64)]).await;
+        let (c, select, _, _) = self.conditional(strategy).await?;
+        let rows = c.query(select, &[&(batch as i64)]).await;
         let rows = rows.map_err(|e| query_error("claim", e))?;
         out.extend(rows.iter().map(|r| ClaimedJob {
             id: r.get(0),
@@ -943,9 +928,9 @@ impl ClaimSteps for PostgresSession {
 
     /// The job as its RETURNING gives it: the queue wait is the claim's.
     async fn claim_one(&mut self, ask: Ask<'_>, job: ClaimedJob) -> Won {
-        let (_, claim_one) = self.conditional(ask.strategy).await?;
-        let args: [&(dyn ToSql + Sync); 3] = [&job.id, &self.worker_id, &job.attempt];
-        let rows = self.client.query(&claim_one, &args).await;
+        let (c, _, claim_one, me) = self.conditional(ask.strategy).await?;
+        let args: [&(dyn ToSql + Sync); 3] = [&job.id, me, &job.attempt];
+        let rows = c.query(claim_one, &args).await;
         let rows = rows.map_err(|e| query_error("claim", e))?;
         Ok(rows.first().map(claimed_row))
     }

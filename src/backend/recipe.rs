@@ -265,6 +265,28 @@ pub async fn job_queues(
         .collect())
 }
 
+/// Rows of (name, state, sync_state, replay lag ms or NULL, bytes not yet replayed),
+/// one per standby the server streams to (`file`: an engine with replication has one).
+pub async fn standbys(
+    d: &(impl Dialect + ?Sized),
+    file: &'static str,
+) -> Result<Vec<crate::results::StandbyState>, BackendError> {
+    let found = rows(d, file, &[], "read the standbys").await?;
+    Ok(found
+        .iter()
+        .map(|r| crate::results::StandbyState {
+            name: cell(r, 0).text(),
+            state: cell(r, 1).text(),
+            sync_state: cell(r, 2).text(),
+            replay_lag_ms: match cell(r, 3) {
+                Cell::Float(f) => Some(*f),
+                _ => None,
+            },
+            replay_behind_bytes: cell(r, 4).int(),
+        })
+        .collect())
+}
+
 /// One row of (live rows, dead rows, table bytes, index bytes) of the hot table; an
 /// engine without a dead-row count (MySQL's purge backlog stands in; SQL Server has
 /// none) returns what it has there, or 0.

@@ -88,24 +88,7 @@ pub(crate) async fn run(
             &target,
             restart_command.as_deref(),
         )?);
-        if own_cluster && workload.topology.kind != TopologyKind::Single {
-            wait_for_standby(&backend, workload.topology.synchronous).await?;
-        }
-        let server = backend.server_info().await?;
-        let standbys = backend.standbys().await?;
-        // Before anything runs: refuse a --schema claimbench did not create.
-        backend.check_schema().await?;
-        records.push(TargetRecord {
-            backend: kind,
-            target: label,
-            embedded: matches!(kind, BackendKind::Postgres) && embedded.is_some(),
-            server,
-            session_settings: claimbench::session_settings::for_backend(
-                &workload.session_settings,
-                kind,
-            ),
-            standbys,
-        });
+        records.push(record_target(&backend, label, own_cluster, &workload).await?);
         backends.push(backend);
     }
     let opts = RunOptions {
@@ -150,6 +133,35 @@ pub(crate) async fn run(
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// A target as run.json records it, read before any trial: the server's version and
+/// settings, the standbys it streams to (on the embedded topology, once the standby
+/// streams as asked), and a refusal of a `--schema` claimbench did not create.
+async fn record_target(
+    backend: &AnyBackend,
+    label: String,
+    own_cluster: bool,
+    workload: &Workload,
+) -> Result<TargetRecord> {
+    if own_cluster && workload.topology.kind != TopologyKind::Single {
+        wait_for_standby(backend, workload.topology.synchronous).await?;
+    }
+    let server = backend.server_info().await?;
+    let standbys = backend.standbys().await?;
+    backend.check_schema().await?;
+    let kind = backend.kind();
+    Ok(TargetRecord {
+        backend: kind,
+        target: label,
+        embedded: own_cluster,
+        server,
+        session_settings: claimbench::session_settings::for_backend(
+            &workload.session_settings,
+            kind,
+        ),
+        standbys,
     })
 }
 

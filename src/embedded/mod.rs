@@ -146,22 +146,19 @@ impl EmbeddedPostgres {
     }
 
     /// A primary ready to stream to a standby ([`EmbeddedPostgres::attach_standby`]):
-    /// [`EmbeddedPostgres::start`] with WAL kept for replication, the rest unchanged.
+    /// [`EmbeddedPostgres::start`] with WAL kept for replication, the rest unchanged. The
+    /// replication settings win over the workload's (a `wal_level = minimal` would only
+    /// make `pg_basebackup` fail).
     pub fn start_primary(
         settings: &BTreeMap<String, String>,
     ) -> Result<EmbeddedPostgres, EmbeddedError> {
         let mut all = settings.clone();
-        for (k, v) in REPLICATION_SETTINGS {
-            all.entry(k.to_string()).or_insert_with(|| v.to_string());
-        }
-        let mut pg = EmbeddedPostgres::start(&all)?;
-        // The workload did not set these; record them as the server's, not the user's.
-        pg.settings.extend(
+        all.extend(
             REPLICATION_SETTINGS
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string())),
         );
-        Ok(pg)
+        EmbeddedPostgres::start(&all)
     }
 
     /// Starts a streaming standby of this server on its own port and directory, from a

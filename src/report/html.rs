@@ -218,13 +218,8 @@ pub fn render(
         esc(&r.started_at),
         esc(&r.finished_at)
     );
-    for note in summary::durability_notes(r) {
-        let text = note.replace("**Durability**: ", "");
-        let _ = writeln!(
-            h,
-            "<p><b>Durability:</b> {}</p>",
-            esc(&text).replace('`', "")
-        );
+    for (label, text) in summary::server_notes(r) {
+        let _ = writeln!(h, "<p><b>{label}:</b> {}</p>", esc(&text));
     }
     if r.interrupted {
         let _ = writeln!(

@@ -50,55 +50,50 @@ fn mean(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     (m, var.sqrt())
 }
 
-/// One line per server that streamed to standbys when the run started.
-pub fn topology_notes(r: &RunResult) -> Vec<String> {
-    r.environment
-        .targets
-        .iter()
-        .filter(|t| !t.standbys.is_empty())
-        .map(|t| {
+/// What every format says at the top about the servers a run's figures come from, as
+/// (label, plain text): the standbys a primary streamed to, and a durability shortcut
+/// (the embedded default runs with fsync, synchronous_commit and full_page_writes off),
+/// so that nobody reads such figures as a production server's.
+pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
+    const SHORTCUTS: [&str; 3] = ["fsync", "synchronous_commit", "full_page_writes"];
+    let mut notes = Vec::new();
+    for t in &r.environment.targets {
+        if !t.standbys.is_empty() {
             let each: Vec<String> = t
                 .standbys
                 .iter()
                 .map(|s| format!("{} ({}, {})", s.name, s.sync_state, s.state))
                 .collect();
-            format!(
-                "**Topology**: the {} server was a primary streaming to {}.",
-                t.backend,
-                each.join(", ")
-            )
-        })
-        .collect()
-}
-
-/// One line per server that ran with its durability off (the embedded default: fsync,
-/// synchronous_commit and full_page_writes off), so that nobody reads its figures as a
-/// production server's.
-pub fn durability_notes(r: &RunResult) -> Vec<String> {
-    const SHORTCUTS: [&str; 3] = ["fsync", "synchronous_commit", "full_page_writes"];
-    r.environment
-        .targets
-        .iter()
-        .filter_map(|t| {
-            let off: Vec<&str> = SHORTCUTS
-                .iter()
-                .copied()
-                .filter(|name| {
-                    t.server
-                        .settings
-                        .iter()
-                        .any(|(k, v)| k == name && v == "off")
-                })
-                .collect();
-            (!off.is_empty()).then(|| {
+            notes.push((
+                "Topology",
                 format!(
-                    "**Durability**: the {} server ran with {} off: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (`workloads/sync-commit.toml` measures what each `synchronous_commit` level costs on this host).",
+                    "the {} server was a primary streaming to {}.",
+                    t.backend,
+                    each.join(", ")
+                ),
+            ));
+        }
+        let off: Vec<&str> = SHORTCUTS
+            .into_iter()
+            .filter(|name| {
+                t.server
+                    .settings
+                    .iter()
+                    .any(|(k, v)| k == name && v == "off")
+            })
+            .collect();
+        if !off.is_empty() {
+            notes.push((
+                "Durability",
+                format!(
+                    "the {} server ran with {} off: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (workloads/sync-commit.toml measures what each synchronous_commit level costs on this host).",
                     t.backend,
                     off.join(", ")
-                )
-            })
-        })
-        .collect()
+                ),
+            ));
+        }
+    }
+    notes
 }
 
 pub fn render(r: &RunResult) -> String {
@@ -119,11 +114,8 @@ pub fn render(r: &RunResult) -> String {
             .map(|g| format!(" ({g})"))
             .unwrap_or_default(),
     );
-    for line in topology_notes(r) {
-        let _ = writeln!(out, "{line}\n");
-    }
-    for line in durability_notes(r) {
-        let _ = writeln!(out, "{line}\n");
+    for (label, text) in server_notes(r) {
+        let _ = writeln!(out, "**{label}**: {}\n", crate::markdown::escape(&text));
     }
     if r.interrupted {
         let _ = writeln!(
@@ -1068,5 +1060,73 @@ mod tests {
         };
         let md = render(&r);
         assert!(md.contains("| 0 | 0 | – | – | – |"), "{md}");
+    }
+
+    /// A server with a durability shortcut or standbys is named at the top of every
+    /// format; one at production durability with none is not.
+    #[test]
+    fn servers_with_standbys_or_durability_off_are_named_at_the_top() {
+        use crate::results::{ServerInfo, StandbyState, TargetRecord};
+        let target = |settings: &[(&str, &str)], standbys: Vec<StandbyState>| TargetRecord {
+            backend: BackendKind::Postgres,
+            target: String::new(),
+            embedded: true,
+            session_settings: Vec::new(),
+            standbys,
+            server: ServerInfo {
+                version: String::new(),
+                settings: settings
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+        };
+        let standby = StandbyState {
+            name: "claimbench_standby".into(),
+            state: "streaming".into(),
+            sync_state: "sync".into(),
+            replay_lag_ms: None,
+            replay_behind_bytes: 0,
+        };
+        let mut r = RunResult::default();
+        r.environment.targets = vec![target(
+            &[
+                ("fsync", "off"),
+                ("synchronous_commit", "on"),
+                ("full_page_writes", "off"),
+            ],
+            vec![standby],
+        )];
+        let notes = server_notes(&r);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert_eq!(
+            notes[0],
+            (
+                "Topology",
+                "the postgres server was a primary streaming to claimbench_standby (sync, streaming).".to_string()
+            )
+        );
+        assert_eq!(notes[1].0, "Durability");
+        assert!(
+            notes[1]
+                .1
+                .starts_with("the postgres server ran with fsync, full_page_writes off:"),
+            "{}",
+            notes[1].1
+        );
+        let md = render(&r);
+        assert!(
+            md.contains("**Durability**: the postgres server ran with fsync, full_page_writes off"),
+            "{md}"
+        );
+        r.environment.targets = vec![target(
+            &[
+                ("fsync", "on"),
+                ("synchronous_commit", "on"),
+                ("full_page_writes", "on"),
+            ],
+            Vec::new(),
+        )];
+        assert!(server_notes(&r).is_empty());
     }
 }

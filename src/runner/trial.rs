@@ -104,6 +104,25 @@ struct Collected<S> {
     sessions: Vec<S>,
 }
 
+/// What the server says once a trial's connections have closed.
+struct AfterTrial {
+    counters: crate::backend::ServerCounters,
+    table: crate::backend::TableStats,
+    db: crate::backend::DbReconciliation,
+    standbys: Vec<crate::results::StandbyState>,
+}
+
+async fn after_trial<B: Backend>(backend: &B) -> Result<AfterTrial, RunError> {
+    // Backends flush their statistics as they exit; give them a moment.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    Ok(AfterTrial {
+        counters: backend.counters().await?,
+        table: backend.table_stats().await?,
+        db: backend.reconcile().await?,
+        standbys: backend.standbys().await?,
+    })
+}
+
 /// Runs one trial on a freshly reset schema.
 pub(super) async fn run_trial<B: Backend>(
     backend: &Arc<B>,
@@ -131,12 +150,12 @@ pub(super) async fn run_trial<B: Backend>(
     let collected = collect(running, w).await?;
     let cpu_after = probe.snapshot(server_pid);
     drop(collected.sessions);
-    // Backends flush their statistics as they exit; give them a moment.
-    tokio::time::sleep(Duration::from_millis(150)).await;
-    let counters_after = backend.counters().await?;
-    let table = backend.table_stats().await?;
-    let db = backend.reconcile().await?;
-    let standbys = backend.standbys().await?;
+    let AfterTrial {
+        counters: counters_after,
+        table,
+        db,
+        standbys,
+    } = after_trial(backend).await?;
     let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
     let analysis = merged_ledger.analyse();
     let time_to_rescue = rescue_histogram(&merged_ledger);
