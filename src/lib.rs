@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod metrics;
 pub mod model;
 pub mod names;
+pub mod netdelay;
 pub mod prove;
 pub mod redact;
 pub mod report;

@@ -25,6 +25,7 @@ const LAYERS: &[&[&str]] = &[
         "resources",
         "warnings",
         "embedded",
+        "netdelay",
     ],
     // what a workload names
     &["strategy", "custom_layout"],
