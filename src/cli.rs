@@ -73,6 +73,13 @@ pub enum Command {
         /// itself. Not recorded in results.
         #[arg(long, env = "CLAIMBENCH_RESTART_COMMAND", hide_env_values = true)]
         restart_command: Option<String>,
+        /// How to fail a --db cluster's primary over for the workload's
+        /// faults.failover_at_s: a shell command (yours, never the workload file's) that
+        /// returns once a standby has been promoted and takes writes, e.g.
+        /// 'patronictl failover --force'. claimbench never moves a primary of a cluster
+        /// it did not start on its own. Not recorded in results.
+        #[arg(long, env = "CLAIMBENCH_FAILOVER_COMMAND", hide_env_values = true)]
+        failover_command: Option<String>,
     },
     /// From a run.json (or its folder): per strategy and layout, the smallest worker
     /// count and batch size that meet every SLO, the knee and the best throughput.

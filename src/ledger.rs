@@ -63,6 +63,9 @@ pub struct WorkerLedger {
     /// (job, t_ns): jobs an injected fault left claimed or processing with nobody to
     /// finish them, and when; the rescuer's releases say when they came back.
     stranded: Vec<(i64, u64)>,
+    /// (job, start µs) of every completion the database acknowledged, named by the
+    /// run it completed: what a failover may have lost.
+    completed: Vec<(i64, i64)>,
 }
 
 impl WorkerLedger {
@@ -72,6 +75,7 @@ impl WorkerLedger {
             events: Vec::with_capacity(4096),
             executions: Vec::with_capacity(1024),
             stranded: Vec::new(),
+            completed: Vec::with_capacity(1024),
         }
     }
 
@@ -105,6 +109,14 @@ impl WorkerLedger {
         self.push(job, t_ns, EventKind::Release);
     }
 
+    /// The database acknowledged `job`'s completion: by the run of it this worker
+    /// recorded last (a batch's runs are a few entries from the end).
+    pub fn complete(&mut self, job: i64) {
+        if let Some(x) = self.executions.iter().rev().find(|x| x.job == job) {
+            self.completed.push((job, x.started_us));
+        }
+    }
+
     /// A fault left `job` held with nobody to finish it (a crash, a hang, a lost
     /// connection); its claim stays open until the rescuer releases it.
     pub fn strand(&mut self, job: i64, t_ns: u64) {
@@ -136,6 +148,8 @@ pub struct MergedLedger {
     executions: Vec<Execution>,
     /// Strandings, by (job, time).
     stranded: Vec<(i64, u64)>,
+    /// Acknowledged completions, (job, start µs).
+    completed: Vec<(i64, i64)>,
 }
 
 impl MergedLedger {
@@ -143,10 +157,12 @@ impl MergedLedger {
         let mut events = Vec::new();
         let mut executions = Vec::new();
         let mut stranded = Vec::new();
+        let mut completed = Vec::new();
         for l in ledgers {
             events.extend(l.events);
             executions.extend(l.executions);
             stranded.extend(l.stranded);
+            completed.extend(l.completed);
         }
         events.sort_unstable_by_key(|e| (e.job, e.t_ns, e.kind, e.worker));
         executions.sort_unstable_by_key(|x| (x.job, x.started_us, x.finished_us, x.worker));
@@ -155,7 +171,59 @@ impl MergedLedger {
             events,
             executions,
             stranded,
+            completed,
         }
+    }
+
+    /// (job, start µs) of every handler run whose effect the database acknowledged.
+    pub fn acknowledged_effects(&self) -> Vec<(i64, i64)> {
+        self.executions
+            .iter()
+            .map(|x| (x.job, x.started_us))
+            .collect()
+    }
+
+    /// (job, start µs) of every completion the database acknowledged.
+    pub fn acknowledged_completions(&self) -> &[(i64, i64)] {
+        &self.completed
+    }
+
+    /// Whether `job` ran (again) after `server_us` on the database's clock.
+    pub fn ran_after(&self, job: i64, server_us: i64) -> bool {
+        let from = self.executions.partition_point(|x| x.job < job);
+        self.executions[from..]
+            .iter()
+            .take_while(|x| x.job == job)
+            .any(|x| x.started_us > server_us)
+    }
+
+    /// Claims after `t_ns` of a job another worker had claimed before `t_ns` and not
+    /// released: the job came back to pending under a worker that still believed it
+    /// owned it. Around a failover this is a claim the workers saw committed and the
+    /// new primary did not have (a rescue releases the stranded holder first, so it is
+    /// not counted).
+    pub fn claims_retaken_after(&self, t_ns: u64) -> u64 {
+        let mut out = 0;
+        // (worker, claimed at)
+        let mut holders: Vec<(u32, u64)> = Vec::new();
+        for job_events in self.events.chunk_by(|a, b| a.job == b.job) {
+            holders.clear();
+            for e in job_events {
+                match e.kind {
+                    EventKind::Claim { .. } => {
+                        if e.t_ns > t_ns
+                            && holders.iter().any(|&(w, at)| w != e.worker && at < t_ns)
+                        {
+                            out += 1;
+                        }
+                        holders.push((e.worker, e.t_ns));
+                    }
+                    EventKind::Release if e.worker == RESCUER => holders.clear(),
+                    EventKind::Release => holders.retain(|&(w, _)| w != e.worker),
+                }
+            }
+        }
+        out
     }
 
     /// Time to rescue, ns, per rescued stranding: from the fault that stranded a job to
@@ -293,6 +361,49 @@ pub fn analyse(ledgers: impl IntoIterator<Item = WorkerLedger>) -> LedgerAnalysi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_lost_at_a_failover_is_retaken_while_its_holder_still_holds_it() {
+        let t = 1_000;
+        let ledgers = [
+            // Worker 0 claimed jobs 1 and 2 before the failover and never released them
+            // (its connection died); job 2 the rescuer returned first.
+            ledger(0, |l| {
+                l.claim(1, 500, 1);
+                l.claim(2, 600, 1);
+                l.claim(3, 700, 1);
+                l.release(3, 800);
+            }),
+            ledger(RESCUER, |l| l.release(2, 1_500)),
+            // Worker 1 takes all three after it.
+            ledger(1, |l| {
+                l.claim(1, 1_200, 1);
+                l.claim(2, 1_600, 2);
+                l.claim(3, 1_700, 2);
+            }),
+        ];
+        let merged = MergedLedger::new(ledgers);
+        // Only job 1: job 2 was rescued, job 3 released.
+        assert_eq!(merged.claims_retaken_after(t), 1);
+        // Before anything was claimed: nothing was held across it.
+        assert_eq!(merged.claims_retaken_after(0), 0);
+    }
+
+    #[test]
+    fn a_completion_is_named_by_the_run_it_completed() {
+        let mut l = WorkerLedger::new(0);
+        l.execute(7, 1, 100, 150, false);
+        l.execute(7, 2, 200, 250, true);
+        l.execute(8, 1, 300, 350, true);
+        l.complete(7);
+        l.complete(9); // no run of it: nothing to name
+        let merged = MergedLedger::new([l]);
+        assert_eq!(merged.acknowledged_completions(), &[(7, 200)]);
+        assert_eq!(merged.acknowledged_effects().len(), 3);
+        assert!(merged.ran_after(7, 150));
+        assert!(!merged.ran_after(7, 200));
+        assert!(!merged.ran_after(9, 0));
+    }
 
     fn ledger(worker: u32, f: impl FnOnce(&mut WorkerLedger)) -> WorkerLedger {
         let mut l = WorkerLedger::new(worker);

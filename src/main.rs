@@ -65,6 +65,7 @@ async fn dispatch(cmd: cli::Command, files: claimbench::workload::Files) -> Resu
             slo,
             worker_threads,
             restart_command,
+            failover_command,
         } => {
             let flags = run::RunFlags {
                 results_dir: results,
@@ -73,6 +74,7 @@ async fn dispatch(cmd: cli::Command, files: claimbench::workload::Files) -> Resu
                 slos: parse_slos(&slo)?,
                 worker_threads: worker_threads.map(usize::from),
                 restart_command,
+                failover_command,
             };
             run::run(&workload, files, db, &schema, flags).await
         }

@@ -22,7 +22,6 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 /// An added round trip: `rtt` on average, each one-way half spread uniformly by up to
@@ -47,34 +46,65 @@ impl Delay {
 }
 
 /// A running proxy: connections to [`DelayProxy::addr`] reach `upstream` through the
-/// delay. Dropping it closes the listener and every connection through it.
+/// delay. It runs on its own thread and runtime, so it forwards bytes while its caller
+/// blocks (a `pg_basebackup` through it) and its timers never wait behind a worker's
+/// task. Dropping it closes the listener and every connection through it.
 pub struct DelayProxy {
     addr: SocketAddr,
-    accept: JoinHandle<()>,
+    /// Asks the proxy thread to cut every connection; it answers on the sender given.
+    cut: tokio::sync::mpsc::UnboundedSender<std::sync::mpsc::Sender<()>>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl DelayProxy {
     /// Listens on a free loopback port and forwards each connection to `upstream`.
-    pub async fn start(upstream: SocketAddr, delay: Delay) -> std::io::Result<DelayProxy> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+    pub fn start(upstream: SocketAddr, delay: Delay) -> std::io::Result<DelayProxy> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let accept = tokio::spawn(async move {
-            // Held here, so aborting the accept loop ends every connection it opened.
-            let mut connections = tokio::task::JoinSet::new();
-            let mut seed = 0u64;
-            loop {
-                tokio::select! {
-                    accepted = listener.accept() => {
-                        let Ok((client, _)) = accepted else { continue };
-                        seed += 1;
-                        connections.spawn(forward(client, upstream, delay, seed));
+        let listener = {
+            let _inside = runtime.enter();
+            TcpListener::from_std(listener)?
+        };
+        let (shutdown, mut stop) = tokio::sync::oneshot::channel::<()>();
+        let (cut, mut cuts) = tokio::sync::mpsc::unbounded_channel::<std::sync::mpsc::Sender<()>>();
+        let thread = std::thread::Builder::new()
+            .name("claimbench-netdelay".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    // Dropped at the end: every connection it opened ends with the proxy.
+                    let mut connections = tokio::task::JoinSet::new();
+                    let mut seed = 0u64;
+                    loop {
+                        tokio::select! {
+                            _ = &mut stop => break,
+                            Some(done) = cuts.recv() => {
+                                // On this one thread no connection task runs while
+                                // this does: none writes another byte once aborted.
+                                connections.abort_all();
+                                let _ = done.send(());
+                            }
+                            accepted = listener.accept() => {
+                                let Ok((client, _)) = accepted else { continue };
+                                seed += 1;
+                                connections.spawn(forward(client, upstream, delay, seed));
+                            }
+                            // Reap finished connections so the set does not grow.
+                            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                        }
                     }
-                    // Reap finished connections so the set does not grow without end.
-                    Some(_) = connections.join_next(), if !connections.is_empty() => {}
-                }
-            }
-        });
-        Ok(DelayProxy { addr, accept })
+                })
+            })?;
+        Ok(DelayProxy {
+            addr,
+            cut,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -84,11 +114,26 @@ impl DelayProxy {
     pub fn port(&self) -> u16 {
         self.addr.port()
     }
+
+    /// Cuts every connection through the proxy at once, dropping the bytes it still
+    /// holds (a zone going dark: what was still on its way never arrives), and returns
+    /// once none will write again. New connections are accepted as before. Blocking.
+    pub fn cut(&self) {
+        let (done, wait) = std::sync::mpsc::channel();
+        if self.cut.send(done).is_ok() {
+            let _ = wait.recv();
+        }
+    }
 }
 
 impl Drop for DelayProxy {
     fn drop(&mut self) {
-        self.accept.abort();
+        if let Some(s) = self.shutdown.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
@@ -231,24 +276,23 @@ mod tests {
 
     /// Bytes come back in order, whole, and a round trip through the proxy takes at
     /// least the configured delay: an echo server behind it, on real sockets.
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_echo_through_the_proxy_is_whole_in_order_and_delayed() {
         let echo = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
         let upstream = echo.local_addr().unwrap();
         tokio::spawn(async move {
-            let (mut s, _) = echo.accept().await.unwrap();
-            let mut buf = vec![0u8; 4096];
-            loop {
-                let n = s.read(&mut buf).await.unwrap();
-                if n == 0 {
-                    break;
-                }
-                s.write_all(&buf[..n]).await.unwrap();
+            while let Ok((mut s, _)) = echo.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 4096];
+                    while let Ok(n @ 1..) = s.read(&mut buf).await {
+                        if s.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                });
             }
         });
-        let proxy = DelayProxy::start(upstream, parse("20ms±10ms").unwrap())
-            .await
-            .unwrap();
+        let proxy = DelayProxy::start(upstream, parse("20ms±10ms").unwrap()).unwrap();
         let mut c = TcpStream::connect(proxy.addr()).await.unwrap();
         let sent: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
         let began = std::time::Instant::now();
@@ -268,5 +312,16 @@ mod tests {
         assert_eq!(got, sent);
         // The first byte alone needs a round trip of at least 20 ms - 10 ms.
         assert!(began.elapsed() >= Duration::from_millis(10));
+        // A cut drops what the proxy holds and ends the connection; a new one works.
+        w.write_all(b"lost").await.unwrap();
+        tokio::task::block_in_place(|| proxy.cut());
+        let mut rest = Vec::new();
+        let _ = r.read_to_end(&mut rest).await;
+        assert!(rest.is_empty(), "a cut connection delivered {rest:?}");
+        let mut again = TcpStream::connect(proxy.addr()).await.unwrap();
+        again.write_all(b"x").await.unwrap();
+        let mut one = [0u8; 1];
+        again.read_exact(&mut one).await.unwrap();
+        assert_eq!(&one, b"x");
     }
 }

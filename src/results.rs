@@ -59,7 +59,7 @@ pub struct RunResult {
 }
 
 /// A standby as its primary saw it (`pg_stat_replication`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StandbyState {
     pub name: String,
     /// `streaming` once it follows the primary.
@@ -201,6 +201,9 @@ pub struct TrialResult {
     /// The injected server restarts (`faults.restart_db_at_s`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_restarts: Vec<RestartEvent>,
+    /// The injected failover (`faults.failover_at_s`) and the acknowledged work it lost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failovers: Vec<FailoverEvent>,
     /// From a fault stranding a job (a crash, a hang, a lost connection) to the rescuer
     /// returning it to pending, µs; `None` when no stranded job was rescued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -345,6 +348,54 @@ pub struct RestartEvent {
     pub took_s: f64,
 }
 
+/// One injected failover, and what the workers had been told was committed that the
+/// new primary does not have.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FailoverEvent {
+    /// Seconds since the trial's start (warm-up included) when the primary was stopped.
+    pub at_s: f64,
+    /// From stopping the primary until the standby had ended its recovery (the embedded
+    /// topology), or until the operator's `--failover-command` returned, s.
+    pub promote_s: f64,
+    /// The standby as the primary last reported it, read just before the fault: how far
+    /// behind it was when the primary went.
+    pub standby_before: Option<StandbyState>,
+    /// The longest any worker went without a connection to a server taking writes, s.
+    pub max_outage_s: f64,
+    /// Seconds after the failover until completions per second came back to their level
+    /// before it; `None` when they did not within the trial.
+    pub recovery_s: Option<f64>,
+    pub lost: FailoverLosses,
+}
+
+/// Acknowledged work the new primary does not have after a failover, from the
+/// workers' ledger against its tables.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FailoverLosses {
+    /// Completions the database acknowledged whose archive row (that run's) is absent:
+    /// the job is back in the hot table, or ran again.
+    pub completions: u64,
+    /// Of those, jobs that ran again after the failover: duplicate executions the
+    /// failover caused.
+    pub rerun: u64,
+    /// Handler effects the database acknowledged that are absent.
+    pub effects: u64,
+    /// Claims the workers saw committed that the new primary did not have: another
+    /// worker claimed the job while its first holder still believed it owned it.
+    pub claims: u64,
+    /// Jobs the producer was told were inserted that are absent.
+    pub inserts: u64,
+}
+
+impl FailoverLosses {
+    /// Every acknowledged write lost (the reruns are a consequence, not more writes).
+    pub fn total(&self) -> u64 {
+        self.completions + self.effects + self.claims + self.inserts
+    }
+}
+
 /// One injected connection kill.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct KillEvent {
@@ -361,6 +412,10 @@ pub struct Reconciliation {
     pub db: DbReconciliation,
     /// Rows left fetched or processing that the workload's mode or faults explain.
     pub accounted_by_faults: i64,
+    /// Jobs missing, or left fetched or processing, because a failover lost their
+    /// acknowledged insert or completion ([`FailoverLosses`]).
+    #[serde(default)]
+    pub accounted_by_failover: i64,
     /// Jobs that are nowhere, or stranded without a fault to explain it.
     pub lost: i64,
 }

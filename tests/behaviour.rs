@@ -33,6 +33,7 @@ async fn try_run<D: TestDb>(
         environment: Default::default(),
         worker_threads: None,
         restarts: Vec::new(),
+        failovers: Vec::new(),
         // These tests act on the trial's timeline from outside (holding rows, killing
         // sessions): a second run would not see that.
         rerun_disturbed: false,

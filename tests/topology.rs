@@ -38,7 +38,7 @@ async fn streaming(primary: &Client, sync_state: &str) -> (String, String) {
 /// `async`): the pair, the standby's port, and a session on the primary.
 async fn pair(synchronous: bool) -> (EmbeddedPostgres, u16, Client) {
     let mut pg = EmbeddedPostgres::start_primary(&BTreeMap::new()).unwrap();
-    let port = pg.attach_standby(synchronous).unwrap();
+    let port = pg.attach_standby(synchronous, None).unwrap();
     let primary = connect(&pg.url()).await;
     let want = if synchronous { "sync" } else { "async" };
     assert_eq!(

@@ -457,7 +457,8 @@ fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
 /// job ran again after a rescue of a worker that was still running (a lease that ran out
 /// under it). The seed's point that a claim is not exactly-once, measured.
 fn duplicate_execution_sentences(r: &RunResult, out: &mut Vec<String>) {
-    for c in &r.cells {
+    // A failover's re-runs have their own sentence.
+    for c in r.cells.iter().filter(|c| !fails_over(c)) {
         let f = CellFigures::of(c);
         if f.claim_only || f.duplicate_claims > 0 || f.duplicate_executions == 0 {
             continue;
@@ -469,6 +470,83 @@ fn duplicate_execution_sentences(r: &RunResult, out: &mut Vec<String>) {
             if c.workers == 1 { "" } else { "s" },
             in_phase(c),
             f.duplicate_executions
+        ));
+    }
+}
+
+fn fails_over(c: &CellResult) -> bool {
+    c.trials.iter().any(|t| !t.failovers.is_empty())
+}
+
+/// Per cell that failed over: the acknowledged work the new primary did not have
+/// (summed over its trials), what ran twice because of it, how far behind the standby
+/// was when the primary went, and how long writes and throughput took to come back.
+/// A cell that lost nothing says so, with the standby's lag, so that "nothing lost"
+/// reads as measured and not as a window too small to hit.
+fn failover_sentences(r: &RunResult, out: &mut Vec<String>) {
+    for c in r.cells.iter().filter(|c| fails_over(c)) {
+        let events: Vec<_> = c.trials.iter().flat_map(|t| &t.failovers).collect();
+        let mut lost = crate::results::FailoverLosses::default();
+        for e in &events {
+            let l = e.lost;
+            lost.completions += l.completions;
+            lost.rerun += l.rerun;
+            lost.effects += l.effects;
+            lost.claims += l.claims;
+            lost.inserts += l.inserts;
+        }
+        let reruns: u64 = c
+            .trials
+            .iter()
+            .map(|t| t.duplicates.ledger.duplicate_executions)
+            .sum();
+        let n = events.len();
+        let level = commit_level(r, c)
+            .map(|l| format!(" (synchronous_commit = {l})"))
+            .unwrap_or_default();
+        let lag = events
+            .iter()
+            .filter_map(|e| e.standby_before.as_ref()?.replay_lag_ms)
+            .fold(None, |m: Option<f64>, l| Some(m.map_or(l, |m| m.max(l))));
+        let lag = lag.map_or("no replay lag reading".into(), |l| {
+            format!("the standby at most {} behind in replay", fmt_ms(l))
+        });
+        let outage = events.iter().map(|e| e.max_outage_s).fold(0.0, f64::max);
+        let back: Vec<f64> = events.iter().filter_map(|e| e.recovery_s).collect();
+        let back = match back.iter().copied().reduce(f64::max) {
+            Some(s) if back.len() == n => {
+                format!("; completions back to their level within {s:.1} s")
+            }
+            _ => "; completions did not come back to their level within the trial".into(),
+        };
+        let head = format!(
+            "failover under {} at {} worker{}{}{level}, {n} trial{}",
+            c.strategy,
+            c.workers,
+            if c.workers == 1 { "" } else { "s" },
+            in_phase(c),
+            if n == 1 { "" } else { "s" },
+        );
+        let body = if lost.total() == 0 {
+            format!(
+                "the new primary had every acknowledged claim, effect, completion and insert ({lag} when the primary went)"
+            )
+        } else {
+            format!(
+                "the new primary lacked {} acknowledged completion{} ({} of them ran again), {} effect{}, {} claim{} and {} insert{} ({lag} when the primary went); {reruns} job runs in all repeated an earlier one",
+                lost.completions,
+                if lost.completions == 1 { "" } else { "s" },
+                lost.rerun,
+                lost.effects,
+                if lost.effects == 1 { "" } else { "s" },
+                lost.claims,
+                if lost.claims == 1 { "" } else { "s" },
+                lost.inserts,
+                if lost.inserts == 1 { "" } else { "s" },
+            )
+        };
+        out.push(format!(
+            "{head}: {body}; workers wrote again within {outage:.2} s{back}."
         ));
     }
 }
@@ -630,6 +708,7 @@ fn durability_sentences(r: &RunResult, out: &mut Vec<String>) {
 /// The verdict, most important first.
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
+    failover_sentences(r, &mut out);
     over_claim_sentences(r, &mut out);
     duplicate_execution_sentences(r, &mut out);
     hold_sentences(r, &mut out);
@@ -744,6 +823,53 @@ mod tests {
         });
         let mut out = Vec::new();
         durability_sentences(&r, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_failover_is_told_with_what_it_lost_or_with_the_lag_it_lost_nothing_at() {
+        use crate::results::{FailoverEvent, FailoverLosses, StandbyState};
+        let failed_over = |level: &str, lost: FailoverLosses, lag: f64| {
+            let mut c = at_level(Some(level), 4, 1000.0);
+            c.trials[0].failovers.push(FailoverEvent {
+                at_s: 3.0,
+                promote_s: 0.2,
+                standby_before: Some(StandbyState {
+                    replay_lag_ms: Some(lag),
+                    ..Default::default()
+                }),
+                max_outage_s: 0.25,
+                recovery_s: Some(2.0),
+                lost,
+            });
+            c.trials[0].duplicates.ledger.duplicate_executions = lost.rerun + 3;
+            c
+        };
+        let lost = FailoverLosses {
+            completions: 15,
+            rerun: 15,
+            effects: 17,
+            ..Default::default()
+        };
+        let r = RunResult {
+            cells: vec![
+                failed_over("local", lost, 13.5),
+                failed_over("on", FailoverLosses::default(), 12.25),
+            ],
+            ..RunResult::default()
+        };
+        let mut out = Vec::new();
+        failover_sentences(&r, &mut out);
+        assert_eq!(
+            out,
+            [
+                "failover under production at 4 workers in local (synchronous_commit = local), 1 trial: the new primary lacked 15 acknowledged completions (15 of them ran again), 17 effects, 0 claims and 0 inserts (the standby at most 14 ms behind in replay when the primary went); 18 job runs in all repeated an earlier one; workers wrote again within 0.25 s; completions back to their level within 2.0 s.",
+                "failover under production at 4 workers in on (synchronous_commit = on), 1 trial: the new primary had every acknowledged claim, effect, completion and insert (the standby at most 12 ms behind in replay when the primary went); workers wrote again within 0.25 s; completions back to their level within 2.0 s."
+            ]
+        );
+        // The rescue sentence leaves a failover's re-runs to this one.
+        let mut out = Vec::new();
+        duplicate_execution_sentences(&r, &mut out);
         assert!(out.is_empty(), "{out:?}");
     }
 

@@ -113,6 +113,14 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.standbys().await)
     }
 
+    async fn acknowledged_missing(
+        &self,
+        effects: &[(i64, i64)],
+        completions: &[(i64, i64)],
+    ) -> Result<(u64, Vec<i64>), BackendError> {
+        each!(self, AnyBackend, b => b.acknowledged_missing(effects, completions).await)
+    }
+
     async fn server_pid(&self) -> Option<u32> {
         each!(self, AnyBackend, b => b.server_pid().await)
     }

@@ -285,6 +285,24 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         async { Ok(Vec::new()) }
     }
 
+    /// After a failover: of the writes the workers saw acknowledged ((job, start µs) of
+    /// handler effects and of completions), those this server does not have, as (effects
+    /// missing, jobs whose acknowledged completion is missing). Engines claimbench cannot
+    /// fail over (the workload check refuses them) say so.
+    fn acknowledged_missing(
+        &self,
+        _effects: &[(i64, i64)],
+        _completions: &[(i64, i64)],
+    ) -> impl Future<Output = Result<(u64, Vec<i64>), BackendError>> + Send {
+        let kind = self.kind();
+        async move {
+            Err(BackendError::other(
+                "compare the ledger with the new primary",
+                format!("failover is PostgreSQL's; {kind} has no accounting for it"),
+            ))
+        }
+    }
+
     /// Runs `strategy`'s `setup` step, if its file has one, after a reset: the tables
     /// and triggers a technique needs beside the seed's schema (`ready-table`).
     fn setup_strategy(

@@ -27,6 +27,7 @@ use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 
 const SQL: super::files::EngineFiles = super::files::engine_files!("postgres");
 const REPLICATION_SQL: &str = migration!("postgres", "evidence/replication.sql");
+const FAILOVER_SQL: &str = migration!("postgres", "evidence/failover.sql");
 const KEYS_SQL: &str = migration!("postgres", "keys.sql");
 const HISTORY_SQL: &str = migration!("postgres", "history.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
@@ -575,6 +576,14 @@ impl Backend for PostgresBackend {
 
     async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {
         recipe::standbys(self, REPLICATION_SQL).await
+    }
+
+    async fn acknowledged_missing(
+        &self,
+        effects: &[(i64, i64)],
+        completions: &[(i64, i64)],
+    ) -> Result<(u64, Vec<i64>), BackendError> {
+        recipe::acknowledged_missing(self, FAILOVER_SQL, effects, completions).await
     }
 
     async fn server_pid(&self) -> Option<u32> {

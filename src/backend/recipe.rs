@@ -287,6 +287,29 @@ pub async fn standbys(
         .collect())
 }
 
+/// Of the writes the workers saw acknowledged ((job, start µs) of effects and of
+/// completions), those the server does not have: (effects missing, jobs whose
+/// acknowledged completion is missing). `file`: an engine with failover has one.
+pub async fn acknowledged_missing(
+    d: &(impl Dialect + ?Sized),
+    file: &'static str,
+    effects: &[(i64, i64)],
+    completions: &[(i64, i64)],
+) -> Result<(u64, Vec<i64>), BackendError> {
+    let json = |l: &[(i64, i64)]| serde_json::to_string(l).expect("pairs of integers serialize");
+    let (effects, completions) = (json(effects), json(completions));
+    let args = [Arg::Text(&effects), Arg::Text(&completions)];
+    let found = rows(d, file, &args, "compare the ledger with the new primary").await?;
+    let mut missing = (0, Vec::new());
+    for r in &found {
+        match cell(r, 0).text().as_str() {
+            "effect" => missing.0 += 1,
+            _ => missing.1.push(cell(r, 1).int()),
+        }
+    }
+    Ok(missing)
+}
+
 /// One row of (live rows, dead rows, table bytes, index bytes) of the hot table; an
 /// engine without a dead-row count (MySQL's purge backlog stands in; SQL Server has
 /// none) returns what it has there, or 0.

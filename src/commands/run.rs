@@ -3,7 +3,7 @@
 //! with partial results.
 
 use super::targets::{
-    environment, resolve_targets, restart_action, start_embedded, wait_for_standby,
+    environment, failover_action, resolve_targets, restart_action, start_embedded,
 };
 use anyhow::Result;
 use claimbench::analysis::recommend;
@@ -27,6 +27,8 @@ pub(crate) struct RunFlags {
     pub worker_threads: Option<usize>,
     /// `--restart-command`: how a `--db` server restarts for a restart fault.
     pub restart_command: Option<String>,
+    /// `--failover-command`: how a `--db` cluster fails over for a failover fault.
+    pub failover_command: Option<String>,
 }
 
 pub(crate) async fn run(
@@ -43,6 +45,7 @@ pub(crate) async fn run(
         slos: slo_flags,
         worker_threads,
         restart_command,
+        failover_command,
     } = flags;
     let schema = super::schema_name(schema)?;
     let mut workload = Workload::load_with(workload_path, files)?;
@@ -65,6 +68,7 @@ pub(crate) async fn run(
     let mut backends = Vec::new();
     let mut records = Vec::new();
     let mut restarts = Vec::new();
+    let mut failovers = Vec::new();
     for (kind, target) in targets {
         let (target, label) = match target {
             Some(t) => {
@@ -81,12 +85,19 @@ pub(crate) async fn run(
         } else {
             backend
         };
-        let own = embedded.as_ref().filter(|_| own_cluster);
+        let own_servers = embedded.as_ref().filter(|_| own_cluster);
+        let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(
             &workload,
             own,
             &target,
             restart_command.as_deref(),
+        )?);
+        failovers.push(failover_action(
+            &workload,
+            own_servers,
+            (kind, &target),
+            failover_command.as_deref(),
         )?);
         records.push(record_target(&backend, label, own_cluster, &workload).await?);
         backends.push(backend);
@@ -97,6 +108,7 @@ pub(crate) async fn run(
         environment: environment(records),
         worker_threads,
         restarts,
+        failovers,
         rerun_disturbed: true,
         render: runner::Render {
             summary: report::summary::render,
@@ -146,7 +158,7 @@ async fn record_target(
     workload: &Workload,
 ) -> Result<TargetRecord> {
     if own_cluster && workload.topology.kind != TopologyKind::Single {
-        wait_for_standby(backend, workload.topology.synchronous).await?;
+        runner::wait_for_standby(backend, workload.topology.synchronous).await?;
     }
     let server = backend.server_info().await?;
     let standbys = backend.standbys().await?;

@@ -9,7 +9,7 @@ use claimbench::backend::{BackendKind, DbTarget};
 use claimbench::embedded::{EmbeddedError, EmbeddedPostgres};
 use claimbench::resources::host_facts;
 use claimbench::results::{Environment, TargetRecord};
-use claimbench::runner::Restart;
+use claimbench::runner::{Failover, Restart};
 use claimbench::strategy;
 use claimbench::workload::{TopologyKind, Workload};
 use std::sync::Arc;
@@ -175,26 +175,88 @@ pub(crate) fn restart_action(
         );
     };
     let cmd = cmd.to_string();
-    Ok(Some(Arc::new(move || run_shell(&cmd))))
+    Ok(Some(Arc::new(move || run_shell(&cmd, "--restart-command"))))
+}
+
+/// How to fail a backend's primary over for `faults.failover_at_s`: the embedded
+/// topology fails over itself (and makes the pair again between trials); a `--db`
+/// PostgreSQL cluster only through `--failover-command`, which comes from the person
+/// running claimbench, never from the workload file.
+pub(crate) fn failover_action(
+    w: &Workload,
+    own: Option<&Embedded>,
+    (kind, target): (BackendKind, &DbTarget),
+    command: Option<&str>,
+) -> Result<Option<Failover>> {
+    if w.faults.failover_at.is_empty() {
+        return Ok(None);
+    }
+    let file = w.source_path.display();
+    if kind != BackendKind::Postgres {
+        bail!(
+            "{file}: faults.failover_at_s: a failover is PostgreSQL's here (a primary and its standbys); {kind} has none to move"
+        );
+    }
+    if let Some(Embedded { pg, standby_link }) = own {
+        if w.topology.kind != TopologyKind::PrimaryStandby {
+            bail!(
+                "{file}: faults.failover_at_s needs a standby to promote: add [topology] kind = \"primary-standby\" (or give --db with --failover-command for your cluster)"
+            );
+        }
+        let (down, again, link) = (pg.clone(), pg.clone(), standby_link.clone());
+        return Ok(Some(Failover {
+            // The primary's zone goes dark: its link first, so that what the standby had
+            // not received by then never arrives, then the server itself.
+            fail_over: Arc::new(move || {
+                if let Some(l) = &link {
+                    l.cut();
+                }
+                down.failover().map_err(|e| e.to_string())
+            }),
+            rebuild: Some((
+                Arc::new(move || again.rebuild_after_failover().map_err(|e| e.to_string())),
+                w.topology.synchronous,
+            )),
+        }));
+    }
+    let Some(cmd) = command.filter(|c| !c.trim().is_empty()) else {
+        bail!(
+            "{file}: faults.failover_at_s: claimbench never promotes or stops a node of a cluster it did not start ({target}); give --failover-command CMD (e.g. 'patronictl failover --force'), or CLAIMBENCH_FAILOVER_COMMAND"
+        );
+    };
+    let cmd = cmd.to_string();
+    Ok(Some(Failover {
+        fail_over: Arc::new(move || run_shell(&cmd, "--failover-command")),
+        rebuild: None,
+    }))
 }
 
 /// `sh -c cmd`, which must succeed; its stderr in the error. The command itself is not
 /// echoed: it may carry a credential, and errors reach run.json.
-fn run_shell(cmd: &str) -> std::result::Result<(), String> {
+fn run_shell(cmd: &str, flag: &str) -> std::result::Result<(), String> {
     let out = std::process::Command::new("sh")
         .args(["-c", cmd])
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run the --restart-command with sh: {e}"))?;
+        .map_err(|e| format!("cannot run the {flag} with sh: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
         Err(format!(
-            "the --restart-command failed ({}): {}",
+            "the {flag} failed ({}): {}",
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         ))
     }
+}
+
+/// The throw-away servers of a run, kept alive until it ends: the cluster (with its
+/// standby) and the delaying proxy on the standby's link, if any.
+pub(crate) struct Embedded {
+    pub pg: Arc<EmbeddedPostgres>,
+    /// Dropped after the cluster (fields drop in order): the standby never loses its
+    /// link while it runs. A failover cuts it (a zone going dark).
+    pub standby_link: Option<Arc<claimbench::netdelay::DelayProxy>>,
 }
 
 /// Starts the throw-away cluster into `embedded` (which keeps it alive for the run) and
@@ -202,13 +264,13 @@ fn run_shell(cmd: &str) -> std::result::Result<(), String> {
 pub(crate) fn start_embedded(
     workload: &Workload,
     quiet: bool,
-    embedded: &mut Option<Arc<EmbeddedPostgres>>,
+    embedded: &mut Option<Embedded>,
 ) -> Result<(DbTarget, String)> {
     if !quiet {
         errln!("starting the embedded PostgreSQL (pass --db URL to use an existing server)");
     }
     let mut settings = workload.embedded_settings.clone();
-    if !workload.faults.restart_at.is_empty() {
+    if !workload.faults.restart_at.is_empty() || !workload.faults.failover_at.is_empty() {
         // The default's synchronous_commit = off acknowledges a commit before its WAL is
         // written: a restart in immediate mode (a crash) forgets the last 200 ms of
         // claims and completions the workers were told had committed, and the ledger
@@ -238,9 +300,18 @@ pub(crate) fn start_embedded(
         );
     }
     let mut label_suffix = String::new();
+    let mut standby_link = None;
     if topology.kind == TopologyKind::PrimaryStandby {
+        let delay = topology.standby_network;
+        if !delay.rtt.is_zero() {
+            let primary = std::net::SocketAddr::from(([127, 0, 0, 1], pg.port()));
+            let proxy = claimbench::netdelay::DelayProxy::start(primary, delay)
+                .context("cannot start the standby link's delaying proxy")?;
+            standby_link = Some(Arc::new(proxy));
+        }
+        let link = standby_link.as_ref().map(|p| p.port());
         let port = pg
-            .attach_standby(topology.synchronous)
+            .attach_standby(topology.synchronous, link)
             .context("cannot start the embedded standby")?;
         let sync = if topology.synchronous {
             "synchronous"
@@ -255,42 +326,24 @@ pub(crate) fn start_embedded(
             );
         }
         label_suffix = format!(", {sync} standby on port {port}");
+        if link.is_some() {
+            let rtt = claimbench::netdelay::label(&delay);
+            if !quiet {
+                errln!(
+                    "the standby reaches the primary through a proxy that adds {rtt} per round trip"
+                );
+            }
+            label_suffix.push_str(&format!(" over a {rtt} link"));
+        }
     }
     // With a standby: both servers as one read-write target, so a connection reopened
     // after the primary is gone finds whichever node takes writes.
     let t = DbTarget::parse(&pg.writable_url())?;
-    *embedded = Some(Arc::new(pg));
+    // The proxy after the cluster: a standby that outlived its link would only retry.
+    let pg = Arc::new(pg);
+    *embedded = Some(Embedded { pg, standby_link });
     let label = format!("embedded ({t}{label_suffix})");
     Ok((t, label))
-}
-
-/// Waits until the primary streams to its standby, and counts it synchronous when it
-/// should (the reload that names it reaches the walsender a moment later), so that the
-/// first trial runs on the topology asked for and a standby that never connected fails
-/// here with a message rather than hanging the first commit.
-pub(crate) async fn wait_for_standby(backend: &AnyBackend, synchronous: bool) -> Result<()> {
-    use claimbench::backend::Backend;
-    let want = if synchronous { "sync" } else { "async" };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let standbys = backend.standbys().await?;
-        if standbys
-            .iter()
-            .any(|s| s.state == "streaming" && s.sync_state == want)
-        {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            bail!(
-                "the embedded standby did not stream as {want} within 60 s (pg_stat_replication: {})",
-                match standbys.first() {
-                    Some(s) => format!("{} {} {}", s.name, s.state, s.sync_state),
-                    None => "no standby connected".into(),
-                }
-            );
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
 }
 
 /// The source revision, when claimbench runs from its git checkout ("+dirty" when the

@@ -116,6 +116,9 @@ pub struct EmbeddedPostgres {
     /// A streaming standby of this server (`[topology] kind = "primary-standby"`),
     /// stopped and removed with it.
     standby: Option<Box<EmbeddedPostgres>>,
+    /// The port the standby reaches this primary on: its own, or a proxy's in front of
+    /// it (a delayed link).
+    standby_link: Option<u16>,
 }
 
 impl EmbeddedPostgres {
@@ -162,30 +165,55 @@ impl EmbeddedPostgres {
     }
 
     /// Starts a streaming standby of this server on its own port and directory, from a
-    /// `pg_basebackup -R` of it, with the same settings. With `synchronous`, the
-    /// primary then names it in `synchronous_standby_names` (written to its
-    /// `postgresql.auto.conf` and reloaded), so a commit that asks for it
-    /// (`synchronous_commit` = `on`, `remote_write`, `remote_apply`) waits for the
+    /// `pg_basebackup -R` of it, with the same settings. It reaches this server on
+    /// `link` when given (a port that forwards here: a delaying proxy), else directly.
+    /// With `synchronous`, the primary then names it in `synchronous_standby_names`
+    /// (written to its `postgresql.auto.conf` and reloaded), so a commit that asks for
+    /// it (`synchronous_commit` = `on`, `remote_write`, `remote_apply`) waits for the
     /// standby. Returns the standby's port.
-    pub fn attach_standby(&mut self, synchronous: bool) -> Result<u16, EmbeddedError> {
+    pub fn attach_standby(
+        &mut self,
+        synchronous: bool,
+        link: Option<u16>,
+    ) -> Result<u16, EmbeddedError> {
         let mut settings = self.settings.clone();
         settings.insert("cluster_name".into(), STANDBY_NAME.into());
         let standby = EmbeddedPostgres::new_instance(settings)?;
-        standby
-            .command("pg_basebackup")
-            .args(["-h", "127.0.0.1", "-U", "postgres", "-R", "-X", "stream"])
-            .args(["--checkpoint=fast", "--no-sync", "-p"])
-            .arg(self.port.to_string())
-            .arg("-D")
-            .arg(standby.data_dir())
-            .output_checked("pg_basebackup from the primary")?;
+        let link = link.unwrap_or(self.port);
+        standby.base_backup_of(link, true, "pg_basebackup from the primary")?;
         standby.spawn_and_wait("start the standby")?;
         let port = standby.port;
         self.standby = Some(Box::new(standby));
+        self.standby_link = Some(link);
         if synchronous {
             self.name_synchronous_standby()?;
         }
         Ok(port)
+    }
+
+    /// Fills this (stopped) server's data directory with a `pg_basebackup` of the
+    /// server on `port`: a standby of it with `follow` (`-R`), else a copy that starts
+    /// as a primary once it has replayed the WAL it came with.
+    fn base_backup_of(
+        &self,
+        port: u16,
+        follow: bool,
+        what: &'static str,
+    ) -> Result<(), EmbeddedError> {
+        let data = self.data_dir();
+        if data.exists() {
+            std::fs::remove_dir_all(&data).map_err(|e| step(what, e))?;
+        }
+        let mut cmd = self.command("pg_basebackup");
+        cmd.args(["-h", "127.0.0.1", "-U", "postgres", "-X", "stream"])
+            .args(["--checkpoint=fast", "--no-sync", "-p"])
+            .arg(port.to_string())
+            .arg("-D")
+            .arg(&data);
+        if follow {
+            cmd.arg("-R");
+        }
+        cmd.output_checked(what)
     }
 
     /// `synchronous_standby_names = '<the standby>'`, as `ALTER SYSTEM` would write it,
@@ -242,6 +270,7 @@ impl EmbeddedPostgres {
             settings,
             postmaster: Mutex::new(None),
             standby: None,
+            standby_link: None,
         })
     }
 
@@ -469,6 +498,28 @@ impl EmbeddedPostgres {
             .arg(standby.data_dir())
             .output_checked("promote the standby")
             .map_err(|e| standby.with_log(e))
+    }
+
+    /// After [`EmbeddedPostgres::failover`], makes the pair again as it was, so that
+    /// every trial starts from a primary on this server's port streaming to a standby
+    /// on the standby's, over the same link: this server becomes a copy of the promoted
+    /// standby (a base backup, taken once the trial has stopped writing), the promoted
+    /// standby stops cleanly, this server starts as the primary, and the standby is made
+    /// again from it. The promoted node's writes since the failover are all kept (the
+    /// copy is taken after them), and the caller waits for the standby to stream.
+    pub fn rebuild_after_failover(&self) -> Result<(), EmbeddedError> {
+        let (Some(standby), Some(link)) = (self.standby.as_deref(), self.standby_link) else {
+            return Err(EmbeddedError::Step {
+                step: "rebuild the pair",
+                detail: "no standby attached".into(),
+            });
+        };
+        self.stop(nix::sys::signal::Signal::SIGQUIT)?;
+        self.base_backup_of(standby.port, false, "copy the promoted standby")?;
+        standby.stop(nix::sys::signal::Signal::SIGINT)?;
+        self.spawn_and_wait("start the primary again")?;
+        standby.base_backup_of(link, true, "pg_basebackup from the primary again")?;
+        standby.spawn_and_wait("start the standby again")
     }
 
     pub fn path(&self) -> &Path {

@@ -227,7 +227,7 @@ pub async fn rescue<S: Session>(
 }
 
 /// Sleeps until `at` after the trial's start; `false` when the trial stopped first.
-async fn reached(at: Duration, clock: TrialClock, shared: &Shared) -> bool {
+pub(super) async fn reached(at: Duration, clock: TrialClock, shared: &Shared) -> bool {
     let wait = (clock.start + at).saturating_duration_since(Instant::now());
     shared.sleep_unless_stopping(wait).await;
     !shared.stopping()

@@ -3,12 +3,15 @@
 //! writes the results as cells finish (so Ctrl-C or an error never loses finished work).
 
 pub mod background;
+mod failover;
 mod lag;
 pub mod reconnect;
 pub mod threads;
 mod trial;
 mod verdict;
 pub mod worker;
+
+pub use failover::{Failover, throughput_recovery, wait_for_standby};
 
 use crate::backend::{Backend, BackendError, Session};
 use crate::resources::ResourceProbe;
@@ -142,6 +145,9 @@ pub struct RunOptions {
     /// How to restart each backend's server (same order as the backends), for the
     /// workload's `faults.restart_db_at_s`; empty when it has none.
     pub restarts: Vec<Option<Restart>>,
+    /// How to fail each backend's primary over (same order), for the workload's
+    /// `faults.failover_at_s`; empty when it has none.
+    pub failovers: Vec<Option<Failover>>,
     /// Run a trial the host or the harness disturbed once more before reporting it.
     /// Off where something outside the run acts on the trial's timeline (a test that
     /// holds rows during it would act on the first run only).
@@ -218,6 +224,8 @@ struct Progress<'a> {
     quiet: bool,
     /// How to restart the server of the backend whose cells run now.
     restart: Option<Restart>,
+    /// How to fail over the primary of the backend whose cells run now.
+    failover: Option<Failover>,
     rerun_disturbed: bool,
     render: Render,
 }
@@ -273,6 +281,7 @@ pub async fn run<B: Backend>(
         threads,
         quiet: opts.quiet,
         restart: None,
+        failover: None,
         rerun_disturbed: opts.rerun_disturbed,
         render: opts.render,
     };
@@ -294,6 +303,7 @@ pub async fn run<B: Backend>(
                     for &batch in &m.batch_sizes {
                         for (b, backend) in backends.iter().enumerate() {
                             p.restart = opts.restarts.get(b).cloned().flatten();
+                            p.failover = opts.failovers.get(b).cloned().flatten();
                             let phase = match &m.phase.arrival_rate_from {
                                 None => phase.clone(),
                                 Some(from) => p
@@ -513,6 +523,7 @@ impl Progress<'_> {
                 label: &label,
                 quiet: self.quiet,
                 restart: self.restart.as_ref(),
+                failover: self.failover.as_ref(),
             };
             let rerun = self.rerun_disturbed;
             let outcome =

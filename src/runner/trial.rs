@@ -48,6 +48,8 @@ pub(super) struct Harness<'a> {
     pub quiet: bool,
     /// How to restart the server, for `faults.restart_db_at_s`.
     pub restart: Option<&'a super::Restart>,
+    /// How to fail the primary over, for `faults.failover_at_s`.
+    pub failover: Option<&'a super::Failover>,
 }
 
 /// The connections a trial needs, opened before its clock starts.
@@ -68,6 +70,7 @@ type Task<T> = JoinHandle<Result<T, crate::backend::BackendError>>;
 struct FaultTasks {
     killer: Option<Task<Vec<KillEvent>>>,
     restarter: Option<Task<Vec<RestartEvent>>>,
+    failover: Option<Task<Option<super::failover::Injected>>>,
     holder: Option<Task<Option<(f64, f64)>>>,
 }
 
@@ -95,6 +98,7 @@ struct Collected<S> {
     rescued: u64,
     kills: Vec<KillEvent>,
     restarts: Vec<RestartEvent>,
+    failover: Option<super::failover::Injected>,
     plan: Option<PlanSample>,
     /// When the snapshot holder took and released its snapshot.
     held: Option<(f64, f64)>,
@@ -147,7 +151,7 @@ pub(super) async fn run_trial<B: Backend>(
     let running = spawn(shared_backend, workload, spec, clock, sessions, harness);
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
     let overran = end_overrun(backend, &running).await?;
-    let collected = collect(running, w).await?;
+    let mut collected = collect(running, w).await?;
     let cpu_after = probe.snapshot(server_pid);
     drop(collected.sessions);
     let AfterTrial {
@@ -158,6 +162,16 @@ pub(super) async fn run_trial<B: Backend>(
     } = after_trial(backend).await?;
     let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
     let analysis = merged_ledger.analyse();
+    let mut failover_lost = None;
+    if let Some(at) = &collected.failover {
+        let missing = backend
+            .acknowledged_missing(
+                &merged_ledger.acknowledged_effects(),
+                merged_ledger.acknowledged_completions(),
+            )
+            .await?;
+        failover_lost = Some(super::failover::losses(&merged_ledger, at, missing));
+    }
     let time_to_rescue = rescue_histogram(&merged_ledger);
     let holds = exact_holds(backend, w, &merged_ledger).await?;
 
@@ -175,12 +189,38 @@ pub(super) async fn run_trial<B: Backend>(
     let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
     let created = seeded + collected.produced.produced;
     let in_doubt = (m.counts.claims_in_doubt, collected.produced.in_doubt);
-    let reconciliation = reconciliation(w, spec, created, db, &analysis, in_doubt);
+    let reconciliation = reconciliation(
+        w,
+        spec,
+        created,
+        db,
+        &analysis,
+        in_doubt,
+        failover_lost.as_mut(),
+    );
+    let failovers: Vec<_> = match collected.failover.take() {
+        Some(at) => {
+            let recovery =
+                super::failover::throughput_recovery(&m.completed_per_s, steady_from_s, at.at_s);
+            let lost = failover_lost.unwrap_or_default();
+            vec![super::failover::event(
+                at,
+                lost,
+                m.counts.max_outage_us,
+                recovery,
+            )]
+        }
+        None => Vec::new(),
+    };
+    if let (Some(f), false) = (harness.failover, failovers.is_empty()) {
+        super::failover::rebuild(backend, f).await?;
+    }
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
         strategy: spec.strategy.clone(),
         ledger: &analysis,
         effects_duplicate_executions: db.duplicate_executions,
         executions_in_doubt: m.counts.executions_in_doubt,
+        failover: failover_lost.unwrap_or_default(),
         over_claims: (m.counts.over_claims, m.counts.most_claimed, spec.batch),
         lost: reconciliation.lost,
         max_workers: &max_workers,
@@ -218,6 +258,7 @@ pub(super) async fn run_trial<B: Backend>(
         rescued_jobs: collected.rescued,
         connection_kills: collected.kills,
         server_restarts: collected.restarts,
+        failovers,
         plan: collected.plan,
         table_series,
         snapshot_held: collected.held.map(|(from_s, to_s)| SnapshotHold {
@@ -256,6 +297,15 @@ async fn reset<B: Backend>(
     harness: &Harness<'_>,
 ) -> Result<(u64, f64), RunError> {
     can_restart(w, harness, backend.kind())?;
+    if !w.faults.failover_at.is_empty() && harness.failover.is_none() {
+        return Err(RunError::Backend(crate::backend::BackendError::other(
+            "fail over (faults.failover_at_s)",
+            format!(
+                "claimbench fails over only the topology it started; give --failover-command for the {} cluster",
+                backend.kind()
+            ),
+        )));
+    }
     let started = Instant::now();
     let spinner = reset_spinner(harness.quiet, harness.label, w.population.backlog);
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
@@ -294,6 +344,7 @@ fn reconciliation(
     db: crate::backend::DbReconciliation,
     analysis: &LedgerAnalysis,
     (claims_in_doubt, produced_in_doubt): (u64, u64),
+    failover: Option<&mut crate::results::FailoverLosses>,
 ) -> crate::results::Reconciliation {
     verdict::reconcile(
         created as i64,
@@ -303,6 +354,7 @@ fn reconciliation(
         // with the ones the ledger holds: the rescuer has them, or will.
         analysis.held_at_end + claims_in_doubt * u64::from(spec.batch),
         produced_in_doubt,
+        failover,
     )
 }
 
@@ -444,6 +496,16 @@ fn spawn_faults<B: Backend>(
                 shared.clone(),
             ))
         });
+    let failover = match (harness.failover, w.faults.failover_at.first()) {
+        (Some(f), Some(&at)) => Some(tokio::spawn(super::failover::inject(
+            backend.clone(),
+            f.fail_over.clone(),
+            at,
+            clock,
+            shared.clone(),
+        ))),
+        _ => None,
+    };
     let holder = holder.map(|h| {
         tokio::spawn(background::hold_snapshot(
             h,
@@ -455,6 +517,7 @@ fn spawn_faults<B: Backend>(
     FaultTasks {
         killer,
         restarter,
+        failover,
         holder,
     }
 }
@@ -704,6 +767,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
     };
+    let failover = match running.faults.failover {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => None,
+    };
     let plan = match running.planner {
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
@@ -729,6 +796,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         rescued,
         kills,
         restarts,
+        failover,
         plan,
         held,
         sessions,

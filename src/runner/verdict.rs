@@ -15,12 +15,18 @@ use std::time::Duration;
 /// where they are now. Jobs still fetched or processing are lost unless the workload
 /// explains them (`faults_explain`: claim-only mode or abandoned claims), and then only
 /// as many as the ledger says were still held.
+///
+/// After a failover (`failover`: what the ledger found missing on the new primary),
+/// jobs that are nowhere are inserts the failover lost (set into its `inserts`), and
+/// rows left fetched or processing are explained up to the acknowledged completions
+/// it lost that did not run again; everything else is held to the same rule.
 pub fn reconcile(
     created: i64,
     db: DbReconciliation,
     faults_explain: bool,
     held_at_end: u64,
     produced_in_doubt: u64,
+    failover: Option<&mut crate::results::FailoverLosses>,
 ) -> Reconciliation {
     let in_hot = db.pending + db.fetched + db.processing;
     let missing = created - in_hot - db.completed - db.dead_lettered;
@@ -37,11 +43,22 @@ pub fn reconcile(
     } else {
         0
     };
+    let mut unexplained = (missing.abs(), stranded - accounted);
+    let mut by_failover = 0;
+    if let Some(f) = failover {
+        let inserts = missing.max(0);
+        f.inserts = inserts as u64;
+        let not_rerun = f.completions.saturating_sub(f.rerun) as i64;
+        let left = unexplained.1.min(not_rerun);
+        by_failover = inserts + left;
+        unexplained = (unexplained.0 - inserts, unexplained.1 - left);
+    }
     Reconciliation {
         created,
         db,
         accounted_by_faults: accounted,
-        lost: missing.abs() + (stranded - accounted),
+        accounted_by_failover: by_failover,
+        lost: unexplained.0 + unexplained.1,
     }
 }
 
@@ -76,6 +93,9 @@ pub struct TrialFacts<'a> {
     /// Effects writes that failed with their connection: each may have committed, so the
     /// effects table may count that many more duplicate executions than the ledger.
     pub executions_in_doubt: u64,
+    /// What a failover in the trial lost: its lost effects are missing from the
+    /// effects table's count, and its lost claims are duplicate claims of its making.
+    pub failover: crate::results::FailoverLosses,
     pub lost: i64,
     /// Claims that returned more rows than asked for, the most one returned, the batch.
     pub over_claims: (u64, u64, u32),
@@ -123,7 +143,8 @@ pub const HEAVY_MIN_SHARE: f64 = 0.25;
 pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     let mut warnings = Vec::new();
     let extra = f.effects_duplicate_executions - f.ledger.duplicate_executions as i64;
-    if !(0..=f.executions_in_doubt as i64).contains(&extra) {
+    // A run whose effect a failover lost is a run the effects table cannot count.
+    if !(-(f.failover.effects as i64)..=f.executions_in_doubt as i64).contains(&extra) {
         warnings.push(Warning::LedgerEffectsMismatch {
             ledger: f.ledger.duplicate_executions,
             effects: f.effects_duplicate_executions,
@@ -140,9 +161,10 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
             batch,
         });
     }
-    if f.strategy.prevents_duplicate_claims() && f.ledger.duplicate_claims > 0 {
+    let not_failover = f.ledger.duplicate_claims.saturating_sub(f.failover.claims);
+    if f.strategy.prevents_duplicate_claims() && not_failover > 0 {
         warnings.push(Warning::UnexpectedDuplicateClaims {
-            count: f.ledger.duplicate_claims,
+            count: not_failover,
         });
     }
     for m in f.max_workers {
@@ -229,23 +251,45 @@ mod tests {
 
     #[test]
     fn every_job_accounted_for_is_not_lost() {
-        let r = reconcile(100, db(40, 0, 60), false, 0, 0);
+        let r = reconcile(100, db(40, 0, 60), false, 0, 0, None);
         assert_eq!((r.lost, r.accounted_by_faults), (0, 0));
     }
 
     #[test]
     fn a_missing_or_stranded_job_is_lost_unless_a_fault_explains_it() {
         // 2 rows vanished, 3 still fetched.
-        assert_eq!(reconcile(100, db(35, 3, 60), false, 3, 0).lost, 5);
+        assert_eq!(reconcile(100, db(35, 3, 60), false, 3, 0, None).lost, 5);
         // Claim-only or abandon: the ledger's 3 held jobs explain the 3 fetched rows,
         // not the vanished ones.
-        let r = reconcile(100, db(35, 3, 60), true, 3, 0);
+        let r = reconcile(100, db(35, 3, 60), true, 3, 0, None);
         assert_eq!((r.lost, r.accounted_by_faults), (2, 3));
         // 2 more jobs than created, after an insert of 3 was sent twice: not lost.
-        assert_eq!(reconcile(100, db(42, 0, 60), false, 0, 3).lost, 0);
-        assert_eq!(reconcile(100, db(42, 0, 60), false, 0, 1).lost, 2);
+        assert_eq!(reconcile(100, db(42, 0, 60), false, 0, 3, None).lost, 0);
+        assert_eq!(reconcile(100, db(42, 0, 60), false, 0, 1, None).lost, 2);
         // The ledger held only 1 at the end: 2 fetched rows remain unexplained.
-        assert_eq!(reconcile(100, db(37, 3, 60), true, 1, 0).lost, 2);
+        assert_eq!(reconcile(100, db(37, 3, 60), true, 1, 0, None).lost, 2);
+    }
+
+    #[test]
+    fn a_failover_explains_its_lost_inserts_and_completions_and_nothing_else() {
+        use crate::results::FailoverLosses;
+        // 4 inserts lost; 3 rows processing, of which the ledger held 1 (a stranded
+        // claim, explained by the fault) and 1 is a completion lost and not run again.
+        let mut f = FailoverLosses {
+            completions: 3,
+            rerun: 2,
+            ..FailoverLosses::default()
+        };
+        let r = reconcile(100, db(33, 3, 60), true, 1, 0, Some(&mut f));
+        assert_eq!(f.inserts, 4);
+        assert_eq!(
+            (r.accounted_by_faults, r.accounted_by_failover, r.lost),
+            (1, 5, 1)
+        );
+        // More jobs than created is never a failover's doing.
+        let mut f = FailoverLosses::default();
+        let r = reconcile(100, db(45, 0, 60), false, 0, 0, Some(&mut f));
+        assert_eq!((f.inserts, r.lost), (0, 5));
     }
 
     fn facts<'a>(ledger: &'a LedgerAnalysis, max_workers: &'a [MaxWorkersCheck]) -> TrialFacts<'a> {
@@ -254,6 +298,7 @@ mod tests {
             ledger,
             effects_duplicate_executions: ledger.duplicate_executions as i64,
             executions_in_doubt: 0,
+            failover: Default::default(),
             lost: 0,
             over_claims: (0, 10, 10),
             max_workers,

@@ -182,6 +182,7 @@ async fn finish<S: Session>(
     let owned = retrying!(m, session.complete(job))?;
     ledger.release(job, clock.ns(t_done));
     if owned {
+        ledger.complete(job);
         let t = Instant::now();
         m.counts.jobs_completed += 1;
         if clock.is_steady(t) && !clock.is_over(t) {
@@ -485,6 +486,7 @@ impl Worker {
         for &id in &self.unacked {
             self.ledger.release(id, clock.ns(t));
             if archived.contains(&id) {
+                self.ledger.complete(id);
                 m.counts.jobs_completed += 1;
                 m.counts.jobs_completed_steady += u64::from(steady);
                 bump(&mut m.completed_per_s, clock.sec(t), 1);

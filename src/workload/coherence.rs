@@ -154,6 +154,7 @@ fn block_faults_within_trial(
             .map(|t| at("faults.kill_connections_at_s", t)),
     );
     instants.extend(f.restart_at.iter().map(|t| at("faults.restart_db_at_s", t)));
+    instants.extend(f.failover_at.iter().map(|t| at("faults.failover_at_s", t)));
     if let Some(every) = &f.kill_connections_every {
         instants.push(at("faults.kill_connections_every_s", every));
     }

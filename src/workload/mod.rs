@@ -280,6 +280,7 @@ duration_s = 1
             kill_connections_at: vec![Duration::from_millis(2500), Duration::from_secs(9)],
             kill_connections_every: Some(Duration::from_secs(2)),
             restart_at: vec![],
+            failover_at: vec![],
             hold_snapshot: None,
         };
         let s = |v: &[u64]| {

@@ -240,6 +240,10 @@ pub struct Faults {
     #[serde(default)]
     pub restart_db_at_s: Vec<f64>,
     #[serde(default)]
+    pub failover_at_s: Vec<f64>,
+    #[serde(default)]
+    pub failover_command: Option<String>,
+    #[serde(default)]
     pub hold_snapshot_s: Option<Vec<f64>>,
     #[serde(default)]
     pub restart_command: Option<String>,
@@ -372,6 +376,9 @@ pub struct Topology {
     pub kind: super::TopologyKind,
     #[serde(default)]
     pub synchronous: bool,
+    /// The round trip between the standby and its primary, e.g. `"4ms"`.
+    #[serde(default)]
+    pub standby_network: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Default)]

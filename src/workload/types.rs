@@ -59,6 +59,11 @@ pub struct Topology {
     /// The standby is synchronous (`synchronous_standby_names` names it): a commit
     /// with `synchronous_commit` = `on` or `remote_apply` waits for it.
     pub synchronous: bool,
+    /// The round trip claimbench adds between the standby and its primary (a delaying
+    /// proxy on the replication link, [`crate::netdelay`]): a standby in another zone,
+    /// which is what gives an asynchronous standby a window of commits to lose.
+    #[serde(default)]
+    pub standby_network: crate::netdelay::Delay,
 }
 
 /// What a worker does with a claimed job.
@@ -362,6 +367,13 @@ pub struct Faults {
     /// (`--restart-command`): a workload file never carries one.
     #[serde(default)]
     pub restart_at: Vec<Duration>,
+    /// The instant after the trial's start at which the primary fails over to its
+    /// standby: on the embedded topology, the primary stops in immediate mode and the
+    /// standby is promoted (the pair is made again before the next trial); on a `--db`
+    /// cluster, only through the operator's `--failover-command`. At most one per
+    /// trial: after it there is no standby left to promote.
+    #[serde(default)]
+    pub failover_at: Vec<Duration>,
     /// From when to when (since the trial's start) a session holds one snapshot open.
     #[serde(default)]
     pub hold_snapshot: Option<(Duration, Duration)>,
@@ -393,10 +405,10 @@ impl Faults {
         !self.kill_connections_at.is_empty() || self.kill_connections_every.is_some()
     }
 
-    /// Whether the server ends connections mid-trial (kills or restarts): then every
+    /// Whether the server ends connections mid-trial (kills, restarts, a failover): then every
     /// task reconnects and goes on, instead of ending the trial.
     pub fn breaks_connections(&self) -> bool {
-        self.kills_connections() || !self.restart_at.is_empty()
+        self.kills_connections() || !self.restart_at.is_empty() || !self.failover_at.is_empty()
     }
 
     /// Whether a fault can leave a job claimed or processing when the trial ends.

@@ -320,6 +320,19 @@ impl Validator<'_> {
                 .iter()
                 .map(|&t| self.positive_secs("faults.restart_db_at_s", t))
                 .collect::<Result<_, _>>()?,
+            failover_at: match f.failover_at_s.as_slice() {
+                [] => Vec::new(),
+                [t] => vec![self.positive_secs("faults.failover_at_s", *t)?],
+                more => {
+                    return Err(self.err(
+                        "faults.failover_at_s",
+                        format!(
+                            "{} instants are not allowed; give one: after a failover the new primary runs alone, with no standby left to promote (the pair is made again between trials)",
+                            more.len()
+                        ),
+                    ));
+                }
+            },
             hold_snapshot: match f.hold_snapshot_s.as_deref() {
                 None => None,
                 Some(w) => self.hold_window("faults.hold_snapshot_s", w, false)?,
@@ -329,6 +342,12 @@ impl Validator<'_> {
             return Err(self.err(
                 "faults.restart_command",
                 "a workload file carries no commands; give it to `claimbench run --restart-command CMD` (or CLAIMBENCH_RESTART_COMMAND) and keep faults.restart_db_at_s here",
+            ));
+        }
+        if f.failover_command.is_some() {
+            return Err(self.err(
+                "faults.failover_command",
+                "a workload file carries no commands; give it to `claimbench run --failover-command CMD` (or CLAIMBENCH_FAILOVER_COMMAND) and keep faults.failover_at_s here",
             ));
         }
         for (field, on) in [
@@ -348,7 +367,7 @@ impl Validator<'_> {
         if faults.breaks_connections() && faults.lease.is_none() {
             return Err(self.err(
                 "faults.lease_s",
-                "is required when connections are killed or the server restarts: the claims a worker held come back only through the rescuer",
+                "is required when connections are killed, the server restarts or fails over: the claims a worker held come back only through the rescuer",
             ));
         }
         if faults.abandon_rate > 0.0 && faults.lease.is_none() {
@@ -476,9 +495,25 @@ impl Validator<'_> {
                 "a synchronous standby needs one: set kind = \"primary-standby\"",
             ));
         }
+        let standby_network = match &t.standby_network {
+            None => crate::netdelay::Delay::default(),
+            Some(_) if t.kind != TopologyKind::PrimaryStandby => {
+                return Err(self.err(
+                    "topology.standby_network",
+                    "the standby's link needs a standby: set kind = \"primary-standby\"",
+                ));
+            }
+            Some(s) => crate::netdelay::parse(s).map_err(|e| {
+                self.err(
+                    "topology.standby_network",
+                    format!("{e}; write \"local\", \"4ms\" or \"4ms±1ms\""),
+                )
+            })?,
+        };
         Ok(Topology {
             kind: t.kind,
             synchronous: t.synchronous,
+            standby_network,
         })
     }
 

@@ -1,0 +1,19 @@
+-- After a failover: which of the writes the workers saw acknowledged the new primary
+-- does not have. Each list is a JSON array of [job id, start µs] pairs, a run named by
+-- its start time (the start statement's clock_timestamp(), which the effects and
+-- archive rows keep):
+-- $1 the handler effects the workers saw written, $2 the completions they saw
+-- acknowledged. Returns one row per missing write: ('effect' | 'completion', job id).
+-- A completed job whose archive row carries another run's start ran again after its
+-- acknowledged completion was lost: that completion is missing too.
+SELECT 'effect' AS kind, (a ->> 0)::bigint AS job
+  FROM json_array_elements($1::text::json) AS a
+ WHERE NOT EXISTS (SELECT 1 FROM effects e
+                    WHERE e.job_id = (a ->> 0)::bigint
+                      AND (extract(epoch FROM e.started_at) * 1000000)::bigint = (a ->> 1)::bigint)
+UNION ALL
+SELECT 'completion', (a ->> 0)::bigint
+  FROM json_array_elements($2::text::json) AS a
+ WHERE NOT EXISTS (SELECT 1 FROM jobs_archive j
+                    WHERE j.id = (a ->> 0)::bigint
+                      AND (extract(epoch FROM j.started_at) * 1000000)::bigint = (a ->> 1)::bigint)
