@@ -197,12 +197,15 @@ impl MergedLedger {
             .any(|x| x.started_us > server_us)
     }
 
-    /// Claims after `t_ns` of a job another worker had claimed before `t_ns` and not
-    /// released: the job came back to pending under a worker that still believed it
-    /// owned it. Around a failover this is a claim the workers saw committed and the
-    /// new primary did not have (a rescue releases the stranded holder first, so it is
-    /// not counted).
-    pub fn claims_retaken_after(&self, t_ns: u64) -> u64 {
+    /// Claims after `from_ns` of a job another worker had claimed before `to_ns` and
+    /// not released: the job came back to pending under a worker that still believed
+    /// it owned it. Around a failover that began at `from_ns` and whose new primary
+    /// was known to take writes by `to_ns`, this is a claim the workers saw committed
+    /// and the new primary did not have: the old primary kept committing after the
+    /// fault began (its link cut first) and the new one may take writes before the
+    /// promotion is reported, so the span between is the failover's own. A rescue
+    /// releases a stranded holder first, so a job it returned is not counted.
+    pub fn claims_retaken(&self, (from_ns, to_ns): (u64, u64)) -> u64 {
         let mut out = 0;
         // (worker, claimed at)
         let mut holders: Vec<(u32, u64)> = Vec::new();
@@ -211,8 +214,8 @@ impl MergedLedger {
             for e in job_events {
                 match e.kind {
                     EventKind::Claim { .. } => {
-                        if e.t_ns > t_ns
-                            && holders.iter().any(|&(w, at)| w != e.worker && at < t_ns)
+                        if e.t_ns > from_ns
+                            && holders.iter().any(|&(w, at)| w != e.worker && at < to_ns)
                         {
                             out += 1;
                         }
@@ -384,9 +387,12 @@ mod tests {
         ];
         let merged = MergedLedger::new(ledgers);
         // Only job 1: job 2 was rescued, job 3 released.
-        assert_eq!(merged.claims_retaken_after(t), 1);
+        assert_eq!(merged.claims_retaken((t, t)), 1);
+        // A holder's claim during the failover (after it began, before the promotion
+        // was reported) was made on the old primary too.
+        assert_eq!(merged.claims_retaken((400, 1_100)), 1);
         // Before anything was claimed: nothing was held across it.
-        assert_eq!(merged.claims_retaken_after(0), 0);
+        assert_eq!(merged.claims_retaken((0, 0)), 0);
     }
 
     #[test]

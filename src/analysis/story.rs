@@ -527,13 +527,22 @@ fn failover_sentences(r: &RunResult, out: &mut Vec<String>) {
             in_phase(c),
             if n == 1 { "" } else { "s" },
         );
+        let cut = reruns.saturating_sub(lost.rerun);
+        let cut = if cut == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {cut} run{} repeated one whose completion the failover cut before it was acknowledged (at-least-once, not a loss)",
+                if cut == 1 { "" } else { "s" }
+            )
+        };
         let body = if lost.total() == 0 {
             format!(
-                "the new primary had every acknowledged claim, effect, completion and insert ({lag} when the primary went)"
+                "the new primary had every acknowledged claim, effect, completion and insert ({lag} when the primary went){cut}"
             )
         } else {
             format!(
-                "the new primary lacked {} acknowledged completion{} ({} of them ran again), {} effect{}, {} claim{} and {} insert{} ({lag} when the primary went); {reruns} job runs in all repeated an earlier one",
+                "the new primary lacked {} acknowledged completion{} ({} of them ran again), {} effect{}, {} claim{} and {} insert{} ({lag} when the primary went){cut}",
                 lost.completions,
                 if lost.completions == 1 { "" } else { "s" },
                 lost.rerun,
@@ -863,8 +872,8 @@ mod tests {
         assert_eq!(
             out,
             [
-                "failover under production at 4 workers in local (synchronous_commit = local), 1 trial: the new primary lacked 15 acknowledged completions (15 of them ran again), 17 effects, 0 claims and 0 inserts (the standby at most 14 ms behind in replay when the primary went); 18 job runs in all repeated an earlier one; workers wrote again within 0.25 s; completions back to their level within 2.0 s.",
-                "failover under production at 4 workers in on (synchronous_commit = on), 1 trial: the new primary had every acknowledged claim, effect, completion and insert (the standby at most 12 ms behind in replay when the primary went); workers wrote again within 0.25 s; completions back to their level within 2.0 s."
+                "failover under production at 4 workers in local (synchronous_commit = local), 1 trial: the new primary lacked 15 acknowledged completions (15 of them ran again), 17 effects, 0 claims and 0 inserts (the standby at most 14 ms behind in replay when the primary went); 3 runs repeated one whose completion the failover cut before it was acknowledged (at-least-once, not a loss); workers wrote again within 0.25 s; completions back to their level within 2.0 s.",
+                "failover under production at 4 workers in on (synchronous_commit = on), 1 trial: the new primary had every acknowledged claim, effect, completion and insert (the standby at most 12 ms behind in replay when the primary went); 3 runs repeated one whose completion the failover cut before it was acknowledged (at-least-once, not a loss); workers wrote again within 0.25 s; completions back to their level within 2.0 s."
             ]
         );
         // The rescue sentence leaves a failover's re-runs to this one.

@@ -25,8 +25,9 @@ pub struct Failover {
 /// What the fault task saw at the failover, before the trial's accounting.
 pub(super) struct Injected {
     pub at_s: f64,
-    /// The trial clock's nanoseconds at the fault, for the ledger.
-    pub at_ns: u64,
+    /// The trial clock's nanoseconds when the fault began and when the new primary was
+    /// reported promoted: the span in which a claim may have been made on either.
+    pub span_ns: (u64, u64),
     /// The database's clock (µs since the epoch) just before it, for the runs.
     pub server_us: i64,
     pub promote_s: f64,
@@ -55,7 +56,7 @@ pub(super) async fn inject<B: Backend>(
         .map_err(failed)?;
     Ok(Some(Injected {
         at_s: clock.secs_f64(began),
-        at_ns: clock.ns(began),
+        span_ns: (clock.ns(began), clock.ns(Instant::now())),
         server_us,
         promote_s: began.elapsed().as_secs_f64(),
         standby_before,
@@ -131,7 +132,7 @@ pub(super) fn losses(
             .count() as u64,
         completions: completions.len() as u64,
         effects,
-        claims: ledger.claims_retaken_after(at.at_ns),
+        claims: ledger.claims_retaken(at.span_ns),
         inserts: 0,
     }
 }
