@@ -6,23 +6,25 @@
 //!
 //! Why a proxy rather than `tc netem`: netem needs root and a network namespace, and on
 //! loopback it would delay the control connections too; the proxy needs neither and
-//! delays only what connects through it. Its cost: the timer's resolution (tokio's is
-//! 1 ms, so a delay is rounded up to the next millisecond tick) and a copy per chunk.
-//! That is why every user measures the delay it actually added rather than trusting
-//! the configured figure.
+//! delays only what connects through it. Each direction of a connection is a reader
+//! thread and a writer thread that sleeps until a chunk is due: an OS thread's sleep
+//! overshoots by tens of microseconds, where an async runtime's 1 ms timer wheel
+//! rounds every delay up to the next millisecond (a 5 ms round trip measured 8 ms that
+//! way). Four threads per connection are cheap beside what they stand for, and every
+//! user still measures the delay it actually added rather than trusting the figure.
 //!
 //! Bandwidth is not limited and order is kept: a chunk never overtakes the one before
 //! it, as TCP's would not, so jitter stretches a burst instead of reordering it. Bytes
-//! in flight when one side closes are still delivered, as a wire would.
+//! in flight when one side closes are still delivered, as a wire would; [`DelayProxy::cut`]
+//! drops them instead, as a network that goes dark does.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::net::SocketAddr;
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
-use tokio::time::Instant;
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 /// An added round trip: `rtt` on average, each one-way half spread uniformly by up to
 /// ±`jitter`/2 (so a round trip by up to ±`jitter`).
@@ -45,65 +47,72 @@ impl Delay {
     }
 }
 
+/// One proxied connection's sockets, to cut it from outside its threads.
+struct Link {
+    /// Set by a cut; a writer checks it, under this lock, before each write.
+    cut: Mutex<bool>,
+    client: TcpStream,
+    server: TcpStream,
+}
+
+impl Link {
+    fn cut(&self) {
+        let mut cut = self.cut.lock().unwrap_or_else(|p| p.into_inner());
+        *cut = true;
+        let _ = self.client.shutdown(Shutdown::Both);
+        let _ = self.server.shutdown(Shutdown::Both);
+    }
+}
+
+/// What the accept thread and the proxy's owner share.
+#[derive(Default)]
+struct Shared {
+    stop: AtomicBool,
+    links: Mutex<Vec<Arc<Link>>>,
+}
+
 /// A running proxy: connections to [`DelayProxy::addr`] reach `upstream` through the
-/// delay. It runs on its own thread and runtime, so it forwards bytes while its caller
-/// blocks (a `pg_basebackup` through it) and its timers never wait behind a worker's
-/// task. Dropping it closes the listener and every connection through it.
+/// delay. Dropping it closes the listener and every connection through it.
 pub struct DelayProxy {
     addr: SocketAddr,
-    /// Asks the proxy thread to cut every connection; it answers on the sender given.
-    cut: tokio::sync::mpsc::UnboundedSender<std::sync::mpsc::Sender<()>>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    shared: Arc<Shared>,
+    accept: Option<std::thread::JoinHandle<()>>,
 }
+
+/// How often the accept thread looks for a new connection or a stop.
+const ACCEPT_POLL: Duration = Duration::from_millis(2);
 
 impl DelayProxy {
     /// Listens on a free loopback port and forwards each connection to `upstream`.
     pub fn start(upstream: SocketAddr, delay: Delay) -> std::io::Result<DelayProxy> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        let listener = TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let listener = {
-            let _inside = runtime.enter();
-            TcpListener::from_std(listener)?
-        };
-        let (shutdown, mut stop) = tokio::sync::oneshot::channel::<()>();
-        let (cut, mut cuts) = tokio::sync::mpsc::unbounded_channel::<std::sync::mpsc::Sender<()>>();
-        let thread = std::thread::Builder::new()
+        let shared = Arc::new(Shared::default());
+        let s = shared.clone();
+        let accept = std::thread::Builder::new()
             .name("claimbench-netdelay".into())
             .spawn(move || {
-                runtime.block_on(async move {
-                    // Dropped at the end: every connection it opened ends with the proxy.
-                    let mut connections = tokio::task::JoinSet::new();
-                    let mut seed = 0u64;
-                    loop {
-                        tokio::select! {
-                            _ = &mut stop => break,
-                            Some(done) = cuts.recv() => {
-                                // On this one thread no connection task runs while
-                                // this does: none writes another byte once aborted.
-                                connections.abort_all();
-                                let _ = done.send(());
+                let mut seed = 0u64;
+                while !s.stop.load(Ordering::Relaxed) {
+                    match listener.accept() {
+                        Ok((client, _)) => {
+                            seed += 1;
+                            if let Ok(link) = forward(client, upstream, delay, seed) {
+                                let mut links = s.links.lock().unwrap_or_else(|p| p.into_inner());
+                                // Forget links both of whose sides are gone.
+                                links.retain(|l| Arc::strong_count(l) > 1);
+                                links.push(link);
                             }
-                            accepted = listener.accept() => {
-                                let Ok((client, _)) = accepted else { continue };
-                                seed += 1;
-                                connections.spawn(forward(client, upstream, delay, seed));
-                            }
-                            // Reap finished connections so the set does not grow.
-                            Some(_) = connections.join_next(), if !connections.is_empty() => {}
                         }
+                        Err(_) => std::thread::sleep(ACCEPT_POLL),
                     }
-                })
+                }
             })?;
         Ok(DelayProxy {
             addr,
-            cut,
-            shutdown: Some(shutdown),
-            thread: Some(thread),
+            shared,
+            accept: Some(accept),
         })
     }
 
@@ -117,75 +126,94 @@ impl DelayProxy {
 
     /// Cuts every connection through the proxy at once, dropping the bytes it still
     /// holds (a zone going dark: what was still on its way never arrives), and returns
-    /// once none will write again. New connections are accepted as before. Blocking.
+    /// once none will write again. New connections are accepted as before.
     pub fn cut(&self) {
-        let (done, wait) = std::sync::mpsc::channel();
-        if self.cut.send(done).is_ok() {
-            let _ = wait.recv();
+        let links =
+            std::mem::take(&mut *self.shared.links.lock().unwrap_or_else(|p| p.into_inner()));
+        for l in links {
+            l.cut();
         }
     }
 }
 
 impl Drop for DelayProxy {
     fn drop(&mut self) {
-        if let Some(s) = self.shutdown.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        self.cut();
+        if let Some(t) = self.accept.take() {
             let _ = t.join();
         }
     }
 }
 
-/// One proxied connection: both directions delayed, until both sides have closed.
-async fn forward(client: TcpStream, upstream: SocketAddr, delay: Delay, seed: u64) {
-    let Ok(server) = TcpStream::connect(upstream).await else {
-        return;
-    };
-    let _ = client.set_nodelay(true);
-    let _ = server.set_nodelay(true);
-    let (client_read, client_write) = client.into_split();
-    let (server_read, server_write) = server.into_split();
-    tokio::join!(
-        pipe(client_read, server_write, delay, seed),
-        pipe(server_read, client_write, delay, !seed),
-    );
-}
-
-/// Copies one direction, each chunk held until its arrival time; a chunk is due no
-/// earlier than the one before it.
-async fn pipe(
-    mut from: tokio::net::tcp::OwnedReadHalf,
-    mut to: tokio::net::tcp::OwnedWriteHalf,
+/// Connects to `upstream` and starts both directions of `client`'s connection.
+fn forward(
+    client: TcpStream,
+    upstream: SocketAddr,
     delay: Delay,
     seed: u64,
-) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
-    let read = async move {
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let mut last = Instant::now();
-        while let Ok(n) = from.read(&mut buf).await {
-            if n == 0 {
-                break;
+) -> std::io::Result<Arc<Link>> {
+    client.set_nonblocking(false)?;
+    let server = TcpStream::connect(upstream)?;
+    let _ = client.set_nodelay(true);
+    let _ = server.set_nodelay(true);
+    let link = Arc::new(Link {
+        cut: Mutex::new(false),
+        client: client.try_clone()?,
+        server: server.try_clone()?,
+    });
+    pipe(
+        client.try_clone()?,
+        server.try_clone()?,
+        delay,
+        seed,
+        link.clone(),
+    )?;
+    pipe(server, client, delay, !seed, link.clone())?;
+    Ok(link)
+}
+
+/// One direction: a reader thread stamping each chunk with when it is due (no earlier
+/// than the one before it) and a writer thread passing it on then.
+fn pipe(
+    mut from: TcpStream,
+    mut to: TcpStream,
+    delay: Delay,
+    seed: u64,
+    link: Arc<Link>,
+) -> std::io::Result<()> {
+    let (tx, rx) = mpsc::channel::<(Instant, Vec<u8>)>();
+    std::thread::Builder::new()
+        .name("claimbench-netdelay-read".into())
+        .spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut last = Instant::now();
+            while let Ok(n @ 1..) = from.read(&mut buf) {
+                let due = (Instant::now() + delay.one_way(&mut rng)).max(last);
+                last = due;
+                if tx.send((due, buf[..n].to_vec())).is_err() {
+                    break;
+                }
             }
-            let due = (Instant::now() + delay.one_way(&mut rng)).max(last);
-            last = due;
-            if tx.send((due, buf[..n].to_vec())).is_err() {
-                break;
+        })?;
+    std::thread::Builder::new()
+        .name("claimbench-netdelay-write".into())
+        .spawn(move || {
+            while let Ok((due, bytes)) = rx.recv() {
+                let now = Instant::now();
+                if due > now {
+                    std::thread::sleep(due - now);
+                }
+                let cut = link.cut.lock().unwrap_or_else(|p| p.into_inner());
+                if *cut || to.write_all(&bytes).is_err() {
+                    return;
+                }
             }
-        }
-    };
-    let write = async move {
-        while let Some((due, bytes)) = rx.recv().await {
-            tokio::time::sleep_until(due).await;
-            if to.write_all(&bytes).await.is_err() {
-                break;
-            }
-        }
-        let _ = to.shutdown().await;
-    };
-    tokio::join!(read, write);
+            // The other side closed: pass the close on, as TCP would.
+            let _ = to.shutdown(Shutdown::Write);
+        })?;
+    Ok(())
 }
 
 /// A delay as a workload writes it: `"local"` (none), `"5ms"`, `"0.5ms"` or `"5ms±1ms"`
@@ -238,6 +266,8 @@ pub fn label(d: &Delay) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
 
     #[test]
     fn delays_parse_as_workloads_write_them() {
@@ -276,7 +306,7 @@ mod tests {
 
     /// Bytes come back in order, whole, and a round trip through the proxy takes at
     /// least the configured delay: an echo server behind it, on real sockets.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[tokio::test]
     async fn an_echo_through_the_proxy_is_whole_in_order_and_delayed() {
         let echo = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
         let upstream = echo.local_addr().unwrap();
@@ -314,7 +344,7 @@ mod tests {
         assert!(began.elapsed() >= Duration::from_millis(10));
         // A cut drops what the proxy holds and ends the connection; a new one works.
         w.write_all(b"lost").await.unwrap();
-        tokio::task::block_in_place(|| proxy.cut());
+        proxy.cut();
         let mut rest = Vec::new();
         let _ = r.read_to_end(&mut rest).await;
         assert!(rest.is_empty(), "a cut connection delivered {rest:?}");

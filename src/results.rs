@@ -201,6 +201,10 @@ pub struct TrialResult {
     /// The injected server restarts (`faults.restart_db_at_s`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_restarts: Vec<RestartEvent>,
+    /// The round trip added between the workers and the server (`network`), as
+    /// configured and as measured before the trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkProbe>,
     /// The injected failover (`faults.failover_at_s`) and the acknowledged work it lost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failovers: Vec<FailoverEvent>,
@@ -346,6 +350,21 @@ pub struct RestartEvent {
     pub at_s: f64,
     /// Until the server accepted connections again, crash recovery included.
     pub took_s: f64,
+}
+
+/// The network in front of the workers, measured: the median round trip of a trivial
+/// statement (BEGIN, then ROLLBACK, halved) on a direct connection and on one through
+/// the delaying proxy, 20 each, just before the trial.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NetworkProbe {
+    /// The round trip asked for, as written (`"5ms±1ms"`).
+    pub configured: String,
+    pub configured_ms: f64,
+    pub direct_ms: f64,
+    pub through_ms: f64,
+    /// What the proxy added: through − direct.
+    pub added_ms: f64,
 }
 
 /// One injected failover, and what the workers had been told was committed that the

@@ -94,10 +94,25 @@ impl Backend for AnyBackend {
     type Session = AnySession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<AnySession, BackendError> {
+        self.connect_via(role, worker_id, None).await
+    }
+
+    fn worker_address(&self) -> Option<std::net::SocketAddr> {
+        each!(self, AnyBackend, b => b.worker_address())
+    }
+
+    async fn connect_via(
+        &self,
+        role: &str,
+        worker_id: &str,
+        via: Option<std::net::SocketAddr>,
+    ) -> Result<AnySession, BackendError> {
         Ok(match self {
-            AnyBackend::Postgres(b) => AnySession::Postgres(b.connect(role, worker_id).await?),
-            AnyBackend::Mysql(b) => AnySession::Mysql(b.connect(role, worker_id).await?),
-            AnyBackend::Mssql(b) => AnySession::Mssql(b.connect(role, worker_id).await?),
+            AnyBackend::Postgres(b) => {
+                AnySession::Postgres(b.connect_via(role, worker_id, via).await?)
+            }
+            AnyBackend::Mysql(b) => AnySession::Mysql(b.connect_via(role, worker_id, via).await?),
+            AnyBackend::Mssql(b) => AnySession::Mssql(b.connect_via(role, worker_id, via).await?),
         })
     }
 

@@ -199,6 +199,22 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         worker_id: &str,
     ) -> impl Future<Output = Result<Self::Session, BackendError>> + Send;
 
+    /// Where the workers' connections go: the target's (first) host and port, resolved,
+    /// for a delaying proxy in front of it; `None` when it cannot be told.
+    fn worker_address(&self) -> Option<std::net::SocketAddr> {
+        None
+    }
+
+    /// [`Backend::connect`], through `via` when given: a delaying proxy in front of
+    /// [`Backend::worker_address`] (`[[matrix]] network`), so that only the connections
+    /// opened this way pay its round trip.
+    fn connect_via(
+        &self,
+        role: &str,
+        worker_id: &str,
+        via: Option<std::net::SocketAddr>,
+    ) -> impl Future<Output = Result<Self::Session, BackendError>> + Send;
+
     /// The `application_name` given to worker connections of this process.
     fn worker_role(&self) -> String {
         self.instance().worker_role.clone()

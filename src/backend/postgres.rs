@@ -116,14 +116,16 @@ impl PostgresBackend {
     }
 
     async fn open(&self, application_name: &str) -> Result<Client, BackendError> {
-        Ok(self.open_listening(application_name).await?.0)
+        Ok(self.open_listening(application_name, None).await?.0)
     }
 
     /// A connection, and what its notifications wake: the connection task drives it and
     /// turns each `NOTIFY` it receives into one wake-up (kept if nobody waits yet).
+    /// Through `via` (a delaying proxy in front of the server) when given.
     async fn open_listening(
         &self,
         application_name: &str,
+        via: Option<std::net::SocketAddr>,
     ) -> Result<(Client, Arc<Notify>), BackendError> {
         let mut config = self.config.clone();
         config.application_name(application_name);
@@ -140,23 +142,43 @@ impl PostgresBackend {
             .copied()
             .unwrap_or(Duration::from_secs(5));
         config.connect_timeout(limit);
+        let refused = |e: &tokio_postgres::Error| BackendError::Connect {
+            target: self.id.display.clone(),
+            reason: root_cause(e),
+            hint: if e.as_db_error().is_some() {
+                "the server answered but refused: check the user, password and database name in --db / DATABASE_URL"
+            } else {
+                "is the server running and accepting TCP connections? check --db / DATABASE_URL, or leave both unset for the embedded PostgreSQL"
+            },
+        };
         // connect_timeout bounds the TCP connect only: a port that accepts and never
         // answers (a proxy without its server) would hold the startup forever.
-        let (client, connection) = match tokio::time::timeout(limit * 2, config.connect(NoTls))
-            .await
-        {
-            Ok(Ok(c)) => c,
-            Ok(Err(e)) => {
-                return Err(BackendError::Connect {
-                    target: self.id.display.clone(),
-                    reason: root_cause(&e),
-                    hint: if e.as_db_error().is_some() {
-                        "the server answered but refused: check the user, password and database name in --db / DATABASE_URL"
-                    } else {
-                        "is the server running and accepting TCP connections? check --db / DATABASE_URL, or leave both unset for the embedded PostgreSQL"
-                    },
-                });
+        let connecting = async {
+            match via {
+                None => config
+                    .connect(NoTls)
+                    .await
+                    .map(|(client, c)| (client, drive(c)))
+                    .map_err(|e| refused(&e)),
+                Some(addr) => {
+                    let tcp = tokio::net::TcpStream::connect(addr).await.map_err(|e| {
+                        BackendError::Connect {
+                            target: format!("{} through the delaying proxy at {addr}", self.id.display),
+                            reason: e.to_string(),
+                            hint: "the proxy claimbench started in front of the server did not accept: a bug, please report it",
+                        }
+                    })?;
+                    let _ = tcp.set_nodelay(true);
+                    config
+                        .connect_raw(tcp, NoTls)
+                        .await
+                        .map(|(client, c)| (client, drive(c)))
+                        .map_err(|e| refused(&e))
+                }
             }
+        };
+        let (client, wakeups) = match tokio::time::timeout(limit * 2, connecting).await {
+            Ok(r) => r?,
             Err(_) => {
                 return Err(BackendError::Connect {
                     target: self.id.display.clone(),
@@ -168,20 +190,6 @@ impl PostgresBackend {
                 });
             }
         };
-        let wakeups = Arc::new(Notify::new());
-        let wake = wakeups.clone();
-        tokio::spawn(async move {
-            // Ends when the client is dropped or the server goes away; the next query
-            // on the client reports the error.
-            let mut connection = connection;
-            loop {
-                match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
-                    Some(Ok(AsyncMessage::Notification(_))) => wake.notify_one(),
-                    Some(Ok(_)) => {}
-                    Some(Err(_)) | None => break,
-                }
-            }
-        });
         client
             .batch_execute(&fill(
                 step(SQL.session, "search-path"),
@@ -519,11 +527,54 @@ fn cells(row: &tokio_postgres::Row) -> Vec<recipe::Cell> {
         .collect()
 }
 
+/// Drives a connection on its own task, which ends when the client is dropped or the
+/// server goes away (the next query on the client reports the error); each `NOTIFY`
+/// it receives is one wake-up of the returned [`Notify`].
+fn drive<S, T>(connection: tokio_postgres::Connection<S, T>) -> Arc<Notify>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let wakeups = Arc::new(Notify::new());
+    let wake = wakeups.clone();
+    tokio::spawn(async move {
+        let mut connection = connection;
+        loop {
+            match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                Some(Ok(AsyncMessage::Notification(_))) => wake.notify_one(),
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => break,
+            }
+        }
+    });
+    wakeups
+}
+
 impl Backend for PostgresBackend {
     type Session = PostgresSession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<PostgresSession, BackendError> {
-        let (client, wakeups) = self.open_listening(role).await?;
+        self.connect_via(role, worker_id, None).await
+    }
+
+    fn worker_address(&self) -> Option<std::net::SocketAddr> {
+        use std::net::ToSocketAddrs;
+        let host = match self.config.get_hosts().first()? {
+            tokio_postgres::config::Host::Tcp(h) => h.clone(),
+            #[allow(unreachable_patterns)]
+            _ => return None,
+        };
+        let port = self.config.get_ports().first().copied().unwrap_or(5432);
+        (host.as_str(), port).to_socket_addrs().ok()?.next()
+    }
+
+    async fn connect_via(
+        &self,
+        role: &str,
+        worker_id: &str,
+        via: Option<std::net::SocketAddr>,
+    ) -> Result<PostgresSession, BackendError> {
+        let (client, wakeups) = self.open_listening(role, via).await?;
         let statements = Statements::prepare(&client).await?;
         Ok(PostgresSession {
             client,

@@ -57,6 +57,15 @@ pub(crate) async fn run(
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
     let targets = resolve_targets(&mut workload, &db)?;
+    if !workload.faults.failover_at.is_empty()
+        && workload.topology.kind != TopologyKind::PrimaryStandby
+        && targets.iter().any(|(_, t)| t.is_none())
+    {
+        anyhow::bail!(
+            "{}: faults.failover_at_s needs a standby to promote: add [topology] kind = \"primary-standby\" (or give --db with --failover-command for your cluster)",
+            workload.source_path.display()
+        );
+    }
     let workload = Arc::new(workload);
 
     let interrupt: Interrupt = Arc::default();

@@ -5,6 +5,7 @@
 pub mod background;
 mod failover;
 mod lag;
+mod network;
 pub mod reconnect;
 pub mod threads;
 mod trial;

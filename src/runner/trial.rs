@@ -138,7 +138,13 @@ pub(super) async fn run_trial<B: Backend>(
     let (label, quiet) = (harness.label, harness.quiet);
     let w = workload.as_ref();
     let (seeded, reset_s) = reset(backend.as_ref(), w, spec, harness).await?;
-    let sessions = open_sessions(backend, w, spec, harness.threads).await?;
+    // Kept until the trial's end: dropping it closes the workers' network.
+    let route = match w.network() {
+        Some(d) => Some(super::network::route(backend.as_ref(), d).await?),
+        None => None,
+    };
+    let via = route.as_ref().map(|r| r.via);
+    let sessions = open_sessions(backend, w, spec, harness.threads, via).await?;
     let shared_backend = backend;
     let backend = backend.as_ref();
     let server_pid = backend.server_pid().await;
@@ -148,7 +154,14 @@ pub(super) async fn run_trial<B: Backend>(
 
     let clock = TrialClock::new(w, Instant::now());
     let started_wall = std::time::SystemTime::now();
-    let running = spawn(shared_backend, workload, spec, clock, sessions, harness);
+    let running = spawn(
+        shared_backend,
+        workload,
+        spec,
+        (clock, via),
+        sessions,
+        harness,
+    );
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
     let overran = end_overrun(backend, &running).await?;
     let mut collected = collect(running, w).await?;
@@ -245,6 +258,7 @@ pub(super) async fn run_trial<B: Backend>(
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
     Ok(TrialResult {
+        network: route.map(|r| r.probe),
         standbys,
         rerun_because: Vec::new(),
         repetition: spec.repetition,
@@ -396,13 +410,14 @@ fn write_interval_log(
 }
 
 /// A worker connection with the workload's session settings for its backend.
+/// Through `via` (the trial's network) when given.
 async fn open_worker<B: Backend>(
     backend: &B,
-    role: &str,
-    id: &str,
+    (role, id): (&str, &str),
     settings: &[(String, String)],
+    via: Option<std::net::SocketAddr>,
 ) -> Result<B::Session, crate::backend::BackendError> {
-    let mut s = backend.connect(role, id).await?;
+    let mut s = backend.connect_via(role, id, via).await?;
     if !settings.is_empty() {
         s.apply(settings).await?;
     }
@@ -416,6 +431,7 @@ async fn open_sessions<B: Backend>(
     w: &Workload,
     spec: &TrialSpec<'_>,
     threads: &WorkerThreads,
+    via: Option<std::net::SocketAddr>,
 ) -> Result<Sessions<B::Session>, RunError> {
     let role = Arc::new(backend.worker_role());
     let settings = Arc::new(crate::session_settings::for_backend(
@@ -427,7 +443,7 @@ async fn open_sessions<B: Backend>(
         .map(|i| {
             let (backend, role, settings) = (backend.clone(), role.clone(), settings.clone());
             threads.spawn(i, n, async move {
-                open_worker(backend.as_ref(), &role, &format!("w{i}"), &settings).await
+                open_worker(backend.as_ref(), (&role, &format!("w{i}")), &settings, via).await
             })
         })
         .collect();
@@ -476,7 +492,13 @@ fn spawn_faults<B: Backend>(
     shared: &Arc<Shared>,
 ) -> FaultTasks {
     let killer = killer.map(|k| {
-        let reopen = connector(backend, w, "claimbench-killer".into(), "killer".into());
+        let reopen = connector(
+            backend,
+            w,
+            "claimbench-killer".into(),
+            "killer".into(),
+            None,
+        );
         tokio::spawn(background::kill(
             Resilient::new(k, reopen),
             backend.worker_role(),
@@ -529,6 +551,7 @@ fn connector<B: Backend>(
     w: &Workload,
     role: String,
     id: String,
+    via: Option<std::net::SocketAddr>,
 ) -> Option<worker::Connector<B::Session>> {
     if !w.faults.breaks_connections() {
         return None;
@@ -543,7 +566,7 @@ fn connector<B: Backend>(
     Some(Arc::new(move || {
         let (backend, role, id) = (backend.clone(), role.clone(), id.clone());
         let settings = settings.clone();
-        Box::pin(async move { open_worker(backend.as_ref(), &role, &id, &settings).await })
+        Box::pin(async move { open_worker(backend.as_ref(), (&role, &id), &settings, via).await })
     }))
 }
 
@@ -553,7 +576,7 @@ fn spawn<B: Backend>(
     backend: &Arc<B>,
     workload: &Arc<Workload>,
     spec: &TrialSpec<'_>,
-    clock: TrialClock,
+    (clock, via): (TrialClock, Option<std::net::SocketAddr>),
     sessions: Sessions<B::Session>,
     harness: &Harness<'_>,
 ) -> Running<B::Session> {
@@ -579,7 +602,7 @@ fn spawn<B: Backend>(
                 clock,
                 shared.clone(),
                 progress[i].clone(),
-                connector(backend, w, backend.worker_role(), format!("w{i}")),
+                connector(backend, w, backend.worker_role(), format!("w{i}"), via),
             );
             let shared = shared.clone();
             threads.spawn(i, spec.workers as usize, async move {
@@ -600,7 +623,7 @@ fn spawn<B: Backend>(
     // A background task reconnects in its own role, named as it was first.
     let resilient = |s, role: &str| {
         let id = role.trim_start_matches("claimbench-").to_string();
-        Resilient::new(s, connector(backend, w, role.to_string(), id))
+        Resilient::new(s, connector(backend, w, role.to_string(), id, None))
     };
     let sampler = sessions.sampler.map(|s| {
         tokio::spawn(background::sample(

@@ -175,6 +175,12 @@ impl Workload {
         w
     }
 
+    /// The round trip added in front of the workers' connections, in a phase's
+    /// workload ([`Workload::phase`]): its block's `network`.
+    pub fn network(&self) -> Option<crate::netdelay::Delay> {
+        self.matrices.first().and_then(|m| m.phase.network)
+    }
+
     /// A strategy by name: a built-in, or one this workload declares (known to it only,
     /// never to the process).
     pub fn strategy_named(&self, name: &str) -> Result<Strategy, String> {

@@ -291,6 +291,9 @@ pub struct Matrix {
     /// workload's (a block's value wins for the same name).
     #[serde(default)]
     pub session: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    /// The round trips added between the workers and the server, one block each.
+    #[serde(default)]
+    pub network: Option<Vec<String>>,
 }
 
 /// `arrival_rate_from = { phase = "batch", workers = 1, batch_size = 1, times = 1.5 }`

@@ -274,6 +274,11 @@ pub struct PhaseSettings {
     /// Session settings of this block, over the workload's.
     #[serde(default)]
     pub session_settings: Vec<crate::session_settings::SessionSetting>,
+    /// The round trip added between the workers and the server (`network`): their
+    /// connections go through a delaying proxy ([`crate::netdelay`]); the sampler,
+    /// producer and rescuer connect directly. `None`: directly.
+    #[serde(default)]
+    pub network: Option<crate::netdelay::Delay>,
 }
 
 /// `arrival_rate_from`: `times` the steady throughput (claimed/s in a claim-only phase)

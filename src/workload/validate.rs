@@ -408,6 +408,12 @@ impl Validator<'_> {
         let faults = self.faults(w.faults)?;
         let (backends, matrices) = self.matrices(w.matrix)?;
         let trial = self.trial(w.trial)?;
+        if !faults.failover_at.is_empty() && matrices.iter().any(|m| m.phase.network.is_some()) {
+            return Err(self.err(
+                "matrix.network",
+                "cannot be combined with faults.failover_at_s: the workers' delaying proxy points at one server and would keep pointing at the old primary; measure the network and the failover in separate workloads",
+            ));
+        }
         for m in &matrices {
             let arrivals = match m.phase.arrival_rate_per_s {
                 Some(r) => r > 0.0,
@@ -774,7 +780,12 @@ impl Validator<'_> {
                     None => backends = Some((field.clone(), b)),
                 }
             }
+            let network = raw.network.clone();
             let m = self.matrix(&field, raw)?;
+            let network_blocks = match network {
+                None => None,
+                Some(list) => Some(self.network_blocks(&field, &m, &list)?),
+            };
             if many && m.name.is_empty() {
                 return Err(self.err(
                     &format!("{field}.name"),
@@ -787,9 +798,49 @@ impl Validator<'_> {
                     format!("`{}` names two blocks; give each its own", m.name),
                 ));
             }
-            out.push(m);
+            match network_blocks {
+                None => out.push(m),
+                Some(blocks) => out.extend(blocks),
+            }
         }
         Ok((backends.map(|b| b.1).unwrap_or_default(), out))
+    }
+
+    /// `network = ["local", "1ms", "5ms±1ms"]`: one block per round trip, each a copy
+    /// of `m` named by it (`5ms`, or `name 5ms` for a named block), so every cell of the
+    /// sweep is its own phase in every table, plot and comparison.
+    fn network_blocks(
+        &self,
+        field: &str,
+        m: &Matrix,
+        list: &[String],
+    ) -> Result<Vec<Matrix>, WorkloadError> {
+        let at = format!("{field}.network");
+        if list.is_empty() {
+            return Err(self.err(&at, "is empty; list round trips such as \"local\", \"1ms\", \"5ms±1ms\", or leave it out"));
+        }
+        let mut out: Vec<Matrix> = Vec::with_capacity(list.len());
+        for v in list {
+            let d = crate::netdelay::parse(v).map_err(|e| {
+                self.err(
+                    &at,
+                    format!("{e}; write \"local\", \"1ms\", \"0.5ms\" or \"5ms±1ms\""),
+                )
+            })?;
+            let label = crate::netdelay::label(&d);
+            let mut block = m.clone();
+            block.name = if m.name.is_empty() {
+                label
+            } else {
+                format!("{} {label}", m.name)
+            };
+            if out.iter().any(|o| o.name == block.name) {
+                return Err(self.err(&at, format!("lists `{v}` twice")));
+            }
+            block.phase.network = Some(d).filter(|d| !d.rtt.is_zero());
+            out.push(block);
+        }
+        Ok(out)
     }
 
     fn block_backends(
@@ -908,6 +959,7 @@ impl Validator<'_> {
                 None => None,
             },
             session_settings: self.session_settings(&f("session"), m.session)?,
+            network: None,
         };
         if phase.arrival_rate_from.is_some()
             && (phase.search.is_some() || phase.arrival_rate_per_s.is_some())

@@ -213,9 +213,21 @@ impl MssqlBackend {
 
     /// Opens one connection named `program_name` on the server.
     async fn open(&self, program_name: &str) -> Result<Conn, BackendError> {
+        self.open_via(program_name, None).await
+    }
+
+    /// [`MssqlBackend::open`] through `via` (a delaying proxy) when given.
+    async fn open_via(
+        &self,
+        program_name: &str,
+        via: Option<std::net::SocketAddr>,
+    ) -> Result<Conn, BackendError> {
         let mut config = self.target.config.clone();
         config.application_name(program_name);
-        let addr = config.get_addr();
+        let addr = match via {
+            Some(a) => a.to_string(),
+            None => config.get_addr().to_string(),
+        };
         let connect = async {
             let tcp = TcpStream::connect(&addr)
                 .await
@@ -504,7 +516,21 @@ impl Backend for MssqlBackend {
     type Session = MssqlSession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MssqlSession, BackendError> {
-        let client = self.open(role).await?;
+        self.connect_via(role, worker_id, None).await
+    }
+
+    fn worker_address(&self) -> Option<std::net::SocketAddr> {
+        use std::net::ToSocketAddrs;
+        self.target.config.get_addr().to_socket_addrs().ok()?.next()
+    }
+
+    async fn connect_via(
+        &self,
+        role: &str,
+        worker_id: &str,
+        via: Option<std::net::SocketAddr>,
+    ) -> Result<MssqlSession, BackendError> {
+        let client = self.open_via(role, via).await?;
         Ok(MssqlSession::new(
             client,
             &self.id.schema,

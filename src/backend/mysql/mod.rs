@@ -126,6 +126,15 @@ impl MysqlBackend {
     /// Opens one connection at READ COMMITTED with UTC session time, in the run's
     /// database when `in_schema` (which must exist by then).
     async fn open(&self, in_schema: bool) -> Result<Conn, BackendError> {
+        self.open_via(in_schema, None).await
+    }
+
+    /// [`MysqlBackend::open`] through `via` (a delaying proxy) when given.
+    async fn open_via(
+        &self,
+        in_schema: bool,
+        via: Option<std::net::SocketAddr>,
+    ) -> Result<Conn, BackendError> {
         let mut builder = OptsBuilder::from_opts(self.opts.clone())
             .init(vec![
                 step(SQL.session, "isolation"),
@@ -134,6 +143,12 @@ impl MysqlBackend {
             .stmt_cache_size(64);
         if in_schema {
             builder = builder.db_name(Some(self.id.schema.clone()));
+        }
+        if let Some(addr) = via {
+            builder = builder
+                .ip_or_hostname(addr.ip().to_string())
+                .tcp_port(addr.port())
+                .prefer_socket(false);
         }
         let connect = Conn::new(builder);
         let conn = match tokio::time::timeout(Duration::from_secs(5), connect).await {
@@ -403,7 +418,24 @@ impl Backend for MysqlBackend {
     type Session = MysqlSession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MysqlSession, BackendError> {
-        let mut conn = self.open(true).await?;
+        self.connect_via(role, worker_id, None).await
+    }
+
+    fn worker_address(&self) -> Option<std::net::SocketAddr> {
+        use std::net::ToSocketAddrs;
+        (self.opts.ip_or_hostname(), self.opts.tcp_port())
+            .to_socket_addrs()
+            .ok()?
+            .next()
+    }
+
+    async fn connect_via(
+        &self,
+        role: &str,
+        worker_id: &str,
+        via: Option<std::net::SocketAddr>,
+    ) -> Result<MysqlSession, BackendError> {
+        let mut conn = self.open_via(true, via).await?;
         let statements = Statements::prepare(&mut conn).await?;
         if role == self.id.worker_role {
             self.workers
