@@ -8,6 +8,7 @@ pub mod bootstrap;
 pub mod compare;
 pub mod figures;
 pub mod gates;
+pub mod network;
 pub mod rate_search;
 pub mod recommend;
 pub mod story;

@@ -724,6 +724,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     queue_sentences(r, &mut out);
     strategy_sentences(r, &mut out);
     durability_sentences(r, &mut out);
+    out.extend(super::network::sentences(r));
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);
     arrival_sentences(r, &mut out);

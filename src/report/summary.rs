@@ -93,7 +93,51 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
             ));
         }
     }
+    if let Some(n) = network_note(r) {
+        notes.push(("Network", n));
+    }
     notes
+}
+
+/// The round trips a `network` sweep added, as configured and as measured per trial.
+fn network_note(r: &RunResult) -> Option<String> {
+    let mut by_label: Vec<(String, f64, Vec<f64>)> = Vec::new();
+    let mut direct: Vec<f64> = Vec::new();
+    for p in r
+        .cells
+        .iter()
+        .flat_map(|c| &c.trials)
+        .filter_map(|t| t.network.as_ref())
+    {
+        direct.push(p.direct_ms);
+        match by_label.iter_mut().find(|(l, _, _)| *l == p.configured) {
+            Some(e) => e.2.push(p.added_ms),
+            None => by_label.push((p.configured.clone(), p.configured_ms, vec![p.added_ms])),
+        }
+    }
+    if by_label.is_empty() {
+        return None;
+    }
+    by_label.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let range = |v: &[f64]| {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+        if hi - lo < 0.05 {
+            format!("{lo:.2} ms")
+        } else {
+            format!("{lo:.2}–{hi:.2} ms")
+        }
+    };
+    let each: Vec<String> = by_label
+        .iter()
+        .map(|(l, _, added)| format!("{} for {l}", range(added)))
+        .collect();
+    Some(format!(
+        "the workers reached the server through claimbench's delaying proxy (the sampler, producer, rescuer and control connection directly). Before each trial a trivial statement's median round trip was timed directly ({}) and through the proxy; the proxy added {}.",
+        range(&direct),
+        each.join(", ")
+    ))
 }
 
 pub fn render(r: &RunResult) -> String {
