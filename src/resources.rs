@@ -40,7 +40,11 @@ impl ResourceProbe {
         );
         let mut snap = CpuSnapshot::default();
         if let Some(p) = self.own.and_then(|pid| sys.process(pid)) {
-            snap.client_cpu_ms = p.accumulated_cpu_time();
+            // The delaying proxy runs in this process, but it is the network under
+            // test, not the load generator.
+            snap.client_cpu_ms = p
+                .accumulated_cpu_time()
+                .saturating_sub(crate::netdelay::thread_cpu_ms());
             snap.client_rss_bytes = p.memory();
         }
         let root = server_backend_pid
