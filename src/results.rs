@@ -146,6 +146,10 @@ pub struct CellResult {
     /// workload's, then its block's), as the server was sent them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub session_settings: Vec<(String, String)>,
+    /// The server's durability settings for this cell's trials, as the server reported
+    /// them after its block set them (`[[matrix]] durability`); empty when no block did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_settings: Vec<(String, String)>,
     /// The phase ran the claim path alone (`handler.mode = "claim-only"`); `None` in
     /// runs written before this was recorded (see [`CellResult::is_claim_only`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -259,6 +263,7 @@ impl CellResult {
             workers,
             batch_size,
             session_settings: Vec::new(),
+            server_settings: Vec::new(),
             claim_only: None,
             trials,
         }

@@ -420,3 +420,86 @@ fn the_workers_network_adds_its_round_trip_within_tolerance() {
         "{summary}"
     );
 }
+
+/// `durability = "production"` on the embedded server: the block's cells run with
+/// fsync, synchronous_commit and full_page_writes on, as the server reports them, the
+/// block before it with the default's shortcuts (set back after a production block too:
+/// the order here puts production first), and the verdict costs the difference.
+#[test]
+fn a_production_durability_block_runs_with_the_shortcuts_off_and_is_costed() {
+    let results = tempfile::tempdir().unwrap();
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/durability.toml");
+    let text = std::fs::read_to_string(shipped).unwrap();
+    let (head, blocks) = text.split_once("[[matrix]]").unwrap();
+    let (_, trial) = blocks.split_once("[trial]").unwrap();
+    assert!(text.contains("durability = \"production\""));
+    // Production first, then the shortcuts: the second block must be set back.
+    let workload = results.path().join("durability.toml");
+    let block = |name: &str, durability: &str| {
+        format!(
+            "[[matrix]]\nname = \"{name}\"\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n{durability}\n\n"
+        )
+    };
+    std::fs::write(
+        &workload,
+        format!(
+            "{head}{}{}[trial]{}",
+            block("production", "durability = \"production\""),
+            block("shortcuts", ""),
+            trial
+                .replace("duration_s = 6", "duration_s = 1.5")
+                .replace("repetitions = 2", "repetitions = 1")
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .arg("run")
+        .arg(&workload)
+        .args(["--quiet", "--results"])
+        .arg(results.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::fs::read_dir(results.path().join("out"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let settings = |phase: &str| {
+        run["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["phase"] == phase)
+            .unwrap()["server_settings"]
+            .clone()
+    };
+    assert_eq!(
+        settings("production"),
+        serde_json::json!([
+            ["fsync", "on"],
+            ["synchronous_commit", "on"],
+            ["full_page_writes", "on"]
+        ])
+    );
+    assert_eq!(
+        settings("shortcuts"),
+        serde_json::json!([
+            ["fsync", "off"],
+            ["synchronous_commit", "off"],
+            ["full_page_writes", "off"]
+        ])
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("- production durability (fsync, synchronous_commit, full_page_writes on; production) against the embedded default's shortcuts (shortcuts), production at 1 worker, batch 1:"),
+        "{summary}"
+    );
+}

@@ -23,3 +23,24 @@ SELECT pg_backend_pid()
 -- The statistics views answer from one snapshot per transaction: drop it, so that the
 -- counters read next are current.
 SELECT pg_stat_clear_snapshot()
+
+-- The durability a block asks for (`[[matrix]] durability`), on the embedded server only:
+-- ALTER SYSTEM refuses to run in a transaction block, so one statement per step, then a
+-- reload. claimbench's own defaults for these three are in postgresql.conf, which
+-- ALTER SYSTEM's postgresql.auto.conf outranks; RESET returns to them.
+-- step: durability-production-fsync
+ALTER SYSTEM SET fsync = on
+-- step: durability-production-synchronous-commit
+ALTER SYSTEM SET synchronous_commit = on
+-- step: durability-production-full-page-writes
+ALTER SYSTEM SET full_page_writes = on
+-- step: durability-embedded-fsync
+ALTER SYSTEM RESET fsync
+-- step: durability-embedded-synchronous-commit
+ALTER SYSTEM RESET synchronous_commit
+-- step: durability-embedded-full-page-writes
+ALTER SYSTEM RESET full_page_writes
+-- step: reload
+SELECT pg_reload_conf()
+-- step: durability-now
+SELECT current_setting('fsync'), current_setting('synchronous_commit'), current_setting('full_page_writes')

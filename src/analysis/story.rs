@@ -614,8 +614,8 @@ fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
-/// The `synchronous_commit` a cell's workers committed with: their session's, else the
-/// server's.
+/// The `synchronous_commit` a cell's workers committed with: their session's, else
+/// their block's server setting, else the server's.
 fn commit_level(r: &RunResult, c: &CellResult) -> Option<String> {
     let own = c
         .session_settings
@@ -632,7 +632,12 @@ fn commit_level(r: &RunResult, c: &CellResult) -> Option<String> {
             .iter()
             .find(|(k, _)| k == "synchronous_commit")
     };
-    own.or_else(server).map(|(_, v)| v.clone())
+    let block = || {
+        c.server_settings
+            .iter()
+            .find(|(k, _)| k == "synchronous_commit")
+    };
+    own.or_else(block).or_else(server).map(|(_, v)| v.clone())
 }
 
 /// What each `synchronous_commit` level cost against the weakest one the run has, for
@@ -665,6 +670,8 @@ fn durability_sentences(r: &RunResult, out: &mut Vec<String>) {
             == (base.backend, base.strategy.clone(), base.batch_size)
             && c.index_layout == base.index_layout
             && c.arrival_rate_per_s == base.arrival_rate_per_s
+            // A block at another durability changes fsync too: shortcut_sentences.
+            && c.server_settings == base.server_settings
     };
     let b = CellFigures::of(base);
     let mut costs = Vec::new();
@@ -714,6 +721,69 @@ fn durability_sentences(r: &RunResult, out: &mut Vec<String>) {
     ));
 }
 
+/// What production durability (`durability = "production"`: fsync, synchronous_commit
+/// and full_page_writes on) costs against the embedded default's shortcuts, for the same
+/// cell otherwise, at the smallest pool that ran both: claim p99 and throughput side by
+/// side, so the shortcut is a measured number rather than a footnote.
+fn shortcut_sentences(r: &RunResult, out: &mut Vec<String>) {
+    let fsync = |c: &CellResult| {
+        c.server_settings
+            .iter()
+            .find(|(k, _)| k == "fsync")
+            .map(|(_, v)| v == "on")
+    };
+    let same = |a: &CellResult, b: &CellResult| {
+        (a.backend, &a.strategy, a.workers, a.batch_size)
+            == (b.backend, &b.strategy, b.workers, b.batch_size)
+            && a.index_layout == b.index_layout
+            && a.arrival_rate_per_s == b.arrival_rate_per_s
+            && a.session_settings == b.session_settings
+    };
+    let mut pairs: Vec<(&CellResult, &CellResult)> = r
+        .cells
+        .iter()
+        .filter(|c| fsync(c) == Some(false))
+        .filter_map(|off| {
+            let on = r
+                .cells
+                .iter()
+                .find(|c| fsync(c) == Some(true) && same(off, c))?;
+            Some((off, on))
+        })
+        .collect();
+    let Some(workers) = pairs.iter().map(|(c, _)| c.workers).min() else {
+        return;
+    };
+    pairs.retain(|(c, _)| c.workers == workers);
+    for (off, on) in pairs {
+        let (a, b) = (CellFigures::of(off), CellFigures::of(on));
+        let p99 = match (a.claim_p99_ms, b.claim_p99_ms) {
+            (Some(x), Some(y)) => format!(
+                "{:+.2} ms on claim p99 ({} → {})",
+                y - x,
+                fmt_ms(x),
+                fmt_ms(y)
+            ),
+            _ => "an unmeasured claim p99".into(),
+        };
+        let share = if a.throughput > 0.0 {
+            (1.0 - b.throughput / a.throughput) * 100.0
+        } else {
+            0.0
+        };
+        out.push(format!(
+            "production durability (fsync, synchronous_commit, full_page_writes on; {}) against the embedded default's shortcuts ({}), {} at {workers} worker{}, batch {}: {p99} and {share:.0}% of throughput ({:.0} → {:.0} jobs/s).",
+            on.phase,
+            off.phase,
+            off.strategy,
+            if workers == 1 { "" } else { "s" },
+            off.batch_size,
+            a.throughput,
+            b.throughput
+        ));
+    }
+}
+
 /// The verdict, most important first.
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
@@ -724,6 +794,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     queue_sentences(r, &mut out);
     strategy_sentences(r, &mut out);
     durability_sentences(r, &mut out);
+    shortcut_sentences(r, &mut out);
     out.extend(super::network::sentences(r));
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);

@@ -128,6 +128,13 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.standbys().await)
     }
 
+    async fn set_durability(
+        &self,
+        d: crate::workload::Durability,
+    ) -> Result<Vec<(String, String)>, BackendError> {
+        each!(self, AnyBackend, b => b.set_durability(d).await)
+    }
+
     async fn acknowledged_missing(
         &self,
         effects: &[(i64, i64)],

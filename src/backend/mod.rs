@@ -301,6 +301,22 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         async { Ok(Vec::new()) }
     }
 
+    /// Runs the server at `d`'s durability from now on (`[[matrix]] durability`) and
+    /// returns the three settings as the server then reports them. Only the embedded
+    /// PostgreSQL does this (the run refuses it on a server claimbench did not start).
+    fn set_durability(
+        &self,
+        _d: crate::workload::Durability,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, BackendError>> + Send {
+        let kind = self.kind();
+        async move {
+            Err(BackendError::other(
+                "set the block's durability",
+                format!("only the embedded PostgreSQL changes its durability; not {kind}"),
+            ))
+        }
+    }
+
     /// After a failover: of the writes the workers saw acknowledged ((job, start µs) of
     /// handler effects and of completions), those this server does not have, as (effects
     /// missing, jobs whose acknowledged completion is missing). Engines claimbench cannot

@@ -40,7 +40,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     (SQL.reset, "recreate-schema queues setseed vacuum analyze"),
     (
         SQL.control,
-        "version version-num schema-facts backend-pid clear-stats-snapshot",
+        "version version-num schema-facts backend-pid clear-stats-snapshot durability-production-fsync durability-production-synchronous-commit durability-production-full-page-writes durability-embedded-fsync durability-embedded-synchronous-commit durability-embedded-full-page-writes reload durability-now",
     ),
     (
         SQL.session,
@@ -627,6 +627,62 @@ impl Backend for PostgresBackend {
 
     async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {
         recipe::standbys(self, REPLICATION_SQL).await
+    }
+
+    async fn set_durability(
+        &self,
+        d: crate::workload::Durability,
+    ) -> Result<Vec<(String, String)>, BackendError> {
+        let level = match d {
+            crate::workload::Durability::Production => "production",
+            crate::workload::Durability::Embedded => "embedded",
+        };
+        let what = "set the block's durability (ALTER SYSTEM)";
+        {
+            let guard = self.control().await?;
+            for name in ["fsync", "synchronous-commit", "full-page-writes"] {
+                let name = format!("durability-{level}-{name}");
+                guard
+                    .batch_execute(step(SQL.control, &name))
+                    .await
+                    .map_err(|e| query_error(what, e))?;
+            }
+            guard
+                .batch_execute(step(SQL.control, "reload"))
+                .await
+                .map_err(|e| query_error(what, e))?;
+        }
+        // The reload reaches each backend as it next reads a command: a new session
+        // sees it once the postmaster has read the file, so ask new ones until it does.
+        let want: Vec<&str> = match d {
+            crate::workload::Durability::Production => vec!["on", "on", "on"],
+            crate::workload::Durability::Embedded => Vec::new(),
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let c = self.open("claimbench-control").await?;
+            let row = c
+                .query_one(step(SQL.control, "durability-now"), &[])
+                .await
+                .map_err(|e| query_error(what, e))?;
+            let now: Vec<String> = (0..3).map(|i| row.get::<_, String>(i)).collect();
+            if want.is_empty() || now.iter().zip(&want).all(|(a, b)| a == b) {
+                return Ok(["fsync", "synchronous_commit", "full_page_writes"]
+                    .iter()
+                    .map(|k| k.to_string())
+                    .zip(now)
+                    .collect());
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(BackendError::other(
+                    what,
+                    format!(
+                        "the server still runs with fsync, synchronous_commit, full_page_writes = {now:?} 5 s after the reload"
+                    ),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     async fn acknowledged_missing(

@@ -57,6 +57,17 @@ pub(crate) async fn run(
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
     let targets = resolve_targets(&mut workload, &db)?;
+    if workload
+        .matrices
+        .iter()
+        .any(|m| m.phase.durability.is_some())
+        && targets.iter().any(|(_, t)| t.is_some())
+    {
+        anyhow::bail!(
+            "{}: matrix.durability changes the server's own settings (ALTER SYSTEM): claimbench does that only on the embedded PostgreSQL it starts, never with --db",
+            workload.source_path.display()
+        );
+    }
     if !workload.faults.failover_at.is_empty()
         && workload.topology.kind != TopologyKind::PrimaryStandby
         && targets.iter().any(|(_, t)| t.is_none())

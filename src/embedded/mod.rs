@@ -89,6 +89,20 @@ pub fn default_settings() -> BTreeMap<String, String> {
     .collect()
 }
 
+/// The durability shortcuts among [`default_settings`]: written to the cluster's
+/// `postgresql.conf` rather than given as `-c` arguments (which outrank `ALTER SYSTEM`),
+/// so that a block can run the server at production durability and back
+/// ([`DURABILITY_PRODUCTION`]). A workload that sets one of them itself keeps it as an
+/// argument, and then a block cannot change it.
+pub const DURABILITY_SHORTCUTS: [&str; 3] = ["fsync", "synchronous_commit", "full_page_writes"];
+
+/// What a production server runs with, for the same three settings.
+pub const DURABILITY_PRODUCTION: [(&str, &str); 3] = [
+    ("fsync", "on"),
+    ("synchronous_commit", "on"),
+    ("full_page_writes", "on"),
+];
+
 /// What a primary needs to stream its WAL to a standby (the defaults keep no more WAL
 /// than crash recovery needs).
 const REPLICATION_SETTINGS: [(&str, &str); 2] =
@@ -128,6 +142,12 @@ impl EmbeddedPostgres {
     pub fn start(settings: &BTreeMap<String, String>) -> Result<EmbeddedPostgres, EmbeddedError> {
         let mut all = default_settings();
         all.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // The shortcuts the workload left alone go to postgresql.conf (below).
+        let in_conf: Vec<(String, String)> = DURABILITY_SHORTCUTS
+            .iter()
+            .filter(|k| !settings.contains_key(**k))
+            .filter_map(|k| all.remove_entry(*k))
+            .collect();
         let pg = EmbeddedPostgres::new_instance(all)?;
         pg.check_settings(settings)?;
         let data = pg.data_dir();
@@ -144,6 +164,7 @@ impl EmbeddedPostgres {
                 "--no-sync",
             ])
             .output_checked("initdb")?;
+        pg.append_conf(&in_conf)?;
         pg.spawn_and_wait("start the server")?;
         Ok(pg)
     }
@@ -214,6 +235,26 @@ impl EmbeddedPostgres {
             cmd.arg("-R");
         }
         cmd.output_checked(what)
+    }
+
+    /// Appends `name = 'value'` lines to the cluster's `postgresql.conf` (claimbench's
+    /// own values, from [`default_settings`]: nothing a workload wrote).
+    fn append_conf(&self, settings: &[(String, String)]) -> Result<(), EmbeddedError> {
+        use std::io::Write;
+        let what = "write postgresql.conf";
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.data_dir().join("postgresql.conf"))
+            .map_err(|e| step(what, e))?;
+        writeln!(
+            f,
+            "\n# claimbench's defaults (a block may change them with ALTER SYSTEM)"
+        )
+        .map_err(|e| step(what, e))?;
+        for (k, v) in settings {
+            writeln!(f, "{k} = '{v}'").map_err(|e| step(what, e))?;
+        }
+        Ok(())
     }
 
     /// `synchronous_standby_names = '<the standby>'`, as `ALTER SYSTEM` would write it,

@@ -152,6 +152,7 @@ pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
         workers: 0,
         batch_size: 0,
         session_settings: Vec::new(),
+        server_settings: Vec::new(),
         claim_only: None,
         trials: Vec::new(),
     };

@@ -83,10 +83,27 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
             })
             .collect();
         if !off.is_empty() {
+            let mut production: Vec<&str> = Vec::new();
+            for c in r.cells.iter().filter(|c| c.backend == t.backend) {
+                let on = c
+                    .server_settings
+                    .iter()
+                    .any(|(k, v)| k == "fsync" && v == "on");
+                if on && !production.contains(&c.phase.as_str()) {
+                    production.push(&c.phase);
+                }
+            }
+            let except = match production.as_slice() {
+                [] => String::new(),
+                blocks => format!(
+                    ", except in {} (durability = \"production\": fsync, synchronous_commit and full_page_writes on; the verdict compares them)",
+                    blocks.join(", ")
+                ),
+            };
             notes.push((
                 "Durability",
                 format!(
-                    "the {} server ran with {} off: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (workloads/sync-commit.toml measures what each synchronous_commit level costs on this host).",
+                    "the {} server ran with {} off{except}: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (workloads/durability.toml measures the difference on this host, workloads/sync-commit.toml each synchronous_commit level).",
                     t.backend,
                     off.join(", ")
                 ),

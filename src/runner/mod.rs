@@ -482,9 +482,24 @@ impl Progress<'_> {
                 &w.session_settings,
                 backend.kind(),
             ),
+            server_settings: Vec::new(),
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
             trials: Vec::new(),
         };
+        if let Some(d) = w.matrices[0].phase.durability {
+            match backend.set_durability(d).await {
+                Ok(s) => cell.server_settings = s,
+                Err(e) => {
+                    self.result.interrupted = true;
+                    self.result.stop_reason = Some(e.to_string());
+                    let partial = write_partial(&mut self.result, &self.dir, self.render);
+                    return Err(RunFailure {
+                        error: RunError::Backend(e),
+                        partial,
+                    });
+                }
+            }
+        }
         for rep in 0..w.trial.repetitions {
             if self.interrupt.stopping() {
                 push_cell(&mut self.result, cell);

@@ -294,6 +294,8 @@ pub struct Matrix {
     /// The round trips added between the workers and the server, one block each.
     #[serde(default)]
     pub network: Option<Vec<String>>,
+    #[serde(default)]
+    pub durability: Option<super::Durability>,
 }
 
 /// `arrival_rate_from = { phase = "batch", workers = 1, batch_size = 1, times = 1.5 }`

@@ -52,6 +52,17 @@ pub enum TopologyKind {
     PrimaryStandby,
 }
 
+/// How durable a block's server is (`[[matrix]] durability`, the embedded PostgreSQL
+/// only): its `fsync`, `synchronous_commit` and `full_page_writes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Durability {
+    /// The embedded default's shortcuts: all three off.
+    Embedded,
+    /// All three on, as a production server runs.
+    Production,
+}
+
 /// `[topology]`, validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Topology {
@@ -279,6 +290,10 @@ pub struct PhaseSettings {
     /// producer and rescuer connect directly. `None`: directly.
     #[serde(default)]
     pub network: Option<crate::netdelay::Delay>,
+    /// The server's durability for this block's trials; set on every block once one
+    /// block sets it (the others `Embedded`), `None` when none does.
+    #[serde(default)]
+    pub durability: Option<Durability>,
 }
 
 /// `arrival_rate_from`: `times` the steady throughput (claimed/s in a claim-only phase)

@@ -408,6 +408,7 @@ impl Validator<'_> {
         let faults = self.faults(w.faults)?;
         let (backends, matrices) = self.matrices(w.matrix)?;
         let trial = self.trial(w.trial)?;
+        let matrices = self.durability(matrices, &backends, &w.embedded.settings)?;
         if !faults.failover_at.is_empty() && matrices.iter().any(|m| m.phase.network.is_some()) {
             return Err(self.err(
                 "matrix.network",
@@ -806,6 +807,49 @@ impl Validator<'_> {
         Ok((backends.map(|b| b.1).unwrap_or_default(), out))
     }
 
+    /// `durability`: PostgreSQL's embedded server only, and not over a shortcut the
+    /// workload fixes in `[embedded.settings]` (an argument ALTER SYSTEM cannot
+    /// change). Once a block sets it, the blocks that do not run at the embedded
+    /// default's, so each block's trials run at the durability it says.
+    fn durability(
+        &self,
+        mut matrices: Vec<Matrix>,
+        backends: &[BackendKind],
+        embedded: &BTreeMap<String, toml::Value>,
+    ) -> Result<Vec<Matrix>, WorkloadError> {
+        let Some(i) = matrices.iter().position(|m| m.phase.durability.is_some()) else {
+            return Ok(matrices);
+        };
+        let field = if matrices.len() == 1 {
+            "matrix.durability".to_string()
+        } else {
+            format!("matrix[{i}].durability")
+        };
+        if let Some(other) = backends.iter().find(|b| **b != BackendKind::Postgres) {
+            return Err(self.err(
+                &field,
+                format!(
+                    "changes the embedded PostgreSQL's settings; this workload also runs {other}"
+                ),
+            ));
+        }
+        if let Some(k) = crate::embedded::DURABILITY_SHORTCUTS
+            .iter()
+            .find(|k| embedded.contains_key(**k))
+        {
+            return Err(self.err(
+                &field,
+                format!("cannot change {k}: embedded.settings fixes it for the whole run; leave it out there"),
+            ));
+        }
+        for m in &mut matrices {
+            m.phase
+                .durability
+                .get_or_insert(crate::workload::Durability::Embedded);
+        }
+        Ok(matrices)
+    }
+
     /// `network = ["local", "1ms", "5ms±1ms"]`: one block per round trip, each a copy
     /// of `m` named by it (`5ms`, or `name 5ms` for a named block), so every cell of the
     /// sweep is its own phase in every table, plot and comparison.
@@ -960,6 +1004,7 @@ impl Validator<'_> {
             },
             session_settings: self.session_settings(&f("session"), m.session)?,
             network: None,
+            durability: m.durability,
         };
         if phase.arrival_rate_from.is_some()
             && (phase.search.is_some() || phase.arrival_rate_per_s.is_some())
