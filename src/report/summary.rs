@@ -909,6 +909,7 @@ mod tests {
                 workers: 4,
                 batch_size: 10,
                 session_settings: Vec::new(),
+                server_settings: Vec::new(),
                 claim_only: None,
                 trials: vec![
                     trial(0, 900.0, &[1000, 2000], vec![few(2)]),
@@ -1011,6 +1012,7 @@ mod tests {
             workers: 16,
             batch_size: 10,
             session_settings: Vec::new(),
+            server_settings: Vec::new(),
             claim_only: None,
             trials: vec![trial(0, claimed, lat, vec![])],
         };
@@ -1114,6 +1116,7 @@ mod tests {
                 workers: 1,
                 batch_size: 1,
                 session_settings: Vec::new(),
+                server_settings: Vec::new(),
                 claim_only: None,
                 trials: vec![TrialResult::default()],
             }],
