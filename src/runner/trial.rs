@@ -225,7 +225,8 @@ pub(super) async fn run_trial<B: Backend>(
         }
         None => Vec::new(),
     };
-    if let (Some(f), false) = (harness.failover, failovers.is_empty()) {
+    // After an interrupt no trial follows: the pair is removed, not made again.
+    if let (Some(f), false, false) = (harness.failover, failovers.is_empty(), interrupted) {
         super::failover::rebuild(backend, f).await?;
     }
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
