@@ -503,3 +503,91 @@ fn a_production_durability_block_runs_with_the_shortcuts_off_and_is_costed() {
         "{summary}"
     );
 }
+
+/// A three-node MariaDB Galera cluster started by claimbench: every node joins (one
+/// cluster, every node ready), and SKIP LOCKED stops at a node's edge — a session on
+/// node 2 does not skip the row a session on node 1 holds locked, both update it, and
+/// certification aborts one of them at commit (MySQL error 1213). The nodes and their
+/// directories are gone after the drop.
+#[tokio::test]
+async fn a_galera_cluster_joins_and_skip_locked_stops_at_the_node() {
+    use mysql_async::prelude::Queryable;
+    let cluster = claimbench::embedded::galera::EmbeddedGalera::start(3).unwrap();
+    let ports = cluster.ports();
+    let mut conns = Vec::new();
+    for p in &ports {
+        let url = format!("mysql://root@127.0.0.1:{p}/mysql");
+        conns.push(mysql_async::Conn::from_url(url).await.unwrap());
+    }
+    let status = async |c: &mut mysql_async::Conn, name: &str| -> String {
+        let row: Option<String> = c
+            .exec_first(
+                "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = UPPER(?)",
+                (name,),
+            )
+            .await
+            .unwrap();
+        row.unwrap()
+    };
+    let mut uuid = Vec::new();
+    for c in conns.iter_mut() {
+        assert_eq!(status(c, "wsrep_cluster_size").await, "3");
+        assert_eq!(status(c, "wsrep_ready").await, "ON");
+        uuid.push(status(c, "wsrep_cluster_state_uuid").await);
+    }
+    assert!(uuid.iter().all(|u| *u == uuid[0]), "{uuid:?}");
+
+    let (a, rest) = conns.split_first_mut().unwrap();
+    let b = &mut rest[0];
+    a.query_drop("CREATE DATABASE q; CREATE TABLE q.jobs (id INT PRIMARY KEY, status INT NOT NULL, owner CHAR(1)); INSERT INTO q.jobs VALUES (1, 0, NULL), (2, 0, NULL)")
+        .await
+        .unwrap();
+    // The table reaches node 2 before B reads it (wsrep_sync_wait: read after every
+    // write the cluster has certified).
+    b.query_drop("SET SESSION wsrep_sync_wait = 1")
+        .await
+        .unwrap();
+    let claim = "SELECT id FROM q.jobs WHERE status = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+    a.query_drop("START TRANSACTION").await.unwrap();
+    let held: Option<i32> = a.query_first(claim).await.unwrap();
+    a.query_drop("UPDATE q.jobs SET status = 1, owner = 'A' WHERE id = 1")
+        .await
+        .unwrap();
+    b.query_drop("START TRANSACTION").await.unwrap();
+    let seen: Option<i32> = b.query_first(claim).await.unwrap();
+    assert_eq!(
+        (held, seen),
+        (Some(1), Some(1)),
+        "node 2 skipped the row node 1 holds"
+    );
+    b.query_drop("UPDATE q.jobs SET status = 1, owner = 'B' WHERE id = 1")
+        .await
+        .unwrap();
+    b.query_drop("COMMIT").await.unwrap();
+    // A was aborted by B's certified write: its commit (or the statement it is in)
+    // fails with 1213, and the row is B's on every node.
+    let err = a.query_drop("COMMIT").await.unwrap_err();
+    match &err {
+        mysql_async::Error::Server(e) => assert_eq!(e.code, 1213, "{e:?}"),
+        other => panic!("A's commit failed otherwise: {other:?}"),
+    }
+    let owner: Option<String> = rest[1]
+        .query_first("SELECT owner FROM q.jobs WHERE id = 1")
+        .await
+        .unwrap();
+    assert_eq!(owner.as_deref(), Some("B"));
+    for c in conns {
+        let _ = c.disconnect().await;
+    }
+    let dirs = cluster.paths();
+    drop(cluster);
+    for d in dirs {
+        assert!(!d.exists(), "{} left behind", d.display());
+    }
+    for p in ports {
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", p)).is_err(),
+            "port {p} still answers"
+        );
+    }
+}
