@@ -391,8 +391,5 @@ mod tests {
         let mut one = [0u8; 1];
         again.read_exact(&mut one).await.unwrap();
         assert_eq!(&one, b"x");
-        // The proxy's threads are found by name and have used some CPU by now, or at
-        // least are counted without error.
-        let _ = thread_cpu_ms();
     }
 }

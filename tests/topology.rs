@@ -59,6 +59,38 @@ fn gone(pg: EmbeddedPostgres) {
     nothing_left(dirs, ports);
 }
 
+/// `claimbench run WORKLOAD --quiet [extra] --results <under>/out`, which must succeed:
+/// the run's folder and its run.json.
+fn run_cli(
+    workload: &std::path::Path,
+    extra: &[&str],
+    under: &std::path::Path,
+) -> (std::path::PathBuf, serde_json::Value) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .arg("run")
+        .arg(workload)
+        .arg("--quiet")
+        .args(extra)
+        .arg("--results")
+        .arg(under.join("out"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::fs::read_dir(under.join("out"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    (dir, run)
+}
+
 /// After a drop: no directory left, no port answering.
 fn nothing_left(dirs: Vec<std::path::PathBuf>, ports: Vec<u16>) {
     for d in dirs {
@@ -130,26 +162,7 @@ async fn a_multi_host_target_runs_on_the_writable_host_and_records_its_standby()
         text + "\n[session.postgres]\nsynchronous_commit = \"local\"\n",
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&workload)
-        .args(["--quiet", "--db", &url, "--results"])
-        .arg(results.path().join("out"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = std::fs::read_dir(results.path().join("out"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let (dir, run) = run_cli(&workload, &["--db", &url], results.path());
     let target = &run["environment"]["targets"][0];
     assert_eq!(target["standbys"][0]["name"], "claimbench_standby");
     assert_eq!(target["standbys"][0]["sync_state"], "async");
@@ -259,26 +272,7 @@ fn a_failover_under_load_loses_acknowledged_work_async_and_none_sync() {
         text.replace("standby_network = \"10ms\"", "standby_network = \"20ms\""),
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&workload)
-        .args(["--quiet", "--results"])
-        .arg(results.path().join("out"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = std::fs::read_dir(results.path().join("out"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let (dir, run) = run_cli(&workload, &[], results.path());
     let trial = |phase: &str| {
         let cell = run["cells"]
             .as_array()
@@ -370,26 +364,7 @@ fn the_workers_network_adds_its_round_trip_within_tolerance() {
     assert!(text.contains("network = "));
     let workload = results.path().join("smoke-network.toml");
     std::fs::write(&workload, text).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&workload)
-        .args(["--quiet", "--results"])
-        .arg(results.path().join("out"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = std::fs::read_dir(results.path().join("out"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let (dir, run) = run_cli(&workload, &[], results.path());
     let cell = |phase: &str| {
         run["cells"]
             .as_array()
@@ -457,26 +432,7 @@ fn a_production_durability_block_runs_with_the_shortcuts_off_and_is_costed() {
         ),
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&workload)
-        .args(["--quiet", "--results"])
-        .arg(results.path().join("out"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = std::fs::read_dir(results.path().join("out"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let (dir, run) = run_cli(&workload, &[], results.path());
     let settings = |phase: &str| {
         run["cells"]
             .as_array()

@@ -57,26 +57,7 @@ pub(crate) async fn run(
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
     let targets = resolve_targets(&mut workload, &db)?;
-    if workload
-        .matrices
-        .iter()
-        .any(|m| m.phase.durability.is_some())
-        && targets.iter().any(|(_, t)| t.is_some())
-    {
-        anyhow::bail!(
-            "{}: matrix.durability changes the server's own settings (ALTER SYSTEM): claimbench does that only on the embedded PostgreSQL it starts, never with --db",
-            workload.source_path.display()
-        );
-    }
-    if !workload.faults.failover_at.is_empty()
-        && workload.topology.kind != TopologyKind::PrimaryStandby
-        && targets.iter().any(|(_, t)| t.is_none())
-    {
-        anyhow::bail!(
-            "{}: faults.failover_at_s needs a standby to promote: add [topology] kind = \"primary-standby\" (or give --db with --failover-command for your cluster)",
-            workload.source_path.display()
-        );
-    }
+    refuse_before_starting(&workload, &targets)?;
     let workload = Arc::new(workload);
 
     let interrupt: Interrupt = Arc::default();
@@ -166,6 +147,36 @@ pub(crate) async fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What the workload asks of the servers that their kind rules out, refused before any
+/// server starts: a block's durability changes a server's own settings, which claimbench
+/// does only on the one it starts; a failover on the embedded default needs a standby.
+fn refuse_before_starting(
+    workload: &Workload,
+    targets: &[(BackendKind, Option<claimbench::backend::DbTarget>)],
+) -> Result<()> {
+    if workload
+        .matrices
+        .iter()
+        .any(|m| m.phase.durability.is_some())
+        && targets.iter().any(|(_, t)| t.is_some())
+    {
+        anyhow::bail!(
+            "{}: matrix.durability changes the server's own settings (ALTER SYSTEM): claimbench does that only on the embedded PostgreSQL it starts, never with --db",
+            workload.source_path.display()
+        );
+    }
+    if !workload.faults.failover_at.is_empty()
+        && workload.topology.kind != TopologyKind::PrimaryStandby
+        && targets.iter().any(|(_, t)| t.is_none())
+    {
+        anyhow::bail!(
+            "{}: faults.failover_at_s needs a standby to promote: add [topology] kind = \"primary-standby\" (or give --db with --failover-command for your cluster)",
+            workload.source_path.display()
+        );
+    }
+    Ok(())
 }
 
 /// A target as run.json records it, read before any trial: the server's version and

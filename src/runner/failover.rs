@@ -117,15 +117,21 @@ pub async fn wait_for_standby<B: Backend>(
     }
 }
 
-/// The acknowledged work lost at the failover, from the ledger and what the new primary
-/// is missing of it (`missing`: effects missing, jobs whose completion is missing). The
-/// inserts lost are the reconciliation's to find (jobs that are nowhere).
-pub(super) fn losses(
+/// The acknowledged work lost at the failover: the ledger's acknowledged effects and
+/// completions held against the new primary, and the claims it retook. The inserts
+/// lost are the reconciliation's to find (jobs that are nowhere).
+pub(super) async fn account<B: Backend>(
+    backend: &B,
     ledger: &MergedLedger,
     at: &Injected,
-    (effects, completions): (u64, Vec<i64>),
-) -> FailoverLosses {
-    FailoverLosses {
+) -> Result<FailoverLosses, BackendError> {
+    let (effects, completions) = backend
+        .acknowledged_missing(
+            &ledger.acknowledged_effects(),
+            ledger.acknowledged_completions(),
+        )
+        .await?;
+    Ok(FailoverLosses {
         rerun: completions
             .iter()
             .filter(|&&job| ledger.ran_after(job, at.server_us))
@@ -134,14 +140,14 @@ pub(super) fn losses(
         effects,
         claims: ledger.claims_retaken(at.span_ns),
         inserts: 0,
-    }
+    })
 }
 
 /// Seconds after `at_s` until a whole second's completions came back to 80% of the
 /// median second's between the warm-up and the failover; `None` without such seconds
 /// before it, or when they did not come back within `series` (one count per second
 /// since the trial's start).
-pub fn throughput_recovery(series: &[u32], warmup_s: f64, at_s: f64) -> Option<f64> {
+pub(super) fn throughput_recovery(series: &[u32], warmup_s: f64, at_s: f64) -> Option<f64> {
     let first = warmup_s.ceil() as usize;
     let last = at_s.floor() as usize; // the second the failover fell in is not whole
     let mut before: Vec<u32> = series.get(first..last.min(series.len()))?.to_vec();
@@ -159,19 +165,20 @@ pub fn throughput_recovery(series: &[u32], warmup_s: f64, at_s: f64) -> Option<f
         .map(|(sec, _)| sec as f64 + 1.0 - at_s)
 }
 
-/// The event as run.json records it.
+/// The event as run.json records it: with the workers' longest outage and when their
+/// completions came back (`steady_from_s`: the end of warm-up).
 pub(super) fn event(
     at: Injected,
     lost: FailoverLosses,
-    max_outage_us: u64,
-    recovery_s: Option<f64>,
+    m: &crate::metrics::WorkerMetrics,
+    steady_from_s: f64,
 ) -> FailoverEvent {
     FailoverEvent {
+        recovery_s: throughput_recovery(&m.completed_per_s, steady_from_s, at.at_s),
         at_s: at.at_s,
         promote_s: at.promote_s,
         standby_before: at.standby_before,
-        max_outage_s: max_outage_us as f64 / 1e6,
-        recovery_s,
+        max_outage_s: m.counts.max_outage_us as f64 / 1e6,
         lost,
     }
 }

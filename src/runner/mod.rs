@@ -12,7 +12,7 @@ mod trial;
 mod verdict;
 pub mod worker;
 
-pub use failover::{Failover, throughput_recovery, wait_for_standby};
+pub use failover::{Failover, wait_for_standby};
 
 use crate::backend::{Backend, BackendError, Session};
 use crate::resources::ResourceProbe;

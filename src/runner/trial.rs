@@ -175,16 +175,10 @@ pub(super) async fn run_trial<B: Backend>(
     } = after_trial(backend).await?;
     let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
     let analysis = merged_ledger.analyse();
-    let mut failover_lost = None;
-    if let Some(at) = &collected.failover {
-        let missing = backend
-            .acknowledged_missing(
-                &merged_ledger.acknowledged_effects(),
-                merged_ledger.acknowledged_completions(),
-            )
-            .await?;
-        failover_lost = Some(super::failover::losses(&merged_ledger, at, missing));
-    }
+    let mut failover_lost = match &collected.failover {
+        Some(at) => Some(super::failover::account(backend, &merged_ledger, at).await?),
+        None => None,
+    };
     let time_to_rescue = rescue_histogram(&merged_ledger);
     let holds = exact_holds(backend, w, &merged_ledger).await?;
 
@@ -211,20 +205,12 @@ pub(super) async fn run_trial<B: Backend>(
         in_doubt,
         failover_lost.as_mut(),
     );
-    let failovers: Vec<_> = match collected.failover.take() {
-        Some(at) => {
-            let recovery =
-                super::failover::throughput_recovery(&m.completed_per_s, steady_from_s, at.at_s);
-            let lost = failover_lost.unwrap_or_default();
-            vec![super::failover::event(
-                at,
-                lost,
-                m.counts.max_outage_us,
-                recovery,
-            )]
-        }
-        None => Vec::new(),
-    };
+    let failovers: Vec<_> = collected
+        .failover
+        .take()
+        .map(|at| super::failover::event(at, failover_lost.unwrap_or_default(), &m, steady_from_s))
+        .into_iter()
+        .collect();
     // After an interrupt no trial follows: the pair is removed, not made again.
     if let (Some(f), false, false) = (harness.failover, failovers.is_empty(), interrupted) {
         super::failover::rebuild(backend, f).await?;
