@@ -122,6 +122,26 @@ pub struct TargetRecord {
     /// `pg_stat_replication`): the topology the figures come from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standbys: Vec<StandbyState>,
+    /// A multi-primary cluster target (Galera), as the run found it before the first
+    /// trial: one cluster, its size, its nodes and the settings that decide how it
+    /// treats a queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRecord>,
+}
+
+/// A Galera cluster a run drove: every node reported the same state UUID.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClusterRecord {
+    pub state_uuid: String,
+    /// `wsrep_cluster_size` as the first node reported it.
+    pub size: u32,
+    /// Each node's address (host:port), in the target's order: node 1 first.
+    pub nodes: Vec<String>,
+    /// `wsrep_sync_wait`, `wsrep_retry_autocommit`, `binlog_format`, … as the first
+    /// node has them (name, value).
+    pub settings: Vec<(String, String)>,
+    pub provider_version: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -212,6 +232,10 @@ pub struct TrialResult {
     /// The injected failover (`faults.failover_at_s`) and the acknowledged work it lost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failovers: Vec<FailoverEvent>,
+    /// On a multi-primary cluster: where the workers wrote and what each node's own
+    /// counters say happened during the trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterTrial>,
     /// From a fault stranding a job (a crash, a hang, a lost connection) to the rescuer
     /// returning it to pending, µs; `None` when no stranded job was rescued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -355,6 +379,43 @@ pub struct RestartEvent {
     pub at_s: f64,
     /// Until the server accepted connections again, crash recovery included.
     pub took_s: f64,
+}
+
+/// A trial on a multi-primary cluster.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClusterTrial {
+    /// `spread` or `single-writer`.
+    pub placement: String,
+    /// The node (1-based) the sampler, producer, rescuer and control connection use.
+    pub service_node: usize,
+    pub nodes: Vec<NodeTrial>,
+}
+
+/// One node's share of a trial: its workers, and its own counters' differences from
+/// before the trial to after it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NodeTrial {
+    /// 1-based, in the target's order.
+    pub node: usize,
+    pub address: String,
+    pub workers: u32,
+    /// `wsrep_local_cert_failures`: this node's commits that lost certification.
+    pub cert_failures: i64,
+    /// `wsrep_local_bf_aborts`: this node's open transactions a replicated write set
+    /// aborted.
+    pub bf_aborts: i64,
+    /// `Innodb_deadlocks`: the node's own lock-wait cycles, apart from both.
+    pub innodb_deadlocks: i64,
+    /// `wsrep_flow_control_paused_ns`, as ms: replication paused for a full apply queue.
+    pub flow_control_paused_ms: f64,
+    /// Write sets this node sent and received (`wsrep_replicated`, `wsrep_received`).
+    pub replicated: i64,
+    pub received: i64,
+    /// `wsrep_local_recv_queue_max` after the trial: the longest apply queue the node
+    /// has had (since it started or the counter was last read, as the server keeps it).
+    pub recv_queue_max: i64,
 }
 
 /// The network in front of the workers, measured: the median round trip of a trivial

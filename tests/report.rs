@@ -229,6 +229,7 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
         embedded: false,
         session_settings: Vec::new(),
         standbys: Vec::new(),
+        cluster: None,
         server: Default::default(),
     };
     r.environment.targets = vec![

@@ -23,3 +23,10 @@ SELECT @@pid_file
 -- step: analyze-hot
 -- Refreshes the row and size estimates table_stats.sql reads.
 ANALYZE TABLE jobs_hot
+
+-- step: causal-reads
+-- On a Galera cluster, the control connection's reads wait until its node has applied
+-- every write set committed anywhere before them, so a count after a trial includes
+-- what workers on the other nodes committed. Only this session: workers keep the
+-- server's own setting.
+SET SESSION wsrep_sync_wait = 1

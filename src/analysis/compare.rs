@@ -559,6 +559,7 @@ mod tests {
             embedded: true,
             session_settings: Vec::new(),
             standbys: Vec::new(),
+            cluster: None,
             server: crate::backend::ServerInfo {
                 version: version.into(),
                 ..Default::default()

@@ -40,6 +40,9 @@ impl AnyBackend {
                 AnyBackend::Postgres(PostgresBackend::new(c.clone(), display, schema))
             }
             DbTarget::Mysql(o) => AnyBackend::Mysql(MysqlBackend::new(o.clone(), display, schema)),
+            DbTarget::MysqlCluster(nodes) => {
+                AnyBackend::Mysql(MysqlBackend::cluster(nodes.clone(), display, schema))
+            }
             DbTarget::Mssql(t) => AnyBackend::Mssql(MssqlBackend::new(t.clone(), schema)),
         }
     }
@@ -94,25 +97,30 @@ impl Backend for AnyBackend {
     type Session = AnySession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<AnySession, BackendError> {
-        self.connect_via(role, worker_id, None).await
+        self.connect_to(role, worker_id, super::Endpoint::default())
+            .await
+    }
+
+    fn nodes(&self) -> usize {
+        each!(self, AnyBackend, b => b.nodes())
     }
 
     fn worker_address(&self) -> Option<std::net::SocketAddr> {
         each!(self, AnyBackend, b => b.worker_address())
     }
 
-    async fn connect_via(
+    async fn connect_to(
         &self,
         role: &str,
         worker_id: &str,
-        via: Option<std::net::SocketAddr>,
+        to: super::Endpoint,
     ) -> Result<AnySession, BackendError> {
         Ok(match self {
             AnyBackend::Postgres(b) => {
-                AnySession::Postgres(b.connect_via(role, worker_id, via).await?)
+                AnySession::Postgres(b.connect_to(role, worker_id, to).await?)
             }
-            AnyBackend::Mysql(b) => AnySession::Mysql(b.connect_via(role, worker_id, via).await?),
-            AnyBackend::Mssql(b) => AnySession::Mssql(b.connect_via(role, worker_id, via).await?),
+            AnyBackend::Mysql(b) => AnySession::Mysql(b.connect_to(role, worker_id, to).await?),
+            AnyBackend::Mssql(b) => AnySession::Mssql(b.connect_to(role, worker_id, to).await?),
         })
     }
 
@@ -122,6 +130,13 @@ impl Backend for AnyBackend {
 
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
         each!(self, AnyBackend, b => b.counters().await)
+    }
+
+    async fn cluster_readings(
+        &self,
+        settings: bool,
+    ) -> Result<Vec<super::cluster::NodeReading>, BackendError> {
+        each!(self, AnyBackend, b => b.cluster_readings(settings).await)
     }
 
     async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {

@@ -7,6 +7,7 @@
 
 pub mod any;
 pub mod claim;
+pub mod cluster;
 pub mod files;
 pub mod layouts;
 pub mod lifecycle;
@@ -178,6 +179,20 @@ impl BackendError {
     }
 }
 
+/// Where one connection goes: which node of the target (0 on a single server), and
+/// through which delaying proxy, if any.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Endpoint {
+    pub node: usize,
+    pub via: Option<std::net::SocketAddr>,
+}
+
+impl Endpoint {
+    pub fn via(via: Option<std::net::SocketAddr>) -> Endpoint {
+        Endpoint { node: 0, via }
+    }
+}
+
 /// A database the runner can reset, seed, and open sessions on.
 ///
 /// Called from the runner's control path only (once per trial or less), never per claim.
@@ -205,15 +220,22 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         None
     }
 
-    /// [`Backend::connect`], through `via` when given: a delaying proxy in front of
-    /// [`Backend::worker_address`] (`[[matrix]] network`), so that only the connections
-    /// opened this way pay its round trip.
-    fn connect_via(
+    /// [`Backend::connect`] to one node of a cluster target (`[[matrix]] placement`), and
+    /// through a delaying proxy in front of [`Backend::worker_address`] when given
+    /// (`[[matrix]] network`), so that only the connections opened this way pay its
+    /// round trip.
+    fn connect_to(
         &self,
         role: &str,
         worker_id: &str,
-        via: Option<std::net::SocketAddr>,
+        to: Endpoint,
     ) -> impl Future<Output = Result<Self::Session, BackendError>> + Send;
+
+    /// How many nodes the target has that take claims: 1 but for a multi-primary
+    /// cluster given (or started) as one target.
+    fn nodes(&self) -> usize {
+        1
+    }
 
     /// The `application_name` given to worker connections of this process.
     fn worker_role(&self) -> String {
@@ -291,6 +313,16 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         queues: &[String],
     ) -> impl Future<Output = Result<Vec<(i64, String)>, BackendError>> + Send {
         recipe::job_queues(self, queues)
+    }
+
+    /// Each node's counters on a multi-primary cluster target (with its settings when
+    /// `settings`), in the target's order; none on a single server.
+    fn cluster_readings(
+        &self,
+        settings: bool,
+    ) -> impl Future<Output = Result<Vec<cluster::NodeReading>, BackendError>> + Send {
+        let _ = settings;
+        async { Ok(Vec::new()) }
     }
 
     /// The standbys this server streams to (PostgreSQL's `pg_stat_replication`); none

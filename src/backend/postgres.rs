@@ -554,7 +554,8 @@ impl Backend for PostgresBackend {
     type Session = PostgresSession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<PostgresSession, BackendError> {
-        self.connect_via(role, worker_id, None).await
+        self.connect_to(role, worker_id, super::Endpoint::default())
+            .await
     }
 
     fn worker_address(&self) -> Option<std::net::SocketAddr> {
@@ -568,13 +569,14 @@ impl Backend for PostgresBackend {
         (host.as_str(), port).to_socket_addrs().ok()?.next()
     }
 
-    async fn connect_via(
+    /// One node: a multi-host target is a primary and its standbys, tried in turn.
+    async fn connect_to(
         &self,
         role: &str,
         worker_id: &str,
-        via: Option<std::net::SocketAddr>,
+        to: super::Endpoint,
     ) -> Result<PostgresSession, BackendError> {
-        let (client, wakeups) = self.open_listening(role, via).await?;
+        let (client, wakeups) = self.open_listening(role, to.via).await?;
         let statements = Statements::prepare(&client).await?;
         Ok(PostgresSession {
             client,

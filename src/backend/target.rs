@@ -12,6 +12,9 @@ use std::str::FromStr;
 pub enum DbTarget {
     Postgres(tokio_postgres::Config),
     Mysql(mysql_async::Opts),
+    /// The nodes of one multi-primary cluster (Galera), written as one URL with a
+    /// host list: `mysql://user@h1:3306,h2:3306,h3:3306/db`.
+    MysqlCluster(Vec<mysql_async::Opts>),
     Mssql(super::mssql_target::MssqlTarget),
 }
 
@@ -59,9 +62,23 @@ impl DbTarget {
             Some(BackendKind::Mysql) => {
                 // mysql_async knows only the mysql scheme; MariaDB speaks the same protocol.
                 let url = format!("mysql{}", &url[scheme.len()..]);
-                mysql_async::Opts::from_url(&url)
-                    .map(DbTarget::Mysql)
-                    .map_err(|e| invalid(BackendKind::Mysql, &e, &url))
+                let parse = |one: &str| {
+                    mysql_async::Opts::from_url(one)
+                        .map_err(|e| invalid(BackendKind::Mysql, &e, one))
+                };
+                match node_urls(&url) {
+                    None => parse(&url).map(DbTarget::Mysql),
+                    Some(Err(reason)) => Err(TargetError::Invalid {
+                        backend: BackendKind::Mysql,
+                        shown: redact(&url),
+                        reason,
+                    }),
+                    Some(Ok(nodes)) => nodes
+                        .iter()
+                        .map(|u| parse(u))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(DbTarget::MysqlCluster),
+                }
             }
             None => Err(TargetError::UnknownScheme { shown: redact(url) }),
         }
@@ -70,7 +87,7 @@ impl DbTarget {
     pub fn kind(&self) -> BackendKind {
         match self {
             DbTarget::Postgres(_) => BackendKind::Postgres,
-            DbTarget::Mysql(_) => BackendKind::Mysql,
+            DbTarget::Mysql(_) | DbTarget::MysqlCluster(_) => BackendKind::Mysql,
             DbTarget::Mssql(_) => BackendKind::Mssql,
         }
     }
@@ -146,9 +163,49 @@ impl std::fmt::Display for DbTarget {
                 o.tcp_port(),
                 o.db_name().unwrap_or("")
             ),
+            DbTarget::MysqlCluster(nodes) => {
+                let hosts: Vec<String> = nodes
+                    .iter()
+                    .map(|o| format!("{}:{}", o.ip_or_hostname(), o.tcp_port()))
+                    .collect();
+                let o = &nodes[0];
+                write!(
+                    f,
+                    "mysql://{}@{}/{}",
+                    o.user().unwrap_or(""),
+                    hosts.join(","),
+                    o.db_name().unwrap_or("")
+                )
+            }
             DbTarget::Mssql(t) => f.write_str(&t.display),
         }
     }
+}
+
+/// A MySQL URL with a host list (`mysql://u:p@h1:1,h2:2/db?x=y`) as one URL per host,
+/// each with the same user, password, database and options; `None` for one host. The
+/// reason of an `Err` never holds the URL (it can hold a password).
+fn node_urls(url: &str) -> Option<Result<Vec<String>, String>> {
+    let (scheme, rest) = url.split_once("://")?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let (userinfo, hosts) = match authority.rsplit_once('@') {
+        Some((u, h)) => (format!("{u}@"), h),
+        None => (String::new(), authority),
+    };
+    if !hosts.contains(',') {
+        return None;
+    }
+    let list: Vec<&str> = hosts.split(',').map(str::trim).collect();
+    if list.iter().any(|h| h.is_empty()) {
+        return Some(Err(
+            "the host list has an empty entry; write host:port,host:port".into(),
+        ));
+    }
+    Some(Ok(list
+        .iter()
+        .map(|h| format!("{scheme}://{userinfo}{h}{tail}"))
+        .collect()))
 }
 
 /// Whether `s` is a libpq key/value connection string: no scheme, and it opens with
@@ -188,6 +245,34 @@ mod tests {
         let shown = t.to_string();
         assert_eq!(shown, "postgres://alice@db.example:6543/queue");
         assert!(!shown.contains("s3cret"));
+    }
+
+    /// A Galera cluster's nodes in one MySQL URL: one target per node with the same
+    /// login and database, every host shown and never the password; an empty entry is
+    /// refused without echoing the password.
+    #[test]
+    fn a_mysql_host_list_is_one_target_per_node() {
+        let t = DbTarget::parse(
+            "mariadb://root:pw%40x@10.0.0.1:3306,10.0.0.2:3307/q?prefer_socket=false",
+        )
+        .unwrap();
+        let DbTarget::MysqlCluster(nodes) = &t else {
+            panic!("{t}");
+        };
+        assert_eq!(nodes.len(), 2);
+        assert_eq!(nodes[1].tcp_port(), 3307);
+        assert_eq!(nodes[1].pass(), Some("pw@x"));
+        assert_eq!(nodes[1].db_name(), Some("q"));
+        assert_eq!(t.to_string(), "mysql://root@10.0.0.1:3306,10.0.0.2:3307/q");
+        assert_eq!(t.kind(), BackendKind::Mysql);
+        let e = DbTarget::parse("mysql://root:s3cret@h1:1,,h2:2/q").unwrap_err();
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        assert!(e.to_string().contains("empty entry"), "{e}");
+        // One host stays a plain target.
+        assert!(matches!(
+            DbTarget::parse("mysql://root@h1:3306/q").unwrap(),
+            DbTarget::Mysql(_)
+        ));
     }
 
     /// A primary and its standbys in one target, as libpq and tokio-postgres take them:

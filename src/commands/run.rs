@@ -3,12 +3,13 @@
 //! with partial results.
 
 use super::targets::{
-    environment, failover_action, resolve_targets, restart_action, start_embedded,
+    environment, failover_action, resolve_targets, restart_action, start_embedded, start_galera,
 };
 use anyhow::Result;
 use claimbench::analysis::recommend;
 use claimbench::backend::any::AnyBackend;
-use claimbench::backend::{Backend, BackendKind};
+use claimbench::backend::recipe::Dialect as _;
+use claimbench::backend::{Backend, BackendKind, DbTarget};
 use claimbench::report;
 use claimbench::results::{RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
@@ -66,6 +67,7 @@ pub(crate) async fn run(
     // Keeps the throw-away cluster alive for the run; dropped (stopped and deleted) on
     // every way out of this function.
     let mut embedded = None;
+    let mut galera = None;
     let mut backends = Vec::new();
     let mut records = Vec::new();
     let mut restarts = Vec::new();
@@ -76,6 +78,7 @@ pub(crate) async fn run(
                 let label = t.to_string();
                 (t, label)
             }
+            None if kind == BackendKind::Mysql => start_galera(&workload, quiet, &mut galera)?,
             None => start_embedded(&workload, quiet, &mut embedded)?,
         };
         let backend = AnyBackend::new(&target, target.to_string(), schema);
@@ -100,7 +103,8 @@ pub(crate) async fn run(
             (kind, &target),
             failover_command.as_deref(),
         )?);
-        records.push(record_target(&backend, label, own_cluster, &workload).await?);
+        let own = own_cluster || (kind == BackendKind::Mysql && galera.is_some());
+        records.push(record_target(&backend, label, own, &workload).await?);
         backends.push(backend);
     }
     let opts = RunOptions {
@@ -132,6 +136,7 @@ pub(crate) async fn run(
     out!("{}", report::summary::render(&outcome.result));
     print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
+    drop(galera);
     let failed_gates = claimbench::analysis::gates::check(&outcome.result)
         .iter()
         .filter(|g| !g.passed)
@@ -154,7 +159,7 @@ pub(crate) async fn run(
 /// does only on the one it starts; a failover on the embedded default needs a standby.
 fn refuse_before_starting(
     workload: &Workload,
-    targets: &[(BackendKind, Option<claimbench::backend::DbTarget>)],
+    targets: &[(BackendKind, Option<DbTarget>)],
 ) -> Result<()> {
     if workload
         .matrices
@@ -164,6 +169,21 @@ fn refuse_before_starting(
     {
         anyhow::bail!(
             "{}: matrix.durability changes the server's own settings (ALTER SYSTEM): claimbench does that only on the embedded PostgreSQL it starts, never with --db",
+            workload.source_path.display()
+        );
+    }
+    let placed = workload
+        .matrices
+        .iter()
+        .any(|m| m.phase.placement.is_some());
+    let one_node = targets.iter().find(|(kind, t)| match t {
+        Some(DbTarget::MysqlCluster(_)) => false,
+        None => !(*kind == BackendKind::Mysql && workload.topology.kind == TopologyKind::Galera),
+        Some(_) => true,
+    });
+    if let (true, Some((kind, _))) = (placed, one_node) {
+        anyhow::bail!(
+            "{}: matrix.placement places workers over a cluster's nodes, and the {kind} target is one server; give --db with every node of a Galera cluster (mysql://user@h1:3306,h2:3306,h3:3306/db) or [topology] kind = \"galera\"",
             workload.source_path.display()
         );
     }
@@ -188,11 +208,18 @@ async fn record_target(
     own_cluster: bool,
     workload: &Workload,
 ) -> Result<TargetRecord> {
-    if own_cluster && workload.topology.kind != TopologyKind::Single {
-        runner::wait_for_standby(backend, workload.topology.synchronous).await?;
+    match workload.topology.kind {
+        TopologyKind::PrimaryStandby if own_cluster => {
+            runner::wait_for_standby(backend, workload.topology.synchronous).await?;
+        }
+        TopologyKind::Galera if own_cluster => {
+            runner::wait_for_cluster(backend, workload.topology.nodes as usize).await?;
+        }
+        _ => {}
     }
     let server = backend.server_info().await?;
     let standbys = backend.standbys().await?;
+    let cluster = cluster_record(backend, workload).await?;
     backend.check_schema().await?;
     let kind = backend.kind();
     Ok(TargetRecord {
@@ -205,7 +232,29 @@ async fn record_target(
             kind,
         ),
         standbys,
+        cluster,
     })
+}
+
+/// A target with several hosts, checked to be one Galera cluster and recorded; `None`
+/// for a single server. `placement` asks for several nodes.
+async fn cluster_record(
+    backend: &AnyBackend,
+    workload: &Workload,
+) -> Result<Option<claimbench::results::ClusterRecord>> {
+    let readings = backend.cluster_readings(true).await?;
+    if readings.is_empty() {
+        return Ok(None);
+    }
+    if workload.faults.kills_connections() {
+        anyhow::bail!(
+            "{}: faults.kill_connections_at_s kills worker connections by their ids on one server; on a cluster a worker's id belongs to its node, so it is not written for Galera yet",
+            workload.source_path.display()
+        );
+    }
+    let record = claimbench::backend::cluster::record(&readings)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", backend.instance().display))?;
+    Ok(Some(record))
 }
 
 /// Ctrl-C, SIGTERM and SIGHUP stop the current trial: partial results are written and

@@ -6,6 +6,7 @@
 use anyhow::{Context, Result, bail};
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{BackendKind, DbTarget};
+use claimbench::embedded::galera::EmbeddedGalera;
 use claimbench::embedded::{EmbeddedError, EmbeddedPostgres};
 use claimbench::resources::host_facts;
 use claimbench::results::{Environment, TargetRecord};
@@ -50,17 +51,23 @@ pub(crate) fn resolve_targets(
             extra.kind()
         );
     }
-    if workload.topology.kind != TopologyKind::Single
-        && let Some(t) = given.iter().find(|t| t.kind() == BackendKind::Postgres)
+    let started_by_us = match workload.topology.kind {
+        TopologyKind::Single => None,
+        TopologyKind::PrimaryStandby => Some((BackendKind::Postgres, "primary-standby")),
+        TopologyKind::Galera => Some((BackendKind::Mysql, "galera")),
+    };
+    if let Some((kind, name)) = started_by_us
+        && let Some(t) = given.iter().find(|t| t.kind() == kind)
     {
         bail!(
-            "{path}: topology.kind: a `primary-standby` topology is one claimbench starts; drop --db {t}, or drop [topology] to run on that server as it is"
+            "{path}: topology.kind: a `{name}` topology is one claimbench starts; drop --db {t}, or drop [topology] to run on that server as it is"
         );
     }
     let mut out = Vec::new();
     for &kind in &workload.backends {
         let target = given.iter().find(|t| t.kind() == kind).cloned();
-        if target.is_none() && !kind.engine().embedded {
+        let galera = kind == BackendKind::Mysql && workload.topology.kind == TopologyKind::Galera;
+        if target.is_none() && !kind.engine().embedded && !galera {
             let example = kind.engine().example_url;
             bail!(
                 "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {example}"
@@ -282,8 +289,9 @@ pub(crate) fn start_embedded(
     }
     let topology = workload.topology;
     let started = match topology.kind {
-        TopologyKind::Single => EmbeddedPostgres::start(&settings),
         TopologyKind::PrimaryStandby => EmbeddedPostgres::start_primary(&settings),
+        // A Galera topology is mysql's: PostgreSQL beside it runs on one server.
+        TopologyKind::Single | TopologyKind::Galera => EmbeddedPostgres::start(&settings),
     };
     let mut pg = started.map_err(|e| match e {
         EmbeddedError::Setting { name, message } => anyhow::anyhow!(
@@ -343,6 +351,38 @@ pub(crate) fn start_embedded(
     let pg = Arc::new(pg);
     *embedded = Some(Embedded { pg, standby_link });
     let label = format!("embedded ({t}{label_suffix})");
+    Ok((t, label))
+}
+
+/// Starts the throw-away Galera cluster (`[topology] kind = "galera"`) into `cluster`
+/// (which keeps it alive for the run) and returns its target and the label results
+/// record for it.
+pub(crate) fn start_galera(
+    workload: &Workload,
+    quiet: bool,
+    cluster: &mut Option<EmbeddedGalera>,
+) -> Result<(DbTarget, String)> {
+    let n = workload.topology.nodes as usize;
+    if !quiet {
+        errln!("starting a {n}-node MariaDB Galera cluster (each node joins in turn)");
+    }
+    let t0 = std::time::Instant::now();
+    let started = EmbeddedGalera::start(n).context("cannot start the embedded Galera cluster")?;
+    if !quiet {
+        errln!(
+            "Galera cluster of {n} nodes on ports {} in {:.1} s (removed on exit)",
+            started
+                .ports()
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    let t = DbTarget::parse(&started.url())?;
+    *cluster = Some(started);
+    let label = format!("embedded Galera cluster ({t})");
     Ok((t, label))
 }
 

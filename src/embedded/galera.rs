@@ -75,6 +75,18 @@ impl EmbeddedGalera {
     /// Starts a cluster of `nodes` servers and returns once each has joined and said it
     /// is ready for connections.
     pub fn start(nodes: usize) -> Result<EmbeddedGalera, EmbeddedError> {
+        EmbeddedGalera::start_with(nodes, &[], &std::env::temp_dir())
+    }
+
+    /// [`EmbeddedGalera::start`] with the nodes' directories under `parent` and extra
+    /// `mariadbd` options for some nodes (node index, option): how a test makes one
+    /// node fail to start and sees what is left. What was started is stopped and
+    /// removed when one fails.
+    pub fn start_with(
+        nodes: usize,
+        extra: &[(usize, &str)],
+        parent: &Path,
+    ) -> Result<EmbeddedGalera, EmbeddedError> {
         let (server, install) = binaries()?;
         let run_as_mysql = nix::unistd::geteuid().is_root();
         let mysql = if run_as_mysql {
@@ -93,7 +105,7 @@ impl EmbeddedGalera {
         for _ in 0..nodes {
             let dir = tempfile::Builder::new()
                 .prefix("claimbench-galera-")
-                .tempdir()
+                .tempdir_in(parent)
                 .map_err(|e| step("create temporary directory", e))?;
             if let Some((uid, gid)) = mysql {
                 std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
@@ -112,6 +124,9 @@ impl EmbeddedGalera {
         // state transfer from it.
         let first = cluster.nodes[0].root().join("data");
         let mut cmd = Command::new(&install);
+        // Its bootstrap server's temporary files in the node's own directory, which the
+        // mysql user owns (a TMPDIR of root's may not let it write).
+        cmd.env("TMPDIR", cluster.nodes[0].root());
         cmd.args(["--no-defaults", "--auth-root-authentication-method=normal"])
             .arg("--skip-test-db")
             .arg(format!("--datadir={}", first.display()));
@@ -127,7 +142,12 @@ impl EmbeddedGalera {
             } else {
                 format!("gcomm://127.0.0.1:{gcomm0}")
             };
-            cluster.spawn(i, &server, &address, run_as_mysql)?;
+            let options: Vec<&str> = extra
+                .iter()
+                .filter(|(n, _)| *n == i)
+                .map(|(_, o)| *o)
+                .collect();
+            cluster.spawn(i, &server, (&address, &options), run_as_mysql)?;
             cluster.wait_ready(i)?;
         }
         Ok(cluster)
@@ -138,7 +158,7 @@ impl EmbeddedGalera {
         &mut self,
         i: usize,
         server: &Path,
-        address: &str,
+        (address, options): (&str, &[&str]),
         run_as_mysql: bool,
     ) -> Result<(), EmbeddedError> {
         let what = "start a Galera node";
@@ -159,6 +179,7 @@ impl EmbeddedGalera {
             .arg(format!("--socket={}", root.join("mysqld.sock").display()))
             .arg(format!("--pid-file={}", root.join("mysqld.pid").display()))
             .arg(format!("--log-error={}", node.log().display()))
+            .arg(format!("--tmpdir={}", root.display()))
             .args([
                 "--binlog-format=ROW",
                 "--default-storage-engine=InnoDB",
@@ -182,6 +203,7 @@ impl EmbeddedGalera {
         if i == 0 {
             cmd.arg("--wsrep-new-cluster");
         }
+        cmd.args(options);
         if run_as_mysql {
             cmd.arg("--user=mysql");
         }
@@ -231,6 +253,17 @@ impl EmbeddedGalera {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// One MySQL URL with every node (root over TCP, no database: claimbench creates
+    /// its own), the form a user gives for their cluster.
+    pub fn url(&self) -> String {
+        let hosts: Vec<String> = self
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        format!("mysql://root@{}/", hosts.join(","))
     }
 
     /// Each node's client port, first node first.

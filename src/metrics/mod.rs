@@ -72,6 +72,11 @@ pub struct Counts {
     pub lock_timeouts: u64,
     /// Statements sent again after a retryable error.
     pub retries: u64,
+    /// Of those, claims: a claim call that failed with a retryable error (on a Galera
+    /// cluster, mostly a certification failure or a brute-force abort) and was made
+    /// again. A claim's attempts are `claim_calls + claim_retries`.
+    #[serde(default)]
+    pub claim_retries: u64,
     /// Times a worker lost its connection and opened a new one (injected kills).
     pub reconnects: u64,
     /// Worker time spent without a connection, summed over workers, µs: from the
@@ -127,6 +132,7 @@ impl Counts {
         self.serialization_failures += o.serialization_failures;
         self.lock_timeouts += o.lock_timeouts;
         self.retries += o.retries;
+        self.claim_retries += o.claim_retries;
         self.reconnects += o.reconnects;
         self.downtime_us += o.downtime_us;
         self.max_outage_us = self.max_outage_us.max(o.max_outage_us);

@@ -6,6 +6,7 @@ pub mod background;
 mod failover;
 mod lag;
 mod network;
+mod placement;
 pub mod reconnect;
 pub mod threads;
 mod trial;
@@ -13,6 +14,7 @@ mod verdict;
 pub mod worker;
 
 pub use failover::{Failover, wait_for_standby};
+pub use placement::wait_for_cluster;
 
 use crate::backend::{Backend, BackendError, Session};
 use crate::resources::ResourceProbe;

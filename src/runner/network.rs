@@ -55,7 +55,11 @@ async fn median_round_trip<B: Backend>(
     via: Option<SocketAddr>,
 ) -> Result<f64, BackendError> {
     let mut s = backend
-        .connect_via("claimbench-probe", "probe", via)
+        .connect_to(
+            "claimbench-probe",
+            "probe",
+            crate::backend::Endpoint::via(via),
+        )
         .await?;
     let mut times: Vec<Duration> = Vec::with_capacity(PROBES);
     for _ in 0..PROBES {

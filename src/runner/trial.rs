@@ -3,11 +3,12 @@
 //! database's evidence, and build the [`TrialResult`]. The arithmetic on what was
 //! collected (reconciliation, warnings) lives in [`super::verdict`] as pure functions.
 
+use super::placement::Routes;
 use super::reconnect::Resilient;
 use super::threads::WorkerThreads;
 use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
 use crate::backend::plan::PlanSample;
-use crate::backend::{Backend, BackendKind, ServerCounters, Session as _};
+use crate::backend::{Backend, BackendKind, Endpoint, ServerCounters, Session as _};
 use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
 use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
@@ -114,6 +115,8 @@ struct AfterTrial {
     table: crate::backend::TableStats,
     db: crate::backend::DbReconciliation,
     standbys: Vec<crate::results::StandbyState>,
+    /// Each node's counters on a cluster target.
+    nodes: Vec<crate::backend::cluster::NodeReading>,
 }
 
 async fn after_trial<B: Backend>(backend: &B) -> Result<AfterTrial, RunError> {
@@ -124,6 +127,7 @@ async fn after_trial<B: Backend>(backend: &B) -> Result<AfterTrial, RunError> {
         table: backend.table_stats().await?,
         db: backend.reconcile().await?,
         standbys: backend.standbys().await?,
+        nodes: backend.cluster_readings(false).await?,
     })
 }
 
@@ -143,12 +147,17 @@ pub(super) async fn run_trial<B: Backend>(
         Some(d) => Some(super::network::route(backend.as_ref(), d).await?),
         None => None,
     };
-    let via = route.as_ref().map(|r| r.via);
-    let sessions = open_sessions(backend, w, spec, harness.threads, via).await?;
+    let routes = Routes {
+        via: route.as_ref().map(|r| r.via),
+        placement: w.placement(),
+        nodes: backend.nodes(),
+    };
+    let sessions = open_sessions(backend, w, spec, harness.threads, routes).await?;
     let shared_backend = backend;
     let backend = backend.as_ref();
     let server_pid = backend.server_pid().await;
     let counters_before = backend.counters().await?;
+    let nodes_before = backend.cluster_readings(false).await?;
     let cpu_before = probe.snapshot(server_pid);
     let server_start_us = backend.server_clock_us().await?;
 
@@ -158,7 +167,7 @@ pub(super) async fn run_trial<B: Backend>(
         shared_backend,
         workload,
         spec,
-        (clock, via),
+        (clock, routes),
         sessions,
         harness,
     );
@@ -172,6 +181,7 @@ pub(super) async fn run_trial<B: Backend>(
         table,
         db,
         standbys,
+        nodes: nodes_after,
     } = after_trial(backend).await?;
     let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
     let analysis = merged_ledger.analyse();
@@ -246,6 +256,7 @@ pub(super) async fn run_trial<B: Backend>(
     let c = m.counts;
     Ok(TrialResult {
         network: route.map(|r| r.probe),
+        cluster: routes.cluster_trial(spec.workers, &nodes_before, &nodes_after),
         standbys,
         rerun_because: Vec::new(),
         repetition: spec.repetition,
@@ -397,14 +408,14 @@ fn write_interval_log(
 }
 
 /// A worker connection with the workload's session settings for its backend.
-/// Through `via` (the trial's network) when given.
+/// To the node and through the network `to` says.
 async fn open_worker<B: Backend>(
     backend: &B,
     (role, id): (&str, &str),
     settings: &[(String, String)],
-    via: Option<std::net::SocketAddr>,
+    to: Endpoint,
 ) -> Result<B::Session, crate::backend::BackendError> {
-    let mut s = backend.connect_via(role, id, via).await?;
+    let mut s = backend.connect_to(role, id, to).await?;
     if !settings.is_empty() {
         s.apply(settings).await?;
     }
@@ -418,7 +429,7 @@ async fn open_sessions<B: Backend>(
     w: &Workload,
     spec: &TrialSpec<'_>,
     threads: &WorkerThreads,
-    via: Option<std::net::SocketAddr>,
+    routes: Routes,
 ) -> Result<Sessions<B::Session>, RunError> {
     let role = Arc::new(backend.worker_role());
     let settings = Arc::new(crate::session_settings::for_backend(
@@ -430,7 +441,8 @@ async fn open_sessions<B: Backend>(
         .map(|i| {
             let (backend, role, settings) = (backend.clone(), role.clone(), settings.clone());
             threads.spawn(i, n, async move {
-                open_worker(backend.as_ref(), (&role, &format!("w{i}")), &settings, via).await
+                let to = routes.worker(i);
+                open_worker(backend.as_ref(), (&role, &format!("w{i}")), &settings, to).await
             })
         })
         .collect();
@@ -484,7 +496,7 @@ fn spawn_faults<B: Backend>(
             w,
             "claimbench-killer".into(),
             "killer".into(),
-            None,
+            Endpoint::default(),
         );
         tokio::spawn(background::kill(
             Resilient::new(k, reopen),
@@ -538,7 +550,7 @@ fn connector<B: Backend>(
     w: &Workload,
     role: String,
     id: String,
-    via: Option<std::net::SocketAddr>,
+    to: Endpoint,
 ) -> Option<worker::Connector<B::Session>> {
     if !w.faults.breaks_connections() {
         return None;
@@ -553,7 +565,7 @@ fn connector<B: Backend>(
     Some(Arc::new(move || {
         let (backend, role, id) = (backend.clone(), role.clone(), id.clone());
         let settings = settings.clone();
-        Box::pin(async move { open_worker(backend.as_ref(), (&role, &id), &settings, via).await })
+        Box::pin(async move { open_worker(backend.as_ref(), (&role, &id), &settings, to).await })
     }))
 }
 
@@ -563,7 +575,7 @@ fn spawn<B: Backend>(
     backend: &Arc<B>,
     workload: &Arc<Workload>,
     spec: &TrialSpec<'_>,
-    (clock, via): (TrialClock, Option<std::net::SocketAddr>),
+    (clock, routes): (TrialClock, Routes),
     sessions: Sessions<B::Session>,
     harness: &Harness<'_>,
 ) -> Running<B::Session> {
@@ -589,7 +601,13 @@ fn spawn<B: Backend>(
                 clock,
                 shared.clone(),
                 progress[i].clone(),
-                connector(backend, w, backend.worker_role(), format!("w{i}"), via),
+                connector(
+                    backend,
+                    w,
+                    backend.worker_role(),
+                    format!("w{i}"),
+                    routes.worker(i),
+                ),
             );
             let shared = shared.clone();
             threads.spawn(i, spec.workers as usize, async move {
@@ -610,7 +628,10 @@ fn spawn<B: Backend>(
     // A background task reconnects in its own role, named as it was first.
     let resilient = |s, role: &str| {
         let id = role.trim_start_matches("claimbench-").to_string();
-        Resilient::new(s, connector(backend, w, role.to_string(), id, None))
+        Resilient::new(
+            s,
+            connector(backend, w, role.to_string(), id, Endpoint::default()),
+        )
     };
     let sampler = sessions.sampler.map(|s| {
         tokio::spawn(background::sample(

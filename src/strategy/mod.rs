@@ -64,6 +64,10 @@ pub enum Form {
     Absent(&'static str),
 }
 
+/// Why a technique whose claim rests on a session-level lock (`Def::advisory`) cannot
+/// run on a multi-primary cluster.
+pub const UNREPLICATED_LOCKS: &str = "its claim rests on a session-level lock held on one node, and Galera replicates row changes only: a worker on another node never sees that lock and claims the same job";
+
 /// One strategy: a registry entry, or one a workload declares. Built-ins borrow their
 /// text from the binary; a declared one owns its own.
 #[derive(Debug)]

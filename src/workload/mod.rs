@@ -181,6 +181,15 @@ impl Workload {
         self.matrices.first().and_then(|m| m.phase.network)
     }
 
+    /// Where a phase's workers connect on a cluster target ([`Workload::phase`]): its
+    /// block's `placement`, spread over the nodes when it says none.
+    pub fn placement(&self) -> Placement {
+        self.matrices
+            .first()
+            .and_then(|m| m.phase.placement)
+            .unwrap_or(Placement::Spread)
+    }
+
     /// A strategy by name: a built-in, or one this workload declares (known to it only,
     /// never to the process).
     pub fn strategy_named(&self, name: &str) -> Result<Strategy, String> {

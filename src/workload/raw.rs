@@ -294,6 +294,9 @@ pub struct Matrix {
     /// The round trips added between the workers and the server, one block each.
     #[serde(default)]
     pub network: Option<Vec<String>>,
+    /// Where the workers write on a cluster, one block each.
+    #[serde(default)]
+    pub placement: Option<Vec<super::Placement>>,
     #[serde(default)]
     pub durability: Option<super::Durability>,
 }
@@ -384,6 +387,9 @@ pub struct Topology {
     /// The round trip between the standby and its primary, e.g. `"4ms"`.
     #[serde(default)]
     pub standby_network: Option<String>,
+    /// How many nodes a `galera` cluster has.
+    #[serde(default)]
+    pub nodes: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, Default)]

@@ -50,6 +50,39 @@ pub enum TopologyKind {
     /// and directory, both removed at exit. Workers, sampler and producer use the
     /// primary.
     PrimaryStandby,
+    /// A MariaDB Galera cluster (synchronous multi-primary) of `nodes` nodes, each its
+    /// own `mariadbd` on loopback ports, all removed at exit. Where the workers write
+    /// is a block's `placement`; the sampler, producer and rescuer use the first node.
+    Galera,
+}
+
+/// Where a block's workers connect on a cluster of several nodes (`[[matrix]]
+/// placement`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// Worker i on node i mod N: every node takes claims.
+    Spread,
+    /// Every worker on the first node; the others only replicate (the usual advice
+    /// for a queue on a multi-primary cluster).
+    SingleWriter,
+}
+
+impl Placement {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Placement::Spread => "spread",
+            Placement::SingleWriter => "single-writer",
+        }
+    }
+
+    /// The node (0-based) worker `i` connects to on a cluster of `nodes`.
+    pub fn node(&self, i: usize, nodes: usize) -> usize {
+        match self {
+            Placement::Spread => i % nodes.max(1),
+            Placement::SingleWriter => 0,
+        }
+    }
 }
 
 /// How durable a block's server is (`[[matrix]] durability`, the embedded PostgreSQL
@@ -75,6 +108,9 @@ pub struct Topology {
     /// which is what gives an asynchronous standby a window of commits to lose.
     #[serde(default)]
     pub standby_network: crate::netdelay::Delay,
+    /// A `galera` cluster's node count (0 for the other kinds).
+    #[serde(default)]
+    pub nodes: u32,
 }
 
 /// What a worker does with a claimed job.
@@ -290,6 +326,10 @@ pub struct PhaseSettings {
     /// producer and rescuer connect directly. `None`: directly.
     #[serde(default)]
     pub network: Option<crate::netdelay::Delay>,
+    /// Where the workers connect on a cluster (`placement`); `None`: one node, or
+    /// spread when the target has several.
+    #[serde(default)]
+    pub placement: Option<Placement>,
     /// The server's durability for this block's trials; set on every block once one
     /// block sets it (the others `Embedded`), `None` when none does.
     #[serde(default)]

@@ -449,6 +449,9 @@ impl Validator<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let embedded_settings = self.embedded_settings(w.embedded.settings)?;
         let topology = self.topology(w.topology, &backends)?;
+        if topology.kind == TopologyKind::Galera {
+            self.on_galera(&matrices, &faults)?;
+        }
         let session_settings = self.session_settings("session", w.session)?;
         Ok(Workload {
             name: w.name,
@@ -479,7 +482,8 @@ impl Validator<'_> {
         })
     }
 
-    /// `[topology]`: PostgreSQL's embedded servers only; `synchronous` needs a standby.
+    /// `[topology]`: a primary and standby for PostgreSQL, a Galera cluster for mysql;
+    /// `synchronous` needs a standby, `nodes` a cluster.
     fn topology(
         &self,
         raw: Option<raw::Topology>,
@@ -496,6 +500,31 @@ impl Validator<'_> {
                 format!("`primary-standby` is started by claimbench for PostgreSQL only; this workload also runs {other}"),
             ));
         }
+        if t.kind == TopologyKind::Galera
+            && let Some(other) = backends.iter().find(|b| **b != BackendKind::Mysql)
+        {
+            return Err(self.err(
+                "topology.kind",
+                format!("`galera` is a MariaDB cluster claimbench starts for mysql only; this workload also runs {other}"),
+            ));
+        }
+        let nodes = match (t.kind, t.nodes) {
+            (TopologyKind::Galera, None) => 3,
+            (TopologyKind::Galera, Some(n)) if (2..=5).contains(&n) => n as u32,
+            (TopologyKind::Galera, Some(n)) => {
+                return Err(self.err(
+                    "topology.nodes",
+                    format!("{n} is not allowed; give 2 to 5 nodes (3 is the usual cluster)"),
+                ));
+            }
+            (_, Some(_)) => {
+                return Err(self.err(
+                    "topology.nodes",
+                    "counts a cluster's nodes: set kind = \"galera\"",
+                ));
+            }
+            (_, None) => 0,
+        };
         if t.synchronous && t.kind != TopologyKind::PrimaryStandby {
             return Err(self.err(
                 "topology.synchronous",
@@ -521,7 +550,57 @@ impl Validator<'_> {
             kind: t.kind,
             synchronous: t.synchronous,
             standby_network,
+            nodes,
         })
+    }
+
+    /// What a Galera cluster cannot run: a technique whose promise rests on a lock
+    /// Galera does not replicate, a delaying proxy in front of one node, and the faults
+    /// written for a single server.
+    fn on_galera(&self, matrices: &[Matrix], faults: &Faults) -> Result<(), WorkloadError> {
+        let many = matrices.len() > 1;
+        for (i, m) in matrices.iter().enumerate() {
+            let at = |f: &str| match many {
+                true => format!("matrix[{i}].{f}"),
+                false => format!("matrix.{f}"),
+            };
+            if let Some(s) = m.strategies.iter().find(|s| s.def().advisory) {
+                return Err(self.err(
+                    &at("strategies"),
+                    format!(
+                        "`{s}` cannot run on a Galera cluster: {}",
+                        crate::strategy::UNREPLICATED_LOCKS
+                    ),
+                ));
+            }
+            if m.phase.network.is_some() {
+                return Err(self.err(
+                    &at("network"),
+                    "cannot be combined with topology.kind = \"galera\" yet: the delaying proxy stands in front of one node",
+                ));
+            }
+        }
+        let single_server = [
+            (
+                "faults.restart_db_at_s",
+                !faults.restart_at.is_empty(),
+                "is written for one server (or PostgreSQL's primary and standby); a Galera cluster has no primary to restart or move",
+            ),
+            (
+                "faults.failover_at_s",
+                !faults.failover_at.is_empty(),
+                "is written for one server (or PostgreSQL's primary and standby); a Galera cluster has no primary to restart or move",
+            ),
+            (
+                "faults.kill_connections_at_s",
+                faults.kills_connections(),
+                "kills worker connections by their ids on one server; on a cluster a worker's id belongs to its node, so it is not written for Galera yet",
+            ),
+        ];
+        if let Some((field, _, why)) = single_server.iter().find(|(_, used, _)| *used) {
+            return Err(self.err(field, *why));
+        }
+        Ok(())
     }
 
     /// `[embedded.settings]`: names and values the embedded server may take from a
@@ -781,11 +860,18 @@ impl Validator<'_> {
                     None => backends = Some((field.clone(), b)),
                 }
             }
-            let network = raw.network.clone();
+            let (network, placement) = (raw.network.clone(), raw.placement.clone());
             let m = self.matrix(&field, raw)?;
-            let network_blocks = match network {
-                None => None,
-                Some(list) => Some(self.network_blocks(&field, &m, &list)?),
+            let network_blocks = match (network, placement) {
+                (Some(_), Some(_)) => {
+                    return Err(self.err(
+                        &format!("{field}.placement"),
+                        "cannot be combined with network in one block: the workers' delaying proxy points at one node; sweep one of the two",
+                    ));
+                }
+                (Some(list), None) => Some(self.network_blocks(&field, &m, &list)?),
+                (None, Some(list)) => Some(self.placement_blocks(&field, &m, &list)?),
+                (None, None) => None,
             };
             if many && m.name.is_empty() {
                 return Err(self.err(
@@ -850,9 +936,8 @@ impl Validator<'_> {
         Ok(matrices)
     }
 
-    /// `network = ["local", "1ms", "5ms±1ms"]`: one block per round trip, each a copy
-    /// of `m` named by it (`5ms`, or `name 5ms` for a named block), so every cell of the
-    /// sweep is its own phase in every table, plot and comparison.
+    /// `network = ["local", "1ms", "5ms±1ms"]`: one block per round trip (see
+    /// [`Validator::named_copies`]).
     fn network_blocks(
         &self,
         field: &str,
@@ -863,25 +948,70 @@ impl Validator<'_> {
         if list.is_empty() {
             return Err(self.err(&at, "is empty; list round trips such as \"local\", \"1ms\", \"5ms±1ms\", or leave it out"));
         }
-        let mut out: Vec<Matrix> = Vec::with_capacity(list.len());
-        for v in list {
-            let d = crate::netdelay::parse(v).map_err(|e| {
-                self.err(
-                    &at,
-                    format!("{e}; write \"local\", \"1ms\", \"0.5ms\" or \"5ms±1ms\""),
-                )
-            })?;
-            let label = crate::netdelay::label(&d);
+        let delays = list
+            .iter()
+            .map(|v| {
+                crate::netdelay::parse(v).map_err(|e| {
+                    self.err(
+                        &at,
+                        format!("{e}; write \"local\", \"1ms\", \"0.5ms\" or \"5ms±1ms\""),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let labels: Vec<String> = delays.iter().map(crate::netdelay::label).collect();
+        let mut out = self.named_copies(&at, m, &labels, list)?;
+        for (block, d) in out.iter_mut().zip(delays) {
+            block.phase.network = Some(d).filter(|d| !d.rtt.is_zero());
+        }
+        Ok(out)
+    }
+
+    /// `placement = ["spread", "single-writer"]`: one block per placement of the
+    /// workers over a cluster's nodes (see [`Validator::named_copies`]).
+    fn placement_blocks(
+        &self,
+        field: &str,
+        m: &Matrix,
+        list: &[Placement],
+    ) -> Result<Vec<Matrix>, WorkloadError> {
+        let at = format!("{field}.placement");
+        if list.is_empty() {
+            return Err(self.err(
+                &at,
+                "is empty; list \"spread\" and/or \"single-writer\", or leave it out",
+            ));
+        }
+        let labels: Vec<String> = list.iter().map(|p| p.label().to_string()).collect();
+        let mut out = self.named_copies(&at, m, &labels, &labels)?;
+        for (block, p) in out.iter_mut().zip(list) {
+            block.phase.placement = Some(*p);
+        }
+        Ok(out)
+    }
+
+    /// One copy of `m` per level of a block-level sweep, named by the level's label
+    /// (`5ms`, or `name 5ms` for a named block), so every cell of the sweep is its own
+    /// phase in every table, plot and comparison. `given` is what the workload wrote,
+    /// for the error on a level listed twice.
+    fn named_copies(
+        &self,
+        at: &str,
+        m: &Matrix,
+        labels: &[String],
+        given: &[String],
+    ) -> Result<Vec<Matrix>, WorkloadError> {
+        let mut out: Vec<Matrix> = Vec::with_capacity(labels.len());
+        for (label, v) in labels.iter().zip(given) {
             let mut block = m.clone();
             block.name = if m.name.is_empty() {
-                label
+                label.clone()
             } else {
                 format!("{} {label}", m.name)
             };
             if out.iter().any(|o| o.name == block.name) {
-                return Err(self.err(&at, format!("lists `{v}` twice")));
+                return Err(self.err(at, format!("lists `{v}` twice")));
             }
-            block.phase.network = Some(d).filter(|d| !d.rtt.is_zero());
             out.push(block);
         }
         Ok(out)
@@ -1004,6 +1134,7 @@ impl Validator<'_> {
             },
             session_settings: self.session_settings(&f("session"), m.session)?,
             network: None,
+            placement: None,
             durability: m.durability,
         };
         if phase.arrival_rate_from.is_some()

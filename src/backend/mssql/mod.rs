@@ -516,7 +516,8 @@ impl Backend for MssqlBackend {
     type Session = MssqlSession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MssqlSession, BackendError> {
-        self.connect_via(role, worker_id, None).await
+        self.connect_to(role, worker_id, crate::backend::Endpoint::default())
+            .await
     }
 
     fn worker_address(&self) -> Option<std::net::SocketAddr> {
@@ -524,13 +525,13 @@ impl Backend for MssqlBackend {
         self.target.config.get_addr().to_socket_addrs().ok()?.next()
     }
 
-    async fn connect_via(
+    async fn connect_to(
         &self,
         role: &str,
         worker_id: &str,
-        via: Option<std::net::SocketAddr>,
+        to: crate::backend::Endpoint,
     ) -> Result<MssqlSession, BackendError> {
-        let client = self.open_via(role, via).await?;
+        let client = self.open_via(role, to.via).await?;
         Ok(MssqlSession::new(
             client,
             &self.id.schema,

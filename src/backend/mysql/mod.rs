@@ -9,7 +9,7 @@
 
 use super::recipe;
 use super::shared::Control;
-use super::{Backend, BackendError, BackendKind, ErrorKind, ServerCounters};
+use super::{Backend, BackendError, BackendKind, Endpoint, ErrorKind, ServerCounters};
 use crate::backend::Reset;
 use crate::backend::sql::{fill, migration, step};
 use crate::strategy::{Shape, Strategy};
@@ -26,6 +26,7 @@ use std::time::Duration;
 const SQL: crate::backend::files::EngineFiles =
     crate::backend::files::engine_files!("mysql", refresh_stats: "analyze-hot");
 const PRODUCTION_SQL: &str = migration!("mysql", "strategies/production.sql");
+const GALERA_SQL: &str = migration!("mysql", "evidence/galera.sql");
 
 /// The steps this backend reads by name, per file (names apart by spaces): a test
 /// checks each is there.
@@ -37,12 +38,13 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.control,
-        "version schema-facts deadlocks-metric pid-file analyze-hot",
+        "version schema-facts deadlocks-metric pid-file analyze-hot causal-reads",
     ),
     (
         SQL.session,
         "isolation time-zone existing analyze-json apply kill",
     ),
+    (GALERA_SQL, "status settings"),
 ];
 
 /// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait).
@@ -91,7 +93,12 @@ pub fn expand_ids(sql: &str, n: usize) -> String {
 }
 
 pub struct MysqlBackend {
+    /// The first node's options: the control connection, the sampler, the producer
+    /// and the rescuer use it.
     opts: Opts,
+    /// Every node of a multi-primary cluster target, the first included; one entry
+    /// on a single server.
+    nodes: Vec<Opts>,
     /// Its worker role is a label only: MySQL has no application_name, so worker
     /// connections are told apart by their connection ids (`workers`).
     id: recipe::Instance,
@@ -105,8 +112,16 @@ impl MysqlBackend {
     /// `schema` is the database claimbench creates and drops on the server: a run never
     /// touches other databases.
     pub fn new(opts: Opts, display: String, schema: &str) -> MysqlBackend {
+        MysqlBackend::cluster(vec![opts], display, schema)
+    }
+
+    /// A backend on every node of a multi-primary cluster (Galera): workers connect to
+    /// the node [`crate::backend::Endpoint`] names, everything else to the first.
+    /// `nodes` must not be empty.
+    pub fn cluster(nodes: Vec<Opts>, display: String, schema: &str) -> MysqlBackend {
         MysqlBackend {
-            opts,
+            opts: nodes[0].clone(),
+            nodes,
             id: recipe::Instance::new(BackendKind::Mysql, schema, display, &SQL),
             workers: Arc::default(),
             control: Control::default(),
@@ -126,16 +141,14 @@ impl MysqlBackend {
     /// Opens one connection at READ COMMITTED with UTC session time, in the run's
     /// database when `in_schema` (which must exist by then).
     async fn open(&self, in_schema: bool) -> Result<Conn, BackendError> {
-        self.open_via(in_schema, None).await
+        self.open_to(in_schema, Endpoint::default()).await
     }
 
-    /// [`MysqlBackend::open`] through `via` (a delaying proxy) when given.
-    async fn open_via(
-        &self,
-        in_schema: bool,
-        via: Option<std::net::SocketAddr>,
-    ) -> Result<Conn, BackendError> {
-        let mut builder = OptsBuilder::from_opts(self.opts.clone())
+    /// [`MysqlBackend::open`] on node `to.node`, through `to.via` (a delaying proxy)
+    /// when given.
+    async fn open_to(&self, in_schema: bool, to: Endpoint) -> Result<Conn, BackendError> {
+        let opts = self.nodes.get(to.node).unwrap_or(&self.opts);
+        let mut builder = OptsBuilder::from_opts(opts.clone())
             .init(vec![
                 step(SQL.session, "isolation"),
                 step(SQL.session, "time-zone"),
@@ -144,7 +157,7 @@ impl MysqlBackend {
         if in_schema {
             builder = builder.db_name(Some(self.id.schema.clone()));
         }
-        if let Some(addr) = via {
+        if let Some(addr) = to.via {
             builder = builder
                 .ip_or_hostname(addr.ip().to_string())
                 .tcp_port(addr.port())
@@ -195,8 +208,16 @@ impl MysqlBackend {
     }
 
     /// Opens the control connection, in the run's database when it exists.
+    /// On a cluster, its reads wait until the node has applied every write set
+    /// committed anywhere before them (`wsrep_sync_wait`): the reconciliation after a
+    /// trial counts what workers on the other nodes committed.
     async fn open_control(&self) -> Result<Conn, BackendError> {
         let mut c = self.open(false).await?;
+        if self.nodes.len() > 1 {
+            c.query_drop(step(SQL.control, "causal-reads"))
+                .await
+                .map_err(|e| query_error("wait for causal reads", e))?;
+        }
         let db = quote_ident(&self.id.schema);
         match c
             .query_drop(fill(step(SQL.reset, "use-database"), &[("db", &db)]))
@@ -418,7 +439,11 @@ impl Backend for MysqlBackend {
     type Session = MysqlSession;
 
     async fn connect(&self, role: &str, worker_id: &str) -> Result<MysqlSession, BackendError> {
-        self.connect_via(role, worker_id, None).await
+        self.connect_to(role, worker_id, Endpoint::default()).await
+    }
+
+    fn nodes(&self) -> usize {
+        self.nodes.len()
     }
 
     fn worker_address(&self) -> Option<std::net::SocketAddr> {
@@ -429,13 +454,13 @@ impl Backend for MysqlBackend {
             .next()
     }
 
-    async fn connect_via(
+    async fn connect_to(
         &self,
         role: &str,
         worker_id: &str,
-        via: Option<std::net::SocketAddr>,
+        to: Endpoint,
     ) -> Result<MysqlSession, BackendError> {
-        let mut conn = self.open_via(true, via).await?;
+        let mut conn = self.open_to(true, to).await?;
         let statements = Statements::prepare(&mut conn).await?;
         if role == self.id.worker_role {
             self.workers
@@ -494,6 +519,39 @@ impl Backend for MysqlBackend {
             })
         })
         .await
+    }
+
+    /// One short connection per node, so that a node's counters are its own.
+    async fn cluster_readings(
+        &self,
+        settings: bool,
+    ) -> Result<Vec<crate::backend::cluster::NodeReading>, BackendError> {
+        if self.nodes.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::with_capacity(self.nodes.len());
+        for (node, opts) in self.nodes.iter().enumerate() {
+            let mut c = self.open_to(false, Endpoint { node, via: None }).await?;
+            let read = async |c: &mut Conn, name| {
+                let rows: Vec<(String, String)> = c
+                    .query(step(GALERA_SQL, name))
+                    .await
+                    .map_err(|e| query_error("read a Galera node's status", e))?;
+                Ok::<_, BackendError>(rows.into_iter().collect())
+            };
+            let status = read(&mut c, "status").await?;
+            let settings = match settings {
+                true => read(&mut c, "settings").await?,
+                false => Default::default(),
+            };
+            let _ = c.disconnect().await;
+            out.push(crate::backend::cluster::NodeReading {
+                address: format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port()),
+                status,
+                settings,
+            });
+        }
+        Ok(out)
     }
 
     async fn server_pid(&self) -> Option<u32> {
