@@ -11,7 +11,7 @@
 
 pub mod verdict;
 
-use crate::backend::{Backend, BackendError, ClaimedJob, Session};
+use crate::backend::{Backend, BackendError, ClaimedJob, Endpoint, Session};
 use crate::strategy::Strategy;
 use crate::workload::Workload;
 use std::path::Path;
@@ -61,13 +61,30 @@ pub async fn prove<B: Backend>(
     for step in Step::ALL {
         backend.reset(&w, LAYOUT, w.seed).await?;
         backend.setup_strategy(run_as).await?;
+        // On a multi-primary cluster B claims on the second node: what a worker there
+        // sees of A's claim on the first.
+        let across = backend.nodes() > 1;
+        let b_node = Endpoint {
+            node: usize::from(across),
+            via: None,
+        };
         let mut a = backend.connect("claimbench-prove-a", "prove-a").await?;
-        let mut b = backend.connect("claimbench-prove-b", "prove-b").await?;
+        let mut b = backend
+            .connect_to("claimbench-prove-b", "prove-b", b_node)
+            .await?;
         if !settings.is_empty() {
             a.apply(settings).await?;
             b.apply(settings).await?;
         }
-        let o = observe(&mut a, &mut b, step, strategy, run_as).await?;
+        if across && step == Step::Committed {
+            // A's commit is certified everywhere when it returns, but B's node may not
+            // have applied it yet: B reads causally, so that the step asks what it
+            // asks on one server (whether a committed claim is offered again).
+            b.apply(&[("wsrep_sync_wait".to_string(), "1".to_string())])
+                .await?;
+        }
+        let mut o = observe(&mut a, &mut b, step, strategy, run_as, across).await?;
+        o.across_nodes = across;
         verdicts.push(judge(backend.kind(), strategy, step, &o));
     }
     Ok(verdicts)
@@ -83,6 +100,7 @@ async fn observe<S: Session>(
     step: Step,
     strategy: &Strategy,
     run_as: &Strategy,
+    across: bool,
 ) -> Result<Observation, BackendError> {
     let mut held = Vec::new();
     a.begin().await?;
@@ -99,7 +117,12 @@ async fn observe<S: Session>(
         tokio::pin!(claim);
         match tokio::time::timeout(PATIENCE, &mut claim).await {
             Ok(r) => {
-                a.end(false).await?;
+                // Across nodes A then tries to commit: with B's claim committed first,
+                // the cluster must abort A's.
+                match a.end(across).await {
+                    Err(e) if across => o.a_commit_error = Some(e.to_string()),
+                    other => other?,
+                }
                 r.map_err(|e| e.to_string())
             }
             Err(_) => {

@@ -62,6 +62,12 @@ pub struct Observation {
     pub available: usize,
     /// B's claim failed with this message instead of returning.
     pub error: Option<String>,
+    /// A and B were on two nodes of a multi-primary cluster (Galera), where row locks
+    /// are each node's own.
+    pub across_nodes: bool,
+    /// Across nodes, in the contend step: A's COMMIT after B's claim returned failed
+    /// with this (the cluster's abort); `None` when it committed.
+    pub a_commit_error: Option<String>,
 }
 
 impl Observation {
@@ -85,6 +91,13 @@ pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation
     let n = o.held.len();
     let overlap = o.overlap();
     let (expected, ok) = match (step, strategy.contention()) {
+        // A's locks are its node's: B, on another node, neither skips nor waits for
+        // them and claims A's rows; certification then lets only the first commit
+        // stand, so A's fails.
+        (Step::Contend, _) if o.across_nodes => (
+            "A's rows at once (A's locks are another node's), then A's commit aborted by the cluster".to_string(),
+            !o.blocked && overlap > 0 && o.a_commit_error.is_some(),
+        ),
         (Step::Contend, Contention::Skips) => (
             "other rows at once".to_string(),
             !o.blocked && o.got.len() == n && overlap == 0,
@@ -135,7 +148,14 @@ fn observed(o: &Observation, overlap: usize) -> String {
         1 => " (1 UPDATE changed 0 rows)".to_string(),
         r => format!(" ({r} UPDATEs changed 0 rows)"),
     };
-    let rows = format!("{} rows, {overlap} of them A's{races}", o.got.len());
+    let mut rows = format!("{} rows, {overlap} of them A's{races}", o.got.len());
+    if o.across_nodes {
+        match &o.a_commit_error {
+            Some(e) => rows.push_str(&format!("; A's commit failed: {e}")),
+            None if o.blocked => {}
+            None => rows.push_str("; A's commit went through"),
+        }
+    }
     if o.blocked {
         let end = if o.a_committed {
             "committed"
@@ -238,7 +258,53 @@ mod tests {
             lost_races: 0,
             available: 6,
             error: None,
+            across_nodes: false,
+            a_commit_error: None,
         }
+    }
+
+    /// Across two Galera nodes every strategy takes A's rows at once, and the check is
+    /// that the cluster then aborts A's commit; what a single server must do is unchanged.
+    #[test]
+    fn across_nodes_b_takes_as_rows_and_as_commit_must_be_aborted() {
+        let across = |got: &[i64], blocked: bool, aborted: bool| Observation {
+            across_nodes: true,
+            a_commit_error: aborted.then(|| "Deadlock found (MySQL error 1213)".into()),
+            ..obs(&[1, 2], got, blocked)
+        };
+        for s in Strategy::CORE {
+            let v = judge(
+                BackendKind::Mysql,
+                &s,
+                Step::Contend,
+                &across(&[1, 2], false, true),
+            );
+            assert!(v.ok, "{s}: {v:?}");
+            assert!(v.observed.contains("A's commit failed"), "{}", v.observed);
+            // A committed too: both claims stood, which is the duplicate the check exists for.
+            assert!(!ok_mysql(&s, &across(&[1, 2], false, false)), "{s}");
+            // B skipped A's rows: the locks would have been replicated, not what Galera does.
+            assert!(!ok_mysql(&s, &across(&[3, 4], false, true)), "{s}");
+            assert!(!ok_mysql(&s, &across(&[1, 2], true, true)), "{s}");
+        }
+        // The other steps ask the same as on one server.
+        let after = Observation {
+            across_nodes: true,
+            ..obs(&[1, 2], &[1, 2, 3, 4, 5, 6], false)
+        };
+        assert!(
+            judge(
+                BackendKind::Mysql,
+                &Strategy::PRODUCTION,
+                Step::RolledBack,
+                &after
+            )
+            .ok
+        );
+    }
+
+    fn ok_mysql(s: &Strategy, o: &Observation) -> bool {
+        judge(BackendKind::Mysql, s, Step::Contend, o).ok
     }
 
     fn ok(strategy: &Strategy, step: Step, o: &Observation) -> bool {
