@@ -66,7 +66,18 @@ fn run_cli(
     extra: &[&str],
     under: &std::path::Path,
 ) -> (std::path::PathBuf, serde_json::Value) {
+    run_cli_with(workload, extra, under, &[])
+}
+
+/// [`run_cli`] with environment variables for the process.
+fn run_cli_with(
+    workload: &std::path::Path,
+    extra: &[&str],
+    under: &std::path::Path,
+    env: &[(&str, &std::path::Path)],
+) -> (std::path::PathBuf, serde_json::Value) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .envs(env.iter().copied())
         .arg("run")
         .arg(workload)
         .arg("--quiet")
@@ -540,7 +551,209 @@ async fn a_galera_cluster_joins_and_skip_locked_stops_at_the_node() {
     for c in conns {
         let _ = c.disconnect().await;
     }
+
+    // The same cluster as a target: checked to be one cluster, and `prove` with B on
+    // node 2 gets each core strategy's cross-node verdict (B takes A's rows at once and
+    // A's commit is aborted), the steps after A ends as on one server.
+    use claimbench::backend::{Backend, DbTarget};
+    let target = DbTarget::parse(&cluster.url()).unwrap();
+    let DbTarget::MysqlCluster(nodes) = &target else {
+        panic!("{target}")
+    };
+    let backend = claimbench::backend::mysql::MysqlBackend::cluster(
+        nodes.clone(),
+        target.to_string(),
+        "claimbench_galera_prove",
+    );
+    assert_eq!(backend.nodes(), 3);
+    let record =
+        claimbench::backend::cluster::record(&backend.cluster_readings(true).await.unwrap())
+            .unwrap();
+    assert_eq!((record.size, record.nodes.len()), (3, 3));
+    assert!(
+        record
+            .settings
+            .iter()
+            .any(|(k, v)| k == "binlog_format" && v == "ROW"),
+        "{record:?}"
+    );
+    for s in claimbench::strategy::Strategy::CORE {
+        let verdicts = claimbench::prove::prove(&backend, &s, &s, &[])
+            .await
+            .unwrap();
+        for v in &verdicts {
+            assert!(
+                v.ok,
+                "{s} {:?}: expected {}, saw {}",
+                v.step, v.expected, v.observed
+            );
+        }
+        assert!(
+            verdicts[0].observed.contains("A's commit failed"),
+            "{verdicts:?}"
+        );
+    }
     let dirs = cluster.paths();
     drop(cluster);
     nothing_left(dirs, ports);
+}
+
+/// A node that cannot start (an option mariadbd refuses) fails the start with a message
+/// naming it, and what was already running is stopped and removed.
+#[test]
+fn a_galera_node_that_fails_to_start_leaves_nothing_behind() {
+    let tmp = world_readable_tmp();
+    let before: Vec<_> = galera_dirs(tmp.path());
+    let e = claimbench::embedded::galera::EmbeddedGalera::start_with(
+        2,
+        &[(1, "--no-such-option")],
+        tmp.path(),
+    )
+    .err()
+    .expect("a node with an unknown option cannot start");
+    let e = e.to_string();
+    assert!(e.contains("node 1 exited"), "{e}");
+    assert_eq!(
+        galera_dirs(tmp.path()),
+        before,
+        "node directories left behind"
+    );
+}
+
+/// A run on the Galera cluster claimbench starts, workers spread over three nodes and
+/// all on one: production never duplicates though the cluster aborts its claims across
+/// nodes (counted by the workers and by the nodes, and retried); naive duplicates; the
+/// cluster, its settings and each node's share are recorded and reported; and the
+/// cluster is gone afterwards.
+#[test]
+fn a_run_on_galera_counts_aborts_across_nodes_and_production_never_duplicates() {
+    let tmp = world_readable_tmp();
+    let workload = tmp.path().join("galera.toml");
+    std::fs::write(
+        &workload,
+        r#"name = "galera-test"
+seed = 5
+[topology]
+kind = "galera"
+nodes = 3
+[population]
+backlog = 4000
+queues = [{ name = "default" }]
+[handler]
+mode = "full"
+[matrix]
+backends = ["mysql"]
+strategies = ["production", "naive"]
+index_layouts = ["fetch-order"]
+workers = [6]
+batch_sizes = [1]
+placement = ["spread", "single-writer"]
+[trial]
+warmup_s = 0.5
+duration_s = 2.5
+"#,
+    )
+    .unwrap();
+    let (dir, run) = run_cli_with(&workload, &[], tmp.path(), &[("TMPDIR", tmp.path())]);
+    assert!(
+        galera_dirs(tmp.path()).is_empty(),
+        "node directories left behind"
+    );
+    let target = &run["environment"]["targets"][0];
+    assert_eq!(target["cluster"]["size"], 3, "{target}");
+    let label = target["target"].as_str().unwrap();
+    let ports: Vec<u16> = label
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse().ok())
+        .filter(|p| *p > 1024)
+        .collect();
+    assert_eq!(ports.len(), 3, "{label}");
+    nothing_left(Vec::new(), ports);
+
+    let cell = |phase: &str, strategy: &str| {
+        run["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["phase"] == phase && c["strategy"] == strategy)
+            .unwrap_or_else(|| panic!("no {phase} {strategy} cell"))
+            .clone()
+    };
+    let node_sum = |c: &serde_json::Value, field: &str| -> i64 {
+        c["trials"][0]["cluster"]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n[field].as_i64().unwrap())
+            .sum()
+    };
+    let spread = cell("spread", "production");
+    let t = &spread["trials"][0];
+    assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0, "{t}");
+    assert_eq!(t["reconciliation"]["lost"], 0);
+    assert!(
+        t["counts"]["claim_retries"].as_u64().unwrap() > 0,
+        "{}",
+        t["counts"]
+    );
+    assert!(
+        node_sum(&spread, "cert_failures") + node_sum(&spread, "bf_aborts") > 0,
+        "{}",
+        t["cluster"]
+    );
+    let workers: Vec<i64> = t["cluster"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["workers"].as_i64().unwrap())
+        .collect();
+    assert_eq!(workers, [2, 2, 2]);
+    let one = cell("single-writer", "production");
+    let t1 = &one["trials"][0];
+    assert_eq!(t1["counts"]["claim_retries"], 0, "{}", t1["counts"]);
+    assert_eq!(
+        node_sum(&one, "cert_failures") + node_sum(&one, "bf_aborts"),
+        0
+    );
+    let naive = cell("spread", "naive");
+    assert!(
+        naive["trials"][0]["duplicates"]["ledger"]["duplicate_claims"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("**Cluster**: the mysql target was a Galera cluster of 3 nodes"),
+        "{summary}"
+    );
+    assert!(summary.contains("## Cluster"), "{summary}");
+    assert!(
+        summary.contains("- production: with 6 workers spread over 3 Galera nodes at batch 1,")
+            && summary.contains("and 0 duplicate claims: certification let one claim of each row commit; all workers on one node:"),
+        "{summary}"
+    );
+}
+
+/// A temporary directory every user may enter: the nodes run as the mysql user when
+/// the tests run as root, and their directories are made inside it.
+fn world_readable_tmp() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    d
+}
+
+fn galera_dirs(under: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(under)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("claimbench-galera-"))
+        })
+        .collect();
+    v.sort();
+    v
 }

@@ -786,6 +786,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     durability_sentences(r, &mut out);
     shortcut_sentences(r, &mut out);
     out.extend(super::network::sentences(r));
+    out.extend(super::cluster::sentences(r));
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);
     arrival_sentences(r, &mut out);
@@ -891,6 +892,7 @@ mod tests {
             },
             session_settings: Vec::new(),
             standbys: Vec::new(),
+            cluster: None,
         });
         let mut out = Vec::new();
         durability_sentences(&r, &mut out);

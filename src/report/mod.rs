@@ -3,6 +3,7 @@
 //! text). `render_all` writes every one of them next to `run.json`.
 
 pub mod answers;
+pub mod cluster;
 pub mod comparison;
 pub mod export;
 pub mod html;

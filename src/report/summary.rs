@@ -113,6 +113,9 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
     if let Some(n) = network_note(r) {
         notes.push(("Network", n));
     }
+    if let Some(n) = super::cluster::note(r) {
+        notes.push(("Cluster", n));
+    }
     notes
 }
 
@@ -361,15 +364,22 @@ pub struct Section {
     pub left: usize,
 }
 
-/// Per queue, max workers, table health, plans and faults, each when it applies.
+/// Per queue, max workers, table health, plans, faults and the cluster's nodes, each
+/// when it applies.
 pub fn sections(r: &RunResult) -> Vec<Section> {
     type Table = Option<(Vec<&'static str>, Vec<Vec<String>>)>;
-    let all: [(&'static str, &'static str, Table, usize); 5] = [
+    let all: [(&'static str, &'static str, Table, usize); 6] = [
         ("Per queue", QUEUES_HOW, queue_table(r), 7),
         ("Max workers", MAX_WORKERS_HOW, max_workers_table(r), 7),
         ("Table health", TABLE_HEALTH_HOW, table_health_table(r), 6),
         ("Plans", PLANS_HOW, plans_table(r), 8),
         ("Faults", FAULTS_HOW, faults_table(r), 8),
+        (
+            "Cluster",
+            super::cluster::CLUSTER_HOW,
+            super::cluster::table(r),
+            8,
+        ),
     ];
     all.into_iter()
         .filter_map(|(title, how, table, left)| {
@@ -1071,6 +1081,7 @@ mod tests {
             embedded: false,
             session_settings: Vec::new(),
             standbys: Vec::new(),
+            cluster: None,
             server: crate::backend::ServerInfo {
                 version: String::new(),
                 settings: settings
@@ -1137,6 +1148,7 @@ mod tests {
             embedded: true,
             session_settings: Vec::new(),
             standbys,
+            cluster: None,
             server: ServerInfo {
                 version: String::new(),
                 settings: settings
