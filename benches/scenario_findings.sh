@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every shipped scenario workload on the embedded PostgreSQL (release build) and
+# Runs every shipped scenario workload on the embedded PostgreSQL (galera.toml on the
+# Galera cluster it starts; release build) and
 # checks that each still shows its headline finding, so a later change cannot lose one
 # silently. Too long for CI (about 20 minutes on 2 cores); run it before changing a
 # scenario, the verdict or the runner:
@@ -40,6 +41,8 @@ scenarios=(
     "restart@@0@@server restarted at [0-9.]+ s \(back in@@table: the restart and its recovery are recorded"
     "sync-commit@@0@@^- synchronous_commit against off with claimbench_standby as a synchronous standby, production at 1 worker, batch 10: .*; on [+-][0-9.]+ ms on claim p99 \([^)]*\) and [1-9][0-9]*% of throughput.*; remote_apply [+-][0-9.]+ ms on claim p99 \([^)]*\) and [1-9][0-9]*% of throughput@@verdict: at one worker, on and remote_apply each cost throughput against off on a synchronous standby"
     "failover@@0@@^- failover under production at 4 workers in async \(synchronous_commit = local\), 1 trial: the new primary lacked [0-9]+ acknowledged completions? \([0-9]+ of them ran again\), [0-9]+ effects?, [0-9]+ claims? and [0-9]+ inserts?@@verdict: an immediate failover with commits acknowledged before the standby has them loses acknowledged work (the counts may be 0 in one class, not in all: the test on a 20 ms link holds the total above 0)"
+    "galera@@0@@^- production: with 6 workers spread over 3 Galera nodes at batch 1, [1-9][0-9]*% of its claim attempts \([0-9]+ of [0-9]+\) were aborted across nodes and retried .* and 0 duplicate claims: certification let one claim of each row commit; all workers on one node: [0-9]+ jobs/s against [0-9]+ spread@@verdict: spread over Galera nodes, production's claims are aborted across nodes and retried, never duplicated; single-writer beside it"
+    "galera@@0@@^- naive: with 6 workers spread over 3 Galera nodes at batch 1, .*; [1-9][0-9]* duplicate claims, as on one server@@verdict: naive still duplicates on Galera"
     "failover@@0@@^- failover under production at 4 workers in sync \(synchronous_commit = on\), 1 trial: the new primary had every acknowledged claim, effect, completion and insert@@verdict: with the standby synchronous and synchronous_commit = on, nothing acknowledged is lost"
     "durability@@0@@^- production durability \(fsync, synchronous_commit, full_page_writes on; production\) against the embedded default's shortcuts \(shortcuts\), production at 1 worker, batch 1: [+][0-9.]+ ms on claim p99 .* and [1-9][0-9]*% of throughput@@verdict: at one worker, production durability costs claim p99 and throughput against the shortcuts"
     "network@@0@@^- round trip, production at batch 1: one worker spent local [0-9.]+ ms, 1ms [0-9.]+ ms, 5ms [0-9.]+ ms per job; by Little's law [0-9]+ jobs/s .* needs [0-9]+ workers at local, [0-9]+ at 1ms, [0-9]+ at 5ms@@verdict: the pool a rate needs at each round trip, by Little's law"

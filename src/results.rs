@@ -418,6 +418,20 @@ pub struct NodeTrial {
     pub recv_queue_max: i64,
 }
 
+impl NodeTrial {
+    /// Another repetition's share of the same node: counts add up, the longest queue
+    /// is the longest of both.
+    pub fn add(&mut self, o: &NodeTrial) {
+        self.cert_failures += o.cert_failures;
+        self.bf_aborts += o.bf_aborts;
+        self.innodb_deadlocks += o.innodb_deadlocks;
+        self.flow_control_paused_ms += o.flow_control_paused_ms;
+        self.replicated += o.replicated;
+        self.received += o.received;
+        self.recv_queue_max = self.recv_queue_max.max(o.recv_queue_max);
+    }
+}
+
 /// The network in front of the workers, measured: the median round trip of a trivial
 /// statement (BEGIN, then ROLLBACK, halved) on a direct connection and on one through
 /// the delaying proxy, 20 each, just before the trial.

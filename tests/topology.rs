@@ -484,7 +484,7 @@ fn a_production_durability_block_runs_with_the_shortcuts_off_and_is_costed() {
 #[tokio::test]
 async fn a_galera_cluster_joins_and_skip_locked_stops_at_the_node() {
     use mysql_async::prelude::Queryable;
-    let cluster = claimbench::embedded::galera::EmbeddedGalera::start(3).unwrap();
+    let cluster = claimbench::embedded::galera::EmbeddedGalera::start(3, false).unwrap();
     let ports = cluster.ports();
     let mut conns = Vec::new();
     for p in &ports {
@@ -606,6 +606,7 @@ fn a_galera_node_that_fails_to_start_leaves_nothing_behind() {
     let before: Vec<_> = galera_dirs(tmp.path());
     let e = claimbench::embedded::galera::EmbeddedGalera::start_with(
         2,
+        false,
         &[(1, "--no-such-option")],
         tmp.path(),
     )
@@ -620,8 +621,8 @@ fn a_galera_node_that_fails_to_start_leaves_nothing_behind() {
     );
 }
 
-/// A run on the Galera cluster claimbench starts, workers spread over three nodes and
-/// all on one: production never duplicates though the cluster aborts its claims across
+/// A run on the Galera cluster claimbench starts, workers spread over three nodes, all
+/// on one, and on a plain server beside the cluster: production never duplicates though the cluster aborts its claims across
 /// nodes (counted by the workers and by the nodes, and retried); naive duplicates; the
 /// cluster, its settings and each node's share are recorded and reported; and the
 /// cluster is gone afterwards.
@@ -647,7 +648,7 @@ strategies = ["production", "naive"]
 index_layouts = ["fetch-order"]
 workers = [6]
 batch_sizes = [1]
-placement = ["spread", "single-writer"]
+placement = ["spread", "single-writer", "standalone"]
 [trial]
 warmup_s = 0.5
 duration_s = 2.5
@@ -667,7 +668,7 @@ duration_s = 2.5
         .filter_map(|p| p.parse().ok())
         .filter(|p| *p > 1024)
         .collect();
-    assert_eq!(ports.len(), 3, "{label}");
+    assert_eq!(ports.len(), 4, "{label}");
     nothing_left(Vec::new(), ports);
 
     let cell = |phase: &str, strategy: &str| {
@@ -715,6 +716,8 @@ duration_s = 2.5
         node_sum(&one, "cert_failures") + node_sum(&one, "bf_aborts"),
         0
     );
+    let alone = cell("standalone", "production");
+    assert_eq!(alone["trials"][0]["counts"]["claim_retries"], 0);
     let naive = cell("spread", "naive");
     assert!(
         naive["trials"][0]["duplicates"]["ledger"]["duplicate_claims"]
@@ -731,7 +734,8 @@ duration_s = 2.5
     assert!(summary.contains("## Cluster"), "{summary}");
     assert!(
         summary.contains("- production: with 6 workers spread over 3 Galera nodes at batch 1,")
-            && summary.contains("and 0 duplicate claims: certification let one claim of each row commit; all workers on one node:"),
+            && summary.contains("and 0 duplicate claims: certification let one claim of each row commit; all workers on one node:")
+            && summary.contains("; one MariaDB server without Galera (same settings): "),
         "{summary}"
     );
 }

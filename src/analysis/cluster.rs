@@ -33,15 +33,7 @@ pub fn nodes(c: &CellResult) -> Vec<NodeTrial> {
         .flat_map(|cl| &cl.nodes)
     {
         match out.iter_mut().find(|o| o.node == n.node) {
-            Some(o) => {
-                o.cert_failures += n.cert_failures;
-                o.bf_aborts += n.bf_aborts;
-                o.innodb_deadlocks += n.innodb_deadlocks;
-                o.flow_control_paused_ms += n.flow_control_paused_ms;
-                o.replicated += n.replicated;
-                o.received += n.received;
-                o.recv_queue_max = o.recv_queue_max.max(n.recv_queue_max);
-            }
+            Some(o) => o.add(n),
             None => out.push(n.clone()),
         }
     }
@@ -122,6 +114,14 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
                 share(claim_aborts(one).0, claim_aborts(one).1),
             ));
         }
+        if let Some(alone) = partner(r, c, "standalone") {
+            let g = CellFigures::of(alone);
+            s.push_str(&format!(
+                "; one MariaDB server without Galera (same settings): {:.0} jobs/s, claim p99 {}",
+                g.throughput,
+                g.claim_p99_ms.map(fmt_ms).unwrap_or_else(|| "–".into()),
+            ));
+        }
         s.push('.');
         out.push(s);
     }
@@ -168,6 +168,8 @@ mod tests {
             ],
             ..RunResult::default()
         };
+        r.cells
+            .push(cell("standalone", "standalone", 1500, 0, 610.0));
         let s = sentences(&r);
         assert_eq!(s.len(), 1, "{s:?}");
         let s = &s[0];
@@ -178,6 +180,10 @@ mod tests {
         );
         assert!(s.contains("0 duplicate claims: certification"), "{s}");
         assert!(s.contains("420 jobs/s against 300 spread (1.40x)"), "{s}");
+        assert!(
+            s.contains("one MariaDB server without Galera (same settings): 610 jobs/s"),
+            "{s}"
+        );
         // Off a cluster: nothing.
         r.cells
             .iter_mut()

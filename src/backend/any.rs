@@ -49,6 +49,16 @@ impl AnyBackend {
 
     /// On PostgreSQL, reset trials by copying a pristine database (for a cluster
     /// claimbench started: it creates and drops databases); other backends unchanged.
+    /// On MySQL, the plain server a `standalone` placement runs on.
+    pub fn with_standalone(self, target: &DbTarget) -> AnyBackend {
+        match (self, target) {
+            (AnyBackend::Mysql(b), DbTarget::Mysql(o)) => {
+                AnyBackend::Mysql(b.with_standalone(o.clone()))
+            }
+            (other, _) => other,
+        }
+    }
+
     pub fn with_pristine_copies(self) -> AnyBackend {
         match self {
             AnyBackend::Postgres(b) => AnyBackend::Postgres(b.with_pristine_copies()),
@@ -137,6 +147,10 @@ impl Backend for AnyBackend {
         settings: bool,
     ) -> Result<Vec<super::cluster::NodeReading>, BackendError> {
         each!(self, AnyBackend, b => b.cluster_readings(settings).await)
+    }
+
+    async fn set_placement(&self, p: crate::workload::Placement) -> Result<(), BackendError> {
+        each!(self, AnyBackend, b => b.set_placement(p).await)
     }
 
     async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {

@@ -325,6 +325,16 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         async { Ok(Vec::new()) }
     }
 
+    /// Where the next cells' connections go on a cluster target (`[[matrix]]
+    /// placement`); nothing to do on a single server.
+    fn set_placement(
+        &self,
+        p: crate::workload::Placement,
+    ) -> impl Future<Output = Result<(), BackendError>> + Send {
+        let _ = p;
+        async { Ok(()) }
+    }
+
     /// The standbys this server streams to (PostgreSQL's `pg_stat_replication`); none
     /// where the engine or the server has none.
     fn standbys(

@@ -17,6 +17,11 @@ impl<C> Default for Control<C> {
 }
 
 impl<C> Control<C> {
+    /// Drops the connection: the next use opens a new one (on another server).
+    pub(crate) async fn close(&self) {
+        self.0.lock().await.take();
+    }
+
     /// Runs `f` on the connection, opening it with `open` first when there is none.
     pub(crate) async fn run<T>(
         &self,

@@ -89,6 +89,11 @@ pub(crate) async fn run(
         } else {
             backend
         };
+        let standalone = galera.as_ref().and_then(|g| g.standalone_url());
+        let backend = match standalone.filter(|_| kind == BackendKind::Mysql) {
+            Some(url) => backend.with_standalone(&DbTarget::parse(&url)?),
+            None => backend,
+        };
         let own_servers = embedded.as_ref().filter(|_| own_cluster);
         let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(

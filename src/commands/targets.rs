@@ -363,14 +363,24 @@ pub(crate) fn start_galera(
     cluster: &mut Option<EmbeddedGalera>,
 ) -> Result<(DbTarget, String)> {
     let n = workload.topology.nodes as usize;
+    let standalone = workload
+        .matrices
+        .iter()
+        .any(|m| m.phase.placement == Some(claimbench::workload::Placement::Standalone));
+    let beside = if standalone {
+        " and a standalone MariaDB beside it"
+    } else {
+        ""
+    };
     if !quiet {
-        errln!("starting a {n}-node MariaDB Galera cluster (each node joins in turn)");
+        errln!("starting a {n}-node MariaDB Galera cluster{beside} (each node joins in turn)");
     }
     let t0 = std::time::Instant::now();
-    let started = EmbeddedGalera::start(n).context("cannot start the embedded Galera cluster")?;
+    let started =
+        EmbeddedGalera::start(n, standalone).context("cannot start the embedded Galera cluster")?;
     if !quiet {
         errln!(
-            "Galera cluster of {n} nodes on ports {} in {:.1} s (removed on exit)",
+            "Galera cluster of {n} nodes{beside} on ports {} in {:.1} s (removed on exit)",
             started
                 .ports()
                 .iter()
@@ -381,8 +391,14 @@ pub(crate) fn start_galera(
         );
     }
     let t = DbTarget::parse(&started.url())?;
+    let label = match started.standalone_url() {
+        Some(url) => format!(
+            "embedded Galera cluster ({t}), standalone MariaDB beside it ({})",
+            DbTarget::parse(&url)?
+        ),
+        None => format!("embedded Galera cluster ({t})"),
+    };
     *cluster = Some(started);
-    let label = format!("embedded Galera cluster ({t})");
     Ok((t, label))
 }
 

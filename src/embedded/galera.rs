@@ -42,7 +42,10 @@ impl Node {
 
 /// A running cluster. Dropping it stops every node and deletes their directories.
 pub struct EmbeddedGalera {
+    /// The cluster's nodes, then the standalone server when one was asked for.
     nodes: Vec<Node>,
+    /// How many of `nodes` are the cluster's.
+    cluster: usize,
 }
 
 /// The binaries a cluster needs, or which package to install.
@@ -74,8 +77,10 @@ fn binaries() -> Result<(PathBuf, PathBuf), EmbeddedError> {
 impl EmbeddedGalera {
     /// Starts a cluster of `nodes` servers and returns once each has joined and said it
     /// is ready for connections.
-    pub fn start(nodes: usize) -> Result<EmbeddedGalera, EmbeddedError> {
-        EmbeddedGalera::start_with(nodes, &[], &std::env::temp_dir())
+    /// With `standalone`, also a plain MariaDB server beside it (no Galera, the same
+    /// settings otherwise): the single server a cluster's figures are set against.
+    pub fn start(nodes: usize, standalone: bool) -> Result<EmbeddedGalera, EmbeddedError> {
+        EmbeddedGalera::start_with(nodes, standalone, &[], &std::env::temp_dir())
     }
 
     /// [`EmbeddedGalera::start`] with the nodes' directories under `parent` and extra
@@ -84,6 +89,7 @@ impl EmbeddedGalera {
     /// removed when one fails.
     pub fn start_with(
         nodes: usize,
+        standalone: bool,
         extra: &[(usize, &str)],
         parent: &Path,
     ) -> Result<EmbeddedGalera, EmbeddedError> {
@@ -101,8 +107,11 @@ impl EmbeddedGalera {
         } else {
             None
         };
-        let mut cluster = EmbeddedGalera { nodes: Vec::new() };
-        for _ in 0..nodes {
+        let mut cluster = EmbeddedGalera {
+            nodes: Vec::new(),
+            cluster: nodes,
+        };
+        for _ in 0..nodes + usize::from(standalone) {
             let dir = tempfile::Builder::new()
                 .prefix("claimbench-galera-")
                 .tempdir_in(parent)
@@ -120,45 +129,49 @@ impl EmbeddedGalera {
                 child: None,
             });
         }
-        // The first node's data directory is initialised; the others get theirs by
-        // state transfer from it.
-        let first = cluster.nodes[0].root().join("data");
-        let mut cmd = Command::new(&install);
-        // Its bootstrap server's temporary files in the node's own directory, which the
-        // mysql user owns (a TMPDIR of root's may not let it write).
-        cmd.env("TMPDIR", cluster.nodes[0].root());
-        cmd.args(["--no-defaults", "--auth-root-authentication-method=normal"])
-            .arg("--skip-test-db")
-            .arg(format!("--datadir={}", first.display()));
-        if run_as_mysql {
-            cmd.arg("--user=mysql");
+        // The first node's data directory is initialised (and the standalone server's);
+        // the others get theirs by state transfer from it.
+        let own_data = [0].into_iter().chain(standalone.then_some(nodes));
+        for i in own_data {
+            let root = cluster.nodes[i].root().to_path_buf();
+            let mut cmd = Command::new(&install);
+            // Its bootstrap server's temporary files in the node's own directory, which
+            // the mysql user owns (a TMPDIR of root's may not let it write).
+            cmd.env("TMPDIR", &root);
+            cmd.args(["--no-defaults", "--auth-root-authentication-method=normal"])
+                .arg("--skip-test-db")
+                .arg(format!("--datadir={}", root.join("data").display()));
+            if run_as_mysql {
+                cmd.arg("--user=mysql");
+            }
+            cmd.stdin(Stdio::null())
+                .output_checked("mariadb-install-db")?;
         }
-        cmd.stdin(Stdio::null())
-            .output_checked("mariadb-install-db")?;
         let gcomm0 = cluster.nodes[0].gcomm;
-        for i in 0..nodes {
-            let address = if i == 0 {
-                "gcomm://".to_string()
-            } else {
-                format!("gcomm://127.0.0.1:{gcomm0}")
+        for i in 0..nodes + usize::from(standalone) {
+            let address = match i {
+                0 => Some("gcomm://".to_string()),
+                i if i < nodes => Some(format!("gcomm://127.0.0.1:{gcomm0}")),
+                _ => None,
             };
             let options: Vec<&str> = extra
                 .iter()
                 .filter(|(n, _)| *n == i)
                 .map(|(_, o)| *o)
                 .collect();
-            cluster.spawn(i, &server, (&address, &options), run_as_mysql)?;
+            cluster.spawn(i, &server, (address.as_deref(), &options), run_as_mysql)?;
             cluster.wait_ready(i)?;
         }
         Ok(cluster)
     }
 
-    /// Starts node `i`, joining `address` (`gcomm://` bootstraps a new cluster).
+    /// Starts node `i`, joining `address` (`gcomm://` bootstraps a new cluster; `None`:
+    /// the standalone server, without Galera).
     fn spawn(
         &mut self,
         i: usize,
         server: &Path,
-        (address, options): (&str, &[&str]),
+        (address, options): (Option<&str>, &[&str]),
         run_as_mysql: bool,
     ) -> Result<(), EmbeddedError> {
         let what = "start a Galera node";
@@ -187,19 +200,21 @@ impl EmbeddedGalera {
                 "--innodb-buffer-pool-size=128M",
                 "--innodb-flush-log-at-trx-commit=2",
                 "--max-connections=600",
-                "--wsrep-on=ON",
-            ])
-            .arg(format!("--wsrep-provider={PROVIDER}"))
-            .arg(format!("--wsrep-cluster-name={CLUSTER_NAME}"))
-            .arg(format!("--wsrep-cluster-address={address}"))
-            .arg(format!("--wsrep-node-name=node{i}"))
-            .arg(format!("--wsrep-node-address=127.0.0.1:{}", node.gcomm))
-            .arg(format!(
-                "--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:{};ist.recv_addr=127.0.0.1:{ist};gcache.size=64M",
-                node.gcomm
-            ))
-            .arg("--wsrep-sst-method=rsync")
-            .arg(format!("--wsrep-sst-receive-address=127.0.0.1:{sst}"));
+            ]);
+        if let Some(address) = address {
+            cmd.arg("--wsrep-on=ON")
+                .arg(format!("--wsrep-provider={PROVIDER}"))
+                .arg(format!("--wsrep-cluster-name={CLUSTER_NAME}"))
+                .arg(format!("--wsrep-cluster-address={address}"))
+                .arg(format!("--wsrep-node-name=node{i}"))
+                .arg(format!("--wsrep-node-address=127.0.0.1:{}", node.gcomm))
+                .arg(format!(
+                    "--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:{};ist.recv_addr=127.0.0.1:{ist};gcache.size=64M",
+                    node.gcomm
+                ))
+                .arg("--wsrep-sst-method=rsync")
+                .arg(format!("--wsrep-sst-receive-address=127.0.0.1:{sst}"));
+        }
         if i == 0 {
             cmd.arg("--wsrep-new-cluster");
         }
@@ -258,15 +273,20 @@ impl EmbeddedGalera {
     /// One MySQL URL with every node (root over TCP, no database: claimbench creates
     /// its own), the form a user gives for their cluster.
     pub fn url(&self) -> String {
-        let hosts: Vec<String> = self
-            .nodes
+        let hosts: Vec<String> = self.nodes[..self.cluster]
             .iter()
             .map(|n| format!("127.0.0.1:{}", n.port))
             .collect();
         format!("mysql://root@{}/", hosts.join(","))
     }
 
-    /// Each node's client port, first node first.
+    /// The standalone server's URL, when one was started.
+    pub fn standalone_url(&self) -> Option<String> {
+        let n = self.nodes.get(self.cluster)?;
+        Some(format!("mysql://root@127.0.0.1:{}/", n.port))
+    }
+
+    /// Each server's client port, first node first (the standalone server last).
     pub fn ports(&self) -> Vec<u16> {
         self.nodes.iter().map(|n| n.port).collect()
     }

@@ -23,7 +23,8 @@ pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
     ]);
     let mut rows = Vec::new();
     for c in &r.cells {
-        let Some(p) = placement(c) else {
+        // A standalone cell ran off the cluster: its nodes only idled.
+        let Some(p) = placement(c).filter(|p| *p != "standalone") else {
             continue;
         };
         let (aborted, attempts) = claim_aborts(c);

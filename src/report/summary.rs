@@ -844,8 +844,14 @@ pub fn warning_lines(r: &RunResult) -> Vec<String> {
                     reps[0]
                 )
             };
+            // The phase first, as the per-trial lines name a cell: two blocks can hold
+            // the same backend, strategy, layout, workers and batch.
+            let phase = match c.phase.as_str() {
+                "" => String::new(),
+                p => format!("{p} "),
+            };
             lines.push(format!(
-                "- {} {} {} w={} b={} ({which}): {first}",
+                "- {phase}{} {} {} w={} b={} ({which}): {first}",
                 c.backend, c.strategy, c.index_layout, c.workers, c.batch_size
             ));
         }

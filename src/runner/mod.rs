@@ -456,6 +456,15 @@ impl Progress<'_> {
         Ok(Arc::new(w))
     }
 
+    /// Ends the run at `error`: marks it interrupted with the reason and writes what
+    /// it has.
+    fn fail(&mut self, error: RunError) -> RunFailure {
+        self.result.interrupted = true;
+        self.result.stop_reason = Some(error.to_string());
+        let partial = write_partial(&mut self.result, &self.dir, self.render);
+        RunFailure { error, partial }
+    }
+
     /// Runs a cell's repetitions and records the cell; `false` when the run must stop.
     async fn cell<B: Backend>(
         &mut self,
@@ -488,19 +497,18 @@ impl Progress<'_> {
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
             trials: Vec::new(),
         };
+        // The block's servers: where its workers connect, and how durable it runs.
+        if let Some(p) = w.matrices[0].phase.placement {
+            backend
+                .set_placement(p)
+                .await
+                .map_err(|e| self.fail(RunError::Backend(e)))?;
+        }
         if let Some(d) = w.matrices[0].phase.durability {
-            match backend.set_durability(d).await {
-                Ok(s) => cell.server_settings = s,
-                Err(e) => {
-                    self.result.interrupted = true;
-                    self.result.stop_reason = Some(e.to_string());
-                    let partial = write_partial(&mut self.result, &self.dir, self.render);
-                    return Err(RunFailure {
-                        error: RunError::Backend(e),
-                        partial,
-                    });
-                }
-            }
+            cell.server_settings = backend
+                .set_durability(d)
+                .await
+                .map_err(|e| self.fail(RunError::Backend(e)))?;
         }
         for rep in 0..w.trial.repetitions {
             if self.interrupt.stopping() {
@@ -561,10 +569,7 @@ impl Progress<'_> {
                 }
                 Err(error) => {
                     push_cell(&mut self.result, cell);
-                    self.result.interrupted = true;
-                    self.result.stop_reason = Some(error.to_string());
-                    let partial = write_partial(&mut self.result, &self.dir, self.render);
-                    return Err(RunFailure { error, partial });
+                    return Err(self.fail(error));
                 }
             }
         }

@@ -22,7 +22,8 @@ pub(super) struct Routes {
 impl Routes {
     pub fn worker(&self, i: usize) -> Endpoint {
         Endpoint {
-            node: self.placement.node(i, self.nodes),
+            // Standalone: the backend sends every connection to that server.
+            node: self.placement.node(i, self.nodes).unwrap_or(0),
             via: self.via,
         }
     }
@@ -31,7 +32,9 @@ impl Routes {
     fn workers_per_node(&self, workers: u32) -> Vec<u32> {
         let mut n = vec![0; self.nodes.max(1)];
         for i in 0..workers as usize {
-            n[self.placement.node(i, self.nodes)] += 1;
+            if let Some(node) = self.placement.node(i, self.nodes) {
+                n[node] += 1;
+            }
         }
         n
     }
@@ -120,6 +123,7 @@ mod tests {
         };
         assert_eq!(r(Placement::Spread).workers_per_node(8), [3, 3, 2]);
         assert_eq!(r(Placement::SingleWriter).workers_per_node(8), [8, 0, 0]);
+        assert_eq!(r(Placement::Standalone).workers_per_node(8), [0, 0, 0]);
         assert_eq!(r(Placement::Spread).worker(4).node, 1);
         assert_eq!(r(Placement::SingleWriter).worker(4).node, 0);
         // A single server: everything on its one node.

@@ -66,6 +66,10 @@ pub enum Placement {
     /// Every worker on the first node; the others only replicate (the usual advice
     /// for a queue on a multi-primary cluster).
     SingleWriter,
+    /// Everything on a plain MariaDB server claimbench starts beside its cluster (no
+    /// Galera, the same settings otherwise): the single server the cluster's figures
+    /// are set against.
+    Standalone,
 }
 
 impl Placement {
@@ -73,14 +77,17 @@ impl Placement {
         match self {
             Placement::Spread => "spread",
             Placement::SingleWriter => "single-writer",
+            Placement::Standalone => "standalone",
         }
     }
 
-    /// The node (0-based) worker `i` connects to on a cluster of `nodes`.
-    pub fn node(&self, i: usize, nodes: usize) -> usize {
+    /// The node (0-based) worker `i` connects to on a cluster of `nodes`; `None` off
+    /// the cluster (standalone).
+    pub fn node(&self, i: usize, nodes: usize) -> Option<usize> {
         match self {
-            Placement::Spread => i % nodes.max(1),
-            Placement::SingleWriter => 0,
+            Placement::Spread => Some(i % nodes.max(1)),
+            Placement::SingleWriter => Some(0),
+            Placement::Standalone => None,
         }
     }
 }

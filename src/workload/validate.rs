@@ -451,6 +451,14 @@ impl Validator<'_> {
         let topology = self.topology(w.topology, &backends)?;
         if topology.kind == TopologyKind::Galera {
             self.on_galera(&matrices, &faults)?;
+        } else if matrices
+            .iter()
+            .any(|m| m.phase.placement == Some(Placement::Standalone))
+        {
+            return Err(self.err(
+                "matrix.placement",
+                "\"standalone\" is the plain MariaDB server claimbench starts beside its own Galera cluster: set [topology] kind = \"galera\"",
+            ));
         }
         let session_settings = self.session_settings("session", w.session)?;
         Ok(Workload {

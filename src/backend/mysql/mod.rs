@@ -99,6 +99,10 @@ pub struct MysqlBackend {
     /// Every node of a multi-primary cluster target, the first included; one entry
     /// on a single server.
     nodes: Vec<Opts>,
+    /// A plain server beside the cluster (`placement = "standalone"`), and whether
+    /// every connection goes there for the current block.
+    standalone: Option<Opts>,
+    on_standalone: std::sync::atomic::AtomicBool,
     /// Its worker role is a label only: MySQL has no application_name, so worker
     /// connections are told apart by their connection ids (`workers`).
     id: recipe::Instance,
@@ -122,10 +126,18 @@ impl MysqlBackend {
         MysqlBackend {
             opts: nodes[0].clone(),
             nodes,
+            standalone: None,
+            on_standalone: Default::default(),
             id: recipe::Instance::new(BackendKind::Mysql, schema, display, &SQL),
             workers: Arc::default(),
             control: Control::default(),
         }
+    }
+
+    /// The plain server a `standalone` placement runs on.
+    pub fn with_standalone(mut self, opts: Opts) -> MysqlBackend {
+        self.standalone = Some(opts);
+        self
     }
 
     pub fn schema(&self) -> &str {
@@ -147,7 +159,25 @@ impl MysqlBackend {
     /// [`MysqlBackend::open`] on node `to.node`, through `to.via` (a delaying proxy)
     /// when given.
     async fn open_to(&self, in_schema: bool, to: Endpoint) -> Result<Conn, BackendError> {
-        let opts = self.nodes.get(to.node).unwrap_or(&self.opts);
+        let opts = match (&self.standalone, self.standalone_now()) {
+            (Some(s), true) => s,
+            _ => self.nodes.get(to.node).unwrap_or(&self.opts),
+        };
+        self.open_on(opts, in_schema, to.via).await
+    }
+
+    fn standalone_now(&self) -> bool {
+        self.on_standalone
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// One connection to the server `opts` names.
+    async fn open_on(
+        &self,
+        opts: &Opts,
+        in_schema: bool,
+        via: Option<std::net::SocketAddr>,
+    ) -> Result<Conn, BackendError> {
         let mut builder = OptsBuilder::from_opts(opts.clone())
             .init(vec![
                 step(SQL.session, "isolation"),
@@ -157,7 +187,7 @@ impl MysqlBackend {
         if in_schema {
             builder = builder.db_name(Some(self.id.schema.clone()));
         }
-        if let Some(addr) = to.via {
+        if let Some(addr) = via {
             builder = builder
                 .ip_or_hostname(addr.ip().to_string())
                 .tcp_port(addr.port())
@@ -213,7 +243,7 @@ impl MysqlBackend {
     /// trial counts what workers on the other nodes committed.
     async fn open_control(&self) -> Result<Conn, BackendError> {
         let mut c = self.open(false).await?;
-        if self.nodes.len() > 1 {
+        if self.nodes.len() > 1 && !self.standalone_now() {
             c.query_drop(step(SQL.control, "causal-reads"))
                 .await
                 .map_err(|e| query_error("wait for causal reads", e))?;
@@ -530,8 +560,9 @@ impl Backend for MysqlBackend {
             return Ok(Vec::new());
         }
         let mut out = Vec::with_capacity(self.nodes.len());
-        for (node, opts) in self.nodes.iter().enumerate() {
-            let mut c = self.open_to(false, Endpoint { node, via: None }).await?;
+        for opts in &self.nodes {
+            // The cluster's nodes, also while a block runs on the standalone server.
+            let mut c = self.open_on(opts, false, None).await?;
             let read = async |c: &mut Conn, name| {
                 let rows: Vec<(String, String)> = c
                     .query(step(GALERA_SQL, name))
@@ -552,6 +583,23 @@ impl Backend for MysqlBackend {
             });
         }
         Ok(out)
+    }
+
+    /// `standalone` moves every connection to the plain server beside the cluster (the
+    /// control connection is opened again there); the other placements back.
+    async fn set_placement(&self, p: crate::workload::Placement) -> Result<(), BackendError> {
+        use std::sync::atomic::Ordering;
+        let standalone = p == crate::workload::Placement::Standalone;
+        if standalone && self.standalone.is_none() {
+            return Err(BackendError::other(
+                "place the workers",
+                "placement = \"standalone\" needs the plain server claimbench starts beside its Galera cluster ([topology] kind = \"galera\")",
+            ));
+        }
+        if self.on_standalone.swap(standalone, Ordering::Relaxed) != standalone {
+            self.control.close().await;
+        }
+        Ok(())
     }
 
     async fn server_pid(&self) -> Option<u32> {
