@@ -221,7 +221,7 @@ impl RawSlos {
 
 /// The metrics `compare` judges, by the names `[thresholds]` and `--threshold` give
 /// (analysis/compare.rs estimates each; a test there keeps the two lists one).
-pub const COMPARE_METRICS: [&str; 7] = [
+pub const COMPARE_METRICS: [&str; 8] = [
     "throughput",
     "claim_p50",
     "claim_p99",
@@ -229,6 +229,7 @@ pub const COMPARE_METRICS: [&str; 7] = [
     "queue_wait_p99",
     "oldest_pending_p99",
     "oldest_pending_max",
+    "transactions_per_job",
 ];
 
 /// `metric=share` (e.g. `claim_p99=0.5`) replacing a default threshold.

@@ -7,6 +7,7 @@
 pub mod bootstrap;
 pub mod cluster;
 pub mod compare;
+pub mod cost;
 pub mod figures;
 pub mod gates;
 pub mod network;

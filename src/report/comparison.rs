@@ -7,12 +7,10 @@ use crate::analysis::figures::fmt_ms;
 use std::fmt::Write;
 
 fn est(e: &Option<Estimate>, metric: &str) -> String {
-    let show = |v: f64| {
-        if metric == "throughput" {
-            format!("{v:.0}/s")
-        } else {
-            fmt_ms(v)
-        }
+    let show = |v: f64| match metric {
+        "throughput" => format!("{v:.0}/s"),
+        "transactions_per_job" => format!("{v:.2}/job"),
+        _ => fmt_ms(v),
     };
     match e {
         Some(e) if e.noise_known && e.low != e.high => {

@@ -5,6 +5,7 @@
 pub mod answers;
 pub mod cluster;
 pub mod comparison;
+pub mod cost;
 pub mod export;
 pub mod html;
 pub mod plots;

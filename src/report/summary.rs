@@ -364,15 +364,21 @@ pub struct Section {
     pub left: usize,
 }
 
-/// Per queue, max workers, table health, plans, faults and the cluster's nodes, each
-/// when it applies.
+/// Per queue, max workers, table health, plans, cost per job, faults and the cluster's
+/// nodes, each when it applies.
 pub fn sections(r: &RunResult) -> Vec<Section> {
     type Table = Option<(Vec<&'static str>, Vec<Vec<String>>)>;
-    let all: [(&'static str, &'static str, Table, usize); 6] = [
+    let all: [(&'static str, &'static str, Table, usize); 7] = [
         ("Per queue", QUEUES_HOW, queue_table(r), 7),
         ("Max workers", MAX_WORKERS_HOW, max_workers_table(r), 7),
         ("Table health", TABLE_HEALTH_HOW, table_health_table(r), 6),
         ("Plans", PLANS_HOW, plans_table(r), 8),
+        (
+            "Cost per job",
+            super::cost::COST_HOW,
+            super::cost::table(r),
+            6,
+        ),
         ("Faults", FAULTS_HOW, faults_table(r), 8),
         (
             "Cluster",

@@ -1,0 +1,40 @@
+//! The report's cost-per-job table: what each cell's jobs cost the database, beside its
+//! throughput (see `analysis::cost`).
+
+use crate::analysis::cost;
+use crate::analysis::figures::CellFigures;
+use crate::results::{RunResult, cell_key};
+
+/// How to read the cost table.
+pub const COST_HOW: &str = "Per cell, over all repetitions: the server's transactions (commits and rollbacks, read-only ones included: PostgreSQL's xact_commit and xact_rollback of the run's database, MySQL's Handler_commit and Handler_rollback of the whole server) per completed job (per claimed job in a claim-only phase), the rollbacks among them, the claim calls per job (a batch shares one call; an empty poll or a lost race adds one), and the rows the sampled claim examined per row of its batch. The counts include claimbench's sampler, producer and rescuer (a few read-only transactions per sample, 5 samples a second by default; trial.sample_interval_ms = 0 leaves the workers alone) and, on MySQL, anything else the server ran. Peer schedulers publish the same unit: transactions per execution.";
+
+/// One row per cell that finished a job; `None` when none did.
+pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = crate::results::KEY_HEADER.to_vec();
+    header.extend([
+        "jobs/s",
+        "transactions/job",
+        "rollbacks/job",
+        "claim calls/job",
+        "rows examined/row",
+    ]);
+    let two = |v: Option<f64>| v.map_or_else(|| "–".to_string(), |v| format!("{v:.2}"));
+    let rows: Vec<Vec<String>> = r
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let k = cost::of(c);
+            k.transactions_per_job?;
+            let mut row = cell_key(c);
+            row.extend([
+                format!("{:.0}", CellFigures::of(c).throughput),
+                two(k.transactions_per_job),
+                two(k.rollbacks_per_job),
+                two(k.claim_calls_per_job),
+                two(k.rows_examined_per_row),
+            ]);
+            Some(row)
+        })
+        .collect();
+    (!rows.is_empty()).then_some((header, rows))
+}
