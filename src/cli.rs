@@ -57,6 +57,10 @@ pub enum Command {
         /// No progress bar or per-trial lines; the summary is still printed.
         #[arg(long, short)]
         quiet: bool,
+        /// At the end print all of summary.md (every section) instead of the screen of
+        /// verdict, one line per cell and the first warnings.
+        #[arg(long, short)]
+        verbose: bool,
         /// A service-level objective, e.g. 'claim_p99<=20ms', 'queue_wait_p99<=1s',
         /// 'oldest_pending_max<=2s', 'duplicates==0', 'lost==0', 'completed_per_s>=500'.
         /// Repeatable; replaces the workload's [slo] entry on the same metric.

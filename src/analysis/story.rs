@@ -832,8 +832,12 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
         .count();
     if warned > 0 {
         out.push(format!(
-            "{warned} trial{} carry quality warnings: see Warnings before trusting them.",
-            if warned == 1 { "" } else { "s" }
+            "{warned} {} quality warnings: see Warnings before trusting them.",
+            if warned == 1 {
+                "trial carries"
+            } else {
+                "trials carry"
+            }
         ));
     }
     out

@@ -24,6 +24,8 @@ pub(crate) struct RunFlags {
     pub results_dir: std::path::PathBuf,
     pub repetitions: Option<u32>,
     pub quiet: bool,
+    /// `--verbose`: all of summary.md at the end, not the screen.
+    pub verbose: bool,
     pub slos: Vec<Slo>,
     pub worker_threads: Option<usize>,
     /// `--restart-command`: how a `--db` server restarts for a restart fault.
@@ -43,6 +45,7 @@ pub(crate) async fn run(
         results_dir,
         repetitions,
         quiet,
+        verbose,
         slos: slo_flags,
         worker_threads,
         restart_command,
@@ -138,7 +141,11 @@ pub(crate) async fn run(
             return Err(f.error.into());
         }
     };
-    out!("{}", report::summary::render(&outcome.result));
+    let screen = match verbose {
+        true => report::summary::render(&outcome.result),
+        false => report::terminal::render(&outcome.result),
+    };
+    out!("{screen}");
     print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
     drop(galera);

@@ -10,6 +10,7 @@ pub mod export;
 pub mod html;
 pub mod plots;
 pub mod summary;
+pub mod terminal;
 pub mod view;
 
 use crate::results::{ResultsError, RunResult, write_atomic};
