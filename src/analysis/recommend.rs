@@ -154,6 +154,53 @@ impl Recommendation {
     }
 }
 
+/// The recommendations a report shows: only where the SLOs can tell pools apart (the
+/// phase has arrivals, or an SLO judges throughput: without either the smallest pool
+/// always wins on claim latency) and only for a strategy whose promises held in the run
+/// (no duplicate claims, nothing lost). The second part is one line per group left out
+/// for its promises, and one line when no phase can size a pool at all.
+pub fn meaningful(r: &RunResult, slos: &[Slo]) -> (Vec<Recommendation>, Vec<String>) {
+    let throughput_slo = slos
+        .iter()
+        .any(|s| s.metric == crate::slo::SloMetric::CompletedPerS);
+    let sizes = |rec: &Recommendation| {
+        throughput_slo
+            || r.cells
+                .iter()
+                .any(|c| c.phase == rec.phase && c.has_arrivals())
+    };
+    let mut kept = Vec::new();
+    let mut notes = Vec::new();
+    let mut cannot_size = 0;
+    for rec in recommend(r, slos) {
+        if !sizes(&rec) {
+            cannot_size += 1;
+            continue;
+        }
+        let dups: u64 = rec
+            .candidates
+            .iter()
+            .map(|c| c.figures.duplicate_claims)
+            .sum();
+        let lost: i64 = rec.candidates.iter().map(|c| c.figures.lost).sum();
+        if dups > 0 || lost > 0 {
+            notes.push(format!(
+                "{}: no pool recommended: its promises did not hold in this run ({dups} duplicate claims, {lost} lost jobs)",
+                rec.label()
+            ));
+            continue;
+        }
+        kept.push(rec);
+    }
+    if kept.is_empty() && cannot_size > 0 {
+        notes.push(
+            "No phase of this run can size a pool: without arrivals (arrival_rate_per_s) or an SLO on completed_per_s, the smallest pool always meets a claim-latency SLO best; add a [[matrix]] block with arrivals to size one (workloads/sizing.toml does)."
+                .to_string(),
+        );
+    }
+    (kept, notes)
+}
+
 /// Cells of rate searches are steps of a search, not pool sizes: left out.
 fn sized_cells(r: &RunResult) -> Vec<&CellResult> {
     r.cells
@@ -283,6 +330,42 @@ mod tests {
 
     fn slos(s: &[&str]) -> Vec<Slo> {
         s.iter().map(|s| Slo::parse(s).unwrap()).collect()
+    }
+
+    /// A report recommends a pool only where SLOs can tell pools apart and the
+    /// strategy's promises held; it says why it left a group out.
+    #[test]
+    fn reports_recommend_only_where_it_means_something() {
+        let latency = slos(&["claim_p99<=20ms"]);
+        // A backlog alone and a latency SLO: the smallest pool always wins.
+        let backlog = run(vec![cell(1, 1, 400.0, 2, 0), cell(4, 1, 1500.0, 5, 0)]);
+        let (kept, notes) = meaningful(&backlog, &latency);
+        assert!(kept.is_empty());
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].starts_with("No phase of this run can size a pool"),
+            "{notes:?}"
+        );
+        // An SLO on throughput tells pools apart.
+        let (kept, notes) = meaningful(&backlog, &slos(&["completed_per_s>=1000"]));
+        assert_eq!((kept.len(), notes.len()), (1, 0));
+        assert_eq!(kept[0].recommended, Some((4, 1)));
+        // Arrivals do too; a strategy that duplicated is left out, with its reason.
+        let arriving = |mut c: CellResult| {
+            c.arrival_rate_per_s = Some(300.0);
+            c
+        };
+        let mut naive = arriving(cell(1, 1, 400.0, 2, 7));
+        naive.strategy = Strategy::NAIVE;
+        let r = run(vec![arriving(cell(1, 1, 400.0, 2, 0)), naive]);
+        let (kept, notes) = meaningful(&r, &latency);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].strategy, Strategy::PRODUCTION);
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].contains("naive") && notes[0].contains("7 duplicate claims"),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -791,9 +791,9 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     batch_sentence(r, &mut out);
     arrival_sentences(r, &mut out);
     search_sentences(r, &mut out);
-    // Sizing answers belong to phases with arrivals; the Recommendation section has
-    // every group.
-    for rec in recommend::recommend(r, &r.slos) {
+    // Sizing answers belong to phases with arrivals, for strategies whose promises
+    // held (recommend::meaningful); the Recommendation section says what it left out.
+    for rec in recommend::meaningful(r, &r.slos).0 {
         let arrivals = r
             .cells
             .iter()

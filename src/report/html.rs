@@ -158,7 +158,7 @@ fn table_row<'a>(h: &mut String, tag: &str, cells: impl Iterator<Item = &'a str>
 fn answers(h: &mut String, r: &RunResult) {
     use super::answers;
     if !r.slos.is_empty() {
-        let recs = crate::analysis::recommend::recommend(r, &r.slos);
+        let (recs, notes) = crate::analysis::recommend::meaningful(r, &r.slos);
         let slos: Vec<String> = r.slos.iter().map(ToString::to_string).collect();
         let _ = writeln!(
             h,
@@ -173,6 +173,9 @@ fn answers(h: &mut String, r: &RunResult) {
                 table_row(h, "td", row.iter().map(String::as_str));
             }
             h.push_str("</table>\n");
+        }
+        for n in &notes {
+            let _ = writeln!(h, "<p>{}</p>", esc(n));
         }
     }
     if let Some((header, rows)) = answers::gate_rows(r) {

@@ -518,12 +518,14 @@ fn usl_curve(fit: &crate::analysis::usl::UslFit, from: f64, to: f64) -> Vec<(f64
         .collect()
 }
 
-/// The cells `recommend` picks for the run's own SLOs (none without SLOs).
+/// The cells `recommend` picks for the run's own SLOs where that means something (none
+/// without SLOs; see `recommend::meaningful`).
 fn recommended_cells(r: &RunResult) -> Vec<&CellResult> {
     if r.slos.is_empty() {
         return Vec::new();
     }
-    crate::analysis::recommend::recommend(r, &r.slos)
+    crate::analysis::recommend::meaningful(r, &r.slos)
+        .0
         .into_iter()
         .filter_map(|rec| {
             let (w, b) = rec.recommended?;

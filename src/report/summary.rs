@@ -199,12 +199,15 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(out, "\n{line}");
     }
     if !r.slos.is_empty() {
-        let recs = crate::analysis::recommend::recommend(r, &r.slos);
+        let (recs, notes) = crate::analysis::recommend::meaningful(r, &r.slos);
         let _ = writeln!(
             out,
             "\n## Recommendation\n\n{}",
             super::answers::recommendation_text(&recs, &r.slos)
         );
+        for n in notes {
+            let _ = writeln!(out, "{}\n", crate::markdown::escape(&n));
+        }
     }
     if let Some((header, rows)) = super::answers::gate_rows(r) {
         let _ = writeln!(out, "\n## Gates\n\n{}\n", super::answers::GATES_HOW);
@@ -970,15 +973,13 @@ mod tests {
     /// numbers beside it.
     #[test]
     fn claim_only_cells_show_dashes_for_what_they_do_not_run() {
+        // No duplicates: a strategy that duplicated gets no recommendation.
+        let mut t = trial(0, 1000.0, &[1000, 2000], vec![]);
+        t.duplicates.ledger.duplicate_claims = 0;
         let cell = |phase: &str, claim_only| CellResult {
             phase: phase.into(),
             claim_only: Some(claim_only),
-            ..CellResult::fetch_order(
-                Strategy::PRODUCTION,
-                4,
-                1,
-                vec![trial(0, 1000.0, &[1000, 2000], vec![])],
-            )
+            ..CellResult::fetch_order(Strategy::PRODUCTION, 4, 1, vec![t.clone()])
         };
         let r = RunResult {
             cells: vec![cell("full", false), cell("claims", true)],
@@ -993,9 +994,9 @@ mod tests {
                 .to_string()
         };
         assert!(row("full").contains("| 1000 | 500 | 1.00 |"), "{md}");
-        assert!(row("full").contains("| 3 | 0/0 | 0 |"), "{md}");
+        assert!(row("full").contains("| 0 | 0/0 | 0 |"), "{md}");
         assert!(row("claims").contains("| 1000 | – | 1.00 |"), "{md}");
-        assert!(row("claims").contains("| 3 | – | 0 |"), "{md}");
+        assert!(row("claims").contains("| 0 | – | 0 |"), "{md}");
         assert!(md.contains(CLAIM_ONLY_HOW), "{md}");
         // The claim-only phase cannot measure completed/s: not a miss, not a pass, and
         // said why; the full phase is judged on it.
