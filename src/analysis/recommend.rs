@@ -107,6 +107,7 @@ impl Recommendation {
             format!("{slo_text} ({})", not_measured(&unmeasured))
         };
         let knee = match self.knee {
+            Some((1, b)) => format!("knee at 1 worker (batch {b})"),
             Some((w, b)) => format!("knee at {w} workers (batch {b})"),
             None => "still scaling at the largest worker count tried".to_string(),
         };

@@ -375,11 +375,22 @@ fn workers_axes<'a, DB: DrawingBackend>(
         .y_label_area_size(60)
         .build_cartesian_2d((x0 - 0.5).max(0.0)..x1, 0.0..y1)
         .map_err(de)?;
+    // Worker counts are whole: no "2.5" tick; a rate axis shows no decimals either.
+    let whole = |v: &f64| match v.fract() == 0.0 {
+        true => format!("{v:.0}"),
+        false => String::new(),
+    };
+    let y_fmt = |v: &f64| match y1 >= 10.0 {
+        true => format!("{v:.0}"),
+        false => format!("{v:.2}"),
+    };
     chart
         .configure_mesh()
         .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
         .x_desc("workers")
         .y_desc(y_desc)
+        .x_label_formatter(&whole)
+        .y_label_formatter(&y_fmt)
         .label_style((FONT, 12))
         .draw()
         .map_err(de)?;
@@ -416,7 +427,7 @@ impl Figure for VsWorkers<'_> {
         if self.lock_wait {
             "Share of worker-connection samples that were waiting on a lock (pg_stat_activity on PostgreSQL, information_schema.INNODB_TRX on MySQL). A strategy that skips locked rows stays near zero; one that waits climbs with the worker count, and so does its claim latency."
         } else {
-            "Steady-state throughput (mean over repetitions) against the number of workers, for phases without arrivals. Where a line flattens, more workers stop helping; where it falls, they get in each other's way. A dashed curve is the Universal Scalability Law fitted to a sweep of 4 or more worker counts; a black ring marks the cell `recommend` picks for the run's SLOs. Panels split phases, batch sizes and index layouts."
+            "Steady-state throughput (mean over repetitions) against the number of workers, for phases without arrivals. Where a line flattens, more workers stop helping; where it falls, they get in each other's way. A dashed curve is the Universal Scalability Law fitted to a sweep of 4 or more worker counts; a black ring marks the cell `recommend` picks for the run's SLOs where that means something (a phase with arrivals or an SLO on throughput, a strategy whose promises held). Panels split phases, batch sizes and index layouts."
         }
     }
 
@@ -441,11 +452,18 @@ impl Figure for VsWorkers<'_> {
             }
         };
         let recommended = recommended_cells(self.run);
-        for (i, (panel, area)) in panels.iter().zip(areas.iter()).enumerate() {
+        for (panel, area) in panels.iter().zip(areas.iter()) {
             let (phase, batch, layout) = panel;
             let cells = panel_cells(self.run, panel);
             let (x0, x1) = span(cells.iter().map(|c| f64::from(c.workers)), false);
             let (_, y1) = span(cells.iter().map(|c| mean(&c.trials, value)), true);
+            // Headroom above the highest point for the legend in the upper left, which
+            // takes about a tenth of a panel's height and a tenth per strategy.
+            let named = strategies(self.run)
+                .iter()
+                .filter(|s| cells.iter().any(|c| &c.strategy == *s))
+                .count();
+            let y1 = y1 / (1.0 - (0.1 + 0.09 * named as f64).min(0.5));
             let y_desc = if lock {
                 "lock wait, % of samples"
             } else {
@@ -466,11 +484,10 @@ impl Figure for VsWorkers<'_> {
                 let series = chart
                     .draw_series(LineSeries::new(pts.clone(), line_style(&s)))
                     .map_err(de)?;
-                if i == 0 {
-                    series
-                        .label(s.as_str().to_string())
-                        .legend(legend_entry(&s));
-                }
+                // Every panel names its own lines: panels hold different strategies.
+                series
+                    .label(s.as_str().to_string())
+                    .legend(legend_entry(&s));
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
                     .map_err(de)?;
@@ -496,9 +513,7 @@ impl Figure for VsWorkers<'_> {
                         .map_err(de)?;
                 }
             }
-            if i == 0 {
-                legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-            }
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         Ok(())
     }

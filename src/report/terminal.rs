@@ -19,11 +19,12 @@ const WARNINGS_SHOWN: usize = 5;
 fn para(out: &mut String, first: &str, text: &str) {
     let plain = text.replace("**", "").replace('`', "");
     let indent = " ".repeat(first.chars().count());
-    // Break at spaces only: a URL or a path stays whole.
+    // Break at spaces only: a URL, a path or a version string stays whole.
     let opts = textwrap::Options::new(WIDTH)
         .initial_indent(first)
         .subsequent_indent(&indent)
         .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .break_words(false);
     for line in textwrap::wrap(&plain, opts) {
         let _ = writeln!(out, "{line}");
