@@ -15,7 +15,8 @@ pub(super) fn esc(s: &str) -> String {
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}\
-table{border-collapse:collapse;font-size:13px;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}\
+table{border-collapse:collapse;font-size:13px;margin:1em 0;display:block;max-width:100%;overflow-x:auto}\
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}td{max-width:40em;overflow-wrap:anywhere}\
 th{background:#f2f2f2}td.l,th.l{text-align:left}figure{margin:2em 0}figure svg{max-width:100%;height:auto}\
 p.how{color:#444;max-width:60em}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\
 .warn{color:#8a4b00}.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c068}";

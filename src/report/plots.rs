@@ -224,24 +224,33 @@ pub fn arrival_cells(r: &RunResult) -> Vec<&CellResult> {
 }
 
 /// A label and colour per arrival cell: the strategy, and the workers when a strategy
-/// appears at several worker counts.
+/// appears at several worker counts. A strategy keeps its colour in every plot; its
+/// worker counts are shades of it, the smallest pool darkest.
 fn arrival_lines(cells: &[&CellResult]) -> Vec<(String, RGBColor)> {
     cells
         .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let many = cells.iter().filter(|o| o.strategy == c.strategy).count() > 1;
-            if many {
-                let p = Palette99::pick(i).to_rgba();
+        .map(|c| {
+            let same: Vec<&&CellResult> =
+                cells.iter().filter(|o| o.strategy == c.strategy).collect();
+            let color = strategy_color(&c.strategy);
+            if same.len() > 1 {
+                let k = same.iter().filter(|o| o.workers < c.workers).count();
                 (
                     format!("{} w={}", c.strategy, c.workers),
-                    RGBColor(p.0, p.1, p.2),
+                    shade(color, k, same.len()),
                 )
             } else {
-                (c.strategy.to_string(), strategy_color(&c.strategy))
+                (c.strategy.to_string(), color)
             }
         })
         .collect()
+}
+
+/// The `k`-th of `n` shades of `c`: `c` itself first, then mixed with up to 60% white.
+fn shade(c: RGBColor, k: usize, n: usize) -> RGBColor {
+    let t = 0.6 * k as f64 / (n.max(2) - 1) as f64;
+    let mix = |v: u8| (f64::from(v) + (255.0 - f64::from(v)) * t).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
 }
 
 fn focus_label(r: &RunResult) -> String {
