@@ -709,15 +709,26 @@ duration_s = 2.5
         .map(|n| n["workers"].as_i64().unwrap())
         .collect();
     assert_eq!(workers, [2, 2, 2]);
+    // One writer: the cluster aborts nothing (a rare InnoDB deadlock of the node's own
+    // may still cost a retry), nor does one server without Galera.
+    let retries =
+        |c: &serde_json::Value| c["trials"][0]["counts"]["claim_retries"].as_u64().unwrap();
     let one = cell("single-writer", "production");
-    let t1 = &one["trials"][0];
-    assert_eq!(t1["counts"]["claim_retries"], 0, "{}", t1["counts"]);
+    assert!(
+        retries(&one) * 10 < retries(&spread),
+        "{}",
+        one["trials"][0]["counts"]
+    );
     assert_eq!(
         node_sum(&one, "cert_failures") + node_sum(&one, "bf_aborts"),
         0
     );
     let alone = cell("standalone", "production");
-    assert_eq!(alone["trials"][0]["counts"]["claim_retries"], 0);
+    assert!(
+        retries(&alone) * 10 < retries(&spread),
+        "{}",
+        alone["trials"][0]["counts"]
+    );
     let naive = cell("spread", "naive");
     assert!(
         naive["trials"][0]["duplicates"]["ledger"]["duplicate_claims"]

@@ -405,6 +405,32 @@ fn query_error(what: &'static str, e: mysql_async::Error) -> BackendError {
     BackendError::query(what, kind, code, message)
 }
 
+/// A worker session's error: [`query_error`], except that on a Galera node a
+/// brute-force abort (a replicated write set taking the row locks of this session's open
+/// transaction) interrupts the statement it finds running with error 1317, which a
+/// single server gives only for KILL QUERY: there the connection lives on and the
+/// transaction was rolled back, so it is retried as a deadlock is.
+pub(super) fn session_error(
+    cluster: bool,
+    what: &'static str,
+    e: mysql_async::Error,
+) -> BackendError {
+    match &e {
+        mysql_async::Error::Server(s) if cluster && s.code == ER_QUERY_INTERRUPTED => {
+            BackendError::query(
+                what,
+                ErrorKind::Deadlock,
+                Some(s.state.clone()),
+                format!(
+                    "{} (MySQL error {}: a brute-force abort by the cluster)",
+                    s.message, s.code
+                ),
+            )
+        }
+        _ => query_error(what, e),
+    }
+}
+
 /// One row's value as i64 (NULL and non-numbers as `None`).
 fn int(row: &Row, i: usize) -> Option<i64> {
     row.get_opt::<Option<i64>, _>(i)?.ok().flatten()
@@ -507,6 +533,7 @@ impl Backend for MysqlBackend {
             lock_statements: Vec::new(),
             candidates: Vec::new(),
             held: false,
+            cluster: self.nodes.len() > 1 && !self.standalone_now(),
         })
     }
 
@@ -709,6 +736,27 @@ mod tests {
             sql(step(SQL.naive, "update")),
             sql(step(PRODUCTION_SQL, "claim"))
         );
+    }
+
+    /// Error 1317 is a brute-force abort on a Galera node (retried) and a killed query
+    /// on one server (the connection's end, as before).
+    #[test]
+    fn an_interrupted_statement_is_a_retry_on_a_cluster_only() {
+        let interrupted = || {
+            mysql_async::Error::Server(mysql_async::ServerError {
+                code: ER_QUERY_INTERRUPTED,
+                message: "Query execution was interrupted".into(),
+                state: "70100".into(),
+            })
+        };
+        let on_cluster = session_error(true, "claim", interrupted());
+        assert!(on_cluster.is_retryable(), "{on_cluster}");
+        assert!(
+            on_cluster.to_string().contains("brute-force abort"),
+            "{on_cluster}"
+        );
+        let alone = session_error(false, "claim", interrupted());
+        assert_eq!(alone.kind(), ErrorKind::ConnectionLost);
     }
 
     #[test]

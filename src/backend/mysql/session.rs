@@ -4,7 +4,7 @@
 
 use super::{
     COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, PRODUCTION_SQL, SQL, allow_recursion,
-    expand_ids, int, query_error,
+    expand_ids, int, query_error, session_error,
 };
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
@@ -87,6 +87,9 @@ pub struct MysqlSession {
     /// Inside a transaction `begin` opened: statements that bring their own transaction
     /// join it instead (a `START TRANSACTION` would commit it), and leave its end to `end`.
     pub(super) held: bool,
+    /// On a node of a multi-primary cluster, where the cluster's own aborts reach the
+    /// session as errors a single server gives for other reasons ([`session_error`]).
+    pub(super) cluster: bool,
 }
 
 impl MysqlSession {
@@ -107,7 +110,7 @@ impl MysqlSession {
             .conn
             .prep(sql)
             .await
-            .map_err(|e| query_error("prepare", e))?;
+            .map_err(|e| session_error(self.cluster, "prepare", e))?;
         self.batch_update = Some((batch, s.clone()));
         Ok(s)
     }
@@ -135,14 +138,14 @@ impl MysqlSession {
         self.conn
             .query_drop("START TRANSACTION")
             .await
-            .map_err(|e| query_error(what, e))?;
+            .map_err(|e| session_error(self.cluster, what, e))?;
         match body(self).await {
             Ok((v, commit)) => {
                 let end = if commit { "COMMIT" } else { "ROLLBACK" };
                 self.conn
                     .query_drop(end)
                     .await
-                    .map_err(|e| query_error(what, e))?;
+                    .map_err(|e| session_error(self.cluster, what, e))?;
                 Ok(v)
             }
             Err(e) => {
@@ -178,7 +181,7 @@ impl MysqlSession {
             .conn
             .prep(sql)
             .await
-            .map_err(|e| query_error("prepare", e))?;
+            .map_err(|e| session_error(self.cluster, "prepare", e))?;
         self.lock_statements
             .push((strategy.clone(), capped, st.clone()));
         Ok(st)
@@ -195,7 +198,8 @@ impl MysqlSession {
         let mut candidates = std::mem::take(&mut self.candidates);
         let result = self
             .in_transaction("claim", async |s| {
-                let e = |e| query_error("claim", e);
+                let cluster = s.cluster;
+                let e = |e| session_error(cluster, "claim", e);
                 let rooms: Vec<(Value, i64)> = s
                     .conn
                     .exec(&s.statements.capacity, (batch,))
@@ -249,7 +253,7 @@ impl MysqlSession {
             Ok(None) => Err(BackendError::other(what, "the procedure returned no row")),
             Err(e) => {
                 let _ = self.conn.query_drop("ROLLBACK").await;
-                Err(query_error(what, e))
+                Err(session_error(self.cluster, what, e))
             }
         }
     }
@@ -266,13 +270,13 @@ impl MysqlSession {
                 .conn
                 .exec(lock.0, lock.1)
                 .await
-                .map_err(|e| query_error(what, e))?;
+                .map_err(|e| session_error(s.cluster, what, e))?;
             if !ids.is_empty() {
                 let sql = expand_ids(update_sql, ids.len());
                 s.conn
                     .exec_drop(sql, ids.clone())
                     .await
-                    .map_err(|e| query_error(what, e))?;
+                    .map_err(|e| session_error(s.cluster, what, e))?;
             }
             Ok((ids, true))
         })
@@ -326,7 +330,7 @@ impl Lifecycle for MysqlSession {
             Step::Heartbeat { job, token } => {
                 let hb = &self.statements.heartbeat;
                 let done = self.conn.exec_drop(hb, (job, me, token)).await;
-                done.map_err(|e| query_error(step.what(), e))?;
+                done.map_err(|e| session_error(self.cluster, step.what(), e))?;
                 return Ok(Reply::changed(self.conn.affected_rows()));
             }
             Step::Start { job, gated, token } => (
@@ -362,7 +366,8 @@ impl ClaimSteps for MysqlSession {
     /// read, the worker owns those still there (deleted ids never come back).
     async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let batch = ask.batch;
-        let e = |e| query_error("claim", e);
+        let cluster = self.cluster;
+        let e = |e| session_error(cluster, "claim", e);
         let select = &self.statements.naive_select;
         let rows: Vec<Row> = self.conn.exec(select, (batch,)).await.map_err(e)?;
         if rows.is_empty() {
@@ -388,7 +393,7 @@ impl ClaimSteps for MysqlSession {
         let select = &self.statements.conditional_select;
         let rows: Result<Vec<Row>, _> = self.conn.exec(select, (batch,)).await;
         out.extend(
-            rows.map_err(|e| query_error("claim", e))?
+            rows.map_err(|e| session_error(self.cluster, "claim", e))?
                 .iter()
                 .map(claimed),
         );
@@ -399,7 +404,7 @@ impl ClaimSteps for MysqlSession {
         let claim = &self.statements.conditional_claim;
         let params = (self.worker_id.as_str(), job.id, job.attempt);
         let done = self.conn.exec_drop(claim, params).await;
-        done.map_err(|e| query_error("claim", e))?;
+        done.map_err(|e| session_error(self.cluster, "claim", e))?;
         Ok((self.conn.affected_rows() == 1).then_some(job))
     }
 }
@@ -431,7 +436,7 @@ impl Session for MysqlSession {
         if body.matches('?').count() != 1 {
             return Ok(None);
         }
-        let e = |e| query_error("explain the claim", e);
+        let e = |e| session_error(self.cluster, "explain the claim", e);
         let version: Option<String> = self
             .conn
             .query_first(step(super::SQL.control, "version"))
@@ -460,7 +465,7 @@ impl Session for MysqlSession {
         self.conn
             .query_drop("START TRANSACTION")
             .await
-            .map_err(|e| query_error("begin", e))?;
+            .map_err(|e| session_error(self.cluster, "begin", e))?;
         self.held = true;
         Ok(())
     }
@@ -471,7 +476,7 @@ impl Session for MysqlSession {
         self.conn
             .query_drop(sql)
             .await
-            .map_err(|e| query_error("end", e))
+            .map_err(|e| session_error(self.cluster, "end", e))
     }
 
     /// The name is checked (it cannot be bound); the value is bound, as a number when it
@@ -489,7 +494,7 @@ impl Session for MysqlSession {
                     (bound,),
                 )
                 .await
-                .map_err(|e| query_error("apply a session setting", e))?;
+                .map_err(|e| session_error(self.cluster, "apply a session setting", e))?;
         }
         Ok(())
     }
@@ -503,7 +508,7 @@ impl Session for MysqlSession {
             .conn
             .prep(lock_sql)
             .await
-            .map_err(|e| query_error("release", e))?;
+            .map_err(|e| session_error(self.cluster, "release", e))?;
         let mut params: Vec<Value> = jobs.iter().map(|&id| Value::from(id)).collect();
         params.push(Value::from(self.worker_id.as_str()));
         let released = self
@@ -540,7 +545,7 @@ impl Session for MysqlSession {
                 (count, workload.population.payload_bytes, oldest, step),
             )
             .await
-            .map_err(|e| query_error("produce", e))?;
+            .map_err(|e| session_error(self.cluster, "produce", e))?;
         Ok(self.conn.affected_rows())
     }
 
@@ -565,7 +570,7 @@ impl Session for MysqlSession {
                 ),
             )
             .await
-            .map_err(|e| query_error("sample", e))?
+            .map_err(|e| session_error(self.cluster, "sample", e))?
             .expect("a SELECT without FROM returns one row");
         let counts: Option<String> = r.get_opt(4).and_then(Result::ok).flatten();
         let queue_active = queue_active(workload, counts.as_deref().unwrap_or(""));
@@ -593,7 +598,7 @@ impl Session for MysqlSession {
         self.conn
             .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             .await
-            .map_err(|e| query_error("hold a snapshot", e))?;
+            .map_err(|e| session_error(self.cluster, "hold a snapshot", e))?;
         self.held = true;
         Ok(())
     }
@@ -613,7 +618,7 @@ impl Session for MysqlSession {
                 Ok(()) => killed += 1,
                 // Already gone: an earlier kill's, or a connection that closed.
                 Err(mysql_async::Error::Server(e)) if e.code == super::ER_NO_SUCH_THREAD => {}
-                Err(e) => return Err(query_error("kill worker connections", e)),
+                Err(e) => return Err(session_error(self.cluster, "kill worker connections", e)),
             }
         }
         Ok(killed)
