@@ -385,7 +385,8 @@ pub struct RestartEvent {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClusterTrial {
-    /// `spread` or `single-writer`.
+    /// `spread`, `single-writer` or `standalone` (the block ran on the plain server
+    /// beside the cluster, whose nodes only idled).
     pub placement: String,
     /// The node (1-based) the sampler, producer, rescuer and control connection use.
     pub service_node: usize,

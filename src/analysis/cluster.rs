@@ -105,7 +105,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
             let g = CellFigures::of(one);
             let p99 = |x: Option<f64>| x.map(fmt_ms).unwrap_or_else(|| "–".into());
             s.push_str(&format!(
-                "; all workers on one node: {:.0} jobs/s against {:.0} spread ({:.2}x), claim p99 {} against {}, {} claim attempts aborted",
+                "; all workers on one node: {:.0} jobs/s against {:.0} spread ({:.2}x), claim p99 {} against {}, {} of claim attempts aborted",
                 g.throughput,
                 f.throughput,
                 if f.throughput > 0.0 { g.throughput / f.throughput } else { 0.0 },

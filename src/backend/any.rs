@@ -47,8 +47,6 @@ impl AnyBackend {
         }
     }
 
-    /// On PostgreSQL, reset trials by copying a pristine database (for a cluster
-    /// claimbench started: it creates and drops databases); other backends unchanged.
     /// On MySQL, the plain server a `standalone` placement runs on.
     pub fn with_standalone(self, target: &DbTarget) -> AnyBackend {
         match (self, target) {
@@ -59,6 +57,8 @@ impl AnyBackend {
         }
     }
 
+    /// On PostgreSQL, reset trials by copying a pristine database (for a cluster
+    /// claimbench started: it creates and drops databases); other backends unchanged.
     pub fn with_pristine_copies(self) -> AnyBackend {
         match self {
             AnyBackend::Postgres(b) => AnyBackend::Postgres(b.with_pristine_copies()),

@@ -10,6 +10,7 @@ use claimbench::analysis::recommend;
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::recipe::Dialect as _;
 use claimbench::backend::{Backend, BackendKind, DbTarget};
+use claimbench::embedded::galera::EmbeddedGalera;
 use claimbench::report;
 use claimbench::results::{RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
@@ -84,19 +85,12 @@ pub(crate) async fn run(
             None if kind == BackendKind::Mysql => start_galera(&workload, quiet, &mut galera)?,
             None => start_embedded(&workload, quiet, &mut embedded)?,
         };
-        let backend = AnyBackend::new(&target, target.to_string(), schema);
-        // On the cluster claimbench started, trials reset from a pristine copy.
         let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
-        let backend = if own_cluster {
-            backend.with_pristine_copies()
-        } else {
-            backend
-        };
-        let standalone = galera.as_ref().and_then(|g| g.standalone_url());
-        let backend = match standalone.filter(|_| kind == BackendKind::Mysql) {
-            Some(url) => backend.with_standalone(&DbTarget::parse(&url)?),
-            None => backend,
-        };
+        let standalone = galera
+            .as_ref()
+            .and_then(EmbeddedGalera::standalone_url)
+            .filter(|_| kind == BackendKind::Mysql);
+        let backend = backend_for(&target, schema, own_cluster, standalone)?;
         let own_servers = embedded.as_ref().filter(|_| own_cluster);
         let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(
@@ -111,8 +105,8 @@ pub(crate) async fn run(
             (kind, &target),
             failover_command.as_deref(),
         )?);
-        let own = own_cluster || (kind == BackendKind::Mysql && galera.is_some());
-        records.push(record_target(&backend, label, own, &workload).await?);
+        let started_here = own_cluster || (kind == BackendKind::Mysql && galera.is_some());
+        records.push(record_target(&backend, label, started_here, &workload).await?);
         backends.push(backend);
     }
     let opts = RunOptions {
@@ -163,6 +157,26 @@ pub(crate) async fn run(
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// The backend on `target`: on the PostgreSQL claimbench started, trials reset from a
+/// pristine copy; beside its Galera cluster, `standalone` is the plain server the
+/// standalone placement runs on.
+fn backend_for(
+    target: &DbTarget,
+    schema: &str,
+    own_postgres: bool,
+    standalone: Option<String>,
+) -> Result<AnyBackend> {
+    let backend = AnyBackend::new(target, target.to_string(), schema);
+    let backend = match own_postgres {
+        true => backend.with_pristine_copies(),
+        false => backend,
+    };
+    Ok(match standalone {
+        Some(url) => backend.with_standalone(&DbTarget::parse(&url)?),
+        None => backend,
     })
 }
 
@@ -249,7 +263,7 @@ async fn record_target(
 }
 
 /// A target with several hosts, checked to be one Galera cluster and recorded; `None`
-/// for a single server. `placement` asks for several nodes.
+/// for a single server.
 async fn cluster_record(
     backend: &AnyBackend,
     workload: &Workload,
@@ -260,8 +274,9 @@ async fn cluster_record(
     }
     if workload.faults.kills_connections() {
         anyhow::bail!(
-            "{}: faults.kill_connections_at_s kills worker connections by their ids on one server; on a cluster a worker's id belongs to its node, so it is not written for Galera yet",
-            workload.source_path.display()
+            "{}: faults.kill_connections_at_s {}",
+            workload.source_path.display(),
+            claimbench::workload::KILLS_ON_A_CLUSTER
         );
     }
     let record = claimbench::backend::cluster::record(&readings)

@@ -226,15 +226,22 @@ mod tests {
         let screen = render(&r);
         assert!(screen.lines().all(|l| l.chars().count() <= 160), "{screen}");
         assert!(screen.contains("\nVerdict\n"), "{screen}");
-        let cells = screen
+        // The cell table: its header, then exactly one line per cell.
+        let table: Vec<&str> = screen
             .lines()
-            .filter(|l| {
-                l.contains("fetch-order")
-                    || l.starts_with("production")
-                    || l.contains(" production ")
-            })
-            .count();
-        assert!(cells >= 1, "{screen}");
+            .skip_while(|l| !l.starts_with("strategy"))
+            .collect();
+        assert!(
+            table[0].contains("jobs/s") && table[0].contains("claim p99"),
+            "{screen}"
+        );
+        let strategies: Vec<String> = r.cells.iter().map(|c| c.strategy.to_string()).collect();
+        let rows: Vec<&str> = table[1..]
+            .iter()
+            .copied()
+            .take_while(|l| strategies.iter().any(|s| l.starts_with(s.as_str())))
+            .collect();
+        assert_eq!(rows.len(), r.cells.len(), "{screen}");
         let full = super::super::summary::render(&r);
         assert!(screen.lines().count() <= 60, "{screen}");
         assert!(screen.len() < full.len(), "{screen}");

@@ -497,13 +497,13 @@ impl Progress<'_> {
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
             trials: Vec::new(),
         };
-        // The block's servers: where its workers connect, and how durable it runs.
-        if let Some(p) = w.matrices[0].phase.placement {
-            backend
-                .set_placement(p)
-                .await
-                .map_err(|e| self.fail(RunError::Backend(e)))?;
-        }
+        // The block's servers: where its workers connect (every block says it, so a
+        // block without a placement does not stay where a standalone one left the
+        // connections), and how durable it runs.
+        backend
+            .set_placement(w.placement())
+            .await
+            .map_err(|e| self.fail(RunError::Backend(e)))?;
         if let Some(d) = w.matrices[0].phase.durability {
             cell.server_settings = backend
                 .set_durability(d)

@@ -56,6 +56,10 @@ pub enum TopologyKind {
     Galera,
 }
 
+/// Why killed-connection faults are refused on a cluster (the validator and `run`, for
+/// a `--db` cluster, say the same).
+pub const KILLS_ON_A_CLUSTER: &str = "kills worker connections by their ids on one server; on a cluster a worker's id belongs to its node, so it is not written for Galera yet";
+
 /// Where a block's workers connect on a cluster of several nodes (`[[matrix]]
 /// placement`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

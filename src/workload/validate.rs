@@ -602,7 +602,7 @@ impl Validator<'_> {
             (
                 "faults.kill_connections_at_s",
                 faults.kills_connections(),
-                "kills worker connections by their ids on one server; on a cluster a worker's id belongs to its node, so it is not written for Galera yet",
+                super::KILLS_ON_A_CLUSTER,
             ),
         ];
         if let Some((field, _, why)) = single_server.iter().find(|(_, used, _)| *used) {

@@ -93,11 +93,9 @@ pub fn expand_ids(sql: &str, n: usize) -> String {
 }
 
 pub struct MysqlBackend {
-    /// The first node's options: the control connection, the sampler, the producer
-    /// and the rescuer use it.
-    opts: Opts,
     /// Every node of a multi-primary cluster target, the first included; one entry
-    /// on a single server.
+    /// on a single server. The control connection, the sampler, the producer and the
+    /// rescuer use the first.
     nodes: Vec<Opts>,
     /// A plain server beside the cluster (`placement = "standalone"`), and whether
     /// every connection goes there for the current block.
@@ -124,7 +122,6 @@ impl MysqlBackend {
     /// `nodes` must not be empty.
     pub fn cluster(nodes: Vec<Opts>, display: String, schema: &str) -> MysqlBackend {
         MysqlBackend {
-            opts: nodes[0].clone(),
             nodes,
             standalone: None,
             on_standalone: Default::default(),
@@ -161,9 +158,13 @@ impl MysqlBackend {
     async fn open_to(&self, in_schema: bool, to: Endpoint) -> Result<Conn, BackendError> {
         let opts = match (&self.standalone, self.standalone_now()) {
             (Some(s), true) => s,
-            _ => self.nodes.get(to.node).unwrap_or(&self.opts),
+            _ => self.nodes.get(to.node).unwrap_or(self.first()),
         };
         self.open_on(opts, in_schema, to.via).await
+    }
+
+    fn first(&self) -> &Opts {
+        &self.nodes[0]
     }
 
     fn standalone_now(&self) -> bool {
@@ -354,7 +355,7 @@ impl MysqlBackend {
     /// Whether the server runs on this host, so that its pid file can be read.
     fn is_local(&self) -> bool {
         matches!(
-            self.opts.ip_or_hostname(),
+            self.first().ip_or_hostname(),
             "127.0.0.1" | "localhost" | "::1"
         )
     }
@@ -504,7 +505,7 @@ impl Backend for MysqlBackend {
 
     fn worker_address(&self) -> Option<std::net::SocketAddr> {
         use std::net::ToSocketAddrs;
-        (self.opts.ip_or_hostname(), self.opts.tcp_port())
+        (self.first().ip_or_hostname(), self.first().tcp_port())
             .to_socket_addrs()
             .ok()?
             .next()
