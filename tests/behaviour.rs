@@ -336,9 +336,9 @@ fn model_case(distinct_due: bool) -> impl proptest::strategy::Strategy<Value = M
 
 /// Loads `case` and claims once with each strategy that promises the seed's order, and
 /// holds each to its model: production (with the locked rows held by `other`) and
-/// waiting (nothing locked: it would wait) to the seed's pick; naive and conditional
-/// (nothing locked: their writes would wait), whose headers promise production's
-/// eligibility and order without its cap, to the uncapped pick.
+/// waiting (nothing locked: it would wait) to the seed's pick; naive, conditional and
+/// version-cas (nothing locked: their writes would wait), whose headers promise
+/// production's eligibility and order without its cap, to the uncapped pick.
 async fn check_against_model<D: TestDb>(
     backend: &D,
     sessions: &tokio::sync::Mutex<(D::Session, D::Session)>,
@@ -347,11 +347,13 @@ async fn check_against_model<D: TestDb>(
 ) -> Result<(), TestCaseError> {
     let mut guard = sessions.lock().await;
     let (claimer, other) = &mut *guard;
-    let checks: [(Strategy, &[i64], model::Pick); 4] = [
+    let version_cas = Strategy::builtin_named("version-cas").unwrap();
+    let checks: [(Strategy, &[i64], model::Pick); 5] = [
         (Strategy::PRODUCTION, &case.locked, model::seed_pick),
         (Strategy::WAITING, &[], model::seed_pick),
         (Strategy::NAIVE, &[], model::uncapped_pick),
         (Strategy::CONDITIONAL, &[], model::uncapped_pick),
+        (version_cas, &[], model::uncapped_pick),
     ];
     for (strategy, locked, pick) in checks {
         backend.load_state(claimer, &case.state).await;

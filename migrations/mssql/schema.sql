@@ -36,7 +36,9 @@ CREATE TABLE [{SCHEMA}].[JobsHot] (
     [DueUtc]         AS ISNULL([ScheduledAtUtc], [CreatedAtUtc]) PERSISTED,
     -- claimbench's own: the token of the execution that owns the row (set by start),
     -- which the effect insert reads back as the database's witness of that execution.
-    [ExecToken]      bigint        NULL
+    [ExecToken]      bigint        NULL,
+    -- The row's version for `version-cas`: SQL Server moves it on every change of the row.
+    [Version]        rowversion    NOT NULL
 );
 
 CREATE TABLE [{SCHEMA}].[JobsArchive] (

@@ -50,7 +50,10 @@ CREATE TABLE jobs_hot (
     due_at           DATETIME(6)  AS (COALESCE(scheduled_at, created_at)) STORED,
     -- claimbench's own: the token of the execution that owns the row (set by start),
     -- which the effect procedure reads back as the database's witness of that execution.
-    exec_token       BIGINT       NULL
+    exec_token       BIGINT       NULL,
+    -- The row's version for `version-cas`, whose claim compares and bumps it; no other
+    -- statement reads it.
+    version          BIGINT       NOT NULL DEFAULT 0
 ) ENGINE = InnoDB;
 
 CREATE TABLE jobs_archive (

@@ -40,7 +40,10 @@ CREATE TABLE jobs_hot (
     last_modified_by text        NULL,
     -- claimbench's own: the token of the execution that owns the row (set by start),
     -- which the effect insert reads back as the database's witness of that execution.
-    exec_token       bigint      NULL
+    exec_token       bigint      NULL,
+    -- The row's version for `version-cas`, whose claim compares and bumps it; no other
+    -- statement reads it.
+    version          bigint      NOT NULL DEFAULT 0
 );
 
 CREATE TABLE jobs_archive (

@@ -217,6 +217,14 @@ impl super::ClaimSteps for AnySession {
         each!(self, AnySession, s => s.candidates(ask, out).await)
     }
 
+    async fn version_cas(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        each!(self, AnySession, s => s.version_cas(ask, out).await)
+    }
+
     async fn claim_one(&mut self, ask: Ask<'_>, job: ClaimedJob) -> Won {
         each!(self, AnySession, s => s.claim_one(ask, job).await)
     }

@@ -50,6 +50,16 @@ pub trait ClaimSteps {
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Done> + Send;
 
+    /// [`Shape::VersionCas`]: an unlocked read of up to `batch` candidates with their
+    /// versions, then the compare-and-set; appends the jobs it won to `out` and returns
+    /// how many candidates it lost. On an error `out` holds exactly the jobs already
+    /// committed (none, where the compare-and-set is one statement).
+    fn version_cas(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> impl Future<Output = Result<u32, BackendError>> + Send;
+
     /// One candidate's update, conditional on the row still being pending at the
     /// attempt read: the job as claimed, or `None` when another worker got there first.
     fn claim_one(
@@ -92,6 +102,7 @@ pub async fn by_shape<S: ClaimSteps + ?Sized>(
             }
             out.truncate(kept);
         }
+        Shape::VersionCas => outcome.lost_races = s.version_cas(ask, out).await?,
     }
     Ok(outcome)
 }
@@ -122,6 +133,13 @@ mod tests {
             unreachable!("conditional only")
         }
         async fn read_then_write(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
+            unreachable!("conditional only")
+        }
+        async fn version_cas(
+            &mut self,
+            _: Ask<'_>,
+            _: &mut Vec<ClaimedJob>,
+        ) -> Result<u32, BackendError> {
             unreachable!("conditional only")
         }
         async fn candidates(&mut self, _: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {

@@ -27,6 +27,8 @@ pub struct EngineFiles {
     /// The two read-then-write mistakes, which every engine can make.
     pub naive: &'static str,
     pub conditional: &'static str,
+    /// Compare-and-set on a row version, which every engine can do.
+    pub version_cas: &'static str,
     pub settings: &'static str,
     pub reconcile: &'static str,
     pub clock: &'static str,
@@ -67,6 +69,7 @@ macro_rules! engine_files {
             counters: $crate::statements::migration!($engine, "evidence/counters.sql"),
             naive: $crate::statements::migration!($engine, "strategies/naive.sql"),
             conditional: $crate::statements::migration!($engine, "strategies/conditional.sql"),
+            version_cas: $crate::statements::migration!($engine, "strategies/version-cas.sql"),
             settings: $crate::statements::migration!($engine, "evidence/settings.sql"),
             reconcile: $crate::statements::migration!($engine, "evidence/reconcile.sql"),
             clock: $crate::statements::migration!($engine, "evidence/clock.sql"),

@@ -73,6 +73,9 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
         Shape::ReadThenConditional => format!(
             "select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id, $3 = attempt count read"
         ),
+        Shape::VersionCas => format!(
+            "select: $1 = {batch}; claim-batch: $1 = ids read, $2 = their versions, $3 = worker id"
+        ),
     }
 }
 
@@ -588,6 +591,7 @@ impl Backend for PostgresBackend {
             worker_id: worker_id.to_string(),
             worker_role: self.worker_role(),
             ids: Vec::new(),
+            versions: Vec::new(),
         })
     }
 
@@ -789,8 +793,10 @@ pub struct PostgresSession {
     listening: bool,
     worker_id: String,
     worker_role: String,
-    /// Reused buffer for the ids a two-step strategy reads before it writes.
+    /// Reused buffers for the ids a two-step strategy reads before it writes, and
+    /// (`version-cas`) the version of each.
     ids: Vec<i64>,
+    versions: Vec<i64>,
 }
 
 /// See [`PostgresSession::conditional`].
@@ -806,6 +812,10 @@ enum Prepared {
     ReadThenConditional {
         select: Statement,
         claim_one: Statement,
+    },
+    VersionCas {
+        select: Statement,
+        claim_batch: Statement,
     },
 }
 
@@ -851,6 +861,10 @@ async fn prepare_strategy(c: &Client, strategy: &Strategy) -> Result<Prepared, B
             select: p(step(file, "select")).await?,
             claim_one: p(step(file, "claim-one")).await?,
         },
+        Shape::VersionCas => Prepared::VersionCas {
+            select: p(step(file, "select")).await?,
+            claim_batch: p(step(file, "claim-batch")).await?,
+        },
     })
 }
 
@@ -862,7 +876,7 @@ fn explained_statement(strategy: &Strategy) -> (&'static str, &str) {
             "claim",
             claim_step(strategy, strategy.text(BackendKind::Postgres)),
         ),
-        Shape::ReadThenWrite | Shape::ReadThenConditional => (
+        Shape::ReadThenWrite | Shape::ReadThenConditional | Shape::VersionCas => (
             "select step",
             step(strategy.text(BackendKind::Postgres), "select"),
         ),
@@ -1029,6 +1043,38 @@ impl ClaimSteps for PostgresSession {
             push_claimed(&rows, out);
         }
         Ok(())
+    }
+
+    /// One UPDATE over the candidates' (id, version) pairs: what it returns was won.
+    async fn version_cas(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        let Ask { strategy, batch } = ask;
+        let i = self.prepared_index(strategy).await?;
+        let Prepared::VersionCas {
+            select,
+            claim_batch,
+        } = &self.prepared[i].1
+        else {
+            unreachable!("a version-cas strategy is prepared as one");
+        };
+        let (c, e) = (&self.client, |e| query_error("claim", e));
+        let (ids, versions) = (&mut self.ids, &mut self.versions);
+        ids.clear();
+        versions.clear();
+        for r in c.query(select, &[&(batch as i64)]).await.map_err(e)? {
+            ids.push(r.get(0));
+            versions.push(r.get(1));
+        }
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let args: [&(dyn ToSql + Sync); 3] = [&*ids, &*versions, &self.worker_id];
+        let rows = c.query(claim_batch, &args).await.map_err(e)?;
+        push_claimed(&rows, out);
+        Ok((ids.len() - rows.len()) as u32)
     }
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {

@@ -49,6 +49,7 @@ pub fn strategy_color(s: &Strategy) -> RGBColor {
         "advisory" => RGBColor(0x00, 0x00, 0x00),
         "rowlock" => RGBColor(0x99, 0x99, 0x99),
         "paglock" => RGBColor(0x8C, 0x56, 0x4B),
+        "version-cas" => RGBColor(0xB8, 0x86, 0x0B),
         name if name.len() % 2 == 0 => RGBColor(0x17, 0xBE, 0xCF),
         _ => RGBColor(0x6A, 0x3D, 0x9A),
     }

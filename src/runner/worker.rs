@@ -647,6 +647,13 @@ mod tests {
         async fn candidates(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
             unused()
         }
+        async fn version_cas(
+            &mut self,
+            _: Ask<'_>,
+            _: &mut Vec<ClaimedJob>,
+        ) -> Result<u32, BackendError> {
+            unused()
+        }
         async fn claim_one(&mut self, _: Ask<'_>, _: ClaimedJob) -> Won {
             unused()
         }

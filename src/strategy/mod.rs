@@ -29,6 +29,11 @@ pub enum Shape {
     ReadThenWrite,
     /// An unlocked read, then one update per candidate that re-checks it is pending.
     ReadThenConditional,
+    /// An unlocked read of candidates with their row versions, then a compare-and-set
+    /// on those versions: one statement for the batch where the engine can say which
+    /// rows it changed (PostgreSQL's RETURNING, SQL Server's OUTPUT), else one per
+    /// candidate. A candidate whose version moved is a lost race.
+    VersionCas,
 }
 
 /// What a claim does when it meets a row another claim holds; `prove` expects it.

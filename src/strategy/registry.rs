@@ -33,7 +33,7 @@ const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production clai
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 10] = [
+pub static REGISTRY: [Def; 11] = [
     Def {
         name: Cow::Borrowed("production"),
         about: Cow::Borrowed(
@@ -100,6 +100,23 @@ pub static REGISTRY: [Def; 10] = [
             sql!("postgres", "conditional.sql"),
             sql!("mysql", "conditional.sql"),
             sql!("mssql", "conditional.sql"),
+        ],
+        advisory: false,
+        listens: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("version-cas"),
+        about: Cow::Borrowed(
+            "unlocked read, then compare-and-set on each row's version (stores with conditional writes, optimistic schedulers): lost races, no duplicates",
+        ),
+        shape: Shape::VersionCas,
+        contention: Contention::Rechecks,
+        promises: NO_DUPLICATES,
+        forms: [
+            sql!("postgres", "version-cas.sql"),
+            sql!("mysql", "version-cas.sql"),
+            sql!("mssql", "version-cas.sql"),
         ],
         advisory: false,
         listens: false,

@@ -154,6 +154,12 @@ pub fn claim_one_binds(worker_id: &str, id: i64, attempt: i32) -> [Bind<'_>; 3] 
     [Bind::Text(worker_id), Bind::BigInt(id), Bind::Int(attempt)]
 }
 
+/// Binds of version-cas's batch UPDATE: @P1 worker id, @P2 the candidates as a JSON
+/// array of `[id, version]` pairs.
+pub fn version_cas_binds<'a>(worker_id: &'a str, pairs_json: &'a str) -> [Bind<'a>; 2] {
+    [Bind::Text(worker_id), Bind::Text(pairs_json)]
+}
+
 /// What `claimbench sql --backend mssql` shows of a strategy's parameters.
 pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
     let show = |b: &[Bind]| {
@@ -174,6 +180,14 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
             "select: {}; claim-one, per id: {}",
             show(&select_binds(batch)),
             show(&claim_one_binds("<worker id>", 0, 0))
+        ),
+        Shape::VersionCas => format!(
+            "select: {}; claim-batch: {}",
+            show(&select_binds(batch)),
+            show(&version_cas_binds(
+                "<worker id>",
+                "[[<id>, <version>], ...]"
+            ))
         ),
     }
 }

@@ -4,7 +4,7 @@
 use super::{
     Bind, COL_ATTEMPT, COL_ID, COL_QUEUE_WAIT_US, Conn, SQL, START_UNGATED_SQL, claim_binds,
     claim_one_binds, int, locking_claim_sql, naive_update_binds, query_error, select_binds,
-    statement_body, with_schema,
+    statement_body, version_cas_binds, with_schema,
 };
 use crate::backend::BackendKind;
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
@@ -27,6 +27,8 @@ struct Statements {
     naive_update: String,
     conditional_select: String,
     conditional_claim: String,
+    version_select: String,
+    version_claim: String,
     start: String,
     start_ungated: String,
     heartbeat: String,
@@ -52,6 +54,8 @@ impl Statements {
             naive_update: s(step(SQL.naive, "update")),
             conditional_select: s(step(SQL.conditional, "select")),
             conditional_claim: s(step(SQL.conditional, "claim-one")),
+            version_select: s(step(SQL.version_cas, "select")),
+            version_claim: s(step(SQL.version_cas, "claim-batch")),
             start: body(SQL.start),
             start_ungated: body(START_UNGATED_SQL),
             heartbeat: body(SQL.heartbeat),
@@ -247,6 +251,29 @@ impl ClaimSteps for MssqlSession {
                 .filter(|j| updated.contains(&j.id)),
         );
         Ok(())
+    }
+
+    /// OUTPUT INSERTED.[Id]: the candidates whose version still matched were won.
+    async fn version_cas(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        let (c, s) = (&mut self.client, &self.statements);
+        let got = rows(c, "claim", &s.version_select, &select_binds(ask.batch)).await?;
+        if got.is_empty() {
+            return Ok(0);
+        }
+        let pairs = json_numbers(got.iter().map(|r| format!("[{},{}]", int(r, 0), int(r, 3))));
+        let binds = version_cas_binds(&self.worker_id, &pairs);
+        let won = rows(c, "claim", &s.version_claim, &binds).await?;
+        let won: Vec<i64> = won.iter().map(|r| int(r, 0)).collect();
+        out.extend(
+            got.iter()
+                .map(|r| claimed(r, 0, 1, 2))
+                .filter(|j| won.contains(&j.id)),
+        );
+        Ok((got.len() - won.len()) as u32)
     }
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {

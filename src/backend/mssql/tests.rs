@@ -80,6 +80,14 @@ fn statements_match_their_golden_files() {
             "conditional-claim-one.sql",
             with_schema(step(SQL.conditional, "claim-one"), schema),
         ),
+        (
+            "version-cas-select.sql",
+            with_schema(step(SQL.version_cas, "select"), schema),
+        ),
+        (
+            "version-cas-claim-batch.sql",
+            with_schema(step(SQL.version_cas, "claim-batch"), schema),
+        ),
     ] {
         check(name, &format!("{sql}\n"));
     }
@@ -88,11 +96,12 @@ fn statements_match_their_golden_files() {
 #[test]
 fn binds_match_their_golden_file() {
     let text = format!(
-        "production, waiting (batch 10, worker w3): {:?}\nnaive select, conditional select (batch 10): {:?}\nnaive update: {:?}\nconditional claim-one: {:?}\n",
+        "production, waiting (batch 10, worker w3): {:?}\nnaive select, conditional select, version-cas select (batch 10): {:?}\nnaive update: {:?}\nconditional claim-one: {:?}\nversion-cas claim-batch: {:?}\n",
         claim_binds(10, "w3"),
         select_binds(10),
         naive_update_binds("w3", "[7,9]"),
         claim_one_binds("w3", 7, 2),
+        version_cas_binds("w3", "[[7,2001],[9,2002]]"),
     );
     check("binds.txt", &text);
 }
@@ -228,7 +237,11 @@ fn every_statement() -> Vec<(String, String)> {
             ));
         }
     }
-    for (file, steps) in [("naive", SQL.naive), ("conditional", SQL.conditional)] {
+    for (file, steps) in [
+        ("naive", SQL.naive),
+        ("conditional", SQL.conditional),
+        ("version-cas", SQL.version_cas),
+    ] {
         for (name, sql) in sql_steps(steps) {
             all.push((format!("strategies/{file} {name}"), s(sql)));
         }
@@ -355,5 +368,5 @@ fn every_t_sql_statement_parses_with_a_t_sql_parser() {
     assert_eq!(got, expected, "parser failures:\n{}", failed.join("\n"));
     // What could be checked only in part: the claim statements, the lifecycle moves and
     // the schema. A new OUTPUT elsewhere shows up here.
-    assert_eq!(partial.len(), 13, "{partial:#?}");
+    assert_eq!(partial.len(), 14, "{partial:#?}");
 }

@@ -52,6 +52,8 @@ const COL_ID: usize = 0;
 const COL_PRIORITY: usize = 6;
 const COL_ATTEMPT: usize = 8;
 const COL_QUEUE_WAIT_US: usize = 17;
+/// `version-cas`'s select adds the version after the queue wait.
+const COL_VERSION: usize = 18;
 
 /// Where the statements of `:ids` steps take their id list.
 const IDS_MARKER: &str = ":ids";
@@ -82,6 +84,9 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
         }
         Shape::ReadThenConditional => format!(
             "select: ? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = attempt count read"
+        ),
+        Shape::VersionCas => format!(
+            "select: ? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = version read"
         ),
     }
 }
@@ -690,6 +695,7 @@ mod tests {
             step(PRODUCTION_SQL, "lock-capped"),
             step(SQL.naive, "select"),
             step(SQL.conditional, "select"),
+            step(SQL.version_cas, "select"),
         ] {
             let body: String = sql
                 .lines()
@@ -719,7 +725,12 @@ mod tests {
             assert_eq!(cols[COL_PRIORITY], "h.priority");
             assert_eq!(cols[COL_ATTEMPT], "h.attempt_count");
             assert!(cols[COL_QUEUE_WAIT_US].ends_with("AS queue_wait_us"));
-            assert_eq!(cols.len(), COL_QUEUE_WAIT_US + 1);
+            if sql == step(SQL.version_cas, "select") {
+                assert_eq!(cols[COL_VERSION], "h.version");
+                assert_eq!(cols.len(), COL_VERSION + 1);
+            } else {
+                assert_eq!(cols.len(), COL_QUEUE_WAIT_US + 1);
+            }
         }
     }
 

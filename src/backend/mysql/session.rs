@@ -3,8 +3,8 @@
 //! lifecycle, each multi-statement step in its own short transaction.
 
 use super::{
-    COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, PRODUCTION_SQL, SQL, allow_recursion,
-    expand_ids, int, query_error, session_error,
+    COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COL_VERSION, PRODUCTION_SQL, SQL,
+    allow_recursion, expand_ids, int, query_error, session_error,
 };
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
@@ -26,6 +26,8 @@ pub(super) struct Statements {
     naive_select: Statement,
     conditional_select: Statement,
     conditional_claim: Statement,
+    version_select: Statement,
+    version_claim: Statement,
     start: Statement,
     heartbeat: Statement,
     effect: Statement,
@@ -43,6 +45,8 @@ impl Statements {
             step(SQL.naive, "select"),
             step(SQL.conditional, "select"),
             step(SQL.conditional, "claim-one"),
+            step(SQL.version_cas, "select"),
+            step(SQL.version_cas, "claim-one"),
             step(SQL.start, "call"),
             SQL.heartbeat,
             step(SQL.effect, "call"),
@@ -60,6 +64,8 @@ impl Statements {
             naive_select: next(),
             conditional_select: next(),
             conditional_claim: next(),
+            version_select: next(),
+            version_claim: next(),
             start: next(),
             heartbeat: next(),
             effect: next(),
@@ -398,6 +404,31 @@ impl ClaimSteps for MysqlSession {
                 .map(claimed),
         );
         Ok(())
+    }
+
+    /// One compare-and-set per candidate, each its own autocommitted statement: on an
+    /// error, `out` holds the ones already won.
+    async fn version_cas(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        let cluster = self.cluster;
+        let e = |e| session_error(cluster, "claim", e);
+        let select = &self.statements.version_select;
+        let rows: Vec<Row> = self.conn.exec(select, (ask.batch,)).await.map_err(e)?;
+        let mut lost = 0;
+        for r in &rows {
+            let (job, version) = (claimed(r), int(r, COL_VERSION).unwrap_or(-1));
+            let params = (self.worker_id.as_str(), job.id, version);
+            let claim = &self.statements.version_claim;
+            self.conn.exec_drop(claim, params).await.map_err(e)?;
+            match self.conn.affected_rows() {
+                1 => out.push(job),
+                _ => lost += 1,
+            }
+        }
+        Ok(lost)
     }
 
     async fn claim_one(&mut self, _: Ask<'_>, job: ClaimedJob) -> Won {
