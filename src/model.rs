@@ -6,7 +6,8 @@
 //! generated states into a real server, runs the statement alone, and requires the same
 //! ids. The techniques that skip locked rows without the seed's caps are held the same
 //! way against what they promise instead: [`uncapped_pick`] (`in-subquery`,
-//! `ready-table`) and [`advisory_pick`], whose window is a documented shortcut. The model is deliberately the seed's SQL read literally (rank every eligible row
+//! `ready-table`), [`advisory_pick`], whose window is a documented shortcut, and
+//! [`offset_pick`] (`offset-start`, for one of the starts it may draw). The model is deliberately the seed's SQL read literally (rank every eligible row
 //! per queue, then filter, then order and limit), not the shape of any port, so a port
 //! that takes a shortcut shows up as a difference.
 //!
@@ -119,6 +120,29 @@ pub fn advisory_pick(state: &TableState, locked_by_others: &HashSet<i64>, batch:
         .collect()
 }
 
+/// The ids `offset-start` takes when its start is the `offset`-th eligible row in fetch
+/// order (counted over rows others hold too: the start is read without locks): the
+/// first `batch` rows not held by others from the start on, then, if those run short,
+/// from the head up to the start. An offset past the eligible rows starts at the head.
+/// The statement draws the offset below its window K, so it must return this pick for
+/// one offset in `0..K`; with K = 1 it is [`uncapped_pick`].
+pub fn offset_pick(
+    state: &TableState,
+    locked_by_others: &HashSet<i64>,
+    batch: u32,
+    offset: usize,
+) -> Vec<i64> {
+    let eligible = eligible_in_fetch_order(state);
+    let start = if offset < eligible.len() { offset } else { 0 };
+    eligible[start..]
+        .iter()
+        .chain(&eligible[..start])
+        .filter(|j| !locked_by_others.contains(&j.id))
+        .take(batch as usize)
+        .map(|j| j.id)
+        .collect()
+}
+
 /// Pending rows whose queue is neither paused nor inactive and that are due, in fetch
 /// order; locks are the caller's to apply.
 fn eligible_in_fetch_order(state: &TableState) -> Vec<&JobRow> {
@@ -198,6 +222,24 @@ mod tests {
         let pick = seed_pick(&s, &HashSet::new(), 5);
         // Row 1 is pending again and first in order; rank 1 + 1 active = 2 <= max.
         assert_eq!(pick, vec![1, 103, 104, 105, 106]);
+    }
+
+    #[test]
+    fn an_offset_start_takes_from_its_start_then_wraps_to_the_head() {
+        let s = TableState {
+            queues: vec![],
+            jobs: jobs(1, 10, "q", 0, 0),
+        };
+        let none = HashSet::new();
+        assert_eq!(offset_pick(&s, &none, 3, 0), uncapped_pick(&s, &none, 3));
+        assert_eq!(offset_pick(&s, &none, 3, 4), vec![5, 6, 7]);
+        // Rows after the start held by others: the rest comes from the head.
+        let held = HashSet::from([9, 10]);
+        assert_eq!(offset_pick(&s, &held, 3, 7), vec![8, 1, 2]);
+        // The start is read without locks: a held start row is skipped, not moved past.
+        assert_eq!(offset_pick(&s, &HashSet::from([5]), 2, 4), vec![6, 7]);
+        // An offset past the backlog starts at the head.
+        assert_eq!(offset_pick(&s, &none, 2, 10), vec![1, 2]);
     }
 
     #[test]

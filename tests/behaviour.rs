@@ -1264,6 +1264,7 @@ async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
 /// `claimbench prove`'s interleavings on this server: every built-in strategy gets the
 /// verdict its name promises, in every step.
 async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) {
+    let _keys = common::advisory_keys().await;
     let kind = backend.kind();
     for s in Strategy::builtin().filter(|s| s.sql(kind).is_some()) {
         let verdicts = claimbench::prove::prove(&backend, &s, &s, &[])
@@ -1422,6 +1423,7 @@ suite!(
 /// unlock would pass the drain tests, since a session re-takes its own locks.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn advisory_locks_are_held_while_jobs_are_in_hand_and_no_longer() {
+    let _keys = common::advisory_keys().await;
     use claimbench::backend::Backend;
     use claimbench::backend::postgres::PostgresBackend;
     let backend = <PostgresBackend as TestDb>::open("advisory_locks_held").await;
@@ -1522,15 +1524,35 @@ async fn claim_beside_held(
 }
 
 /// The PostgreSQL-only techniques that skip locked rows, each with the pick it promises:
-/// `in-subquery` and `ready-table` the seed's eligibility and order without caps,
-/// `advisory` the same within its window.
-fn techniques() -> [(Strategy, model::Pick); 3] {
+/// `in-subquery`, `ready-table` and `offset-start` with a window of one (its start is
+/// the head) the seed's eligibility and order without caps, `advisory` the same within
+/// its window.
+fn techniques() -> [(Strategy, model::Pick); 4] {
     let named = |n: &str| Strategy::builtin_named(n).unwrap();
     [
         (named("in-subquery"), model::uncapped_pick),
         (named("ready-table"), model::uncapped_pick),
+        (named("offset-start-1"), model::uncapped_pick),
         (named("advisory"), model::advisory_pick),
     ]
+}
+
+/// `offset-start-4`'s claim: [`model::offset_pick`] for one of the starts 0..4 it may
+/// draw, sorted; the others it might have drawn in the message.
+fn offset_start_matches(case: &ModelCase, got: &[i64]) -> Result<(), TestCaseError> {
+    let locked: HashSet<i64> = case.locked.iter().copied().collect();
+    let picks: Vec<Vec<i64>> = (0..4)
+        .map(|o| {
+            let mut p = model::offset_pick(&case.state, &locked, case.batch, o);
+            p.sort_unstable();
+            p
+        })
+        .collect();
+    prop_assert!(
+        picks.iter().any(|p| p == got),
+        "offset-start-4 took {got:?}; the model's picks for starts 0..4: {picks:?}"
+    );
+    Ok(())
 }
 
 /// Each technique's claim against its model on generated states, with other claims in
@@ -1538,6 +1560,7 @@ fn techniques() -> [(Strategy, model::Pick); 3] {
 /// skip, over-claims, or drifts from the fetch order fails here.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skip_locked_techniques_match_their_models_on_generated_states() {
+    let _keys = common::advisory_keys().await;
     use claimbench::backend::Backend;
     use claimbench::backend::postgres::PostgresBackend;
     let backend = <PostgresBackend as TestDb>::open("techniques_model").await;
@@ -1570,9 +1593,74 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
                 want.sort_unstable();
                 prop_assert_eq!(got, want, "{} on {}", strategy, layout);
             }
-            Ok(())
+            let k4 = Strategy::builtin_named("offset-start-4").unwrap();
+            let args = (&case.state, &case.locked[..], case.batch);
+            let got = claim_beside_held(b, claimer, other, &k4, args)
+                .await
+                .map_err(TestCaseError::fail)?;
+            offset_start_matches(&case, &got)
         });
     }
+    backend.drop_schema().await;
+}
+
+/// offset-start's shortcut at its worst: a window as wide as the backlog. Its start is
+/// read without locks and its locking reads filter by the start's key, so a claim that
+/// started deep in the backlog holds its batch and nothing it passed over: a production
+/// claim beside it still gets the head. (Written with OFFSET inside the locking read, it
+/// would hold every row before its start, and production would come back from past them.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = <PostgresBackend as TestDb>::open("offset_start_skipped").await;
+    let w = common::workload("backlog = 0\nqueues = [{ name = \"q\" }]", "");
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    let mut a = backend.connect("cbtest-claimer", "offset").await.unwrap();
+    let mut b = backend.connect("cbtest-other", "head").await.unwrap();
+    let state = TableState {
+        queues: vec![],
+        jobs: (1..=400)
+            .map(|id| JobRow {
+                id,
+                queue: "q".into(),
+                priority: 0,
+                status: 0,
+                created_s: -1000 + id,
+                scheduled_s: None,
+            })
+            .collect(),
+    };
+    let wide = Strategy::builtin_named("offset-start-400").unwrap();
+    let mut deep = 0;
+    for _ in 0..8 {
+        backend.load_state(&mut a, &state).await;
+        a.begin().await.unwrap();
+        let mut held = Vec::new();
+        a.claim(&wide, 10, &mut held).await.unwrap();
+        let mut held: Vec<i64> = held.iter().map(|j| j.id).collect();
+        held.sort_unstable();
+        let none = HashSet::new();
+        let start = (0..400).find(|&o| {
+            let mut p = model::offset_pick(&state, &none, 10, o);
+            p.sort_unstable();
+            p == held
+        });
+        let start = start.unwrap_or_else(|| panic!("no start gives {held:?}"));
+        let mut got = Vec::new();
+        b.claim(&Strategy::PRODUCTION, 10, &mut got).await.unwrap();
+        a.end(false).await.unwrap();
+        let got: Vec<i64> = got.iter().map(|j| j.id).collect();
+        let locked: HashSet<i64> = held.iter().copied().collect();
+        let want = model::uncapped_pick(&state, &locked, 10);
+        assert_eq!(
+            got, want,
+            "production beside offset-start's claim from {start}"
+        );
+        deep += usize::from(start > 10);
+    }
+    // Eight starts drawn from 400: that none passed over ten rows is a 1-in-10^10 case.
+    assert!(deep > 0, "no claim started past the head");
     backend.drop_schema().await;
 }
 
@@ -1582,6 +1670,7 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
 /// one. The techniques that lock as they read take a full batch from past the held rows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
+    let _keys = common::advisory_keys().await;
     use claimbench::backend::Backend;
     use claimbench::backend::postgres::PostgresBackend;
     let backend = <PostgresBackend as TestDb>::open("advisory_window_edge").await;

@@ -7,13 +7,14 @@
 
 use super::ClaimedJob;
 use crate::strategy::named_params::Param;
-use crate::strategy::{Shape, Strategy};
+use crate::strategy::{MAX_OFFSET_WINDOW, Shape, Strategy};
 use futures_util::TryStreamExt;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Row, RowStream, Statement};
 
-/// Built-in claim statements bind `$1` batch, `$2` worker id.
-const BUILTIN_PARAMS: [Param; 2] = [Param::Batch, Param::WorkerId];
+/// Built-in claim statements bind `$1` batch, `$2` worker id, and (`offset-start`)
+/// `$3` its window.
+const BUILTIN_PARAMS: [Param; 3] = [Param::Batch, Param::WorkerId, Param::Window];
 
 /// How the batch is bound: as the integer type the server inferred for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,21 +28,26 @@ enum BatchAs {
 enum Bind {
     Batch(BatchAs),
     WorkerId,
+    Window,
 }
 
-/// What a statement's `$1`, `$2` take, checked against the types the server inferred.
+/// What a statement's `$1`, `$2`, `$3` take, checked against the types the server
+/// inferred.
 #[derive(Debug, Clone, Copy)]
 pub struct Binds {
-    binds: [Bind; 2],
+    binds: [Bind; 3],
     n: usize,
+    /// `offset-start`'s window, bound as the integer its statement casts it to.
+    window: i32,
 }
 
 /// What `strategy`'s claim (or, for a two-step strategy, its select step, which takes
-/// the batch alone) binds to `$1`, `$2`, in order.
+/// the batch alone) binds to `$1`, `$2`, `$3`, in order.
 pub fn params(strategy: &Strategy) -> &[Param] {
     match (&strategy.def().custom, strategy.shape()) {
         (Some(src), _) => &src.params,
-        (None, Shape::Claim) => &BUILTIN_PARAMS,
+        (None, Shape::Claim) if strategy.def().offset_window.is_some() => &BUILTIN_PARAMS,
+        (None, Shape::Claim) => &BUILTIN_PARAMS[..2],
         (None, _) => &BUILTIN_PARAMS[..1],
     }
 }
@@ -51,14 +57,14 @@ impl Binds {
     pub fn of(strategy: &Strategy, statement: &Statement) -> Result<Binds, String> {
         let params = params(strategy);
         let types = statement.params();
-        if types.len() != params.len() || params.len() > 2 {
+        if types.len() != params.len() || params.len() > 3 {
             return Err(format!(
                 "the statement has {} parameters where claimbench binds {}",
                 types.len(),
                 params.len()
             ));
         }
-        let mut binds = [Bind::WorkerId; 2];
+        let mut binds = [Bind::WorkerId; 3];
         for (i, (p, ty)) in params.iter().zip(types).enumerate() {
             binds[i] = match p {
                 Param::Batch => Bind::Batch(match *ty {
@@ -69,11 +75,15 @@ impl Binds {
                 }),
                 Param::WorkerId if <String as ToSql>::accepts(ty) => Bind::WorkerId,
                 Param::WorkerId => return Err(wrong_type(":worker_id", ty, "text")),
+                Param::Window if *ty == Type::INT4 => Bind::Window,
+                Param::Window => return Err(wrong_type("$3 (window)", ty, "an integer")),
             };
         }
+        let window = strategy.def().offset_window.unwrap_or(1);
         Ok(Binds {
             binds,
             n: params.len(),
+            window: window.min(MAX_OFFSET_WINDOW) as i32,
         })
     }
 
@@ -96,9 +106,10 @@ impl Binds {
                 Bind::Batch(BatchAs::Int4) => &b4,
                 Bind::Batch(BatchAs::Int2) => &b2,
                 Bind::WorkerId => worker_id,
+                Bind::Window => &self.window,
             }
         };
-        let values = [value(self.binds[0]), value(self.binds[1])];
+        let values = self.binds.map(value);
         client
             .query_raw(statement, values[..self.n].iter().copied())
             .await

@@ -64,6 +64,11 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
             .map(|(i, p)| match p {
                 Param::Batch => format!("${} = {batch} (batch)", i + 1),
                 Param::WorkerId => format!("${} = worker id", i + 1),
+                Param::Window => format!(
+                    "${} = {} (window)",
+                    i + 1,
+                    strategy.def().offset_window.unwrap_or(1)
+                ),
             })
             .collect::<Vec<_>>()
             .join(", "),

@@ -50,6 +50,14 @@ pub fn strategy_color(s: &Strategy) -> RGBColor {
         "rowlock" => RGBColor(0x99, 0x99, 0x99),
         "paglock" => RGBColor(0x8C, 0x56, 0x4B),
         "version-cas" => RGBColor(0xB8, 0x86, 0x0B),
+        "offset-start" => RGBColor(0x88, 0x22, 0x55),
+        // offset-start-<K>: wine shades, lighter as K grows, so windows side by side
+        // stay apart and read as one technique.
+        name if name.starts_with("offset-start-") => {
+            let k: u32 = name["offset-start-".len()..].parse().unwrap_or(1);
+            let step = (k.max(1).ilog2().min(8) * 16) as u8;
+            RGBColor(0x88 + step / 2, 0x22 + step, 0x55 + step)
+        }
         name if name.len() % 2 == 0 => RGBColor(0x17, 0xBE, 0xCF),
         _ => RGBColor(0x6A, 0x3D, 0x9A),
     }

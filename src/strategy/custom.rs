@@ -74,6 +74,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: Some(Source {
             file: d.file.clone(),
             params,
@@ -100,6 +101,7 @@ pub fn placeholder(name: &str) -> Strategy {
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: Some(Source {
             file: String::new(),
             params: Vec::new(),

@@ -92,9 +92,16 @@ pub struct Def {
     /// PostgreSQL only: an idle worker waits for the producer's NOTIFY (or its longest
     /// back-off, for jobs no one announces) instead of polling with back-off.
     pub listens: bool,
+    /// `offset-start` only: each claim starts at a random offset among the first this
+    /// many eligible rows (its statement's `$3`); `offset-start-<K>` names the same
+    /// technique with K = `<K>`.
+    pub offset_window: Option<u32>,
     /// Declared by a workload rather than shipped.
     pub custom: Option<custom::Source>,
 }
+
+/// The window of `offset-start-<K>`, from 1 (production's start) to this.
+pub const MAX_OFFSET_WINDOW: u32 = 100_000;
 
 /// A handle on a strategy: a built-in registry entry, or a declaration the workload that
 /// made it holds (shared, so a cell, a worker and a result can each keep one). Compared,
@@ -131,9 +138,39 @@ impl Strategy {
             .map(|d| Strategy(Handle::Builtin(d)))
     }
 
-    /// A built-in strategy by name.
+    /// A built-in strategy by name, or `offset-start-<K>`: `offset-start` with its
+    /// window set to K (1 to [`MAX_OFFSET_WINDOW`]).
     pub fn builtin_named(name: &str) -> Option<Strategy> {
-        Strategy::builtin().find(|s| s.as_str() == name)
+        Strategy::builtin()
+            .find(|s| s.as_str() == name)
+            .or_else(|| Strategy::offset_variant(name))
+    }
+
+    /// `offset-start-<K>` as its own strategy: the built-in's statement and promises,
+    /// K in its name, so a run can set several windows side by side.
+    fn offset_variant(name: &str) -> Option<Strategy> {
+        let base = Strategy::builtin().find(|s| s.def().offset_window.is_some())?;
+        let k: u32 = name
+            .strip_prefix(base.as_str())?
+            .strip_prefix('-')?
+            .parse()
+            .ok()?;
+        if !(1..=MAX_OFFSET_WINDOW).contains(&k) {
+            return None;
+        }
+        let d = base.def();
+        Some(Strategy::declared(Def {
+            name: Cow::Owned(name.to_string()),
+            about: Cow::Owned(format!("{} (K = {k})", d.about)),
+            shape: d.shape,
+            contention: d.contention,
+            promises: d.promises,
+            forms: d.forms.clone(),
+            advisory: d.advisory,
+            listens: d.listens,
+            offset_window: Some(k),
+            custom: None,
+        }))
     }
 
     /// A strategy a workload declared (see [`custom`]).
@@ -209,7 +246,10 @@ impl Strategy {
     /// Every name a workload or flag may use: the built-ins, for error messages.
     pub fn builtin_names() -> String {
         Strategy::builtin()
-            .map(|s| s.as_str().to_string())
+            .map(|s| match s.def().offset_window {
+                Some(_) => format!("{s}, {s}-<K> (K = 1 to {MAX_OFFSET_WINDOW})"),
+                None => s.as_str().to_string(),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }

@@ -11,6 +11,9 @@ pub enum Param {
     Batch,
     /// The claiming worker's id, as the lifecycle statements match it.
     WorkerId,
+    /// `offset-start`'s window (`Def::offset_window`); built-in statements only, so
+    /// not in [`Param::ALL`].
+    Window,
 }
 
 impl Param {
@@ -20,6 +23,7 @@ impl Param {
         match self {
             Param::Batch => "batch",
             Param::WorkerId => "worker_id",
+            Param::Window => "window",
         }
     }
 }

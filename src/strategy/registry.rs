@@ -33,7 +33,7 @@ const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production clai
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 11] = [
+pub static REGISTRY: [Def; 12] = [
     Def {
         name: Cow::Borrowed("production"),
         about: Cow::Borrowed(
@@ -49,6 +49,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -69,6 +70,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -86,6 +88,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -103,6 +106,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -120,6 +124,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -139,6 +144,27 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("offset-start"),
+        about: Cow::Borrowed(
+            "a skip-locked claim that starts at a random offset among the first K eligible rows (K = 16), so pollers do not all fight over the oldest",
+        ),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        forms: [
+            sql!("postgres", "offset-start.sql"),
+            Form::Absent(
+                "not written for MySQL yet: an InnoDB locking read locks every row it reads, also those its filter then drops, so the claim must reach its start by an index range, not a filter, and that needs checking plan by plan",
+            ),
+            Form::Absent(NOT_FOR_MSSQL),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: Some(16),
         custom: None,
     },
     Def {
@@ -158,6 +184,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: true,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -177,6 +204,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -196,6 +224,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: true,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -211,6 +240,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
     Def {
@@ -228,6 +258,7 @@ pub static REGISTRY: [Def; 11] = [
         ],
         advisory: false,
         listens: false,
+        offset_window: None,
         custom: None,
     },
 ];

@@ -149,3 +149,12 @@ pub fn workload(population: &str, rest: &str) -> Workload {
     );
     Workload::parse(Path::new("inline.toml"), &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
+
+/// Held by every test that takes PostgreSQL advisory locks. `advisory` locks job ids,
+/// and advisory locks belong to the database, not the schema: two such tests at once,
+/// each in its own schema with ids from 1, would each see the other's locks as claims
+/// in flight.
+pub async fn advisory_keys() -> tokio::sync::MutexGuard<'static, ()> {
+    static KEYS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    KEYS.lock().await
+}
