@@ -30,6 +30,8 @@ scenarios=(
     "lease-expiry-heartbeat@@0@@^\| – \| postgres \| production \| fetch-order \|( [^|]*\|){9} 0 \| 0/0 \| 0 \|@@table: with heartbeats, no duplicate claims, no duplicate executions, nothing lost"
     "techniques@@1@@^- over-claimed: in-subquery at 8 workers, batch 10 in nested-loops: [0-9]+ claims returned more rows than the batch asked for@@verdict: the forced nested loop over-claims (exit 1 by design)"
     "techniques@@1@@^- over-claimed: .*; its plan: .*Nested Loop@@verdict: and names the plan that did it"
+    "techniques@@1@@^\| default-plan \| postgres \| version-cas \| fetch-order \| 8 \| 10 \| [0-9]+ \| 3\.[0-9]{2} \|@@table: version-cas's one-statement compare-and-set costs about 3 transactions per job at batch 10"
+    "techniques@@1@@^\| default-plan \| postgres \| conditional \| fetch-order \| 8 \| 10 \| [0-9]+ \| [5-7]\.[0-9]{2} \|@@table: conditional's UPDATE per candidate costs about 6"
     "history@@0@@^\| paused-200k \| postgres \| production \| fetch-order \|( [^|]*\|){5} [0-9]{3,}\.[0-9]+ \|@@table: 200k paused rows push production's claim p50 past 100 ms"
     "history@@0@@^\| clean \| postgres \| production \| fetch-order \|( [^|]*\|){5} [0-9]\.[0-9]+ \|@@table: on a clean table the same claim's p50 stays under 10 ms"
     "priorities@@0@@^- per queue, production at 4 workers in at-[0-9]+: .low. falls behind .* while .high. keeps up@@verdict: low priority starves under high-priority arrivals"
