@@ -928,6 +928,7 @@ mod tests {
             name: "team-claim".into(),
             file: "team.sql".into(),
             sql: "UPDATE jobs_hot SET worker_id = :worker_id RETURNING id".into(),
+            mysql: None,
             prevents_duplicates: false,
             respects_max_workers: false,
         };

@@ -1604,6 +1604,68 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
     backend.drop_schema().await;
 }
 
+/// A team's own claim declared for MySQL (two steps, lock then claim by id, in one
+/// transaction) runs through the same session a worker uses: held to the pick it
+/// promises on generated states with other claims in flight, and to a skip-locked
+/// claim's verdicts in `prove`'s interleavings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::mysql::MysqlBackend;
+    use claimbench::strategy::custom::{Declared, DeclaredFile, declare};
+    let file = "tests/fixtures/team-claim.mysql.sql";
+    let team = declare(&Declared {
+        name: "team-claim".into(),
+        file: String::new(),
+        sql: String::new(),
+        mysql: Some(DeclaredFile {
+            file: file.into(),
+            sql: std::fs::read_to_string(file).unwrap(),
+        }),
+        prevents_duplicates: true,
+        respects_max_workers: false,
+    })
+    .unwrap();
+    let backend = <MysqlBackend as TestDb>::open("declared_claim").await;
+    let w = common::workload("backlog = 0\nqueues = [{ name = \"a\" }]", "");
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    let sessions = tokio::sync::Mutex::new((
+        backend.connect("cbtest-claimer", "model").await.unwrap(),
+        backend.connect("cbtest-other", "other").await.unwrap(),
+    ));
+    let (b, s, team_ref) = (&backend, &sessions, &team);
+    let what = "a declared MySQL claim differs from its model";
+    for_generated_states(model_cases() / 2, false, what, |case| async move {
+        let mut guard = s.lock().await;
+        let (claimer, other) = &mut *guard;
+        b.load_state(claimer, &case.state).await;
+        b.lock_rows(other, &case.locked).await;
+        let mut out = Vec::new();
+        let claimed = claimer.claim(team_ref, case.batch, &mut out).await;
+        b.roll_back(other).await;
+        claimed.map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut got: Vec<i64> = out.iter().map(|j| j.id).collect();
+        got.sort_unstable();
+        let locked: HashSet<i64> = case.locked.iter().copied().collect();
+        let mut want = model::uncapped_pick(&case.state, &locked, case.batch);
+        want.sort_unstable();
+        prop_assert_eq!(got, want);
+        Ok(())
+    });
+    drop(sessions);
+    for v in claimbench::prove::prove(&backend, &team, &team, &[])
+        .await
+        .unwrap()
+    {
+        assert!(
+            v.ok,
+            "{:?}: expected {}, observed {}",
+            v.step, v.expected, v.observed
+        );
+    }
+    backend.drop_schema().await;
+}
+
 /// offset-start's shortcut at its worst: a window as wide as the backlog. Its start is
 /// read without locks and its locking reads filter by the start's key, so a claim that
 /// started deep in the backlog holds its batch and nothing it passed over: a production

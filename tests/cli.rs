@@ -1520,3 +1520,76 @@ fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
     );
     psql(&url, &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
 }
+
+/// A team's own claim declared for MySQL (`tests/fixtures/team-claim.mysql.sql`, steps
+/// lock and claim) runs end to end on MariaDB: every job claimed once, nothing lost,
+/// the declaration recorded with its file, and `sql` prints it with its parameters.
+#[test]
+fn a_declared_mysql_claim_runs_on_mariadb() {
+    let url = std::env::var("CLAIMBENCH_MYSQL_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/team-claim.mysql.sql"
+    );
+    std::fs::copy(fixture, dir.path().join("team-claim.mysql.sql")).unwrap();
+    let w = dir.path().join("w.toml");
+    std::fs::write(
+        &w,
+        "name = \"custom-mysql\"\n[population]\nbacklog = 300\nqueues = [{ name = \"q\" }]\n\
+         [strategies.team-claim]\nmysql = \"team-claim.mysql.sql\"\npromises = [\"prevents-duplicates\"]\n\
+         [matrix]\nstrategies = [\"team-claim\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [5]\n\
+         [trial]\nduration_s = 1\n",
+    )
+    .unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let schema = format!("cbtest_custom_my_{}", std::process::id());
+    let out = claimbench()
+        .arg("run")
+        .arg(&w)
+        .args(["--db", &url, "--schema", &schema, "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let (_, r) = only_run(results.path());
+    let t = &r.cells[0].trials[0];
+    assert_eq!(r.cells[0].strategy.as_str(), "team-claim");
+    assert!(t.counts.jobs_claimed > 0, "{:?}", t.counts);
+    assert_eq!(t.counts.over_claims, 0);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert!(t.queue_wait.count > 0, "queue wait read by column name");
+    let d = &r.workload.custom_strategies[0];
+    assert!(d.file.is_empty() && d.mysql.as_ref().unwrap().sql.contains("(:ids)"));
+
+    let out = claimbench()
+        .arg("sql")
+        .args([
+            "--strategy",
+            "team-claim",
+            "--backend",
+            "mysql",
+            "--batch",
+            "3",
+            "--workload",
+        ])
+        .arg(&w)
+        .output()
+        .unwrap();
+    let printed = text(&out.stdout);
+    assert!(out.status.success(), "{printed}{}", text(&out.stderr));
+    assert!(printed.contains("lock: ? = 3 (batch)"), "{printed}");
+    assert!(
+        printed.contains("claim: ? = worker id, :ids = 3 placeholders"),
+        "{printed}"
+    );
+    assert!(printed.contains("WHERE id IN (?, ?, ?)"), "{printed}");
+}

@@ -77,6 +77,7 @@ impl Binds {
                 Param::WorkerId => return Err(wrong_type(":worker_id", ty, "text")),
                 Param::Window if *ty == Type::INT4 => Bind::Window,
                 Param::Window => return Err(wrong_type("$3 (window)", ty, "an integer")),
+                Param::Ids => return Err("`:ids` belongs to a MySQL claim step".to_string()),
             };
         }
         let window = strategy.def().offset_window.unwrap_or(1);

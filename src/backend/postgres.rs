@@ -69,6 +69,7 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
                     i + 1,
                     strategy.def().offset_window.unwrap_or(1)
                 ),
+                Param::Ids => format!("${} = ids", i + 1),
             })
             .collect::<Vec<_>>()
             .join(", "),
@@ -1348,6 +1349,7 @@ mod tests {
             name: "unit-stepped-comment".into(),
             file: "c.sql".into(),
             sql: "-- step: lock the rows first\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id".into(),
+            mysql: None,
             prevents_duplicates: true,
             respects_max_workers: false,
         };

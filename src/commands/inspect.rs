@@ -118,7 +118,7 @@ fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
     let (params, text) = match kind {
         BackendKind::Mysql => (
             mysql::strategy_params(&strategy, batch),
-            mysql::expand_ids(strategy.text(BackendKind::Mysql), batch as usize),
+            mysql::statements_as_sent(&strategy, batch),
         ),
         BackendKind::Mssql => (
             mssql::strategy_params(&strategy, batch),

@@ -12,27 +12,60 @@ use crate::names::check_declared_name;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
-/// Where a declared strategy came from, and how its statement binds.
+/// Where a declared strategy came from, and how its statements bind.
 #[derive(Debug)]
 pub struct Source {
-    /// The statement file as the workload names it.
+    /// The PostgreSQL statement file as the workload names it (empty without one).
     pub file: String,
     /// PostgreSQL: the order of `$1`, `$2`, … after rewriting the named parameters.
     pub params: Vec<Param>,
+    /// The MySQL form, when the workload gives one.
+    pub mysql: Option<MysqlClaim>,
+}
+
+/// A declared MySQL claim: MySQL has no `UPDATE ... RETURNING`, so it is two steps of
+/// one transaction, as production's port is: `lock`, a locking read that returns the
+/// rows to claim (an `id` column, and `attempt_count` and `queue_wait_us` when it has
+/// them), then `claim`, an UPDATE of those rows by id (`:ids`). Both with `?` in place
+/// of their named parameters, in the order of `*_params`.
+#[derive(Debug)]
+pub struct MysqlClaim {
+    pub file: String,
+    pub lock: String,
+    pub lock_params: Vec<Param>,
+    pub claim: String,
+    pub claim_params: Vec<Param>,
+}
+
+/// A declared statement file and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclaredFile {
+    pub file: String,
+    pub sql: String,
 }
 
 /// What run.json records of a declared strategy: enough to run it again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Declared {
     pub name: String,
+    /// The PostgreSQL statement file and its text (named parameters); both empty when
+    /// the workload gives none.
+    #[serde(default)]
     pub file: String,
-    /// The statement as the file holds it (named parameters).
+    #[serde(default)]
     pub sql: String,
+    /// The MySQL statement file (steps `lock` and `claim`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mysql: Option<DeclaredFile>,
     pub prevents_duplicates: bool,
     pub respects_max_workers: bool,
 }
 
-const NOT_YET: &str = "custom strategies run on PostgreSQL only for now: their single-statement form needs RETURNING, which MySQL lacks, and no SQL Server runs here to check one";
+const NO_MSSQL: &str =
+    "custom strategies do not run on SQL Server yet: no SQL Server runs here to check one";
+const NO_POSTGRES: &str =
+    "the workload declares it for MySQL only (give `postgres = \"file.sql\"` too)";
+const NO_MYSQL: &str = "the workload declares it for PostgreSQL only (give `mysql = \"file.sql\"` too, with steps `lock` and `claim`)";
 
 /// Checks `d` and returns its strategy. `d.sql` holds named parameters; errors are
 /// the message for the workload's field (the caller adds file and field).
@@ -43,6 +76,57 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         "strategy",
         builtin.then_some("a built-in strategy"),
     )?;
+    let postgres = if d.file.is_empty() {
+        None
+    } else {
+        Some(postgres_form(d)?)
+    };
+    let mysql = d.mysql.as_ref().map(mysql_form).transpose()?;
+    let forms = [
+        postgres
+            .as_ref()
+            .map_or(Form::Absent(NO_POSTGRES), |(sql, _)| {
+                Form::Sql(Cow::Owned(sql.clone()))
+            }),
+        d.mysql.as_ref().map_or(Form::Absent(NO_MYSQL), |m| {
+            Form::Sql(Cow::Owned(m.sql.clone()))
+        }),
+        Form::Absent(NO_MSSQL),
+    ];
+    Ok(Strategy::declared(Def {
+        name: Cow::Owned(d.name.clone()),
+        about: Cow::Owned(format!(
+            "declared by the workload, from {}",
+            [
+                d.file.as_str(),
+                d.mysql.as_ref().map_or("", |m| m.file.as_str())
+            ]
+            .iter()
+            .filter(|f| !f.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" and ")
+        )),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: Promises {
+            prevents_duplicates: d.prevents_duplicates,
+            respects_max_workers: d.respects_max_workers,
+        },
+        forms,
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        custom: Some(Source {
+            file: d.file.clone(),
+            params: postgres.map(|(_, p)| p).unwrap_or_default(),
+            mysql,
+        }),
+    }))
+}
+
+/// The PostgreSQL statement with its parameters numbered, and their order.
+fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
     if named_params::is_blank(&d.sql) {
         return Err(format!(
             "{} holds no statement; give the claim statement (an UPDATE ... RETURNING id that sets worker_id = :worker_id)",
@@ -58,28 +142,49 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             d.file
         ));
     }
-    Ok(Strategy::declared(Def {
-        name: Cow::Owned(d.name.clone()),
-        about: Cow::Owned(format!("declared by the workload, from {}", d.file)),
-        shape: Shape::Claim,
-        contention: Contention::Skips,
-        promises: Promises {
-            prevents_duplicates: d.prevents_duplicates,
-            respects_max_workers: d.respects_max_workers,
-        },
-        forms: [
-            Form::Sql(Cow::Owned(sql)),
-            Form::Absent(NOT_YET),
-            Form::Absent(NOT_YET),
-        ],
-        advisory: false,
-        listens: false,
-        offset_window: None,
-        custom: Some(Source {
-            file: d.file.clone(),
-            params,
-        }),
-    }))
+    Ok((sql, params))
+}
+
+/// The MySQL file's `lock` and `claim` steps, checked as far as can be without a server
+/// (the server prepares both before the first trial, and the lock step must return `id`).
+fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
+    let steps = crate::statements::sql_steps(&m.sql);
+    let get = |name: &str| {
+        steps
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, sql)| *sql)
+            .filter(|sql| !named_params::is_blank(sql))
+            .ok_or_else(|| {
+                format!(
+                    "{} has no `-- step: {name}`; a MySQL claim is two steps of one transaction: `-- step: lock`, a locking read (FOR UPDATE SKIP LOCKED) returning the rows' id, LIMIT :batch, then `-- step: claim`, an UPDATE ... SET worker_id = :worker_id ... WHERE id IN (:ids)",
+                    m.file
+                )
+            })
+    };
+    let (lock, lock_params) = named_params::to_mysql(get("lock")?, false)
+        .map_err(|e| format!("{} step lock: {e}", m.file))?;
+    let (claim, claim_params) = named_params::to_mysql(get("claim")?, true)
+        .map_err(|e| format!("{} step claim: {e}", m.file))?;
+    if !claim_params.contains(&Param::Ids) {
+        return Err(format!(
+            "{} step claim never uses :ids; it must update the rows the lock step returned: WHERE id IN (:ids)",
+            m.file
+        ));
+    }
+    if !claim_params.contains(&Param::WorkerId) {
+        return Err(format!(
+            "{} step claim never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it: set worker_id = :worker_id",
+            m.file
+        ));
+    }
+    Ok(MysqlClaim {
+        file: m.file.clone(),
+        lock,
+        lock_params,
+        claim,
+        claim_params,
+    })
 }
 
 /// A saved run's custom strategy this process never declared: the name, and the
@@ -96,8 +201,8 @@ pub fn placeholder(name: &str) -> Strategy {
         },
         forms: [
             Form::Absent("a saved run's custom strategy; its SQL is in that run's run.json"),
-            Form::Absent(NOT_YET),
-            Form::Absent(NOT_YET),
+            Form::Absent("a saved run's custom strategy; its SQL is in that run's run.json"),
+            Form::Absent(NO_MSSQL),
         ],
         advisory: false,
         listens: false,
@@ -105,6 +210,7 @@ pub fn placeholder(name: &str) -> Strategy {
         custom: Some(Source {
             file: String::new(),
             params: Vec::new(),
+            mysql: None,
         }),
     })
 }
@@ -119,6 +225,7 @@ mod tests {
             name: name.into(),
             file: format!("{name}.sql"),
             sql: sql.into(),
+            mysql: None,
             prevents_duplicates: true,
             respects_max_workers: false,
         }
@@ -144,6 +251,60 @@ mod tests {
         assert!(s.sql(BackendKind::Mysql).is_none());
         // Known to the workload that declared it, not to the process.
         assert!("unit-claim".parse::<Strategy>().is_err());
+    }
+
+    #[test]
+    fn a_mysql_declaration_is_two_steps_with_ids_and_worker_id() {
+        let mysql = |sql: &str| Declared {
+            name: "team-claim".into(),
+            file: String::new(),
+            sql: String::new(),
+            mysql: Some(DeclaredFile {
+                file: "team.mysql.sql".into(),
+                sql: sql.into(),
+            }),
+            prevents_duplicates: true,
+            respects_max_workers: false,
+        };
+        let s = declare(&mysql(
+            "-- step: lock\nSELECT id FROM jobs_hot LIMIT :batch FOR UPDATE SKIP LOCKED\n\
+             -- step: claim\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (:ids)",
+        ))
+        .unwrap();
+        assert!(s.sql(BackendKind::Mysql).is_some());
+        assert!(s.sql(BackendKind::Postgres).is_none());
+        let m = s.def().custom.as_ref().unwrap().mysql.as_ref().unwrap();
+        assert_eq!(
+            m.lock,
+            "SELECT id FROM jobs_hot LIMIT ? FOR UPDATE SKIP LOCKED"
+        );
+        assert_eq!(m.lock_params, [Param::Batch]);
+        assert_eq!(
+            m.claim,
+            "UPDATE jobs_hot SET worker_id = ? WHERE id IN (:ids)"
+        );
+        assert_eq!(m.claim_params, [Param::WorkerId, Param::Ids]);
+        for (sql, says) in [
+            (
+                "UPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (:ids)",
+                "no `-- step: lock`",
+            ),
+            (
+                "-- step: lock\nSELECT id\n-- step: claim\nUPDATE t SET worker_id = :worker_id",
+                "never uses :ids",
+            ),
+            (
+                "-- step: lock\nSELECT id\n-- step: claim\nUPDATE t SET s = 1 WHERE id IN (:ids)",
+                "never uses :worker_id",
+            ),
+            (
+                "-- step: lock\nSELECT id WHERE id IN (:ids)\n-- step: claim\nUPDATE t",
+                "step lock: unknown parameter `:ids`",
+            ),
+        ] {
+            let e = declare(&mysql(sql)).unwrap_err();
+            assert!(e.contains(says) && e.starts_with("team.mysql.sql"), "{e}");
+        }
     }
 
     /// Regression: a process-wide registry resolved a name to its latest declaration, so

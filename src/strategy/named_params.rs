@@ -1,5 +1,5 @@
-//! Named parameters in a custom claim statement (`:batch`, `:worker_id`), rewritten to
-//! the server's positional form. Written by hand because it must know just enough SQL
+//! Named parameters in a custom claim statement (`:batch`, `:worker_id`, and in a
+//! MySQL claim step `:ids`), rewritten to the server's positional form. Written by hand because it must know just enough SQL
 //! lexing to leave `::casts`, strings, quoted names and comments alone.
 
 use std::fmt;
@@ -14,6 +14,9 @@ pub enum Param {
     /// `offset-start`'s window (`Def::offset_window`); built-in statements only, so
     /// not in [`Param::ALL`].
     Window,
+    /// MySQL's claim step: the ids its lock step returned, one placeholder each
+    /// ([`to_mysql`] keeps the marker for the session to expand).
+    Ids,
 }
 
 impl Param {
@@ -24,6 +27,7 @@ impl Param {
             Param::Batch => "batch",
             Param::WorkerId => "worker_id",
             Param::Window => "window",
+            Param::Ids => "ids",
         }
     }
 }
@@ -39,7 +43,7 @@ impl fmt::Display for ParamError {
         match self {
             ParamError::Unknown(n) => write!(
                 f,
-                "unknown parameter `:{n}`; a claim statement may use :batch and :worker_id"
+                "unknown parameter `:{n}`; a claim statement may use :batch and :worker_id (and a MySQL claim step :ids)"
             ),
             ParamError::Positional(p) => write!(
                 f,
@@ -53,7 +57,7 @@ impl fmt::Display for ParamError {
 /// number) and returns the parameters in that order.
 pub fn to_postgres(sql: &str) -> Result<(String, Vec<Param>), ParamError> {
     let mut order: Vec<Param> = Vec::new();
-    let out = rewrite(sql, |p| {
+    let out = rewrite(sql, &Param::ALL, |p| {
         let n = match order.iter().position(|q| *q == p) {
             Some(i) => i + 1,
             None => {
@@ -62,6 +66,26 @@ pub fn to_postgres(sql: &str) -> Result<(String, Vec<Param>), ParamError> {
             }
         };
         format!("${n}")
+    })?;
+    Ok((out, order))
+}
+
+/// Rewrites each `:name` to `?` (MySQL numbers nothing: a repeated name is bound again)
+/// and returns the parameters in order. With `ids`, `:ids` is allowed and kept as the
+/// marker the session expands to one `?` per id, and [`Param::Ids`] says where they go.
+pub fn to_mysql(sql: &str, ids: bool) -> Result<(String, Vec<Param>), ParamError> {
+    let mut order: Vec<Param> = Vec::new();
+    let allowed: &[Param] = if ids {
+        &[Param::Batch, Param::WorkerId, Param::Ids]
+    } else {
+        &Param::ALL
+    };
+    let out = rewrite(sql, allowed, |p| {
+        order.push(p);
+        match p {
+            Param::Ids => ":ids".to_string(),
+            _ => "?".to_string(),
+        }
     })?;
     Ok((out, order))
 }
@@ -81,7 +105,11 @@ pub fn is_blank(sql: &str) -> bool {
     }
 }
 
-fn rewrite(sql: &str, mut number: impl FnMut(Param) -> String) -> Result<String, ParamError> {
+fn rewrite(
+    sql: &str,
+    allowed: &[Param],
+    mut number: impl FnMut(Param) -> String,
+) -> Result<String, ParamError> {
     let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
     let mut i = 0;
@@ -108,8 +136,9 @@ fn rewrite(sql: &str, mut number: impl FnMut(Param) -> String) -> Result<String,
         let len = b[i + 1..].iter().take_while(|&&c| ident(c)).count();
         if c == b':' && len > 0 && b[i + 1].is_ascii_alphabetic() {
             let name = &sql[i + 1..i + 1 + len];
-            let p = Param::ALL
-                .into_iter()
+            let p = allowed
+                .iter()
+                .copied()
                 .find(|p| p.name() == name)
                 .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
             out.push_str(&number(p));
@@ -156,6 +185,26 @@ mod tests {
             to_postgres("SELECT 'é' || :batch").unwrap().0,
             "SELECT 'é' || $1"
         );
+    }
+
+    #[test]
+    fn mysql_takes_a_placeholder_per_use_and_keeps_the_ids_marker() {
+        let (sql, order) = to_mysql(
+            "UPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (:ids) AND w <> :worker_id",
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            sql,
+            "UPDATE jobs_hot SET worker_id = ? WHERE id IN (:ids) AND w <> ?"
+        );
+        assert_eq!(order, vec![Param::WorkerId, Param::Ids, Param::WorkerId]);
+        // Only a claim step takes the ids.
+        assert_eq!(
+            to_mysql("SELECT id FROM t WHERE id IN (:ids)", false).unwrap_err(),
+            ParamError::Unknown("ids".into())
+        );
+        assert!(to_postgres("WHERE id IN (:ids)").is_err());
     }
 
     #[test]

@@ -131,20 +131,29 @@ impl Validator<'_> {
         let mut out = Vec::new();
         for (name, c) in raw {
             let f = |x: &str| format!("strategies.{name}.{x}");
-            if c.mysql.is_some() || c.mssql.is_some() {
-                let which = if c.mysql.is_some() { "mysql" } else { "mssql" };
+            if c.mssql.is_some() {
                 return Err(self.err(
-                    &f(which),
-                    "custom strategies run on PostgreSQL only for now (give `postgres = \"file.sql\"`): MySQL has no RETURNING for a one-statement claim, and no SQL Server runs here to check one",
+                    &f("mssql"),
+                    "custom strategies do not run on SQL Server yet (give `postgres` or `mysql`): no SQL Server runs here to check one",
                 ));
             }
-            let Some(path) = &c.postgres else {
+            if c.postgres.is_none() && c.mysql.is_none() {
                 return Err(self.err(
                     &f("postgres"),
-                    "is missing; give the claim statement's file, relative to this workload",
+                    "is missing; give the claim statement's file, relative to this workload (`postgres = \"claim.sql\"`, and/or `mysql = \"claim.mysql.sql\"` with steps `lock` and `claim`)",
                 ));
+            }
+            let (file, sql) = match &c.postgres {
+                Some(path) => self.read_beside(&f("postgres"), path)?,
+                None => Default::default(),
             };
-            let (file, sql) = self.read_beside(&f("postgres"), path)?;
+            let mysql = match &c.mysql {
+                Some(path) => {
+                    let (file, sql) = self.read_beside(&f("mysql"), path)?;
+                    Some(crate::strategy::custom::DeclaredFile { file, sql })
+                }
+                None => None,
+            };
             let promise = |p: &str| c.promises.iter().any(|x| x == p);
             for p in &c.promises {
                 if !["prevents-duplicates", "respects-max-workers"].contains(&p.as_str()) {
@@ -158,11 +167,18 @@ impl Validator<'_> {
                 name: name.clone(),
                 file,
                 sql,
+                mysql,
                 prevents_duplicates: promise("prevents-duplicates"),
                 respects_max_workers: promise("respects-max-workers"),
             };
-            let s =
-                crate::strategy::custom::declare(&d).map_err(|m| self.err(&f("postgres"), m))?;
+            // The message names its file; the field is the engine whose file it is.
+            let s = crate::strategy::custom::declare(&d).map_err(|m| {
+                let engine = match &d.mysql {
+                    Some(my) if d.file.is_empty() || m.starts_with(&my.file) => "mysql",
+                    _ => "postgres",
+                };
+                self.err(&f(engine), m)
+            })?;
             out.push((s, d));
         }
         Ok(out)

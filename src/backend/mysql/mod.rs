@@ -12,7 +12,9 @@ use super::shared::Control;
 use super::{Backend, BackendError, BackendKind, Endpoint, ErrorKind, ServerCounters};
 use crate::backend::Reset;
 use crate::backend::sql::{fill, migration, step};
+use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
+mod custom;
 mod session;
 
 pub use session::MysqlSession;
@@ -75,6 +77,25 @@ const ER_DBACCESS_DENIED: u16 = 1044;
 /// A claim-shaped strategy brings its `lock` and `lock-capped` steps; the capacity
 /// read and the claim UPDATE are production's, the same for all of them.
 pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
+    if let Some(m) = declared(strategy) {
+        let show = |params: &[Param]| {
+            params
+                .iter()
+                .map(|p| match p {
+                    Param::Batch => format!("? = {batch} (batch)"),
+                    Param::WorkerId => "? = worker id".to_string(),
+                    Param::Ids => format!(":ids = {batch} placeholders"),
+                    Param::Window => "? = window".to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return format!(
+            "lock: {}; claim: {}",
+            show(&m.lock_params),
+            show(&m.claim_params)
+        );
+    }
     match strategy.shape() {
         Shape::Claim => format!(
             "capacity: ? = {batch}; lock: ? = {batch}, then per capped queue with room ? = its name, ? = its room; claim: ? = worker id, :ids = {batch} placeholders"
@@ -88,6 +109,25 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
         Shape::VersionCas => format!(
             "select: ? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = version read"
         ),
+    }
+}
+
+/// A workload's own MySQL claim, when `strategy` is one.
+pub fn declared(strategy: &Strategy) -> Option<&crate::strategy::custom::MysqlClaim> {
+    strategy.def().custom.as_ref()?.mysql.as_ref()
+}
+
+/// The statements `claimbench sql` shows for `strategy` at `batch`: a declared claim's
+/// steps as sent (parameters as `?`, `:ids` expanded), else its file with `:ids`
+/// expanded.
+pub fn statements_as_sent(strategy: &Strategy, batch: u32) -> String {
+    match declared(strategy) {
+        Some(m) => format!(
+            "-- step: lock\n{}\n-- step: claim\n{}",
+            m.lock.trim(),
+            expand_ids(m.claim.trim(), batch as usize)
+        ),
+        None => expand_ids(strategy.text(BackendKind::Mysql), batch as usize),
     }
 }
 
@@ -537,6 +577,7 @@ impl Backend for MysqlBackend {
             workers: self.workers.clone(),
             batch_update: None,
             lock_statements: Vec::new(),
+            custom: Vec::new(),
             candidates: Vec::new(),
             held: false,
             cluster: self.nodes.len() > 1 && !self.standalone_now(),

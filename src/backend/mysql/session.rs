@@ -88,6 +88,8 @@ pub struct MysqlSession {
     /// The lock step of production and waiting, prepared per number of capped-queue
     /// branches on first use (a workload has a handful of capped queues at most).
     pub(super) lock_statements: Vec<(Strategy, usize, Statement)>,
+    /// Each declared claim's statements (`custom`), prepared on first use.
+    pub(super) custom: Vec<super::custom::Prepared>,
     /// Reused buffer: the rows a lock step returned, with their priority, for `pick`.
     pub(super) candidates: Vec<(i64, ClaimedJob)>,
     /// Inside a transaction `begin` opened: statements that bring their own transaction
@@ -133,7 +135,7 @@ impl MysqlSession {
     /// Runs `body` inside START TRANSACTION ... COMMIT; any error rolls back first, so
     /// a retried claim starts clean (a lock wait timeout ends only the statement and
     /// would leave the transaction and its locks open).
-    async fn in_transaction<T>(
+    pub(super) async fn in_transaction<T>(
         &mut self,
         what: &'static str,
         body: impl AsyncFnOnce(&mut Self) -> Result<(T, bool), BackendError>,
@@ -365,7 +367,15 @@ impl Lifecycle for MysqlSession {
 impl ClaimSteps for MysqlSession {
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
-        self.claim_locked(strategy, batch, out).await
+        match strategy
+            .def()
+            .custom
+            .as_ref()
+            .and_then(|c| c.mysql.as_ref())
+        {
+            Some(m) => self.claim_declared(strategy, m, batch, out).await,
+            None => self.claim_locked(strategy, batch, out).await,
+        }
     }
 
     /// The update reaches only rows that still exist: when it changed fewer than it
@@ -441,6 +451,20 @@ impl ClaimSteps for MysqlSession {
 }
 
 impl Session for MysqlSession {
+    /// A declared claim's steps now, so that a statement the server refuses fails
+    /// before a trial (the claim step for one id; a claim prepares it per batch size).
+    async fn prepare(&mut self, strategy: &Strategy) -> Result<(), BackendError> {
+        match strategy
+            .def()
+            .custom
+            .as_ref()
+            .and_then(|c| c.mysql.as_ref())
+        {
+            Some(m) => self.check_declared(strategy, m).await,
+            None => Ok(()),
+        }
+    }
+
     /// MariaDB's `ANALYZE FORMAT=JSON` of the locking read (production's `lock` step,
     /// uncapped branch; a two-step strategy's select step) between START TRANSACTION
     /// and ROLLBACK: it runs for real, locks its rows for a moment, and leaves nothing.

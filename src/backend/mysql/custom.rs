@@ -1,0 +1,214 @@
+//! A workload's own MySQL claim ([`MysqlClaim`]): MySQL has no `UPDATE ... RETURNING`,
+//! so a declared claim is a locking read (`lock`) and an UPDATE of what it returned by
+//! id (`claim`) in one short transaction, the shape of production's port. The session
+//! prepares both once per connection (and the claim step once per batch size: `:ids`
+//! becomes one placeholder per row of a full batch, padded with id 0, which no job has),
+//! reads the lock step's columns by name, and claims a job only when both steps agree on
+//! it: a claim step that changes fewer rows than the lock step returned is an error.
+
+use super::session::MysqlSession;
+use super::{expand_ids, int, session_error};
+use crate::backend::{BackendError, ClaimedJob};
+use crate::strategy::Strategy;
+use crate::strategy::custom::MysqlClaim;
+use crate::strategy::named_params::Param;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Params, Row, Statement, Value};
+
+/// One declared claim's statements on this connection.
+pub(super) struct Prepared {
+    strategy: Strategy,
+    lock: Statement,
+    /// Where the lock step returns `id`, `attempt_count` and `queue_wait_us`.
+    id: usize,
+    attempt: Option<usize>,
+    queue_wait: Option<usize>,
+    /// The claim step for one batch size.
+    claim: Option<(u32, Statement)>,
+}
+
+fn refused(strategy: &Strategy, m: &MysqlClaim, step: &str, message: String) -> BackendError {
+    BackendError::other(
+        "prepare the claim",
+        format!(
+            "{}: strategies.{strategy}.mysql step {step}: {message}",
+            m.file
+        ),
+    )
+}
+
+/// The values of `params` for one call, `ids` (padded to `batch`) where `:ids` stands.
+fn values(params: &[Param], batch: u32, worker_id: &str, ids: &[i64]) -> Params {
+    let mut v = Vec::with_capacity(params.len() + batch as usize);
+    for p in params {
+        match p {
+            Param::Batch => v.push(Value::from(batch)),
+            Param::WorkerId => v.push(Value::from(worker_id)),
+            Param::Ids => {
+                v.extend(ids.iter().map(|&id| Value::from(id)));
+                v.extend((ids.len()..batch as usize).map(|_| Value::Int(0)));
+            }
+            Param::Window => v.push(Value::Int(1)),
+        }
+    }
+    Params::Positional(v)
+}
+
+impl MysqlSession {
+    /// Where `strategy`'s statements are in `self.custom`, preparing its lock step on
+    /// first use; a statement the server refuses, or a lock step without an `id`
+    /// column, fails naming the file and step.
+    pub(super) async fn custom_index(
+        &mut self,
+        strategy: &Strategy,
+        m: &MysqlClaim,
+    ) -> Result<usize, BackendError> {
+        if let Some(i) = self.custom.iter().position(|p| p.strategy == *strategy) {
+            return Ok(i);
+        }
+        let lock = self
+            .conn
+            .prep(&m.lock)
+            .await
+            .map_err(|e| refused(strategy, m, "lock", format!("the server refused it: {e}")))?;
+        let column = |name: &str| lock.columns().iter().position(|c| c.name_str() == name);
+        let id = column("id").ok_or_else(|| {
+            refused(
+                strategy,
+                m,
+                "lock",
+                "returns no `id` column; return the locked rows' ids as `id`".into(),
+            )
+        })?;
+        let (attempt, queue_wait) = (column("attempt_count"), column("queue_wait_us"));
+        self.custom.push(Prepared {
+            strategy: strategy.clone(),
+            lock,
+            id,
+            attempt,
+            queue_wait,
+            claim: None,
+        });
+        Ok(self.custom.len() - 1)
+    }
+
+    /// Prepares both steps, as a run does before its first trial.
+    pub(super) async fn check_declared(
+        &mut self,
+        strategy: &Strategy,
+        m: &MysqlClaim,
+    ) -> Result<(), BackendError> {
+        let i = self.custom_index(strategy, m).await?;
+        self.custom_claim(i, m, 1).await.map(|_| ())
+    }
+
+    /// The claim step for `batch` ids, prepared once per batch size.
+    async fn custom_claim(
+        &mut self,
+        i: usize,
+        m: &MysqlClaim,
+        batch: u32,
+    ) -> Result<Statement, BackendError> {
+        if let Some((b, st)) = &self.custom[i].claim
+            && *b == batch
+        {
+            return Ok(st.clone());
+        }
+        let sql = expand_ids(&m.claim, batch as usize);
+        let st = self.conn.prep(sql).await.map_err(|e| {
+            let s = &self.custom[i].strategy;
+            refused(s, m, "claim", format!("the server refused it: {e}"))
+        })?;
+        self.custom[i].claim = Some((batch, st.clone()));
+        Ok(st)
+    }
+
+    /// Runs the declared claim for `batch`: lock, claim, commit; the jobs go to `out`
+    /// once committed.
+    pub(super) async fn claim_declared(
+        &mut self,
+        strategy: &Strategy,
+        m: &MysqlClaim,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<(), BackendError> {
+        let i = self.custom_index(strategy, m).await?;
+        let claim = self.custom_claim(i, m, batch).await?;
+        let before = out.len();
+        let result = self
+            .in_transaction("claim", async |s| {
+                let cluster = s.cluster;
+                let e = |e| session_error(cluster, "claim", e);
+                let p = &s.custom[i];
+                let params = values(&m.lock_params, batch, &s.worker_id, &[]);
+                let rows: Vec<Row> = s.conn.exec(&p.lock, params).await.map_err(e)?;
+                out.extend(rows.iter().map(|r| ClaimedJob {
+                    id: int(r, p.id).unwrap_or(0),
+                    attempt: p.attempt.and_then(|c| int(r, c)).unwrap_or(0) as i32,
+                    queue_wait_us: p.queue_wait.and_then(|c| int(r, c)).unwrap_or(-1),
+                }));
+                let ids: Vec<i64> = out[before..].iter().map(|j| j.id).collect();
+                if ids.is_empty() {
+                    return Ok(((), true));
+                }
+                if ids.len() > batch as usize {
+                    return Err(BackendError::other(
+                        "claim",
+                        format!(
+                            "{}: the lock step returned {} rows for a batch of {batch}; it must take at most :batch (LIMIT :batch)",
+                            m.file,
+                            ids.len()
+                        ),
+                    ));
+                }
+                let params = values(&m.claim_params, batch, &s.worker_id, &ids);
+                s.conn.exec_drop(&claim, params).await.map_err(e)?;
+                let changed = s.conn.affected_rows();
+                if changed != ids.len() as u64 {
+                    return Err(BackendError::other(
+                        "claim",
+                        format!(
+                            "{}: the claim step changed {changed} of the {} rows its lock step returned; claimbench counts a job claimed only when both steps agree on it",
+                            m.file,
+                            ids.len()
+                        ),
+                    ));
+                }
+                Ok(((), true))
+            })
+            .await;
+        if result.is_err() {
+            // Rolled back: none of the locked rows is claimed.
+            out.truncate(before);
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_fill_a_full_batch_and_the_rest_bind_in_order() {
+        let p = values(
+            &[Param::WorkerId, Param::Ids, Param::Batch],
+            3,
+            "w1",
+            &[7, 9],
+        );
+        let Params::Positional(v) = p else {
+            panic!("positional")
+        };
+        assert_eq!(
+            v,
+            vec![
+                Value::from("w1"),
+                Value::from(7i64),
+                Value::from(9i64),
+                Value::Int(0),
+                Value::from(3u32),
+            ]
+        );
+    }
+}
