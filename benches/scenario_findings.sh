@@ -32,6 +32,8 @@ scenarios=(
     "techniques@@1@@^- over-claimed: .*; its plan: .*Nested Loop@@verdict: and names the plan that did it"
     "techniques@@1@@^\| default-plan \| postgres \| version-cas \| fetch-order \| 8 \| 10 \| [0-9]+ \| 3\.[0-9]{2} \|@@table: version-cas's one-statement compare-and-set costs about 3 transactions per job at batch 10"
     "techniques@@1@@^\| default-plan \| postgres \| conditional \| fetch-order \| 8 \| 10 \| [0-9]+ \| [5-7]\.[0-9]{2} \|@@table: conditional's UPDATE per candidate costs about 6"
+    "techniques@@1@@^\| offset \| postgres \| offset-start-64 \| fetch-order \| 16 \| 1 \|( [^|]*\|){5} ([3-9][0-9]|[1-9][0-9]{2}) \|$@@table: a claim from a random start among the first 64 passes over 30 or more older jobs (p99)"
+    "techniques@@1@@^\| offset \| postgres \| production \| fetch-order \| 16 \| 1 \|( [^|]*\|){5} ([0-9]|[1-2][0-9]) \|$@@table: production's head-first claim passes over fewer than 30 (about the claims in flight)"
     "history@@0@@^\| paused-200k \| postgres \| production \| fetch-order \|( [^|]*\|){5} [0-9]{3,}\.[0-9]+ \|@@table: 200k paused rows push production's claim p50 past 100 ms"
     "history@@0@@^\| clean \| postgres \| production \| fetch-order \|( [^|]*\|){5} [0-9]\.[0-9]+ \|@@table: on a clean table the same claim's p50 stays under 10 ms"
     "priorities@@0@@^- per queue, production at 4 workers in at-[0-9]+: .low. falls behind .* while .high. keeps up@@verdict: low priority starves under high-priority arrivals"

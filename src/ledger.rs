@@ -140,6 +140,21 @@ pub struct LedgerAnalysis {
     pub held_at_end: u64,
 }
 
+/// How far the claims strayed from oldest-first: for each job's first claim, how many
+/// jobs with a smaller id were first claimed after it, i.e. older jobs it passed over.
+/// Ids are the creation order, so this is the fetch order only where priorities and
+/// schedules do not reorder jobs; the trial records it only there. A head-first claim
+/// passes over the jobs other claims in flight hold (about workers x batch); a claim
+/// that starts elsewhere passes over more.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PassedOver {
+    /// First claims counted.
+    pub claims: u64,
+    pub mean: f64,
+    pub p99: u64,
+    pub max: u64,
+}
+
 /// Every worker's recording, merged once at the end of a trial.
 pub struct MergedLedger {
     /// Claims and releases, by (job, time).
@@ -246,6 +261,52 @@ impl MergedLedger {
             }
         }
         out
+    }
+
+    /// Older jobs each first claim passed over ([`PassedOver`]); `None` without claims.
+    /// O(n log n): a Fenwick tree over the ids' ranks, walked from the last claim back.
+    pub fn passed_over(&self) -> Option<PassedOver> {
+        // (claimed at, job) of each job's first claim; events are by (job, time).
+        let mut firsts: Vec<(u64, i64)> = self
+            .events
+            .chunk_by(|a, b| a.job == b.job)
+            .filter_map(|evs| {
+                evs.iter()
+                    .find(|e| matches!(e.kind, EventKind::Claim { .. }))
+                    .map(|e| (e.t_ns, e.job))
+            })
+            .collect();
+        if firsts.is_empty() {
+            return None;
+        }
+        // Jobs are unique and already in id order: a job's rank is its position.
+        let ids: Vec<i64> = firsts.iter().map(|&(_, j)| j).collect();
+        firsts.sort_unstable();
+        let mut tree = vec![0u32; ids.len() + 1];
+        let mut passed: Vec<u64> = Vec::with_capacity(ids.len());
+        for &(_, job) in firsts.iter().rev() {
+            let rank = ids.partition_point(|&j| j < job);
+            // Later first claims of smaller ids: the Fenwick prefix sum below `rank`.
+            let (mut i, mut n) = (rank, 0u64);
+            while i > 0 {
+                n += u64::from(tree[i]);
+                i &= i - 1;
+            }
+            passed.push(n);
+            let mut i = rank + 1;
+            while i < tree.len() {
+                tree[i] += 1;
+                i += i & i.wrapping_neg();
+            }
+        }
+        passed.sort_unstable();
+        let at = |q: f64| passed[((passed.len() - 1) as f64 * q).round() as usize];
+        Some(PassedOver {
+            claims: passed.len() as u64,
+            mean: passed.iter().sum::<u64>() as f64 / passed.len() as f64,
+            p99: at(0.99),
+            max: *passed.last().unwrap_or(&0),
+        })
     }
 
     /// Duplicate claims and executions. O(n) after the sort in `new`.
@@ -364,6 +425,37 @@ pub fn analyse(ledgers: impl IntoIterator<Item = WorkerLedger>) -> LedgerAnalysi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passed_over_counts_older_jobs_first_claimed_later() {
+        // Claimed in the order 3, 1, 2, 5, 4 (job 1 claimed again later: not counted).
+        let ledgers = [
+            ledger(0, |l| {
+                l.claim(3, 10, 0);
+                l.claim(2, 30, 0);
+                l.claim(1, 90, 1);
+            }),
+            ledger(1, |l| {
+                l.claim(1, 20, 0);
+                l.claim(5, 40, 0);
+                l.claim(4, 50, 0);
+            }),
+        ];
+        let p = MergedLedger::new(ledgers).passed_over().unwrap();
+        // 3 passed over 1 and 2; 5 passed over 4; the rest none.
+        assert_eq!((p.claims, p.max, p.p99), (5, 2, 2));
+        assert!((p.mean - 3.0 / 5.0).abs() < 1e-9, "{p:?}");
+        let in_order = [ledger(0, |l| {
+            (1..=100).for_each(|j| l.claim(j, j as u64, 0))
+        })];
+        let p = MergedLedger::new(in_order).passed_over().unwrap();
+        assert_eq!((p.claims, p.max), (100, 0));
+        assert!(
+            MergedLedger::new([ledger(0, |_| {})])
+                .passed_over()
+                .is_none()
+        );
+    }
 
     #[test]
     fn a_claim_lost_at_a_failover_is_retaken_while_its_holder_still_holds_it() {

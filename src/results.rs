@@ -240,6 +240,10 @@ pub struct TrialResult {
     /// returning it to pending, µs; `None` when no stranded job was rescued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_rescue: Option<HistogramSummary>,
+    /// Older jobs each first claim passed over (`ledger::PassedOver`): recorded where
+    /// ids are the fetch order (one priority, nothing scheduled), else `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_over: Option<crate::ledger::PassedOver>,
     pub counts: Counts,
     /// Claim calls per second after warm-up (what pgbench calls tps for the same SQL).
     pub claims_per_s: f64,

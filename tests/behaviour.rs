@@ -1726,6 +1726,34 @@ async fn offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over() {
     backend.drop_schema().await;
 }
 
+/// What a random start gives up, counted from the ledger on a real run: production's
+/// head-first claim passes over only the jobs other claims in flight hold (8 workers at
+/// batch 1: a handful), offset-start-64 over up to 63 older jobs. Counts of jobs, not
+/// times, so the host's speed does not move them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_random_start_passes_over_older_jobs_and_the_head_first_claim_does_not() {
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = Arc::new(<PostgresBackend as TestDb>::open("passed_over").await);
+    let w = common::workload(
+        "backlog = 3000\nqueues = [{ name = \"q\" }]",
+        "[matrix]\nstrategies = [\"production\", \"offset-start-64\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [8]\nbatch_sizes = [1]\n[trial]\nwarmup_s = 0\nduration_s = 1\n",
+    );
+    let r = run(&backend, w).await;
+    let p99 = |name: &str| {
+        let s = Strategy::builtin_named(name).unwrap();
+        let t = trials(&r, &s)[0];
+        let p = t
+            .passed_over
+            .expect("one priority, nothing scheduled: recorded");
+        assert!(p.claims > 100, "{name}: {p:?}");
+        p.p99
+    };
+    let (head, random) = (p99("production"), p99("offset-start-64"));
+    assert!(head < 24, "production passed over {head} older jobs (p99)");
+    assert!(random >= 40, "offset-start-64 passed over {random} (p99)");
+    backend.drop_schema().await;
+}
+
 /// The documented worst cases, at their edges: `advisory` reads a window of 4 x batch +
 /// 64 rows before it locks, so with other claims holding all of it the batch comes back
 /// empty while hundreds of rows beyond are free, and with one row of it free, a batch of

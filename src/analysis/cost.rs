@@ -22,6 +22,10 @@ pub struct Cost {
     pub claim_calls_per_job: Option<f64>,
     /// Rows the sampled claim's plan examined per row of its batch (the first sample).
     pub rows_examined_per_row: Option<f64>,
+    /// What claiming out of order costs the jobs: the older jobs a claim passed over,
+    /// 99th percentile, the largest over the repetitions (`ledger::PassedOver`; only
+    /// where ids are the fetch order).
+    pub passed_over_p99: Option<u64>,
 }
 
 /// One repetition's server transactions per job (completed, or claimed when
@@ -67,6 +71,11 @@ pub fn of(c: &CellResult) -> Cost {
             .find_map(|t| t.plan.as_ref())
             .filter(|p| p.analyzed && c.batch_size > 0)
             .map(|p| p.rows_examined as f64 / f64::from(c.batch_size)),
+        passed_over_p99: c
+            .trials
+            .iter()
+            .filter_map(|t| t.passed_over.map(|p| p.p99))
+            .max(),
     }
 }
 

@@ -190,6 +190,11 @@ pub(super) async fn run_trial<B: Backend>(
         None => None,
     };
     let time_to_rescue = rescue_histogram(&merged_ledger);
+    // Ids are creation order; with one priority and nothing scheduled, fetch order too.
+    let p = &w.population;
+    let passed_over = (p.all_priorities().len() == 1 && p.scheduled_share == 0.0)
+        .then(|| merged_ledger.passed_over())
+        .flatten();
     let holds = exact_holds(backend, w, &merged_ledger).await?;
 
     let measured = clock.measured(stop_at);
@@ -279,6 +284,7 @@ pub(super) async fn run_trial<B: Backend>(
             recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
         }),
         time_to_rescue,
+        passed_over,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
         claimed_per_s: per_s(c.jobs_claimed_steady),
