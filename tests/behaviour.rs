@@ -1666,6 +1666,23 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
     backend.drop_schema().await;
 }
 
+/// `n` pending jobs of queue `q`, created one second apart in id order.
+fn one_queue_in_creation_order(n: i64) -> TableState {
+    TableState {
+        queues: vec![],
+        jobs: (1..=n)
+            .map(|id| JobRow {
+                id,
+                queue: "q".into(),
+                priority: 0,
+                status: 0,
+                created_s: -1000 + id,
+                scheduled_s: None,
+            })
+            .collect(),
+    }
+}
+
 /// offset-start's shortcut at its worst: a window as wide as the backlog. Its start is
 /// read without locks and its locking reads filter by the start's key, so a claim that
 /// started deep in the backlog holds its batch and nothing it passed over: a production
@@ -1680,19 +1697,7 @@ async fn offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over() {
     backend.reset(&w, "fetch-order", 1).await.unwrap();
     let mut a = backend.connect("cbtest-claimer", "offset").await.unwrap();
     let mut b = backend.connect("cbtest-other", "head").await.unwrap();
-    let state = TableState {
-        queues: vec![],
-        jobs: (1..=400)
-            .map(|id| JobRow {
-                id,
-                queue: "q".into(),
-                priority: 0,
-                status: 0,
-                created_s: -1000 + id,
-                scheduled_s: None,
-            })
-            .collect(),
-    };
+    let state = one_queue_in_creation_order(400);
     let wide = Strategy::builtin_named("offset-start-400").unwrap();
     let mut deep = 0;
     for _ in 0..8 {
@@ -1770,19 +1775,7 @@ async fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
     backend.setup_strategy(&ready).await.unwrap();
     let mut claimer = backend.connect("cbtest-claimer", "edge").await.unwrap();
     let mut other = backend.connect("cbtest-other", "other").await.unwrap();
-    let state = TableState {
-        queues: vec![],
-        jobs: (1..=400)
-            .map(|id| JobRow {
-                id,
-                queue: "q".into(),
-                priority: 0,
-                status: 0,
-                created_s: -1000 + id,
-                scheduled_s: None,
-            })
-            .collect(),
-    };
+    let state = one_queue_in_creation_order(400);
     let batch = 10;
     let window = model::advisory_window(batch) as i64;
     for (held_to, advisory_gets) in [
