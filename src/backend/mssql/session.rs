@@ -214,6 +214,17 @@ impl Lifecycle for MssqlSession {
     }
 }
 
+/// The jobs of a two-step claim's read (`got`: id, attempt, queue wait) that its
+/// UPDATE's `OUTPUT INSERTED.[Id]` (`updated`) says it changed, appended to `out`.
+fn keep_updated(got: &[Row], updated: &[Row], out: &mut Vec<ClaimedJob>) {
+    let updated: Vec<i64> = updated.iter().map(|r| int(r, 0)).collect();
+    out.extend(
+        got.iter()
+            .map(|r| claimed(r, 0, 1, 2))
+            .filter(|j| updated.contains(&j.id)),
+    );
+}
+
 impl ClaimSteps for MssqlSession {
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
@@ -244,12 +255,7 @@ impl ClaimSteps for MssqlSession {
         let ids = json_numbers(got.iter().map(|r| int(r, 0)));
         let binds = naive_update_binds(&self.worker_id, &ids);
         let updated = rows(c, "claim", &s.naive_update, &binds).await?;
-        let updated: Vec<i64> = updated.iter().map(|r| int(r, 0)).collect();
-        out.extend(
-            got.iter()
-                .map(|r| claimed(r, 0, 1, 2))
-                .filter(|j| updated.contains(&j.id)),
-        );
+        keep_updated(&got, &updated, out);
         Ok(())
     }
 
@@ -267,12 +273,7 @@ impl ClaimSteps for MssqlSession {
         let pairs = json_numbers(got.iter().map(|r| format!("[{},{}]", int(r, 0), int(r, 3))));
         let binds = version_cas_binds(&self.worker_id, &pairs);
         let won = rows(c, "claim", &s.version_claim, &binds).await?;
-        let won: Vec<i64> = won.iter().map(|r| int(r, 0)).collect();
-        out.extend(
-            got.iter()
-                .map(|r| claimed(r, 0, 1, 2))
-                .filter(|j| won.contains(&j.id)),
-        );
+        keep_updated(&got, &won, out);
         Ok((got.len() - won.len()) as u32)
     }
 
