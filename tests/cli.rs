@@ -368,7 +368,7 @@ fn compare_report_adds_the_comparison_and_its_plots(run_dir: &Path) {
         .find("Compared with baseline")
         .expect("a comparison section");
     assert!(
-        section < html.find("<h2>Plots</h2>").unwrap(),
+        section < html.find("\">Plots</h2>").unwrap(),
         "the comparison comes first"
     );
     assert!(html.contains("<b>no regression</b> (exit 0)"));

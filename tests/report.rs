@@ -100,7 +100,12 @@ fn fixture_renders_every_plot_and_file() {
     let html = render_and_check(&r);
     assert!(html.contains("<td class=\"l\">production</td>"));
     assert!(html.contains(&r.workload.sha256));
-    assert!(html.contains("<h2>Verdict</h2>"), "the verdict comes first");
+    let at = |h: &str| html.find(&format!("\">{h}</h2>")).unwrap_or(usize::MAX);
+    assert!(at("Verdict") < at("Summary"), "the verdict comes first");
+    assert!(
+        html.contains("<a href=\"#verdict\">Verdict</a>") && html.contains("<h2 id=\"verdict\">"),
+        "a table of contents links every section"
+    );
     assert!(
         !html.contains("oldest_pending_over_time"),
         "no arrivals: the oldest-pending plot would measure the trial's clock"
@@ -140,7 +145,7 @@ fn a_rate_search_draws_the_sustained_rate_plot_and_table() {
         });
     }
     let html = render_and_check(&r);
-    assert!(html.contains("<h2>Sustainable arrival rate</h2>"));
+    assert!(html.contains("\">Sustainable arrival rate</h2>"));
     assert!(
         html.contains("with 4 workers sustains 900 arrivals/s"),
         "the verdict says it"
@@ -256,7 +261,7 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
         }
     }
     let html = std::fs::read_to_string(&files.html).unwrap();
-    assert!(html.contains("<h2>Backends side by side</h2>"));
+    assert!(html.contains("\">Backends side by side</h2>"));
     assert!(html.contains("<figure id=\"mysql-duplicates\">"));
     assert!(
         html.contains("postgres://u@h:5432/db (") && html.contains(" and mysql://u@h:3306/db (")

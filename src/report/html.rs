@@ -19,7 +19,47 @@ table{border-collapse:collapse;font-size:13px;margin:1em 0;display:block;max-wid
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}td{max-width:40em;overflow-wrap:anywhere}\
 th{background:#f2f2f2}td.l,th.l{text-align:left}figure{margin:2em 0}figure svg{max-width:100%;height:auto}\
 p.how{color:#444;max-width:60em}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\
-.warn{color:#8a4b00}.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c068}";
+.warn{color:#8a4b00}.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c068}\
+nav.toc{background:#f7f7f7;padding:.5em 1em;line-height:1.8}nav.toc a{margin-right:.3em}";
+
+/// Where the table of contents goes, once every section is written.
+const CONTENTS: &str = "<!--contents-->";
+
+/// Gives every section heading an id and puts links to them all where [`CONTENTS`]
+/// stands: a long report is read by jumping to the section one came for. Titles are
+/// already escaped; ids are their letters and digits, numbered when two repeat.
+fn with_contents(h: &str) -> String {
+    let mut out = String::with_capacity(h.len() + 2048);
+    let mut links: Vec<String> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    let mut rest = h;
+    while let Some(at) = rest.find("<h2>") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "<h2>".len()..];
+        let end = after.find("</h2>").unwrap_or(after.len());
+        let title = &after[..end];
+        let base: String = title
+            .chars()
+            .map(|c| match c.is_ascii_alphanumeric() {
+                true => c.to_ascii_lowercase(),
+                false => '-',
+            })
+            .collect();
+        let base = base.trim_matches('-').to_string();
+        let n = ids.iter().filter(|i| **i == base).count();
+        ids.push(base.clone());
+        let id = match n {
+            0 => base,
+            n => format!("{base}-{}", n + 1),
+        };
+        let _ = write!(out, "<h2 id=\"{id}\">{title}</h2>");
+        links.push(format!("<a href=\"#{id}\">{title}</a>"));
+        rest = after.get(end + "</h2>".len()..).unwrap_or("");
+    }
+    out.push_str(rest);
+    let nav = format!("<nav class=\"toc\">{}</nav>", links.join(" · "));
+    out.replacen(CONTENTS, &nav, 1)
+}
 
 /// One table row; the first three columns (names) align left, numbers right.
 /// A count a backend may not have: "–" where it has none.
@@ -30,7 +70,12 @@ fn or_dash(n: Option<i64>) -> String {
 /// The facts that decide whether two runs may be compared, and the server's settings.
 fn environment(h: &mut String, r: &RunResult) {
     let env = &r.environment;
-    h.push_str("<h2>Environment</h2>\n<table>\n");
+    // The settings that decide whether these figures are production's come first.
+    let _ = writeln!(
+        h,
+        "<h2>Environment and server settings</h2>\n<p class=\"how\">{}</p>\n<table>",
+        esc(&summary::durability(r))
+    );
     let facts = [
         ("host", env.host.clone()),
         ("os", env.os.clone()),
@@ -233,6 +278,8 @@ pub fn render(
         );
     }
 
+    h.push_str(CONTENTS);
+    h.push('\n');
     if let Some(section) = comparison {
         h.push_str(section);
     }
@@ -305,5 +352,30 @@ pub fn render(
         "<h2>Workload</h2>\n<pre>{}</pre>\n</body></html>",
         esc(&r.workload.text)
     );
-    h
+    with_contents(&h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_section_gets_an_id_and_a_link_where_the_contents_stand() {
+        let page = format!(
+            "<h1>run</h1>{CONTENTS}<h2>Verdict</h2><p>x</p><h2>Cost per job</h2><h2>Verdict</h2>"
+        );
+        let out = with_contents(&page);
+        assert!(
+            out.contains("<h2 id=\"verdict\">Verdict</h2><p>x</p>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<h2 id=\"cost-per-job\">Cost per job</h2>"),
+            "{out}"
+        );
+        assert!(out.contains("<h2 id=\"verdict-2\">Verdict</h2>"), "{out}");
+        let nav = "<nav class=\"toc\"><a href=\"#verdict\">Verdict</a> · <a href=\"#cost-per-job\">Cost per job</a> · <a href=\"#verdict-2\">Verdict</a></nav>";
+        assert!(out.starts_with(&format!("<h1>run</h1>{nav}<h2")), "{out}");
+        assert!(!out.contains(CONTENTS));
+    }
 }
