@@ -37,16 +37,17 @@ fn refused(strategy: &Strategy, m: &MysqlClaim, step: &str, message: String) -> 
     )
 }
 
-/// The values of `params` for one call, `ids` (padded to `batch`) where `:ids` stands.
-fn values(params: &[Param], batch: u32, worker_id: &str, ids: &[i64]) -> Params {
+/// The values of `params` for one call, the ids of `jobs` (padded to `batch`) where
+/// `:ids` stands.
+fn values(params: &[Param], batch: u32, worker_id: &str, jobs: &[ClaimedJob]) -> Params {
     let mut v = Vec::with_capacity(params.len() + batch as usize);
     for p in params {
         match p {
             Param::Batch => v.push(Value::from(batch)),
             Param::WorkerId => v.push(Value::from(worker_id)),
             Param::Ids => {
-                v.extend(ids.iter().map(|&id| Value::from(id)));
-                v.extend((ids.len()..batch as usize).map(|_| Value::Int(0)));
+                v.extend(jobs.iter().map(|j| Value::from(j.id)));
+                v.extend((jobs.len()..batch as usize).map(|_| Value::Int(0)));
             }
             Param::Window => v.push(Value::Int(1)),
         }
@@ -58,7 +59,7 @@ impl MysqlSession {
     /// Where `strategy`'s statements are in `self.custom`, preparing its lock step on
     /// first use; a statement the server refuses, or a lock step without an `id`
     /// column, fails naming the file and step.
-    pub(super) async fn custom_index(
+    async fn custom_index(
         &mut self,
         strategy: &Strategy,
         m: &MysqlClaim,
@@ -147,30 +148,28 @@ impl MysqlSession {
                     attempt: p.attempt.and_then(|c| int(r, c)).unwrap_or(0) as i32,
                     queue_wait_us: p.queue_wait.and_then(|c| int(r, c)).unwrap_or(-1),
                 }));
-                let ids: Vec<i64> = out[before..].iter().map(|j| j.id).collect();
-                if ids.is_empty() {
+                let locked = out.len() - before;
+                if locked == 0 {
                     return Ok(((), true));
                 }
-                if ids.len() > batch as usize {
+                if locked > batch as usize {
                     return Err(BackendError::other(
                         "claim",
                         format!(
                             "{}: the lock step returned {} rows for a batch of {batch}; it must take at most :batch (LIMIT :batch)",
-                            m.file,
-                            ids.len()
+                            m.file, locked
                         ),
                     ));
                 }
-                let params = values(&m.claim_params, batch, &s.worker_id, &ids);
+                let params = values(&m.claim_params, batch, &s.worker_id, &out[before..]);
                 s.conn.exec_drop(&claim, params).await.map_err(e)?;
                 let changed = s.conn.affected_rows();
-                if changed != ids.len() as u64 {
+                if changed != locked as u64 {
                     return Err(BackendError::other(
                         "claim",
                         format!(
                             "{}: the claim step changed {changed} of the {} rows its lock step returned; claimbench counts a job claimed only when both steps agree on it",
-                            m.file,
-                            ids.len()
+                            m.file, locked
                         ),
                     ));
                 }
@@ -195,7 +194,11 @@ mod tests {
             &[Param::WorkerId, Param::Ids, Param::Batch],
             3,
             "w1",
-            &[7, 9],
+            &[7, 9].map(|id| ClaimedJob {
+                id,
+                attempt: 0,
+                queue_wait_us: 0,
+            }),
         );
         let Params::Positional(v) = p else {
             panic!("positional")

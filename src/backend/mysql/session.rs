@@ -367,12 +367,7 @@ impl Lifecycle for MysqlSession {
 impl ClaimSteps for MysqlSession {
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
-        match strategy
-            .def()
-            .custom
-            .as_ref()
-            .and_then(|c| c.mysql.as_ref())
-        {
+        match super::declared(strategy) {
             Some(m) => self.claim_declared(strategy, m, batch, out).await,
             None => self.claim_locked(strategy, batch, out).await,
         }
@@ -454,12 +449,7 @@ impl Session for MysqlSession {
     /// A declared claim's steps now, so that a statement the server refuses fails
     /// before a trial (the claim step for one id; a claim prepares it per batch size).
     async fn prepare(&mut self, strategy: &Strategy) -> Result<(), BackendError> {
-        match strategy
-            .def()
-            .custom
-            .as_ref()
-            .and_then(|c| c.mysql.as_ref())
-        {
+        match super::declared(strategy) {
             Some(m) => self.check_declared(strategy, m).await,
             None => Ok(()),
         }
