@@ -66,6 +66,8 @@ pub struct WorkerLedger {
     /// (job, start µs) of every completion the database acknowledged, named by the
     /// run it completed: what a failover may have lost.
     completed: Vec<(i64, i64)>,
+    /// When a claim lost races (ns since the start), once per race.
+    lost: Vec<u64>,
 }
 
 impl WorkerLedger {
@@ -76,7 +78,13 @@ impl WorkerLedger {
             executions: Vec::with_capacity(1024),
             stranded: Vec::new(),
             completed: Vec::with_capacity(1024),
+            lost: Vec::new(),
         }
+    }
+
+    /// A claim that returned at `t_ns` found `n` of its candidates taken.
+    pub fn lost_races(&mut self, t_ns: u64, n: u32) {
+        self.lost.extend(std::iter::repeat_n(t_ns, n as usize));
     }
 
     fn push(&mut self, job: i64, t_ns: u64, kind: EventKind) {
@@ -165,6 +173,8 @@ pub struct MergedLedger {
     stranded: Vec<(i64, u64)>,
     /// Acknowledged completions, (job, start µs).
     completed: Vec<(i64, i64)>,
+    /// Lost races, by time.
+    lost: Vec<u64>,
 }
 
 impl MergedLedger {
@@ -173,12 +183,15 @@ impl MergedLedger {
         let mut executions = Vec::new();
         let mut stranded = Vec::new();
         let mut completed = Vec::new();
+        let mut lost = Vec::new();
         for l in ledgers {
             events.extend(l.events);
             executions.extend(l.executions);
             stranded.extend(l.stranded);
             completed.extend(l.completed);
+            lost.extend(l.lost);
         }
+        lost.sort_unstable();
         events.sort_unstable_by_key(|e| (e.job, e.t_ns, e.kind, e.worker));
         executions.sort_unstable_by_key(|x| (x.job, x.started_us, x.finished_us, x.worker));
         stranded.sort_unstable();
@@ -187,7 +200,13 @@ impl MergedLedger {
             executions,
             stranded,
             completed,
+            lost,
         }
+    }
+
+    /// When each lost race happened (ns since the start), earliest first.
+    pub fn lost_race_times(&self) -> &[u64] {
+        &self.lost
     }
 
     /// (job, start µs) of every handler run whose effect the database acknowledged.
@@ -309,9 +328,19 @@ impl MergedLedger {
         })
     }
 
-    /// Duplicate claims and executions. O(n) after the sort in `new`.
-    pub fn analyse(&self) -> LedgerAnalysis {
-        let mut out = LedgerAnalysis::default();
+    /// When each duplicate claim returned (ns since the start), earliest first: the
+    /// claims [`MergedLedger::analyse`] counts as `duplicate_claims`.
+    pub fn duplicate_claim_times(&self) -> Vec<u64> {
+        let mut at = Vec::new();
+        self.walk_claims(|e| at.push(e.t_ns));
+        at.sort_unstable();
+        at
+    }
+
+    /// Walks every job's claims and releases, calling `duplicate` for each claim of a
+    /// job another worker held; returns (jobs claimed, jobs still held at the end).
+    fn walk_claims(&self, mut duplicate: impl FnMut(&Event)) -> (u64, u64) {
+        let (mut distinct, mut held) = (0, 0);
         let mut holders: Vec<u32> = Vec::new();
         for job_events in self.events.chunk_by(|a, b| a.job == b.job) {
             holders.clear();
@@ -321,7 +350,7 @@ impl MergedLedger {
                     EventKind::Claim { .. } => {
                         claimed = true;
                         if holders.iter().any(|&w| w != e.worker) {
-                            out.duplicate_claims += 1;
+                            duplicate(e);
                         }
                         if !holders.contains(&e.worker) {
                             holders.push(e.worker);
@@ -331,9 +360,18 @@ impl MergedLedger {
                     EventKind::Release => holders.retain(|&w| w != e.worker),
                 }
             }
-            out.distinct_claimed += claimed as u64;
-            out.held_at_end += !holders.is_empty() as u64;
+            distinct += claimed as u64;
+            held += !holders.is_empty() as u64;
         }
+        (distinct, held)
+    }
+
+    /// Duplicate claims and executions. O(n) after the sort in `new`.
+    pub fn analyse(&self) -> LedgerAnalysis {
+        let mut out = LedgerAnalysis::default();
+        let mut duplicates = 0;
+        (out.distinct_claimed, out.held_at_end) = self.walk_claims(|_| duplicates += 1);
+        out.duplicate_claims = duplicates;
         for runs in self.executions.chunk_by(|a, b| a.job == b.job) {
             out.distinct_executed += 1;
             out.executions += runs.len() as u64;

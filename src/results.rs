@@ -244,6 +244,10 @@ pub struct TrialResult {
     /// ids are the fetch order (one priority, nothing scheduled), else `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passed_over: Option<crate::ledger::PassedOver>,
+    /// The phase's shard moves as they happened (`sharded` strategies), with the
+    /// duplicate claims and lost races counted inside each and outside all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_moves: Option<ShardMovesSeen>,
     pub counts: Counts,
     /// Claim calls per second after warm-up (what pgbench calls tps for the same SQL).
     pub claims_per_s: f64,
@@ -951,4 +955,27 @@ mod tests {
         assert!(back.cells[0].strategy.is_custom());
         assert!(!back.cells[0].strategy.prevents_duplicate_claims());
     }
+}
+
+/// A trial's shard moves (`shard_moves`), each from the moment the new owner got its
+/// shards to the moment the old owner lost them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardMovesSeen {
+    pub windows: Vec<ShardMoveWindow>,
+    /// Claims counted in no window: before the first move, or after a window's grace.
+    pub outside: ShardMoveWindow,
+    /// How long after a window's end a claim that returned still counts in it (the
+    /// trial's longest claim call: it may have read while its worker owned the shard).
+    pub grace_s: f64,
+}
+
+/// One move's window, seconds since the trial's start (both 0 for `outside`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardMoveWindow {
+    pub from_s: f64,
+    pub to_s: f64,
+    /// Claims of a job another worker held (from the ledger).
+    pub duplicate_claims: u64,
+    /// Candidates a conditional claim found taken.
+    pub lost_races: u64,
 }

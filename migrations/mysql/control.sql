@@ -30,3 +30,23 @@ ANALYZE TABLE jobs_hot
 -- what workers on the other nodes committed. Only this session: workers keep the
 -- server's own setting.
 SET SESSION wsrep_sync_wait = 1
+
+-- step: give-shards
+-- ? queues, ? worker ids, as JSON arrays, pairwise: each worker now owns that shard too
+-- (a `sharded` strategy's map; a move gives the new owner its shard before the old one
+-- loses it).
+INSERT IGNORE INTO shard_owners (queue, worker_id)
+SELECT q.v, w.v
+FROM JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, v VARCHAR(200) PATH '$')) q
+JOIN JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, v VARCHAR(200) PATH '$')) w
+  ON w.i = q.i
+
+-- step: take-shards
+-- ? queues, ? worker ids, as JSON arrays, pairwise: those workers no longer own those
+-- shards (a move's overlap has ended).
+DELETE o
+FROM shard_owners o
+JOIN JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, v VARCHAR(200) PATH '$')) q
+JOIN JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, v VARCHAR(200) PATH '$')) w
+  ON w.i = q.i
+WHERE o.queue = q.v AND o.worker_id = w.v

@@ -56,6 +56,16 @@ CREATE TABLE jobs_hot (
     version          BIGINT       NOT NULL DEFAULT 0
 ) ENGINE = InnoDB;
 
+-- The shard map of the `sharded` strategies: a worker claims only jobs of the queues
+-- (its shards) it has a row for here. claimbench writes it before a trial and at each of
+-- the phase's shard moves; a moved shard has two owners until the move's overlap ends,
+-- the stale map a real sharded poller lives with. No other statement reads it.
+CREATE TABLE shard_owners (
+    queue     VARCHAR(200) NOT NULL,
+    worker_id VARCHAR(200) NOT NULL,
+    PRIMARY KEY (queue, worker_id)
+) ENGINE = InnoDB;
+
 CREATE TABLE jobs_archive (
     id               BIGINT       NOT NULL PRIMARY KEY,
     queue            VARCHAR(200) NOT NULL,

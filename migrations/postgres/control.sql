@@ -44,3 +44,17 @@ ALTER SYSTEM RESET full_page_writes
 SELECT pg_reload_conf()
 -- step: durability-now
 SELECT current_setting('fsync'), current_setting('synchronous_commit'), current_setting('full_page_writes')
+
+-- step: give-shards
+-- $1 queues, $2 worker ids, pairwise: each worker now owns that shard too (a `sharded`
+-- strategy's map; a move gives the new owner its shard before the old one loses it).
+INSERT INTO shard_owners (queue, worker_id)
+SELECT * FROM unnest($1::text[], $2::text[])
+ON CONFLICT DO NOTHING
+
+-- step: take-shards
+-- $1 queues, $2 worker ids, pairwise: those workers no longer own those shards (a
+-- move's overlap has ended).
+DELETE FROM shard_owners o
+USING unnest($1::text[], $2::text[]) AS g(queue, worker_id)
+WHERE o.queue = g.queue AND o.worker_id = g.worker_id

@@ -46,6 +46,16 @@ CREATE TABLE jobs_hot (
     version          bigint      NOT NULL DEFAULT 0
 );
 
+-- The shard map of the `sharded` strategies: a worker claims only jobs of the queues
+-- (its shards) it has a row for here. claimbench writes it before a trial and at each of
+-- the phase's shard moves; a moved shard has two owners until the move's overlap ends,
+-- the stale map a real sharded poller lives with. No other statement reads it.
+CREATE TABLE shard_owners (
+    queue     text NOT NULL,
+    worker_id text NOT NULL,
+    PRIMARY KEY (queue, worker_id)
+);
+
 CREATE TABLE jobs_archive (
     id               bigint      PRIMARY KEY,
     queue            text        NOT NULL,

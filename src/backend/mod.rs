@@ -291,6 +291,17 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         recipe::reconcile(self)
     }
 
+    /// Gives or takes shards of a `sharded` strategy's map: `queues[i]` to or from the
+    /// worker `workers[i]`.
+    fn change_shards(
+        &self,
+        change: recipe::ShardChange,
+        queues: &[String],
+        workers: &[String],
+    ) -> impl Future<Output = Result<(), BackendError>> + Send {
+        recipe::change_shards(self, change, queues, workers)
+    }
+
     /// The server's clock, µs since the epoch: read once as a trial starts, so that
     /// `completed_by_queue` can be asked about the trial's steady window.
     fn server_clock_us(&self) -> impl Future<Output = Result<i64, BackendError>> + Send {

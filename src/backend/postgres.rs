@@ -73,15 +73,25 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
             })
             .collect::<Vec<_>>()
             .join(", "),
-        Shape::ReadThenWrite => {
-            format!("select: $1 = {batch}; update: $1 = ids read, $2 = worker id")
-        }
+        Shape::ReadThenWrite => format!(
+            "select: $1 = {batch}{}; update: $1 = ids read, $2 = worker id",
+            shard_key(strategy)
+        ),
         Shape::ReadThenConditional => format!(
-            "select: $1 = {batch}; claim-one, per id: $1 = id, $2 = worker id, $3 = attempt count read"
+            "select: $1 = {batch}{}; claim-one, per id: $1 = id, $2 = worker id, $3 = attempt count read",
+            shard_key(strategy)
         ),
         Shape::VersionCas => format!(
             "select: $1 = {batch}; claim-batch: $1 = ids read, $2 = their versions, $3 = worker id"
         ),
+    }
+}
+
+/// What a sharded strategy's select binds after the batch.
+fn shard_key(strategy: &Strategy) -> &'static str {
+    match strategy.def().sharded {
+        true => ", $2 = worker id (its shards)",
+        false => "",
     }
 }
 
@@ -1004,6 +1014,16 @@ impl Lifecycle for PostgresSession {
     }
 }
 
+/// A two-step strategy's select binds the batch, and a sharded one the worker id after
+/// it (its shard map's key): the values, and how many of them to send.
+fn select_args<'a>(
+    strategy: &Strategy,
+    batch: &'a i64,
+    worker_id: &'a String,
+) -> ([&'a (dyn ToSql + Sync); 2], usize) {
+    ([batch, worker_id], 1 + usize::from(strategy.def().sharded))
+}
+
 fn claimed_row(r: &tokio_postgres::Row) -> ClaimedJob {
     ClaimedJob {
         id: r.get(COL_ID),
@@ -1039,7 +1059,9 @@ impl ClaimSteps for PostgresSession {
         };
         let (c, ids, e) = (&self.client, &mut self.ids, |e| query_error("claim", e));
         ids.clear();
-        let rows = c.query(select, &[&(batch as i64)]).await.map_err(e)?;
+        let b = batch as i64;
+        let (args, n) = select_args(strategy, &b, &self.worker_id);
+        let rows = c.query(select, &args[..n]).await.map_err(e)?;
         ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
         if !ids.is_empty() {
             let rows = c
@@ -1085,8 +1107,10 @@ impl ClaimSteps for PostgresSession {
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
-        let (c, select, _, _) = self.conditional(strategy).await?;
-        let rows = c.query(select, &[&(batch as i64)]).await;
+        let (c, select, _, me) = self.conditional(strategy).await?;
+        let b = batch as i64;
+        let (args, n) = select_args(strategy, &b, me);
+        let rows = c.query(select, &args[..n]).await;
         let rows = rows.map_err(|e| query_error("claim", e))?;
         out.extend(rows.iter().map(|r| ClaimedJob {
             id: r.get(0),

@@ -310,6 +310,32 @@ pub async fn acknowledged_missing(
     Ok(missing)
 }
 
+/// A change to a `sharded` strategy's shard map (`shard_owners`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardChange {
+    /// Each worker now owns its shard too.
+    Give,
+    /// Each worker no longer owns its shard.
+    Take,
+}
+
+/// Gives or takes shards: `queues[i]` to or from `workers[i]`. Both steps bind the two
+/// lists pairwise and change nothing for a pair already so.
+pub async fn change_shards(
+    d: &(impl Dialect + ?Sized),
+    change: ShardChange,
+    queues: &[String],
+    workers: &[String],
+) -> Result<(), BackendError> {
+    let (name, what) = match change {
+        ShardChange::Give => ("give-shards", "give shards"),
+        ShardChange::Take => ("take-shards", "take shards"),
+    };
+    let sql = step(d.instance().files.control, name);
+    let args = [Arg::TextList(queues), Arg::TextList(workers)];
+    rows(d, sql, &args, what).await.map(|_| ())
+}
+
 /// One row of (live rows, dead rows, table bytes, index bytes) of the hot table; an
 /// engine without a dead-row count (MySQL's purge backlog stands in; SQL Server has
 /// none) returns what it has there, or 0.

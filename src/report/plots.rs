@@ -50,6 +50,10 @@ pub fn strategy_color(s: &Strategy) -> RGBColor {
         "rowlock" => RGBColor(0x99, 0x99, 0x99),
         "paglock" => RGBColor(0x8C, 0x56, 0x4B),
         "version-cas" => RGBColor(0xB8, 0x86, 0x0B),
+        // The sharded family: greens and a magenta for the form that duplicates.
+        "sharded" => RGBColor(0x2C, 0x6E, 0x49),
+        "sharded-skip-locked" => RGBColor(0x1F, 0x3A, 0x93),
+        "sharded-read-write" => RGBColor(0xE7, 0x29, 0x8A),
         "offset-start" => RGBColor(0x88, 0x22, 0x55),
         // offset-start-<K>: wine shades, lighter as K grows, so windows side by side
         // stay apart and read as one technique.

@@ -8,6 +8,7 @@ mod lag;
 mod network;
 mod placement;
 pub mod reconnect;
+mod shards;
 pub mod threads;
 mod trial;
 mod verdict;

@@ -73,6 +73,8 @@ struct FaultTasks {
     restarter: Option<Task<Vec<RestartEvent>>>,
     failover: Option<Task<Option<super::failover::Injected>>>,
     holder: Option<Task<Option<(f64, f64)>>>,
+    /// The shard moves' windows, as they happened.
+    mover: Option<Task<Vec<(f64, f64)>>>,
 }
 
 /// The tasks of a running trial.
@@ -103,6 +105,8 @@ struct Collected<S> {
     plan: Option<PlanSample>,
     /// When the snapshot holder took and released its snapshot.
     held: Option<(f64, f64)>,
+    /// Each shard move's window, (from, to) s since the start.
+    shard_windows: Option<Vec<(f64, f64)>>,
     /// How late the worker threads woke, µs, all probes merged.
     scheduling_delay: hdrhistogram::Histogram<u64>,
     /// Kept open until the CPU reading after the trial, then dropped.
@@ -196,6 +200,22 @@ pub(super) async fn run_trial<B: Backend>(
         .then(|| merged_ledger.passed_over())
         .flatten();
     let holds = exact_holds(backend, w, &merged_ledger).await?;
+    let shard_moves = collected.shard_windows.take().map(|windows| {
+        // The longest claim call: one that returned this long after a window ended may
+        // have read while its worker still owned the shard.
+        let grace_s = collected.metrics.claim_latency.max() as f64 / 1e6;
+        let (windows, outside) = super::shards::per_window(
+            &windows,
+            grace_s,
+            &merged_ledger.duplicate_claim_times(),
+            merged_ledger.lost_race_times(),
+        );
+        crate::results::ShardMovesSeen {
+            windows,
+            outside,
+            grace_s,
+        }
+    });
 
     let measured = clock.measured(stop_at);
     let measured_s = measured.as_secs_f64();
@@ -285,6 +305,7 @@ pub(super) async fn run_trial<B: Backend>(
         }),
         time_to_rescue,
         passed_over,
+        shard_moves,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
         claimed_per_s: per_s(c.jobs_claimed_steady),
@@ -328,6 +349,12 @@ async fn reset<B: Backend>(
     let spinner = reset_spinner(harness.quiet, harness.label, w.population.backlog);
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
     backend.setup_strategy(&spec.strategy).await?;
+    if spec.strategy.def().sharded {
+        let first = super::shards::first_map(&w.population.queue_names(), spec.workers);
+        backend
+            .change_shards(first.change, &first.queues, &first.workers)
+            .await?;
+    }
     spinner.finish_and_clear();
     Ok((seeded, started.elapsed().as_secs_f64()))
 }
@@ -448,7 +475,13 @@ async fn open_sessions<B: Backend>(
             let (backend, role, settings) = (backend.clone(), role.clone(), settings.clone());
             threads.spawn(i, n, async move {
                 let to = routes.worker(i);
-                open_worker(backend.as_ref(), (&role, &format!("w{i}")), &settings, to).await
+                open_worker(
+                    backend.as_ref(),
+                    (&role, &super::shards::worker_id(i)),
+                    &settings,
+                    to,
+                )
+                .await
             })
         })
         .collect();
@@ -487,10 +520,11 @@ async fn open_sessions<B: Backend>(
 }
 
 /// The tasks that inject the workload's faults at their instants: the killer, the
-/// restart, the snapshot holder (each only when the workload asks for it).
+/// restart, the snapshot holder, the shard mover (each only when the workload asks for
+/// it).
 fn spawn_faults<B: Backend>(
     backend: &Arc<B>,
-    w: &Workload,
+    (w, spec): (&Workload, &TrialSpec<'_>),
     (killer, holder): (Option<B::Session>, Option<B::Session>),
     harness: &Harness<'_>,
     clock: TrialClock,
@@ -541,11 +575,25 @@ fn spawn_faults<B: Backend>(
             shared.clone(),
         ))
     });
+    let mover = w
+        .shard_moves()
+        .filter(|_| spec.strategy.def().sharded)
+        .map(|moves| {
+            let queues = w.population.queue_names();
+            let changes = super::shards::changes(&queues, spec.workers, moves);
+            tokio::spawn(super::shards::mover(
+                backend.clone(),
+                changes,
+                clock,
+                shared.clone(),
+            ))
+        });
     FaultTasks {
         killer,
         restarter,
         failover,
         holder,
+        mover,
     }
 }
 
@@ -611,7 +659,7 @@ fn spawn<B: Backend>(
                     backend,
                     w,
                     backend.worker_role(),
-                    format!("w{i}"),
+                    super::shards::worker_id(i),
                     routes.worker(i),
                 ),
             );
@@ -670,7 +718,7 @@ fn spawn<B: Backend>(
     });
     let faults = spawn_faults(
         backend,
-        w,
+        (w, spec),
         (sessions.killer, sessions.holder),
         harness,
         clock,
@@ -816,6 +864,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
     };
+    let shard_windows = match running.faults.mover {
+        Some(t) => Some(t.await.map_err(spawn_err)??),
+        None => None,
+    };
     let mut scheduling_delay = new_histogram();
     for t in running.lag_probes {
         let h = t.await.map_err(spawn_err)?;
@@ -836,6 +888,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         failover,
         plan,
         held,
+        shard_windows,
         sessions,
     })
 }

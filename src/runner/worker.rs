@@ -413,6 +413,9 @@ impl Worker {
         // A job seeded before the trial has waited since the trial began, not since the
         // reset that seeded it: the server's wait, capped at the time since the start.
         let since_start_us = claimed_ns / 1000;
+        if outcome.lost_races > 0 {
+            self.ledger.lost_races(claimed_ns, outcome.lost_races);
+        }
         for j in &self.jobs {
             self.ledger.claim(j.id, claimed_ns, j.attempt);
             // A custom claim that returns no queue wait reports -1: nothing to record.

@@ -117,6 +117,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: Some(Source {
             file: d.file.clone(),
             params: postgres.map(|(_, p)| p).unwrap_or_default(),
@@ -207,6 +208,7 @@ pub fn placeholder(name: &str) -> Strategy {
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: Some(Source {
             file: String::new(),
             params: Vec::new(),

@@ -96,6 +96,9 @@ pub struct Def {
     /// many eligible rows (its statement's `$3`); `offset-start-<K>` names the same
     /// technique with K = `<K>`.
     pub offset_window: Option<u32>,
+    /// The `sharded` strategies: a worker claims only jobs of the queues the shard map
+    /// (`shard_owners`) gives it, and its claim (or select step) binds its worker id.
+    pub sharded: bool,
     /// Declared by a workload rather than shipped.
     pub custom: Option<custom::Source>,
 }
@@ -169,6 +172,7 @@ impl Strategy {
             advisory: d.advisory,
             listens: d.listens,
             offset_window: Some(k),
+            sharded: false,
             custom: None,
         }))
     }

@@ -33,7 +33,7 @@ const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production clai
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 12] = [
+pub static REGISTRY: [Def; 15] = [
     Def {
         name: Cow::Borrowed("production"),
         about: Cow::Borrowed(
@@ -50,6 +50,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -71,6 +72,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -89,6 +91,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -107,6 +110,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -125,6 +129,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -145,6 +150,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -165,6 +171,69 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: Some(16),
+        sharded: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("sharded"),
+        about: Cow::Borrowed(
+            "each worker claims only in its own shards (queues, by a shard map) and keeps the conditional claim for when ownership moves: lost races, no duplicates",
+        ),
+        shape: Shape::ReadThenConditional,
+        contention: Contention::Rechecks,
+        promises: NO_DUPLICATES,
+        forms: [
+            sql!("postgres", "sharded.sql"),
+            sql!("mysql", "sharded.sql"),
+            Form::Absent(NOT_FOR_MSSQL),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: true,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("sharded-skip-locked"),
+        about: Cow::Borrowed(
+            "each worker claims only in its own shards (queues, by a shard map) with a skip-locked claim",
+        ),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        forms: [
+            sql!("postgres", "sharded-skip-locked.sql"),
+            Form::Absent(
+                "not written for MySQL yet: its claim there needs the lock-then-update executor, with the shard map in its locking read",
+            ),
+            Form::Absent(NOT_FOR_MSSQL),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: true,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("sharded-read-write"),
+        about: Cow::Borrowed(
+            "each worker claims only in its own shards (queues, by a shard map) with a plain read then write: duplicates while a moved shard has two owners",
+        ),
+        shape: Shape::ReadThenWrite,
+        contention: Contention::Ignores,
+        promises: Promises {
+            prevents_duplicates: false,
+            respects_max_workers: false,
+        },
+        forms: [
+            sql!("postgres", "sharded-read-write.sql"),
+            sql!("mysql", "sharded-read-write.sql"),
+            Form::Absent(NOT_FOR_MSSQL),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: true,
         custom: None,
     },
     Def {
@@ -185,6 +254,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: true,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -205,6 +275,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -225,6 +296,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: true,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -241,6 +313,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
     Def {
@@ -259,6 +332,7 @@ pub static REGISTRY: [Def; 12] = [
         advisory: false,
         listens: false,
         offset_window: None,
+        sharded: false,
         custom: None,
     },
 ];

@@ -162,6 +162,10 @@ fn block_faults_within_trial(
         instants.push((&hold_field, from, false));
         instants.push((&hold_field, to, true));
     }
+    let moves_field = block_field(w, i, "shard_moves.at_s");
+    if let Some(m) = phase.shard_moves() {
+        instants.extend(m.at.iter().map(|t| (moves_field.as_str(), *t, false)));
+    }
     let end = phase.planned_trial();
     let late = |(_, t, may_end): &&(&str, Duration, bool)| {
         if *may_end { *t > end } else { *t >= end }

@@ -181,6 +181,13 @@ impl Workload {
         self.matrices.first().and_then(|m| m.phase.network)
     }
 
+    /// When a phase's shards move ([`Workload::phase`]): its block's `shard_moves`.
+    pub fn shard_moves(&self) -> Option<&ShardMoves> {
+        self.matrices
+            .first()
+            .and_then(|m| m.phase.shard_moves.as_ref())
+    }
+
     /// Where a phase's workers connect on a cluster target ([`Workload::phase`]): its
     /// block's `placement`, spread over the nodes when it says none.
     pub fn placement(&self) -> Placement {

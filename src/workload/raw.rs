@@ -299,6 +299,17 @@ pub struct Matrix {
     pub placement: Option<Vec<super::Placement>>,
     #[serde(default)]
     pub durability: Option<super::Durability>,
+    /// When the sharded strategies' shards move, and how long both owners claim.
+    #[serde(default)]
+    pub shard_moves: Option<ShardMoves>,
+}
+
+/// `shard_moves = { at_s = [3, 6], overlap_s = 0.5 }`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardMoves {
+    pub at_s: Vec<f64>,
+    pub overlap_s: f64,
 }
 
 /// `arrival_rate_from = { phase = "batch", workers = 1, batch_size = 1, times = 1.5 }`

@@ -232,10 +232,15 @@ impl Population {
         (self.backlog as f64 * share * (1.0 - self.scheduled_share)).round() as u64
     }
 
+    /// The queues' names, in the workload's order (the `sharded` strategies' shards).
+    pub fn queue_names(&self) -> Vec<String> {
+        self.queues.iter().map(|q| q.name.clone()).collect()
+    }
+
     /// Lower bounds of each queue's share of [0, 1), for the server-side `width_bucket`.
     pub fn queue_bounds(&self) -> (Vec<String>, Vec<f64>) {
-        let names = self.queues.iter().map(|q| q.name.clone()).collect();
-        (names, lower_bounds(self.queues.iter().map(|q| q.weight)))
+        let weights = lower_bounds(self.queues.iter().map(|q| q.weight));
+        (self.queue_names(), weights)
     }
 
     /// Every priority a job can have: the drawn ones and the queues' own, for the
@@ -345,6 +350,21 @@ pub struct PhaseSettings {
     /// block sets it (the others `Embedded`), `None` when none does.
     #[serde(default)]
     pub durability: Option<Durability>,
+    /// When the `sharded` strategies' shards change owner (`shard_moves`); `None`: the
+    /// first owners keep them for the whole trial.
+    #[serde(default)]
+    pub shard_moves: Option<ShardMoves>,
+}
+
+/// `shard_moves = { at_s = [...], overlap_s = ... }`: at each instant every shard moves
+/// to the next worker (a rebalance: a deploy, a scale-out); the old owner keeps claiming
+/// from it for `overlap`, the stale shard map a real poller lives with until it notices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardMoves {
+    /// Since the trial's start, warm-up included; increasing, each more than `overlap`
+    /// after the one before.
+    pub at: Vec<Duration>,
+    pub overlap: Duration,
 }
 
 /// `arrival_rate_from`: `times` the steady throughput (claimed/s in a claim-only phase)

@@ -208,6 +208,57 @@ impl Validator<'_> {
         }
     }
 
+    /// Moves need a strategy that has shards, instants in order, and an overlap that
+    /// ends before the next move (two moves in one overlap would give a shard a third
+    /// owner the map cannot express).
+    fn shard_moves(
+        &self,
+        field: &str,
+        m: raw::ShardMoves,
+        strategies: &[Strategy],
+    ) -> Result<ShardMoves, WorkloadError> {
+        if !strategies.iter().any(|s| s.def().sharded) {
+            let sharded: Vec<String> = Strategy::builtin()
+                .filter(|s| s.def().sharded)
+                .map(|s| s.to_string())
+                .collect();
+            return Err(self.err(
+                field,
+                format!(
+                    "moves nothing: none of the block's strategies has shards; add one of {}",
+                    sharded.join(", ")
+                ),
+            ));
+        }
+        let overlap = self.positive_secs(&format!("{field}.overlap_s"), m.overlap_s)?;
+        let at_field = format!("{field}.at_s");
+        if m.at_s.is_empty() {
+            return Err(self.err(
+                &at_field,
+                "give at least one instant (seconds since the trial's start)",
+            ));
+        }
+        let mut at: Vec<Duration> = Vec::with_capacity(m.at_s.len());
+        for &t in &m.at_s {
+            let t = self.positive_secs(&at_field, t)?;
+            if let Some(&before) = at.last()
+                && t <= before + overlap
+            {
+                return Err(self.err(
+                    &at_field,
+                    format!(
+                        "{} s comes before the move at {} s and its {} s overlap have ended; give increasing instants more than overlap_s apart",
+                        short_float(t.as_secs_f64()),
+                        short_float(before.as_secs_f64()),
+                        short_float(overlap.as_secs_f64())
+                    ),
+                ));
+            }
+            at.push(t);
+        }
+        Ok(ShardMoves { at, overlap })
+    }
+
     fn non_negative(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
         if v.is_finite() && v >= 0.0 {
             Ok(v)
@@ -1160,6 +1211,10 @@ impl Validator<'_> {
             network: None,
             placement: None,
             durability: m.durability,
+            shard_moves: match m.shard_moves {
+                Some(moves) => Some(self.shard_moves(&f("shard_moves"), moves, &strategies)?),
+                None => None,
+            },
         };
         if phase.arrival_rate_from.is_some()
             && (phase.search.is_some() || phase.arrival_rate_per_s.is_some())

@@ -100,15 +100,25 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
         Shape::Claim => format!(
             "capacity: ? = {batch}; lock: ? = {batch}, then per capped queue with room ? = its name, ? = its room; claim: ? = worker id, :ids = {batch} placeholders"
         ),
-        Shape::ReadThenWrite => {
-            format!("select: ? = {batch}; update: ? = worker id, :ids = {batch} placeholders")
-        }
+        Shape::ReadThenWrite => format!(
+            "select: {}? = {batch}; update: ? = worker id, :ids = {batch} placeholders",
+            shard_key(strategy)
+        ),
         Shape::ReadThenConditional => format!(
-            "select: ? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = attempt count read"
+            "select: {}? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = attempt count read",
+            shard_key(strategy)
         ),
         Shape::VersionCas => format!(
             "select: ? = {batch}; claim-one, per id: ? = worker id, ? = id, ? = version read"
         ),
+    }
+}
+
+/// What a sharded strategy's select binds before the batch.
+fn shard_key(strategy: &Strategy) -> &'static str {
+    match strategy.def().sharded {
+        true => "? = worker id (its shards), ",
+        false => "",
     }
 }
 

@@ -13,6 +13,7 @@ use crate::backend::shared::{
 };
 use crate::backend::sql::{fill, step};
 use crate::backend::{BackendError, ClaimedJob, Sample, Session};
+use crate::backend_kind::BackendKind;
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use mysql_async::prelude::Queryable;
@@ -121,6 +122,24 @@ impl MysqlSession {
             .map_err(|e| session_error(self.cluster, "prepare", e))?;
         self.batch_update = Some((batch, s.clone()));
         Ok(s)
+    }
+
+    /// A two-step strategy's unlocked read: the shape's prepared statement, or a
+    /// sharded strategy's own select (worker id, then batch), prepared once through the
+    /// connection's statement cache.
+    async fn select(
+        &mut self,
+        ask: Ask<'_>,
+        prepared: fn(&Statements) -> &Statement,
+    ) -> Result<Vec<Row>, mysql_async::Error> {
+        if ask.strategy.def().sharded {
+            let sql = step(ask.strategy.text(BackendKind::Mysql), "select");
+            let me = self.worker_id.as_str();
+            return self.conn.exec(sql, (me, ask.batch)).await;
+        }
+        self.conn
+            .exec(prepared(&self.statements), (ask.batch,))
+            .await
     }
 
     /// Worker id and `ids` padded with 0 to `batch` placeholders.
@@ -379,8 +398,7 @@ impl ClaimSteps for MysqlSession {
         let batch = ask.batch;
         let cluster = self.cluster;
         let e = |e| session_error(cluster, "claim", e);
-        let select = &self.statements.naive_select;
-        let rows: Vec<Row> = self.conn.exec(select, (batch,)).await.map_err(e)?;
+        let rows = self.select(ask, |s| &s.naive_select).await.map_err(e)?;
         if rows.is_empty() {
             return Ok(());
         }
@@ -400,9 +418,7 @@ impl ClaimSteps for MysqlSession {
     }
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
-        let batch = ask.batch;
-        let select = &self.statements.conditional_select;
-        let rows: Result<Vec<Row>, _> = self.conn.exec(select, (batch,)).await;
+        let rows = self.select(ask, |s| &s.conditional_select).await;
         out.extend(
             rows.map_err(|e| session_error(self.cluster, "claim", e))?
                 .iter()
