@@ -1604,6 +1604,93 @@ async fn skip_locked_techniques_match_their_models_on_generated_states() {
     backend.drop_schema().await;
 }
 
+/// Each sharded claim the backend has, held to the uncapped pick over the jobs of the
+/// claimer's own shards on generated states: the claimer owns every other queue of the
+/// state (by name), so a claim that reads past its shard map, or misses a shard it owns,
+/// fails here. The skip-locked form claims beside another claim in flight holding some
+/// rows; the others with nothing held (their writes would wait).
+async fn sharded_claims_match_their_model_within_their_shards<D: TestDb>(backend: D) {
+    use claimbench::backend::recipe::ShardChange;
+    use claimbench::strategy::Contention;
+    let w = common::workload("backlog = 0\nqueues = [{ name = \"a\" }]", "");
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    let sharded: Vec<Strategy> = Strategy::builtin()
+        .filter(|s| s.def().sharded && s.sql(backend.kind()).is_some())
+        .collect();
+    assert!(sharded.len() >= 2, "{sharded:?}");
+    let sessions = tokio::sync::Mutex::new((
+        backend.connect("cbtest-claimer", "model").await.unwrap(),
+        backend.connect("cbtest-other", "other").await.unwrap(),
+    ));
+    let (b, s, sharded) = (&backend, &sessions, &sharded);
+    let what = format!("{}: a sharded claim differs from its model", D::NAME);
+    for_generated_states(
+        model_cases() / 4,
+        !D::TIES_BY_ID,
+        &what,
+        |case| async move {
+            let mut guard = s.lock().await;
+            let (claimer, other) = &mut *guard;
+            let mut names: Vec<String> = case.state.jobs.iter().map(|j| j.queue.clone()).collect();
+            names.sort_unstable();
+            names.dedup();
+            let owned: Vec<String> = names.iter().step_by(2).cloned().collect();
+            let me = |n: usize| vec!["model".to_string(); n];
+            b.change_shards(ShardChange::Take, &names, &me(names.len()))
+                .await
+                .unwrap();
+            b.change_shards(ShardChange::Give, &owned, &me(owned.len()))
+                .await
+                .unwrap();
+            let mine = TableState {
+                queues: case.state.queues.clone(),
+                jobs: (case.state.jobs.iter())
+                    .filter(|j| owned.contains(&j.queue))
+                    .cloned()
+                    .collect(),
+            };
+            for strategy in sharded {
+                let locked: &[i64] = match strategy.contention() {
+                    Contention::Skips => &case.locked,
+                    _ => &[],
+                };
+                b.load_state(claimer, &case.state).await;
+                if !locked.is_empty() {
+                    b.lock_rows(other, locked).await;
+                }
+                let mut out = Vec::new();
+                let claimed = claimer.claim(strategy, case.batch, &mut out).await;
+                if !locked.is_empty() {
+                    b.roll_back(other).await;
+                }
+                claimed.map_err(|e| TestCaseError::fail(format!("{strategy}: {e}")))?;
+                let mut got: Vec<i64> = out.iter().map(|j| j.id).collect();
+                got.sort_unstable();
+                let locked: HashSet<i64> = locked.iter().copied().collect();
+                let mut want = model::uncapped_pick(&mine, &locked, case.batch);
+                want.sort_unstable();
+                prop_assert_eq!(got, want, "{} owning {:?}", strategy, owned);
+            }
+            Ok(())
+        },
+    );
+    backend.drop_schema().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sharded_claims_match_their_model_on_postgres() {
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = <PostgresBackend as TestDb>::open("sharded_model").await;
+    sharded_claims_match_their_model_within_their_shards(backend).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sharded_claims_match_their_model_on_mariadb() {
+    use claimbench::backend::mysql::MysqlBackend;
+    let backend = <MysqlBackend as TestDb>::open("sharded_model").await;
+    sharded_claims_match_their_model_within_their_shards(backend).await;
+}
+
 /// A team's own claim declared for MySQL (two steps, lock then claim by id, in one
 /// transaction) runs through the same session a worker uses: held to the pick it
 /// promises on generated states with other claims in flight, and to a skip-locked

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod export;
 pub mod html;
 pub mod plots;
+pub mod shards;
 pub mod summary;
 pub mod terminal;
 pub mod view;

@@ -371,7 +371,7 @@ pub struct Section {
 /// nodes, each when it applies.
 pub fn sections(r: &RunResult) -> Vec<Section> {
     type Table = Option<(Vec<&'static str>, Vec<Vec<String>>)>;
-    let all: [(&'static str, &'static str, Table, usize); 7] = [
+    let all: [(&'static str, &'static str, Table, usize); 8] = [
         ("Per queue", QUEUES_HOW, queue_table(r), 7),
         ("Max workers", MAX_WORKERS_HOW, max_workers_table(r), 7),
         ("Table health", TABLE_HEALTH_HOW, table_health_table(r), 6),
@@ -383,6 +383,12 @@ pub fn sections(r: &RunResult) -> Vec<Section> {
             6,
         ),
         ("Faults", FAULTS_HOW, faults_table(r), 8),
+        (
+            "Shard moves",
+            super::shards::SHARDS_HOW,
+            super::shards::table(r),
+            6,
+        ),
         (
             "Cluster",
             super::cluster::CLUSTER_HOW,
