@@ -1270,7 +1270,7 @@ async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) 
         let verdicts = claimbench::prove::prove(&backend, &s, &s, &[])
             .await
             .unwrap();
-        assert_eq!(verdicts.len(), 3);
+        assert_eq!(verdicts.len(), claimbench::prove::Step::of(&s).len());
         for v in &verdicts {
             assert!(
                 v.ok,
@@ -1675,6 +1675,49 @@ async fn sharded_claims_match_their_model_within_their_shards<D: TestDb>(backend
         },
     );
     backend.drop_schema().await;
+}
+
+/// A sharded poller judged by its promise (`sharded`: one owner per job) but claiming
+/// with a plain read then write (`sharded-read-write`) fails prove's ownership move:
+/// while the shard has two owners, B takes the rows A holds. Its contend step fails for
+/// the same reason; the steps after A ended pass.
+async fn a_sharded_read_then_write_fails_the_ownership_move<D: TestDb>(backend: D) {
+    use claimbench::prove::Step;
+    let named = |n: &str| Strategy::builtin_named(n).unwrap();
+    let (sharded, read_write) = (named("sharded"), named("sharded-read-write"));
+    let verdicts = claimbench::prove::prove(&backend, &sharded, &read_write, &[])
+        .await
+        .unwrap();
+    let failed: Vec<Step> = verdicts.iter().filter(|v| !v.ok).map(|v| v.step).collect();
+    assert_eq!(
+        failed,
+        vec![Step::Contend, Step::OwnershipMove],
+        "{verdicts:?}"
+    );
+    // Proved as itself, the read then write shows the move's duplicate as expected.
+    let own = claimbench::prove::prove(&backend, &read_write, &read_write, &[])
+        .await
+        .unwrap();
+    let step = own.iter().find(|v| v.step == Step::OwnershipMove).unwrap();
+    assert!(
+        step.ok && step.expected.contains("fails the move"),
+        "{step:?}"
+    );
+    backend.drop_schema().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sharded_read_then_write_fails_the_ownership_move_on_postgres() {
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = <PostgresBackend as TestDb>::open("sharded_prove").await;
+    a_sharded_read_then_write_fails_the_ownership_move(backend).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sharded_read_then_write_fails_the_ownership_move_on_mariadb() {
+    use claimbench::backend::mysql::MysqlBackend;
+    let backend = <MysqlBackend as TestDb>::open("sharded_prove").await;
+    a_sharded_read_then_write_fails_the_ownership_move(backend).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,7 @@
 
 pub mod verdict;
 
+use crate::backend::recipe::ShardChange;
 use crate::backend::{Backend, BackendError, ClaimedJob, Endpoint, Session};
 use crate::strategy::Strategy;
 use crate::workload::Workload;
@@ -27,6 +28,8 @@ pub const BACKLOG: u32 = 8;
 pub const PATIENCE: Duration = Duration::from_secs(1);
 /// How long B may still take once A has ended before the step fails as stuck.
 const AFTER_END: Duration = Duration::from_secs(10);
+/// The scratch schema's one queue (a sharded strategy's one shard).
+const QUEUE: &str = "prove";
 /// The layout every backend has; plans do not matter with eight rows.
 const LAYOUT: &str = "fetch-order";
 
@@ -34,7 +37,7 @@ const LAYOUT: &str = "fetch-order";
 pub fn workload() -> Result<Workload, crate::workload::WorkloadError> {
     let text = format!(
         "name = \"prove\"\nseed = 1\n\
-         [population]\nbacklog = {BACKLOG}\nqueues = [{{ name = \"prove\" }}]\n\
+         [population]\nbacklog = {BACKLOG}\nqueues = [{{ name = \"{QUEUE}\" }}]\n\
          [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"{LAYOUT}\"]\n\
          workers = [2]\nbatch_sizes = [{HELD}]\n[trial]\nduration_s = 1\n"
     );
@@ -58,9 +61,20 @@ pub async fn prove<B: Backend>(
         message: e.to_string(),
     })?;
     let mut verdicts = Vec::new();
-    for step in Step::ALL {
+    for step in Step::of(strategy) {
         backend.reset(&w, LAYOUT, w.seed).await?;
         backend.setup_strategy(run_as).await?;
+        // A sharded claim sees only its shards: both sessions own the one queue, except
+        // in the ownership move, where B gets it only once A holds its claim.
+        let shards = ShardMap {
+            backend,
+            sharded: run_as.def().sharded,
+        };
+        let owners: &[&str] = match step {
+            Step::OwnershipMove => &["prove-a"],
+            _ => &["prove-a", "prove-b"],
+        };
+        shards.give(owners).await?;
         // On a multi-primary cluster B claims on the second node: what a worker there
         // sees of A's claim on the first.
         let across = backend.nodes() > 1;
@@ -83,7 +97,7 @@ pub async fn prove<B: Backend>(
             b.apply(&[("wsrep_sync_wait".to_string(), "1".to_string())])
                 .await?;
         }
-        let mut o = observe(&mut a, &mut b, step, strategy, run_as, across).await?;
+        let mut o = observe(&mut a, &mut b, (step, &shards), strategy, run_as, across).await?;
         o.across_nodes = across;
         verdicts.push(judge(backend.kind(), strategy, step, &o));
     }
@@ -94,10 +108,30 @@ fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {
     jobs.iter().map(|j| j.id).collect()
 }
 
-async fn observe<S: Session>(
+/// The scratch schema's shard map, for a sharded strategy (else nothing to do).
+struct ShardMap<'a, B> {
+    backend: &'a B,
+    sharded: bool,
+}
+
+impl<B: Backend> ShardMap<'_, B> {
+    /// Gives the scratch queue to each of `sessions` (by worker id).
+    async fn give(&self, sessions: &[&str]) -> Result<(), BackendError> {
+        if !self.sharded {
+            return Ok(());
+        }
+        let queues = vec![QUEUE.to_string(); sessions.len()];
+        let workers: Vec<String> = sessions.iter().map(|s| s.to_string()).collect();
+        (self.backend)
+            .change_shards(ShardChange::Give, &queues, &workers)
+            .await
+    }
+}
+
+async fn observe<S: Session, B: Backend>(
     a: &mut S,
     b: &mut S,
-    step: Step,
+    (step, shards): (Step, &ShardMap<'_, B>),
     strategy: &Strategy,
     run_as: &Strategy,
     across: bool,
@@ -105,6 +139,9 @@ async fn observe<S: Session>(
     let mut held = Vec::new();
     a.begin().await?;
     a.claim(run_as, HELD, &mut held).await?;
+    if step == Step::OwnershipMove {
+        shards.give(&["prove-b"]).await?;
+    }
     let mut o = Observation {
         held: ids(&held),
         available: BACKLOG as usize,
@@ -112,7 +149,7 @@ async fn observe<S: Session>(
     };
     let mut got = Vec::new();
     let started = Instant::now();
-    let result = if step == Step::Contend {
+    let result = if matches!(step, Step::Contend | Step::OwnershipMove) {
         let claim = b.claim(run_as, HELD, &mut got);
         tokio::pin!(claim);
         match tokio::time::timeout(PATIENCE, &mut claim).await {

@@ -19,16 +19,32 @@ pub enum Step {
     RolledBack,
     /// A commits, then B claims everything: A's rows must be claimed, not offered again.
     Committed,
+    /// Sharded strategies only: A owns the shard and holds its claim open, the shard
+    /// moves to B while A still believes it owns it (a move's overlap), and B claims.
+    OwnershipMove,
 }
 
 impl Step {
     pub const ALL: [Step; 3] = [Step::Contend, Step::RolledBack, Step::Committed];
+
+    /// The steps `strategy` is proved with: every strategy's three, and the ownership
+    /// move for one that claims inside shards.
+    pub fn of(strategy: &Strategy) -> Vec<Step> {
+        let mut steps = Step::ALL.to_vec();
+        if strategy.def().sharded {
+            steps.push(Step::OwnershipMove);
+        }
+        steps
+    }
 
     pub fn describe(self, held: u32) -> String {
         match self {
             Step::Contend => format!("B claims while A holds {held} rows open"),
             Step::RolledBack => "A rolls back, then B claims all".into(),
             Step::Committed => "A commits, then B claims all".into(),
+            Step::OwnershipMove => format!(
+                "A holds {held} rows of its shard open; the shard moves to B, A keeps claiming (the overlap); B claims"
+            ),
         }
     }
 }
@@ -94,7 +110,7 @@ pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation
         // A's locks are its node's: B, on another node, neither skips nor waits for
         // them and claims A's rows; certification then lets only the first commit
         // stand, so A's fails.
-        (Step::Contend, _) if o.across_nodes => (
+        (Step::Contend | Step::OwnershipMove, _) if o.across_nodes => (
             "A's rows at once (A's locks are another node's), then A's commit aborted by the cluster".to_string(),
             !o.blocked && overlap > 0 && o.a_commit_error.is_some(),
         ),
@@ -120,6 +136,17 @@ pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation
         (Step::Contend, Contention::Rechecks) => (
             "none of A's rows: its UPDATE finds them taken".to_string(),
             overlap == 0,
+        ),
+        // The promise a sharded poller needs when ownership moves: one owner per job,
+        // whatever the map says. A technique that does not promise it shows the move's
+        // duplicate, which is what it is proved to do.
+        (Step::OwnershipMove, _) if strategy.prevents_duplicate_claims() => (
+            "none of A's rows: the old and the new owner never both take a job".to_string(),
+            overlap == 0,
+        ),
+        (Step::OwnershipMove, _) => (
+            "A's rows again: both owners take them, so this technique fails the move".to_string(),
+            overlap > 0,
         ),
         (Step::RolledBack, _) => (format!("all {n} of A's rows, pending again"), overlap == n),
         (Step::Committed, _) => (
@@ -383,6 +410,30 @@ mod tests {
             ));
             assert!(!ok(&s, Step::Committed, &obs(&[1, 2], &[3, 4, 5], false)));
         }
+    }
+
+    #[test]
+    fn an_ownership_move_holds_a_sharded_claim_to_one_owner_per_job() {
+        let named = |n: &str| Strategy::builtin_named(n).unwrap();
+        let took_a = obs(&[1, 2], &[1, 2], true);
+        let took_others = obs(&[1, 2], &[3, 4], false);
+        let m = Step::OwnershipMove;
+        for s in ["sharded", "sharded-skip-locked"].map(named) {
+            assert!(Step::of(&s).contains(&m), "{s}");
+            assert!(ok(&s, m, &took_others), "{s}");
+            assert!(!ok(&s, m, &took_a), "{s}: both owners took A's rows");
+        }
+        // The plain read then write is proved to fail the move: A's rows again.
+        let rw = named("sharded-read-write");
+        assert!(ok(&rw, m, &took_a));
+        assert!(!ok(&rw, m, &took_others));
+        assert!(
+            judge(BackendKind::Postgres, &rw, m, &took_a)
+                .expected
+                .contains("fails the move")
+        );
+        // A strategy without shards is never proved with it.
+        assert!(!Step::of(&Strategy::NAIVE).contains(&m));
     }
 
     #[test]
