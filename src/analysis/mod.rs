@@ -13,5 +13,6 @@ pub mod gates;
 pub mod network;
 pub mod rate_search;
 pub mod recommend;
+pub mod shards;
 pub mod story;
 pub mod usl;

@@ -561,7 +561,7 @@ fn failover_sentences(r: &RunResult, out: &mut Vec<String>) {
 }
 
 /// " in phase x", or nothing for a lone block.
-fn in_phase(c: &CellResult) -> String {
+pub(super) fn in_phase(c: &CellResult) -> String {
     if c.phase.is_empty() {
         String::new()
     } else {
@@ -787,6 +787,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     shortcut_sentences(r, &mut out);
     out.extend(super::network::sentences(r));
     out.extend(super::cluster::sentences(r));
+    out.extend(super::shards::sentences(r));
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);
     arrival_sentences(r, &mut out);

@@ -148,7 +148,7 @@ fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
 
 /// The MySQL file's `lock` and `claim` steps, checked as far as can be without a server
 /// (the server prepares both before the first trial, and the lock step must return `id`).
-fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
+pub(crate) fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
     let steps = crate::statements::sql_steps(&m.sql);
     let get = |name: &str| {
         steps

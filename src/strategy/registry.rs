@@ -203,9 +203,7 @@ pub static REGISTRY: [Def; 15] = [
         promises: NO_DUPLICATES,
         forms: [
             sql!("postgres", "sharded-skip-locked.sql"),
-            Form::Absent(
-                "not written for MySQL yet: its claim there needs the lock-then-update executor, with the shard map in its locking read",
-            ),
+            sql!("mysql", "sharded-skip-locked.sql"),
             Form::Absent(NOT_FOR_MSSQL),
         ],
         advisory: false,

@@ -122,9 +122,24 @@ fn shard_key(strategy: &Strategy) -> &'static str {
     }
 }
 
-/// A workload's own MySQL claim, when `strategy` is one.
+/// A workload's own MySQL claim, when `strategy` is one, or a built-in claim written
+/// in the same two steps (the sharded skip-locked claim, whose file is parsed once).
 pub fn declared(strategy: &Strategy) -> Option<&crate::strategy::custom::MysqlClaim> {
-    strategy.def().custom.as_ref()?.mysql.as_ref()
+    use crate::strategy::custom::{DeclaredFile, MysqlClaim, mysql_form};
+    static SHARDED: std::sync::OnceLock<MysqlClaim> = std::sync::OnceLock::new();
+    match &strategy.def().custom {
+        Some(c) => c.mysql.as_ref(),
+        None if strategy.def().sharded && strategy.shape() == Shape::Claim => {
+            Some(SHARDED.get_or_init(|| {
+                let file = DeclaredFile {
+                    file: format!("migrations/mysql/strategies/{strategy}.sql"),
+                    sql: strategy.text(BackendKind::Mysql).to_string(),
+                };
+                mysql_form(&file).expect("the shipped file is two steps")
+            }))
+        }
+        None => None,
+    }
 }
 
 /// The statements `claimbench sql` shows for `strategy` at `batch`: a declared claim's
