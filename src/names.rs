@@ -7,11 +7,12 @@
 use crate::backend_kind::BackendKind;
 
 /// The index layouts every backend ships; the files live in `migrations/<backend>/indexes/`.
-pub const INDEX_LAYOUTS: [&str; 4] = [
+pub const INDEX_LAYOUTS: [&str; 5] = [
     "pk-only",
     "status-created",
     "fetch-order",
     "pending-partial",
+    "queue-fetch-order",
 ];
 
 /// Letters, digits, `-` and `_`, at least one: the names a workload gives (itself,

@@ -416,6 +416,7 @@ async fn production_claim_matches_the_reference_model<D: TestDb>(backend: D) {
         ("pk-only", model_cases() / 4),
         ("status-created", model_cases() / 4),
         ("pending-partial", model_cases() / 4),
+        ("queue-fetch-order", model_cases() / 4),
     ] {
         if AnyBackend::layout_check(backend.kind(), layout, &w).is_err() {
             continue;
@@ -1613,67 +1614,74 @@ async fn sharded_claims_match_their_model_within_their_shards<D: TestDb>(backend
     use claimbench::backend::recipe::ShardChange;
     use claimbench::strategy::Contention;
     let w = common::workload("backlog = 0\nqueues = [{ name = \"a\" }]", "");
-    backend.reset(&w, "fetch-order", 1).await.unwrap();
     let sharded: Vec<Strategy> = Strategy::builtin()
         .filter(|s| s.def().sharded && s.sql(backend.kind()).is_some())
         .collect();
     assert!(sharded.len() >= 2, "{sharded:?}");
-    let sessions = tokio::sync::Mutex::new((
-        backend.connect("cbtest-claimer", "model").await.unwrap(),
-        backend.connect("cbtest-other", "other").await.unwrap(),
-    ));
-    let (b, s, sharded) = (&backend, &sessions, &sharded);
-    let what = format!("{}: a sharded claim differs from its model", D::NAME);
-    for_generated_states(
-        model_cases() / 4,
-        !D::TIES_BY_ID,
-        &what,
-        |case| async move {
-            let mut guard = s.lock().await;
-            let (claimer, other) = &mut *guard;
-            let mut names: Vec<String> = case.state.jobs.iter().map(|j| j.queue.clone()).collect();
-            names.sort_unstable();
-            names.dedup();
-            let owned: Vec<String> = names.iter().step_by(2).cloned().collect();
-            let me = |n: usize| vec!["model".to_string(); n];
-            b.change_shards(ShardChange::Take, &names, &me(names.len()))
-                .await
-                .unwrap();
-            b.change_shards(ShardChange::Give, &owned, &me(owned.len()))
-                .await
-                .unwrap();
-            let mine = TableState {
-                queues: case.state.queues.clone(),
-                jobs: (case.state.jobs.iter())
-                    .filter(|j| owned.contains(&j.queue))
-                    .cloned()
-                    .collect(),
-            };
-            for strategy in sharded {
-                let locked: &[i64] = match strategy.contention() {
-                    Contention::Skips => &case.locked,
-                    _ => &[],
+    // Over the fetch order alone, and with each shard an index range of its own.
+    for layout in ["fetch-order", "queue-fetch-order"] {
+        backend.reset(&w, layout, 1).await.unwrap();
+        let sessions = tokio::sync::Mutex::new((
+            backend.connect("cbtest-claimer", "model").await.unwrap(),
+            backend.connect("cbtest-other", "other").await.unwrap(),
+        ));
+        let (b, s, sharded) = (&backend, &sessions, &sharded);
+        let what = format!(
+            "{}: a sharded claim differs from its model on {layout}",
+            D::NAME
+        );
+        for_generated_states(
+            model_cases() / 4,
+            !D::TIES_BY_ID,
+            &what,
+            |case| async move {
+                let mut guard = s.lock().await;
+                let (claimer, other) = &mut *guard;
+                let mut names: Vec<String> =
+                    case.state.jobs.iter().map(|j| j.queue.clone()).collect();
+                names.sort_unstable();
+                names.dedup();
+                let owned: Vec<String> = names.iter().step_by(2).cloned().collect();
+                let me = |n: usize| vec!["model".to_string(); n];
+                b.change_shards(ShardChange::Take, &names, &me(names.len()))
+                    .await
+                    .unwrap();
+                b.change_shards(ShardChange::Give, &owned, &me(owned.len()))
+                    .await
+                    .unwrap();
+                let mine = TableState {
+                    queues: case.state.queues.clone(),
+                    jobs: (case.state.jobs.iter())
+                        .filter(|j| owned.contains(&j.queue))
+                        .cloned()
+                        .collect(),
                 };
-                b.load_state(claimer, &case.state).await;
-                if !locked.is_empty() {
-                    b.lock_rows(other, locked).await;
+                for strategy in sharded {
+                    let locked: &[i64] = match strategy.contention() {
+                        Contention::Skips => &case.locked,
+                        _ => &[],
+                    };
+                    b.load_state(claimer, &case.state).await;
+                    if !locked.is_empty() {
+                        b.lock_rows(other, locked).await;
+                    }
+                    let mut out = Vec::new();
+                    let claimed = claimer.claim(strategy, case.batch, &mut out).await;
+                    if !locked.is_empty() {
+                        b.roll_back(other).await;
+                    }
+                    claimed.map_err(|e| TestCaseError::fail(format!("{strategy}: {e}")))?;
+                    let mut got: Vec<i64> = out.iter().map(|j| j.id).collect();
+                    got.sort_unstable();
+                    let locked: HashSet<i64> = locked.iter().copied().collect();
+                    let mut want = model::uncapped_pick(&mine, &locked, case.batch);
+                    want.sort_unstable();
+                    prop_assert_eq!(got, want, "{} owning {:?}", strategy, owned);
                 }
-                let mut out = Vec::new();
-                let claimed = claimer.claim(strategy, case.batch, &mut out).await;
-                if !locked.is_empty() {
-                    b.roll_back(other).await;
-                }
-                claimed.map_err(|e| TestCaseError::fail(format!("{strategy}: {e}")))?;
-                let mut got: Vec<i64> = out.iter().map(|j| j.id).collect();
-                got.sort_unstable();
-                let locked: HashSet<i64> = locked.iter().copied().collect();
-                let mut want = model::uncapped_pick(&mine, &locked, case.batch);
-                want.sort_unstable();
-                prop_assert_eq!(got, want, "{} owning {:?}", strategy, owned);
-            }
-            Ok(())
-        },
-    );
+                Ok(())
+            },
+        );
+    }
     backend.drop_schema().await;
 }
 

@@ -2,8 +2,8 @@
 //! duplicate claims and lost races fell against the phase's shard moves (inside the
 //! windows in which a moved shard had two owners, or outside them), and, under
 //! arrivals, what shard ownership cost against production's one claim over all rows in
-//! the same phase: the oldest pending job's age, and the share of claims that came back
-//! empty while another worker's shard fell behind.
+//! the same phase: the oldest pending job's age and the throughput against the
+//! arrivals.
 
 use super::figures::{CellFigures, fmt_ms};
 use crate::results::{CellResult, RunResult, ShardMoveWindow};
@@ -82,8 +82,8 @@ fn moves_sentence(c: &CellResult) -> Option<String> {
     ))
 }
 
-/// Under arrivals over several queues: the sharded cell's oldest pending age and empty
-/// claims beside production's cell of the same phase, backend, workers and batch.
+/// Under arrivals over several queues: the sharded cell's oldest pending age and
+/// throughput beside production's cell of the same phase, backend, workers and batch.
 fn against_production(r: &RunResult, c: &CellResult) -> Option<String> {
     if !c.has_arrivals() || c.trials.first()?.queues.len() < 2 {
         return None;
@@ -105,23 +105,21 @@ fn against_production(r: &RunResult, c: &CellResult) -> Option<String> {
             )
     })?;
     let (fs, fp) = (CellFigures::of(c), CellFigures::of(p));
-    let empty = |c: &CellResult| {
-        let (calls, empty) = c.trials.iter().fold((0, 0), |(n, e), t| {
-            (n + t.counts.claim_calls, e + t.counts.empty_claims)
-        });
-        100.0 * empty as f64 / calls.max(1) as f64
-    };
     let age = |f: &CellFigures| f.oldest_pending_p99_ms.map_or("–".to_string(), fmt_ms);
+    let rate = |c: &CellResult| {
+        c.arrival_rate_per_s
+            .map_or("–".to_string(), |r| format!("{r:.0}"))
+    };
     Some(format!(
-        "shard ownership, {} against production at {} workers{}: oldest pending p99 {} against {}, {:.0} jobs/s against {:.0}; {:.0}% of its claims came back empty against production's {:.0}% (workers whose shards were empty idled while the hot shard's owner fell behind).",
+        "shard ownership, {} against production at {} workers{}: oldest pending p99 {} against {}, {:.0} jobs/s of {} arrivals/s against {:.0} of {}: each worker serves its own shards only, so a hot shard gets one worker however idle the others are, where production's claim over all rows gives it every worker.",
         c.strategy,
         c.workers,
         super::story::in_phase(c),
         age(&fs),
         age(&fp),
         fs.throughput,
+        rate(c),
         fp.throughput,
-        empty(c),
-        empty(p)
+        rate(p)
     ))
 }

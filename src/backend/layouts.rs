@@ -19,18 +19,21 @@ macro_rules! shipped {
 
 /// (engine, layout, its DDL). MySQL and MariaDB have no `pending-partial`: they have no
 /// partial (filtered) indexes.
-static SHIPPED: [(BackendKind, &str, &str); 11] = [
+static SHIPPED: [(BackendKind, &str, &str); 14] = [
     shipped!(Postgres, "postgres", "pk-only"),
     shipped!(Postgres, "postgres", "status-created"),
     shipped!(Postgres, "postgres", "fetch-order"),
     shipped!(Postgres, "postgres", "pending-partial"),
+    shipped!(Postgres, "postgres", "queue-fetch-order"),
     shipped!(Mysql, "mysql", "pk-only"),
     shipped!(Mysql, "mysql", "status-created"),
     shipped!(Mysql, "mysql", "fetch-order"),
+    shipped!(Mysql, "mysql", "queue-fetch-order"),
     shipped!(Mssql, "mssql", "pk-only"),
     shipped!(Mssql, "mssql", "status-created"),
     shipped!(Mssql, "mssql", "fetch-order"),
     shipped!(Mssql, "mssql", "pending-partial"),
+    shipped!(Mssql, "mssql", "queue-fetch-order"),
 ];
 
 /// Why an index layout cannot be built on a backend.

@@ -49,6 +49,25 @@ pub fn first_map(queues: &[String], workers: u32) -> Change {
     }
 }
 
+/// The worker id the plan sampler claims under (its role, `claimbench-planner`, less the
+/// prefix): it samples worker 0's claim, so it owns worker 0's first shards too.
+pub const PLANNER: &str = "planner";
+
+/// Gives the plan sampler worker 0's first shards (see [`PLANNER`]); the moves leave
+/// its map alone, so its sample is worker 0's claim before any move.
+pub fn planner_map(queues: &[String], workers: u32) -> Change {
+    let mine: Vec<String> = (0..queues.len())
+        .filter(|&q| owner(q, 0, workers as usize) == 0)
+        .map(|q| queues[q].clone())
+        .collect();
+    Change {
+        at: Duration::ZERO,
+        change: ShardChange::Give,
+        workers: vec![PLANNER.to_string(); mine.len()],
+        queues: mine,
+    }
+}
+
 /// Every change `moves` makes, in time order: per move, the gives at its instant and
 /// the takes when its overlap ends. With one worker a move changes nothing.
 pub fn changes(queues: &[String], workers: u32, moves: &ShardMoves) -> Vec<Change> {

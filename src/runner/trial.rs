@@ -350,10 +350,13 @@ async fn reset<B: Backend>(
     let seeded = backend.reset(w, spec.layout, w.seed).await?;
     backend.setup_strategy(&spec.strategy).await?;
     if spec.strategy.def().sharded {
-        let first = super::shards::first_map(&w.population.queue_names(), spec.workers);
-        backend
-            .change_shards(first.change, &first.queues, &first.workers)
-            .await?;
+        let queues = w.population.queue_names();
+        for c in [
+            super::shards::first_map(&queues, spec.workers),
+            super::shards::planner_map(&queues, spec.workers),
+        ] {
+            backend.change_shards(c.change, &c.queues, &c.workers).await?;
+        }
     }
     spinner.finish_and_clear();
     Ok((seeded, started.elapsed().as_secs_f64()))
@@ -501,7 +504,8 @@ async fn open_sessions<B: Backend>(
         })
     };
     // The plan sample runs the workers' claim, so under the workers' session settings.
-    let mut planner = one(w.trial.sample_interval.is_some(), "claimbench-planner").await?;
+    let planner_role = format!("claimbench-{}", super::shards::PLANNER);
+    let mut planner = one(w.trial.sample_interval.is_some(), &planner_role).await?;
     if let Some(p) = planner.as_mut()
         && !settings.is_empty()
     {
