@@ -1742,6 +1742,17 @@ async fn sharded_claims_match_their_model_on_mariadb() {
     sharded_claims_match_their_model_within_their_shards(backend).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(claimbench_mssql),
+    ignore = "set CLAIMBENCH_MSSQL_URL to run against SQL Server"
+)]
+async fn sharded_claims_match_their_model_on_sql_server() {
+    use claimbench::backend::mssql::MssqlBackend;
+    let backend = <MssqlBackend as TestDb>::open("sharded_model").await;
+    sharded_claims_match_their_model_within_their_shards(backend).await;
+}
+
 /// A team's own claim declared for MySQL (two steps, lock then claim by id, in one
 /// transaction) runs through the same session a worker uses: held to the pick it
 /// promises on generated states with other claims in flight, and to a skip-locked

@@ -20,3 +20,22 @@ SELECT CAST(CASE WHEN SCHEMA_ID(@P1) IS NULL THEN 0 ELSE 1 END AS bigint),
 -- 1 when the database reads row versions by default (READ_COMMITTED_SNAPSHOT ON): the
 -- locking claims then add READCOMMITTEDLOCK, so that READPAST has locks to skip.
 SELECT CAST(is_read_committed_snapshot_on AS int) FROM sys.databases WHERE database_id = DB_ID();
+
+-- step: give-shards
+-- @P1 queues, @P2 worker ids, as JSON arrays, pairwise: each worker now owns that shard
+-- too (a `sharded` strategy's map; a move gives the new owner its shard before the old
+-- one loses it).
+INSERT INTO [{SCHEMA}].[ShardOwners] ([Queue], [WorkerId])
+SELECT q.[value], w.[value]
+FROM OPENJSON(@P1) q
+JOIN OPENJSON(@P2) w ON w.[key] = q.[key]
+WHERE NOT EXISTS (SELECT 1 FROM [{SCHEMA}].[ShardOwners] o
+                  WHERE o.[Queue] = q.[value] AND o.[WorkerId] = w.[value]);
+
+-- step: take-shards
+-- @P1 queues, @P2 worker ids, as JSON arrays, pairwise: those workers no longer own those
+-- shards (a move's overlap has ended).
+DELETE o
+FROM [{SCHEMA}].[ShardOwners] o
+JOIN OPENJSON(@P1) q ON o.[Queue] = q.[value]
+JOIN OPENJSON(@P2) w ON w.[key] = q.[key] AND o.[WorkerId] = w.[value];

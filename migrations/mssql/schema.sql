@@ -41,6 +41,15 @@ CREATE TABLE [{SCHEMA}].[JobsHot] (
     [Version]        rowversion    NOT NULL
 );
 
+-- The shard map of the `sharded` strategies: a worker claims only jobs of the queues
+-- (its shards) it has a row for here. claimbench writes it before a trial and at each of
+-- the phase's shard moves; a moved shard has two owners until the move's overlap ends.
+CREATE TABLE [{SCHEMA}].[ShardOwners] (
+    [Queue]    varchar(255) NOT NULL,
+    [WorkerId] varchar(100) NOT NULL,
+    CONSTRAINT [PK_ShardOwners] PRIMARY KEY ([Queue], [WorkerId])
+);
+
 CREATE TABLE [{SCHEMA}].[JobsArchive] (
     [Id]             bigint        NOT NULL CONSTRAINT [PK_JobsArchive] PRIMARY KEY,
     [Queue]          varchar(255)  NOT NULL,

@@ -144,6 +144,12 @@ pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation
             "none of A's rows: the old and the new owner never both take a job".to_string(),
             overlap == 0,
         ),
+        // As naive's contend step: under locking read committed the plain read waits for
+        // A and then skips A's committed rows, so the duplicate needs RCSI.
+        (Step::OwnershipMove, _) if kind == BackendKind::Mssql => (
+            "A's rows again (RCSI), or none of A's (locking read committed)".to_string(),
+            true,
+        ),
         (Step::OwnershipMove, _) => (
             "A's rows again: both owners take them, so this technique fails the move".to_string(),
             overlap > 0,

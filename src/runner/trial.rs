@@ -355,7 +355,9 @@ async fn reset<B: Backend>(
             super::shards::first_map(&queues, spec.workers),
             super::shards::planner_map(&queues, spec.workers),
         ] {
-            backend.change_shards(c.change, &c.queues, &c.workers).await?;
+            backend
+                .change_shards(c.change, &c.queues, &c.workers)
+                .await?;
         }
     }
     spinner.finish_and_clear();

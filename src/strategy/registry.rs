@@ -185,7 +185,7 @@ pub static REGISTRY: [Def; 15] = [
         forms: [
             sql!("postgres", "sharded.sql"),
             sql!("mysql", "sharded.sql"),
-            Form::Absent(NOT_FOR_MSSQL),
+            sql!("mssql", "sharded.sql"),
         ],
         advisory: false,
         listens: false,
@@ -204,7 +204,7 @@ pub static REGISTRY: [Def; 15] = [
         forms: [
             sql!("postgres", "sharded-skip-locked.sql"),
             sql!("mysql", "sharded-skip-locked.sql"),
-            Form::Absent(NOT_FOR_MSSQL),
+            sql!("mssql", "sharded-skip-locked.sql"),
         ],
         advisory: false,
         listens: false,
@@ -226,7 +226,7 @@ pub static REGISTRY: [Def; 15] = [
         forms: [
             sql!("postgres", "sharded-read-write.sql"),
             sql!("mysql", "sharded-read-write.sql"),
-            Form::Absent(NOT_FOR_MSSQL),
+            sql!("mssql", "sharded-read-write.sql"),
         ],
         advisory: false,
         listens: false,

@@ -144,6 +144,12 @@ pub fn select_binds(batch: u32) -> [Bind<'static>; 1] {
     [Bind::Int(batch as i32)]
 }
 
+/// Binds of a sharded strategy's candidate SELECT: @P1 batch limit, @P2 worker id (its
+/// shard map's key).
+pub fn sharded_select_binds(batch: u32, worker_id: &str) -> [Bind<'_>; 2] {
+    [Bind::Int(batch as i32), Bind::Text(worker_id)]
+}
+
 /// Binds of naive's UPDATE: @P1 worker id, @P2 the ids as a JSON array.
 pub fn naive_update_binds<'a>(worker_id: &'a str, ids_json: &'a str) -> [Bind<'a>; 2] {
     [Bind::Text(worker_id), Bind::Text(ids_json)]
@@ -169,16 +175,18 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let select = match strategy.def().sharded {
+        true => show(&sharded_select_binds(batch, "<worker id>")),
+        false => show(&select_binds(batch)),
+    };
     match strategy.shape() {
         Shape::Claim => show(&claim_binds(batch, "<worker id>")),
         Shape::ReadThenWrite => format!(
-            "select: {}; update: {}",
-            show(&select_binds(batch)),
+            "select: {select}; update: {}",
             show(&naive_update_binds("<worker id>", "[<ids read>]"))
         ),
         Shape::ReadThenConditional => format!(
-            "select: {}; claim-one, per id: {}",
-            show(&select_binds(batch)),
+            "select: {select}; claim-one, per id: {}",
             show(&claim_one_binds("<worker id>", 0, 0))
         ),
         Shape::VersionCas => format!(

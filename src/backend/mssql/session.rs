@@ -4,7 +4,7 @@
 use super::{
     Bind, COL_ATTEMPT, COL_ID, COL_QUEUE_WAIT_US, Conn, SQL, START_UNGATED_SQL, claim_binds,
     claim_one_binds, int, locking_claim_sql, naive_update_binds, query_error, select_binds,
-    statement_body, version_cas_binds, with_schema,
+    sharded_select_binds, statement_body, version_cas_binds, with_schema,
 };
 use crate::backend::BackendKind;
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
@@ -23,6 +23,8 @@ use tiberius::{Row, ToSql};
 struct Statements {
     /// Every claim-shaped strategy's statement as sent (lock hints for RCSI added).
     claims: Vec<(Strategy, String)>,
+    /// Each sharded two-step strategy's select (its own: it reads the shard map).
+    sharded_selects: Vec<(Strategy, String)>,
     naive_select: String,
     naive_update: String,
     conditional_select: String,
@@ -49,6 +51,13 @@ impl Statements {
             claims: Strategy::builtin()
                 .filter(|s| s.shape() == Shape::Claim && s.sql(BackendKind::Mssql).is_some())
                 .map(|s| (s.clone(), locking_claim_sql(&s, schema, rcsi)))
+                .collect(),
+            sharded_selects: Strategy::builtin()
+                .filter(|s| s.def().sharded && s.shape() != Shape::Claim)
+                .filter_map(|st| {
+                    let file = st.sql(BackendKind::Mssql)?;
+                    Some((st.clone(), s(step(file, "select"))))
+                })
                 .collect(),
             naive_select: s(step(SQL.naive, "select")),
             naive_update: s(step(SQL.naive, "update")),
@@ -78,6 +87,31 @@ pub struct MssqlSession {
 }
 
 impl MssqlSession {
+    /// A two-step strategy's unlocked read: the shape's statement, or a sharded
+    /// strategy's own (batch, then worker id).
+    async fn select(
+        &mut self,
+        ask: Ask<'_>,
+        shape: fn(&Statements) -> &String,
+    ) -> Result<Vec<Row>, BackendError> {
+        let s = &self.statements;
+        match s.sharded_selects.iter().find(|(st, _)| st == ask.strategy) {
+            Some((_, sql)) => {
+                let binds = sharded_select_binds(ask.batch, &self.worker_id);
+                rows(&mut self.client, "claim", sql, &binds).await
+            }
+            None => {
+                rows(
+                    &mut self.client,
+                    "claim",
+                    shape(s),
+                    &select_binds(ask.batch),
+                )
+                .await
+            }
+        }
+    }
+
     pub(super) fn new(
         client: Conn,
         schema: &str,
@@ -246,9 +280,8 @@ impl ClaimSteps for MssqlSession {
 
     /// OUTPUT INSERTED.[Id]: the worker owns only the rows that still existed.
     async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
-        let batch = ask.batch;
+        let got = self.select(ask, |s| &s.naive_select).await?;
         let (c, s) = (&mut self.client, &self.statements);
-        let got = rows(c, "claim", &s.naive_select, &select_binds(batch)).await?;
         if got.is_empty() {
             return Ok(());
         }
@@ -278,9 +311,7 @@ impl ClaimSteps for MssqlSession {
     }
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
-        let batch = ask.batch;
-        let select = &self.statements.conditional_select;
-        let got = rows(&mut self.client, "claim", select, &select_binds(batch)).await?;
+        let got = self.select(ask, |s| &s.conditional_select).await?;
         out.extend(got.iter().map(|r| claimed(r, 0, 1, 2)));
         Ok(())
     }
