@@ -134,9 +134,19 @@ pub enum Bind<'a> {
     Text(&'a str),
 }
 
-/// Binds of the production and waiting statements: @P1 = @Limit, @P2 = @WorkerId.
-pub fn claim_binds(batch: u32, worker_id: &str) -> [Bind<'_>; 2] {
-    [Bind::Int(batch as i32), Bind::Text(worker_id)]
+/// Binds of a claim statement: @P1 = @Limit, @P2 = @WorkerId, and for `offset-start`
+/// @P3 = @Window; how many of the three it takes.
+pub fn claim_binds<'a>(
+    strategy: &Strategy,
+    batch: u32,
+    worker_id: &'a str,
+) -> ([Bind<'a>; 3], usize) {
+    let window = strategy.def().offset_window;
+    let k = window.map_or(0, |k| k.min(crate::strategy::MAX_OFFSET_WINDOW) as i32);
+    (
+        [Bind::Int(batch as i32), Bind::Text(worker_id), Bind::Int(k)],
+        2 + usize::from(window.is_some()),
+    )
 }
 
 /// Binds of the naive and conditional candidate SELECT: @P1 = batch limit.
@@ -180,7 +190,10 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
         false => show(&select_binds(batch)),
     };
     match strategy.shape() {
-        Shape::Claim => show(&claim_binds(batch, "<worker id>")),
+        Shape::Claim => {
+            let (binds, n) = claim_binds(strategy, batch, "<worker id>");
+            show(&binds[..n])
+        }
         Shape::ReadThenWrite => format!(
             "select: {select}; update: {}",
             show(&naive_update_binds("<worker id>", "[<ids read>]"))

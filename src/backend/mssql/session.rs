@@ -263,14 +263,19 @@ impl ClaimSteps for MssqlSession {
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
         let claims = &self.statements.claims;
-        let Some((_, sql)) = claims.iter().find(|(c, _)| *c == *strategy) else {
+        // `offset-start-<K>` is offset-start's statement with its own window.
+        let same = |c: &Strategy| {
+            c == strategy
+                || (c.def().offset_window.is_some() && strategy.def().offset_window.is_some())
+        };
+        let Some((_, sql)) = claims.iter().find(|(c, _)| same(c)) else {
             return Err(BackendError::other(
                 "claim",
                 format!("strategy `{strategy}` has no SQL Server form"),
             ));
         };
-        let binds = claim_binds(batch, &self.worker_id);
-        let got = rows(&mut self.client, "claim", sql, &binds).await?;
+        let (binds, n) = claim_binds(strategy, batch, &self.worker_id);
+        let got = rows(&mut self.client, "claim", sql, &binds[..n]).await?;
         out.extend(
             got.iter()
                 .map(|r| claimed(r, COL_ID, COL_ATTEMPT, COL_QUEUE_WAIT_US)),

@@ -101,6 +101,14 @@ fn statements_match_their_golden_files() {
             with_schema(step(SQL.version_cas, "claim-batch"), schema),
         ),
         (
+            "offset-start.sql",
+            locking_claim_sql(&named("offset-start"), schema, false),
+        ),
+        (
+            "offset-start-rcsi.sql",
+            locking_claim_sql(&named("offset-start"), schema, true),
+        ),
+        (
             "sharded-select.sql",
             with_schema(step(sharded("sharded"), "select"), schema),
         ),
@@ -124,8 +132,15 @@ fn statements_match_their_golden_files() {
 #[test]
 fn binds_match_their_golden_file() {
     let text = format!(
-        "production, waiting, sharded-skip-locked (batch 10, worker w3): {:?}\nnaive select, conditional select, version-cas select (batch 10): {:?}\nsharded select, sharded-read-write select (batch 10, worker w3): {:?}\nnaive update: {:?}\nconditional claim-one: {:?}\nversion-cas claim-batch: {:?}\n",
-        claim_binds(10, "w3"),
+        "production, waiting, sharded-skip-locked (batch 10, worker w3): {:?}\noffset-start-64 (batch 10, worker w3): {:?}\nnaive select, conditional select, version-cas select (batch 10): {:?}\nsharded select, sharded-read-write select (batch 10, worker w3): {:?}\nnaive update: {:?}\nconditional claim-one: {:?}\nversion-cas claim-batch: {:?}\n",
+        {
+            let (b, n) = claim_binds(&Strategy::PRODUCTION, 10, "w3");
+            b[..n].to_vec()
+        },
+        {
+            let (b, n) = claim_binds(&named("offset-start-64"), 10, "w3");
+            b[..n].to_vec()
+        },
         select_binds(10),
         sharded_select_binds(10, "w3"),
         naive_update_binds("w3", "[7,9]"),
@@ -399,5 +414,5 @@ fn every_t_sql_statement_parses_with_a_t_sql_parser() {
     assert_eq!(got, expected, "parser failures:\n{}", failed.join("\n"));
     // What could be checked only in part: the claim statements, the lifecycle moves and
     // the schema. A new OUTPUT elsewhere shows up here.
-    assert_eq!(partial.len(), 21, "{partial:#?}");
+    assert_eq!(partial.len(), 23, "{partial:#?}");
 }
