@@ -1837,11 +1837,7 @@ fn one_queue_in_creation_order(n: i64) -> TableState {
 /// started deep in the backlog holds its batch and nothing it passed over: a production
 /// claim beside it still gets the head. (Written with OFFSET inside the locking read, it
 /// would hold every row before its start, and production would come back from past them.)
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over() {
-    use claimbench::backend::Backend;
-    use claimbench::backend::postgres::PostgresBackend;
-    let backend = <PostgresBackend as TestDb>::open("offset_start_skipped").await;
+async fn offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over<D: TestDb>(backend: D) {
     let w = common::workload("backlog = 0\nqueues = [{ name = \"q\" }]", "");
     backend.reset(&w, "fetch-order", 1).await.unwrap();
     let mut a = backend.connect("cbtest-claimer", "offset").await.unwrap();
@@ -1878,6 +1874,13 @@ async fn offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over() {
     // Eight starts drawn from 400: that none passed over ten rows is a 1-in-10^10 case.
     assert!(deep > 0, "no claim started past the head");
     backend.drop_schema().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offset_start_holds_only_its_batch_on_postgres() {
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = <PostgresBackend as TestDb>::open("offset_start_skipped").await;
+    offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over(backend).await;
 }
 
 /// What a random start gives up, counted from the ledger on a real run: production's

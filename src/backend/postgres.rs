@@ -40,7 +40,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     (SQL.reset, "recreate-schema queues setseed vacuum analyze"),
     (
         SQL.control,
-        "version version-num schema-facts backend-pid clear-stats-snapshot durability-production-fsync durability-production-synchronous-commit durability-production-full-page-writes durability-embedded-fsync durability-embedded-synchronous-commit durability-embedded-full-page-writes reload durability-now",
+        "version version-num schema-facts backend-pid clear-stats-snapshot durability-production-fsync durability-production-synchronous-commit durability-production-full-page-writes durability-embedded-fsync durability-embedded-synchronous-commit durability-embedded-full-page-writes reload durability-now give-shards take-shards",
     ),
     (
         SQL.session,

@@ -46,7 +46,10 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         SQL.reset,
         "create-schema queues seed-queues seed-priorities lock-escalation statistics",
     ),
-    (SQL.control, "alive version schema-facts rcsi"),
+    (
+        SQL.control,
+        "alive version schema-facts rcsi give-shards take-shards",
+    ),
     (SQL.session, "setup apply workers kill"),
 ];
 

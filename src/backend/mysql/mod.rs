@@ -40,13 +40,21 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.control,
-        "version schema-facts deadlocks-metric pid-file analyze-hot causal-reads",
+        "version schema-facts deadlocks-metric pid-file analyze-hot causal-reads give-shards take-shards",
     ),
     (
         SQL.session,
         "isolation time-zone existing analyze-json apply kill",
     ),
     (GALERA_SQL, "status settings"),
+    (
+        crate::statements::migration!("mysql", "strategies/sharded.sql"),
+        "select claim-one",
+    ),
+    (
+        crate::statements::migration!("mysql", "strategies/sharded-read-write.sql"),
+        "select update",
+    ),
 ];
 
 /// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait).
