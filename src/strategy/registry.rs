@@ -265,9 +265,7 @@ pub static REGISTRY: [Def; 15] = [
         promises: NO_DUPLICATES,
         forms: [
             sql!("postgres", "ready-table.sql"),
-            Form::Absent(
-                "not written for MySQL yet: its claim there needs the lock-then-update executor production uses, with the ready table's lock and delete steps, and a trigger that InnoDB runs per row",
-            ),
+            sql!("mysql", "ready-table.sql"),
             Form::Absent(NOT_FOR_MSSQL),
         ],
         advisory: false,

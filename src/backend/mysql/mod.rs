@@ -11,7 +11,7 @@ use super::recipe;
 use super::shared::Control;
 use super::{Backend, BackendError, BackendKind, Endpoint, ErrorKind, ServerCounters};
 use crate::backend::Reset;
-use crate::backend::sql::{fill, migration, step};
+use crate::backend::sql::{fill, migration, sql_steps, step};
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 mod custom;
@@ -47,6 +47,10 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         "isolation time-zone existing analyze-json apply kill",
     ),
     (GALERA_SQL, "status settings"),
+    (
+        crate::statements::migration!("mysql", "strategies/ready-table.sql"),
+        "setup lock claim",
+    ),
     (
         crate::statements::migration!("mysql", "strategies/sharded.sql"),
         "select claim-one",
@@ -130,24 +134,34 @@ fn shard_key(strategy: &Strategy) -> &'static str {
     }
 }
 
-/// A workload's own MySQL claim, when `strategy` is one, or a built-in claim written
-/// in the same two steps (the sharded skip-locked claim, whose file is parsed once).
+/// A workload's own MySQL claim, when `strategy` is one, or a built-in claim written in
+/// the same two steps (`lock` and `claim`, beside production's `capacity`-first form:
+/// `sharded-skip-locked`, `ready-table`), each file parsed once.
 pub fn declared(strategy: &Strategy) -> Option<&crate::strategy::custom::MysqlClaim> {
     use crate::strategy::custom::{DeclaredFile, MysqlClaim, mysql_form};
-    static SHARDED: std::sync::OnceLock<MysqlClaim> = std::sync::OnceLock::new();
-    match &strategy.def().custom {
-        Some(c) => c.mysql.as_ref(),
-        None if strategy.def().sharded && strategy.shape() == Shape::Claim => {
-            Some(SHARDED.get_or_init(|| {
-                let file = DeclaredFile {
-                    file: format!("migrations/mysql/strategies/{strategy}.sql"),
-                    sql: strategy.text(BackendKind::Mysql).to_string(),
-                };
-                mysql_form(&file).expect("the shipped file is two steps")
-            }))
-        }
-        None => None,
+    static BUILTIN: std::sync::OnceLock<Vec<(Strategy, MysqlClaim)>> = std::sync::OnceLock::new();
+    if let Some(c) = &strategy.def().custom {
+        return c.mysql.as_ref();
     }
+    let builtin = BUILTIN.get_or_init(|| {
+        Strategy::builtin()
+            .filter(|s| s.shape() == Shape::Claim)
+            .filter_map(|s| {
+                let sql = s.sql(BackendKind::Mysql)?.to_string();
+                let steps: Vec<&str> = sql_steps(&sql).into_iter().map(|(n, _)| n).collect();
+                let two_step = steps.contains(&"lock") && steps.contains(&"claim");
+                (two_step && !steps.contains(&"capacity")).then(|| {
+                    let file = DeclaredFile {
+                        file: format!("migrations/mysql/strategies/{s}.sql"),
+                        sql: sql.clone(),
+                    };
+                    let claim = mysql_form(&file).expect("the shipped file is two steps");
+                    (s, claim)
+                })
+            })
+            .collect()
+    });
+    builtin.iter().find(|(s, _)| s == strategy).map(|(_, c)| c)
 }
 
 /// The statements `claimbench sql` shows for `strategy` at `batch`: a declared claim's
@@ -707,6 +721,27 @@ impl Backend for MysqlBackend {
             self.control.close().await;
         }
         Ok(())
+    }
+
+    /// A built-in strategy's `setup` step (`ready-table`'s table and triggers), sent as
+    /// one multi-statement text on the control connection, which is in the trial's
+    /// database.
+    async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
+        let Some(file) = strategy
+            .sql(BackendKind::Mysql)
+            .filter(|_| !strategy.is_custom())
+        else {
+            return Ok(());
+        };
+        let Some((_, setup)) = sql_steps(file).into_iter().find(|(n, _)| *n == "setup") else {
+            return Ok(());
+        };
+        self.on_control(async |c| {
+            c.query_drop(setup)
+                .await
+                .map_err(|e| query_error("set up the strategy", e))
+        })
+        .await
     }
 
     async fn server_pid(&self) -> Option<u32> {
