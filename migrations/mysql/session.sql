@@ -6,6 +6,13 @@
 -- the pending range for as long as the transaction of a claim lasts.
 SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
 
+-- step: catch-up
+-- A new session on a Galera node, before it prepares its statements: waits until the
+-- node has applied every write set committed anywhere before it (the reset's DDL is
+-- applied on each node in turn; a prepare that meets it there is aborted with error
+-- 1317), then goes back to the server's own setting.
+SET SESSION wsrep_sync_wait = 1; SELECT 1; SET SESSION wsrep_sync_wait = DEFAULT
+
 -- step: time-zone
 -- Every connection: the DATETIME columns hold UTC.
 SET time_zone = '+00:00'

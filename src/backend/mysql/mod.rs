@@ -44,7 +44,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.session,
-        "isolation time-zone existing analyze-json apply kill",
+        "isolation catch-up time-zone existing analyze-json apply kill",
     ),
     (GALERA_SQL, "status settings"),
     (
@@ -610,6 +610,12 @@ impl Backend for MysqlBackend {
         to: Endpoint,
     ) -> Result<MysqlSession, BackendError> {
         let mut conn = self.open_to(true, to).await?;
+        let cluster = self.nodes.len() > 1 && !self.standalone_now();
+        if cluster {
+            conn.query_drop(step(SQL.session, "catch-up"))
+                .await
+                .map_err(|e| query_error("catch up with the cluster", e))?;
+        }
         let statements = Statements::prepare(&mut conn).await?;
         if role == self.id.worker_role {
             self.workers
@@ -627,7 +633,7 @@ impl Backend for MysqlBackend {
             custom: Vec::new(),
             candidates: Vec::new(),
             held: false,
-            cluster: self.nodes.len() > 1 && !self.standalone_now(),
+            cluster,
         })
     }
 
