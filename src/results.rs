@@ -900,6 +900,30 @@ pub fn cell_key(c: &CellResult) -> Vec<String> {
     ]
 }
 
+/// A trial's shard moves (`shard_moves`), each from the moment the new owner got its
+/// shards to the moment the old owner lost them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardMovesSeen {
+    pub windows: Vec<ShardMoveWindow>,
+    /// Claims counted in no window: before the first move, or after a window's grace.
+    pub outside: ShardMoveWindow,
+    /// How long after a window's end a claim that returned still counts in it (the
+    /// longest claim call after warm-up that took jobs: it may have read while its worker
+    /// owned the shard).
+    pub grace_s: f64,
+}
+
+/// One move's window, seconds since the trial's start (both 0 for `outside`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardMoveWindow {
+    pub from_s: f64,
+    pub to_s: f64,
+    /// Claims of a job another worker held (from the ledger).
+    pub duplicate_claims: u64,
+    /// Candidates a conditional claim found taken.
+    pub lost_races: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -955,27 +979,4 @@ mod tests {
         assert!(back.cells[0].strategy.is_custom());
         assert!(!back.cells[0].strategy.prevents_duplicate_claims());
     }
-}
-
-/// A trial's shard moves (`shard_moves`), each from the moment the new owner got its
-/// shards to the moment the old owner lost them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ShardMovesSeen {
-    pub windows: Vec<ShardMoveWindow>,
-    /// Claims counted in no window: before the first move, or after a window's grace.
-    pub outside: ShardMoveWindow,
-    /// How long after a window's end a claim that returned still counts in it (the
-    /// trial's longest claim call: it may have read while its worker owned the shard).
-    pub grace_s: f64,
-}
-
-/// One move's window, seconds since the trial's start (both 0 for `outside`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct ShardMoveWindow {
-    pub from_s: f64,
-    pub to_s: f64,
-    /// Claims of a job another worker held (from the ledger).
-    pub duplicate_claims: u64,
-    /// Candidates a conditional claim found taken.
-    pub lost_races: u64,
 }

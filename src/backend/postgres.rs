@@ -10,7 +10,7 @@ use super::lifecycle::{Lifecycle, Reply, Step};
 use super::pg_claim::ClaimStatement;
 use super::pristine::{self, Pristine};
 use super::recipe;
-use super::sql::{fill, migration, sql_steps, step};
+use super::sql::{fill, migration, step};
 use super::{
     Backend, BackendError, BackendKind, ClaimedJob, ErrorKind, Sample, ServerCounters, Session,
 };
@@ -724,7 +724,7 @@ impl Backend for PostgresBackend {
     }
 
     async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
-        let Some(setup) = setup_step(strategy) else {
+        let Some(setup) = strategy.setup_step(BackendKind::Postgres) else {
             return Ok(());
         };
         self.control()
@@ -761,17 +761,6 @@ fn claim_step<'a>(strategy: &Strategy, file: &'a str) -> &'a str {
         true => file,
         false => step(file, "claim"),
     }
-}
-
-/// A built-in strategy's `setup` step, when its file has one.
-fn setup_step(strategy: &Strategy) -> Option<&str> {
-    if strategy.is_custom() {
-        return None;
-    }
-    sql_steps(strategy.text(BackendKind::Postgres))
-        .into_iter()
-        .find(|(name, _)| *name == "setup")
-        .map(|(_, sql)| sql)
 }
 
 impl Statements {
@@ -1379,17 +1368,28 @@ mod tests {
         };
         let s = crate::strategy::custom::declare(&d).unwrap();
         assert!(claim_step(&s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));
-        assert!(setup_step(&s).is_none());
+        assert!(s.setup_step(BackendKind::Postgres).is_none());
         let ready = Strategy::builtin_named("ready-table").unwrap();
         assert!(
             claim_step(&ready, ready.text(BackendKind::Postgres)).starts_with("WITH picked AS")
         );
         assert!(
-            setup_step(&ready)
+            ready
+                .setup_step(BackendKind::Postgres)
                 .unwrap()
                 .starts_with("CREATE TABLE jobs_ready")
         );
-        assert!(setup_step(&Strategy::PRODUCTION).is_none());
+        assert!(
+            Strategy::PRODUCTION
+                .setup_step(BackendKind::Postgres)
+                .is_none()
+        );
+        assert!(
+            ready
+                .setup_step(BackendKind::Mysql)
+                .unwrap()
+                .starts_with("CREATE TABLE jobs_ready")
+        );
     }
 
     #[test]

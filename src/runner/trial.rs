@@ -201,7 +201,8 @@ pub(super) async fn run_trial<B: Backend>(
         .flatten();
     let holds = exact_holds(backend, w, &merged_ledger).await?;
     let shard_moves = collected.shard_windows.take().map(|windows| {
-        // The longest claim call: one that returned this long after a window ended may
+        // The longest claim call after warm-up that took jobs (the claim-latency
+        // histogram's maximum): one that returned this long after a window ended may
         // have read while its worker still owned the shard.
         let grace_s = collected.metrics.claim_latency.max() as f64 / 1e6;
         let (windows, outside) = super::shards::per_window(

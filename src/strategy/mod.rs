@@ -224,6 +224,19 @@ impl Strategy {
         self.sql(kind).unwrap_or_default()
     }
 
+    /// A built-in strategy's `setup` step on `kind`, when its file there has one: the
+    /// tables and triggers a technique needs beside the seed's schema (`ready-table`).
+    /// A declared strategy has none.
+    pub fn setup_step(&self, kind: BackendKind) -> Option<&str> {
+        if self.is_custom() {
+            return None;
+        }
+        crate::statements::sql_steps(self.sql(kind)?)
+            .into_iter()
+            .find(|(name, _)| *name == "setup")
+            .map(|(_, sql)| sql)
+    }
+
     /// Whether the strategy is meant to hand each job to one worker at a time. Reports use
     /// it to tell an expected duplicate (naive) from a defect.
     pub fn prevents_duplicate_claims(&self) -> bool {

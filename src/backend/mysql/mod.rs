@@ -630,6 +630,7 @@ impl Backend for MysqlBackend {
             workers: self.workers.clone(),
             batch_update: None,
             lock_statements: Vec::new(),
+            sharded_selects: Vec::new(),
             custom: Vec::new(),
             candidates: Vec::new(),
             held: false,
@@ -733,13 +734,7 @@ impl Backend for MysqlBackend {
     /// one multi-statement text on the control connection, which is in the trial's
     /// database.
     async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
-        let Some(file) = strategy
-            .sql(BackendKind::Mysql)
-            .filter(|_| !strategy.is_custom())
-        else {
-            return Ok(());
-        };
-        let Some((_, setup)) = sql_steps(file).into_iter().find(|(n, _)| *n == "setup") else {
+        let Some(setup) = strategy.setup_step(BackendKind::Mysql) else {
             return Ok(());
         };
         self.on_control(async |c| {

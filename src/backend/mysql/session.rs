@@ -89,6 +89,8 @@ pub struct MysqlSession {
     /// The lock step of production and waiting, prepared per number of capped-queue
     /// branches on first use (a workload has a handful of capped queues at most).
     pub(super) lock_statements: Vec<(Strategy, usize, Statement)>,
+    /// Each sharded two-step strategy's own select, prepared on first use.
+    pub(super) sharded_selects: Vec<(Strategy, Statement)>,
     /// Each declared claim's statements (`custom`), prepared on first use.
     pub(super) custom: Vec<super::custom::Prepared>,
     /// Reused buffer: the rows a lock step returned, with their priority, for `pick`.
@@ -125,20 +127,35 @@ impl MysqlSession {
     }
 
     /// A two-step strategy's unlocked read: the shape's prepared statement, or a
-    /// sharded strategy's own select (worker id, then batch), prepared once through the
-    /// connection's statement cache.
+    /// sharded strategy's own select (worker id, then batch), prepared on its first use
+    /// on this connection.
     async fn select(
         &mut self,
         ask: Ask<'_>,
         prepared: fn(&Statements) -> &Statement,
     ) -> Result<Vec<Row>, mysql_async::Error> {
-        if ask.strategy.def().sharded {
-            let sql = step(ask.strategy.text(BackendKind::Mysql), "select");
-            let me = self.worker_id.as_str();
-            return self.conn.exec(sql, (me, ask.batch)).await;
+        if !ask.strategy.def().sharded {
+            return self
+                .conn
+                .exec(prepared(&self.statements), (ask.batch,))
+                .await;
         }
+        let known = self
+            .sharded_selects
+            .iter()
+            .position(|(s, _)| s == ask.strategy);
+        let i = match known {
+            Some(i) => i,
+            None => {
+                let sql = step(ask.strategy.text(BackendKind::Mysql), "select");
+                let st = self.conn.prep(sql).await?;
+                self.sharded_selects.push((ask.strategy.clone(), st));
+                self.sharded_selects.len() - 1
+            }
+        };
+        let me = self.worker_id.as_str();
         self.conn
-            .exec(prepared(&self.statements), (ask.batch,))
+            .exec(&self.sharded_selects[i].1, (me, ask.batch))
             .await
     }
 
