@@ -129,6 +129,30 @@ pub async fn mover<B: Backend>(
     Ok(windows)
 }
 
+/// The trial's shard moves as the results keep them: `windows` as they happened, with
+/// the ledger's duplicate claims and lost races counted in each and outside them all.
+/// The grace is the longest claim call after warm-up that took jobs (the claim-latency
+/// histogram's maximum): a claim that returned that long after a window ended may have
+/// read while its worker still owned the shard.
+pub fn seen(
+    windows: &[(f64, f64)],
+    claim_latency_us: &hdrhistogram::Histogram<u64>,
+    ledger: &crate::ledger::MergedLedger,
+) -> crate::results::ShardMovesSeen {
+    let grace_s = claim_latency_us.max() as f64 / 1e6;
+    let (windows, outside) = per_window(
+        windows,
+        grace_s,
+        &ledger.duplicate_claim_times(),
+        ledger.lost_race_times(),
+    );
+    crate::results::ShardMovesSeen {
+        windows,
+        outside,
+        grace_s,
+    }
+}
+
 /// Counts the claims `duplicate_ns` and the lost races `lost_ns` (ns since the start,
 /// one entry per race) per window. A claim is stamped when its call returned, so one
 /// that read its candidates while its worker still owned the shard can return after the

@@ -201,21 +201,7 @@ pub(super) async fn run_trial<B: Backend>(
         .flatten();
     let holds = exact_holds(backend, w, &merged_ledger).await?;
     let shard_moves = collected.shard_windows.take().map(|windows| {
-        // The longest claim call after warm-up that took jobs (the claim-latency
-        // histogram's maximum): one that returned this long after a window ended may
-        // have read while its worker still owned the shard.
-        let grace_s = collected.metrics.claim_latency.max() as f64 / 1e6;
-        let (windows, outside) = super::shards::per_window(
-            &windows,
-            grace_s,
-            &merged_ledger.duplicate_claim_times(),
-            merged_ledger.lost_race_times(),
-        );
-        crate::results::ShardMovesSeen {
-            windows,
-            outside,
-            grace_s,
-        }
+        super::shards::seen(&windows, &collected.metrics.claim_latency, &merged_ledger)
     });
 
     let measured = clock.measured(stop_at);
