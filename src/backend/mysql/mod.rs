@@ -15,6 +15,7 @@ use crate::backend::sql::{fill, migration, sql_steps, step};
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 mod custom;
+mod offset;
 mod session;
 
 pub use session::MysqlSession;
@@ -51,6 +52,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         crate::statements::migration!("mysql", "strategies/ready-table.sql"),
         "setup lock claim",
     ),
+    (offset::OFFSET_SQL, "start after before"),
     (
         crate::statements::migration!("mysql", "strategies/sharded.sql"),
         "select claim-one",
@@ -106,6 +108,11 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
             "lock: {}; claim: {}",
             show(&m.lock_params),
             show(&m.claim_params)
+        );
+    }
+    if let Some(k) = strategy.def().offset_window {
+        return format!(
+            "start: ? = an offset below {k}, drawn per claim; after: the start's priority, due time, id, priority, due time, priority, then ? = {batch}; before (only when after came back short): the start's priority, priority, due time, priority, due time, id, then ? = the rows short; claim: ? = worker id, :ids = {batch} placeholders"
         );
     }
     match strategy.shape() {
@@ -174,6 +181,7 @@ pub fn statements_as_sent(strategy: &Strategy, batch: u32) -> String {
             m.lock.trim(),
             expand_ids(m.claim.trim(), batch as usize)
         ),
+        None if strategy.def().offset_window.is_some() => offset::as_sent(batch),
         None => expand_ids(strategy.text(BackendKind::Mysql), batch as usize),
     }
 }
@@ -632,6 +640,7 @@ impl Backend for MysqlBackend {
             lock_statements: Vec::new(),
             sharded_selects: Vec::new(),
             custom: Vec::new(),
+            offset: None,
             candidates: Vec::new(),
             held: false,
             cluster,

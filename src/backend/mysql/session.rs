@@ -93,6 +93,8 @@ pub struct MysqlSession {
     pub(super) sharded_selects: Vec<(Strategy, Statement)>,
     /// Each declared claim's statements (`custom`), prepared on first use.
     pub(super) custom: Vec<super::custom::Prepared>,
+    /// `offset-start`'s reads, prepared on first use.
+    pub(super) offset: Option<super::offset::Prepared>,
     /// Reused buffer: the rows a lock step returned, with their priority, for `pick`.
     pub(super) candidates: Vec<(i64, ClaimedJob)>,
     /// Inside a transaction `begin` opened: statements that bring their own transaction
@@ -110,7 +112,7 @@ impl MysqlSession {
     }
 
     /// The prepared `UPDATE ... WHERE id IN (:ids)` for `batch` ids.
-    async fn batch_update(&mut self, batch: u32) -> Result<Statement, BackendError> {
+    pub(super) async fn batch_update(&mut self, batch: u32) -> Result<Statement, BackendError> {
         if let Some((b, s)) = &self.batch_update
             && *b == batch
         {
@@ -160,7 +162,7 @@ impl MysqlSession {
     }
 
     /// Worker id and `ids` padded with 0 to `batch` placeholders.
-    fn update_params(&self, ids: impl Iterator<Item = i64>, batch: u32) -> Params {
+    pub(super) fn update_params(&self, ids: impl Iterator<Item = i64>, batch: u32) -> Params {
         let mut v = Vec::with_capacity(batch as usize + 1);
         v.push(Value::from(self.worker_id.as_str()));
         v.extend(ids.map(Value::from));
@@ -405,6 +407,9 @@ impl ClaimSteps for MysqlSession {
         let Ask { strategy, batch } = ask;
         match super::declared(strategy) {
             Some(m) => self.claim_declared(strategy, m, batch, out).await,
+            None if strategy.def().offset_window.is_some() => {
+                self.claim_offset(strategy, batch, out).await
+            }
             None => self.claim_locked(strategy, batch, out).await,
         }
     }
@@ -484,6 +489,9 @@ impl Session for MysqlSession {
     async fn prepare(&mut self, strategy: &Strategy) -> Result<(), BackendError> {
         match super::declared(strategy) {
             Some(m) => self.check_declared(strategy, m).await,
+            None if strategy.def().offset_window.is_some() => {
+                self.offset_statements().await.map(|_| ())
+            }
             None => Ok(()),
         }
     }
@@ -500,9 +508,14 @@ impl Session for MysqlSession {
         let Some(file) = strategy.sql(crate::backend::BackendKind::Mysql) else {
             return Ok(None);
         };
-        let (statement, sql) = match strategy.shape() {
-            Shape::Claim => ("lock step (uncapped queues)", step(file, "lock")),
-            _ => ("select step", step(file, "select")),
+        let (statement, name) = match strategy.shape() {
+            Shape::Claim => ("lock step (uncapped queues)", "lock"),
+            _ => ("select step", "select"),
+        };
+        // offset-start's locking reads bind a start read just before: no sample yet.
+        let steps = crate::backend::sql::sql_steps(file);
+        let Some(&(_, sql)) = steps.iter().find(|(n, _)| *n == name) else {
+            return Ok(None);
         };
         // The statement without its comments has one parameter, the batch: inlined, as
         // ANALYZE is sent as text.
