@@ -1955,6 +1955,45 @@ async fn offset_start_holds_its_batch_and_none_of_the_rows_it_passed_over<D: Tes
     backend.drop_schema().await;
 }
 
+/// MariaDB's `ready-table` claim joins its ready table to the job rows in a locking
+/// read: read from the job rows' side (the optimizer's own choice on a backlog of
+/// 60,000) it sorts every pending job and locks them all, and every other claim comes
+/// back empty. Held to its batch: a production claim beside it, for the whole backlog,
+/// gets every other row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_table_holds_only_its_batch_on_mariadb() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::mysql::MysqlBackend;
+    const N: i64 = 20_000;
+    let backend = <MysqlBackend as TestDb>::open("ready_table_holds").await;
+    let ready = Strategy::builtin_named("ready-table").unwrap();
+    let w = common::workload("backlog = 0\nqueues = [{ name = \"q\" }]", "");
+    backend.reset(&w, "fetch-order", 1).await.unwrap();
+    backend.setup_strategy(&ready).await.unwrap();
+    let mut a = backend.connect("cbtest-claimer", "ready").await.unwrap();
+    let mut b = backend.connect("cbtest-other", "production").await.unwrap();
+    let state = three_priorities_seven_a_second(N);
+    backend.load_state(&mut a, &state).await;
+    a.begin().await.unwrap();
+    let mut held = Vec::new();
+    a.claim(&ready, 10, &mut held).await.unwrap();
+    let held: HashSet<i64> = held.iter().map(|j| j.id).collect();
+    let mut got = Vec::new();
+    b.claim(&Strategy::PRODUCTION, N as u32, &mut got)
+        .await
+        .unwrap();
+    a.end(false).await.unwrap();
+    assert_eq!(held.len(), 10);
+    assert_eq!(
+        got.len(),
+        N as usize - 10,
+        "production beside ready-table's claim of 10 got {} of the {} other rows",
+        got.len(),
+        N - 10
+    );
+    backend.drop_schema().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offset_start_holds_only_its_batch_on_mariadb() {
     use claimbench::backend::mysql::MysqlBackend;
