@@ -229,3 +229,22 @@ impl From<BackendArg> for BackendKind {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// docs/cli-reference.md is the CLI's own definitions as Markdown, so it cannot
+    /// drift from them: `CLAIMBENCH_BLESS=1 cargo test --bin claimbench` rewrites it.
+    #[test]
+    fn the_cli_reference_is_generated_from_the_definitions() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli-reference.md");
+        let generated = clap_markdown::help_markdown::<super::Cli>();
+        if std::env::var_os("CLAIMBENCH_BLESS").is_some() {
+            std::fs::write(path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "docs/cli-reference.md differs from the CLI's definitions; rewrite it with CLAIMBENCH_BLESS=1 cargo test --bin claimbench"
+        );
+    }
+}

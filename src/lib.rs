@@ -1,5 +1,5 @@
 //! claimbench: a load-testing and benchmark suite for database queue tables with
-//! competing consumers. See README.md for the CLI and
+//! competing consumers. See docs/cli.md for the CLI and
 //! docs/architecture.md for the concepts and how the code is laid out.
 
 pub mod analysis;

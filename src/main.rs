@@ -1,7 +1,7 @@
 //! Entry point: parse the command line, dispatch to the subcommand's module, and map the
 //! outcome to an exit code.
 //!
-//! Exit codes: see `cli::EXIT_CODES` (printed by `--help`, and in the README).
+//! Exit codes: see `cli::EXIT_CODES` (printed by `--help`, and in docs/cli.md).
 
 use anyhow::Result;
 use clap::Parser;

@@ -332,7 +332,7 @@ impl TrialResult {
     }
 }
 
-/// The two duplicate rates of the README's metric definitions, with the counts they are made of.
+/// The two duplicate rates of the metric definitions (docs/metrics.md), with the counts they are made of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Duplicates {

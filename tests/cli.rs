@@ -1194,7 +1194,7 @@ fn no_password_reaches_stderr_or_results_in_any_form() {
 #[test]
 fn a_db_server_restarts_through_the_users_restart_command() {
     // Durable commits: with synchronous_commit = off, a crash forgets acknowledged
-    // claims, which the ledger would rightly report (see the README).
+    // claims, which the ledger would rightly report (see docs/faults.md).
     let settings = [("synchronous_commit".to_string(), "on".to_string())].into();
     let server = claimbench::embedded::EmbeddedPostgres::start(&settings)
         .expect("a throw-away PostgreSQL for the test");

@@ -414,7 +414,7 @@ pub fn compare_with(
     }
 }
 
-/// Exit codes of `compare`, also documented in the README.
+/// Exit codes of `compare`, also documented in docs/cli.md.
 pub mod exit {
     /// A correctness failure: duplicates or lost jobs where the baseline had none.
     pub const CORRECTNESS: u8 = 1;

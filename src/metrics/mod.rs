@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// Highest value a latency histogram tracks: 10 minutes in µs. Larger values saturate.
 const MAX_US: u64 = 600_000_000;
-/// Significant digits, as the README's metric definitions fix them.
+/// Significant digits, as the metric definitions (docs/metrics.md) fix them.
 const SIGFIG: u8 = 3;
 
 pub fn new_histogram() -> Histogram<u64> {

@@ -347,7 +347,7 @@ fn every_statement() -> Vec<(String, String)> {
 /// What `sqlparser`'s T-SQL dialect (0.61) cannot read, removed before parsing so the
 /// rest of each statement is still checked: `OUTPUT ...` clauses of UPDATE, INSERT and
 /// DELETE (with their `INTO`), which it parses only on MERGE, and `CLUSTERED` after
-/// `PRIMARY KEY`. README's "SQL Server" section says the same.
+/// `PRIMARY KEY`. docs/backends.md's "SQL Server" section says the same.
 fn parseable_form(sql: &str) -> (String, Vec<&'static str>) {
     let mut removed = Vec::new();
     let mut kept = Vec::new();
