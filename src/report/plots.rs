@@ -78,6 +78,8 @@ pub trait Figure {
     fn title(&self) -> String;
     /// One short paragraph for report.html.
     fn how_to_read(&self) -> &'static str;
+    /// One line drawn under the title: what to look at first.
+    fn look_at(&self) -> &'static str;
     fn size(&self) -> (u32, u32) {
         (960, 560)
     }
@@ -135,6 +137,17 @@ fn drawn_title(run: &RunResult, title: String) -> String {
     }
 }
 
+/// The area below a figure's title and its look-at line.
+fn headed<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    look_at: &str,
+) -> Result<DrawingArea<DB, Shift>, PlotError> {
+    let area = root.titled(title, caption_font()).map_err(de)?;
+    let style = TextStyle::from((FONT, 14).into_font()).color(&GREY);
+    area.titled(look_at, style).map_err(de)
+}
+
 fn caption_font() -> (&'static str, u32) {
     (FONT, 20)
 }
@@ -168,6 +181,23 @@ fn span(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
         hi = lo + lo.abs().max(1.0);
     }
     (lo, hi + (hi - lo) * 0.08)
+}
+
+/// A count's tick label: whole values only (no "2.5 workers").
+fn whole(v: &f64) -> String {
+    match v.fract() == 0.0 {
+        true => format!("{v:.0}"),
+        false => String::new(),
+    }
+}
+
+/// An axis's tick labels up to `top`: whole numbers once the axis reaches 10 ("4000",
+/// not "4000.0"), two decimals below that.
+fn axis_number(top: f64) -> impl Fn(&f64) -> String {
+    move |v| match top >= 10.0 {
+        true => format!("{v:.0}"),
+        false => format!("{v:.2}"),
+    }
 }
 
 fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
@@ -370,11 +400,74 @@ fn panel_cells<'a>(r: &'a RunResult, (phase, batch, layout): &Panel) -> Vec<&'a 
         .collect()
 }
 
-/// A panel's axes: workers across `x`, `y_desc` from 0 to `y1`, captioned by the panel.
+/// Where a panel puts a worker count across: at its value, or at its log2 when the
+/// counts span 8x or more, so that 1, 2 and 4 workers are not crowded into the left edge
+/// by 64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct WorkerAxis {
+    log2: bool,
+    lo: f64,
+    hi: f64,
+}
+
+impl WorkerAxis {
+    pub(super) fn of(cells: &[&CellResult]) -> WorkerAxis {
+        WorkerAxis::spanning(cells.iter().map(|c| c.workers))
+    }
+
+    fn spanning(counts: impl Iterator<Item = u32> + Clone) -> WorkerAxis {
+        let workers = || counts.clone().map(f64::from);
+        let lo = workers().fold(f64::INFINITY, f64::min);
+        let hi = workers().fold(0.0, f64::max);
+        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (1.0, 1.0) };
+        WorkerAxis {
+            log2: lo >= 1.0 && hi / lo >= 8.0,
+            lo,
+            hi,
+        }
+    }
+
+    /// The drawing coordinate of `workers`.
+    pub(super) fn x(self, workers: f64) -> f64 {
+        match self.log2 {
+            true => workers.log2(),
+            false => workers,
+        }
+    }
+
+    fn range(self) -> std::ops::Range<f64> {
+        match self.log2 {
+            true => self.lo.log2() - 0.3..self.hi.log2() + 0.3,
+            false => (self.lo - 0.5).max(0.0)..self.hi + (self.hi - self.lo).max(1.0) * 0.08,
+        }
+    }
+
+    /// A tick's label: whole worker counts only (no "2.5"); on the log2 axis, the powers
+    /// of two.
+    fn label(self, v: f64) -> String {
+        let w = match self.log2 {
+            true => 2f64.powf(v),
+            false => v,
+        };
+        match v.fract() == 0.0 && w >= 1.0 - 1e-9 {
+            true => format!("{:.0}", w.round()),
+            false => String::new(),
+        }
+    }
+
+    fn desc(self) -> &'static str {
+        match self.log2 {
+            true => "workers (log2 scale)",
+            false => "workers",
+        }
+    }
+}
+
+/// A panel's axes: workers across, `y_desc` from 0 to `y1`, captioned by the panel.
 fn workers_axes<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     (phase, batch, layout): &Panel,
-    (x0, x1): (f64, f64),
+    axis: WorkerAxis,
     y1: f64,
     y_desc: &str,
 ) -> Result<
@@ -395,21 +488,14 @@ fn workers_axes<'a, DB: DrawingBackend>(
         .margin(8)
         .x_label_area_size(36)
         .y_label_area_size(60)
-        .build_cartesian_2d((x0 - 0.5).max(0.0)..x1, 0.0..y1)
+        .build_cartesian_2d(axis.range(), 0.0..y1)
         .map_err(de)?;
-    // Worker counts are whole: no "2.5" tick; a rate axis shows no decimals either.
-    let whole = |v: &f64| match v.fract() == 0.0 {
-        true => format!("{v:.0}"),
-        false => String::new(),
-    };
-    let y_fmt = |v: &f64| match y1 >= 10.0 {
-        true => format!("{v:.0}"),
-        false => format!("{v:.2}"),
-    };
+    let whole = |v: &f64| axis.label(*v);
+    let y_fmt = axis_number(y1);
     chart
         .configure_mesh()
         .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
-        .x_desc("workers")
+        .x_desc(axis.desc())
         .y_desc(y_desc)
         .x_label_formatter(&whole)
         .y_label_formatter(&y_fmt)
@@ -445,6 +531,17 @@ impl Figure for VsWorkers<'_> {
         }
     }
 
+    fn look_at(&self) -> &'static str {
+        match self.lock_wait {
+            true => {
+                "A claim that skips locked rows stays near zero; one that waits climbs with the workers."
+            }
+            false => {
+                "Where a line flattens, more workers stop helping; where it falls, they get in each other's way."
+            }
+        }
+    }
+
     fn how_to_read(&self) -> &'static str {
         if self.lock_wait {
             "Share of worker-connection samples that were waiting on a lock (pg_stat_activity on PostgreSQL, information_schema.INNODB_TRX on MySQL). A strategy that skips locked rows stays near zero; one that waits climbs with the worker count, and so does its claim latency."
@@ -454,9 +551,7 @@ impl Figure for VsWorkers<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root
-            .titled(&drawn_title(self.run, self.title()), caption_font())
-            .map_err(de)?;
+        let root = headed(root, &drawn_title(self.run, self.title()), self.look_at())?;
         let panels = closed_panels(self.run);
         if panels.is_empty() {
             return note(&root, "no trials in this run");
@@ -477,7 +572,7 @@ impl Figure for VsWorkers<'_> {
         for (panel, area) in panels.iter().zip(areas.iter()) {
             let (phase, batch, layout) = panel;
             let cells = panel_cells(self.run, panel);
-            let (x0, x1) = span(cells.iter().map(|c| f64::from(c.workers)), false);
+            let axis = WorkerAxis::of(&cells);
             let (_, y1) = span(cells.iter().map(|c| mean(&c.trials, value)), true);
             // Headroom above the highest point for the legend in the upper left, which
             // takes about a tenth of a panel's height and a tenth per strategy.
@@ -491,7 +586,7 @@ impl Figure for VsWorkers<'_> {
             } else {
                 "jobs/s"
             };
-            let mut chart = workers_axes(area, panel, (x0, x1), y1, y_desc)?;
+            let mut chart = workers_axes(area, panel, axis, y1, y_desc)?;
             for s in strategies(self.run) {
                 let mut pts: Vec<(f64, f64)> = cells
                     .iter()
@@ -499,19 +594,20 @@ impl Figure for VsWorkers<'_> {
                     .map(|c| (f64::from(c.workers), mean(&c.trials, value)))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let drawn: Vec<(f64, f64)> = pts.iter().map(|&(w, v)| (axis.x(w), v)).collect();
                 if pts.is_empty() {
                     continue;
                 }
                 let color = strategy_color(&s);
                 let series = chart
-                    .draw_series(LineSeries::new(pts.clone(), line_style(&s)))
+                    .draw_series(LineSeries::new(drawn.clone(), line_style(&s)))
                     .map_err(de)?;
                 // Every panel names its own lines: panels hold different strategies.
                 series
                     .label(s.as_str().to_string())
                     .legend(legend_entry(&s));
                 chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                    .draw_series(drawn.iter().map(|&p| Circle::new(p, 4, color.filled())))
                     .map_err(de)?;
                 if lock {
                     continue;
@@ -523,13 +619,15 @@ impl Figure for VsWorkers<'_> {
                         && &c.index_layout == layout
                 };
                 if let Some(fit) = usl_fit(&pts) {
-                    let curve = usl_curve(&fit, x0.max(1.0), x1);
+                    let curve = usl_curve(&fit, axis.lo.max(1.0), axis.hi)
+                        .into_iter()
+                        .map(|(w, v)| (axis.x(w), v));
                     chart
                         .draw_series(DashedLineSeries::new(curve, 4, 4, color.stroke_width(1)))
                         .map_err(de)?;
                 }
                 for c in recommended.iter().filter(in_panel) {
-                    let p = (f64::from(c.workers), mean(&c.trials, value));
+                    let p = (axis.x(f64::from(c.workers)), mean(&c.trials, value));
                     chart
                         .draw_series([Circle::new(p, 9, BLACK.stroke_width(2))])
                         .map_err(de)?;
@@ -660,6 +758,15 @@ impl Figure for Spectrum<'_> {
         }
     }
 
+    fn look_at(&self) -> &'static str {
+        match self.queue_wait {
+            true => "The right end is how long the unluckiest jobs waited for a worker.",
+            false => {
+                "A line flat to 99.9% has no convoy; one that lifts early is waiting on locks."
+            }
+        }
+    }
+
     fn how_to_read(&self) -> &'static str {
         if self.queue_wait {
             "Per job of the first phase with arrivals, the time from its arrival (its intended arrival time, so a late producer shows here too) to being claimed, at each percentile, all repetitions merged. A pool that keeps up stays low to the tail; one that falls behind lifts the whole curve."
@@ -669,9 +776,7 @@ impl Figure for Spectrum<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root
-            .titled(&drawn_title(self.run, self.title()), caption_font())
-            .map_err(de)?;
+        let root = headed(root, &drawn_title(self.run, self.title()), self.look_at())?;
         let mut lines: Vec<Line> = Vec::new();
         if self.queue_wait {
             let cells = arrival_cells(self.run);
@@ -803,6 +908,15 @@ impl Figure for OverTime<'_> {
         )
     }
 
+    fn look_at(&self) -> &'static str {
+        match self.oldest_pending {
+            true => "Flat near zero keeps up; a line that keeps rising is a pool falling behind.",
+            false => {
+                "Dips are stalls; a line that sags through a trial is the table or server slowing."
+            }
+        }
+    }
+
     fn how_to_read(&self) -> &'static str {
         if self.oldest_pending {
             "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows). Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released)."
@@ -812,9 +926,7 @@ impl Figure for OverTime<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root
-            .titled(&drawn_title(self.run, self.title()), caption_font())
-            .map_err(de)?;
+        let root = headed(root, &drawn_title(self.run, self.title()), self.look_at())?;
         let claimed = claim_only(self.run);
         let mut lines: Vec<Line> = Vec::new();
         let cells = if self.oldest_pending {
@@ -879,6 +991,8 @@ impl Figure for OverTime<'_> {
         } else {
             "jobs/s"
         };
+        // Headroom above the highest point for the legend in the upper right.
+        let y1 = y1 / (1.0 - (0.06 + 0.05 * lines.len() as f64).min(0.4));
         let mut chart = time_chart(&root, (x0, x1), y1, y_desc)?;
         draw_fault_marks(&mut chart, &cells, y1)?;
         labelled_lines(&mut chart, lines, SeriesLabelPosition::UpperRight)
@@ -904,6 +1018,7 @@ fn time_chart<'a, DB: DrawingBackend>(
         .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
         .x_desc("seconds since trial start")
         .y_desc(y_desc)
+        .y_label_formatter(&axis_number(y1))
         .label_style((FONT, 12))
         .draw()
         .map_err(de)?;
@@ -971,14 +1086,16 @@ impl Figure for Duplicates<'_> {
         "Duplicates per strategy (all trials)".into()
     }
 
+    fn look_at(&self) -> &'static str {
+        "Only a strategy without a safe claim should have bars; ledger and effects must agree."
+    }
+
     fn how_to_read(&self) -> &'static str {
         "Bars count duplicate claims (a job handed to a worker while another still held it) and duplicate executions (handler runs beyond the first per job and attempt), the latter counted from the workers' ledger and from the effects table in the database: those two bars must be equal. Only naive is expected above zero. Labels: claims / executions (ledger) / executions (effects), and duplicate claims as a share of distinct jobs claimed."
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root
-            .titled(&drawn_title(self.run, self.title()), caption_font())
-            .map_err(de)?;
+        let root = headed(root, &drawn_title(self.run, self.title()), self.look_at())?;
         let strategies = strategies(self.run);
         if strategies.is_empty() {
             return note(&root, "no trials in this run");
@@ -1035,6 +1152,7 @@ impl Figure for Duplicates<'_> {
             .x_label_formatter(&label)
             .disable_x_mesh()
             .y_desc("count")
+            .y_label_formatter(&whole)
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
@@ -1126,14 +1244,16 @@ impl Figure for Heatmap<'_> {
         )
     }
 
+    fn look_at(&self) -> &'static str {
+        "The brightest cell with the fewest workers is the cheapest pool that reaches that rate."
+    }
+
     fn how_to_read(&self) -> &'static str {
         "Each cell is the production strategy's steady-state throughput (mean over repetitions and index layouts) at one batch size and worker count; brighter is faster. The brightest cell with the fewest workers is the cheapest pool that reaches that rate."
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root
-            .titled(&drawn_title(self.run, self.title()), caption_font())
-            .map_err(de)?;
+        let root = headed(root, &drawn_title(self.run, self.title()), self.look_at())?;
         let phase = crate::analysis::story::batch_sweep_phase(self.run);
         let cells: Vec<&CellResult> = self
             .run
@@ -1254,14 +1374,16 @@ impl Figure for Sustained<'_> {
         "Sustainable arrival rate by worker count".into()
     }
 
+    fn look_at(&self) -> &'static str {
+        "Read across for the pool a target arrival rate needs; a hollow point is a lower bound."
+    }
+
     fn how_to_read(&self) -> &'static str {
         "For each strategy and worker count, the highest open-loop Poisson arrival rate at which the SLOs on queue wait and oldest-pending age held (the Sustainable arrival rate table lists every step). A hollow point is a lower bound: no step above it was tried or failed. Read across for the pool size a target rate needs."
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root
-            .titled(&drawn_title(self.run, self.title()), caption_font())
-            .map_err(de)?;
+        let root = headed(root, &drawn_title(self.run, self.title()), self.look_at())?;
         let searches = &self.run.rate_searches;
         let found = || {
             searches
@@ -1284,6 +1406,8 @@ impl Figure for Sustained<'_> {
             .light_line_style(RGBColor(0xF0, 0xF0, 0xF0))
             .x_desc("workers")
             .y_desc("sustained arrivals/s")
+            .x_label_formatter(&whole)
+            .y_label_formatter(&axis_number(y1))
             .label_style((FONT, 12))
             .draw()
             .map_err(de)?;
@@ -1334,6 +1458,19 @@ mod tests {
     fn log_ticks_cover_every_decade_in_range() {
         assert_eq!(one_two_five(1.5, 60.0), vec![2.0, 5.0, 10.0, 20.0, 50.0]);
         assert_eq!(one_two_five(0.3, 0.9), vec![0.5]);
+    }
+
+    #[test]
+    fn worker_counts_spanning_8x_go_on_a_log2_axis_ticked_at_whole_counts() {
+        let log = WorkerAxis::spanning([1, 4, 16].into_iter());
+        assert!(log.log2);
+        assert_eq!(log.x(16.0), 4.0);
+        let labels: Vec<String> = [0.0, 0.5, 2.0, 4.0].map(|v| log.label(v)).into();
+        assert_eq!(labels, ["1", "", "4", "16"]);
+        let linear = WorkerAxis::spanning([2, 4, 8].into_iter());
+        assert!(!linear.log2);
+        assert_eq!(linear.x(8.0), 8.0);
+        assert_eq!([2.5, 3.0].map(|v| linear.label(v)), ["", "3"]);
     }
 
     #[test]

@@ -31,12 +31,16 @@ impl Figure for ThroughputBeforeAfter<'_> {
         )
     }
 
+    fn look_at(&self) -> &'static str {
+        "A solid line below its dashed twin lost throughput."
+    }
+
     fn how_to_read(&self) -> &'static str {
         "Steady-state throughput (mean over repetitions) of each cell with a seeded backlog, this run solid, the baseline dashed in the same colour. A solid line below its dashed twin lost throughput; whether that counts as a regression (beyond the threshold and outside the noise) is in the comparison above."
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let root = headed(root, &self.title(), self.look_at())?;
         let panels = closed_panels(self.cur);
         if panels.is_empty() {
             return note(&root, "no phase with a seeded backlog in this run");
@@ -46,15 +50,15 @@ impl Figure for ThroughputBeforeAfter<'_> {
         for (i, (panel, area)) in panels.iter().zip(areas.iter()).enumerate() {
             let cells = panel_cells(self.cur, panel);
             let twins: Vec<&CellResult> = cells.iter().filter_map(|c| twin(self.base, c)).collect();
-            let (x0, x1) = span(cells.iter().map(|c| f64::from(c.workers)), false);
+            let axis = WorkerAxis::of(&cells);
             let (_, y1) = span(cells.iter().chain(&twins).map(|c| throughput(c)), true);
-            let mut chart = workers_axes(area, panel, (x0, x1), y1, "jobs/s")?;
+            let mut chart = workers_axes(area, panel, axis, y1, "jobs/s")?;
             for s in strategies(self.cur) {
                 let points = |of: &[&CellResult]| {
                     let mut pts: Vec<(f64, f64)> = of
                         .iter()
                         .filter(|c| c.strategy == s)
-                        .map(|c| (f64::from(c.workers), throughput(c)))
+                        .map(|c| (axis.x(f64::from(c.workers)), throughput(c)))
                         .collect();
                     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                     pts
@@ -113,12 +117,16 @@ impl Figure for SpectrumBeforeAfter<'_> {
         )
     }
 
+    fn look_at(&self) -> &'static str {
+        "A solid line above its dashed twin got slower at that percentile."
+    }
+
     fn how_to_read(&self) -> &'static str {
         "Claim latency at each percentile, all repetitions merged, log scale, this run solid and the baseline dashed in the same colour. A solid line above its dashed twin got slower at that percentile; a gap that opens only to the right is a longer tail."
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root.titled(&self.title(), caption_font()).map_err(de)?;
+        let root = headed(root, &self.title(), self.look_at())?;
         let mut lines: Vec<SpectrumLine> = Vec::new();
         for s in strategies(self.cur) {
             let cells: Vec<&CellResult> = focus_cells(self.cur)

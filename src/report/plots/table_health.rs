@@ -21,14 +21,16 @@ impl Figure for DeadTuples<'_> {
         )
     }
 
+    fn look_at(&self) -> &'static str {
+        "A saw-tooth is autovacuum keeping up; a steady climb is one that cannot."
+    }
+
     fn how_to_read(&self) -> &'static str {
         "The hot table's dead tuples at each sampler reading (PostgreSQL's statistics, which each backend flushes about once a second): every claim, start and completion leaves a dead row version until vacuum removes it. A saw-tooth is autovacuum keeping up; a steady climb is one it cannot, or an open transaction holding every version back. Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released)."
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let root = root
-            .titled(&drawn_title(self.run, self.title()), caption_font())
-            .map_err(de)?;
+        let root = headed(root, &drawn_title(self.run, self.title()), self.look_at())?;
         let cells = focus_cells(self.run);
         let lines: Vec<Line> = cells
             .iter()
