@@ -4,7 +4,7 @@
 //! `INSTA_UPDATE=always cargo test --test snapshots`, then review the `.snap` diffs.
 
 use claimbench::analysis::compare;
-use claimbench::report::{comparison, export, summary};
+use claimbench::report::{comparison, export, html, summary, terminal};
 use claimbench::results::RunResult;
 use std::path::Path;
 
@@ -57,4 +57,21 @@ fn comparison_outputs() {
         "compare_html_section",
         comparison::html_section(&c, &base.run_id, &[])
     );
+    insta::assert_snapshot!(
+        "compare_json",
+        serde_json::to_string_pretty(&c).expect("a comparison serializes")
+    );
+}
+
+/// The screen `run` prints on stdout.
+#[test]
+fn terminal_screen() {
+    insta::assert_snapshot!(terminal::render(&fixture()));
+}
+
+/// The whole report page but its plots, whose inline SVGs are drawn by plotters (their
+/// figures are checked in tests/report.rs): sections, contents, tables and sentences.
+#[test]
+fn report_html_without_its_plots() {
+    insta::assert_snapshot!(html::render(&fixture(), &[], &[], None));
 }

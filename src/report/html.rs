@@ -14,9 +14,24 @@ pub(super) fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// A sentence written for both Markdown and HTML: escaped, with its `code` spans as
+/// `<code>` (a browser would show the backticks).
+fn prose(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    for (i, part) in esc(s).split('`').enumerate() {
+        match i % 2 {
+            1 => {
+                let _ = write!(out, "<code>{part}</code>");
+            }
+            _ => out.push_str(part),
+        }
+    }
+    out
+}
+
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}\
 table{border-collapse:collapse;font-size:13px;margin:1em 0;display:block;max-width:100%;overflow-x:auto}\
-th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}td{max-width:40em;overflow-wrap:anywhere}\
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}td{max-width:40em;overflow-wrap:break-word;white-space:nowrap}td.l{white-space:normal}\
 th{background:#f2f2f2}td.l,th.l{text-align:left}figure{margin:2em 0}figure svg{max-width:100%;height:auto}\
 p.how{color:#444;max-width:60em}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\
 .warn{color:#8a4b00}.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c068}\
@@ -340,7 +355,7 @@ pub fn render(
             p.stem.replace('/', "-"),
             esc(&p.title),
             p.svg,
-            esc(p.how_to_read)
+            prose(p.how_to_read)
         );
     }
 
@@ -358,6 +373,15 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_shows_code_spans_as_code_and_escapes_the_rest() {
+        assert_eq!(
+            prose("the cell `recommend` picks for a <b> & c"),
+            "the cell <code>recommend</code> picks for a &lt;b&gt; &amp; c"
+        );
+        assert_eq!(prose("an odd ` tick"), "an odd <code> tick</code>");
+    }
 
     #[test]
     fn every_section_gets_an_id_and_a_link_where_the_contents_stand() {
