@@ -4,6 +4,8 @@
 //! (Okabe-Ito, colour-blind safe). Degenerate input (no trials, one point, empty
 //! histograms) draws a note instead of failing; a drawing error becomes a warning.
 
+use super::view::CellView;
+use crate::analysis::figures::CellFigures;
 use crate::metrics::{HistogramSummary, merge_summaries};
 use crate::results::{CellResult, RunResult, TrialResult};
 use crate::strategy::Strategy;
@@ -197,14 +199,6 @@ fn axis_number(top: f64) -> impl Fn(&f64) -> String {
     move |v| match top >= 10.0 {
         true => format!("{v:.0}"),
         false => format!("{v:.2}"),
-    }
-}
-
-fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
-    if ts.is_empty() {
-        0.0
-    } else {
-        ts.iter().map(f).sum::<f64>() / ts.len() as f64
     }
 }
 
@@ -558,14 +552,13 @@ impl Figure for VsWorkers<'_> {
         }
         let areas = panel_areas(&root, panels.len());
         let lock = self.lock_wait;
-        // A claim-only trial completes nothing: its throughput is what it claimed.
-        let value = move |t: &TrialResult| {
-            if lock {
-                t.locks.lock_wait_share * 100.0
-            } else if t.counts.jobs_completed == 0 {
-                t.claimed_per_s
-            } else {
-                t.completed_per_s
+        // The cell's figures as every table shows them (a claim-only phase's throughput
+        // is what it claimed).
+        let value = move |c: &CellResult| {
+            let f = CellFigures::of(c);
+            match lock {
+                true => f.lock_wait_share * 100.0,
+                false => f.throughput,
             }
         };
         let recommended = recommended_cells(self.run);
@@ -573,7 +566,7 @@ impl Figure for VsWorkers<'_> {
             let (phase, batch, layout) = panel;
             let cells = panel_cells(self.run, panel);
             let axis = WorkerAxis::of(&cells);
-            let (_, y1) = span(cells.iter().map(|c| mean(&c.trials, value)), true);
+            let (_, y1) = span(cells.iter().map(|c| value(c)), true);
             // Headroom above the highest point for the legend in the upper left, which
             // takes about a tenth of a panel's height and a tenth per strategy.
             let named = strategies(self.run)
@@ -591,7 +584,7 @@ impl Figure for VsWorkers<'_> {
                 let mut pts: Vec<(f64, f64)> = cells
                     .iter()
                     .filter(|c| c.strategy == s)
-                    .map(|c| (f64::from(c.workers), mean(&c.trials, value)))
+                    .map(|c| (f64::from(c.workers), value(c)))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let drawn: Vec<(f64, f64)> = pts.iter().map(|&(w, v)| (axis.x(w), v)).collect();
@@ -627,7 +620,7 @@ impl Figure for VsWorkers<'_> {
                         .map_err(de)?;
                 }
                 for c in recommended.iter().filter(in_panel) {
-                    let p = (axis.x(f64::from(c.workers)), mean(&c.trials, value));
+                    let p = (axis.x(f64::from(c.workers)), value(c));
                     chart
                         .draw_series([Circle::new(p, 9, BLACK.stroke_width(2))])
                         .map_err(de)?;
@@ -781,22 +774,20 @@ impl Figure for Spectrum<'_> {
         if self.queue_wait {
             let cells = arrival_cells(self.run);
             for (c, (label, color)) in cells.iter().zip(arrival_lines(&cells)) {
-                if let Some(pts) = merge_summaries(c.trials.iter().map(|t| &t.queue_wait))
-                    .ok()
-                    .as_ref()
-                    .and_then(spectrum_points)
-                {
+                if let Some(pts) = spectrum_points(&CellView::of(c).queue_wait) {
                     lines.push((label, color, pts));
                 }
             }
         } else {
             for s in strategies(self.run) {
-                let trials = focus_cells(self.run)
+                // The cell's merged claim latency, as the tables read it; the cells of
+                // one strategy on several backends together.
+                let views: Vec<HistogramSummary> = focus_cells(self.run)
                     .into_iter()
                     .filter(|c| c.strategy == s)
-                    .flat_map(|c| &c.trials)
-                    .map(|t| &t.claim_latency);
-                if let Some(pts) = merge_summaries(trials)
+                    .map(|c| CellView::of(c).claim)
+                    .collect();
+                if let Some(pts) = merge_summaries(views.iter())
                     .ok()
                     .as_ref()
                     .and_then(spectrum_points)
