@@ -109,46 +109,52 @@ fn failures(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
 /// The comparison section `compare --report` puts at the top of the current run's
 /// report.html: the outcome, what fails it, the regressions, and the before/after plots.
 pub fn html_section(c: &Comparison, baseline: &str, plots: &[Rendered]) -> String {
-    use super::html::{esc, section_table};
-    let (what, code) = outcome(c);
-    let mut h = format!(
-        "<h2>Compared with baseline <code>{}</code></h2>\n<p><b>{what}</b> (exit {code}); every metric is in compare's Markdown and JSON.</p>\n",
-        esc(baseline)
-    );
-    for (title, items) in failures(c) {
-        if items.is_empty() {
-            continue;
-        }
-        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(title.trim_end_matches(':')));
-        for i in items {
-            let _ = writeln!(h, "<li class=\"warn\">{}</li>", esc(&i));
-        }
-        h.push_str("</ul>\n");
+    use super::page::{Figure, Section, render};
+    #[derive(serde::Serialize)]
+    struct Failure {
+        title: String,
+        items: Vec<String>,
     }
+    /// Everything comparison.html shows.
+    #[derive(serde::Serialize)]
+    struct View<'a> {
+        baseline: &'a str,
+        outcome: &'a str,
+        code: u8,
+        failures: Vec<Failure>,
+        regressions: Option<Section>,
+        figures: Vec<Figure>,
+    }
+    let (what, code) = outcome(c);
+    let failures: Vec<Failure> = failures(c)
+        .into_iter()
+        .filter(|(_, items)| !items.is_empty())
+        .map(|(title, items)| Failure {
+            title: title.trim_end_matches(':').to_string(),
+            items,
+        })
+        .collect();
     let rows: Vec<Vec<String>> = c
         .regressions()
         .map(|(cell, m)| metric_cells(&cell.key, m))
         .collect();
-    if !rows.is_empty() {
-        section_table(
-            &mut h,
+    let regressions = (!rows.is_empty()).then(|| {
+        Section::table(
             "Regressions",
             &["cell", "metric", "baseline", "current", "change", "verdict"],
             &rows,
             "Each beyond its threshold in the bad direction, with non-overlapping 95% intervals.",
-        );
-    }
-    for p in plots {
-        let _ = writeln!(
-            h,
-            "<figure id=\"{}\"><h3>{}</h3>\n{}\n<p class=\"how\">{}</p></figure>",
-            p.stem,
-            esc(&p.title),
-            p.svg,
-            esc(p.how_to_read)
-        );
-    }
-    h
+        )
+    });
+    let view = View {
+        baseline,
+        outcome: what,
+        code,
+        failures,
+        regressions,
+        figures: plots.iter().map(Figure::of).collect(),
+    };
+    render("comparison.html", &view)
 }
 
 const METRIC_HEADER: &str =

@@ -8,6 +8,7 @@ pub mod comparison;
 pub mod cost;
 pub mod export;
 pub mod html;
+pub mod page;
 pub mod plots;
 pub mod shards;
 pub mod summary;
