@@ -4,7 +4,7 @@
 //! `INSTA_UPDATE=always cargo test --test snapshots`, then review the `.snap` diffs.
 
 use claimbench::analysis::compare;
-use claimbench::report::{comparison, export, html, summary, terminal};
+use claimbench::report::{comparison, export, html, summary, terminal, view};
 use claimbench::results::RunResult;
 use std::path::Path;
 
@@ -38,7 +38,8 @@ fn summary_md() {
 
 #[test]
 fn cells_csv() {
-    insta::assert_snapshot!(export::cells_csv(&fixture()).unwrap());
+    let r = fixture();
+    insta::assert_snapshot!(export::cells_csv(&view::cells(&r)).unwrap());
 }
 
 #[test]
@@ -73,5 +74,6 @@ fn terminal_screen() {
 /// figures are checked in tests/report.rs): sections, contents, tables and sentences.
 #[test]
 fn report_html_without_its_plots() {
-    insta::assert_snapshot!(html::render(&fixture(), &[], &[], None));
+    let r = fixture();
+    insta::assert_snapshot!(html::render(&view::RunView::of(&r), &[], &[], None));
 }

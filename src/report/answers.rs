@@ -4,19 +4,11 @@
 
 use crate::analysis::figures::{CellFigures, fmt_ms};
 use crate::analysis::recommend::Recommendation;
-use crate::analysis::{story, usl};
+use crate::analysis::usl;
 use crate::results::{CellResult, RunResult};
 use crate::slo::Slo;
 use crate::strategy::Strategy;
 use std::fmt::Write;
-
-/// The verdict as a Markdown bullet list (empty when the run holds no cells).
-pub fn verdict_md(r: &RunResult) -> String {
-    story::sentences(r)
-        .iter()
-        .map(|s| format!("- {s}\n"))
-        .collect()
-}
 
 /// Header and rows of one recommendation's supporting table.
 pub fn recommendation_rows(rec: &Recommendation) -> (Vec<&'static str>, Vec<Vec<String>>) {

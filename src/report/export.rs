@@ -134,9 +134,9 @@ fn csv_text(rows: &[CellRow<'_>]) -> Result<String, ExportError> {
     Ok(String::from_utf8(bytes)?)
 }
 
-pub fn cells_csv(r: &RunResult) -> Result<String, ExportError> {
-    let views = view::cells(r);
-    let rows: Vec<CellRow<'_>> = views.iter().map(row).collect();
+/// cells.csv from the run's cells as the view computed them.
+pub fn cells_csv(cells: &[CellView]) -> Result<String, ExportError> {
+    let rows: Vec<CellRow<'_>> = cells.iter().map(row).collect();
     let text = csv_text(&rows)?;
     if !text.is_empty() {
         return Ok(text);

@@ -4,6 +4,7 @@
 
 use super::plots::Rendered;
 use super::summary;
+use super::view::RunView;
 use crate::results::RunResult;
 use serde::Serialize;
 use std::fmt::Write;
@@ -212,14 +213,15 @@ const SUMMARY_HOW: &str = "claimed/s and completed/s are steady-state means afte
 const SIDE_BY_SIDE_HOW: &str = "The same cells on each backend, run one after the other in this run (cell by cell, so both meet the same machine conditions); ratios are each backend's throughput over the first's. The plots below come once per backend.";
 
 /// The sections between the verdict and the warnings, in the page's order.
-fn sections(r: &RunResult) -> Vec<Section> {
-    let (header, rows) = summary::table(r);
+fn sections(v: &RunView) -> Vec<Section> {
+    let r = v.run;
+    let (header, rows) = summary::table(v);
     let mut summary = Section::table("Summary", &header, &rows, SUMMARY_HOW);
     summary.how.push(summary::table_how(r));
     summary.how.extend(summary::reset_line(r));
     let mut out = vec![summary];
     out.extend(answers(r));
-    if let Some((header, rows)) = summary::side_by_side(r) {
+    if let Some((header, rows)) = summary::side_by_side(v) {
         let mut s = Section::table("Backends side by side", &header, &rows, SIDE_BY_SIDE_HOW);
         s.how.push(summary::durability(r));
         out.push(s);
@@ -259,14 +261,17 @@ struct Page<'a> {
     workload_text: &'a str,
 }
 
-/// The report page; `comparison` is a section `compare --report` puts first.
+/// The report page from the run's view; `comparison` is a section `compare --report`
+/// puts first.
 pub fn render(
-    r: &RunResult,
+    v: &RunView,
     plots: &[Rendered],
     plot_problems: &[String],
     comparison: Option<&str>,
 ) -> String {
-    let warnings = summary::warning_lines(r)
+    let r = v.run;
+    let warnings = v
+        .warnings
         .iter()
         .chain(plot_problems)
         .map(|w| w.trim_start_matches("- ").to_string())
@@ -289,8 +294,8 @@ pub fn render(
             .interrupted
             .then(|| r.stop_reason.as_deref().unwrap_or("stopped early")),
         comparison,
-        verdict: crate::analysis::story::sentences(r),
-        sections: sections(r),
+        verdict: v.verdict.clone(),
+        sections: sections(v),
         warnings,
         figures: plots.iter().map(Figure::of).collect(),
         trials: every_trial(r),

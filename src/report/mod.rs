@@ -50,9 +50,14 @@ fn render_with(
         let path = path.to_path_buf();
         move |reason| ResultsError::Io { path, reason }
     };
-    write_atomic(&dir.join("summary.md"), summary::render(r).as_bytes())?;
+    // One view of the run for every format written here.
+    let view = view::RunView::of(r);
+    write_atomic(
+        &dir.join("summary.md"),
+        summary::render_view(&view).as_bytes(),
+    )?;
     let mut problems = Vec::new();
-    match export::cells_csv(r) {
+    match export::cells_csv(&view.cells) {
         Ok(csv) => write_atomic(&dir.join("cells.csv"), csv.as_bytes())?,
         Err(e) => problems.push(format!("cells.csv not written: {}", chain(&e))),
     }
@@ -102,7 +107,7 @@ fn render_with(
         section
     });
     let html_path = dir.join("report.html");
-    let page = html::render(r, &rendered, &problems, section.as_deref());
+    let page = html::render(&view, &rendered, &problems, section.as_deref());
     write_atomic(&html_path, page.as_bytes())?;
     let plots = rendered
         .iter()

@@ -2,7 +2,7 @@
 //! CI job summary), rendered from a `RunResult` alone. The same text is printed at the
 //! end of a run.
 
-use super::view::CellView;
+use super::view::{CellView, RunView};
 use crate::backend::BackendKind;
 use crate::results::{CellResult, RunResult, TrialResult};
 use std::fmt::Write;
@@ -161,6 +161,12 @@ fn network_note(r: &RunResult) -> Option<String> {
 }
 
 pub fn render(r: &RunResult) -> String {
+    render_view(&RunView::of(r))
+}
+
+/// summary.md from the run's view, computed once for every format of a report.
+pub fn render_view(v: &RunView) -> String {
+    let r = v.run;
     let mut out = String::new();
     let _ = writeln!(out, "# claimbench run `{}`\n", r.run_id);
     let env = &r.environment;
@@ -188,11 +194,11 @@ pub fn render(r: &RunResult) -> String {
             r.stop_reason.as_deref().unwrap_or("stopped early")
         );
     }
-    let verdict = super::answers::verdict_md(r);
-    if !verdict.is_empty() {
+    if !v.verdict.is_empty() {
+        let verdict: String = v.verdict.iter().map(|s| format!("- {s}\n")).collect();
         let _ = writeln!(out, "## Verdict\n\n{verdict}");
     }
-    let (header, rows) = table(r);
+    let (header, rows) = table(v);
     markdown_table(&mut out, &header, &rows, 4);
     let _ = writeln!(out, "\n{}", table_how(r));
     if let Some(line) = reset_line(r) {
@@ -233,7 +239,7 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(out, "\n## Scalability fit\n\n{}\n", super::answers::USL_HOW);
         markdown_table(&mut out, &header, &rows, 1);
     }
-    if let Some((header, rows)) = side_by_side(r) {
+    if let Some((header, rows)) = side_by_side(v) {
         let _ = writeln!(
             out,
             "\n## Backends side by side\n\nThe same cells on each backend, run one after the other in this run; ratios are to the first backend.\n"
@@ -246,11 +252,10 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(out, "\n## {}\n\n{}\n", s.title, s.how);
         markdown_table(&mut out, &s.header, &s.rows, s.left);
     }
-    let warnings = warning_lines(r);
-    if !warnings.is_empty() {
+    if !v.warnings.is_empty() {
         out.push_str("\n## Warnings\n\n");
-        for w in warnings {
-            out.push_str(&w);
+        for w in &v.warnings {
+            out.push_str(w);
             out.push('\n');
         }
     }
@@ -641,8 +646,9 @@ pub const HEADER: [&str; 18] = [
 ];
 
 /// The per-cell table every report shows: one row per cell, repetitions merged.
-pub fn table(r: &RunResult) -> ([&'static str; 18], Vec<Vec<String>>) {
-    let rows = super::view::cells(r)
+pub fn table(v: &RunView) -> ([&'static str; 18], Vec<Vec<String>>) {
+    let rows = v
+        .cells
         .iter()
         .map(|v| {
             let (c, f) = (v.cell, &v.figures);
@@ -709,7 +715,8 @@ pub fn backends(r: &RunResult) -> Vec<BackendKind> {
 /// batch) with each backend's throughput, claim latency and duplicates next to each
 /// other, and each later backend's throughput as a ratio to the first's. Claim-only runs
 /// compare claimed jobs, others completed jobs.
-pub fn side_by_side(r: &RunResult) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+pub fn side_by_side(v: &RunView) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    let r = v.run;
     let kinds = backends(r);
     if kinds.len() < 2 {
         return None;
@@ -734,7 +741,7 @@ pub fn side_by_side(r: &RunResult) -> Option<(Vec<String>, Vec<Vec<String>>)> {
             header.push(format!("{k} {what}"));
         }
     }
-    let views = super::view::cells(r);
+    let views = &v.cells;
     // The cell key without the backend: what the backends are compared on.
     let key = |v: &CellView| {
         let mut k = cell_key(v.cell);
@@ -743,7 +750,7 @@ pub fn side_by_side(r: &RunResult) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     };
     let mut rows = Vec::new();
     let mut seen: Vec<Vec<String>> = Vec::new();
-    for v in &views {
+    for v in views {
         let row_key = key(v);
         if seen.contains(&row_key) {
             continue;
@@ -1054,7 +1061,7 @@ mod tests {
             ..RunResult::default()
         };
         r.cells[0].trials[0].counts.jobs_completed = 1;
-        let (header, rows) = side_by_side(&r).expect("two backends");
+        let (header, rows) = side_by_side(&RunView::of(&r)).expect("two backends");
         assert_eq!(
             header[5..8],
             [
@@ -1091,7 +1098,7 @@ mod tests {
         }
         let mut both = r.clone();
         both.cells.extend(later.cells);
-        let (_, rows) = side_by_side(&both).unwrap();
+        let (_, rows) = side_by_side(&RunView::of(&both)).unwrap();
         assert_eq!(rows.len(), 4);
         assert_eq!((rows[0][0].as_str(), rows[2][0].as_str()), ("–", "later"));
         let target = |backend, settings: &[(&str, &str)]| crate::results::TargetRecord {
@@ -1129,7 +1136,10 @@ mod tests {
             "{md}"
         );
         r.cells.retain(|c| c.backend == BackendKind::Postgres);
-        assert!(side_by_side(&r).is_none(), "one backend: no comparison");
+        assert!(
+            side_by_side(&RunView::of(&r)).is_none(),
+            "one backend: no comparison"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (the first few) and where the rest is. summary.md and report.html hold everything; `run --verbose`
 //! prints summary.md instead.
 
-use super::summary::{server_notes, targets, warning_lines};
+use super::summary::{server_notes, targets};
 use super::view;
 use crate::analysis::figures::fmt_ms;
 use crate::results::RunResult;
@@ -32,6 +32,7 @@ fn para(out: &mut String, first: &str, text: &str) {
 }
 
 pub fn render(r: &RunResult) -> String {
+    let v = view::RunView::of(r);
     let mut out = String::new();
     let env = &r.environment;
     para(
@@ -57,14 +58,13 @@ pub fn render(r: &RunResult) -> String {
             r.stop_reason.as_deref().unwrap_or("stopped early"),
         );
     }
-    let sentences = crate::analysis::story::sentences(r);
-    if !sentences.is_empty() {
+    if !v.verdict.is_empty() {
         out.push_str("\nVerdict\n");
-        for s in &sentences {
+        for s in &v.verdict {
             para(&mut out, "  - ", s);
         }
     }
-    let (header, rows) = cell_table(r);
+    let (header, rows) = cell_table(&v);
     if !rows.is_empty() {
         out.push('\n');
         aligned(&mut out, &header, &rows);
@@ -87,7 +87,7 @@ pub fn render(r: &RunResult) -> String {
             .collect();
         aligned(&mut out, &header, &rows);
     }
-    let warnings = warning_lines(r);
+    let warnings = &v.warnings;
     if !warnings.is_empty() {
         let _ = writeln!(out, "\nWarnings ({})", warnings.len());
         for w in warnings.iter().take(WARNINGS_SHOWN) {
@@ -107,8 +107,8 @@ pub fn render(r: &RunResult) -> String {
 /// One line per cell: its key (backend and layout only when the run has several),
 /// jobs/s, claim p99, duplicate claims, lost jobs, and `!` for a cell that missed an
 /// SLO or warned.
-fn cell_table(r: &RunResult) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let cells = view::cells(r);
+fn cell_table(v: &view::RunView) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let (r, cells) = (v.run, &v.cells);
     let several = |f: fn(&crate::results::CellResult) -> String| {
         let mut v: Vec<String> = cells.iter().map(|c| f(c.cell)).collect();
         v.sort();

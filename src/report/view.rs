@@ -8,6 +8,28 @@ use crate::analysis::figures::CellFigures;
 use crate::metrics::{HistogramSummary, merge_summaries};
 use crate::results::{CellResult, RunResult, TrialResult};
 
+/// A run as every renderer shows it, computed once per report: each cell's view, the
+/// verdict and the warnings. summary.md, report.html, cells.csv and the terminal screen
+/// read these; what only one format shows (its sections' rows) each builds from `run`.
+pub struct RunView<'a> {
+    pub run: &'a RunResult,
+    pub cells: Vec<CellView<'a>>,
+    pub verdict: Vec<String>,
+    /// Markdown bullets (`- ...`), the form summary.md prints.
+    pub warnings: Vec<String>,
+}
+
+impl<'a> RunView<'a> {
+    pub fn of(run: &'a RunResult) -> RunView<'a> {
+        RunView {
+            run,
+            cells: cells(run),
+            verdict: crate::analysis::story::sentences(run),
+            warnings: super::summary::warning_lines(run),
+        }
+    }
+}
+
 /// A per-trial rate over a cell's repetitions.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Spread {
