@@ -47,11 +47,18 @@ impl Figure for ThroughputBeforeAfter<'_> {
         }
         let areas = panel_areas(&root, panels.len());
         let throughput = |c: &CellResult| CellFigures::of(c).throughput;
-        for (i, (panel, area)) in panels.iter().zip(areas.iter()).enumerate() {
+        for (panel, area) in panels.iter().zip(areas.iter()) {
             let cells = panel_cells(self.cur, panel);
             let twins: Vec<&CellResult> = cells.iter().filter_map(|c| twin(self.base, c)).collect();
             let axis = WorkerAxis::of(&cells);
             let (_, y1) = span(cells.iter().chain(&twins).map(|c| throughput(c)), true);
+            // Headroom for the legend in the upper left: a line per strategy and one that
+            // says dashed is the baseline.
+            let named = strategies(self.cur)
+                .iter()
+                .filter(|s| cells.iter().any(|c| &c.strategy == *s))
+                .count();
+            let y1 = y1 / (1.0 - (0.1 + 0.09 * (named + 1) as f64).min(0.6));
             let mut chart = workers_axes(area, panel, axis, y1, "jobs/s")?;
             for s in strategies(self.cur) {
                 let points = |of: &[&CellResult]| {
@@ -71,28 +78,25 @@ impl Figure for ThroughputBeforeAfter<'_> {
                 let series = chart
                     .draw_series(LineSeries::new(now.clone(), line_style(&s)))
                     .map_err(de)?;
-                if i == 0 {
-                    series
-                        .label(s.as_str().to_string())
-                        .legend(legend_entry(&s));
-                }
+                // Every panel names its own lines: panels hold different strategies.
+                series
+                    .label(s.as_str().to_string())
+                    .legend(legend_entry(&s));
                 chart
                     .draw_series(now.iter().map(|&p| Circle::new(p, 4, color.filled())))
                     .map_err(de)?;
-                let ghost = chart
+                chart
                     .draw_series(DashedLineSeries::new(before, 6, 5, color.stroke_width(2)))
                     .map_err(de)?;
-                if i == 0 {
-                    ghost
-                        .label(format!("{s} (baseline)"))
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 6, y)], color.stroke_width(2))
-                        });
-                }
             }
-            if i == 0 {
-                legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-            }
+            // One entry for every dashed line: each is its strategy's baseline, in its
+            // colour.
+            chart
+                .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+                .map_err(de)?
+                .label("baseline (dashed)")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 6, y)], GREY.stroke_width(2)));
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         Ok(())
     }
