@@ -135,6 +135,73 @@ async fn after_trial<B: Backend>(backend: &B) -> Result<AfterTrial, RunError> {
     })
 }
 
+/// What the server says just before the workers start: the readings the trial's
+/// figures are differences from.
+struct BeforeTrial {
+    server_pid: Option<u32>,
+    counters: crate::backend::ServerCounters,
+    nodes: Vec<crate::backend::cluster::NodeReading>,
+    cpu: crate::resources::CpuSnapshot,
+    /// The server's clock, µs: per-queue figures count from it.
+    server_start_us: i64,
+}
+
+async fn before_trial<B: Backend>(
+    backend: &B,
+    probe: &mut ResourceProbe,
+) -> Result<BeforeTrial, RunError> {
+    let server_pid = backend.server_pid().await;
+    Ok(BeforeTrial {
+        server_pid,
+        counters: backend.counters().await?,
+        nodes: backend.cluster_readings(false).await?,
+        cpu: probe.snapshot(server_pid),
+        server_start_us: backend.server_clock_us().await?,
+    })
+}
+
+/// What the workers' merged ledger says about a trial beyond its counters.
+struct LedgerFindings {
+    analysis: ledger::LedgerAnalysis,
+    failover_lost: Option<crate::results::FailoverLosses>,
+    time_to_rescue: Option<HistogramSummary>,
+    passed_over: Option<ledger::PassedOver>,
+    holds: Vec<ledger::QueueHold>,
+    shard_moves: Option<crate::results::ShardMovesSeen>,
+}
+
+/// Merges the workers' ledgers (taking them from `collected`) and reads from them the
+/// duplicates and races, the acknowledged work a failover lost, the rescues, the older
+/// jobs claims passed over, each capped queue's exact holds and the shard moves' windows.
+async fn ledger_findings<B: Backend, S>(
+    backend: &B,
+    w: &Workload,
+    collected: &mut Collected<S>,
+) -> Result<LedgerFindings, RunError> {
+    let merged = ledger::MergedLedger::new(std::mem::take(&mut collected.ledgers));
+    let failover_lost = match &collected.failover {
+        Some(at) => Some(super::failover::account(backend, &merged, at).await?),
+        None => None,
+    };
+    // Ids are creation order; with one priority and nothing scheduled, fetch order too.
+    let p = &w.population;
+    let passed_over = (p.all_priorities().len() == 1 && p.scheduled_share == 0.0)
+        .then(|| merged.passed_over())
+        .flatten();
+    let shard_moves = collected
+        .shard_windows
+        .take()
+        .map(|windows| super::shards::seen(&windows, &collected.metrics.claim_latency, &merged));
+    Ok(LedgerFindings {
+        analysis: merged.analyse(),
+        failover_lost,
+        time_to_rescue: rescue_histogram(&merged),
+        passed_over,
+        holds: exact_holds(backend, w, &merged).await?,
+        shard_moves,
+    })
+}
+
 /// Runs one trial on a freshly reset schema.
 pub(super) async fn run_trial<B: Backend>(
     backend: &Arc<B>,
@@ -159,11 +226,7 @@ pub(super) async fn run_trial<B: Backend>(
     let sessions = open_sessions(backend, w, spec, harness.threads, routes).await?;
     let shared_backend = backend;
     let backend = backend.as_ref();
-    let server_pid = backend.server_pid().await;
-    let counters_before = backend.counters().await?;
-    let nodes_before = backend.cluster_readings(false).await?;
-    let cpu_before = probe.snapshot(server_pid);
-    let server_start_us = backend.server_clock_us().await?;
+    let before = before_trial(backend, probe).await?;
 
     let clock = TrialClock::new(w, Instant::now());
     let started_wall = std::time::SystemTime::now();
@@ -178,8 +241,53 @@ pub(super) async fn run_trial<B: Backend>(
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
     let overran = end_overrun(backend, &running).await?;
     let mut collected = collect(running, w).await?;
-    let cpu_after = probe.snapshot(server_pid);
-    drop(collected.sessions);
+    let cpu_after = probe.snapshot(before.server_pid);
+    drop(std::mem::take(&mut collected.sessions));
+    let ran = Ran {
+        seeded,
+        reset_s,
+        route,
+        routes,
+        before,
+        cpu_after,
+        clock,
+        started_wall,
+        stop_at,
+        interrupted,
+        overran,
+        collected,
+    };
+    conclude(backend, w, spec, harness, ran).await
+}
+
+/// A trial up to its workers' results, and the readings around it: what [`conclude`]
+/// turns into the trial's result.
+struct Ran<S> {
+    seeded: u64,
+    reset_s: f64,
+    /// Kept until the result is written: dropping it closes the workers' network.
+    route: Option<super::network::Route>,
+    routes: Routes,
+    before: BeforeTrial,
+    cpu_after: crate::resources::CpuSnapshot,
+    clock: TrialClock,
+    started_wall: std::time::SystemTime,
+    stop_at: Instant,
+    interrupted: bool,
+    overran: u32,
+    collected: Collected<S>,
+}
+
+/// The trial's result from what it ran: the server's readings after it, the merged
+/// ledger, the reconciliation, the quality warnings and every figure.
+async fn conclude<B: Backend>(
+    backend: &B,
+    w: &Workload,
+    spec: &TrialSpec<'_>,
+    harness: &Harness<'_>,
+    mut ran: Ran<B::Session>,
+) -> Result<TrialResult, RunError> {
+    let label = harness.label;
     let AfterTrial {
         counters: counters_after,
         table,
@@ -187,62 +295,61 @@ pub(super) async fn run_trial<B: Backend>(
         standbys,
         nodes: nodes_after,
     } = after_trial(backend).await?;
-    let merged_ledger = ledger::MergedLedger::new(collected.ledgers);
-    let analysis = merged_ledger.analyse();
-    let mut failover_lost = match &collected.failover {
-        Some(at) => Some(super::failover::account(backend, &merged_ledger, at).await?),
-        None => None,
-    };
-    let time_to_rescue = rescue_histogram(&merged_ledger);
-    // Ids are creation order; with one priority and nothing scheduled, fetch order too.
-    let p = &w.population;
-    let passed_over = (p.all_priorities().len() == 1 && p.scheduled_share == 0.0)
-        .then(|| merged_ledger.passed_over())
-        .flatten();
-    let holds = exact_holds(backend, w, &merged_ledger).await?;
-    let shard_moves = collected.shard_windows.take().map(|windows| {
-        super::shards::seen(&windows, &collected.metrics.claim_latency, &merged_ledger)
-    });
+    let mut found = ledger_findings(backend, w, &mut ran.collected).await?;
 
-    let measured = clock.measured(stop_at);
+    let measured = ran.clock.measured(ran.stop_at);
     let measured_s = measured.as_secs_f64();
     let steady_from_s = w.trial.warmup.as_secs_f64();
-    let mut sampled = collected.sampled;
+    let mut sampled = ran.collected.sampled;
     let table_series = std::mem::take(&mut sampled.table);
-    let max_workers = max_workers_checks(w, &sampled, holds);
-    let queues = per_queue(backend, w, server_start_us, measured, &sampled).await?;
-    let m = collected.metrics;
-    let claim_latency_log = write_interval_log(spec, &m, started_wall, label)?;
-    let delay = &collected.scheduling_delay;
-    let resources = resources(cpu_before, cpu_after, m.counts.claim_calls, table, delay);
-    let wall_s = stop_at.duration_since(clock.start).as_secs_f64();
-    let created = seeded + collected.produced.produced;
-    let in_doubt = (m.counts.claims_in_doubt, collected.produced.in_doubt);
+    let max_workers = max_workers_checks(w, &sampled, std::mem::take(&mut found.holds));
+    let queues = per_queue(backend, w, ran.before.server_start_us, measured, &sampled).await?;
+    let m = ran.collected.metrics;
+    let claim_latency_log = write_interval_log(spec, &m, ran.started_wall, label)?;
+    let delay = &ran.collected.scheduling_delay;
+    let resources = resources(
+        ran.before.cpu,
+        ran.cpu_after,
+        m.counts.claim_calls,
+        table,
+        delay,
+    );
+    let wall_s = ran.stop_at.duration_since(ran.clock.start).as_secs_f64();
+    let created = ran.seeded + ran.collected.produced.produced;
+    let in_doubt = (m.counts.claims_in_doubt, ran.collected.produced.in_doubt);
     let reconciliation = reconciliation(
         w,
         spec,
         created,
         db,
-        &analysis,
+        &found.analysis,
         in_doubt,
-        failover_lost.as_mut(),
+        found.failover_lost.as_mut(),
     );
-    let failovers: Vec<_> = collected
+    let failovers: Vec<_> = ran
+        .collected
         .failover
         .take()
-        .map(|at| super::failover::event(at, failover_lost.unwrap_or_default(), &m, steady_from_s))
+        .map(|at| {
+            super::failover::event(
+                at,
+                found.failover_lost.unwrap_or_default(),
+                &m,
+                steady_from_s,
+            )
+        })
         .into_iter()
         .collect();
     // After an interrupt no trial follows: the pair is removed, not made again.
-    if let (Some(f), false, false) = (harness.failover, failovers.is_empty(), interrupted) {
+    if let (Some(f), false, false) = (harness.failover, failovers.is_empty(), ran.interrupted) {
         super::failover::rebuild(backend, f).await?;
     }
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
         strategy: spec.strategy.clone(),
-        ledger: &analysis,
+        ledger: &found.analysis,
         effects_duplicate_executions: db.duplicate_executions,
         executions_in_doubt: m.counts.executions_in_doubt,
-        failover: failover_lost.unwrap_or_default(),
+        failover: found.failover_lost.unwrap_or_default(),
         over_claims: (m.counts.over_claims, m.counts.most_claimed, spec.batch),
         lost: reconciliation.lost,
         max_workers: &max_workers,
@@ -258,41 +365,43 @@ pub(super) async fn run_trial<B: Backend>(
         sample_interval: w.trial.sample_interval,
         mean_sample_ms: sampled.mean_sample_ms,
         max_interval_ms: sampled.max_interval_ms,
-        interrupted,
-        producer_max_lag_ms: collected.produced.max_lag_ms,
+        interrupted: ran.interrupted,
+        producer_max_lag_ms: ran.collected.produced.max_lag_ms,
         arrivals: w.producer_rate_per_s.is_some(),
-        stop_forced: (overran, STOP_GRACE.as_secs_f64()),
+        stop_forced: (ran.overran, STOP_GRACE.as_secs_f64()),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);
     let c = m.counts;
     Ok(TrialResult {
-        network: route.map(|r| r.probe),
-        cluster: routes.cluster_trial(spec.workers, &nodes_before, &nodes_after),
+        network: ran.route.map(|r| r.probe),
+        cluster: ran
+            .routes
+            .cluster_trial(spec.workers, &ran.before.nodes, &nodes_after),
         standbys,
         rerun_because: Vec::new(),
         repetition: spec.repetition,
         measured_s,
         warmup_s: steady_from_s,
-        interrupted,
-        seeded_jobs: seeded,
-        reset_s,
-        produced_jobs: collected.produced.produced,
-        producer_max_lag_ms: collected.produced.max_lag_ms,
-        rescued_jobs: collected.rescued,
-        connection_kills: collected.kills,
-        server_restarts: collected.restarts,
+        interrupted: ran.interrupted,
+        seeded_jobs: ran.seeded,
+        reset_s: ran.reset_s,
+        produced_jobs: ran.collected.produced.produced,
+        producer_max_lag_ms: ran.collected.produced.max_lag_ms,
+        rescued_jobs: ran.collected.rescued,
+        connection_kills: ran.collected.kills,
+        server_restarts: ran.collected.restarts,
         failovers,
-        plan: collected.plan,
+        plan: ran.collected.plan,
         table_series,
-        snapshot_held: collected.held.map(|(from_s, to_s)| SnapshotHold {
+        snapshot_held: ran.collected.held.map(|(from_s, to_s)| SnapshotHold {
             from_s,
             to_s,
             recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
         }),
-        time_to_rescue,
-        passed_over,
-        shard_moves,
+        time_to_rescue: found.time_to_rescue,
+        passed_over: found.passed_over,
+        shard_moves: found.shard_moves,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
         claimed_per_s: per_s(c.jobs_claimed_steady),
@@ -303,9 +412,9 @@ pub(super) async fn run_trial<B: Backend>(
         claim_latency_log,
         empty_claim_latency: HistogramSummary::from_histogram(&m.empty_claim_latency),
         queue_wait: HistogramSummary::from_histogram(&m.queue_wait),
-        duplicates: duplicates(analysis, db.duplicate_executions, db.effect_rows),
+        duplicates: duplicates(found.analysis, db.duplicate_executions, db.effect_rows),
         reconciliation,
-        locks: lock_evidence(&sampled, spec.workers, counters_before, counters_after),
+        locks: lock_evidence(&sampled, spec.workers, ran.before.counters, counters_after),
         oldest_pending: oldest_pending(w, sampled),
         max_workers,
         queues,
