@@ -143,11 +143,17 @@ pub(crate) async fn run(
     print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
     drop(galera);
+    Ok(exit_code(&outcome, interrupt.stopping()))
+}
+
+/// 130 after an interrupt, 1 for a failed correctness check, 3 for a failed gate, else
+/// success (`cli::EXIT_CODES`).
+fn exit_code(outcome: &runner::RunOutcome, interrupted: bool) -> ExitCode {
     let failed_gates = claimbench::analysis::gates::check(&outcome.result)
         .iter()
         .filter(|g| !g.passed)
         .count();
-    Ok(if interrupt.stopping() {
+    if interrupted {
         ExitCode::from(130)
     } else if outcome.failed_checks {
         errln!("a correctness check failed: see Warnings in the summary");
@@ -157,7 +163,7 @@ pub(crate) async fn run(
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// The backend on `target`: on the PostgreSQL claimbench started, trials reset from a

@@ -243,31 +243,8 @@ pub async fn run<B: Backend>(
     opts: RunOptions,
     interrupt: Interrupt,
 ) -> Result<RunOutcome, RunFailure> {
-    let started_at = chrono::Utc::now();
-    let run_id = format!("{}-{}", started_at.format("%Y%m%d-%H%M%S"), workload.name);
-    let dir = opts.results_dir.join(&run_id);
-    let result = RunResult {
-        schema_version: crate::results::SCHEMA_VERSION,
-        run_id,
-        started_at: started_at.to_rfc3339(),
-        finished_at: String::new(),
-        interrupted: false,
-        stop_reason: None,
-        workload: WorkloadRecord {
-            name: workload.name.clone(),
-            path: workload.source_path.display().to_string(),
-            sha256: workload.source_hash.clone(),
-            text: workload.source_text.clone(),
-            custom_strategies: workload.custom_strategies.clone(),
-            custom_layouts: workload.custom_layouts.clone(),
-        },
-        environment: opts.environment,
-        cells: Vec::new(),
-        slos: workload.slos.clone(),
-        gates: workload.gates.clone(),
-        thresholds: workload.thresholds.clone(),
-        rate_searches: Vec::new(),
-    };
+    let result = new_result(&workload, opts.environment);
+    let dir = opts.results_dir.join(&result.run_id);
     let threads = opts
         .worker_threads
         .unwrap_or_else(threads::WorkerThreads::default_count);
@@ -357,6 +334,34 @@ pub async fn run<B: Backend>(
         dir,
         failed_checks,
     })
+}
+
+/// The run's result before its first cell: named by its start and workload, with the
+/// workload's text and checks and the environment it runs in.
+fn new_result(workload: &Workload, environment: crate::results::Environment) -> RunResult {
+    let started_at = chrono::Utc::now();
+    RunResult {
+        schema_version: crate::results::SCHEMA_VERSION,
+        run_id: format!("{}-{}", started_at.format("%Y%m%d-%H%M%S"), workload.name),
+        started_at: started_at.to_rfc3339(),
+        finished_at: String::new(),
+        interrupted: false,
+        stop_reason: None,
+        workload: WorkloadRecord {
+            name: workload.name.clone(),
+            path: workload.source_path.display().to_string(),
+            sha256: workload.source_hash.clone(),
+            text: workload.source_text.clone(),
+            custom_strategies: workload.custom_strategies.clone(),
+            custom_layouts: workload.custom_layouts.clone(),
+        },
+        environment,
+        cells: Vec::new(),
+        slos: workload.slos.clone(),
+        gates: workload.gates.clone(),
+        thresholds: workload.thresholds.clone(),
+        rate_searches: Vec::new(),
+    }
 }
 
 /// Prepares each custom strategy the workload runs on a freshly reset schema, so that a

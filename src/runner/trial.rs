@@ -79,7 +79,7 @@ struct FaultTasks {
 
 /// The tasks of a running trial.
 struct Running<S> {
-    workers: Vec<JoinHandle<Result<worker::WorkerReport<S>, crate::backend::BackendError>>>,
+    workers: Vec<WorkerTask<S>>,
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
@@ -260,6 +260,26 @@ pub(super) async fn run_trial<B: Backend>(
     conclude(backend, w, spec, harness, ran).await
 }
 
+/// The failover the trial injected, as its result records it; the standby pair is made
+/// again for the next trial (after an interrupt none follows: it is removed instead).
+async fn failover_events<B: Backend>(
+    backend: &B,
+    harness: &Harness<'_>,
+    (injected, interrupted): (Option<super::failover::Injected>, bool),
+    lost: crate::results::FailoverLosses,
+    m: &WorkerMetrics,
+    steady_from_s: f64,
+) -> Result<Vec<crate::results::FailoverEvent>, RunError> {
+    let Some(at) = injected else {
+        return Ok(Vec::new());
+    };
+    let event = super::failover::event(at, lost, m, steady_from_s);
+    if let (Some(f), false) = (harness.failover, interrupted) {
+        super::failover::rebuild(backend, f).await?;
+    }
+    Ok(vec![event])
+}
+
 /// A trial up to its workers' results, and the readings around it: what [`conclude`]
 /// turns into the trial's result.
 struct Ran<S> {
@@ -288,13 +308,8 @@ async fn conclude<B: Backend>(
     mut ran: Ran<B::Session>,
 ) -> Result<TrialResult, RunError> {
     let label = harness.label;
-    let AfterTrial {
-        counters: counters_after,
-        table,
-        db,
-        standbys,
-        nodes: nodes_after,
-    } = after_trial(backend).await?;
+    let after = after_trial(backend).await?;
+    let db = after.db;
     let mut found = ledger_findings(backend, w, &mut ran.collected).await?;
 
     let measured = ran.clock.measured(ran.stop_at);
@@ -307,13 +322,8 @@ async fn conclude<B: Backend>(
     let m = ran.collected.metrics;
     let claim_latency_log = write_interval_log(spec, &m, ran.started_wall, label)?;
     let delay = &ran.collected.scheduling_delay;
-    let resources = resources(
-        ran.before.cpu,
-        ran.cpu_after,
-        m.counts.claim_calls,
-        table,
-        delay,
-    );
+    let calls = m.counts.claim_calls;
+    let resources = resources(ran.before.cpu, ran.cpu_after, calls, after.table, delay);
     let wall_s = ran.stop_at.duration_since(ran.clock.start).as_secs_f64();
     let created = ran.seeded + ran.collected.produced.produced;
     let in_doubt = (m.counts.claims_in_doubt, ran.collected.produced.in_doubt);
@@ -326,24 +336,9 @@ async fn conclude<B: Backend>(
         in_doubt,
         found.failover_lost.as_mut(),
     );
-    let failovers: Vec<_> = ran
-        .collected
-        .failover
-        .take()
-        .map(|at| {
-            super::failover::event(
-                at,
-                found.failover_lost.unwrap_or_default(),
-                &m,
-                steady_from_s,
-            )
-        })
-        .into_iter()
-        .collect();
-    // After an interrupt no trial follows: the pair is removed, not made again.
-    if let (Some(f), false, false) = (harness.failover, failovers.is_empty(), ran.interrupted) {
-        super::failover::rebuild(backend, f).await?;
-    }
+    let lost = found.failover_lost.unwrap_or_default();
+    let injected = (ran.collected.failover.take(), ran.interrupted);
+    let failovers = failover_events(backend, harness, injected, lost, &m, steady_from_s).await?;
     let mut warnings = verdict::quality_warnings(&verdict::TrialFacts {
         strategy: spec.strategy.clone(),
         ledger: &found.analysis,
@@ -377,8 +372,8 @@ async fn conclude<B: Backend>(
         network: ran.route.map(|r| r.probe),
         cluster: ran
             .routes
-            .cluster_trial(spec.workers, &ran.before.nodes, &nodes_after),
-        standbys,
+            .cluster_trial(spec.workers, &ran.before.nodes, &after.nodes),
+        standbys: after.standbys,
         rerun_because: Vec::new(),
         repetition: spec.repetition,
         measured_s,
@@ -414,7 +409,7 @@ async fn conclude<B: Backend>(
         queue_wait: HistogramSummary::from_histogram(&m.queue_wait),
         duplicates: duplicates(found.analysis, db.duplicate_executions, db.effect_rows),
         reconciliation,
-        locks: lock_evidence(&sampled, spec.workers, ran.before.counters, counters_after),
+        locks: lock_evidence(&sampled, spec.workers, ran.before.counters, after.counters),
         oldest_pending: oldest_pending(w, sampled),
         max_workers,
         queues,
@@ -745,37 +740,15 @@ fn spawn<B: Backend>(
         w.seed.wrapping_add(u64::from(spec.repetition)),
     ));
     let progress: Vec<Arc<AtomicU64>> = (0..spec.workers).map(|_| Arc::default()).collect();
-    let workers = sessions
-        .workers
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let run = worker::run(
-                s,
-                i as u32,
-                worker_spec.clone(),
-                clock,
-                shared.clone(),
-                progress[i].clone(),
-                connector(
-                    backend,
-                    w,
-                    backend.worker_role(),
-                    super::shards::worker_id(i),
-                    routes.worker(i),
-                ),
-            );
-            let shared = shared.clone();
-            threads.spawn(i, spec.workers as usize, async move {
-                let r = run.await;
-                if r.is_err() {
-                    // A worker that cannot go on ends the trial now, not at its deadline.
-                    shared.stop();
-                }
-                r
-            })
-        })
-        .collect();
+    let on = (threads, &shared, &progress[..]);
+    let workers = spawn_workers(
+        backend,
+        w,
+        (spec, worker_spec),
+        (clock, routes),
+        sessions.workers,
+        on,
+    );
     let n = spec.workers as usize;
     let lag_probes = (0..threads.used(n))
         .map(|t| threads.spawn(t, n, lag::probe(shared.clone())))
@@ -847,6 +820,50 @@ fn spawn<B: Backend>(
         progress,
         shared,
     }
+}
+
+type WorkerTask<S> = JoinHandle<Result<worker::WorkerReport<S>, crate::backend::BackendError>>;
+
+/// Each worker on its thread with its session, its spec and its progress counter, and a
+/// connector for reconnecting in its own role and shard identity.
+fn spawn_workers<B: Backend>(
+    backend: &Arc<B>,
+    w: &Workload,
+    (spec, worker_spec): (&TrialSpec<'_>, Arc<worker::WorkerSpec>),
+    (clock, routes): (TrialClock, Routes),
+    sessions: Vec<B::Session>,
+    (threads, shared, progress): (&WorkerThreads, &Arc<Shared>, &[Arc<AtomicU64>]),
+) -> Vec<WorkerTask<B::Session>> {
+    let n = spec.workers as usize;
+    let spawn_one = |(i, s)| {
+        let connect = connector(
+            backend,
+            w,
+            backend.worker_role(),
+            super::shards::worker_id(i),
+            routes.worker(i),
+        );
+        let (stats, counter) = (shared.clone(), progress[i].clone());
+        let run = worker::run(
+            s,
+            i as u32,
+            worker_spec.clone(),
+            clock,
+            stats,
+            counter,
+            connect,
+        );
+        let shared = shared.clone();
+        threads.spawn(i, n, async move {
+            let r = run.await;
+            if r.is_err() {
+                // A worker that cannot go on ends the trial now, not at its deadline.
+                shared.stop();
+            }
+            r
+        })
+    };
+    sessions.into_iter().enumerate().map(spawn_one).collect()
 }
 
 /// Waits for the deadline, a stop from a task (drain, a worker's error) or an

@@ -1154,21 +1154,7 @@ impl Validator<'_> {
                 None => None,
             },
             arrival_rate_from: match m.arrival_rate_from {
-                Some(r) => {
-                    let times = self.positive(&f("arrival_rate_from.times"), r.times)?;
-                    if times > 100.0 {
-                        return Err(self.err(
-                            &f("arrival_rate_from.times"),
-                            format!("{times} is not allowed; give a multiple above 0, at most 100"),
-                        ));
-                    }
-                    Some(RateFrom {
-                        phase: r.phase,
-                        workers: r.workers,
-                        batch_size: r.batch_size,
-                        times,
-                    })
-                }
+                Some(r) => Some(self.rate_from(&f("arrival_rate_from"), r)?),
                 None => None,
             },
             handler_mode: m.handler_mode,
@@ -1237,6 +1223,24 @@ impl Validator<'_> {
             workers: self.counts(&f("workers"), &m.workers, 512)?,
             batch_sizes: self.counts(&f("batch_sizes"), &m.batch_sizes, 10_000)?,
             phase,
+        })
+    }
+
+    /// A rate taken from another phase's cell, times a multiple above 0, at most 100.
+    fn rate_from(&self, field: &str, r: raw::RateFrom) -> Result<RateFrom, WorkloadError> {
+        let at = format!("{field}.times");
+        let times = self.positive(&at, r.times)?;
+        if times > 100.0 {
+            return Err(self.err(
+                &at,
+                format!("{times} is not allowed; give a multiple above 0, at most 100"),
+            ));
+        }
+        Ok(RateFrom {
+            phase: r.phase,
+            workers: r.workers,
+            batch_size: r.batch_size,
+            times,
         })
     }
 
