@@ -25,6 +25,8 @@ pub(super) struct Prepared {
     start: Statement,
     after: Statement,
     before: Statement,
+    /// Whether the locking reads force the fetch-order index (the layout has it).
+    hinted: bool,
 }
 
 /// The statements `claimbench sql` shows: the file's steps, then production's claim.
@@ -72,7 +74,46 @@ impl MysqlSession {
             start: prep("start").await?,
             after: prep("after").await?,
             before: prep("before").await?,
+            hinted: !force_index.is_empty(),
         })
+    }
+
+    /// The `after` read as a claim from the head's key sends it, its parameters inlined
+    /// for ANALYZE (sent as text): the plan every claim's locking read gets, wherever its
+    /// start (the ranges differ, the access path does not). `None` with nothing pending.
+    pub(super) async fn offset_sample(
+        &mut self,
+        batch: u32,
+    ) -> Result<Option<String>, BackendError> {
+        let hinted = self.offset_statements().await?.hinted;
+        let start = self.offset.as_ref().expect("prepared above").start.clone();
+        let key: Option<(Value, Value, Value)> = self
+            .conn
+            .exec_first(&start, (0u32,))
+            .await
+            .map_err(|e| session_error(self.cluster, "explain the claim", e))?;
+        let Some((priority, due, id)) = key else {
+            return Ok(None);
+        };
+        let hint = if hinted { FORCE_INDEX } else { "" };
+        let sql = fill(step(OFFSET_SQL, "after"), &[("force_index", hint)]);
+        let literals = [&priority, &due, &id, &priority, &due, &priority]
+            .map(|v| v.as_sql(false))
+            .into_iter()
+            .chain([batch.to_string()]);
+        let body: Vec<&str> = sql
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("--"))
+            .collect();
+        let body = body.join("\n");
+        // Each `?` in order, its value after it: the step binds seven.
+        let mut pieces = body.split('?');
+        let mut text = pieces.next().unwrap_or_default().to_string();
+        for (literal, piece) in literals.zip(pieces) {
+            text.push_str(&literal);
+            text.push_str(piece);
+        }
+        Ok(Some(text))
     }
 
     /// One claim of `batch` from a start drawn below `strategy`'s window; the jobs go to

@@ -496,10 +496,9 @@ impl Session for MysqlSession {
         }
     }
 
-    /// MariaDB's `ANALYZE FORMAT=JSON` of the locking read (production's `lock` step,
-    /// uncapped branch; a two-step strategy's select step) between START TRANSACTION
-    /// and ROLLBACK: it runs for real, locks its rows for a moment, and leaves nothing.
-    /// MySQL's `EXPLAIN ANALYZE` has no JSON form, so MySQL takes no sample yet.
+    /// The locking read's plan on MariaDB ([`MysqlSession::analyze`]): production's
+    /// `lock` step (uncapped branch), a two-step strategy's select step, offset-start's
+    /// `after` read from the head's key.
     async fn explain_claim(
         &mut self,
         strategy: &Strategy,
@@ -508,11 +507,18 @@ impl Session for MysqlSession {
         let Some(file) = strategy.sql(crate::backend::BackendKind::Mysql) else {
             return Ok(None);
         };
+        if strategy.def().offset_window.is_some() {
+            let Some(text) = self.offset_sample(batch).await? else {
+                return Ok(None);
+            };
+            return self
+                .analyze("after step (from the head's key)", &text)
+                .await;
+        }
         let (statement, name) = match strategy.shape() {
             Shape::Claim => ("lock step (uncapped queues)", "lock"),
             _ => ("select step", "select"),
         };
-        // offset-start's locking reads bind a start read just before: no sample yet.
         let steps = crate::backend::sql::sql_steps(file);
         let Some(&(_, sql)) = steps.iter().find(|(n, _)| *n == name) else {
             return Ok(None);
@@ -527,29 +533,8 @@ impl Session for MysqlSession {
         if body.matches('?').count() != 1 {
             return Ok(None);
         }
-        let e = |e| session_error(self.cluster, "explain the claim", e);
-        let version: Option<String> = self
-            .conn
-            .query_first(step(super::SQL.control, "version"))
+        self.analyze(statement, &body.replace('?', &batch.to_string()))
             .await
-            .map_err(e)?;
-        if !version.unwrap_or_default().contains("MariaDB") {
-            return Ok(None);
-        }
-        self.conn.query_drop("START TRANSACTION").await.map_err(e)?;
-        let analyzed: Result<Option<String>, _> = self
-            .conn
-            .query_first(fill(
-                step(SQL.session, "analyze-json"),
-                &[("statement", &body.replace('?', &batch.to_string()))],
-            ))
-            .await;
-        self.conn.query_drop("ROLLBACK").await.map_err(e)?;
-        let Some(json) = analyzed.map_err(e)? else {
-            return Ok(None);
-        };
-        let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-        Ok(crate::backend::plan::from_mariadb(statement, value, 0.0))
     }
 
     async fn begin(&mut self) -> Result<(), BackendError> {
@@ -713,5 +698,41 @@ impl Session for MysqlSession {
             }
         }
         Ok(killed)
+    }
+}
+
+impl MysqlSession {
+    /// MariaDB's `ANALYZE FORMAT=JSON` of `statement` (parameters inlined: ANALYZE is
+    /// sent as text) between START TRANSACTION and ROLLBACK: it runs for real, locks
+    /// its rows for a moment, and leaves nothing. MySQL's `EXPLAIN ANALYZE` has no JSON
+    /// form, so MySQL takes no sample yet.
+    async fn analyze(
+        &mut self,
+        label: &str,
+        statement: &str,
+    ) -> Result<Option<crate::backend::plan::PlanSample>, BackendError> {
+        let e = |e| session_error(self.cluster, "explain the claim", e);
+        let version: Option<String> = self
+            .conn
+            .query_first(step(super::SQL.control, "version"))
+            .await
+            .map_err(e)?;
+        if !version.unwrap_or_default().contains("MariaDB") {
+            return Ok(None);
+        }
+        self.conn.query_drop("START TRANSACTION").await.map_err(e)?;
+        let analyzed: Result<Option<String>, _> = self
+            .conn
+            .query_first(fill(
+                step(SQL.session, "analyze-json"),
+                &[("statement", statement)],
+            ))
+            .await;
+        self.conn.query_drop("ROLLBACK").await.map_err(e)?;
+        let Some(json) = analyzed.map_err(e)? else {
+            return Ok(None);
+        };
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+        Ok(crate::backend::plan::from_mariadb(label, value, 0.0))
     }
 }
