@@ -798,6 +798,29 @@ mod tests {
     }
 
     #[test]
+    fn inlined_statements_drop_comments_and_take_every_parameter_in_order() {
+        let sql = "-- ? in a comment\nSELECT a FROM t\nWHERE b = ? AND c > ?";
+        assert_eq!(
+            session::inlined(sql, ["1".into(), "'x'".into()]).as_deref(),
+            Some("SELECT a FROM t\nWHERE b = 1 AND c > 'x'")
+        );
+        assert_eq!(session::inlined(sql, ["1".into()]), None, "too few");
+        assert_eq!(
+            session::inlined(sql, ["1".into(), "2".into(), "3".into()]),
+            None
+        );
+        // Every shipped offset-start `after` read takes its seven.
+        let after = fill(step(offset::OFFSET_SQL, "after"), &[("force_index", "")]);
+        assert!(
+            session::inlined(
+                &after,
+                std::array::from_fn::<String, 7, _>(|i| i.to_string())
+            )
+            .is_some()
+        );
+    }
+
+    #[test]
     fn locking_reads_join_no_other_table() {
         // InnoDB locks the rows of every table joined in a locking read: a join to
         // `queues` would lock the queue row and hide all its jobs from other claimers.

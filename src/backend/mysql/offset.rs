@@ -97,23 +97,9 @@ impl MysqlSession {
         };
         let hint = if hinted { FORCE_INDEX } else { "" };
         let sql = fill(step(OFFSET_SQL, "after"), &[("force_index", hint)]);
-        let literals = [&priority, &due, &id, &priority, &due, &priority]
-            .map(|v| v.as_sql(false))
-            .into_iter()
-            .chain([batch.to_string()]);
-        let body: Vec<&str> = sql
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("--"))
-            .collect();
-        let body = body.join("\n");
-        // Each `?` in order, its value after it: the step binds seven.
-        let mut pieces = body.split('?');
-        let mut text = pieces.next().unwrap_or_default().to_string();
-        for (literal, piece) in literals.zip(pieces) {
-            text.push_str(&literal);
-            text.push_str(piece);
-        }
-        Ok(Some(text))
+        let [p, d, id] = [&priority, &due, &id].map(|v| v.as_sql(false));
+        let literals = [p.clone(), d.clone(), id, p.clone(), d, p, batch.to_string()];
+        Ok(super::session::inlined(&sql, literals))
     }
 
     /// One claim of `batch` from a start drawn below `strategy`'s window; the jobs go to

@@ -523,18 +523,11 @@ impl Session for MysqlSession {
         let Some(&(_, sql)) = steps.iter().find(|(n, _)| *n == name) else {
             return Ok(None);
         };
-        // The statement without its comments has one parameter, the batch: inlined, as
-        // ANALYZE is sent as text.
-        let body: Vec<&str> = sql
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("--"))
-            .collect();
-        let body = body.join("\n");
-        if body.matches('?').count() != 1 {
-            return Ok(None);
+        // Its one parameter is the batch (ANALYZE is sent as text).
+        match inlined(sql, [batch.to_string()]) {
+            Some(text) => self.analyze(statement, &text).await,
+            None => Ok(None),
         }
-        self.analyze(statement, &body.replace('?', &batch.to_string()))
-            .await
     }
 
     async fn begin(&mut self) -> Result<(), BackendError> {
@@ -699,6 +692,25 @@ impl Session for MysqlSession {
         }
         Ok(killed)
     }
+}
+
+/// `sql` without its comment lines and with each `?` replaced, in order, by one of
+/// `literals` (values already written as SQL): what ANALYZE, sent as text, runs. `None`
+/// when the statement has another number of parameters.
+pub(super) fn inlined<const N: usize>(sql: &str, literals: [String; N]) -> Option<String> {
+    let body: Vec<&str> = sql
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect();
+    let body = body.join("\n");
+    let mut pieces = body.split('?');
+    let mut text = pieces.next().unwrap_or_default().to_string();
+    let mut given = literals.into_iter();
+    for piece in pieces {
+        text.push_str(&given.next()?);
+        text.push_str(piece);
+    }
+    given.next().is_none().then_some(text)
 }
 
 impl MysqlSession {
