@@ -290,3 +290,30 @@ fn the_committed_baseline_belongs_to_the_nightly_workload_and_compares_clean_wit
     assert_eq!(c.exit_code(), 0);
     assert!(c.gates.iter().all(|g| g.passed), "{:?}", c.gates);
 }
+
+/// The throughput plot rings the cells `recommend` picks and no other: none without
+/// SLOs, one per recommendation once an SLO on throughput tells pools apart.
+#[test]
+fn the_throughput_plot_rings_only_the_recommended_cells() {
+    use claimbench::report::plots::{self, VsWorkers};
+    let ring = "r=\"9\"";
+    let draw = |r: &RunResult| {
+        let dir = tempfile::tempdir().unwrap();
+        let figure = VsWorkers {
+            run: r,
+            lock_wait: false,
+        };
+        plots::render(&figure, dir.path()).unwrap().svg
+    };
+    let mut r = fixture();
+    r.slos.clear();
+    assert_eq!(draw(&r).matches(ring).count(), 0, "no SLOs, no ring");
+    r.slos = vec![claimbench::slo::Slo::parse("completed_per_s>=1").unwrap()];
+    let picked = claimbench::analysis::recommend::meaningful(&r, &r.slos)
+        .0
+        .iter()
+        .filter(|rec| rec.recommended.is_some())
+        .count();
+    assert!(picked > 0, "an SLO on throughput recommends a pool");
+    assert_eq!(draw(&r).matches(ring).count(), picked);
+}

@@ -457,6 +457,13 @@ impl WorkerAxis {
     }
 }
 
+/// The top of a panel's value axis that leaves room above `y1`, the highest point, for
+/// a legend of `entries` lines in the upper left: about a tenth of the panel's height
+/// and a tenth per line, at most 60%.
+fn legend_room(y1: f64, entries: usize) -> f64 {
+    y1 / (1.0 - (0.1 + 0.09 * entries as f64).min(0.6))
+}
+
 /// A panel's axes: workers across, `y_desc` from 0 to `y1`, captioned by the panel.
 fn workers_axes<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
@@ -563,17 +570,17 @@ impl Figure for VsWorkers<'_> {
         };
         let recommended = recommended_cells(self.run);
         for (panel, area) in panels.iter().zip(areas.iter()) {
-            let (phase, batch, layout) = panel;
             let cells = panel_cells(self.run, panel);
             let axis = WorkerAxis::of(&cells);
-            let (_, y1) = span(cells.iter().map(|c| value(c)), true);
-            // Headroom above the highest point for the legend in the upper left, which
-            // takes about a tenth of a panel's height and a tenth per strategy.
+            // Each cell's figure once: it merges the cell's histograms.
+            let values: Vec<f64> = cells.iter().map(|c| value(c)).collect();
+            let of_cell = cells.iter().zip(&values);
+            let (_, y1) = span(values.iter().copied(), true);
             let named = strategies(self.run)
                 .iter()
                 .filter(|s| cells.iter().any(|c| &c.strategy == *s))
                 .count();
-            let y1 = y1 / (1.0 - (0.1 + 0.09 * named as f64).min(0.5));
+            let y1 = legend_room(y1, named);
             let y_desc = if lock {
                 "lock wait, % of samples"
             } else {
@@ -581,10 +588,10 @@ impl Figure for VsWorkers<'_> {
             };
             let mut chart = workers_axes(area, panel, axis, y1, y_desc)?;
             for s in strategies(self.run) {
-                let mut pts: Vec<(f64, f64)> = cells
-                    .iter()
-                    .filter(|c| c.strategy == s)
-                    .map(|c| (f64::from(c.workers), value(c)))
+                let mut pts: Vec<(f64, f64)> = of_cell
+                    .clone()
+                    .filter(|(c, _)| c.strategy == s)
+                    .map(|(c, &v)| (f64::from(c.workers), v))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let drawn: Vec<(f64, f64)> = pts.iter().map(|&(w, v)| (axis.x(w), v)).collect();
@@ -605,12 +612,6 @@ impl Figure for VsWorkers<'_> {
                 if lock {
                     continue;
                 }
-                let in_panel = |c: &&&CellResult| {
-                    c.strategy == s
-                        && &c.phase == phase
-                        && c.batch_size == *batch
-                        && &c.index_layout == layout
-                };
                 if let Some(fit) = usl_fit(&pts) {
                     let curve = usl_curve(&fit, axis.lo.max(1.0), axis.hi)
                         .into_iter()
@@ -619,8 +620,12 @@ impl Figure for VsWorkers<'_> {
                         .draw_series(DashedLineSeries::new(curve, 4, 4, color.stroke_width(1)))
                         .map_err(de)?;
                 }
-                for c in recommended.iter().filter(in_panel) {
-                    let p = (axis.x(f64::from(c.workers)), value(c));
+                // Rings on this strategy's cells of the panel that `recommend` picked.
+                let picked = |c: &&CellResult| {
+                    c.strategy == s && recommended.iter().any(|r| std::ptr::eq(*r, *c))
+                };
+                for (c, &v) in of_cell.clone().filter(|(c, _)| picked(c)) {
+                    let p = (axis.x(f64::from(c.workers)), v);
                     chart
                         .draw_series([Circle::new(p, 9, BLACK.stroke_width(2))])
                         .map_err(de)?;

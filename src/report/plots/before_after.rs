@@ -58,7 +58,7 @@ impl Figure for ThroughputBeforeAfter<'_> {
                 .iter()
                 .filter(|s| cells.iter().any(|c| &c.strategy == *s))
                 .count();
-            let y1 = y1 / (1.0 - (0.1 + 0.09 * (named + 1) as f64).min(0.6));
+            let y1 = legend_room(y1, named + 1);
             let mut chart = workers_axes(area, panel, axis, y1, "jobs/s")?;
             for s in strategies(self.cur) {
                 let points = |of: &[&CellResult]| {
