@@ -28,6 +28,14 @@ pub struct Cli {
     /// claimbench read, and record, a file elsewhere on this machine).
     #[arg(long, global = true)]
     pub allow_outside_files: bool,
+    /// Run a workload's own SQL (declared layouts and claims) on a `--db` server even
+    /// though the role it connects as could reach the server's host (a superuser, a
+    /// MySQL user with FILE or SUPER). By default that is refused, before the first
+    /// trial: a statement file from someone else must not run commands or read files
+    /// there. The embedded server never needs it: its workload SQL runs as a role
+    /// claimbench creates without those rights.
+    #[arg(long, global = true)]
+    pub allow_privileged_sql: bool,
 }
 
 #[derive(Debug, Subcommand)]

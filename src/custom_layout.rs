@@ -19,6 +19,7 @@ pub struct DeclaredLayout {
 pub fn check(d: &DeclaredLayout) -> Result<(), String> {
     let shipped = crate::names::INDEX_LAYOUTS.contains(&d.name.as_str());
     check_declared_name(&d.name, "layout", shipped.then_some("a shipped layout"))?;
+    crate::privileged_sql::check_file(&d.file, &d.sql)?;
     if crate::strategy::named_params::is_blank(&d.sql) {
         // Regression: such a file ran with no index at all, and said nothing.
         return Err(format!(

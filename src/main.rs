@@ -42,7 +42,8 @@ fn main() -> ExitCode {
     } else {
         claimbench::workload::Files::BesideOnly
     };
-    match runtime.block_on(dispatch(cli.command, files)) {
+    let privileged = cli.allow_privileged_sql;
+    match runtime.block_on(dispatch(cli.command, files, privileged)) {
         Ok(code) => code,
         Err(e) => {
             errln!("error: {e:#}");
@@ -51,7 +52,11 @@ fn main() -> ExitCode {
     }
 }
 
-async fn dispatch(cmd: cli::Command, files: claimbench::workload::Files) -> Result<ExitCode> {
+async fn dispatch(
+    cmd: cli::Command,
+    files: claimbench::workload::Files,
+    allow_privileged_sql: bool,
+) -> Result<ExitCode> {
     use cli::Command;
     use commands::{compare, inspect, parse_slos, prove, run};
     match cmd {
@@ -77,6 +82,7 @@ async fn dispatch(cmd: cli::Command, files: claimbench::workload::Files) -> Resu
                 worker_threads: worker_threads.map(usize::from),
                 restart_command,
                 failover_command,
+                allow_privileged_sql,
             };
             run::run(&workload, files, db, &schema, flags).await
         }

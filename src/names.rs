@@ -23,6 +23,38 @@ pub fn is_plain_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// The longest file-name part [`file_component`] makes, in bytes: with the rest of a
+/// file name (phase, workers, extension) well under the usual 255.
+pub const MAX_FILE_COMPONENT: usize = 64;
+
+/// `s` as one part of a file name under a results folder, whatever it holds: a name read
+/// back from a run.json someone else wrote may hold `..`, `/`, a NUL or a screenful.
+/// Letters, digits, `-` and `_` stay; anything else (`.` and `/` included) becomes `_`;
+/// a long name keeps its start and ends with a hash of the whole, so two long names
+/// stay apart. The one sanitiser for every path built from data (hgrm, hlog).
+pub fn file_component(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect();
+    if out.is_empty() {
+        out.push('_');
+    }
+    if out.len() > MAX_FILE_COMPONENT {
+        use sha2::Digest;
+        let hash = hex::encode(&sha2::Sha256::digest(s.as_bytes())[..4]);
+        out.truncate(MAX_FILE_COMPONENT - hash.len() - 1);
+        out.push('-');
+        out.push_str(&hash);
+    }
+    out
+}
+
 /// Checks the name a workload declares a strategy or layout under: not one claimbench
 /// ships (`shipped_as` says what it is, e.g. "a built-in strategy"), and plain.
 pub fn check_declared_name(name: &str, kind: &str, shipped_as: Option<&str>) -> Result<(), String> {
@@ -70,4 +102,46 @@ pub fn queue_name_fits(kind: BackendKind, name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn a_file_component_never_leaves_its_folder() {
+        let long = "x".repeat(5000);
+        for s in [
+            "..",
+            "../../etc/passwd",
+            "/abs",
+            "a\0b",
+            "a/b",
+            ".hidden",
+            "",
+            "ünïcødé",
+            "\u{1b}[31mred",
+            long.as_str(),
+        ] {
+            let c = file_component(s);
+            assert!(
+                !c.is_empty() && c.len() <= MAX_FILE_COMPONENT,
+                "{s:?} -> {c:?}"
+            );
+            assert!(
+                c.chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_'),
+                "{s:?} -> {c:?}"
+            );
+            let dir = Path::new("/results/run");
+            assert_eq!(dir.join(&c).parent(), Some(dir), "{s:?} -> {c:?}");
+        }
+        assert_eq!(file_component("production"), "production");
+        assert_eq!(file_component("fetch-order"), "fetch-order");
+        assert_ne!(
+            file_component(&format!("{}a", "x".repeat(100))),
+            file_component(&format!("{}b", "x".repeat(100)))
+        );
+    }
 }

@@ -46,8 +46,16 @@ fn redact_userinfo(url: &str) -> String {
     format!("{scheme}://{user}:{MASK}{}", &rest[at..])
 }
 
-/// Keys whose value is a secret, in any of the forms.
-const SECRET_KEYS: [&str; 3] = ["password", "pwd", "pass"];
+/// Keys whose value is a secret, in any of the forms: libpq's `sslpassword` (the
+/// client key's passphrase) is one too.
+const SECRET_KEYS: [&str; 6] = [
+    "password",
+    "pwd",
+    "pass",
+    "sslpassword",
+    "passphrase",
+    "secret",
+];
 
 /// Masks the value of every `password=`/`pwd=` key: quoted values (`'…'` with `\'` or
 /// `''` inside, `"…"`, `{…}`) to their closing quote, others to the next `;`, `&` or
@@ -213,6 +221,15 @@ mod tests {
             "Server=h;Pwd=***;Database=q"
         );
         assert_eq!(redact("bypass=1 no_password=2"), "bypass=1 no_password=2");
+        // Regression: libpq's key passphrase was echoed.
+        assert_eq!(
+            redact("host=h sslpassword=hunter2 user=u"),
+            "host=h sslpassword=*** user=u"
+        );
+        assert_eq!(
+            redact("postgres://u@h/db?sslmode=require&sslpassword=hunter2"),
+            "postgres://u@h/db?sslmode=require&sslpassword=***"
+        );
         assert_eq!(redact("nonsense"), "nonsense");
         // An unterminated quote: everything after it.
         assert_eq!(redact("password='abc def"), "password=***");

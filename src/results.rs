@@ -624,10 +624,12 @@ pub struct Resources {
 
 impl RunResult {
     pub fn read(path: &Path) -> Result<RunResult, ResultsError> {
-        let text = std::fs::read_to_string(path).map_err(|reason| ResultsError::Io {
-            path: path.to_path_buf(),
-            reason,
-        })?;
+        let text =
+            crate::input_file::read_text(path, crate::input_file::RESULTS_CAP, "a results file")
+                .map_err(|e| ResultsError::Io {
+                    path: path.to_path_buf(),
+                    reason: std::io::Error::other(e.to_string()),
+                })?;
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| ResultsError::Parse {
                 path: path.to_path_buf(),

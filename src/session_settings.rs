@@ -20,8 +20,60 @@ pub struct SessionSetting {
     pub value: String,
 }
 
-/// Why a name or value cannot be sent; the caller adds the file and field.
-pub fn check(kind: BackendKind, name: &str, value: &str) -> Result<(), String> {
+/// What a SQL Server `SET` option takes.
+#[derive(Debug, Clone, Copy)]
+enum MssqlValue {
+    OnOff,
+    /// An integer in this range.
+    Int(i64, i64),
+    /// One of these words, or (with a range) an integer in it.
+    Words(&'static [&'static str], Option<(i64, i64)>),
+}
+
+/// SQL Server's `SET` options a workload may give, and what each takes. `SET` binds
+/// nothing, so the batch claimbench sends is made of these words and a checked integer
+/// alone: a value such as `1 SHUTDOWN WITH NOWAIT` is no value of any of them.
+const MSSQL_SETS: &[(&str, MssqlValue)] = &[
+    (
+        "TRANSACTION ISOLATION LEVEL",
+        MssqlValue::Words(
+            &[
+                "READ UNCOMMITTED",
+                "READ COMMITTED",
+                "REPEATABLE READ",
+                "SNAPSHOT",
+                "SERIALIZABLE",
+            ],
+            None,
+        ),
+    ),
+    ("LOCK_TIMEOUT", MssqlValue::Int(-1, i32::MAX as i64)),
+    (
+        "DEADLOCK_PRIORITY",
+        MssqlValue::Words(&["LOW", "NORMAL", "HIGH"], Some((-10, 10))),
+    ),
+    (
+        "QUERY_GOVERNOR_COST_LIMIT",
+        MssqlValue::Int(0, i32::MAX as i64),
+    ),
+    ("DATEFIRST", MssqlValue::Int(1, 7)),
+    ("NOCOUNT", MssqlValue::OnOff),
+    ("XACT_ABORT", MssqlValue::OnOff),
+    ("ARITHABORT", MssqlValue::OnOff),
+    ("ARITHIGNORE", MssqlValue::OnOff),
+    ("ANSI_NULLS", MssqlValue::OnOff),
+    ("ANSI_PADDING", MssqlValue::OnOff),
+    ("ANSI_WARNINGS", MssqlValue::OnOff),
+    ("QUOTED_IDENTIFIER", MssqlValue::OnOff),
+    ("CONCAT_NULL_YIELDS_NULL", MssqlValue::OnOff),
+    ("NUMERIC_ROUNDABORT", MssqlValue::OnOff),
+    ("IMPLICIT_TRANSACTIONS", MssqlValue::OnOff),
+];
+
+/// Checks a setting and returns it as it will be sent: PostgreSQL's and MySQL's as
+/// given (their values are bound), SQL Server's name and value in the one spelling of
+/// [`MSSQL_SETS`]. The message says why one is refused; the caller adds file and field.
+pub fn check(kind: BackendKind, name: &str, value: &str) -> Result<(String, String), String> {
     let engine = kind.engine();
     let name_ok = starts_alpha(name)
         && name.chars().all(|c| {
@@ -33,18 +85,50 @@ pub fn check(kind: BackendKind, name: &str, value: &str) -> Result<(), String> {
             engine.setting_name_rule
         ));
     }
-    // PostgreSQL and MySQL bind the value; SQL Server's SET takes it as text.
-    if !engine.binds_setting_values
-        && (value.is_empty()
-            || !value
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ' ' | '-' | '.')))
-    {
-        return Err(format!(
-            "`{value}` is not allowed as a SQL Server SET value (letters, digits, spaces, _ - .)"
-        ));
+    if value.contains('\0') {
+        return Err("a setting value holds a NUL byte".into());
     }
-    Ok(())
+    if engine.binds_setting_values {
+        return Ok((name.to_string(), value.to_string()));
+    }
+    mssql(name, value)
+}
+
+/// A SQL Server `SET` option from the allowed list, in its one spelling.
+fn mssql(name: &str, value: &str) -> Result<(String, String), String> {
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let upper = words(name).to_ascii_uppercase();
+    let Some((name, takes)) = MSSQL_SETS.iter().find(|(n, _)| *n == upper) else {
+        let names: Vec<&str> = MSSQL_SETS.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "`{name}` is not a SQL Server SET option claimbench sends; expected one of: {}",
+            names.join(", ")
+        ));
+    };
+    let v = words(value).to_ascii_uppercase();
+    let int_in = |lo: i64, hi: i64| v.parse::<i64>().ok().filter(|n| (lo..=hi).contains(n));
+    let ok = match *takes {
+        MssqlValue::OnOff => ["ON", "OFF"].contains(&v.as_str()).then(|| v.clone()),
+        MssqlValue::Int(lo, hi) => int_in(lo, hi).map(|n| n.to_string()),
+        MssqlValue::Words(list, range) => {
+            list.contains(&v.as_str()).then(|| v.clone()).or_else(|| {
+                range
+                    .and_then(|(lo, hi)| int_in(lo, hi))
+                    .map(|n| n.to_string())
+            })
+        }
+    };
+    ok.map(|v| (name.to_string(), v)).ok_or_else(|| {
+        let allowed = match *takes {
+            MssqlValue::OnOff => "ON or OFF".to_string(),
+            MssqlValue::Int(lo, hi) => format!("an integer from {lo} to {hi}"),
+            MssqlValue::Words(list, None) => list.join(", "),
+            MssqlValue::Words(list, Some((lo, hi))) => {
+                format!("{}, or an integer from {lo} to {hi}", list.join(", "))
+            }
+        };
+        format!("`{value}` is not a value of SET {name}; expected {allowed}")
+    })
 }
 
 fn starts_alpha(s: &str) -> bool {
@@ -72,16 +156,61 @@ mod tests {
             check(Postgres, "work_mem", "64MB; DROP TABLE x").is_ok(),
             "values are bound"
         );
+        assert!(check(Postgres, "work_mem", "64\0MB").is_err());
         assert!(check(Postgres, "x; DROP TABLE y", "1").is_err());
         assert!(check(Postgres, "1abc", "1").is_err());
         assert!(check(Mysql, "transaction_isolation", "READ-COMMITTED").is_ok());
         assert!(check(Mysql, "a.b", "1").is_err());
-        assert!(check(Mssql, "TRANSACTION ISOLATION LEVEL", "READ COMMITTED").is_ok());
-        assert!(check(Mssql, "LOCK_TIMEOUT", "-1").is_ok());
-        assert!(check(Mssql, "LOCK_TIMEOUT", "1; SHUTDOWN").is_err());
-        assert!(check(Mssql, "NOCOUNT", "").is_err());
         let e = check(Mysql, "", "1").unwrap_err();
         assert!(e.contains("not a mysql setting name"), "{e}");
+    }
+
+    /// Regression: `SET {name} {value}` went out as a batch, and T-SQL needs no `;`
+    /// between statements: a value of `1 SHUTDOWN WITH NOWAIT` passed the alphabet check.
+    #[test]
+    fn sql_server_settings_are_an_allowed_list_with_typed_values() {
+        use BackendKind::Mssql;
+        let ok = |n: &str, v: &str| check(Mssql, n, v).unwrap();
+        assert_eq!(
+            ok("transaction  isolation level", "read committed"),
+            (
+                "TRANSACTION ISOLATION LEVEL".into(),
+                "READ COMMITTED".into()
+            )
+        );
+        assert_eq!(
+            ok("LOCK_TIMEOUT", "-1"),
+            ("LOCK_TIMEOUT".into(), "-1".into())
+        );
+        assert_eq!(ok("deadlock_priority", "high").1, "HIGH");
+        assert_eq!(ok("DEADLOCK_PRIORITY", "-5").1, "-5");
+        assert_eq!(ok("NOCOUNT", "on").1, "ON");
+        for (n, v, says) in [
+            (
+                "LOCK_TIMEOUT",
+                "1 SHUTDOWN WITH NOWAIT",
+                "not a value of SET LOCK_TIMEOUT",
+            ),
+            ("LOCK_TIMEOUT", "1; SHUTDOWN", "not a value"),
+            ("LOCK_TIMEOUT", "-2", "an integer from -1"),
+            ("NOCOUNT", "ON SHUTDOWN", "ON or OFF"),
+            ("NOCOUNT", "", "ON or OFF"),
+            (
+                "DEADLOCK_PRIORITY",
+                "11",
+                "LOW, NORMAL, HIGH, or an integer from -10 to 10",
+            ),
+            (
+                "TRANSACTION ISOLATION LEVEL",
+                "SNAPSHOT SHUTDOWN",
+                "READ UNCOMMITTED",
+            ),
+            ("SHOWPLAN_XML", "ON", "not a SQL Server SET option"),
+            ("ROWCOUNT", "1", "not a SQL Server SET option"),
+        ] {
+            let e = check(Mssql, n, v).unwrap_err();
+            assert!(e.contains(says), "{n} {v}: {e}");
+        }
     }
 
     #[test]

@@ -37,6 +37,7 @@ async fn try_run<D: TestDb>(
         // These tests act on the trial's timeline from outside (holding rows, killing
         // sessions): a second run would not see that.
         rerun_disturbed: false,
+        allow_privileged_sql: true,
         render: runner::Render {
             summary: claimbench::report::summary::render,
             trial_line: claimbench::report::summary::trial_line,

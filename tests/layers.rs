@@ -17,6 +17,8 @@ const LAYERS: &[&[&str]] = &[
         "statements",
         "markdown",
         "redact",
+        "input_file",
+        "privileged_sql",
         "slo",
         "session_settings",
         "model",

@@ -20,6 +20,15 @@ SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = 'lock_deadlocks
 -- step: pid-file
 SELECT @@pid_file
 
+-- step: current-user
+-- The account workload SQL runs as (workers connect as the control connection does).
+SELECT CURRENT_USER()
+
+-- step: grants
+-- Its grants, one statement a row: src/backend/mysql/mod.rs reads the global ones
+-- (ON *.*) for the rights that reach the server's host (FILE, SUPER, SHUTDOWN, ALL).
+SHOW GRANTS
+
 -- step: analyze-hot
 -- Refreshes the row and size estimates table_stats.sql reads.
 ANALYZE TABLE jobs_hot

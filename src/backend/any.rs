@@ -57,6 +57,15 @@ impl AnyBackend {
         }
     }
 
+    /// On a server claimbench started: workload SQL runs as a role without host rights
+    /// that it creates (PostgreSQL only; see `PostgresBackend::with_workload_role`).
+    pub fn with_workload_role(self) -> AnyBackend {
+        match self {
+            AnyBackend::Postgres(b) => AnyBackend::Postgres(b.with_workload_role()),
+            other => other,
+        }
+    }
+
     /// On PostgreSQL, reset trials by copying a pristine database (for a cluster
     /// claimbench started: it creates and drops databases); other backends unchanged.
     pub fn with_pristine_copies(self) -> AnyBackend {
@@ -178,6 +187,10 @@ impl Backend for AnyBackend {
 
     async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
         each!(self, AnyBackend, b => b.setup_strategy(strategy).await)
+    }
+
+    async fn workload_role(&self) -> Result<Option<super::WorkloadRole>, BackendError> {
+        each!(self, AnyBackend, b => b.workload_role().await)
     }
 
     fn trial_warnings(

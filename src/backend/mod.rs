@@ -48,6 +48,17 @@ pub struct Reset<'a> {
     pub seed: u64,
 }
 
+/// The role declared SQL runs as ([`Backend::workload_role`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadRole {
+    /// As the server names it (`claimbench_workload`, `postgres`, `root@localhost`).
+    pub name: String,
+    /// Its rights that reach the server's host, as the server names them (`SUPERUSER`,
+    /// `pg_execute_server_program`, `FILE`); empty for a role claimbench may hand
+    /// workload SQL to.
+    pub reaches_host: Vec<String>,
+}
+
 /// One job as a claim hands it to a worker: only what the lifecycle and the ledger need.
 /// The claim statements return every column of the seed's `OUTPUT`; the rest is read off
 /// the wire and dropped, as a production worker would deserialize it.
@@ -386,6 +397,17 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
                 format!("failover is PostgreSQL's; {kind} has no accounting for it"),
             ))
         }
+    }
+
+    /// The role a workload's own SQL (declared layouts and claims) runs as, and which of
+    /// its rights reach past claimbench's schema to the server's host; `None` where the
+    /// engine runs no declared SQL. The runner asks once before the first trial of a
+    /// workload that declares SQL, and refuses a role with such rights unless the person
+    /// running claimbench allowed it.
+    fn workload_role(
+        &self,
+    ) -> impl Future<Output = Result<Option<WorkloadRole>, BackendError>> + Send {
+        async { Ok(None) }
     }
 
     /// Runs `strategy`'s `setup` step, if its file has one, after a reset: the tables

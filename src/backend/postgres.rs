@@ -32,6 +32,11 @@ const KEYS_SQL: &str = migration!("postgres", "keys.sql");
 const HISTORY_SQL: &str = migration!("postgres", "history.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
+const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
+
+/// The role a workload's own SQL runs as on a server claimbench started
+/// (`privilege.sql` creates it): no superuser, none of the roles that reach the host.
+pub const WORKLOAD_ROLE: &str = "claimbench_workload";
 
 /// The steps this backend reads by name, per file (names apart by spaces): a test
 /// checks each is there.
@@ -47,6 +52,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         "search-path listen announce unlock unlock-all apply hold-snapshot kill-workers explain-plan explain-analyze",
     ),
     (HISTORY_SQL, "rows paused-queue"),
+    (PRIVILEGE_SQL, "ensure-role hand-over check-role"),
 ];
 
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
@@ -104,6 +110,10 @@ pub struct PostgresBackend {
     /// The database connections open in: the trial database once a copy was made, else
     /// the one of `config`.
     database: std::sync::RwLock<Option<String>>,
+    /// On a server claimbench started: sessions, declared layouts and strategy setups
+    /// log in as [`WORKLOAD_ROLE`], which owns the schema and nothing else; the control
+    /// connection stays the server's superuser (settings, evidence, resets).
+    workload_role: bool,
 }
 
 impl PostgresBackend {
@@ -115,7 +125,16 @@ impl PostgresBackend {
             control: Mutex::new(None),
             pristine: None,
             database: std::sync::RwLock::new(None),
+            workload_role: false,
         }
+    }
+
+    /// Runs the SQL a workload brings as [`WORKLOAD_ROLE`], created on the first reset:
+    /// only on a server claimbench started, whose superuser it is. A workload's layout
+    /// file ran `COPY … TO PROGRAM` on the host as the superuser before this.
+    pub fn with_workload_role(mut self) -> PostgresBackend {
+        self.workload_role = true;
+        self
     }
 
     /// Resets trials by copying a pristine database seeded once per population and
@@ -135,19 +154,38 @@ impl PostgresBackend {
     }
 
     async fn open(&self, application_name: &str) -> Result<Client, BackendError> {
-        Ok(self.open_listening(application_name, None).await?.0)
+        Ok(self.open_as(application_name, None, false).await?.0)
     }
 
-    /// A connection, and what its notifications wake: the connection task drives it and
-    /// turns each `NOTIFY` it receives into one wake-up (kept if nobody waits yet).
-    /// Through `via` (a delaying proxy in front of the server) when given.
+    /// A connection as the role workload SQL runs as: [`WORKLOAD_ROLE`] on a server
+    /// claimbench started, else the user of `--db`.
+    async fn open_for_workload(&self, application_name: &str) -> Result<Client, BackendError> {
+        Ok(self.open_as(application_name, None, true).await?.0)
+    }
+
     async fn open_listening(
         &self,
         application_name: &str,
         via: Option<std::net::SocketAddr>,
     ) -> Result<(Client, Arc<Notify>), BackendError> {
+        self.open_as(application_name, via, true).await
+    }
+
+    /// A connection, and what its notifications wake: the connection task drives it and
+    /// turns each `NOTIFY` it receives into one wake-up (kept if nobody waits yet).
+    /// Through `via` (a delaying proxy in front of the server) when given; as the
+    /// workload's role when `for_workload` (sessions run declared claims and settings).
+    async fn open_as(
+        &self,
+        application_name: &str,
+        via: Option<std::net::SocketAddr>,
+        for_workload: bool,
+    ) -> Result<(Client, Arc<Notify>), BackendError> {
         let mut config = self.config.clone();
         config.application_name(application_name);
+        if for_workload && self.workload_role {
+            config.user(WORKLOAD_ROLE);
+        }
         let db = self
             .database
             .read()
@@ -238,6 +276,7 @@ impl PostgresBackend {
         let guard = self.control().await?;
         let c: &Client = &guard;
         let e = |what| move |e| query_error(what, e);
+        self.ensure_workload_role(c).await?;
         // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
         // default) a table created and filled in the same transaction skips the WAL.
         c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;
@@ -249,6 +288,12 @@ impl PostgresBackend {
             }
         };
         c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
+        drop(guard);
+        if let Some(d) = crate::custom_layout::find(&r.workload.custom_layouts, r.layout) {
+            self.build_declared_layout(d).await?;
+        }
+        let guard = self.control().await?;
+        let c: &Client = &guard;
         // One statement per call: VACUUM refuses to run inside a transaction block.
         c.batch_execute(step(SQL.reset, "vacuum"))
             .await
@@ -257,6 +302,44 @@ impl PostgresBackend {
             .await
             .map_err(e("analyze queues"))?;
         Ok(seeded)
+    }
+
+    /// Creates [`WORKLOAD_ROLE`] where this backend uses one and the server lacks it.
+    async fn ensure_workload_role(&self, control: &Client) -> Result<(), BackendError> {
+        if !self.workload_role {
+            return Ok(());
+        }
+        control
+            .batch_execute(step(PRIVILEGE_SQL, "ensure-role"))
+            .await
+            .map_err(|e| query_error("create the workload's role", e))
+    }
+
+    /// Builds a declared layout on a connection of its own, logged in as the workload's
+    /// role: `RESET ROLE` cannot undo a login, so nothing in the file runs with more
+    /// than that role's rights. A failure names the file beside the server's reason.
+    async fn build_declared_layout(
+        &self,
+        d: &crate::custom_layout::DeclaredLayout,
+    ) -> Result<(), BackendError> {
+        let c = self.open_for_workload("claimbench-layout").await?;
+        let named = |err| match query_error("build the declared index layout", err) {
+            BackendError::Query {
+                what,
+                kind,
+                code,
+                message,
+            } => BackendError::Query {
+                what,
+                kind,
+                code,
+                message: format!("{} (layout `{}`): {message}", d.file, d.name),
+            },
+            other => other,
+        };
+        c.batch_execute("BEGIN").await.map_err(named)?;
+        c.batch_execute(&d.sql).await.map_err(named)?;
+        c.batch_execute("COMMIT").await.map_err(named)
     }
 
     /// Copies the pristine database of (population, layout, seed) into the trial
@@ -380,29 +463,21 @@ impl PostgresBackend {
         c.batch_execute(KEYS_SQL)
             .await
             .map_err(e("add primary key"))?;
-        c.batch_execute(layout_sql).await.map_err(|err| {
-            match (
-                query_error("build index layout", err),
-                crate::custom_layout::find(&workload.custom_layouts, layout).map(|d| &d.file),
-            ) {
-                // A declared layout's DDL failed: name its file beside the server's reason.
-                (
-                    BackendError::Query {
-                        kind,
-                        code,
-                        message,
-                        ..
-                    },
-                    Some(file),
-                ) => BackendError::Query {
-                    what: "build the declared index layout",
-                    kind,
-                    code,
-                    message: format!("{file} (layout `{layout}`): {message}"),
-                },
-                (other, _) => other,
-            }
-        })?;
+        if self.workload_role {
+            c.batch_execute(&fill(
+                step(PRIVILEGE_SQL, "hand-over"),
+                &[("schema", schema)],
+            ))
+            .await
+            .map_err(e("hand the schema to the workload's role"))?;
+        }
+        // A declared layout is workload SQL: built after the commit, on a connection of
+        // the workload's role (reset_in_place), never on this superuser's.
+        if crate::custom_layout::find(&workload.custom_layouts, layout).is_none() {
+            c.batch_execute(layout_sql)
+                .await
+                .map_err(e("build index layout"))?;
+        }
         // Pending history rows stay pending through the trial: they count as seeded.
         Ok(seeded + p.history.pending())
     }
@@ -727,11 +802,35 @@ impl Backend for PostgresBackend {
         let Some(setup) = strategy.setup_step(BackendKind::Postgres) else {
             return Ok(());
         };
-        self.control()
+        // As the role the workers run as, so that what it creates is theirs.
+        self.open_for_workload("claimbench-setup")
             .await?
             .batch_execute(setup)
             .await
             .map_err(|e| query_error("set up the strategy", e))
+    }
+
+    async fn workload_role(&self) -> Result<Option<super::WorkloadRole>, BackendError> {
+        self.ensure_workload_role(&*self.control().await?).await?;
+        let c = self.open_for_workload("claimbench-check").await?;
+        let row = c
+            .query_one(step(PRIVILEGE_SQL, "check-role"), &[])
+            .await
+            .map_err(|e| query_error("read the workload role's rights", e))?;
+        let rights = [
+            (1, "SUPERUSER"),
+            (2, "pg_execute_server_program"),
+            (3, "pg_read_server_files"),
+            (4, "pg_write_server_files"),
+        ];
+        Ok(Some(super::WorkloadRole {
+            name: row.get(0),
+            reaches_host: rights
+                .iter()
+                .filter(|(i, _)| row.get::<_, bool>(*i))
+                .map(|(_, r)| r.to_string())
+                .collect(),
+        }))
     }
 }
 

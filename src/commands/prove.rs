@@ -39,10 +39,8 @@ pub(crate) async fn prove(
             let (name, value) = s
                 .split_once('=')
                 .ok_or_else(|| anyhow::anyhow!("--set {s}: give NAME=VALUE"))?;
-            let (name, value) = (name.trim().to_string(), value.trim().to_string());
-            claimbench::session_settings::check(target.kind(), &name, &value)
-                .map_err(|e| anyhow::anyhow!("--set {s}: {e}"))?;
-            Ok((name, value))
+            claimbench::session_settings::check(target.kind(), name.trim(), value.trim())
+                .map_err(|e| anyhow::anyhow!("--set {s}: {e}"))
         })
         .collect::<Result<Vec<_>>>()?;
     // Every built-in technique the server has, unless --strategy chose.

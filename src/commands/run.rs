@@ -33,6 +33,8 @@ pub(crate) struct RunFlags {
     pub restart_command: Option<String>,
     /// `--failover-command`: how a `--db` cluster fails over for a failover fault.
     pub failover_command: Option<String>,
+    /// `--allow-privileged-sql`: run declared SQL as a role that could reach the host.
+    pub allow_privileged_sql: bool,
 }
 
 pub(crate) async fn run(
@@ -51,6 +53,7 @@ pub(crate) async fn run(
         worker_threads,
         restart_command,
         failover_command,
+        allow_privileged_sql,
     } = flags;
     let schema = super::schema_name(schema)?;
     let mut workload = Workload::load_with(workload_path, files)?;
@@ -117,6 +120,7 @@ pub(crate) async fn run(
         restarts,
         failovers,
         rerun_disturbed: true,
+        allow_privileged_sql,
         render: runner::Render {
             summary: report::summary::render,
             trial_line: report::summary::trial_line,
@@ -177,7 +181,7 @@ fn backend_for(
 ) -> Result<AnyBackend> {
     let backend = AnyBackend::new(target, target.to_string(), schema);
     let backend = match own_postgres {
-        true => backend.with_pristine_copies(),
+        true => backend.with_pristine_copies().with_workload_role(),
         false => backend,
     };
     Ok(match standalone {

@@ -136,16 +136,17 @@ pub enum ReadError {
 /// (start offset, histogram) per interval carrying `tag`.
 pub fn read(path: &Path, tag: &str) -> Result<Vec<(Duration, Histogram<u64>)>, ReadError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
-        path: name.clone(),
-        source,
-    })?;
+    let bytes =
+        crate::input_file::read_bytes(path, crate::input_file::RESULTS_CAP, "an interval log")
+            .map_err(|e| ReadError::Io {
+                path: name.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
     let bad = |reason: String| ReadError::Format {
         path: name.clone(),
         reason,
     };
     let mut out = Vec::new();
-    let mut decoder = hdrhistogram::serialization::Deserializer::new();
     for entry in IntervalLogIterator::new(&bytes) {
         let entry = entry.map_err(|e| bad(format!("{e:?}")))?;
         if let LogEntry::Interval(i) = entry
@@ -156,9 +157,7 @@ pub fn read(path: &Path, tag: &str) -> Result<Vec<(Duration, Histogram<u64>)>, R
                 i.encoded_histogram(),
             )
             .map_err(|e| bad(e.to_string()))?;
-            let h: Histogram<u64> = decoder
-                .deserialize(&mut raw.as_slice())
-                .map_err(|e| bad(format!("{e:?}")))?;
+            let h: Histogram<u64> = super::decode_v2(&raw).map_err(|e| bad(e.to_string()))?;
             out.push((i.start_timestamp(), h));
         }
     }

@@ -248,7 +248,7 @@ impl HistogramSummary {
     /// Decodes the stored histogram (for merging repetitions and re-analysis).
     pub fn histogram(&self) -> Result<Histogram<u64>, HistogramError> {
         let bytes = base64::engine::general_purpose::STANDARD.decode(&self.hdr_v2_base64)?;
-        Ok(Deserializer::new().deserialize(&mut bytes.as_slice())?)
+        decode_v2(&bytes)
     }
 }
 
@@ -260,8 +260,63 @@ pub enum HistogramError {
     NotBase64(#[from] base64::DecodeError),
     #[error("histogram is not HdrHistogram V2")]
     NotV2(#[from] hdrhistogram::serialization::DeserializeError),
+    #[error("histogram refused: {0}")]
+    Bounds(&'static str),
     #[error("histograms cannot be merged")]
     Merge(#[from] hdrhistogram::AdditionError),
+}
+
+/// The most a stored histogram may inflate to: hours of µs at 3 significant digits
+/// encode to a few hundred KiB.
+pub const MAX_HISTOGRAM_BYTES: usize = 16 << 20;
+
+const V2_COOKIE: u32 = 0x1c84_9303;
+const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
+/// An uncompressed V2 header: cookie, payload length, offset, digits, low, high, ratio.
+const V2_HEADER: usize = 40;
+
+/// Decodes a V2 histogram (compressed or not) from a file claimbench did not write
+/// itself, so the lengths its header announces are held to what the bytes hold: the
+/// decoder would otherwise allocate whatever a hand-edited header says (4 GiB for
+/// `0xffffffff`), and a compressed one could inflate without end.
+pub fn decode_v2(bytes: &[u8]) -> Result<Histogram<u64>, HistogramError> {
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let inflated;
+    let plain: &[u8] = match word(bytes, 0) {
+        Some(V2_COMPRESSED_COOKIE) => {
+            let len = word(bytes, 4).ok_or(HistogramError::Bounds("no length"))? as usize;
+            let body = bytes.get(8..8 + len).ok_or(HistogramError::Bounds(
+                "its compressed length runs past its end",
+            ))?;
+            let mut out = Vec::new();
+            use std::io::Read;
+            flate2::read::ZlibDecoder::new(body)
+                .take(MAX_HISTOGRAM_BYTES as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(|_| HistogramError::Bounds("it does not inflate"))?;
+            if out.len() > MAX_HISTOGRAM_BYTES {
+                return Err(HistogramError::Bounds("it inflates past 16 MiB"));
+            }
+            inflated = out;
+            &inflated
+        }
+        _ => bytes,
+    };
+    if word(plain, 0) == Some(V2_COOKIE) {
+        let payload = word(plain, 4).unwrap_or(u32::MAX) as usize;
+        if plain.len() < V2_HEADER || payload > plain.len() - V2_HEADER {
+            return Err(HistogramError::Bounds(
+                "its header announces more counts than it holds",
+            ));
+        }
+        if word(plain, 12).is_none_or(|digits| digits > 5) {
+            return Err(HistogramError::Bounds("more than 5 significant digits"));
+        }
+    }
+    Ok(Deserializer::new().deserialize(&mut &plain[..])?)
 }
 
 /// Merges stored histograms (e.g. all repetitions of a cell) into one summary.
@@ -278,6 +333,43 @@ pub fn merge_summaries<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: a run.json whose histogram header announced a 4 GiB payload made
+    /// the decoder allocate it; a compressed one could inflate without bound.
+    #[test]
+    fn a_stored_histogram_is_held_to_what_its_bytes_hold() {
+        use hdrhistogram::serialization::V2Serializer;
+        let mut h = new_histogram();
+        h.record(1234).unwrap();
+        let mut plain = Vec::new();
+        V2Serializer::new().serialize(&h, &mut plain).unwrap();
+        assert_eq!(decode_v2(&plain).unwrap().len(), 1);
+        let mut lying = plain.clone();
+        lying[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
+        let e = decode_v2(&lying).unwrap_err().to_string();
+        assert!(e.contains("announces more counts"), "{e}");
+        // A compressed histogram whose inner header lies the same way.
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        z.write_all(&lying).unwrap();
+        let body = z.finish().unwrap();
+        let mut packed = V2_COMPRESSED_COOKIE.to_be_bytes().to_vec();
+        packed.extend((body.len() as u32).to_be_bytes());
+        packed.extend(&body);
+        assert!(decode_v2(&packed).is_err());
+        // And one that inflates past the cap.
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&vec![0u8; MAX_HISTOGRAM_BYTES + 10]).unwrap();
+        let body = z.finish().unwrap();
+        let mut bomb = V2_COMPRESSED_COOKIE.to_be_bytes().to_vec();
+        bomb.extend((body.len() as u32).to_be_bytes());
+        bomb.extend(&body);
+        let e = decode_v2(&bomb).unwrap_err().to_string();
+        assert!(e.contains("16 MiB"), "{e}");
+        // What claimbench writes itself reads back.
+        let s = HistogramSummary::from_histogram(&h);
+        assert_eq!(s.histogram().unwrap().len(), 1);
+    }
 
     #[test]
     fn merge_adds_histograms_series_and_counts() {

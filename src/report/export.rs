@@ -223,11 +223,17 @@ pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, ExportErro
     for v in view::cells(r) {
         let c = v.cell;
         // The phase and its rate too: one cell can appear in several phases.
-        let phase = super::summary::phase_label(c)
-            .replace(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '-'), "_");
+        // Every name from the run.json through the one sanitiser: a crafted run names
+        // its strategy `../x`.
+        use crate::names::file_component as part;
         let stem = format!(
-            "{phase}-{}-{}-{}-w{}-b{}",
-            c.backend, c.strategy, c.index_layout, c.workers, c.batch_size
+            "{}-{}-{}-{}-w{}-b{}",
+            part(&super::summary::phase_label(c)),
+            part(&c.backend.to_string()),
+            part(c.strategy.as_str()),
+            part(&c.index_layout),
+            c.workers,
+            c.batch_size
         );
         for (what, h) in [("claim_latency", &v.claim), ("queue_wait", &v.queue_wait)] {
             let path = dir.join(format!("{stem}.{what}.hgrm"));

@@ -156,6 +156,9 @@ pub struct RunOptions {
     /// Off where something outside the run acts on the trial's timeline (a test that
     /// holds rows during it would act on the first run only).
     pub rerun_disturbed: bool,
+    /// Run the workload's own SQL even as a role that could reach the server's host
+    /// (`--allow-privileged-sql`); by default such a role is refused before any trial.
+    pub allow_privileged_sql: bool,
     /// What the runner shows and writes beside run.json, given by the command: the
     /// runner measures and records, and imports no renderer.
     pub render: Render,
@@ -267,6 +270,12 @@ pub async fn run<B: Backend>(
         render: opts.render,
     };
     for backend in backends {
+        check_workload_role(backend.as_ref(), &workload, opts.allow_privileged_sql)
+            .await
+            .map_err(|error| RunFailure {
+                error,
+                partial: None,
+            })?;
         check_custom_strategies(backend.as_ref(), &workload)
             .await
             .map_err(|error| RunFailure {
@@ -362,6 +371,35 @@ fn new_result(workload: &Workload, environment: crate::results::Environment) -> 
         thresholds: workload.thresholds.clone(),
         rate_searches: Vec::new(),
     }
+}
+
+/// Refuses to hand the workload's own SQL to a role that could reach the server's host
+/// (a superuser; `pg_execute_server_program`; MySQL's FILE, SUPER, SHUTDOWN), unless
+/// `allowed`: asked of the server once, before anything is reset. A workload that
+/// declares no SQL for this backend is not asked about.
+async fn check_workload_role<B: Backend>(
+    b: &B,
+    w: &Workload,
+    allowed: bool,
+) -> Result<(), RunError> {
+    let files = w.declared_files(b.kind());
+    if files.is_empty() || allowed {
+        return Ok(());
+    }
+    let Some(role) = b.workload_role().await? else {
+        return Ok(());
+    };
+    if role.reaches_host.is_empty() {
+        return Ok(());
+    }
+    Err(RunError::Refused(format!(
+        "{}: refusing to run its declared SQL ({}) on {} as `{}`, which has {}: a statement there could run commands or read and write files on the server's host; connect as a role without those rights (--db), leave --db unset for the embedded PostgreSQL (its workload SQL runs as a role without them), or pass --allow-privileged-sql if you trust every statement in those files",
+        w.source_path.display(),
+        files.join(", "),
+        b.kind(),
+        role.name,
+        role.reaches_host.join(", ")
+    )))
 }
 
 /// Prepares each custom strategy the workload runs on a freshly reset schema, so that a
@@ -597,22 +635,23 @@ impl Progress<'_> {
         spec: &CellSpec<'_>,
         rep: u32,
     ) -> (PathBuf, String) {
+        use crate::names::file_component as part;
         let phase = spec.phase.matrices[0].name.as_str();
         let name = format!(
             "hlog/{:03}-{}{}{}-{}-{}-w{}-b{}-rep{}.hlog",
             self.done,
-            phase,
+            if phase.is_empty() {
+                String::new()
+            } else {
+                part(phase)
+            },
             if phase.is_empty() { "" } else { "-" },
             backend,
-            spec.strategy,
-            spec.layout,
+            part(spec.strategy.as_str()),
+            part(spec.layout),
             spec.workers,
             spec.batch,
             rep + 1
-        )
-        .replace(
-            |c: char| !(c.is_ascii_alphanumeric() || "/-._".contains(c)),
-            "_",
         );
         (self.dir.join(&name), name)
     }

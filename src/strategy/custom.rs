@@ -128,6 +128,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
 
 /// The PostgreSQL statement with its parameters numbered, and their order.
 fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
+    crate::privileged_sql::check_file(&d.file, &d.sql)?;
     if named_params::is_blank(&d.sql) {
         return Err(format!(
             "{} holds no statement; give the claim statement (an UPDATE ... RETURNING id that sets worker_id = :worker_id)",
@@ -149,6 +150,7 @@ fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
 /// The MySQL file's `lock` and `claim` steps, checked as far as can be without a server
 /// (the server prepares both before the first trial, and the lock step must return `id`).
 pub(crate) fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
+    crate::privileged_sql::check_file(&m.file, &m.sql)?;
     let steps = crate::statements::sql_steps(&m.sql);
     let get = |name: &str| {
         steps

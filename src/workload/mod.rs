@@ -31,7 +31,7 @@ pub enum WorkloadError {
     #[error("{file}: cannot read workload: {source}")]
     Read {
         file: PathBuf,
-        source: std::io::Error,
+        source: crate::input_file::InputError,
     },
     #[error("{file}: {message}")]
     Parse { file: PathBuf, message: String },
@@ -55,10 +55,12 @@ impl Workload {
 
     /// [`Workload::load`], with the rule for the statement and layout files it names.
     pub fn load_with(path: &Path, files: Files) -> Result<Workload, WorkloadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Read {
-            file: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            crate::input_file::read_text(path, crate::input_file::WORKLOAD_CAP, "a workload file")
+                .map_err(|source| WorkloadError::Read {
+                    file: path.to_path_buf(),
+                    source,
+                })?;
         Workload::parse_with(path, &text, files)
     }
 
@@ -107,6 +109,22 @@ impl Workload {
             w.source_hash = hex::encode(h.finalize());
         }
         Ok(w)
+    }
+
+    /// The files of SQL this workload brings that `kind` would run: declared claims
+    /// with a form for it, and (PostgreSQL) declared layouts.
+    pub fn declared_files(&self, kind: BackendKind) -> Vec<String> {
+        let claims = self.custom_strategies.iter().filter_map(|d| match kind {
+            BackendKind::Postgres if !d.file.is_empty() => Some(d.file.clone()),
+            BackendKind::Mysql => d.mysql.as_ref().map(|m| m.file.clone()),
+            _ => None,
+        });
+        let layouts = self
+            .custom_layouts
+            .iter()
+            .filter(|_| kind == BackendKind::Postgres)
+            .map(|d| d.file.clone());
+        claims.chain(layouts).collect()
     }
 
     /// How many trials the matrices expand to (a rate search counts its most).

@@ -81,15 +81,10 @@ impl Validator<'_> {
             _ => Path::new("."),
         };
         let full = dir.join(path);
-        let text = std::fs::read_to_string(&full)
-            .map_err(|e| self.err(field, format!("cannot read {}: {e}", full.display())))?;
-        if self.files == Files::BesideOnly {
-            // Links resolved: a link beside the workload to a file elsewhere is elsewhere.
-            let inside = match (dir.canonicalize(), full.canonicalize()) {
-                (Ok(d), Ok(f)) => f.starts_with(d),
-                _ => false,
-            };
-            if !inside {
+        // Where it is, before it is opened: a link beside the workload to a file
+        // elsewhere (or to /dev/zero) is elsewhere, and is never read.
+        if self.files == Files::BesideOnly && full.exists() {
+            if !crate::input_file::inside(dir, &full) {
                 return Err(self.err(
                     field,
                     format!(
@@ -99,6 +94,9 @@ impl Validator<'_> {
                 ));
             }
         }
+        let text =
+            crate::input_file::read_text(&full, crate::input_file::SQL_CAP, "a statement file")
+                .map_err(|e| self.err(field, format!("cannot read {}: {e}", full.display())))?;
         Ok((full.display().to_string(), text))
     }
 
@@ -727,7 +725,7 @@ impl Validator<'_> {
             for (name, v) in settings {
                 let field = format!("{prefix}.{backend}.{name}");
                 let value = self.setting_value(&field, v)?;
-                crate::session_settings::check(kind, &name, &value)
+                let (name, value) = crate::session_settings::check(kind, &name, &value)
                     .map_err(|e| self.err(&field, e))?;
                 out.push(crate::session_settings::SessionSetting {
                     backend: kind,

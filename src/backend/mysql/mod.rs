@@ -41,7 +41,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.control,
-        "version schema-facts deadlocks-metric pid-file analyze-hot causal-reads give-shards take-shards",
+        "version schema-facts deadlocks-metric pid-file current-user grants analyze-hot causal-reads give-shards take-shards",
     ),
     (
         SQL.session,
@@ -754,6 +754,25 @@ impl Backend for MysqlBackend {
         .await
     }
 
+    async fn workload_role(&self) -> Result<Option<crate::backend::WorkloadRole>, BackendError> {
+        self.on_control(async |c| {
+            let e = |what| move |e| query_error(what, e);
+            let name: Option<String> = c
+                .query_first(step(SQL.control, "current-user"))
+                .await
+                .map_err(e("read the current user"))?;
+            let grants: Vec<String> = c
+                .query(step(SQL.control, "grants"))
+                .await
+                .map_err(e("read the current user's grants"))?;
+            Ok(Some(crate::backend::WorkloadRole {
+                name: name.unwrap_or_default(),
+                reaches_host: host_rights(&grants),
+            }))
+        })
+        .await
+    }
+
     async fn server_pid(&self) -> Option<u32> {
         if !self.is_local() {
             return None;
@@ -767,12 +786,67 @@ impl Backend for MysqlBackend {
             .await
             .ok()
             .flatten()?;
-        std::fs::read_to_string(path).ok()?.trim().parse().ok()
+        // The server names the path: read it as any file handed to claimbench.
+        crate::input_file::read_text(std::path::Path::new(&path), 64, "a pid file")
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
+}
+
+/// The rights among `grants` (SHOW GRANTS's rows) that reach the server's host: FILE
+/// (`SELECT … INTO OUTFILE`, `LOAD DATA INFILE`, `LOAD_FILE`), SUPER and SHUTDOWN, or
+/// all privileges, granted on `*.*`.
+fn host_rights(grants: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for g in grants {
+        let upper = g.to_ascii_uppercase();
+        let Some((privs, _)) = upper
+            .strip_prefix("GRANT ")
+            .and_then(|rest| rest.split_once(" ON *.* "))
+        else {
+            continue;
+        };
+        for p in privs.split(',').map(str::trim) {
+            if ["ALL PRIVILEGES", "ALL", "FILE", "SUPER", "SHUTDOWN"].contains(&p)
+                && !out.iter().any(|o| o == p)
+            {
+                out.push(p.to_string());
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_rights_that_reach_the_host_are_read_from_global_grants() {
+        let g = |lines: &[&str]| {
+            super::host_rights(&lines.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            g(&["GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"]),
+            ["ALL PRIVILEGES"]
+        );
+        assert_eq!(
+            g(&[
+                "GRANT SELECT, FILE, PROCESS ON *.* TO `u`@`%`",
+                "GRANT ALL PRIVILEGES ON `claimbench`.* TO `u`@`%`",
+            ]),
+            ["FILE"]
+        );
+        assert!(
+            g(&[
+                "GRANT PROCESS ON *.* TO `u`@`%`",
+                "GRANT ALL PRIVILEGES ON `claimbench`.* TO `u`@`%`"
+            ])
+            .is_empty()
+        );
+        assert!(g(&["GRANT PROXY ON ''@'%' TO 'root'@'localhost' WITH GRANT OPTION"]).is_empty());
+    }
+
     use super::*;
     use crate::backend::sql::sql_steps;
 

@@ -1,0 +1,38 @@
+-- Least privilege for the SQL a workload brings (declared layouts and claims, session
+-- settings): on a server claimbench started, that SQL runs on connections logged in as
+-- claimbench_workload, a role that is no superuser and has none of
+-- pg_execute_server_program, pg_read_server_files or pg_write_server_files, and owns
+-- only claimbench's schema. On a user's server, the role the user gave is checked
+-- instead (step check-role). src/backend/postgres.rs names the role (WORKLOAD_ROLE).
+
+-- step: ensure-role
+-- On the control connection (a superuser of the embedded server), before each reset.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'claimbench_workload') THEN
+    CREATE ROLE claimbench_workload LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;
+  END IF;
+END $$
+
+-- step: hand-over
+-- {schema} the run's schema, quoted. Inside the reset's transaction, after the tables and
+-- before any workload SQL: the role owns the schema and its tables (an identity
+-- column's sequence follows its table), so it may build indexes on them and claim from
+-- them, and owns nothing else.
+ALTER SCHEMA {schema} OWNER TO claimbench_workload;
+DO $$ DECLARE t regclass; BEGIN
+  FOR t IN SELECT c.oid FROM pg_class c
+            WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+  LOOP
+    EXECUTE format('ALTER TABLE %s OWNER TO claimbench_workload', t);
+  END LOOP;
+END $$
+
+-- step: check-role
+-- The connected role's rights that reach the server's host: a superuser, or a member of
+-- a role that runs programs or reads or writes the server's files.
+SELECT current_user::text,
+       r.rolsuper,
+       pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER'),
+       pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'),
+       pg_has_role(current_user, 'pg_write_server_files', 'MEMBER')
+  FROM pg_roles r WHERE r.rolname = current_user
