@@ -163,7 +163,8 @@ pub enum Command {
         /// creates and refills for each step.
         #[arg(long, default_value = "claimbench_prove")]
         schema: String,
-        /// A strategy to prove (repeatable; default: all four).
+        /// A strategy to prove (repeatable; default: every built-in strategy the server
+        /// has a form of).
         #[arg(long)]
         strategy: Vec<String>,
         /// A session setting for both sessions, NAME=VALUE (repeatable), as a

@@ -23,8 +23,9 @@ pub const RESULTS_CAP: u64 = 512 << 20;
 /// Why a file was not read; the caller names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
+    /// Shown, not chained: the message is the whole story, printed once.
     #[error("{0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     #[error("it is {0}, not a regular file")]
     NotRegular(&'static str),
     #[error("it is larger than {}, the most claimbench reads from {what}", bytes(*.cap))]
@@ -41,24 +42,23 @@ pub fn read_text(path: &Path, cap: u64, what: &'static str) -> Result<String, In
 
 /// [`read_text`] without the UTF-8 check.
 pub fn read_bytes(path: &Path, cap: u64, what: &'static str) -> Result<Vec<u8>, InputError> {
-    let file = std::fs::OpenOptions::new()
+    let file = match std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    let t = meta.file_type();
-    if !t.is_file() {
-        return Err(InputError::NotRegular(if t.is_dir() {
-            "a directory"
-        } else if t.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else if t.is_socket() {
-            "a socket"
-        } else {
-            "a special file"
-        }));
+        .open(path)
+    {
+        Ok(f) => f,
+        // A socket cannot be opened at all (ENXIO): say what it is.
+        Err(e) => match std::fs::metadata(path) {
+            Ok(m) if !m.file_type().is_file() => {
+                return Err(InputError::NotRegular(kind(m.file_type())));
+            }
+            _ => return Err(InputError::Io(e)),
+        },
+    };
+    let meta = file.metadata().map_err(InputError::Io)?;
+    if !meta.file_type().is_file() {
+        return Err(InputError::NotRegular(kind(meta.file_type())));
     }
     if meta.len() > cap {
         return Err(InputError::TooLarge { cap, what });
@@ -66,11 +66,28 @@ pub fn read_bytes(path: &Path, cap: u64, what: &'static str) -> Result<Vec<u8>, 
     // The length can grow after the check (a file being written): read one byte past
     // the cap to tell.
     let mut out = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1).read_to_end(&mut out)?;
+    file.take(cap + 1)
+        .read_to_end(&mut out)
+        .map_err(InputError::Io)?;
     if out.len() as u64 > cap {
         return Err(InputError::TooLarge { cap, what });
     }
     Ok(out)
+}
+
+/// What a file that is not a regular one is, in a person's words.
+fn kind(t: std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
 }
 
 /// Whether `path`, links resolved, lies in `dir` or below it. A path that cannot be

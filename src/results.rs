@@ -622,6 +622,82 @@ pub struct Resources {
     pub table: TableStats,
 }
 
+/// The largest magnitude of any number in a results file. Nothing claimbench measures
+/// comes near it; a hand-edited 1e308 made every axis and loop over it useless (report
+/// spun at 100% CPU drawing it).
+pub const MAX_FIGURE: f64 = 1e15;
+
+/// The first value in `v` no run of claimbench's could hold, with its dotted path and
+/// why: a number beyond [`MAX_FIGURE`], or a stored histogram that does not decode
+/// within what its bytes hold (its header may announce gigabytes).
+fn first_problem(v: &serde_json::Value, path: &mut String) -> Option<(String, String)> {
+    use serde_json::Value;
+    let at = |path: &mut String, key: &str, x: &Value| {
+        let len = path.len();
+        path.push_str(key);
+        let found = first_problem(x, path);
+        path.truncate(len);
+        found
+    };
+    match v {
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|x| !x.is_finite() || x.abs() > MAX_FIGURE)
+            .map(|x| {
+                (
+                    path.clone(),
+                    format!(
+                        "{x:e} is beyond ±{MAX_FIGURE:e}, the largest figure a results file may hold (a petabyte, or a million years in µs): refused rather than plotted"
+                    ),
+                )
+            }),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| at(path, &format!("[{i}]"), x)),
+        Value::Object(map) => map.iter().find_map(|(k, x)| {
+            if k == "hdr_v2_base64"
+                && let Value::String(b64) = x
+            {
+                let decoded = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64)
+                    .map_err(|e| e.to_string())
+                    .and_then(|b| crate::metrics::decode_v2(&b).map_err(|e| e.to_string()));
+                if let Err(why) = decoded {
+                    return Some((format!("{path}.{k}"), why));
+                }
+                return None;
+            }
+            at(path, &format!("{}{k}", if path.is_empty() { "" } else { "." }), x)
+        }),
+        _ => None,
+    }
+}
+
+/// Writes every control character in `v`'s strings (but tab and line breaks) as its
+/// `\u{..}` escape: a results file from elsewhere is shown on terminals and in Markdown,
+/// where an escape sequence in a strategy's name would act instead of being read.
+fn escape_controls(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) if s.chars().any(is_hostile_control) => {
+            *s = s
+                .chars()
+                .map(|c| match is_hostile_control(c) {
+                    true => c.escape_unicode().to_string(),
+                    false => c.to_string(),
+                })
+                .collect();
+        }
+        Value::Array(items) => items.iter_mut().for_each(escape_controls),
+        Value::Object(map) => map.values_mut().for_each(escape_controls),
+        _ => {}
+    }
+}
+
+fn is_hostile_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+}
+
 impl RunResult {
     pub fn read(path: &Path) -> Result<RunResult, ResultsError> {
         let text =
@@ -630,11 +706,18 @@ impl RunResult {
                     path: path.to_path_buf(),
                     reason: std::io::Error::other(e.to_string()),
                 })?;
-        let value: serde_json::Value =
+        let mut value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| ResultsError::Parse {
                 path: path.to_path_buf(),
                 message: e.to_string(),
             })?;
+        if let Some((field, why)) = first_problem(&value, &mut String::new()) {
+            return Err(ResultsError::Parse {
+                path: path.to_path_buf(),
+                message: format!("{field}: {why}"),
+            });
+        }
+        escape_controls(&mut value);
         let found = value
             .get("schema_version")
             .and_then(|v| v.as_u64())
@@ -952,6 +1035,37 @@ mod tests {
         );
         assert!(!cell(Some(false), vec![trial(100, 0)]).is_claim_only());
         assert!(cell(Some(true), vec![trial(0, 0)]).is_claim_only());
+    }
+
+    /// Regression: a throughput of 1e308 in a hand-edited run.json spun `report` at
+    /// 100% CPU, and an escape sequence in a strategy name reached the terminal raw.
+    #[test]
+    fn a_results_file_with_absurd_figures_is_refused_and_controls_are_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        let mut r = RunResult::default();
+        r.cells.push(CellResult::fetch_order(
+            crate::strategy::Strategy::PRODUCTION,
+            2,
+            1,
+            vec![TrialResult::default()],
+        ));
+        let text = serde_json::to_string(&r).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        RunResult::read(&path).unwrap();
+        let absurd = text.replacen("\"completed_per_s\":0.0", "\"completed_per_s\":1e308", 1);
+        assert_ne!(absurd, text);
+        std::fs::write(&path, &absurd).unwrap();
+        let e = RunResult::read(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("cells[0].trials[0].completed_per_s: 1e308 is beyond"),
+            "{e}"
+        );
+        let hostile = text.replacen("\"host\":\"\"", "\"host\":\"a\\u001b[2Jb\"", 1);
+        assert_ne!(hostile, text);
+        std::fs::write(&path, &hostile).unwrap();
+        let back = RunResult::read(&path).unwrap();
+        assert_eq!(back.environment.host, "a\\u{1b}[2Jb");
     }
 
     /// A saved run's declared strategy keeps its promises when read back, with no

@@ -21,13 +21,21 @@ fn corpus() -> Vec<PathBuf> {
     files
 }
 
-fn expectation(file: &Path) -> String {
+/// What the refusal's line must contain: each of the file's leading `# expect: …` lines
+/// (a field on one, the statement file and its line on the next, say).
+fn expectation(file: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(file).unwrap();
-    text.lines()
-        .next()
-        .and_then(|l| l.strip_prefix("# expect: "))
-        .unwrap_or_else(|| panic!("{} starts with `# expect: …`", file.display()))
-        .to_string()
+    let expected: Vec<String> = text
+        .lines()
+        .map_while(|l| l.strip_prefix("# expect: "))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        !expected.is_empty(),
+        "{} starts with `# expect: …`",
+        file.display()
+    );
+    expected
 }
 
 /// A loopback port that nothing but this test listens on: every connection claimbench
@@ -85,7 +93,7 @@ fn every_malformed_workload_is_refused_with_one_line_naming_file_and_field() {
     let wire = Tripwire::new();
     let db = format!("postgres://u:secret@127.0.0.1:{}/x", wire.port());
     for file in &files {
-        let expected = expectation(file);
+        let expectations = expectation(file);
         let name = file.file_name().unwrap().to_str().unwrap();
         // `validate`, and `run` (which must refuse before it connects anywhere).
         for args in [vec!["validate"], vec!["run", "--db", &db, "--quiet"]] {
@@ -98,12 +106,15 @@ fn every_malformed_workload_is_refused_with_one_line_naming_file_and_field() {
             let out = cmd.env_remove("DATABASE_URL").output().unwrap();
             // `run` checks the --db URLs against the workload's backends first, so one
             // file (a layout MySQL cannot build, with a postgres URL) gets that line.
+            let name_only = [name.to_string()];
             let expected = if args[0] == "validate" {
-                &expected
+                &expectations[..]
             } else {
-                name
+                &name_only[..]
             };
-            assert_refused(&format!("{name} ({})", args[0]), &out, expected, &wire);
+            for e in expected {
+                assert_refused(&format!("{name} ({})", args[0]), &out, e, &wire);
+            }
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(stderr.contains(name), "{name}: names the file: {stderr}");
             assert_eq!(
@@ -278,4 +289,434 @@ proptest! {
             prop_assert!(!e.contains("secret") || server.contains("secret"), "{}", e);
         }
     }
+}
+
+/// Runs claimbench with `args` in `dir`, killing it if it has not ended within 30 s: a
+/// hang is a failure, not a stuck test run.
+fn run_bounded(dir: &Path, args: &[&str]) -> std::process::Output {
+    // Output to files, not pipes: a full pipe would stall the child and look like a hang.
+    let (out, err) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .stdin(std::process::Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(err.try_clone().unwrap())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("{args:?} hung for 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let read = |mut f: std::fs::File| {
+        use std::io::{Read, Seek};
+        let mut v = Vec::new();
+        f.seek(std::io::SeekFrom::Start(0)).unwrap();
+        f.read_to_end(&mut v).unwrap();
+        v
+    };
+    std::process::Output {
+        status,
+        stdout: read(out),
+        stderr: read(err),
+    }
+}
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+        0,
+        "mkfifo {p:?}"
+    );
+}
+
+const LAYOUT_WORKLOAD: &str = "name = \"t\"\n[population]\nbacklog = 10\nqueues = [{ name = \"q\" }]\n\
+    [layouts.mine]\npostgres = \"mine.sql\"\n\
+    [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"mine\"]\nworkers = [1]\nbatch_sizes = [1]\n[trial]\nduration_s = 1\n";
+const CLAIM_WORKLOAD: &str = "name = \"t\"\n[population]\nbacklog = 10\nqueues = [{ name = \"q\" }]\n\
+    [strategies.team]\npostgres = \"team.sql\"\nmysql = \"team.mysql.sql\"\n\
+    [matrix]\nstrategies = [\"team\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n[trial]\nduration_s = 1\n";
+const GOOD_CLAIM: &str = "UPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch FOR UPDATE SKIP LOCKED) RETURNING id\n";
+const GOOD_MYSQL_CLAIM: &str = "-- step: lock\nSELECT id FROM jobs_hot LIMIT :batch FOR UPDATE SKIP LOCKED\n-- step: claim\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (:ids)\n";
+
+/// Regression: a FIFO given as a workload, layout or run.json blocked forever, and
+/// `/dev/zero` (or a link to it) was read to 2 GB before the "outside the folder" check.
+/// Every special file, and every file past its cap, is refused at once with one line
+/// naming it (and the field that named it), without connecting or writing anything.
+#[test]
+fn special_and_oversized_files_are_refused_without_blocking() {
+    let wire = Tripwire::new();
+    let db = format!("postgres://u:secret@127.0.0.1:{}/x", wire.port());
+    let mut cases = 0;
+    // (what the case is, how to set up the folder, the file given, what the line says)
+    type Setup = fn(&Path);
+    let workload_cases: Vec<(&str, Setup, &str)> = vec![
+        (
+            "workload is a FIFO",
+            |d| mkfifo(&d.join("w.toml")),
+            "a FIFO (named pipe), not a regular file",
+        ),
+        (
+            "workload links to /dev/zero",
+            |d| std::os::unix::fs::symlink("/dev/zero", d.join("w.toml")).unwrap(),
+            "a device, not a regular file",
+        ),
+        (
+            "workload is a directory",
+            |d| std::fs::create_dir(d.join("w.toml")).unwrap(),
+            "a directory, not a regular file",
+        ),
+        (
+            "workload is a socket",
+            |d| {
+                std::mem::forget(std::os::unix::net::UnixListener::bind(d.join("w.toml")).unwrap());
+            },
+            "a socket, not a regular file",
+        ),
+        (
+            "workload is over its cap",
+            |d| std::fs::write(d.join("w.toml"), format!("# {}\n", "x".repeat(5 << 20))).unwrap(),
+            "larger than 4 MiB, the most claimbench reads from a workload file",
+        ),
+        (
+            "layout is a FIFO",
+            |d| {
+                std::fs::write(d.join("w.toml"), LAYOUT_WORKLOAD).unwrap();
+                mkfifo(&d.join("mine.sql"));
+            },
+            "layouts.mine.postgres: cannot read",
+        ),
+        (
+            "layout is a directory",
+            |d| {
+                std::fs::write(d.join("w.toml"), LAYOUT_WORKLOAD).unwrap();
+                std::fs::create_dir(d.join("mine.sql")).unwrap();
+            },
+            "a directory, not a regular file",
+        ),
+        (
+            "layout links to /dev/zero",
+            |d| {
+                std::fs::write(d.join("w.toml"), LAYOUT_WORKLOAD).unwrap();
+                std::os::unix::fs::symlink("/dev/zero", d.join("mine.sql")).unwrap();
+            },
+            "layouts.mine.postgres: `mine.sql` is outside the workload's folder",
+        ),
+        (
+            "layout is over its cap",
+            |d| {
+                std::fs::write(d.join("w.toml"), LAYOUT_WORKLOAD).unwrap();
+                std::fs::write(d.join("mine.sql"), "-- x\n".repeat(300_000)).unwrap();
+            },
+            "larger than 1 MiB, the most claimbench reads from a statement file",
+        ),
+        (
+            "layout is not UTF-8",
+            |d| {
+                std::fs::write(d.join("w.toml"), LAYOUT_WORKLOAD).unwrap();
+                std::fs::write(d.join("mine.sql"), [0xff, 0xfe, 0x00]).unwrap();
+            },
+            "layouts.mine.postgres: cannot read",
+        ),
+        (
+            "claim is a FIFO",
+            |d| {
+                std::fs::write(d.join("w.toml"), CLAIM_WORKLOAD).unwrap();
+                mkfifo(&d.join("team.sql"));
+                std::fs::write(d.join("team.mysql.sql"), GOOD_MYSQL_CLAIM).unwrap();
+            },
+            "strategies.team.postgres: cannot read",
+        ),
+        (
+            "MySQL claim is a FIFO",
+            |d| {
+                std::fs::write(d.join("w.toml"), CLAIM_WORKLOAD).unwrap();
+                std::fs::write(d.join("team.sql"), GOOD_CLAIM).unwrap();
+                mkfifo(&d.join("team.mysql.sql"));
+            },
+            "strategies.team.mysql: cannot read",
+        ),
+        (
+            "claim links to a device outside",
+            |d| {
+                std::fs::write(d.join("w.toml"), CLAIM_WORKLOAD).unwrap();
+                std::os::unix::fs::symlink("/dev/urandom", d.join("team.sql")).unwrap();
+            },
+            "`team.sql` is outside the workload's folder",
+        ),
+        (
+            "claim is over its cap",
+            |d| {
+                std::fs::write(d.join("w.toml"), CLAIM_WORKLOAD).unwrap();
+                std::fs::write(
+                    d.join("team.sql"),
+                    format!("{GOOD_CLAIM}{}", "-- pad\n".repeat(200_000)),
+                )
+                .unwrap();
+            },
+            "larger than 1 MiB",
+        ),
+    ];
+    for (what, setup, says) in workload_cases {
+        let dir = tempfile::tempdir().unwrap();
+        setup(dir.path());
+        let results = tempfile::tempdir().unwrap();
+        let results_arg = results.path().to_str().unwrap();
+        for args in [
+            vec!["validate", "w.toml"],
+            vec![
+                "run",
+                "w.toml",
+                "--db",
+                &db,
+                "--quiet",
+                "--results",
+                results_arg,
+            ],
+        ] {
+            let out = run_bounded(dir.path(), &args);
+            assert_refused(&format!("{what} ({})", args[0]), &out, says, &wire);
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("w.toml"),
+                "{what}: names the workload"
+            );
+            cases += 1;
+        }
+        assert_eq!(
+            std::fs::read_dir(results.path()).unwrap().count(),
+            0,
+            "{what}: nothing written"
+        );
+    }
+    // With --allow-outside-files the device is still no file to read.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("w.toml"), LAYOUT_WORKLOAD).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("mine.sql")).unwrap();
+    let out = run_bounded(dir.path(), &["validate", "w.toml", "--allow-outside-files"]);
+    assert_refused(
+        "a device, allowed outside",
+        &out,
+        "layouts.mine.postgres: cannot read",
+        &wire,
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a device"));
+    cases += 1;
+    // A results file that is no file.
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("run.json"));
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.json")).unwrap();
+    for args in [
+        vec!["report", "run.json"],
+        vec!["report", "."],
+        vec!["recommend", "run.json"],
+        vec!["compare", "run.json", "zero.json"],
+        vec!["compare", "zero.json", "run.json"],
+        vec!["report", "zero.json"],
+    ] {
+        let out = run_bounded(dir.path(), &args);
+        assert_refused(&format!("{args:?}"), &out, "not a regular file", &wire);
+        cases += 1;
+    }
+    assert!(cases >= 35, "{cases}");
+}
+
+/// A run.json someone else wrote, mutated: what it announces is held to what it holds
+/// (figures beyond any measurement refused, naming the field; a histogram header that
+/// lies refused), and what it names stays inside the run's folder and off the terminal
+/// (names with `..`, `/` and escape sequences).
+#[test]
+fn crafted_results_files_are_refused_or_contained() {
+    let wire = Tripwire::new();
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/run.json"),
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&fixture).unwrap();
+    let mut cases = 0;
+    let mutate = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut m = v.clone();
+        f(&mut m);
+        serde_json::to_string(&m).unwrap()
+    };
+    for (field, value) in [
+        ("completed_per_s", "1e308"),
+        ("claimed_per_s", "-1e300"),
+        ("claims_per_s", "1e16"),
+        ("measured_s", "1e200"),
+    ] {
+        let text = mutate(&|m| {
+            m["cells"][0]["trials"][0][field] = serde_json::from_str(value).unwrap();
+        });
+        for cmd in ["report", "recommend"] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("run.json"), &text).unwrap();
+            let out = run_bounded(dir.path(), &[cmd, "run.json"]);
+            assert_refused(
+                &format!("{field}={value} ({cmd})"),
+                &out,
+                &format!("cells[0].trials[0].{field}: "),
+                &wire,
+            );
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                1,
+                "nothing written"
+            );
+            cases += 1;
+        }
+    }
+    // Integers past the bound, in counts and histograms.
+    for (path, value) in [
+        (&["counts", "jobs_claimed"][..], "100000000000000000000"),
+        (&["claim_latency", "p99_us"][..], "18446744073709551615"),
+    ] {
+        let text = mutate(&|m| {
+            m["cells"][0]["trials"][0][path[0]][path[1]] = serde_json::from_str(value).unwrap();
+        });
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("run.json"), &text).unwrap();
+        let out = run_bounded(dir.path(), &["report", "run.json"]);
+        assert_refused(
+            &format!("{path:?}"),
+            &out,
+            &format!("{}.{}: ", path[0], path[1]),
+            &wire,
+        );
+        cases += 1;
+    }
+    // Names from the file: path separators, `..`, NUL, escape sequences, a screenful.
+    for name in [
+        "../../escaped",
+        "/abs/olute",
+        "a\u{0}b",
+        "\u{1b}[2J\u{1b}[31mred",
+        &"x".repeat(3000),
+    ] {
+        let text = mutate(&|m| {
+            for c in m["cells"].as_array_mut().unwrap() {
+                c["strategy"] = serde_json::Value::String(name.to_string());
+                c["index_layout"] = serde_json::Value::String(name.to_string());
+            }
+        });
+        let outer = tempfile::tempdir().unwrap();
+        let dir = outer.path().join("a").join("run");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run.json"), &text).unwrap();
+        let out = run_bounded(&dir, &["report", "run.json"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+        assert!(
+            !stdout.contains('\u{1b}'),
+            "{name:?}: an escape sequence reached the terminal"
+        );
+        // Every file the report wrote is inside the run's folder.
+        let mut outside = Vec::new();
+        for e in walk(outer.path()) {
+            if !e.starts_with(&dir) {
+                outside.push(e);
+            }
+        }
+        assert!(
+            outside.is_empty(),
+            "{name:?}: wrote outside the run folder: {outside:?}"
+        );
+        for f in walk(&dir) {
+            assert!(
+                f.file_name().unwrap().len() < 255,
+                "{name:?}: {f:?} has a name no filesystem takes"
+            );
+        }
+        if let Ok(md) = std::fs::read_to_string(dir.join("summary.md")) {
+            assert!(
+                !md.contains('\u{1b}'),
+                "{name:?}: an escape reached summary.md"
+            );
+        }
+        cases += 1;
+    }
+    // A histogram whose header announces a 4 GiB payload: refused, not allocated.
+    let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    h.record(100).unwrap();
+    let mut raw = Vec::new();
+    hdrhistogram::serialization::Serializer::serialize(
+        &mut hdrhistogram::serialization::V2Serializer::new(),
+        &h,
+        &mut raw,
+    )
+    .unwrap();
+    raw[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
+    let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &raw);
+    let text = mutate(&|m| {
+        for c in m["cells"].as_array_mut().unwrap() {
+            for t in c["trials"].as_array_mut().unwrap() {
+                t["claim_latency"]["hdr_v2_base64"] = serde_json::Value::String(b64.clone());
+            }
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.json"), &text).unwrap();
+    for cmd in ["report", "recommend"] {
+        let out = run_bounded(dir.path(), &[cmd, "run.json"]);
+        assert_refused(
+            cmd,
+            &out,
+            "claim_latency.hdr_v2_base64: histogram refused: its header announces more counts than it holds",
+            &wire,
+        );
+        cases += 1;
+    }
+    assert!(cases >= 16, "{cases}");
+}
+
+/// `--results` is checked before the workload is read or anything starts: a file there
+/// (or a path through one) is refused naming the flag, and nothing is written.
+#[test]
+fn the_results_folder_is_checked_first() {
+    let wire = Tripwire::new();
+    let db = format!("postgres://u:secret@127.0.0.1:{}/x", wire.port());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("file"), "x").unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    for results in ["file", "file/sub", "file/sub/deeper"] {
+        let r = dir.path().join(results);
+        let out = Command::new(env!("CARGO_BIN_EXE_claimbench"))
+            .current_dir(root)
+            .args(["run", "workloads/smoke.toml", "--db", &db, "--results"])
+            .arg(&r)
+            .env_remove("DATABASE_URL")
+            .output()
+            .unwrap();
+        assert_refused(results, &out, "--results", &wire);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a directory"));
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("file")).unwrap(),
+        "x"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

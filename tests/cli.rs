@@ -1115,6 +1115,77 @@ fn a_hostile_embedded_setting_value_runs_no_command() {
     }
 }
 
+/// Regression: a declared layout ran `COPY … TO PROGRAM` on the database host as the
+/// embedded server's superuser. Workload SQL now runs as a role without host rights: a
+/// layout that builds the command at run time (so the static scan cannot see it) and one
+/// that reads a server file the same way are refused by the server itself, naming the
+/// file, and nothing runs; the plain form is refused before anything starts.
+#[test]
+fn workload_sql_cannot_reach_the_host_of_the_embedded_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let program = format!(
+        "CREATE INDEX ix_sneaky ON jobs_hot (status);\n\
+         DO $$ BEGIN\n  EXECUTE 'CO' || 'PY (SELECT 1) TO PRO' || 'GRAM ''touch {}''';\nEND $$;\n",
+        marker.display()
+    );
+    let read = "DO $$ BEGIN\n  EXECUTE 'SELECT pg_rea' || 'd_file(''/etc/hostname'')';\nEND $$;\n";
+    let workload = |name: &str| {
+        format!(
+            "name = \"t\"\n[population]\nbacklog = 20\nqueues = [{{ name = \"q\" }}]\n\
+             [layouts.{name}]\npostgres = \"{name}.sql\"\n\
+             [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"{name}\"]\nworkers = [1]\nbatch_sizes = [1]\n\
+             [trial]\nduration_s = 0.5\n"
+        )
+    };
+    for (name, sql, says) in [
+        (
+            "sneaky-program",
+            program.as_str(),
+            "pg_execute_server_program",
+        ),
+        ("sneaky-read", read, "permission denied"),
+    ] {
+        std::fs::write(dir.path().join(format!("{name}.sql")), sql).unwrap();
+        let w = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&w, workload(name)).unwrap();
+        let results = tempfile::tempdir().unwrap();
+        let out = claimbench()
+            .arg("run")
+            .arg(&w)
+            .args(["--quiet", "--results"])
+            .arg(results.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{name}.sql")) && stderr.contains(says),
+            "{name}: names the file and the server's refusal: {stderr}"
+        );
+        assert!(!marker.exists(), "{name}: a command ran on the host");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    // The same statement written plainly never reaches a server.
+    std::fs::write(
+        dir.path().join("plain.sql"),
+        format!(
+            "CREATE INDEX ix_plain ON jobs_hot (status);\nCOPY (SELECT 1) TO PROGRAM 'touch {}';\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let w = dir.path().join("plain.toml");
+    std::fs::write(&w, workload("plain")).unwrap();
+    let stderr = refused(&["run", w.to_str().unwrap()]);
+    assert!(
+        stderr.contains("layouts.plain.postgres")
+            && stderr.contains("plain.sql line 2: `COPY` is not allowed"),
+        "{stderr}"
+    );
+    assert!(!marker.exists());
+}
+
 /// A password never reaches stderr or a result file, in any connection-string form
 /// claimbench takes, however odd the password: a run on the machine's PostgreSQL (trust
 /// auth: any password is accepted), and one against a port where nothing listens.
@@ -1367,12 +1438,25 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
     write_custom_files(dir.path());
     let schema = format!("cbtest_custom_{}", std::process::id());
+    // The test server's role is a superuser: declared SQL is refused there, before
+    // anything is reset, unless the person running claimbench says otherwise.
+    let w = custom_workload(dir.path(), "team-claim", "team-index");
+    let stderr = refused(&["run", &w, "--db", &url, "--schema", &schema]);
+    assert!(
+        stderr.contains("refusing to run its declared SQL")
+            && stderr.contains("team.sql")
+            && stderr.contains("team-index.sql")
+            && stderr.contains("SUPERUSER")
+            && stderr.contains("--allow-privileged-sql"),
+        "{stderr}"
+    );
     let run = |strategy: &str, layout: &str| {
         let results = tempfile::tempdir().unwrap();
         let w = custom_workload(dir.path(), strategy, layout);
         let out = claimbench()
             .args(["run", &w, "--db", &url, "--schema", &schema, "--results"])
             .arg(results.path())
+            .arg("--allow-privileged-sql")
             .output()
             .unwrap();
         let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
@@ -1545,11 +1629,27 @@ fn a_declared_mysql_claim_runs_on_mariadb() {
     .unwrap();
     let results = tempfile::tempdir().unwrap();
     let schema = format!("cbtest_custom_my_{}", std::process::id());
+    // The test server's root holds FILE and SUPER: refused unless allowed.
+    let stderr = refused(&[
+        "run",
+        w.to_str().unwrap(),
+        "--db",
+        &url,
+        "--schema",
+        &schema,
+    ]);
+    assert!(
+        stderr.contains("refusing to run its declared SQL")
+            && stderr.contains("team-claim.mysql.sql")
+            && stderr.contains("--allow-privileged-sql"),
+        "{stderr}"
+    );
     let out = claimbench()
         .arg("run")
         .arg(&w)
         .args(["--db", &url, "--schema", &schema, "--results"])
         .arg(results.path())
+        .arg("--allow-privileged-sql")
         .output()
         .unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();

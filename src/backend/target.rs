@@ -54,6 +54,15 @@ impl DbTarget {
             // tokio-postgres splits the userinfo at the first `@`; the `url` crate, like
             // every other driver, at the last, and re-encodes a password's `@`, `/` and
             // `:` so tokio-postgres reads them back whole.
+            // An empty entry in a host list (`h1:5432,/db`) would be tried as localhost
+            // after the rest: refused here, before anything connects.
+            Some(BackendKind::Postgres) if matches!(node_urls(url), Some(Err(_))) => {
+                Err(TargetError::Invalid {
+                    backend: BackendKind::Postgres,
+                    shown: redact(url),
+                    reason: EMPTY_HOST.into(),
+                })
+            }
             Some(BackendKind::Postgres) => tokio_postgres::Config::from_str(
                 url::Url::parse(url).as_ref().map_or(url, url::Url::as_str),
             )
@@ -182,6 +191,8 @@ impl std::fmt::Display for DbTarget {
     }
 }
 
+const EMPTY_HOST: &str = "the host list has an empty host; write host:port,host:port";
+
 /// A MySQL URL with a host list (`mysql://u:p@h1:1,h2:2/db?x=y`) as one URL per host,
 /// each with the same user, password, database and options; `None` for one host. The
 /// reason of an `Err` never holds the URL (it can hold a password).
@@ -198,9 +209,7 @@ fn node_urls(url: &str) -> Option<Result<Vec<String>, String>> {
     }
     let list: Vec<&str> = hosts.split(',').map(str::trim).collect();
     if list.iter().any(|h| h.is_empty()) {
-        return Some(Err(
-            "the host list has an empty entry; write host:port,host:port".into(),
-        ));
+        return Some(Err(EMPTY_HOST.into()));
     }
     Some(Ok(list
         .iter()
@@ -267,7 +276,7 @@ mod tests {
         assert_eq!(t.kind(), BackendKind::Mysql);
         let e = DbTarget::parse("mysql://root:s3cret@h1:1,,h2:2/q").unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");
-        assert!(e.to_string().contains("empty entry"), "{e}");
+        assert!(e.to_string().contains("empty host"), "{e}");
         // One host stays a plain target.
         assert!(matches!(
             DbTarget::parse("mysql://root@h1:3306/q").unwrap(),

@@ -136,10 +136,12 @@ fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
         ),
     };
     if let Some(src) = &strategy.def().custom {
-        outln!(
-            "-- declared in {}; named parameters numbered as sent",
-            src.file
-        );
+        // The file of this backend's form: `sql --backend mysql` named the PostgreSQL one.
+        let file = match kind {
+            BackendKind::Mysql => src.mysql.as_ref().map_or("", |m| m.file.as_str()),
+            _ => src.file.as_str(),
+        };
+        outln!("-- declared in {file}; named parameters numbered as sent");
     }
     outln!("-- strategy {strategy} on {kind}, batch {batch}");
     outln!("-- parameters: {params}");

@@ -55,6 +55,7 @@ pub(crate) async fn run(
         failover_command,
         allow_privileged_sql,
     } = flags;
+    check_results_dir(&results_dir)?;
     let schema = super::schema_name(schema)?;
     let mut workload = Workload::load_with(workload_path, files)?;
     workload.check_runnable()?;
@@ -65,7 +66,11 @@ pub(crate) async fn run(
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
     let targets = resolve_targets(&mut workload, &db)?;
-    refuse_before_starting(&workload, &targets)?;
+    refuse_before_starting(
+        &workload,
+        &targets,
+        [restart_command.as_deref(), failover_command.as_deref()],
+    )?;
     let workload = Arc::new(workload);
 
     let interrupt: Interrupt = Arc::default();
@@ -190,13 +195,67 @@ fn backend_for(
     })
 }
 
+/// `--results` must be a folder claimbench can write in (or one it can create), checked
+/// before anything else: a file there, or a folder it may not write, used to fail only
+/// after the first trial had run, without naming the flag. Nothing is left behind.
+fn check_results_dir(dir: &Path) -> Result<()> {
+    let shown = dir.display();
+    let mut existing = dir;
+    while !existing.exists() {
+        match existing.parent() {
+            Some(p) if !p.as_os_str().is_empty() => existing = p,
+            _ => {
+                existing = Path::new(".");
+                break;
+            }
+        }
+    }
+    if !existing.is_dir() {
+        anyhow::bail!(
+            "--results {shown}: {} is not a directory; give a folder to hold the run folders",
+            existing.display()
+        );
+    }
+    tempfile::tempfile_in(existing).map(drop).map_err(|e| {
+        anyhow::anyhow!(
+            "--results {shown}: cannot write in {}: {e}",
+            existing.display()
+        )
+    })
+}
+
 /// What the workload asks of the servers that their kind rules out, refused before any
 /// server starts: a block's durability changes a server's own settings, which claimbench
 /// does only on the one it starts; a failover on the embedded default needs a standby.
 fn refuse_before_starting(
     workload: &Workload,
     targets: &[(BackendKind, Option<DbTarget>)],
+    [restart_command, failover_command]: [Option<&str>; 2],
 ) -> Result<()> {
+    let given = |c: Option<&str>| c.is_some_and(|c| !c.trim().is_empty());
+    // The faults' actions, as restart_action and failover_action will settle them once
+    // the servers are up: what they would refuse is refused now.
+    for (kind, t) in targets {
+        let embedded_pg = t.is_none() && *kind == BackendKind::Postgres;
+        if !workload.faults.restart_at.is_empty() && !embedded_pg && !given(restart_command) {
+            let label = t
+                .as_ref()
+                .map_or_else(|| format!("the embedded {kind}"), |t| t.to_string());
+            return Err(super::targets::no_restart_command(workload, &label));
+        }
+        if !workload.faults.failover_at.is_empty() {
+            if *kind != BackendKind::Postgres {
+                return Err(super::targets::no_failover(workload, *kind, None));
+            }
+            if let Some(t) = t.as_ref().filter(|_| !given(failover_command)) {
+                return Err(super::targets::no_failover(
+                    workload,
+                    *kind,
+                    Some(&t.to_string()),
+                ));
+            }
+        }
+    }
     if workload
         .matrices
         .iter()

@@ -176,13 +176,32 @@ pub(crate) fn restart_action(
         })));
     }
     let Some(cmd) = command.filter(|c| !c.trim().is_empty()) else {
-        bail!(
-            "{}: faults.restart_db_at_s: claimbench restarts only the server it started, not {target}; give --restart-command CMD (e.g. 'docker restart pg'), or CLAIMBENCH_RESTART_COMMAND",
-            w.source_path.display()
-        );
+        return Err(no_restart_command(w, &target.to_string()));
     };
     let cmd = cmd.to_string();
     Ok(Some(Arc::new(move || run_shell(&cmd, "--restart-command"))))
+}
+
+/// Why a restart fault cannot run on `target` without `--restart-command`.
+pub(crate) fn no_restart_command(w: &Workload, target: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}: faults.restart_db_at_s: claimbench restarts only the server it started, not {target}; give --restart-command CMD (e.g. 'docker restart pg'), or CLAIMBENCH_RESTART_COMMAND",
+        w.source_path.display()
+    )
+}
+
+/// Why a failover fault cannot run on a `kind` target, or on `target` (a `--db`) without
+/// `--failover-command`.
+pub(crate) fn no_failover(w: &Workload, kind: BackendKind, target: Option<&str>) -> anyhow::Error {
+    let file = w.source_path.display();
+    match (kind, target) {
+        (BackendKind::Postgres, Some(target)) => anyhow::anyhow!(
+            "{file}: faults.failover_at_s: claimbench never promotes or stops a node of a cluster it did not start ({target}); give --failover-command CMD (e.g. 'patronictl failover --force'), or CLAIMBENCH_FAILOVER_COMMAND"
+        ),
+        _ => anyhow::anyhow!(
+            "{file}: faults.failover_at_s: a failover is PostgreSQL's here (a primary and its standbys); {kind} has none to move"
+        ),
+    }
 }
 
 /// How to fail a backend's primary over for `faults.failover_at_s`: the embedded
@@ -200,9 +219,7 @@ pub(crate) fn failover_action(
     }
     let file = w.source_path.display();
     if kind != BackendKind::Postgres {
-        bail!(
-            "{file}: faults.failover_at_s: a failover is PostgreSQL's here (a primary and its standbys); {kind} has none to move"
-        );
+        return Err(no_failover(w, kind, None));
     }
     if let Some(Embedded { pg, standby_link }) = own {
         if w.topology.kind != TopologyKind::PrimaryStandby {
@@ -227,9 +244,7 @@ pub(crate) fn failover_action(
         }));
     }
     let Some(cmd) = command.filter(|c| !c.trim().is_empty()) else {
-        bail!(
-            "{file}: faults.failover_at_s: claimbench never promotes or stops a node of a cluster it did not start ({target}); give --failover-command CMD (e.g. 'patronictl failover --force'), or CLAIMBENCH_FAILOVER_COMMAND"
-        );
+        return Err(no_failover(w, kind, Some(&target.to_string())));
     };
     let cmd = cmd.to_string();
     Ok(Some(Failover {

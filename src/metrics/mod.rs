@@ -270,8 +270,9 @@ pub enum HistogramError {
 /// encode to a few hundred KiB.
 pub const MAX_HISTOGRAM_BYTES: usize = 16 << 20;
 
-const V2_COOKIE: u32 = 0x1c84_9303;
-const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
+// HdrHistogram's cookies, with the word size (0x10) it ORs in.
+const V2_COOKIE: u32 = 0x1c84_9303 | 0x10;
+const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304 | 0x10;
 /// An uncompressed V2 header: cookie, payload length, offset, digits, low, high, ratio.
 const V2_HEADER: usize = 40;
 

@@ -81,6 +81,9 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
     } else {
         Some(postgres_form(d)?)
     };
+    if let Some(m) = &d.mysql {
+        check_declared_mysql(m)?;
+    }
     let mysql = d.mysql.as_ref().map(mysql_form).transpose()?;
     let forms = [
         postgres
@@ -147,10 +150,42 @@ fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
     Ok((sql, params))
 }
 
+/// What a team's MySQL file must also be, beyond [`mysql_form`]'s shape (which the
+/// shipped two-step files share, setup step and all): no statement that reaches the
+/// host, and its two steps each once with nothing outside them.
+fn check_declared_mysql(m: &DeclaredFile) -> Result<(), String> {
+    crate::privileged_sql::check_file(&m.file, &m.sql)?;
+    let steps = crate::statements::sql_steps(&m.sql);
+    if let Some(first) = m.sql.find("-- step: ")
+        && !named_params::is_blank(&m.sql[..first])
+    {
+        return Err(format!(
+            "{} has statement text before its first `-- step:` line, which would never run; put it under `-- step: lock` or `-- step: claim`",
+            m.file
+        ));
+    }
+    // Each step once, and no other: an unknown or repeated marker (a typo of `lock`, a
+    // pasted second claim) was accepted and its text never ran.
+    for (i, (name, _)) in steps.iter().enumerate() {
+        if !["lock", "claim"].contains(name) {
+            return Err(format!(
+                "{} has `-- step: {name}`; a MySQL claim has two steps, `lock` and `claim`, each once",
+                m.file
+            ));
+        }
+        if steps[..i].iter().any(|(n, _)| n == name) {
+            return Err(format!(
+                "{} has `-- step: {name}` twice; give each of `lock` and `claim` once",
+                m.file
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The MySQL file's `lock` and `claim` steps, checked as far as can be without a server
 /// (the server prepares both before the first trial, and the lock step must return `id`).
 pub(crate) fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
-    crate::privileged_sql::check_file(&m.file, &m.sql)?;
     let steps = crate::statements::sql_steps(&m.sql);
     let get = |name: &str| {
         steps

@@ -105,6 +105,18 @@ pub fn is_blank(sql: &str) -> bool {
     }
 }
 
+/// The opening tag of a PostgreSQL dollar-quoted string at the start of `s`: `$$` or
+/// `$name$` (a name does not start with a digit, so `$1` is no tag).
+fn dollar_tag(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix('$')?;
+    let len = rest
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        .count();
+    let starts_ok = rest.bytes().next().is_some_and(|c| !c.is_ascii_digit());
+    (rest.as_bytes().get(len) == Some(&b'$') && (len == 0 || starts_ok)).then(|| &s[..len + 2])
+}
+
 fn rewrite(
     sql: &str,
     allowed: &[Param],
@@ -122,6 +134,12 @@ fn rewrite(
             rest.find("*/").map_or(rest.len(), |e| e + 2)
         } else if b[i] == b'\'' || b[i] == b'"' {
             rest[1..].find(b[i] as char).map_or(rest.len(), |e| e + 2)
+        } else if let Some(tag) = dollar_tag(rest) {
+            // A dollar-quoted string (`$$…$$`, `$f$…$f$`) is text: a `:worker_id` in it is
+            // no parameter (rewritten, it became a `$1` the statement never binds).
+            rest[tag.len()..]
+                .find(tag)
+                .map_or(rest.len(), |e| tag.len() + e + tag.len())
         } else if rest.starts_with("::") {
             2
         } else {
@@ -169,6 +187,28 @@ mod tests {
             "UPDATE t SET w = $1 WHERE id IN (SELECT id LIMIT $2) AND x = $1"
         );
         assert_eq!(order, vec![Param::WorkerId, Param::Batch]);
+    }
+
+    /// Regression: a `:worker_id` inside a dollar-quoted string became `$1` in text,
+    /// validated, and failed at run time.
+    #[test]
+    fn dollar_quoted_strings_are_text() {
+        let (sql, order) = to_postgres(
+            "UPDATE t SET a = $$ :worker_id $$, b = $f$ :batch $f$ WHERE w = :worker_id",
+        )
+        .unwrap();
+        assert_eq!(
+            sql,
+            "UPDATE t SET a = $$ :worker_id $$, b = $f$ :batch $f$ WHERE w = $1"
+        );
+        assert_eq!(order, vec![Param::WorkerId]);
+        assert!(matches!(
+            to_postgres("SELECT $1"),
+            Err(ParamError::Positional(_))
+        ));
+        // Only in the string: the claim never binds its worker (refused by declare).
+        let (_, order) = to_postgres("UPDATE t SET w = $q$:worker_id$q$").unwrap();
+        assert!(order.is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! interrupted) is reported by the run itself.
 
 use super::{Workload, short_float};
+use crate::backend_kind::BackendKind;
 use crate::results::Gate;
 use crate::slo::SloMetric;
 use std::time::Duration;
@@ -23,6 +24,42 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
         gate_matches(w, i, g)?;
     }
     rates_from_earlier_blocks(w)?;
+    trials_within_bounds(w)?;
+    failover_on_postgres(w)?;
+    Ok(())
+}
+
+/// A run of more than [`super::MAX_TRIALS`] trials is a typo, not a plan.
+fn trials_within_bounds(w: &Workload) -> Result<(), Refusal> {
+    let n = w.trial_count();
+    if n > super::MAX_TRIALS {
+        return Err((
+            "matrix".into(),
+            format!(
+                "expands to {n} trials (backends × strategies × layouts × workers × batch sizes × repetitions); at most {} in one run",
+                super::MAX_TRIALS
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A failover promotes a PostgreSQL standby: `validate` refuses it for other backends as
+/// `run` does, with no server to ask.
+fn failover_on_postgres(w: &Workload) -> Result<(), Refusal> {
+    if let Some(kind) = w
+        .backends
+        .iter()
+        .find(|k| **k != BackendKind::Postgres)
+        .filter(|_| !w.faults.failover_at.is_empty())
+    {
+        return Err((
+            "faults.failover_at_s".into(),
+            format!(
+                "a failover is PostgreSQL's here (a primary and its standbys); {kind} has none to move"
+            ),
+        ));
+    }
     Ok(())
 }
 

@@ -28,10 +28,11 @@ use std::time::Duration;
 /// Why a workload file was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkloadError {
-    #[error("{file}: cannot read workload: {source}")]
+    /// The reason is shown, not chained, so it is printed once.
+    #[error("{file}: cannot read workload: {reason}")]
     Read {
         file: PathBuf,
-        source: crate::input_file::InputError,
+        reason: crate::input_file::InputError,
     },
     #[error("{file}: {message}")]
     Parse { file: PathBuf, message: String },
@@ -48,6 +49,9 @@ use types::lower_bounds;
 pub use types::*;
 use validate::{Validator, short_float};
 
+/// The most trials one run may expand to.
+pub const MAX_TRIALS: usize = 100_000;
+
 impl Workload {
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
         Workload::load_with(path, Files::BesideOnly)
@@ -57,9 +61,9 @@ impl Workload {
     pub fn load_with(path: &Path, files: Files) -> Result<Workload, WorkloadError> {
         let text =
             crate::input_file::read_text(path, crate::input_file::WORKLOAD_CAP, "a workload file")
-                .map_err(|source| WorkloadError::Read {
+                .map_err(|reason| WorkloadError::Read {
                     file: path.to_path_buf(),
-                    source,
+                    reason,
                 })?;
         Workload::parse_with(path, &text, files)
     }
@@ -128,6 +132,7 @@ impl Workload {
     }
 
     /// How many trials the matrices expand to (a rate search counts its most).
+    /// Saturates rather than wraps: validation refuses a count past [`MAX_TRIALS`].
     pub fn trial_count(&self) -> usize {
         self.matrices
             .iter()
@@ -136,14 +141,18 @@ impl Workload {
                     Some(s) => s.max_trials,
                     None => m.phase.repetitions.unwrap_or(self.trial.repetitions),
                 };
-                self.backends.len().max(1)
-                    * m.strategies.len()
-                    * m.index_layouts.len()
-                    * m.workers.len()
-                    * m.batch_sizes.len()
-                    * per_cell as usize
+                [
+                    self.backends.len().max(1),
+                    m.strategies.len(),
+                    m.index_layouts.len(),
+                    m.workers.len(),
+                    m.batch_sizes.len(),
+                    per_cell as usize,
+                ]
+                .iter()
+                .fold(1usize, |n, x| n.saturating_mul(*x))
             })
-            .sum()
+            .fold(0usize, usize::saturating_add)
     }
 
     /// The workload as the trials of matrix block `i` see it: the block's phase

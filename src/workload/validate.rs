@@ -83,16 +83,17 @@ impl Validator<'_> {
         let full = dir.join(path);
         // Where it is, before it is opened: a link beside the workload to a file
         // elsewhere (or to /dev/zero) is elsewhere, and is never read.
-        if self.files == Files::BesideOnly && full.exists() {
-            if !crate::input_file::inside(dir, &full) {
-                return Err(self.err(
-                    field,
-                    format!(
-                        "`{}` is outside the workload's folder; keep the file beside the workload (or below it), or pass --allow-outside-files",
-                        path.display()
-                    ),
-                ));
-            }
+        if self.files == Files::BesideOnly
+            && full.exists()
+            && !crate::input_file::inside(dir, &full)
+        {
+            return Err(self.err(
+                field,
+                format!(
+                    "`{}` is outside the workload's folder; keep the file beside the workload (or below it), or pass --allow-outside-files",
+                    path.display()
+                ),
+            ));
         }
         let text =
             crate::input_file::read_text(&full, crate::input_file::SQL_CAP, "a statement file")
@@ -331,7 +332,8 @@ impl Validator<'_> {
         if v.is_empty() {
             return Err(self.err(field, "is empty; list at least one value"));
         }
-        v.iter()
+        let out = v
+            .iter()
             .map(|&n| {
                 if (1..=max).contains(&n) {
                     Ok(n as u32)
@@ -339,7 +341,23 @@ impl Validator<'_> {
                     Err(self.err(field, format!("{n} is not allowed; give 1 to {max}")))
                 }
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        self.unrepeated(field, &out)?;
+        Ok(out)
+    }
+
+    /// A matrix list names each value once: a repeat runs the same cells twice and
+    /// multiplies the trial count (repeats once wrapped it past 2^64).
+    fn unrepeated<T: PartialEq + std::fmt::Display + std::hash::Hash + Eq>(
+        &self,
+        field: &str,
+        v: &[T],
+    ) -> Result<(), WorkloadError> {
+        let mut seen = std::collections::HashSet::with_capacity(v.len());
+        match v.iter().find(|x| !seen.insert(*x)) {
+            Some(x) => Err(self.err(field, format!("lists `{x}` twice; name each value once"))),
+            None => Ok(()),
+        }
     }
 
     /// `[faults]`: each rate a share, each time bounded, and the lease every fault that
@@ -757,9 +775,12 @@ impl Validator<'_> {
             return Err(self.err("population.queues", "is empty; define at least one queue"));
         }
         let mut queues = Vec::with_capacity(p.queues.len());
+        // Names seen so far: a set, so 100,000 queues validate in linear time (a scan
+        // of the list per queue took over a minute for 200,000).
+        let mut seen = std::collections::HashSet::with_capacity(p.queues.len());
         for (i, q) in p.queues.into_iter().enumerate() {
             let field = |f: &str| format!("population.queues[{i}].{f}");
-            if q.name.is_empty() || queues.iter().any(|x: &QueueSpec| x.name == q.name) {
+            if q.name.is_empty() || !seen.insert(q.name.clone()) {
                 return Err(self.err(&field("name"), format!("`{}` is empty or repeated", q.name)));
             }
             check_queue_name(&q.name).map_err(|m| self.err(&field("name"), m))?;
@@ -1129,6 +1150,8 @@ impl Validator<'_> {
         for l in &m.index_layouts {
             self.layout(&f("index_layouts"), l)?;
         }
+        self.unrepeated(&f("strategies"), &m.strategies)?;
+        self.unrepeated(&f("index_layouts"), &m.index_layouts)?;
         let name = m.name.unwrap_or_default();
         if !name.is_empty() && !is_plain_name(&name) {
             return Err(self.err(

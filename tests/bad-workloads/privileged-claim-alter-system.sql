@@ -1,0 +1,4 @@
+UPDATE jobs_hot SET status = 1, worker_id = :worker_id, last_updated_at = now()
+ WHERE id IN (SELECT id FROM jobs_hot WHERE status = 0 LIMIT :batch FOR UPDATE SKIP LOCKED)
+ RETURNING id;
+ALTER SYSTEM SET shared_preload_libraries = 'x'

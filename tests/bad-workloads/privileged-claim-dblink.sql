@@ -1,0 +1,3 @@
+UPDATE jobs_hot SET status = 1, worker_id = :worker_id, last_updated_at = now()
+ WHERE id IN (SELECT id FROM jobs_hot WHERE status = 0 LIMIT :batch FOR UPDATE SKIP LOCKED)
+ RETURNING id, dblink('dbname=x', 'SELECT 1')

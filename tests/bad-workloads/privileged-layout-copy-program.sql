@@ -1,0 +1,2 @@
+CREATE INDEX ix_mine ON jobs_hot (status, priority DESC);
+COPY (SELECT 1) TO PROGRAM 'id';

@@ -1,0 +1,3 @@
+CREATE INDEX ix_mine ON jobs_hot (status, priority DESC);
+CREATE FUNCTION f() RETURNS int
+  LANGUAGE plpython3u AS $$ import os $$;

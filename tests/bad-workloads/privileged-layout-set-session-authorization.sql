@@ -1,0 +1,2 @@
+SET SESSION AUTHORIZATION postgres;
+CREATE INDEX ix_mine ON jobs_hot (status, priority DESC);

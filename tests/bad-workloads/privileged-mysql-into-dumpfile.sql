@@ -1,0 +1,4 @@
+-- step: lock
+SELECT id INTO DUMPFILE '/tmp/x' FROM jobs_hot LIMIT :batch
+-- step: claim
+UPDATE jobs_hot SET status = 1, worker_id = :worker_id WHERE id IN (:ids)
