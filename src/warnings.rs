@@ -64,6 +64,10 @@ pub enum Warning {
     /// Workers were still in a statement long after the stop, and the runner ended
     /// their connections so the run could go on (or write its results).
     StopForced { workers: u32, grace_s: f64 },
+    /// Claim attempts the server refused a lock (a `NOWAIT` claim meeting a locked row,
+    /// or a lock timeout) and that were sent again: such a claim neither skips nor
+    /// waits, and its retries are its cost. Their back-off is not in claim latency.
+    ClaimsRefusedLocks { refused: u64, claims: u64 },
     /// SQL Server: one claim's UPDATE takes about batch × (1 + secondary indexes) key
     /// locks; near 5,000 in one statement SQL Server escalates to a table lock, and then
     /// every READPAST claimer waits on it.
@@ -178,6 +182,10 @@ impl fmt::Display for Warning {
             Warning::StopForced { workers, grace_s } => write!(
                 f,
                 "{workers} workers were still in a statement {grace_s:.0} s after the stop, so their connections were ended (what they held is counted as stranded): a claim that slow is the finding; see the Plans table"
+            ),
+            Warning::ClaimsRefusedLocks { refused, claims } => write!(
+                f,
+                "{refused} claim attempts were refused a lock (NOWAIT, or a lock timeout) and sent again, beside {claims} claim calls that returned: the claim neither skips locked rows nor waits for them, so under contention its time goes to retries (their back-off is not in claim latency); see claim_lock_refusals in run.json"
             ),
             Warning::LockEscalationRisk {
                 eligible,

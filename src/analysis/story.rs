@@ -43,11 +43,18 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
         .filter(|g| !g[0].has_arrivals())
         .rev()
         .max_by_key(|g| strategies_in(g).len())
-        .filter(|g| strategies_in(g).len() > 1)
     else {
         return;
     };
     let top = g.iter().map(|c| c.workers).max().unwrap_or(1);
+    // Which cells the figures come from, when the run has others they could be from:
+    // the verdict quoted the first layout's figures without naming it.
+    let layouts: std::collections::BTreeSet<&str> =
+        r.cells.iter().map(|c| c.index_layout.as_str()).collect();
+    let on = match layouts.len() > 1 {
+        true => format!(" on {}, batch {}", g[0].index_layout, g[0].batch_size),
+        false => String::new(),
+    };
     let at = |s: Strategy| g.iter().find(|c| c.strategy == s && c.workers == top);
     let prod = at(Strategy::PRODUCTION).map(|c| CellFigures::of(c));
     for s in strategies_in(&g) {
@@ -70,7 +77,7 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
         };
         let line = match s.contention() {
             _ if s == Strategy::PRODUCTION => format!(
-                "production: {} duplicates, {} lost; {top} workers at batch {} completed {:.0} jobs/s with claim p99 {}.",
+                "production{on}: {} duplicates, {} lost; {top} workers at batch {} completed {:.0} jobs/s with claim p99 {}.",
                 f.duplicate_claims + f.duplicate_executions,
                 f.lost,
                 c.batch_size,
@@ -78,23 +85,23 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
                 f.claim_p99_ms.map_or("–".into(), fmt_ms)
             ),
             Contention::Ignores => format!(
-                "{s}: {:.0}% of the jobs it claimed were held by another worker at the time, at {top} workers ({} duplicate claims, {} duplicate executions){p99_vs}.",
+                "{s}{on}: {:.0}% of the jobs it claimed were held by another worker at the time, at {top} workers ({} duplicate claims, {} duplicate executions){p99_vs}.",
                 share(f.duplicate_claims, jobs),
                 f.duplicate_claims,
                 f.duplicate_executions
             ),
             Contention::Waits => format!(
-                "{s}: {:.0}% of worker time in lock waits at {top} workers, {:.0} jobs/s{p99_vs}.",
+                "{s}{on}: {:.0}% of worker time in lock waits at {top} workers, {:.0} jobs/s{p99_vs}.",
                 f.lock_wait_share * 100.0,
                 f.throughput
             ),
             Contention::Rechecks => format!(
-                "{s}: {:.0}% of its row updates lost the race and changed nothing at {top} workers, {:.0} jobs/s{p99_vs}.",
+                "{s}{on}: {:.0}% of its row updates lost the race and changed nothing at {top} workers, {:.0} jobs/s{p99_vs}.",
                 share(lost_races, lost_races + jobs),
                 f.throughput
             ),
             Contention::Skips => format!(
-                "{s}: {} duplicates, {} lost; {:.0} jobs/s at {top} workers{p99_vs}.",
+                "{s}{on}: {} duplicates, {} lost; {:.0} jobs/s at {top} workers{p99_vs}.",
                 f.duplicate_claims + f.duplicate_executions,
                 f.lost,
                 f.throughput
@@ -1064,6 +1071,43 @@ mod tests {
                 .any(|x| x
                     .starts_with("production at 8 workers: 0 duplicate claims, yet 3 job runs")),
             "{s:?}"
+        );
+    }
+
+    #[test]
+    fn a_run_of_one_strategy_has_its_line_and_several_layouts_are_named() {
+        let cell = |s: Strategy, layout: &str| CellResult {
+            index_layout: layout.into(),
+            ..CellResult::fetch_order(s, 4, 5, vec![Default::default()])
+        };
+        let one = RunResult {
+            cells: vec![cell(Strategy::PRODUCTION, "fetch-order")],
+            ..RunResult::default()
+        };
+        assert!(
+            sentences(&one)
+                .iter()
+                .any(|s| s.starts_with("production: 0 duplicates, 0 lost; 4 workers")),
+            "{:?}",
+            sentences(&one)
+        );
+        // Two layouts: the figures quoted are the first group's, and it says which.
+        let two = RunResult {
+            cells: vec![
+                cell(Strategy::PRODUCTION, "pk-only"),
+                cell(Strategy::NAIVE, "pk-only"),
+                cell(Strategy::PRODUCTION, "fetch-order"),
+            ],
+            ..RunResult::default()
+        };
+        let said = sentences(&two);
+        assert!(
+            said.iter()
+                .any(|s| s.starts_with("production on pk-only, batch 5: "))
+                && said
+                    .iter()
+                    .any(|s| s.starts_with("naive on pk-only, batch 5: ")),
+            "{said:?}"
         );
     }
 

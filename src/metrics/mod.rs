@@ -77,6 +77,10 @@ pub struct Counts {
     /// again. A claim's attempts are `claim_calls + claim_retries`.
     #[serde(default)]
     pub claim_retries: u64,
+    /// Of those, claims the server refused a lock (`NOWAIT` on a locked row, or a lock
+    /// timeout): counted apart, since such a claim's refusals are what it costs.
+    #[serde(default)]
+    pub claim_lock_refusals: u64,
     /// Times a worker lost its connection and opened a new one (injected kills).
     pub reconnects: u64,
     /// Worker time spent without a connection, summed over workers, µs: from the
@@ -133,6 +137,7 @@ impl Counts {
         self.lock_timeouts += o.lock_timeouts;
         self.retries += o.retries;
         self.claim_retries += o.claim_retries;
+        self.claim_lock_refusals += o.claim_lock_refusals;
         self.reconnects += o.reconnects;
         self.downtime_us += o.downtime_us;
         self.max_outage_us = self.max_outage_us.max(o.max_outage_us);

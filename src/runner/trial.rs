@@ -364,6 +364,7 @@ async fn conclude<B: Backend>(
         producer_max_lag_ms: ran.collected.produced.max_lag_ms,
         arrivals: w.producer_rate_per_s.is_some(),
         stop_forced: (ran.overran, STOP_GRACE.as_secs_f64()),
+        claim_lock_refusals: (m.counts.claim_lock_refusals, m.counts.claim_calls),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);

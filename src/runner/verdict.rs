@@ -123,6 +123,8 @@ pub struct TrialFacts<'a> {
     /// Workers cut off because they were still in a statement after the stop's grace,
     /// and the grace, s.
     pub stop_forced: (u32, f64),
+    /// Claim attempts refused a lock and sent again, and claim calls.
+    pub claim_lock_refusals: (u64, u64),
 }
 
 /// Tail percentiles from fewer claims than this are noise.
@@ -176,6 +178,9 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
                 ms_above: m.ms_above_limit,
             });
         }
+    }
+    if let (refused @ 1.., claims) = f.claim_lock_refusals {
+        warnings.push(Warning::ClaimsRefusedLocks { refused, claims });
     }
     if f.claims_recorded < MIN_CLAIMS {
         warnings.push(Warning::FewSamples {
@@ -318,7 +323,33 @@ mod tests {
             producer_max_lag_ms: 0.0,
             arrivals: true,
             stop_forced: (0, 10.0),
+            claim_lock_refusals: (0, 5000),
         }
+    }
+
+    /// Regression: a NOWAIT claim had 964 of 3,033 claims refused for locks, counted
+    /// as retries with no word of it.
+    #[test]
+    fn claims_refused_a_lock_are_a_warning_with_their_count() {
+        let l = LedgerAnalysis::default();
+        let mut f = facts(&l, &[]);
+        assert!(
+            !quality_warnings(&f)
+                .iter()
+                .any(|w| matches!(w, Warning::ClaimsRefusedLocks { .. }))
+        );
+        f.claim_lock_refusals = (964, 3033);
+        let w = quality_warnings(&f);
+        let refused = w
+            .iter()
+            .find(|w| matches!(w, Warning::ClaimsRefusedLocks { .. }))
+            .expect("a warning");
+        assert!(
+            refused
+                .to_string()
+                .starts_with("964 claim attempts were refused a lock")
+        );
+        assert!(!refused.is_failure() && !refused.invalidates());
     }
 
     #[test]

@@ -233,6 +233,9 @@ async fn claim<S: Session>(
             Err(e) if e.is_retryable() => {
                 count_retry(&mut m.counts, &e);
                 m.counts.claim_retries += 1;
+                if e.kind() == ErrorKind::LockTimeout {
+                    m.counts.claim_lock_refusals += 1;
+                }
                 m.counts.retry_backoff_us += micros(pause);
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_millis(64));
