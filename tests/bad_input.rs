@@ -3,9 +3,13 @@
 //! `# expect: …`, says what that line must contain); and random text fed to the workload
 //! parser and to the `--db` parsers gives a value or an error, never a panic.
 
+#[path = "common/files.rs"]
+mod files;
+
 use claimbench::backend::mssql_target;
 use claimbench::backend::target::DbTarget;
 use claimbench::workload::Workload;
+use files::walk;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -703,20 +707,4 @@ fn the_results_folder_is_checked_first() {
         std::fs::read_to_string(dir.path().join("file")).unwrap(),
         "x"
     );
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

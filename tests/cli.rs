@@ -2,8 +2,11 @@
 //! results written; the embedded default runs a workload end to end; Ctrl-C writes
 //! partial results and removes the throw-away cluster.
 
+#[path = "common/files.rs"]
+mod files;
 #[path = "common/test_pg.rs"]
 mod test_pg;
+use files::walk;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -615,19 +618,6 @@ fn passwords_never_reach_any_output() {
             &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
         ])
         .output();
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files.extend(walk(&p));
-        } else {
-            files.push(p);
-        }
-    }
-    files
 }
 
 /// A run.json made by hand: production at 1, 2, 4 and 8 workers, batch 10, with the
