@@ -1176,6 +1176,39 @@ fn workload_sql_cannot_reach_the_host_of_the_embedded_server() {
     assert!(!marker.exists());
 }
 
+/// Regression: a session setting value the server refuses failed the first trial with a
+/// message naming neither the file nor the field. It is now set once on a check session
+/// before any trial, and the refusal names both.
+#[test]
+fn a_session_value_the_server_refuses_names_its_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = workload_file(
+        dir.path(),
+        "name = \"t\"\n[population]\nbacklog = 20\nqueues = [{ name = \"q\" }]\n\
+         [session.postgres]\nwork_mem = \"lots\"\n\
+         [[matrix]]\nname = \"a\"\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n\
+         [[matrix]]\nname = \"b\"\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n\
+         [matrix.session.postgres]\nlock_timeout = \"soon\"\n\
+         [trial]\nduration_s = 0.5\n",
+    );
+    let stderr = refused(&["run", &w, "--quiet"]);
+    assert!(
+        stderr.contains("w.toml: session.postgres.work_mem: the server refused `lots`")
+            && stderr.contains("invalid value for parameter"),
+        "{stderr}"
+    );
+    let fixed = std::fs::read_to_string(&w)
+        .unwrap()
+        .replace("work_mem = \"lots\"", "work_mem = \"4MB\"");
+    std::fs::write(&w, fixed).unwrap();
+    let stderr = refused(&["run", &w, "--quiet"]);
+    assert!(
+        stderr
+            .contains("w.toml: matrix[1].session.postgres.lock_timeout: the server refused `soon`"),
+        "{stderr}"
+    );
+}
+
 /// A password never reaches stderr or a result file, in any connection-string form
 /// claimbench takes, however odd the password: a run on the machine's PostgreSQL (trust
 /// auth: any password is accepted), and one against a port where nothing listens.

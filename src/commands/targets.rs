@@ -51,12 +51,12 @@ pub(crate) fn resolve_targets(
             extra.kind()
         );
     }
-    let started_by_us = match workload.topology.kind {
-        TopologyKind::Single => None,
-        TopologyKind::PrimaryStandby => Some((BackendKind::Postgres, "primary-standby")),
-        TopologyKind::Galera => Some((BackendKind::Mysql, "galera")),
-    };
-    if let Some((kind, name)) = started_by_us
+    if let Some(why) =
+        claimbench::workload::topology_misfit(workload.topology.kind, &workload.backends)
+    {
+        bail!("{path}: topology.kind: {why}");
+    }
+    if let Some((kind, name)) = workload.topology.kind.backend()
         && let Some(t) = given.iter().find(|t| t.kind() == kind)
     {
         bail!(

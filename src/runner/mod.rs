@@ -402,8 +402,9 @@ async fn check_workload_role<B: Backend>(
     )))
 }
 
-/// Prepares each custom strategy the workload runs on a freshly reset schema, so that a
-/// statement the server refuses ends the run before its first trial, naming the file.
+/// Prepares each custom strategy the workload runs, and sets each session setting it
+/// gives, on a freshly reset schema, so that a statement or a value the server refuses
+/// ends the run before its first trial, naming the file (or the setting's field).
 async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), RunError> {
     let mut custom: Vec<Strategy> = w
         .matrices
@@ -413,10 +414,11 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
         .collect();
     custom.sort();
     custom.dedup();
+    let settings = settings_by_field(w, b.kind());
     let Some(layout) = w.matrices[0].index_layouts.first() else {
         return Ok(());
     };
-    if custom.is_empty() {
+    if custom.is_empty() && settings.is_empty() {
         return Ok(());
     }
     b.reset(&w.phase(0), layout, w.seed).await?;
@@ -424,7 +426,36 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
     for s in custom {
         session.prepare(&s).await?;
     }
+    for (field, name, value) in settings {
+        // One at a time: a refusal names the one refused (it named none before).
+        session.apply(&[(name, value.clone())]).await.map_err(|e| {
+            RunError::Refused(format!("{field}: the server refused `{value}`: {e}"))
+        })?;
+    }
     Ok(())
+}
+
+/// Every session setting `w` gives for `kind`, with the field it was given in: the
+/// workload's `[session.<backend>]`, then each block's own.
+fn settings_by_field(
+    w: &Workload,
+    kind: crate::backend_kind::BackendKind,
+) -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> =
+        crate::session_settings::for_backend(&w.session_settings, kind)
+            .into_iter()
+            .map(|(n, v)| (format!("session.{kind}.{n}"), n, v))
+            .collect();
+    for (i, m) in w.matrices.iter().enumerate() {
+        let block = match w.matrices.len() {
+            1 => "matrix".to_string(),
+            _ => format!("matrix[{i}]"),
+        };
+        for (n, v) in crate::session_settings::for_backend(&m.phase.session_settings, kind) {
+            out.push((format!("{block}.session.{kind}.{n}"), n, v));
+        }
+    }
+    out
 }
 
 /// One trial; one that the host or the harness disturbed (late wake-ups, a busy or heavy

@@ -26,6 +26,20 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     rates_from_earlier_blocks(w)?;
     trials_within_bounds(w)?;
     failover_on_postgres(w)?;
+    placement_on_a_cluster(w)?;
+    Ok(())
+}
+
+/// A placement spreads workers over a Galera cluster's nodes: a block that places them
+/// on a run whose backends include PostgreSQL (one primary) places nothing.
+fn placement_on_a_cluster(w: &Workload) -> Result<(), Refusal> {
+    let placed = w.matrices.iter().any(|m| m.phase.placement.is_some());
+    if placed && w.backends.contains(&BackendKind::Postgres) {
+        return Err((
+            "matrix.placement".into(),
+            "places workers over a cluster's nodes, and postgres runs on one primary here; give placement only to mysql runs on a Galera cluster ([topology] kind = \"galera\", or --db with every node)".into(),
+        ));
+    }
     Ok(())
 }
 

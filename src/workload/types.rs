@@ -56,6 +56,38 @@ pub enum TopologyKind {
     Galera,
 }
 
+impl TopologyKind {
+    /// The backend whose servers this topology is made of, and its name as written.
+    pub fn backend(self) -> Option<(crate::backend_kind::BackendKind, &'static str)> {
+        use crate::backend_kind::BackendKind;
+        match self {
+            TopologyKind::Single => None,
+            TopologyKind::PrimaryStandby => Some((BackendKind::Postgres, "primary-standby")),
+            TopologyKind::Galera => Some((BackendKind::Mysql, "galera")),
+        }
+    }
+}
+
+/// Why a topology has no backend of the run to apply to, if so: checked by `run` once
+/// the `--db` URLs have filled in a workload that names no backends (validation refuses
+/// a topology beside another backend the workload names itself).
+pub fn topology_misfit(
+    topology: TopologyKind,
+    backends: &[crate::backend_kind::BackendKind],
+) -> Option<String> {
+    let (kind, name) = topology.backend()?;
+    (!backends.is_empty() && !backends.contains(&kind)).then(|| {
+        format!(
+            "a `{name}` topology is made of {kind} servers, and this run's backends are {}: nothing would run on it; drop [topology], or add {kind} to matrix.backends",
+            backends
+                .iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
 /// Why killed-connection faults are refused on a cluster (the validator and `run`, for
 /// a `--db` cluster, say the same).
 pub const KILLS_ON_A_CLUSTER: &str = "kills worker connections by their ids on one server; on a cluster a worker's id belongs to its node, so it is not written for Galera yet";
