@@ -108,7 +108,16 @@ async fn dispatch(
             db,
             schema,
             layout,
-        } => inspect::prepare((&workload, files), &db, &schema, layout).await,
+        } => {
+            inspect::prepare(
+                (&workload, files),
+                &db,
+                &schema,
+                layout,
+                allow_privileged_sql,
+            )
+            .await
+        }
         Command::Prove {
             db,
             schema,

@@ -1473,6 +1473,26 @@ fn a_custom_claim_statement_runs_and_an_over_claiming_one_fails_the_run() {
             && stderr.contains("--allow-privileged-sql"),
         "{stderr}"
     );
+    // `prepare` builds a declared layout too, and is held to the same check.
+    let out = claimbench()
+        .args([
+            "prepare",
+            &w,
+            "--db",
+            &url,
+            "--schema",
+            &schema,
+            "--layout",
+            "team-index",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("refusing to run its declared SQL (") && stderr.contains("team-index.sql)"),
+        "{stderr}"
+    );
     let run = |strategy: &str, layout: &str| {
         let results = tempfile::tempdir().unwrap();
         let w = custom_workload(dir.path(), strategy, layout);

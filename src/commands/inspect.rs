@@ -65,6 +65,7 @@ pub(crate) async fn prepare(
     db: &str,
     schema: &str,
     layout: Option<String>,
+    allow_privileged_sql: bool,
 ) -> Result<ExitCode> {
     let schema = super::schema_name(schema)?;
     let w = Workload::load_with(workload, files)?;
@@ -80,6 +81,13 @@ pub(crate) async fn prepare(
     let target = DbTarget::parse(db)?;
     AnyBackend::layout_check(target.kind(), &layout, &w)?;
     let backend = AnyBackend::new(&target, target.to_string(), schema);
+    // A declared layout is the workload's SQL: held to the same role check as `run`.
+    let declared: Vec<String> = claimbench::custom_layout::find(&w.custom_layouts, &layout)
+        .map(|d| d.file.clone())
+        .into_iter()
+        .collect();
+    claimbench::runner::refuse_privileged_role(&backend, &w, &declared, allow_privileged_sql)
+        .await?;
     let seeded = backend.reset(&w, &layout, w.seed).await?;
     outln!("{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}");
     Ok(ExitCode::SUCCESS)

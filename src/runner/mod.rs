@@ -377,12 +377,22 @@ fn new_result(workload: &Workload, environment: crate::results::Environment) -> 
 /// (a superuser; `pg_execute_server_program`; MySQL's FILE, SUPER, SHUTDOWN), unless
 /// `allowed`: asked of the server once, before anything is reset. A workload that
 /// declares no SQL for this backend is not asked about.
-async fn check_workload_role<B: Backend>(
+pub async fn check_workload_role<B: Backend>(
     b: &B,
     w: &Workload,
     allowed: bool,
 ) -> Result<(), RunError> {
-    let files = w.declared_files(b.kind());
+    refuse_privileged_role(b, w, &w.declared_files(b.kind()), allowed).await
+}
+
+/// [`check_workload_role`] for the declared `files` a command will run (`prepare` runs
+/// a layout's alone).
+pub async fn refuse_privileged_role<B: Backend>(
+    b: &B,
+    w: &Workload,
+    files: &[String],
+    allowed: bool,
+) -> Result<(), RunError> {
     if files.is_empty() || allowed {
         return Ok(());
     }
