@@ -85,7 +85,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         setting_name_rule: "",
         binds_setting_values: true,
         binds_arrays: false,
-        embedded: false,
+        embedded: true,
         adopts_empty_schema: false,
     },
     Engine {

@@ -87,11 +87,12 @@ fn bad_workloads_are_refused_with_file_and_field() {
 fn backends_and_db_urls_must_agree_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     let mysql = "mysql://root:hunter2@127.0.0.1:1/test";
-    let both = GOOD.replace("[matrix]", "[matrix]\nbackends = [\"postgres\", \"mysql\"]");
+    // SQL Server is the one engine claimbench never starts.
+    let both = GOOD.replace("[matrix]", "[matrix]\nbackends = [\"postgres\", \"mssql\"]");
     let file = workload_file(dir.path(), &both);
     let err = refused(&["run", &file]);
     assert!(
-        err.contains("w.toml: matrix.backends lists mysql but no --db mysql:// URL was given"),
+        err.contains("w.toml: matrix.backends lists mssql but no --db mssql:// URL was given"),
         "{err}"
     );
     let only_pg = GOOD.replace("[matrix]", "[matrix]\nbackends = [\"postgres\"]");

@@ -506,7 +506,7 @@ fn a_galera_cluster_joins_and_skip_locked_stops_at_the_node() {
 
 async fn joins_and_skip_locked_stops_at_the_node() {
     use mysql_async::prelude::Queryable;
-    let cluster = claimbench::embedded::galera::EmbeddedGalera::start(3, false).unwrap();
+    let cluster = claimbench::embedded::mariadb::EmbeddedMariadb::start(3, false).unwrap();
     let ports = cluster.ports();
     let mut conns = Vec::new();
     for p in &ports {
@@ -633,7 +633,7 @@ fn a_galera_node_that_fails_to_start_leaves_nothing_behind() {
     let _quiet = quiet_host();
     let tmp = world_readable_tmp();
     let before: Vec<_> = galera_dirs(tmp.path());
-    let e = claimbench::embedded::galera::EmbeddedGalera::start_with(
+    let e = claimbench::embedded::mariadb::EmbeddedMariadb::start_with(
         2,
         false,
         &[(1, "--no-such-option")],

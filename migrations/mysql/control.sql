@@ -59,3 +59,17 @@ JOIN JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, v VARCHAR(200) PATH '$')) q
 JOIN JSON_TABLE(?, '$[*]' COLUMNS (i FOR ORDINALITY, v VARCHAR(200) PATH '$')) w
   ON w.i = q.i
 WHERE o.queue = q.v AND o.worker_id = w.v
+
+-- step: durability-production
+-- A block's durability on the MariaDB claimbench started (over root): the redo log
+-- flushed at every commit, as a production server runs.
+SET GLOBAL innodb_flush_log_at_trx_commit = 1
+
+-- step: durability-embedded
+-- The embedded default's shortcut (src/embedded/mariadb.rs): written at commit, flushed
+-- about once a second.
+SET GLOBAL innodb_flush_log_at_trx_commit = 2
+
+-- step: durability-now
+-- What new sessions now run with, as run.json records it per cell.
+SELECT CAST(@@GLOBAL.innodb_flush_log_at_trx_commit AS CHAR)

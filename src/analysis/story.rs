@@ -735,15 +735,20 @@ fn durability_sentences(r: &RunResult, out: &mut Vec<String>) {
 }
 
 /// What production durability (`durability = "production"`: fsync, synchronous_commit
-/// and full_page_writes on) costs against the embedded default's shortcuts, for the same
+/// and full_page_writes on; on MariaDB the redo log flushed at every commit) costs against the embedded default's shortcuts, for the same
 /// cell otherwise, at the smallest pool that ran both: claim p99 and throughput side by
 /// side, so the shortcut is a measured number rather than a footnote.
 fn shortcut_sentences(r: &RunResult, out: &mut Vec<String>) {
+    // Whether the block flushed at commit: fsync on PostgreSQL, the redo log's flush at
+    // every commit on MariaDB; `None` where no block set it.
     let fsync = |c: &CellResult| {
         c.server_settings
             .iter()
-            .find(|(k, _)| k == "fsync")
-            .map(|(_, v)| v == "on")
+            .find_map(|(k, v)| match k.as_str() {
+                "fsync" => Some(v == "on"),
+                "innodb_flush_log_at_trx_commit" => Some(v == "1"),
+                _ => None,
+            })
     };
     let same = |a: &CellResult, b: &CellResult| {
         (a.backend, &a.strategy, a.workers, a.batch_size)
@@ -770,8 +775,18 @@ fn shortcut_sentences(r: &RunResult, out: &mut Vec<String>) {
     pairs.retain(|(c, _)| c.workers == workers);
     for (off, on) in pairs {
         let cost = cost(&CellFigures::of(off), &CellFigures::of(on));
+        let settings = match off.backend {
+            crate::backend::BackendKind::Postgres => {
+                "fsync, synchronous_commit, full_page_writes on"
+            }
+            _ => "innodb_flush_log_at_trx_commit = 1",
+        };
+        let backend = match r.environment.targets.len() {
+            1 => String::new(),
+            _ => format!("on {}, ", off.backend),
+        };
         out.push(format!(
-            "production durability (fsync, synchronous_commit, full_page_writes on; {}) against the embedded default's shortcuts ({}), {} at {workers} worker{}, batch {}: {cost}.",
+            "production durability ({settings}; {}) against the embedded default's shortcuts ({}), {backend}{} at {workers} worker{}, batch {}: {cost}.",
             on.phase,
             off.phase,
             off.strategy,

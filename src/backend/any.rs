@@ -57,6 +57,17 @@ impl AnyBackend {
         }
     }
 
+    /// On a MariaDB claimbench started, the `root` URL through which a block changes the
+    /// server's durability (workers keep the workload account of `target`).
+    pub fn with_admin(self, admin: &DbTarget) -> AnyBackend {
+        match (self, admin) {
+            (AnyBackend::Mysql(b), DbTarget::Mysql(o)) => {
+                AnyBackend::Mysql(b.with_admin(o.clone()))
+            }
+            (other, _) => other,
+        }
+    }
+
     /// On a server claimbench started: workload SQL runs as a role without host rights
     /// that it creates (PostgreSQL only; see `PostgresBackend::with_workload_role`).
     pub fn with_workload_role(self) -> AnyBackend {

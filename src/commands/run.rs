@@ -3,14 +3,14 @@
 //! with partial results.
 
 use super::targets::{
-    environment, failover_action, resolve_targets, restart_action, start_embedded, start_galera,
+    environment, failover_action, resolve_targets, restart_action, start_embedded, start_mariadb,
 };
 use anyhow::Result;
 use claimbench::analysis::recommend;
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::recipe::Dialect as _;
 use claimbench::backend::{Backend, BackendKind, DbTarget};
-use claimbench::embedded::galera::EmbeddedGalera;
+use claimbench::embedded::mariadb::EmbeddedMariadb;
 use claimbench::report;
 use claimbench::results::{RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
@@ -79,7 +79,7 @@ pub(crate) async fn run(
     // Keeps the throw-away cluster alive for the run; dropped (stopped and deleted) on
     // every way out of this function.
     let mut embedded = None;
-    let mut galera = None;
+    let mut mariadb = None;
     let mut backends = Vec::new();
     let mut records = Vec::new();
     let mut restarts = Vec::new();
@@ -90,15 +90,12 @@ pub(crate) async fn run(
                 let label = t.to_string();
                 (t, label)
             }
-            None if kind == BackendKind::Mysql => start_galera(&workload, quiet, &mut galera)?,
+            None if kind == BackendKind::Mysql => start_mariadb(&workload, quiet, &mut mariadb)?,
             None => start_embedded(&workload, quiet, &mut embedded)?,
         };
         let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
-        let standalone = galera
-            .as_ref()
-            .and_then(EmbeddedGalera::standalone_url)
-            .filter(|_| kind == BackendKind::Mysql);
-        let backend = backend_for(&target, schema, own_cluster, standalone)?;
+        let own_mariadb = mariadb.as_ref().filter(|_| kind == BackendKind::Mysql);
+        let backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
         let own_servers = embedded.as_ref().filter(|_| own_cluster);
         let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(
@@ -113,7 +110,7 @@ pub(crate) async fn run(
             (kind, &target),
             failover_command.as_deref(),
         )?);
-        let started_here = own_cluster || (kind == BackendKind::Mysql && galera.is_some());
+        let started_here = own_cluster || own_mariadb.is_some();
         records.push(record_target(&backend, label, started_here, &workload).await?);
         backends.push(backend);
     }
@@ -151,7 +148,7 @@ pub(crate) async fn run(
     out!("{screen}");
     print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
-    drop(galera);
+    drop(mariadb);
     Ok(exit_code(&outcome, interrupt.stopping()))
 }
 
@@ -176,20 +173,26 @@ fn exit_code(outcome: &runner::RunOutcome, interrupted: bool) -> ExitCode {
 }
 
 /// The backend on `target`: on the PostgreSQL claimbench started, trials reset from a
-/// pristine copy; beside its Galera cluster, `standalone` is the plain server the
-/// standalone placement runs on.
+/// pristine copy and workload SQL runs as a role without host rights; on the MariaDB it
+/// started, workers use the workload account (the target), a block's durability goes
+/// through `root`, and beside its Galera cluster the standalone placement runs on the
+/// plain server.
 fn backend_for(
     target: &DbTarget,
     schema: &str,
     own_postgres: bool,
-    standalone: Option<String>,
+    own_mariadb: Option<&EmbeddedMariadb>,
 ) -> Result<AnyBackend> {
     let backend = AnyBackend::new(target, target.to_string(), schema);
     let backend = match own_postgres {
         true => backend.with_pristine_copies().with_workload_role(),
         false => backend,
     };
-    Ok(match standalone {
+    let Some(servers) = own_mariadb else {
+        return Ok(backend);
+    };
+    let backend = backend.with_admin(&DbTarget::parse(&servers.admin_url())?);
+    Ok(match servers.standalone_url() {
         Some(url) => backend.with_standalone(&DbTarget::parse(&url)?),
         None => backend,
     })
@@ -263,7 +266,18 @@ fn refuse_before_starting(
         && targets.iter().any(|(_, t)| t.is_some())
     {
         anyhow::bail!(
-            "{}: matrix.durability changes the server's own settings (ALTER SYSTEM): claimbench does that only on the embedded PostgreSQL it starts, never with --db",
+            "{}: matrix.durability changes the server's own settings: claimbench does that only on the embedded servers it starts, never with --db",
+            workload.source_path.display()
+        );
+    }
+    if workload
+        .matrices
+        .iter()
+        .any(|m| m.phase.durability.is_some())
+        && workload.topology.kind == TopologyKind::Galera
+    {
+        anyhow::bail!(
+            "{}: matrix.durability changes one server's settings, and a Galera cluster's durability is its nodes' certification as much as their flushes; run the durability blocks without [topology] kind = \"galera\"",
             workload.source_path.display()
         );
     }

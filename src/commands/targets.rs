@@ -6,7 +6,7 @@
 use anyhow::{Context, Result, bail};
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{BackendKind, DbTarget};
-use claimbench::embedded::galera::EmbeddedGalera;
+use claimbench::embedded::mariadb::EmbeddedMariadb;
 use claimbench::embedded::{EmbeddedError, EmbeddedPostgres};
 use claimbench::resources::host_facts;
 use claimbench::results::{Environment, TargetRecord};
@@ -369,51 +369,73 @@ pub(crate) fn start_embedded(
     Ok((t, label))
 }
 
-/// Starts the throw-away Galera cluster (`[topology] kind = "galera"`) into `cluster`
-/// (which keeps it alive for the run) and returns its target and the label results
-/// record for it.
-pub(crate) fn start_galera(
+/// Starts the MariaDB a run on `mysql` gets without `--db`: one server, or the Galera
+/// cluster `[topology]` asks for (with a plain server beside it when a block places
+/// workers there).
+pub(crate) fn start_mariadb(
     workload: &Workload,
     quiet: bool,
-    cluster: &mut Option<EmbeddedGalera>,
+    servers: &mut Option<EmbeddedMariadb>,
 ) -> Result<(DbTarget, String)> {
-    let n = workload.topology.nodes as usize;
-    let standalone = workload
-        .matrices
-        .iter()
-        .any(|m| m.phase.placement == Some(claimbench::workload::Placement::Standalone));
-    let beside = if standalone {
+    let galera = workload.topology.kind == TopologyKind::Galera;
+    let n = if galera {
+        workload.topology.nodes as usize
+    } else {
+        0
+    };
+    let standalone = !galera
+        || workload
+            .matrices
+            .iter()
+            .any(|m| m.phase.placement == Some(claimbench::workload::Placement::Standalone));
+    let beside = if galera && standalone {
         " and a standalone MariaDB beside it"
     } else {
         ""
     };
     if !quiet {
-        errln!("starting a {n}-node MariaDB Galera cluster{beside} (each node joins in turn)");
+        match galera {
+            true => errln!(
+                "starting a {n}-node MariaDB Galera cluster{beside} (each node joins in turn)"
+            ),
+            false => errln!(
+                "starting the embedded MariaDB (pass --db mysql://… to use an existing server)"
+            ),
+        }
     }
     let t0 = std::time::Instant::now();
-    let started =
-        EmbeddedGalera::start(n, standalone).context("cannot start the embedded Galera cluster")?;
+    let started = EmbeddedMariadb::start(n, standalone).with_context(|| match galera {
+        true => "cannot start the embedded Galera cluster",
+        false => "cannot start the embedded MariaDB",
+    })?;
     if !quiet {
-        errln!(
-            "Galera cluster of {n} nodes{beside} on ports {} in {:.1} s (removed on exit)",
-            started
-                .ports()
-                .iter()
-                .map(u16::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-            t0.elapsed().as_secs_f64()
-        );
+        let ports = started
+            .ports()
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let secs = t0.elapsed().as_secs_f64();
+        match galera {
+            true => errln!(
+                "Galera cluster of {n} nodes{beside} on ports {ports} in {secs:.1} s (removed on exit)"
+            ),
+            false => errln!(
+                "embedded MariaDB on port {ports} in {} (started in {secs:.1} s, removed on exit)",
+                started.paths()[0].display()
+            ),
+        }
     }
     let t = DbTarget::parse(&started.url())?;
-    let label = match started.standalone_url() {
-        Some(url) => format!(
+    let label = match (galera, started.standalone_url()) {
+        (false, _) => format!("embedded MariaDB ({t})"),
+        (true, Some(url)) => format!(
             "embedded Galera cluster ({t}), standalone MariaDB beside it ({})",
             DbTarget::parse(&url)?
         ),
-        None => format!("embedded Galera cluster ({t})"),
+        (true, None) => format!("embedded Galera cluster ({t})"),
     };
-    *cluster = Some(started);
+    *servers = Some(started);
     Ok((t, label))
 }
 

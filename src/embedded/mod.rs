@@ -13,7 +13,7 @@
 //! The server runs in its own process group so that a terminal's Ctrl-C reaches only
 //! claimbench, which then stops the server after writing its results.
 
-pub mod galera;
+pub mod mariadb;
 pub mod settings;
 
 use std::collections::BTreeMap;

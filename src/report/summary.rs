@@ -55,6 +55,13 @@ fn mean(xs: impl Iterator<Item = f64>) -> (f64, f64) {
 /// (the embedded default runs with fsync, synchronous_commit and full_page_writes off),
 /// so that nobody reads such figures as a production server's.
 pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
+    fn setting<'a>(t: &'a crate::results::TargetRecord, name: &str) -> Option<&'a str> {
+        t.server
+            .settings
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
     const SHORTCUTS: [&str; 3] = ["fsync", "synchronous_commit", "full_page_writes"];
     let mut notes = Vec::new();
     for t in &r.environment.targets {
@@ -73,37 +80,46 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
                 ),
             ));
         }
-        let off: Vec<&str> = SHORTCUTS
+        let off: Vec<String> = SHORTCUTS
             .into_iter()
-            .filter(|name| {
-                t.server
-                    .settings
-                    .iter()
-                    .any(|(k, v)| k == name && v == "off")
-            })
+            .filter(|name| setting(t, name) == Some("off"))
+            .map(|name| format!("{name} off"))
+            .chain(
+                // MariaDB's: the redo log written at commit but not flushed (0 or 2).
+                setting(t, "innodb_flush_log_at_trx_commit")
+                    .filter(|v| *v != "1")
+                    .map(|v| format!("innodb_flush_log_at_trx_commit = {v}")),
+            )
             .collect();
         if !off.is_empty() {
             let mut production: Vec<&str> = Vec::new();
             for c in r.cells.iter().filter(|c| c.backend == t.backend) {
-                let on = c
-                    .server_settings
-                    .iter()
-                    .any(|(k, v)| k == "fsync" && v == "on");
+                let on = c.server_settings.iter().any(|(k, v)| {
+                    (k == "fsync" && v == "on")
+                        || (k == "innodb_flush_log_at_trx_commit" && v == "1")
+                });
                 if on && !production.contains(&c.phase.as_str()) {
                     production.push(&c.phase);
                 }
             }
+            let (at_production, levels) = match t.backend {
+                crate::backend::BackendKind::Postgres => (
+                    "fsync, synchronous_commit and full_page_writes on",
+                    ", workloads/sync-commit.toml each synchronous_commit level",
+                ),
+                _ => ("innodb_flush_log_at_trx_commit = 1", ""),
+            };
             let except = match production.as_slice() {
                 [] => String::new(),
                 blocks => format!(
-                    ", except in {} (durability = \"production\": fsync, synchronous_commit and full_page_writes on; the verdict compares them)",
+                    ", except in {} (durability = \"production\": {at_production}; the verdict compares them)",
                     blocks.join(", ")
                 ),
             };
             notes.push((
                 "Durability",
                 format!(
-                    "the {} server ran with {} off{except}: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (workloads/durability.toml measures the difference on this host, workloads/sync-commit.toml each synchronous_commit level).",
+                    "the {} server ran with {}{except}: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (workloads/durability.toml measures the difference on this host{levels}).",
                     t.backend,
                     off.join(", ")
                 ),

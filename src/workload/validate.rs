@@ -987,7 +987,7 @@ impl Validator<'_> {
         Ok((backends.map(|b| b.1).unwrap_or_default(), out))
     }
 
-    /// `durability`: PostgreSQL's embedded server only, and not over a shortcut the
+    /// `durability`: the embedded servers only, and not over a shortcut the
     /// workload fixes in `[embedded.settings]` (an argument ALTER SYSTEM cannot
     /// change). Once a block sets it, the blocks that do not run at the embedded
     /// default's, so each block's trials run at the durability it says.
@@ -1005,11 +1005,11 @@ impl Validator<'_> {
         } else {
             format!("matrix[{i}].durability")
         };
-        if let Some(other) = backends.iter().find(|b| **b != BackendKind::Postgres) {
+        if let Some(other) = backends.iter().find(|b| !b.engine().embedded) {
             return Err(self.err(
                 &field,
                 format!(
-                    "changes the embedded PostgreSQL's settings; this workload also runs {other}"
+                    "changes the settings of the servers claimbench starts (PostgreSQL, MariaDB); this workload also runs {other}, which it never starts"
                 ),
             ));
         }

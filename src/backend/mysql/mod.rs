@@ -41,7 +41,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.control,
-        "version schema-facts deadlocks-metric pid-file current-user grants analyze-hot causal-reads give-shards take-shards",
+        "version schema-facts deadlocks-metric pid-file current-user grants analyze-hot causal-reads give-shards take-shards durability-production durability-embedded durability-now",
     ),
     (
         SQL.session,
@@ -201,6 +201,9 @@ pub struct MysqlBackend {
     /// every connection goes there for the current block.
     standalone: Option<Opts>,
     on_standalone: std::sync::atomic::AtomicBool,
+    /// `root` on the server claimbench started: only a block's durability goes through
+    /// it (the workload's account may not change the server's settings).
+    admin: Option<Opts>,
     /// Its worker role is a label only: MySQL has no application_name, so worker
     /// connections are told apart by their connection ids (`workers`).
     id: recipe::Instance,
@@ -225,6 +228,7 @@ impl MysqlBackend {
             nodes,
             standalone: None,
             on_standalone: Default::default(),
+            admin: None,
             id: recipe::Instance::new(BackendKind::Mysql, schema, display, &SQL),
             workers: Arc::default(),
             control: Control::default(),
@@ -234,6 +238,12 @@ impl MysqlBackend {
     /// The plain server a `standalone` placement runs on.
     pub fn with_standalone(mut self, opts: Opts) -> MysqlBackend {
         self.standalone = Some(opts);
+        self
+    }
+
+    /// See [`MysqlBackend::admin`].
+    pub fn with_admin(mut self, opts: Opts) -> MysqlBackend {
+        self.admin = Some(opts);
         self
     }
 
@@ -686,6 +696,38 @@ impl Backend for MysqlBackend {
             })
         })
         .await
+    }
+
+    /// Over `root` on the server claimbench started; refused elsewhere, as the run
+    /// refuses a durability block before it starts.
+    async fn set_durability(
+        &self,
+        d: crate::workload::Durability,
+    ) -> Result<Vec<(String, String)>, BackendError> {
+        let what = "set the block's durability (SET GLOBAL)";
+        let Some(admin) = &self.admin else {
+            return Err(BackendError::other(
+                what,
+                "only the MariaDB claimbench starts changes its durability".to_string(),
+            ));
+        };
+        let name = match d {
+            crate::workload::Durability::Production => "durability-production",
+            crate::workload::Durability::Embedded => "durability-embedded",
+        };
+        let mut c = self.open_on(admin, false, None).await?;
+        c.query_drop(step(SQL.control, name))
+            .await
+            .map_err(|e| query_error(what, e))?;
+        let now: Option<String> = c
+            .query_first(step(SQL.control, "durability-now"))
+            .await
+            .map_err(|e| query_error(what, e))?;
+        let _ = c.disconnect().await;
+        Ok(vec![(
+            "innodb_flush_log_at_trx_commit".to_string(),
+            now.unwrap_or_default(),
+        )])
     }
 
     /// One short connection per node, so that a node's counters are its own.

@@ -1,0 +1,413 @@
+//! Throw-away MariaDB servers: the embedded MariaDB a run on `mysql` gets when no `--db`
+//! names one, and the nodes of a Galera cluster (`[topology] kind = "galera"`), which
+//! start the same way. Each server is in its own temporary directory on free loopback
+//! ports; a cluster's first node bootstraps it and the others join (a state transfer by
+//! rsync). All are stopped and removed on drop — on exit, on error and after Ctrl-C, as
+//! the embedded PostgreSQL is.
+//!
+//! As with PostgreSQL, no shell: `mariadbd` is started directly with `--no-defaults`
+//! (no option file of the machine's applies) and every option its own argument. When
+//! claimbench runs as root the servers run as the `mysql` user. Readiness is read from
+//! each server's error log ("ready for connections" after its state transfer); that
+//! every node is `wsrep_ready` and the cluster has all of them is for a caller with a
+//! client to check.
+//!
+//! Least privilege: workers, and the workload's declared SQL, connect as
+//! [`WORKLOAD_USER`], which may create, change and drop databases and read the server's
+//! lock and process tables but holds neither `FILE` nor `SUPER` nor `SHUTDOWN`: a
+//! statement from a workload cannot read or write the host's files or stop the server.
+//! The server's own settings (a block's durability) are changed over `root`.
+
+use super::{EmbeddedError, OutputChecked, free_port, last_lines, step};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where the Galera provider is (Debian's `galera-4`).
+const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
+/// The `wsrep_cluster_name` of every cluster claimbench starts.
+pub const CLUSTER_NAME: &str = "claimbench";
+/// How long a server may take to be ready (a joining node's state transfer included).
+const READY_TIMEOUT: Duration = Duration::from_secs(90);
+/// The account workers and declared SQL use (no password; it exists only on
+/// loopback, on a server that lives as long as the run).
+pub const WORKLOAD_USER: &str = "claimbench";
+
+/// The durability shortcut every server starts with, as the embedded PostgreSQL's
+/// `synchronous_commit = off`: the redo log is written at commit and flushed about once
+/// a second, so claims measure locking and CPU, not this machine's fsync. The binary log
+/// is off (MariaDB's default), so `sync_binlog` decides nothing. A block with
+/// `durability = "production"` sets it to 1 for its trials.
+pub const FLUSH_AT_COMMIT_SHORTCUT: &str = "2";
+
+/// Run once by each server that initialised its own data directory (the others receive
+/// the account by state transfer): the workload's account, with what the backend needs
+/// (its database, the lock and transaction tables, ending its own connections) and
+/// without FILE, SUPER or SHUTDOWN.
+const INIT_SQL: &str = "CREATE USER IF NOT EXISTS 'claimbench'@'127.0.0.1';\n\
+GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER, CREATE TEMPORARY TABLES, \
+LOCK TABLES, EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, TRIGGER, \
+REFERENCES, PROCESS, SHOW DATABASES ON *.* TO 'claimbench'@'127.0.0.1';\n";
+
+/// One server: its directory, client port, group-communication port, and process.
+struct Node {
+    dir: Option<tempfile::TempDir>,
+    port: u16,
+    gcomm: u16,
+    child: Option<Child>,
+}
+
+impl Node {
+    fn root(&self) -> &Path {
+        self.dir.as_ref().expect("present until drop").path()
+    }
+
+    fn log(&self) -> PathBuf {
+        self.root().join("error.log")
+    }
+}
+
+/// Running servers: a Galera cluster's nodes, then a plain server when one was asked
+/// for (the embedded MariaDB alone, or the standalone server beside a cluster).
+/// Dropping it stops every server and deletes their directories.
+pub struct EmbeddedMariadb {
+    nodes: Vec<Node>,
+    /// How many of `nodes` are a Galera cluster's (0: one plain server).
+    cluster: usize,
+}
+
+/// The binaries the servers need (`galera` adds the provider and rsync), or which
+/// packages to install.
+fn binaries(galera: bool) -> Result<(PathBuf, PathBuf), EmbeddedError> {
+    let find = |name: &str, dirs: &[&str]| {
+        dirs.iter()
+            .map(|d| Path::new(d).join(name))
+            .find(|p| p.is_file())
+    };
+    let missing = |what: &str| EmbeddedError::Step {
+        step: "find MariaDB",
+        detail: if galera {
+            format!(
+                "{what} is not installed; install the server and the provider (Debian/Ubuntu: apt-get install mariadb-server galera-4 rsync) or pass --db with your cluster's nodes"
+            )
+        } else {
+            format!(
+                "{what} is not installed; install the server (Debian/Ubuntu: apt-get install mariadb-server) or pass --db mysql://user@host:3306/db for an existing server"
+            )
+        },
+    };
+    let server = find("mariadbd", &["/usr/sbin", "/usr/bin", "/usr/local/sbin"])
+        .ok_or_else(|| missing("mariadbd"))?;
+    let install = find("mariadb-install-db", &["/usr/bin", "/usr/local/bin"])
+        .ok_or_else(|| missing("mariadb-install-db"))?;
+    if galera {
+        if !Path::new(PROVIDER).is_file() {
+            return Err(missing(PROVIDER));
+        }
+        if find("rsync", &["/usr/bin", "/bin"]).is_none() {
+            return Err(missing("rsync (the state transfer)"));
+        }
+    }
+    Ok((server, install))
+}
+
+/// The `mysql` user's ids when claimbench runs as root (MariaDB should not).
+fn server_user() -> Result<Option<(u32, u32)>, EmbeddedError> {
+    if !nix::unistd::geteuid().is_root() {
+        return Ok(None);
+    }
+    let u = nix::unistd::User::from_name("mysql")
+        .ok()
+        .flatten()
+        .ok_or_else(|| EmbeddedError::Step {
+            step: "find the mysql user",
+            detail: "claimbench runs as root and MariaDB should not; create the `mysql` user (it comes with mariadb-server)".into(),
+        })?;
+    Ok(Some((u.uid.as_raw(), u.gid.as_raw())))
+}
+
+impl EmbeddedMariadb {
+    /// Starts one plain server (the embedded MariaDB) and returns once it is ready for
+    /// connections.
+    pub fn start_single() -> Result<EmbeddedMariadb, EmbeddedError> {
+        EmbeddedMariadb::start_with(0, true, &[], &std::env::temp_dir())
+    }
+
+    /// Starts a cluster of `nodes` servers and returns once each has joined and said it
+    /// is ready for connections.
+    /// With `standalone`, also a plain MariaDB server beside it (no Galera, the same
+    /// settings otherwise): the single server a cluster's figures are set against.
+    pub fn start(nodes: usize, standalone: bool) -> Result<EmbeddedMariadb, EmbeddedError> {
+        EmbeddedMariadb::start_with(nodes, standalone, &[], &std::env::temp_dir())
+    }
+
+    /// [`EmbeddedMariadb::start`] with the servers' directories under `parent` and
+    /// extra `mariadbd` options for some (server index, option): how a test makes one
+    /// node fail to start and sees what is left. What was started is stopped and
+    /// removed when one fails.
+    pub fn start_with(
+        nodes: usize,
+        standalone: bool,
+        extra: &[(usize, &str)],
+        parent: &Path,
+    ) -> Result<EmbeddedMariadb, EmbeddedError> {
+        let (server, install) = binaries(nodes > 0)?;
+        let mysql = server_user()?;
+        let mut servers = EmbeddedMariadb {
+            nodes: Vec::new(),
+            cluster: nodes,
+        };
+        let prefix = if nodes > 0 {
+            "claimbench-galera-"
+        } else {
+            "claimbench-mariadb-"
+        };
+        for _ in 0..nodes + usize::from(standalone) {
+            let dir = tempfile::Builder::new()
+                .prefix(prefix)
+                .tempdir_in(parent)
+                .map_err(|e| step("create temporary directory", e))?;
+            if let Some((uid, gid)) = mysql {
+                std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+                    .map_err(|e| step("hand the server's directory to mysql", e))?;
+            }
+            let port = free_port().map_err(|e| step("find a free port", e))?;
+            let gcomm = free_port().map_err(|e| step("find a free port", e))?;
+            servers.nodes.push(Node {
+                dir: Some(dir),
+                port,
+                gcomm,
+                child: None,
+            });
+        }
+        // The first node's data directory is initialised (and the plain server's); the
+        // other nodes get theirs by state transfer from it.
+        for i in servers.own_data() {
+            let root = servers.nodes[i].root().to_path_buf();
+            let mut cmd = Command::new(&install);
+            // Its bootstrap server's temporary files in the server's own directory,
+            // which the mysql user owns (a TMPDIR of root's may not let it write).
+            cmd.env("TMPDIR", &root);
+            cmd.args(["--no-defaults", "--auth-root-authentication-method=normal"])
+                .arg("--skip-test-db")
+                .arg(format!("--datadir={}", root.join("data").display()));
+            if mysql.is_some() {
+                cmd.arg("--user=mysql");
+            }
+            cmd.stdin(Stdio::null())
+                .output_checked("mariadb-install-db")?;
+            std::fs::write(root.join("init.sql"), INIT_SQL)
+                .map_err(|e| step("write the workload account's grants", e))?;
+        }
+        let gcomm0 = servers.nodes.first().map_or(0, |n| n.gcomm);
+        for i in 0..servers.nodes.len() {
+            let address = match i {
+                0 if nodes > 0 => Some("gcomm://".to_string()),
+                i if i < nodes => Some(format!("gcomm://127.0.0.1:{gcomm0}")),
+                _ => None,
+            };
+            let options: Vec<&str> = extra
+                .iter()
+                .filter(|(n, _)| *n == i)
+                .map(|(_, o)| *o)
+                .collect();
+            servers.spawn(i, &server, (address.as_deref(), &options), mysql.is_some())?;
+            servers.wait_ready(i)?;
+        }
+        Ok(servers)
+    }
+
+    /// The servers that initialise their own data directory: a cluster's first node and
+    /// the plain server.
+    fn own_data(&self) -> Vec<usize> {
+        let first = (self.cluster > 0).then_some(0);
+        let plain = (self.nodes.len() > self.cluster).then_some(self.cluster);
+        first.into_iter().chain(plain).collect()
+    }
+
+    /// Starts server `i`, joining `address` (`gcomm://` bootstraps a new cluster;
+    /// `None`: a plain server, without Galera).
+    fn spawn(
+        &mut self,
+        i: usize,
+        server: &Path,
+        (address, options): (Option<&str>, &[&str]),
+        run_as_mysql: bool,
+    ) -> Result<(), EmbeddedError> {
+        let what = "start MariaDB";
+        let ist = free_port().map_err(|e| step("find a free port", e))?;
+        let sst = free_port().map_err(|e| step("find a free port", e))?;
+        let init = self.own_data().contains(&i);
+        let node = &mut self.nodes[i];
+        let root = node.root().to_path_buf();
+        let data = root.join("data");
+        std::fs::create_dir_all(&data).map_err(|e| step(what, e))?;
+        if run_as_mysql && let Some(u) = nix::unistd::User::from_name("mysql").ok().flatten() {
+            let _ = std::os::unix::fs::chown(&data, Some(u.uid.as_raw()), Some(u.gid.as_raw()));
+        }
+        let mut cmd = Command::new(server);
+        cmd.arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .arg(format!("--port={}", node.port))
+            .arg("--bind-address=127.0.0.1")
+            .arg(format!("--socket={}", root.join("mysqld.sock").display()))
+            .arg(format!("--pid-file={}", root.join("mysqld.pid").display()))
+            .arg(format!("--log-error={}", node.log().display()))
+            .arg(format!("--tmpdir={}", root.display()))
+            .arg(format!(
+                "--innodb-flush-log-at-trx-commit={FLUSH_AT_COMMIT_SHORTCUT}"
+            ))
+            .args([
+                "--binlog-format=ROW",
+                "--default-storage-engine=InnoDB",
+                "--innodb-autoinc-lock-mode=2",
+                "--innodb-buffer-pool-size=128M",
+                "--max-connections=600",
+            ]);
+        if init {
+            cmd.arg(format!("--init-file={}", root.join("init.sql").display()));
+        }
+        if let Some(address) = address {
+            cmd.arg("--wsrep-on=ON")
+                .arg(format!("--wsrep-provider={PROVIDER}"))
+                .arg(format!("--wsrep-cluster-name={CLUSTER_NAME}"))
+                .arg(format!("--wsrep-cluster-address={address}"))
+                .arg(format!("--wsrep-node-name=node{i}"))
+                .arg(format!("--wsrep-node-address=127.0.0.1:{}", node.gcomm))
+                .arg(format!(
+                    "--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:{};ist.recv_addr=127.0.0.1:{ist};gcache.size=64M",
+                    node.gcomm
+                ))
+                .arg("--wsrep-sst-method=rsync")
+                .arg(format!("--wsrep-sst-receive-address=127.0.0.1:{sst}"));
+            if i == 0 {
+                cmd.arg("--wsrep-new-cluster");
+            }
+        }
+        cmd.args(options);
+        if run_as_mysql {
+            cmd.arg("--user=mysql");
+        }
+        // Its own process group: a terminal's Ctrl-C reaches claimbench only, which
+        // then stops the servers itself.
+        use std::os::unix::process::CommandExt;
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| step(what, e))?;
+        node.child = Some(child);
+        Ok(())
+    }
+
+    /// Waits until server `i`'s log says it is ready for connections (after its state
+    /// transfer); fails at once if it exits.
+    fn wait_ready(&mut self, i: usize) -> Result<(), EmbeddedError> {
+        let deadline = Instant::now() + READY_TIMEOUT;
+        let what = match i < self.cluster {
+            true => format!("node {i}"),
+            false => "the server".to_string(),
+        };
+        let node = &mut self.nodes[i];
+        loop {
+            let log = std::fs::read_to_string(node.log()).unwrap_or_default();
+            if log.contains("ready for connections") {
+                return Ok(());
+            }
+            let exited = node
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
+            if let Some(status) = exited {
+                return Err(EmbeddedError::Step {
+                    step: "start MariaDB",
+                    detail: format!("{what} exited ({status}): {}", last_lines(&log, 3)),
+                });
+            }
+            if Instant::now() > deadline {
+                return Err(EmbeddedError::Step {
+                    step: "start MariaDB",
+                    detail: format!(
+                        "{what} not ready after {} s: {}",
+                        READY_TIMEOUT.as_secs(),
+                        last_lines(&log, 3)
+                    ),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The servers workers connect to: the cluster's nodes, or the plain server.
+    fn main_servers(&self) -> &[Node] {
+        match self.cluster {
+            0 => &self.nodes,
+            n => &self.nodes[..n],
+        }
+    }
+
+    /// One MySQL URL with every node (the cluster's, or the plain server alone) for the
+    /// workload's account, without a database (claimbench creates its own): the form a
+    /// user gives for their server.
+    pub fn url(&self) -> String {
+        self.url_as(WORKLOAD_USER)
+    }
+
+    /// [`EmbeddedMariadb::url`] as `root`: for changing the server's own settings, and
+    /// for tests that inspect what the workload account cannot.
+    pub fn admin_url(&self) -> String {
+        self.url_as("root")
+    }
+
+    fn url_as(&self, user: &str) -> String {
+        let hosts: Vec<String> = self
+            .main_servers()
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        format!("mysql://{user}@{}/", hosts.join(","))
+    }
+
+    /// The standalone server's URL beside a cluster, when one was started.
+    pub fn standalone_url(&self) -> Option<String> {
+        let n = self.nodes.get(self.cluster).filter(|_| self.cluster > 0)?;
+        Some(format!("mysql://{WORKLOAD_USER}@127.0.0.1:{}/", n.port))
+    }
+
+    /// Each server's client port, first node first (the standalone server last).
+    pub fn ports(&self) -> Vec<u16> {
+        self.nodes.iter().map(|n| n.port).collect()
+    }
+
+    /// Each server's directory (removed on drop).
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.nodes.iter().map(|n| n.root().to_path_buf()).collect()
+    }
+}
+
+impl Drop for EmbeddedMariadb {
+    fn drop(&mut self) {
+        // The joiners first, the node that bootstrapped last: each leaves the cluster
+        // cleanly while the others still run.
+        for node in self.nodes.iter_mut().rev() {
+            if let Some(mut child) = node.child.take() {
+                let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+                let deadline = Instant::now() + Duration::from_secs(30);
+                while child.try_wait().ok().flatten().is_none() {
+                    if Instant::now() > deadline {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            if let Some(dir) = node.dir.take() {
+                let _ = dir.close();
+            }
+        }
+    }
+}
