@@ -32,8 +32,8 @@ pub struct Cli {
     /// though the role it connects as could reach the server's host (a superuser, a
     /// MySQL user with FILE or SUPER). By default that is refused, before the first
     /// trial: a statement file from someone else must not run commands or read files
-    /// there. The embedded server never needs it: its workload SQL runs as a role
-    /// claimbench creates without those rights.
+    /// there. The embedded servers never need it: their workload SQL runs as a role
+    /// (an account, on MariaDB) claimbench creates without those rights.
     #[arg(long, global = true)]
     pub allow_privileged_sql: bool,
 }
@@ -49,7 +49,8 @@ pub enum Command {
         /// mysql://user[:password]@host:port/db, mssql://user:password@host:port/db (or
         /// an ADO.NET connection string). Repeat it to run each cell on several
         /// backends side by side. Without a postgres URL, claimbench starts a throw-away
-        /// PostgreSQL cluster when the run needs one and removes it afterwards.
+        /// PostgreSQL cluster when the run needs one, and without a mysql URL a
+        /// throw-away MariaDB, and removes them afterwards.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
         db: Vec<String>,
         /// Schema (PostgreSQL) or database (MySQL) claimbench creates, fills and drops.

@@ -99,7 +99,8 @@ pub struct Environment {
     pub claimbench_version: String,
     pub git_revision: Option<String>,
     /// The first of `targets`, kept for readers of files written before there were
-    /// several: `postgres://user@host:port/db` (never a password), or "embedded (...)".
+    /// several: `postgres://user@host:port/db` (never a password), or "embedded
+    /// PostgreSQL (...)", "embedded MariaDB (...)".
     pub target: String,
     pub embedded: bool,
     pub server: ServerInfo,

@@ -1,7 +1,7 @@
 //! Locking and lifecycle behaviour against real servers over real connections: one
 //! suite, run per backend (the `suite!` lists at the end). PostgreSQL at
 //! CLAIMBENCH_PG_URL (unset: a throw-away cluster of the test process), MySQL or MariaDB
-//! at CLAIMBENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test), SQL Server at
+//! at CLAIMBENCH_MYSQL_URL (unset: a throw-away MariaDB of the test process), SQL Server at
 //! CLAIMBENCH_MSSQL_URL (ignored when unset). Each test works in a schema (PostgreSQL,
 //! SQL Server) or database (MySQL) of its own.
 

@@ -4,6 +4,8 @@
 
 #[path = "common/files.rs"]
 mod files;
+#[path = "common/test_mysql.rs"]
+mod test_mysql;
 #[path = "common/test_pg.rs"]
 mod test_pg;
 use files::walk;
@@ -1654,8 +1656,7 @@ fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
 /// the declaration recorded with its file, and `sql` prints it with its parameters.
 #[test]
 fn a_declared_mysql_claim_runs_on_mariadb() {
-    let url = std::env::var("CLAIMBENCH_MYSQL_URL")
-        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".to_string());
+    let url = test_mysql::mysql_url();
     let dir = tempfile::tempdir().unwrap();
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -802,3 +802,103 @@ fn galera_dirs(under: &std::path::Path) -> Vec<std::path::PathBuf> {
     v.sort();
     v
 }
+
+/// Both engines from one command: with no `--db`, a workload on postgres and mysql runs
+/// every cell on an embedded PostgreSQL and an embedded MariaDB, a team's declared claim
+/// included without `--allow-privileged-sql` (the workload's accounts on both reach
+/// neither the host nor the server's settings), and afterwards no server, directory or
+/// port is left.
+#[test]
+fn both_embedded_servers_run_every_cell_and_leave_nothing_behind() {
+    let _quiet = quiet_host();
+    let tmp = world_readable_tmp();
+    std::fs::write(
+        tmp.path().join("team-claim.sql"),
+        "UPDATE jobs_hot h SET status = 1, worker_id = :worker_id, last_updated_at = now()\n\
+         WHERE h.id IN (SELECT j.id FROM jobs_hot j WHERE j.status = 0\n\
+           AND (j.scheduled_at IS NULL OR j.scheduled_at <= now())\n\
+           ORDER BY j.priority DESC, j.id LIMIT :batch FOR UPDATE SKIP LOCKED)\n\
+         RETURNING h.id\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/team-claim.mysql.sql"
+        ),
+        tmp.path().join("team-claim.mysql.sql"),
+    )
+    .unwrap();
+    let workload = tmp.path().join("both.toml");
+    std::fs::write(
+        &workload,
+        r#"name = "both-engines"
+seed = 5
+[population]
+backlog = 3000
+queues = [{ name = "default" }]
+[strategies.team-claim]
+postgres = "team-claim.sql"
+mysql = "team-claim.mysql.sql"
+promises = ["prevents-duplicates"]
+[matrix]
+backends = ["postgres", "mysql"]
+strategies = ["production", "team-claim"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.2
+duration_s = 1.0
+"#,
+    )
+    .unwrap();
+    let (dir, run) = run_cli_with(&workload, &[], tmp.path(), &[("TMPDIR", tmp.path())]);
+
+    let cells = run["cells"].as_array().unwrap();
+    for backend in ["postgres", "mysql"] {
+        for strategy in ["production", "team-claim"] {
+            let c = cells
+                .iter()
+                .find(|c| c["backend"] == backend && c["strategy"] == strategy)
+                .unwrap_or_else(|| panic!("no {backend} {strategy} cell"));
+            let t = &c["trials"][0];
+            assert!(t["counts"]["jobs_claimed"].as_u64().unwrap() > 0, "{t}");
+            assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0, "{t}");
+        }
+    }
+    let labels: Vec<String> = run["environment"]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["target"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        labels.iter().any(|l| l.starts_with("embedded PostgreSQL"))
+            && labels.iter().any(|l| l.starts_with("embedded MariaDB")),
+        "{labels:?}"
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("innodb_flush_log_at_trx_commit = 2"),
+        "the MariaDB shortcut is stated: {summary}"
+    );
+
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("claimbench-"))
+        })
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let ports: Vec<u16> = labels
+        .iter()
+        .flat_map(|l| l.split(|c: char| !c.is_ascii_digit()))
+        .filter_map(|p| p.parse().ok())
+        .filter(|p| *p > 1024)
+        .collect();
+    assert_eq!(ports.len(), 2, "{labels:?}");
+    nothing_left(Vec::new(), ports);
+}

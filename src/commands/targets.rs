@@ -365,7 +365,7 @@ pub(crate) fn start_embedded(
     // The proxy after the cluster: a standby that outlived its link would only retry.
     let pg = Arc::new(pg);
     *embedded = Some(Embedded { pg, standby_link });
-    let label = format!("embedded ({t}{label_suffix})");
+    let label = format!("embedded PostgreSQL ({t}{label_suffix})");
     Ok((t, label))
 }
 

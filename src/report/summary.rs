@@ -80,10 +80,13 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
                 ),
             ));
         }
-        let off: Vec<String> = SHORTCUTS
+        let pg_off: Vec<&str> = SHORTCUTS
             .into_iter()
             .filter(|name| setting(t, name) == Some("off"))
-            .map(|name| format!("{name} off"))
+            .collect();
+        let off: Vec<String> = (!pg_off.is_empty())
+            .then(|| format!("{} off", pg_off.join(", ")))
+            .into_iter()
             .chain(
                 // MariaDB's: the redo log written at commit but not flushed (0 or 2).
                 setting(t, "innodb_flush_log_at_trx_commit")
@@ -1248,6 +1251,29 @@ mod tests {
             ],
             Vec::new(),
         )];
+        assert!(server_notes(&r).is_empty());
+
+        // The embedded MariaDB's shortcut, and production durability in one block.
+        let mut mariadb = target(&[("innodb_flush_log_at_trx_commit", "2")], Vec::new());
+        mariadb.backend = BackendKind::Mysql;
+        r.environment.targets = vec![mariadb];
+        r.cells = vec![CellResult {
+            backend: BackendKind::Mysql,
+            phase: "production".into(),
+            server_settings: vec![("innodb_flush_log_at_trx_commit".into(), "1".into())],
+            ..CellResult::fetch_order(Strategy::PRODUCTION, 1, 1, Vec::new())
+        }];
+        let notes = server_notes(&r);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].1.starts_with(
+                "the mysql server ran with innodb_flush_log_at_trx_commit = 2, except in production (durability = \"production\": innodb_flush_log_at_trx_commit = 1;"
+            ) && !notes[0].1.contains("sync-commit"),
+            "{}",
+            notes[0].1
+        );
+        r.environment.targets[0].server.settings =
+            vec![("innodb_flush_log_at_trx_commit".into(), "1".into())];
         assert!(server_notes(&r).is_empty());
     }
 }

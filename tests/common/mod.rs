@@ -12,6 +12,7 @@
 pub mod mssql;
 pub mod mysql;
 pub mod postgres;
+pub mod test_mysql;
 pub mod test_pg;
 
 use claimbench::backend::Backend;

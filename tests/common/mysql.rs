@@ -1,5 +1,5 @@
-//! `TestDb` for MySQL and MariaDB (CLAIMBENCH_MYSQL_URL, default
-//! mysql://root@127.0.0.1:3306/test).
+//! `TestDb` for MySQL and MariaDB: the server CLAIMBENCH_MYSQL_URL names, or a
+//! throw-away MariaDB of the test process's own (`test_mysql.rs`).
 
 use super::{Inspect, TestDb};
 use claimbench::backend::mysql::{self, MysqlBackend, MysqlSession};
@@ -11,8 +11,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 pub fn url() -> String {
-    std::env::var("CLAIMBENCH_MYSQL_URL")
-        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".to_string())
+    super::test_mysql::mysql_url()
 }
 
 fn production_step(name: &str) -> String {
