@@ -4,10 +4,8 @@
 
 #[path = "common/files.rs"]
 mod files;
-#[path = "common/test_mysql.rs"]
-mod test_mysql;
-#[path = "common/test_pg.rs"]
-mod test_pg;
+#[path = "common/test_servers.rs"]
+mod test_servers;
 use files::walk;
 
 use std::io::{BufRead, BufReader};
@@ -497,7 +495,7 @@ fn sigterm_and_sighup_also_write_partial_results_and_remove_the_cluster() {
 /// exited 0. Now the run is refused before anything runs, and the table survives.
 #[test]
 fn a_schema_claimbench_did_not_create_is_refused_and_left_alone() {
-    let url = test_pg::pg_url();
+    let url = test_servers::pg_url();
     let psql = |sql: &str| {
         Command::new("psql")
             .args([url.as_str(), "-qtAc", sql])
@@ -559,7 +557,7 @@ fn a_schema_claimbench_did_not_create_is_refused_and_left_alone() {
 /// (no server here) and must not echo it either.
 #[test]
 fn passwords_never_reach_any_output() {
-    let pg = test_pg::pg_url();
+    let pg = test_servers::pg_url();
     let Some(rest) = pg.strip_prefix("postgres://postgres@") else {
         panic!(
             "this test puts passwords into CLAIMBENCH_PG_URL's userinfo: give a postgres://postgres@... URL of a server that trusts local logins"
@@ -898,7 +896,7 @@ fn a_failed_gate_fails_the_run_with_exit_3_and_help_lists_every_exit_code() {
 /// wait, which fails with exit 1 and names the setting.
 #[test]
 fn prove_passes_on_a_plain_server_and_names_a_setting_that_breaks_waiting() {
-    let url = test_pg::pg_url();
+    let url = test_servers::pg_url();
     let schema = format!("cbtest_prove_cli_{}", std::process::id());
     let prove = |url: &str| {
         let out = claimbench()
@@ -1051,7 +1049,7 @@ sample_interval_ms = 100
         "{settings:?}"
     );
 
-    let pg = test_pg::pg_url();
+    let pg = test_servers::pg_url();
     let stderr = refused(&["run", workload.to_str().unwrap(), "--db", &pg]);
     assert!(
         stderr.contains("faults.restart_db_at_s") && stderr.contains("--restart-command"),
@@ -1384,7 +1382,7 @@ duration_s = 3.0"#,
 
 /// The PostgreSQL URL the `--db` tests use; the test fails when psql cannot reach it.
 fn pg_url() -> String {
-    let url = test_pg::pg_url();
+    let url = test_servers::pg_url();
     assert!(
         psql(&url, "SELECT 1"),
         "psql cannot reach {url}: start PostgreSQL or point CLAIMBENCH_PG_URL at one"
@@ -1656,7 +1654,7 @@ fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
 /// the declaration recorded with its file, and `sql` prints it with its parameters.
 #[test]
 fn a_declared_mysql_claim_runs_on_mariadb() {
-    let url = test_mysql::mysql_url();
+    let url = test_servers::mysql_url();
     let dir = tempfile::tempdir().unwrap();
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -12,8 +12,7 @@
 pub mod mssql;
 pub mod mysql;
 pub mod postgres;
-pub mod test_mysql;
-pub mod test_pg;
+pub mod test_servers;
 
 use claimbench::backend::Backend;
 use claimbench::model::TableState;

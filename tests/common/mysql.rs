@@ -1,5 +1,5 @@
 //! `TestDb` for MySQL and MariaDB: the server CLAIMBENCH_MYSQL_URL names, or a
-//! throw-away MariaDB of the test process's own (`test_mysql.rs`).
+//! throw-away MariaDB of the test process's own (`test_servers.rs`).
 
 use super::{Inspect, TestDb};
 use claimbench::backend::mysql::{self, MysqlBackend, MysqlSession};
@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 pub fn url() -> String {
-    super::test_mysql::mysql_url()
+    super::test_servers::mysql_url()
 }
 
 fn production_step(name: &str) -> String {

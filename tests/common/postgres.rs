@@ -1,5 +1,5 @@
 //! `TestDb` for PostgreSQL: the server CLAIMBENCH_PG_URL names, or else a throw-away
-//! cluster the test process starts (`test_pg.rs`).
+//! cluster the test process starts (`test_servers.rs`).
 
 use super::{Inspect, TestDb};
 use claimbench::backend::BackendKind;
@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 pub fn url() -> String {
-    super::test_pg::pg_url()
+    super::test_servers::pg_url()
 }
 
 /// A plain connection to the test server, outside any schema claimbench manages.
