@@ -7,7 +7,7 @@
 #   bash benches/pgbench_compare.sh [WORKERS...]   (default: 4 16; batches 1 and 10)
 #   ROUNDS=3 SECONDS_PER_RUN=5 BATCHES="1 10" are the defaults; rounds alternate which tool goes first.
 #
-# Needs a release build (cargo build --release), pgbench and PostgreSQL's initdb/pg_ctl.
+# Needs the published build (cargo build --profile published), pgbench and PostgreSQL's initdb/pg_ctl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 workers=("${@:-4 16}")
@@ -15,8 +15,9 @@ read -r -a workers <<<"${workers[*]}"
 read -r -a batches <<<"${BATCHES:-1 10}"
 seconds=${SECONDS_PER_RUN:-5}
 rounds=${ROUNDS:-3}
-bin=target/release/claimbench
-[ -x "$bin" ] || { echo "build first: cargo build --release" >&2; exit 2; }
+# The published profile's build (fat LTO), or another one: CLAIMBENCH_BIN=target/release/claimbench.
+bin=${CLAIMBENCH_BIN:-target/published/claimbench}
+[ -x "$bin" ] || { echo "build first: cargo build --profile published (or set CLAIMBENCH_BIN)" >&2; exit 2; }
 # A throw-away server with the embedded default's settings.
 source benches/throwaway_pg.sh
 pgbench=$(command -v pgbench || echo "$bindir/pgbench")
