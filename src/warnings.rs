@@ -178,7 +178,7 @@ impl fmt::Display for Warning {
                 f,
                 "the producer fell up to {max_lag_ms:.0} ms behind its arrival schedule: the rate asked for was not offered, so this trial is invalid for it; lower the rate or give the database more headroom"
             ),
-            Warning::Interrupted => write!(f, "interrupted by Ctrl-C: this trial is partial"),
+            Warning::Interrupted => write!(f, "interrupted: this trial is partial"),
             Warning::StopForced { workers, grace_s } => write!(
                 f,
                 "{workers} workers were still in a statement {grace_s:.0} s after the stop, so their connections were ended (what they held is counted as stranded): a claim that slow is the finding; see the Plans table"

@@ -411,23 +411,36 @@ fn server_dir(stderr: &str, start: &str) -> std::path::PathBuf {
         .split(" in ")
         .nth(1)
         .unwrap()
-        .split(" (removed")
+        .split(" (")
         .next()
         .unwrap();
     std::path::PathBuf::from(path)
 }
 
+/// The throw-away servers an interrupted run starts.
+#[derive(Clone, Copy, PartialEq)]
+enum Servers {
+    Postgres,
+    /// A primary and its synchronous standby.
+    PostgresStandby,
+    Mariadb,
+}
+
 /// Interrupts a four-trial run during its second trial with `signal`; expects exit code
-/// 130, partial results marked interrupted, and the throw-away cluster removed (with
-/// `standby`, the primary and its standby both).
-fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, standby: bool) {
+/// 130, partial results marked interrupted by that signal, and the throw-away servers
+/// removed (the primary and its standby both; the embedded MariaDB).
+fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, servers: Servers) {
     let dir = tempfile::tempdir().unwrap();
     let mut text = GOOD
         .replace("workers = [1]", "workers = [1, 2, 3, 4]")
         .replace("duration_s = 1", "duration_s = 2")
         .replace("backlog = 10", "backlog = 100000");
-    if standby {
-        text.push_str("\n[topology]\nkind = \"primary-standby\"\nsynchronous = true\n");
+    match servers {
+        Servers::Postgres => {}
+        Servers::PostgresStandby => {
+            text.push_str("\n[topology]\nkind = \"primary-standby\"\nsynchronous = true\n")
+        }
+        Servers::Mariadb => text = text.replace("[matrix]\n", "[matrix]\nbackends = [\"mysql\"]\n"),
     }
     let file = workload_file(dir.path(), &text);
     let results = dir.path().join("results");
@@ -459,14 +472,25 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, stan
     assert_eq!(status.code(), Some(130), "{stderr}");
     let (_, run) = only_run(&results);
     assert!(run.interrupted);
+    let by = match signal {
+        nix::sys::signal::Signal::SIGINT => "Ctrl-C",
+        other => other.as_str(),
+    };
+    assert_eq!(
+        run.stop_reason.as_deref(),
+        Some(format!("interrupted by {by}").as_str())
+    );
     assert!(
         !run.cells.is_empty() && run.cells.len() < 4,
         "{} cells",
         run.cells.len()
     );
-    let cluster = embedded_dir(&stderr);
-    assert!(!cluster.exists(), "{} was not removed", cluster.display());
-    if standby {
+    let server = match servers {
+        Servers::Mariadb => server_dir(&stderr, "embedded MariaDB on port"),
+        _ => embedded_dir(&stderr),
+    };
+    assert!(!server.exists(), "{} was not removed", server.display());
+    if servers == Servers::PostgresStandby {
         let standby = server_dir(&stderr, "synchronous streaming standby on port");
         assert!(!standby.exists(), "{} was not removed", standby.display());
     }
@@ -474,21 +498,30 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, stan
 
 #[test]
 fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
-    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT, false);
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT, Servers::Postgres);
 }
 
 /// The embedded topology too: a primary and its synchronous standby, both gone.
 #[test]
 fn ctrl_c_removes_the_primary_and_its_standby() {
-    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT, true);
+    interrupted_run_writes_partial_results(
+        nix::sys::signal::Signal::SIGINT,
+        Servers::PostgresStandby,
+    );
 }
 
 /// Regression: SIGTERM (a CI job cancelled, `kill`) and SIGHUP (the terminal closed) used
 /// to end claimbench at once and leave the embedded cluster running.
 #[test]
 fn sigterm_and_sighup_also_write_partial_results_and_remove_the_cluster() {
-    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM, false);
-    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGHUP, false);
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM, Servers::Postgres);
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGHUP, Servers::Postgres);
+}
+
+/// The embedded MariaDB goes as the embedded PostgreSQL does, on SIGTERM too.
+#[test]
+fn sigterm_removes_the_embedded_mariadb() {
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM, Servers::Mariadb);
 }
 
 /// Regression: `--schema public` dropped schema public, with a user's table in it, and

@@ -377,7 +377,7 @@ fn stop_on_signals(interrupt: Interrupt) {
             signal(SignalKind::hangup()),
         ) else {
             let _ = tokio::signal::ctrl_c().await;
-            interrupt.stop();
+            interrupt.interrupt("Ctrl-C");
             return;
         };
         let which = tokio::select! {
@@ -386,7 +386,7 @@ fn stop_on_signals(interrupt: Interrupt) {
             _ = hup.recv() => "SIGHUP",
         };
         errln!("\ninterrupted by {which}: stopping the current trial and writing partial results");
-        interrupt.stop();
+        interrupt.interrupt(which);
     });
 }
 

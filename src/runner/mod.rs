@@ -37,6 +37,8 @@ pub struct Shared {
     /// a worker that then loses its connection has stopped, not failed.
     forced: AtomicBool,
     notify: Notify,
+    /// What interrupted the run (Ctrl-C, SIGTERM, SIGHUP), for its stop reason.
+    interrupted_by: std::sync::OnceLock<&'static str>,
 }
 
 impl Shared {
@@ -55,6 +57,12 @@ impl Shared {
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
         self.notify.notify_waiters();
+    }
+
+    /// [`Shared::stop`], recording what interrupted the run.
+    pub fn interrupt(&self, by: &'static str) {
+        let _ = self.interrupted_by.set(by);
+        self.stop();
     }
 
     /// Sleeps for `d`, or less if the trial stops meanwhile.
@@ -325,7 +333,8 @@ pub async fn run<B: Backend>(
     }
     if interrupt.stopping() {
         p.result.interrupted = true;
-        p.result.stop_reason = Some("interrupted by Ctrl-C".into());
+        let by = interrupt.interrupted_by.get().copied().unwrap_or("Ctrl-C");
+        p.result.stop_reason = Some(format!("interrupted by {by}"));
     }
     let (mut result, dir, render) = (p.result, p.dir.clone(), p.render);
     write_all(&mut result, &dir, render).map_err(|e| RunFailure {
