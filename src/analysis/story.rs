@@ -665,10 +665,19 @@ fn cost(from: &CellFigures, to: &CellFigures) -> String {
     } else {
         0.0
     };
-    format!(
-        "{p99} and {share:.0}% of throughput ({:.0} → {:.0} jobs/s)",
-        from.throughput, to.throughput
-    )
+    if share < 0.0 {
+        // The stronger setting ran faster: not a cost, and said so (a fast disk, or the
+        // host's noise between the two cells).
+        format!(
+            "{p99} and no throughput cost ({:.0}% more: {:.0} → {:.0} jobs/s)",
+            -share, from.throughput, to.throughput
+        )
+    } else {
+        format!(
+            "{p99} and {share:.0}% of throughput ({:.0} → {:.0} jobs/s)",
+            from.throughput, to.throughput
+        )
+    }
 }
 
 /// What each `synchronous_commit` level cost against the weakest one the run has, for
@@ -903,6 +912,22 @@ mod tests {
             [
                 "synchronous_commit against off, production at 1 worker, batch 10: on an unmeasured claim p99 and 30% of throughput (1000 → 700 jobs/s); remote_apply an unmeasured claim p99 and 40% of throughput (1000 → 600 jobs/s)."
             ]
+        );
+        // A stronger level that ran faster is not a cost, and is not written as one.
+        let r = RunResult {
+            cells: vec![
+                at_level(Some("off"), 1, 73.0),
+                at_level(Some("on"), 1, 129.0),
+            ],
+            ..RunResult::default()
+        };
+        let mut out = Vec::new();
+        durability_sentences(&r, &mut out);
+        assert!(
+            out[0].ends_with(
+                "on an unmeasured claim p99 and no throughput cost (77% more: 73 → 129 jobs/s)."
+            ),
+            "{out:?}"
         );
         // One level only (the embedded default's, from the server): nothing to cost.
         let mut r = RunResult {
