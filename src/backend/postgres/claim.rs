@@ -5,7 +5,7 @@
 //!
 //! [`Shape::Claim`]: crate::strategy::Shape::Claim
 
-use super::ClaimedJob;
+use crate::backend::ClaimedJob;
 use crate::strategy::named_params::Param;
 use crate::strategy::{MAX_OFFSET_WINDOW, Shape, Strategy};
 use futures_util::TryStreamExt;

@@ -8,7 +8,7 @@
 //! Only for the embedded cluster: on a server claimbench did not start it creates no
 //! database, and resets its schema in place as before.
 
-use super::sql::{fill, migration, step};
+use crate::backend::sql::{fill, migration, step};
 use crate::workload::Workload;
 use sha2::{Digest, Sha256};
 

@@ -1,0 +1,641 @@
+//! A PostgreSQL worker connection: its prepared statements, the claim shapes it runs
+//! (one statement, read then write, read then conditional, version compare-and-set),
+//! and the job lifecycle it drives. The backend (`mod.rs`) opens it and owns the
+//! control connection.
+
+use super::*;
+/// A session's prepared statements. Prepared once per connection so that the hot path
+/// sends only Bind/Execute, as a production driver with a statement cache does.
+struct Statements {
+    unlock: Statement,
+    announce: Statement,
+    complete_batch: Statement,
+    start: Statement,
+    start_ungated: Statement,
+    heartbeat: Statement,
+    effect: Statement,
+    complete: Statement,
+    fail: Statement,
+    release: Statement,
+    rescue: Statement,
+    produce: Statement,
+    sample: Statement,
+}
+
+/// A claim-shaped strategy's statement: its `claim` step when its file has steps (a
+/// `setup` before it), else the whole file. A declared statement is always taken whole,
+/// so a comment of the user's that reads like a step marker cannot split it.
+pub(super) fn claim_step<'a>(strategy: &Strategy, file: &'a str) -> &'a str {
+    match strategy.is_custom() {
+        true => file,
+        false => step(file, "claim"),
+    }
+}
+
+impl Statements {
+    async fn prepare(c: &Client) -> Result<Statements, BackendError> {
+        let p = async |sql: &str| c.prepare(sql).await.map_err(|e| query_error("prepare", e));
+        Ok(Statements {
+            unlock: p(step(SQL.session, "unlock")).await?,
+            complete_batch: p(COMPLETE_BATCH_SQL).await?,
+            announce: p(step(SQL.session, "announce")).await?,
+            start: p(SQL.start).await?,
+            start_ungated: p(START_UNGATED_SQL).await?,
+            heartbeat: p(SQL.heartbeat).await?,
+            effect: p(SQL.effect).await?,
+            complete: p(SQL.complete).await?,
+            fail: p(SQL.fail).await?,
+            release: p(SQL.release).await?,
+            rescue: p(SQL.rescue).await?,
+            produce: p(SQL.produce).await?,
+            sample: p(SQL.sample).await?,
+        })
+    }
+}
+
+pub struct PostgresSession {
+    client: Client,
+    statements: Statements,
+    /// Each strategy's statements, prepared on its first claim on this connection.
+    prepared: Vec<(Strategy, Prepared)>,
+    /// The last claim took advisory locks (`advisory`): finishing or releasing a job
+    /// unlocks it.
+    advisory: bool,
+    /// Woken by each `NOTIFY` this connection receives.
+    wakeups: Arc<Notify>,
+    /// `LISTEN` was sent (on the first claim of a listening strategy).
+    listening: bool,
+    worker_id: String,
+    worker_role: String,
+    /// Reused buffers for the ids a two-step strategy reads before it writes, and
+    /// (`version-cas`) the version of each.
+    ids: Vec<i64>,
+    versions: Vec<i64>,
+}
+
+impl PostgresSession {
+    /// A worker's session on `client`, its lifecycle statements prepared.
+    pub(super) async fn open(
+        client: Client,
+        wakeups: Arc<Notify>,
+        worker_id: &str,
+        worker_role: String,
+    ) -> Result<PostgresSession, BackendError> {
+        let statements = Statements::prepare(&client).await?;
+        Ok(PostgresSession {
+            client,
+            statements,
+            prepared: Vec::new(),
+            advisory: false,
+            wakeups,
+            listening: false,
+            worker_id: worker_id.to_string(),
+            worker_role,
+            ids: Vec::new(),
+            versions: Vec::new(),
+        })
+    }
+}
+
+/// See [`PostgresSession::conditional`].
+type Conditional<'a> = (&'a Client, &'a Statement, &'a Statement, &'a String);
+
+/// A strategy's statements by its shape.
+enum Prepared {
+    Claim(ClaimStatement),
+    ReadThenWrite {
+        select: Statement,
+        update: Statement,
+    },
+    ReadThenConditional {
+        select: Statement,
+        claim_one: Statement,
+    },
+    VersionCas {
+        select: Statement,
+        claim_batch: Statement,
+    },
+}
+
+/// Prepares `strategy`'s statements. A custom statement the server refuses, or that
+/// binds or returns what claimbench cannot use, fails with its file named.
+async fn prepare_strategy(c: &Client, strategy: &Strategy) -> Result<Prepared, BackendError> {
+    let refused = |message: String| {
+        let message = match &strategy.def().custom {
+            Some(src) => format!("{}: strategies.{strategy}.postgres: {message}", src.file),
+            None => format!("strategy `{strategy}`: {message}"),
+        };
+        BackendError::other("prepare the claim", message)
+    };
+    let file = strategy
+        .sql(BackendKind::Postgres)
+        .ok_or_else(|| refused("no PostgreSQL form".into()))?;
+    let p = async |sql: &str| {
+        c.prepare(sql)
+            .await
+            .map_err(|e| match query_error("prepare", e) {
+                BackendError::Query {
+                    kind: ErrorKind::Other,
+                    code,
+                    message,
+                    ..
+                } => refused(match code {
+                    Some(code) => format!("the server refused it (SQLSTATE {code}): {message}"),
+                    None => format!("the server refused it: {message}"),
+                }),
+                other => other,
+            })
+    };
+    Ok(match strategy.shape() {
+        Shape::Claim => {
+            let claim = p(claim_step(strategy, file)).await?;
+            Prepared::Claim(ClaimStatement::describe(strategy, claim).map_err(refused)?)
+        }
+        Shape::ReadThenWrite => Prepared::ReadThenWrite {
+            select: p(step(file, "select")).await?,
+            update: p(step(file, "update")).await?,
+        },
+        Shape::ReadThenConditional => Prepared::ReadThenConditional {
+            select: p(step(file, "select")).await?,
+            claim_one: p(step(file, "claim-one")).await?,
+        },
+        Shape::VersionCas => Prepared::VersionCas {
+            select: p(step(file, "select")).await?,
+            claim_batch: p(step(file, "claim-batch")).await?,
+        },
+    })
+}
+
+/// Which statement a plan sample explains, and its text: the claim, or a two-step
+/// strategy's select step.
+fn explained_statement(strategy: &Strategy) -> (&'static str, &str) {
+    match strategy.shape() {
+        Shape::Claim => (
+            "claim",
+            claim_step(strategy, strategy.text(BackendKind::Postgres)),
+        ),
+        Shape::ReadThenWrite | Shape::ReadThenConditional | Shape::VersionCas => (
+            "select step",
+            step(strategy.text(BackendKind::Postgres), "select"),
+        ),
+    }
+}
+
+impl PostgresSession {
+    /// `form` (a step of session.sql: `explain-plan`, `explain-analyze`) of `strategy`'s
+    /// explained statement for `batch`, its rows.
+    async fn explain_rows(
+        &self,
+        strategy: &Strategy,
+        batch: u32,
+        form: &str,
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        let c = &self.client;
+        let sql = explained_statement(strategy).1;
+        let explain = fill(step(SQL.session, form), &[("statement", sql)]);
+        let stmt = c.prepare(&explain).await?;
+        Ok(match claim::Binds::of(strategy, &stmt) {
+            Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
+            Err(_) => Vec::new(),
+        })
+    }
+
+    /// Where `strategy`'s statements are in `prepared`, preparing them on first use.
+    async fn prepared_index(&mut self, strategy: &Strategy) -> Result<usize, BackendError> {
+        if let Some(i) = self.prepared.iter().position(|(s, _)| *s == *strategy) {
+            return Ok(i);
+        }
+        let p = prepare_strategy(&self.client, strategy).await?;
+        if strategy.def().listens && !self.listening {
+            self.client
+                .batch_execute(step(SQL.session, "listen"))
+                .await
+                .map_err(|e| query_error("listen", e))?;
+            self.listening = true;
+        }
+        self.prepared.push((strategy.clone(), p));
+        Ok(self.prepared.len() - 1)
+    }
+
+    /// A read-then-conditional strategy's statements, borrowed beside what sends them:
+    /// the client, the select and claim-one steps, and this worker's id.
+    async fn conditional(&mut self, strategy: &Strategy) -> Result<Conditional<'_>, BackendError> {
+        let i = self.prepared_index(strategy).await?;
+        match &self.prepared[i].1 {
+            Prepared::ReadThenConditional { select, claim_one } => {
+                Ok((&self.client, select, claim_one, &self.worker_id))
+            }
+            _ => unreachable!("a conditional strategy is prepared as one"),
+        }
+    }
+
+    /// The underlying client, for tests that need to hold a transaction open.
+    pub fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+/// Each step binds what its statement under `migrations/postgres/` takes, in order.
+impl Lifecycle for PostgresSession {
+    async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
+        let (c, st, me) = (&self.client, &self.statements, &self.worker_id);
+        let e = |e| query_error(step.what(), e);
+        let row = async |stmt, args: &[&(dyn ToSql + Sync)]| {
+            let r = c.query_opt(stmt, args).await.map_err(e)?;
+            // start answers one column, effect two (the second a boolean): asking a
+            // one-column row for a second would build an error on every start.
+            Ok::<_, BackendError>(match r {
+                Some(r) if r.len() > 1 => {
+                    Reply::row(r.get(0), Some(i64::from(r.get::<_, bool>(1))))
+                }
+                Some(r) => Reply::row(r.get(0), None),
+                None => Reply::default(),
+            })
+        };
+        match step {
+            Step::Start { job, gated, token } => {
+                let stmt = if gated { &st.start } else { &st.start_ungated };
+                row(stmt, &[&job, me, &token]).await
+            }
+            Step::Heartbeat { job, token } => {
+                let n = c.execute(&st.heartbeat, &[&job, me, &token]).await;
+                Ok(Reply::changed(n.map_err(e)?))
+            }
+            Step::Effect(f) => {
+                let failed = f.failed as i16;
+                let args: [&(dyn ToSql + Sync); 6] =
+                    [&f.job, &f.attempt, me, &failed, &f.started_us, &f.token];
+                row(&st.effect, &args).await
+            }
+            Step::Complete { job } => {
+                let n = c.execute(&st.complete, &[&job, me]).await;
+                Ok(Reply::changed(n.map_err(e)?))
+            }
+            Step::Fail {
+                job,
+                retry_delay,
+                max_attempts,
+            } => {
+                let (delay_s, max) = (retry_delay.as_secs_f64(), max_attempts as i32);
+                let r = c.query_one(&st.fail, &[&job, me, &delay_s, &max]).await;
+                let r = r.map_err(e)?;
+                Ok(Reply::row(Some(r.get(0)), Some(r.get(1))))
+            }
+        }
+    }
+
+    /// Gives up the advisory locks of `jobs` after an `advisory` claim; nothing otherwise.
+    async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
+        if self.advisory {
+            self.client
+                .execute(&self.statements.unlock, &[&jobs])
+                .await
+                .map_err(|e| query_error("advisory unlock", e))?;
+        }
+        Ok(())
+    }
+}
+
+/// A two-step strategy's select binds the batch, and a sharded one the worker id after
+/// it (its shard map's key): the values, and how many of them to send.
+fn select_args<'a>(
+    strategy: &Strategy,
+    batch: &'a i64,
+    worker_id: &'a String,
+) -> ([&'a (dyn ToSql + Sync); 2], usize) {
+    ([batch, worker_id], 1 + usize::from(strategy.def().sharded))
+}
+
+fn claimed_row(r: &tokio_postgres::Row) -> ClaimedJob {
+    ClaimedJob {
+        id: r.get(COL_ID),
+        attempt: r.get(COL_ATTEMPT),
+        queue_wait_us: r.get(COL_QUEUE_WAIT_US),
+    }
+}
+
+fn push_claimed(rows: &[tokio_postgres::Row], out: &mut Vec<ClaimedJob>) {
+    out.extend(rows.iter().map(claimed_row));
+}
+
+/// Each strategy's statements are prepared on its first claim on this connection.
+impl ClaimSteps for PostgresSession {
+    async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        let i = self.prepared_index(strategy).await?;
+        let Prepared::Claim(claim) = &self.prepared[i].1 else {
+            unreachable!("a claim-shaped strategy is prepared as one");
+        };
+        let c = &self.client;
+        let claimed = claim.claim(c, batch, &self.worker_id, out).await;
+        claimed.map_err(|e| query_error("claim", e))?;
+        self.advisory = strategy.def().advisory;
+        Ok(())
+    }
+
+    async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        let i = self.prepared_index(strategy).await?;
+        let Prepared::ReadThenWrite { select, update } = &self.prepared[i].1 else {
+            unreachable!("a read-then-write strategy is prepared as one");
+        };
+        let (c, ids, e) = (&self.client, &mut self.ids, |e| query_error("claim", e));
+        ids.clear();
+        let b = batch as i64;
+        let (args, n) = select_args(strategy, &b, &self.worker_id);
+        let rows = c.query(select, &args[..n]).await.map_err(e)?;
+        ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+        if !ids.is_empty() {
+            let rows = c
+                .query(update, &[&*ids, &self.worker_id])
+                .await
+                .map_err(e)?;
+            push_claimed(&rows, out);
+        }
+        Ok(())
+    }
+
+    /// One UPDATE over the candidates' (id, version) pairs: what it returns was won.
+    async fn version_cas(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        let Ask { strategy, batch } = ask;
+        let i = self.prepared_index(strategy).await?;
+        let Prepared::VersionCas {
+            select,
+            claim_batch,
+        } = &self.prepared[i].1
+        else {
+            unreachable!("a version-cas strategy is prepared as one");
+        };
+        let (c, e) = (&self.client, |e| query_error("claim", e));
+        let (ids, versions) = (&mut self.ids, &mut self.versions);
+        ids.clear();
+        versions.clear();
+        for r in c.query(select, &[&(batch as i64)]).await.map_err(e)? {
+            ids.push(r.get(0));
+            versions.push(r.get(1));
+        }
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let args: [&(dyn ToSql + Sync); 3] = [&*ids, &*versions, &self.worker_id];
+        let rows = c.query(claim_batch, &args).await.map_err(e)?;
+        push_claimed(&rows, out);
+        Ok((ids.len() - rows.len()) as u32)
+    }
+
+    async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
+        let Ask { strategy, batch } = ask;
+        let (c, select, _, me) = self.conditional(strategy).await?;
+        let b = batch as i64;
+        let (args, n) = select_args(strategy, &b, me);
+        let rows = c.query(select, &args[..n]).await;
+        let rows = rows.map_err(|e| query_error("claim", e))?;
+        out.extend(rows.iter().map(|r| ClaimedJob {
+            id: r.get(0),
+            attempt: r.get(1),
+            queue_wait_us: 0,
+        }));
+        Ok(())
+    }
+
+    /// The job as its RETURNING gives it: the queue wait is the claim's.
+    async fn claim_one(&mut self, ask: Ask<'_>, job: ClaimedJob) -> Won {
+        let (c, _, claim_one, me) = self.conditional(ask.strategy).await?;
+        let args: [&(dyn ToSql + Sync); 3] = [&job.id, me, &job.attempt];
+        let rows = c.query(claim_one, &args).await;
+        let rows = rows.map_err(|e| query_error("claim", e))?;
+        Ok(rows.first().map(claimed_row))
+    }
+}
+
+impl Session for PostgresSession {
+    async fn wait_for_work(&mut self, max: Duration) -> bool {
+        if !self.listening {
+            tokio::time::sleep(max).await;
+            return false;
+        }
+        tokio::time::timeout(max, self.wakeups.notified())
+            .await
+            .is_ok()
+    }
+
+    async fn announce(&mut self) -> Result<(), BackendError> {
+        self.client
+            .execute(&self.statements.announce, &[])
+            .await
+            .map(|_| ())
+            .map_err(|e| query_error("announce", e))
+    }
+
+    async fn prepare(&mut self, strategy: &Strategy) -> Result<(), BackendError> {
+        self.prepared_index(strategy).await.map(|_| ())
+    }
+
+    async fn begin(&mut self) -> Result<(), BackendError> {
+        self.client
+            .batch_execute("BEGIN")
+            .await
+            .map_err(|e| query_error("begin", e))
+    }
+
+    /// A rolled-back claim gives its jobs back, so an `advisory` claimer gives up their
+    /// locks too, as its worker would on abandoning them.
+    async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
+        let sql = match (commit, self.advisory) {
+            (true, _) => "COMMIT".to_string(),
+            (false, false) => "ROLLBACK".to_string(),
+            (false, true) => format!("ROLLBACK; {}", step(SQL.session, "unlock-all")),
+        };
+        self.client
+            .batch_execute(&sql)
+            .await
+            .map_err(|e| query_error("end", e))
+    }
+
+    async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
+        for (name, value) in settings {
+            self.client
+                .execute(step(SQL.session, "apply"), &[name, value])
+                .await
+                .map_err(|e| query_error("apply a session setting", e))?;
+        }
+        Ok(())
+    }
+
+    async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        let rows = self
+            .client
+            .query(&self.statements.complete_batch, &[&jobs, &self.worker_id])
+            .await
+            .map_err(|e| query_error("complete a batch", e))?;
+        self.finished(jobs).await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .client
+            .query(&self.statements.release, &[&jobs, &self.worker_id])
+            .await
+            .map_err(|e| query_error("release", e))?;
+        self.finished(jobs).await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        let rows = self
+            .client
+            .query(&self.statements.rescue, &[&lease.as_secs_f64()])
+            .await
+            .map_err(|e| query_error("rescue", e))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
+        let p = &workload.population;
+        let (qnames, qbounds) = p.queue_bounds();
+        let (prios, pbounds) = p.priority_bounds();
+        self.client
+            .execute(
+                &self.statements.produce,
+                &[
+                    &ages_us,
+                    &qnames,
+                    &qbounds,
+                    &prios,
+                    &pbounds,
+                    &(p.payload_bytes as i32),
+                    &p.queue_priorities(),
+                ],
+            )
+            .await
+            .map_err(|e| query_error("produce", e))
+    }
+
+    async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
+        let limited: Vec<&str> = workload
+            .population
+            .queues
+            .iter()
+            .filter(|q| q.max_workers.is_some())
+            .map(|q| q.name.as_str())
+            .collect();
+        let priorities = workload.population.all_priorities();
+        let queues: Vec<&str> = match workload.population.queues.len() {
+            0 | 1 => Vec::new(),
+            _ => workload
+                .population
+                .queues
+                .iter()
+                .map(|q| q.name.as_str())
+                .collect(),
+        };
+        let r = self
+            .client
+            .query_one(
+                &self.statements.sample,
+                &[&self.worker_role, &limited, &priorities, &queues],
+            )
+            .await
+            .map_err(|e| query_error("sample", e))?;
+        let counts: Vec<i64> = r.get(4);
+        let mut counts = counts.into_iter();
+        let queue_active = workload
+            .population
+            .queues
+            .iter()
+            .map(|q| q.max_workers.and_then(|_| counts.next()))
+            .collect();
+        Ok(Sample {
+            oldest_pending_ms: r.get(0),
+            lock_waiting: r.get::<_, i32>(1) as u32,
+            active: r.get::<_, i32>(2) as u32,
+            work_left: r.get(3),
+            queue_active,
+            queue_oldest_ms: r.get(5),
+            table: Some(crate::results::TableSample {
+                at_s: 0.0,
+                dead_tuples: r.get(6),
+                table_bytes: r.get(7),
+                index_bytes: r.get(8),
+                updates: r.get(9),
+                hot_updates: r.get(10),
+                replay_lag_ms: r.get(11),
+                replay_behind_bytes: r.get(12),
+            }),
+        })
+    }
+
+    /// `EXPLAIN (FORMAT JSON)` of the claim, or of a two-step strategy's select step:
+    /// the plan alone, nothing runs.
+    async fn explain_claim_plan_only(
+        &mut self,
+        strategy: &Strategy,
+        batch: u32,
+    ) -> Result<Option<crate::backend::plan::PlanSample>, BackendError> {
+        let rows = self
+            .explain_rows(strategy, batch, "explain-plan")
+            .await
+            .map_err(|e| query_error("explain the claim", e))?;
+        let Some(row) = rows.into_iter().next() else {
+            return Ok(None);
+        };
+        Ok(crate::backend::plan::from_postgres(
+            explained_statement(strategy).0,
+            row.get(0),
+            0.0,
+        ))
+    }
+
+    /// `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` of the claim, or of a two-step
+    /// strategy's select step, between BEGIN and ROLLBACK: the claim runs for real (it
+    /// locks its batch for a moment), and leaves nothing behind.
+    async fn explain_claim(
+        &mut self,
+        strategy: &Strategy,
+        batch: u32,
+    ) -> Result<Option<crate::backend::plan::PlanSample>, BackendError> {
+        let statement = explained_statement(strategy).0;
+        let e = |e| query_error("explain the claim", e);
+        self.client.batch_execute("BEGIN").await.map_err(e)?;
+        let explained = self.explain_rows(strategy, batch, "explain-analyze").await;
+        let c = &self.client;
+        // Session-level advisory locks outlive the rollback: give them up too.
+        let end = if strategy.def().advisory {
+            format!("ROLLBACK; {}", step(SQL.session, "unlock-all"))
+        } else {
+            "ROLLBACK".to_string()
+        };
+        c.batch_execute(&end).await.map_err(e)?;
+        let Some(row) = explained.map_err(e)?.into_iter().next() else {
+            return Ok(None);
+        };
+        let plan: serde_json::Value = row.get(0);
+        // The caller stamps the time: it knows the trial's clock.
+        Ok(crate::backend::plan::from_postgres(statement, plan, 0.0))
+    }
+
+    /// A repeatable-read transaction keeps the snapshot of its first statement.
+    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
+        self.client
+            .batch_execute(step(SQL.session, "hold-snapshot"))
+            .await
+            .map_err(|e| query_error("hold a snapshot", e))
+    }
+
+    async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
+        let row = self
+            .client
+            .query_one(step(SQL.session, "kill-workers"), &[&role])
+            .await
+            .map_err(|e| query_error("kill worker connections", e))?;
+        Ok(row.get::<_, i64>(0) as u64)
+    }
+}
