@@ -10,6 +10,7 @@ pub mod embedded;
 pub mod input_file;
 pub mod ledger;
 pub mod markdown;
+pub mod metric;
 pub mod metrics;
 pub mod model;
 pub mod names;

@@ -6,64 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// What an SLO constrains: one figure of a cell (see `analysis::figures`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SloMetric {
-    ClaimP50,
-    ClaimP99,
-    ClaimP999,
-    /// Eligible → claimed, per job; measured only where jobs arrive during the trial.
-    QueueWaitP99,
-    OldestPendingP99,
-    OldestPendingMax,
-    /// Jobs claimed by two workers at once.
-    Duplicates,
-    /// Jobs whose handler ran twice (overlapping, or after an earlier success).
-    DuplicateExecutions,
-    Lost,
-    CompletedPerS,
-}
-
-impl SloMetric {
-    const ALL: [(&'static str, SloMetric); 10] = [
-        ("claim_p50", SloMetric::ClaimP50),
-        ("claim_p99", SloMetric::ClaimP99),
-        ("claim_p999", SloMetric::ClaimP999),
-        ("queue_wait_p99", SloMetric::QueueWaitP99),
-        ("oldest_pending_p99", SloMetric::OldestPendingP99),
-        ("oldest_pending_max", SloMetric::OldestPendingMax),
-        ("duplicates", SloMetric::Duplicates),
-        ("duplicate_executions", SloMetric::DuplicateExecutions),
-        ("lost", SloMetric::Lost),
-        ("completed_per_s", SloMetric::CompletedPerS),
-    ];
-
-    pub fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, m)| *m == self)
-            .map(|(n, _)| *n)
-            .expect("every metric is listed")
-    }
-
-    /// Times are in milliseconds; the rest are counts or jobs per second.
-    pub fn is_time(self) -> bool {
-        matches!(
-            self,
-            SloMetric::ClaimP50
-                | SloMetric::ClaimP99
-                | SloMetric::ClaimP999
-                | SloMetric::QueueWaitP99
-                | SloMetric::OldestPendingP99
-                | SloMetric::OldestPendingMax
-        )
-    }
-
-    fn names() -> String {
-        Self::ALL.map(|(n, _)| n).join(", ")
-    }
-}
+pub use crate::metric::Metric;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SloOp {
@@ -94,7 +37,7 @@ impl SloOp {
 /// One objective: `metric op value`, with times in ms.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Slo {
-    pub metric: SloMetric,
+    pub metric: Metric,
     pub op: SloOp,
     pub value: f64,
 }
@@ -105,7 +48,7 @@ pub enum SloError {
     NoOperator(String),
     #[error("`{0}`: `{1}` is not a comparison; use one of <=, <, >=, >, == (e.g. claim_p99<=20ms)")]
     BadOperator(String, String),
-    #[error("unknown metric `{0}`; expected one of: {names}", names = SloMetric::names())]
+    #[error("unknown metric `{0}`; expected one of: {names}", names = Metric::slo_names())]
     UnknownMetric(String),
     #[error("`{0}` is not a threshold; give a number, with ms, s or us for a time (e.g. 20ms)")]
     BadValue(String),
@@ -149,10 +92,8 @@ impl Slo {
             return Err(SloError::BadOperator(text.to_string(), written));
         }
         let name = text[..at].trim();
-        let metric = SloMetric::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, m)| *m)
+        let metric = Metric::named(name)
+            .filter(|m| m.entry().slo)
             .ok_or_else(|| SloError::UnknownMetric(name.to_string()))?;
         let raw = text[at + sym.len()..].trim();
         let value = threshold(raw, metric)?;
@@ -174,7 +115,7 @@ impl Slo {
     }
 }
 
-fn threshold(raw: &str, metric: SloMetric) -> Result<f64, SloError> {
+fn threshold(raw: &str, metric: Metric) -> Result<f64, SloError> {
     let bad = || SloError::BadValue(raw.to_string());
     let (number, scale) = [("ms", 1.0), ("us", 1e-3), ("µs", 1e-3), ("s", 1e3)]
         .iter()
@@ -219,29 +160,17 @@ impl RawSlos {
     }
 }
 
-/// The metrics `compare` judges, by the names `[thresholds]` and `--threshold` give
-/// (analysis/compare.rs estimates each; a test there keeps the two lists one).
-pub const COMPARE_METRICS: [&str; 8] = [
-    "throughput",
-    "claim_p50",
-    "claim_p99",
-    "claim_p999",
-    "queue_wait_p99",
-    "oldest_pending_p99",
-    "oldest_pending_max",
-    "transactions_per_job",
-];
-
 /// `metric=share` (e.g. `claim_p99=0.5`) replacing a default threshold.
 pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
     let (name, value) = text
         .split_once('=')
         .ok_or_else(|| format!("`{text}`: write it as metric=share, e.g. claim_p99=0.5"))?;
     let name = name.trim();
-    if !COMPARE_METRICS.contains(&name) {
+    if !Metric::compared().any(|e| e.name == name) {
+        let names: Vec<&str> = Metric::compared().map(|e| e.name).collect();
         return Err(format!(
             "unknown metric `{name}`; expected one of: {}",
-            COMPARE_METRICS.join(", ")
+            names.join(", ")
         ));
     }
     match value.trim().parse::<f64>() {
@@ -261,7 +190,7 @@ mod tests {
         let s = Slo::parse("claim_p99<=20ms").unwrap();
         assert_eq!(
             (s.metric, s.op, s.value),
-            (SloMetric::ClaimP99, SloOp::Le, 20.0)
+            (Metric::ClaimP99, SloOp::Le, 20.0)
         );
         assert_eq!(
             Slo::parse("oldest_pending_max < 1.5s").unwrap().value,

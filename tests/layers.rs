@@ -19,6 +19,7 @@ const LAYERS: &[&[&str]] = &[
         "redact",
         "input_file",
         "privileged_sql",
+        "metric",
         "slo",
         "session_settings",
         "model",

@@ -317,3 +317,98 @@ fn the_throughput_plot_rings_only_the_recommended_cells() {
     assert!(picked > 0, "an SLO on throughput recommends a pool");
     assert_eq!(draw(&r).matches(ring).count(), picked);
 }
+
+/// One cell, one figure under one rule in every output (metric.rs): on a real run with
+/// three repetitions under arrivals, whose repetitions' oldest-pending p99 differ (so
+/// the mean and the worst repetition disagree), summary.md's table and SLO line,
+/// cells.csv, the cell figures SLOs read and compare's JSON all give the mean; and
+/// queue wait, measured only where jobs arrived, is blank in cells.csv exactly where
+/// summary.md shows `–`.
+#[test]
+fn every_output_gives_a_cell_the_same_oldest_pending_p99() {
+    use claimbench::analysis::figures::CellFigures;
+    let mut r = RunResult::read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/three-reps.json"),
+    )
+    .unwrap();
+    r.slos = vec![claimbench::slo::Slo::parse("oldest_pending_p99<=1ms").unwrap()];
+    let md = claimbench::report::summary::render(&r);
+    let views = claimbench::report::view::cells(&r);
+    let csv = claimbench::report::export::cells_csv(&views).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let comparison =
+        serde_json::to_value(claimbench::analysis::compare::compare(&r, &r, false)).unwrap();
+    for (i, c) in r.cells.iter().enumerate() {
+        let reps: Vec<f64> = c.trials.iter().map(|t| t.oldest_pending.p99_ms).collect();
+        assert_eq!(reps.len(), 3);
+        let mean = reps.iter().sum::<f64>() / 3.0;
+        let worst = reps.iter().copied().fold(0.0, f64::max);
+        assert_ne!(
+            format!("{mean:.0}"),
+            format!("{worst:.0}"),
+            "{reps:?}: rules alike"
+        );
+
+        assert_eq!(CellFigures::of(c).oldest_pending_p99_ms, Some(mean));
+        let row: Vec<&str> = csv.lines().nth(i + 1).unwrap().split(',').collect();
+        let in_csv: f64 = row[column("oldest_pending_p99_ms")].parse().unwrap();
+        assert!((in_csv - mean).abs() < 1e-9, "{in_csv} against {mean}");
+        assert!(!row[column("queue_wait_p99_us")].is_empty());
+
+        let line = md
+            .lines()
+            .find(|l| l.contains(&format!("| {} |", c.strategy)) && l.contains("| 2 | 1 |"))
+            .unwrap_or_else(|| panic!("no {} row in {md}", c.strategy));
+        assert!(line.contains(&format!("| {mean:.0} |")), "{line}");
+        // The SLO verdict (production's: naive duplicates, so it gets none) reads the
+        // same figure.
+        if c.strategy == Strategy::PRODUCTION {
+            assert!(
+                md.contains(&format!(
+                    "oldest_pending_p99\\<=1ms (measured {})",
+                    claimbench::analysis::figures::fmt_ms(mean)
+                )),
+                "{md}"
+            );
+        }
+
+        let metric = comparison["cells"][i]["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == "oldest_pending_p99")
+            .unwrap()
+            .clone();
+        let value = metric["baseline"]["value"].as_f64().unwrap();
+        assert!((value - mean).abs() < 1e-9, "{metric}");
+    }
+
+    // The same run as a drain (no arrivals): `–` in summary.md, blank in cells.csv.
+    for c in &mut r.cells {
+        c.arrival_rate_per_s = None;
+        c.phase = "drain".into();
+        for t in &mut c.trials {
+            t.produced_jobs = 0;
+        }
+    }
+    let md = claimbench::report::summary::render(&r);
+    assert!(
+        md.lines()
+            .filter(|l| l.starts_with("| drain |") && l.contains(" ±"))
+            .all(|l| l.contains("| – | – |")),
+        "{md}"
+    );
+    let views = claimbench::report::view::cells(&r);
+    let csv = claimbench::report::export::cells_csv(&views).unwrap();
+    for line in csv.lines().skip(1) {
+        let row: Vec<&str> = line.split(',').collect();
+        for name in [
+            "queue_wait_p99_us",
+            "oldest_pending_p99_ms",
+            "oldest_pending_max_ms",
+        ] {
+            assert!(row[column(name)].is_empty(), "{name} in {line}");
+        }
+    }
+}

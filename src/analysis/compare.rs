@@ -6,6 +6,7 @@
 
 use super::bootstrap::mean_interval;
 use super::figures::CellFigures;
+use crate::metric::Metric;
 use crate::metrics::{HistogramSummary, merge_summaries};
 use crate::results::{CellResult, RunResult, TrialResult};
 use serde::{Deserialize, Serialize};
@@ -57,74 +58,29 @@ impl std::fmt::Display for Verdict {
 
 /// A compared metric: its name, which way is better, and the relative change that
 /// counts (when outside the noise).
-struct Metric {
-    name: &'static str,
-    higher_is_better: bool,
-    threshold: f64,
-    estimate: fn(&CellResult) -> Option<Estimate>,
+/// How `compare` estimates a catalogue metric from one cell's repetitions (name,
+/// direction and default threshold are the catalogue's: `metric.rs`).
+fn estimate(metric: Metric, c: &CellResult) -> Option<Estimate> {
+    match metric {
+        Metric::Throughput => throughput(c),
+        Metric::ClaimP50 => claim_quantile(c, 0.50),
+        Metric::ClaimP99 => claim_quantile(c, 0.99),
+        Metric::ClaimP999 => claim_quantile(c, 0.999),
+        Metric::QueueWaitP99 => queue_wait_p99(c),
+        Metric::OldestPendingP99 => per_trial(c, |t| t.oldest_pending.p99_ms),
+        Metric::OldestPendingMax => per_trial(c, |t| t.oldest_pending.max_ms),
+        Metric::TransactionsPerJob => transactions_per_job(c),
+        Metric::CompletedPerS | Metric::Duplicates | Metric::DuplicateExecutions | Metric::Lost => {
+            None
+        }
+    }
 }
-
-/// The metrics and their default thresholds (relative change). Two nightly runs of the
-/// same build on the 2-core development machine, minutes apart, moved throughput by up
-/// to 15%, claim p50 and p99 by up to 13%, p99.9 by 18% and queue wait p99 by 23%, each
-/// outside its within-run interval (the machine drifts between runs more than between
-/// repetitions), so the defaults sit above that drift.
-/// Transactions per job are the server's own count: they move with the code, not with
-/// the host's noise, so a quarter more is a real change.
-const METRICS: [Metric; 8] = [
-    Metric {
-        name: "throughput",
-        higher_is_better: true,
-        threshold: 0.25,
-        estimate: throughput,
-    },
-    Metric {
-        name: "claim_p50",
-        higher_is_better: false,
-        threshold: 0.25,
-        estimate: |c| claim_quantile(c, 0.50),
-    },
-    Metric {
-        name: "claim_p99",
-        higher_is_better: false,
-        threshold: 0.35,
-        estimate: |c| claim_quantile(c, 0.99),
-    },
-    Metric {
-        name: "claim_p999",
-        higher_is_better: false,
-        threshold: 0.50,
-        estimate: |c| claim_quantile(c, 0.999),
-    },
-    Metric {
-        name: "queue_wait_p99",
-        higher_is_better: false,
-        threshold: 0.50,
-        estimate: queue_wait_p99,
-    },
-    Metric {
-        name: "oldest_pending_p99",
-        higher_is_better: false,
-        threshold: 0.50,
-        estimate: |c| per_trial(c, |t| t.oldest_pending.p99_ms),
-    },
-    Metric {
-        name: "oldest_pending_max",
-        higher_is_better: false,
-        threshold: 0.50,
-        estimate: |c| per_trial(c, |t| t.oldest_pending.max_ms),
-    },
-    Metric {
-        name: "transactions_per_job",
-        higher_is_better: false,
-        threshold: 0.25,
-        estimate: transactions_per_job,
-    },
-];
 
 /// The default threshold of each metric, for the docs and the report.
 pub fn thresholds() -> Vec<(&'static str, f64)> {
-    METRICS.iter().map(|m| (m.name, m.threshold)).collect()
+    Metric::compared()
+        .filter_map(|e| Some((e.name, e.compare_threshold?)))
+        .collect()
 }
 
 fn transactions_per_job(c: &CellResult) -> Option<Estimate> {
@@ -366,17 +322,17 @@ pub fn compare_with(
                     .map(move |w| format!("{side}: {w}"))
             })
             .collect();
-        let metrics = METRICS
-            .iter()
+        let metrics = Metric::compared()
             .filter_map(|m| {
-                let (before, after) = ((m.estimate)(b), (m.estimate)(c));
+                let (before, after) = (estimate(m.metric, b), estimate(m.metric, c));
                 if before.is_none() && after.is_none() {
                     return None;
                 }
                 let threshold = thresholds
                     .iter()
                     .find(|t| t.0 == m.name)
-                    .map_or(m.threshold, |t| t.1);
+                    .map(|t| t.1)
+                    .or(m.compare_threshold)?;
                 let (change, verdict) = judge(before, after, m.higher_is_better, threshold);
                 Some(MetricChange {
                     metric: m.name.to_string(),
@@ -456,11 +412,6 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_thresholds_name_the_metrics_compare_judges() {
-        assert_eq!(METRICS.map(|m| m.name), crate::slo::COMPARE_METRICS);
-    }
 
     fn est(value: f64, low: f64, high: f64) -> Option<Estimate> {
         Some(Estimate {

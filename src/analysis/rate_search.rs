@@ -6,7 +6,7 @@
 
 use super::figures::CellFigures;
 use crate::results::CellResult;
-use crate::slo::{Slo, SloMetric};
+use crate::slo::{Metric, Slo};
 use crate::warnings::Warning;
 
 /// The objective a search uses when the workload sets none on queue wait or
@@ -74,7 +74,7 @@ pub fn search_slos(slos: &[Slo]) -> Vec<Slo> {
         .filter(|s| {
             matches!(
                 s.metric,
-                SloMetric::QueueWaitP99 | SloMetric::OldestPendingP99 | SloMetric::OldestPendingMax
+                Metric::QueueWaitP99 | Metric::OldestPendingP99 | Metric::OldestPendingMax
             )
         })
         .copied()

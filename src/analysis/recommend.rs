@@ -163,7 +163,7 @@ impl Recommendation {
 pub fn meaningful(r: &RunResult, slos: &[Slo]) -> (Vec<Recommendation>, Vec<String>) {
     let throughput_slo = slos
         .iter()
-        .any(|s| s.metric == crate::slo::SloMetric::CompletedPerS);
+        .any(|s| s.metric == crate::slo::Metric::CompletedPerS);
     let sizes = |rec: &Recommendation| {
         throughput_slo
             || r.cells

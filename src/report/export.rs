@@ -30,12 +30,14 @@ struct CellRow<'a> {
     claim_p999_us: u64,
     claim_max_us: u64,
     empty_claims: u64,
-    queue_wait_p50_us: u64,
-    queue_wait_p99_us: u64,
-    queue_wait_max_us: u64,
-    oldest_pending_p50_ms: f64,
-    oldest_pending_p99_ms: f64,
-    oldest_pending_max_ms: f64,
+    /// Empty where no jobs arrived during the trial, as summary.md's `–`: a drain's
+    /// queue wait is its backlog's age, not a wait (the catalogue's rule, metric.rs).
+    queue_wait_p50_us: Option<u64>,
+    queue_wait_p99_us: Option<u64>,
+    queue_wait_max_us: Option<u64>,
+    oldest_pending_p50_ms: Option<f64>,
+    oldest_pending_p99_ms: Option<f64>,
+    oldest_pending_max_ms: Option<f64>,
     distinct_claimed: u64,
     duplicate_claims: u64,
     duplicate_claim_rate: f64,
@@ -61,6 +63,8 @@ fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
     let c = v.cell;
     // Handlers ran (not a claim-only cell): completions and executions were measured.
     let ran = !v.figures.claim_only;
+    let waited = v.figures.queue_wait_p99_ms.is_some();
+    let pending = v.figures.oldest_pending_p99_ms.is_some();
     CellRow {
         phase: super::summary::phase_label(c),
         backend: c.backend.to_string(),
@@ -78,12 +82,12 @@ fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
         claim_p999_us: v.claim.p999_us,
         claim_max_us: v.claim.max_us,
         empty_claims: v.empty_claims,
-        queue_wait_p50_us: v.queue_wait.p50_us,
-        queue_wait_p99_us: v.queue_wait.p99_us,
-        queue_wait_max_us: v.queue_wait.max_us,
-        oldest_pending_p50_ms: v.oldest_pending_p50_ms,
-        oldest_pending_p99_ms: v.oldest_pending_p99_ms,
-        oldest_pending_max_ms: v.oldest_pending_max_ms,
+        queue_wait_p50_us: waited.then_some(v.queue_wait.p50_us),
+        queue_wait_p99_us: waited.then_some(v.queue_wait.p99_us),
+        queue_wait_max_us: waited.then_some(v.queue_wait.max_us),
+        oldest_pending_p50_ms: pending.then_some(v.oldest_pending_p50_ms),
+        oldest_pending_p99_ms: v.figures.oldest_pending_p99_ms,
+        oldest_pending_max_ms: v.figures.oldest_pending_max_ms,
         distinct_claimed: v.distinct_claimed,
         duplicate_claims: v.duplicate_claims,
         duplicate_claim_rate: v.duplicate_claim_rate(),

@@ -91,7 +91,8 @@ pub struct CellView<'a> {
     pub client_cpu_us_per_claim: f64,
     /// Mean over the repetitions that measured it (a local server).
     pub server_cpu_s: Option<f64>,
-    /// Oldest-pending age: p50 and p99 averaged over repetitions, the max of maxima.
+    /// Oldest-pending age: p50 and p99 averaged over repetitions, the max of maxima (the
+    /// catalogue's rules, as `figures`).
     pub oldest_pending_p50_ms: f64,
     pub oldest_pending_p99_ms: f64,
     pub oldest_pending_max_ms: f64,

@@ -11,7 +11,7 @@
 use super::{Workload, short_float};
 use crate::backend_kind::BackendKind;
 use crate::results::Gate;
-use crate::slo::SloMetric;
+use crate::slo::Metric;
 use std::time::Duration;
 
 /// A field and what is wrong with it; the validator adds the file.
@@ -266,11 +266,11 @@ fn gate_matches(w: &Workload, i: usize, g: &Gate) -> Result<(), Refusal> {
     }
     let needs_arrivals = matches!(
         g.check.metric,
-        SloMetric::QueueWaitP99 | SloMetric::OldestPendingP99 | SloMetric::OldestPendingMax
+        Metric::QueueWaitP99 | Metric::OldestPendingP99 | Metric::OldestPendingMax
     );
     let needs_handler = matches!(
         g.check.metric,
-        SloMetric::CompletedPerS | SloMetric::DuplicateExecutions
+        Metric::CompletedPerS | Metric::DuplicateExecutions
     );
     let measurable = blocks.iter().any(|&b| {
         let full = w.phase(b).handler.mode == super::HandlerMode::Full;
