@@ -40,7 +40,7 @@ async fn try_run<D: TestDb>(
         allow_privileged_sql: true,
         render: runner::Render {
             summary: claimbench::report::summary::render,
-            trial_line: claimbench::report::summary::trial_line,
+            trial_line: claimbench::report::tables::trial_line,
         },
     };
     runner::run(
@@ -1102,7 +1102,7 @@ max_s = 30
         "{:?}",
         t.warnings
     );
-    let (_, rows) = claimbench::report::summary::faults_table(&r).expect("a Faults table");
+    let (_, rows) = claimbench::report::tables::faults_table(&r).expect("a Faults table");
     assert!(
         rows[0].iter().any(|cell| cell.contains("poison runs")),
         "{rows:?}"

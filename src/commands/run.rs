@@ -125,7 +125,7 @@ pub(crate) async fn run(
         allow_privileged_sql,
         render: runner::Render {
             summary: report::summary::render,
-            trial_line: report::summary::trial_line,
+            trial_line: report::tables::trial_line,
         },
     };
     let backends: Vec<_> = backends.into_iter().map(Arc::new).collect();

@@ -65,7 +65,7 @@ pub fn recommendation_text(recs: &[Recommendation], slos: &[Slo]) -> String {
     for rec in recs {
         let _ = writeln!(out, "{}\n", rec.sentence(slos));
         let (header, rows) = recommendation_rows(rec);
-        super::summary::markdown_table(&mut out, &header, &rows, 0);
+        crate::markdown::table(&mut out, &header, &rows, 0);
         out.push('\n');
     }
     out
@@ -76,7 +76,7 @@ pub fn search_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>
     if r.rate_searches.is_empty() {
         return None;
     }
-    let mut header = super::summary::KEY_HEADER.to_vec();
+    let mut header = crate::results::KEY_HEADER.to_vec();
     header.extend(["sustained arrivals/s", "steps (rate: held?)"]);
     let rows = r
         .rate_searches
@@ -206,7 +206,7 @@ pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<Stri
                 ),
                 None => "–".into(),
             };
-            let mut row = super::summary::cell_key(c);
+            let mut row = crate::results::cell_key(c);
             row.push(c.trials.len().to_string());
             row.push(show(&rates, 0));
             row.push(show(&p99, 2));
@@ -214,7 +214,7 @@ pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<Stri
             row
         })
         .collect();
-    let mut header = super::summary::KEY_HEADER.to_vec();
+    let mut header = crate::results::KEY_HEADER.to_vec();
     header.extend([
         "reps",
         "jobs/s, 95% CI",

@@ -66,7 +66,7 @@ fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
     let waited = v.figures.queue_wait_p99_ms.is_some();
     let pending = v.figures.oldest_pending_p99_ms.is_some();
     CellRow {
-        phase: super::summary::phase_label(c),
+        phase: crate::results::phase_label(c),
         backend: c.backend.to_string(),
         strategy: c.strategy.to_string(),
         index_layout: &c.index_layout,
@@ -232,7 +232,7 @@ pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, ExportErro
         use crate::names::file_component as part;
         let stem = format!(
             "{}-{}-{}-{}-w{}-b{}",
-            part(&super::summary::phase_label(c)),
+            part(&crate::results::phase_label(c)),
             part(&c.backend.to_string()),
             part(c.strategy.as_str()),
             part(&c.index_layout),

@@ -3,7 +3,7 @@
 //! trial, the environment fingerprint and the workload text.
 
 use super::plots::Rendered;
-use super::summary;
+use super::tables;
 use super::view::RunView;
 use crate::results::RunResult;
 use serde::Serialize;
@@ -129,7 +129,7 @@ fn every_trial(r: &RunResult) -> Table {
         // As in the summary: no completions or executions in a claim-only cell, and an
         // oldest-pending age that means something only where jobs arrived.
         let (ran, arrivals) = (!c.is_claim_only(), c.has_arrivals());
-        let dash = summary::measured_or_dash;
+        let dash = tables::measured_or_dash;
         for t in &c.trials {
             let executions = format!(
                 "{}/{}",
@@ -215,18 +215,18 @@ const SIDE_BY_SIDE_HOW: &str = "The same cells on each backend, run one after th
 /// The sections between the verdict and the warnings, in the page's order.
 fn sections(v: &RunView) -> Vec<Section> {
     let r = v.run;
-    let (header, rows) = summary::table(v);
+    let (header, rows) = tables::table(v);
     let mut summary = Section::table("Summary", &header, &rows, SUMMARY_HOW);
-    summary.how.push(summary::table_how(r));
-    summary.how.extend(summary::reset_line(r));
+    summary.how.push(tables::table_how(r));
+    summary.how.extend(tables::reset_line(r));
     let mut out = vec![summary];
     out.extend(answers(r));
-    if let Some((header, rows)) = summary::side_by_side(v) {
+    if let Some((header, rows)) = tables::side_by_side(v) {
         let mut s = Section::table("Backends side by side", &header, &rows, SIDE_BY_SIDE_HOW);
-        s.how.push(summary::durability(r));
+        s.how.push(tables::durability(r));
         out.push(s);
     }
-    for s in summary::sections(r) {
+    for s in tables::sections(r) {
         out.push(Section::table(s.title, &s.header, &s.rows, s.how));
     }
     out
@@ -280,10 +280,10 @@ pub fn render(
         run_id: &r.run_id,
         workload_name: &r.workload.name,
         workload_path: &r.workload.path,
-        targets: summary::targets(r),
+        targets: tables::targets(r),
         started_at: &r.started_at,
         finished_at: &r.finished_at,
-        notes: summary::server_notes(r)
+        notes: tables::server_notes(r)
             .into_iter()
             .map(|(label, text)| Note {
                 label: label.to_string(),
@@ -299,7 +299,7 @@ pub fn render(
         warnings,
         figures: plots.iter().map(Figure::of).collect(),
         trials: every_trial(r),
-        durability: summary::durability(r),
+        durability: tables::durability(r),
         environment: environment(r),
         workload_text: &r.workload.text,
     };

@@ -12,6 +12,7 @@ pub mod page;
 pub mod plots;
 pub mod shards;
 pub mod summary;
+pub mod tables;
 pub mod terminal;
 pub mod view;
 
@@ -67,7 +68,7 @@ fn render_with(
     let plot_dir = dir.join("plots");
     std::fs::create_dir_all(&plot_dir).map_err(io(&plot_dir))?;
     let mut rendered = Vec::new();
-    let kinds = summary::backends(r);
+    let kinds = tables::backends(r);
     if kinds.len() > 1 {
         // One set of figures per backend, each drawn from that backend's cells alone.
         for kind in kinds {
@@ -88,7 +89,7 @@ fn render_with(
     let section = compared.map(|(base, c)| {
         // Several backends: the first one's cells (their lines would overlap).
         let mut cur = r.clone();
-        if let Some(first) = summary::backends(r).first() {
+        if let Some(first) = tables::backends(r).first() {
             cur.cells.retain(|c| c.backend == *first);
         }
         let figures = [

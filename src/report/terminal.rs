@@ -3,7 +3,7 @@
 //! (the first few) and where the rest is. summary.md and report.html hold everything; `run --verbose`
 //! prints summary.md instead.
 
-use super::summary::{server_notes, targets};
+use super::tables::{server_notes, targets};
 use super::view;
 use crate::analysis::figures::fmt_ms;
 use crate::results::RunResult;

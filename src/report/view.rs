@@ -25,7 +25,7 @@ impl<'a> RunView<'a> {
             run,
             cells: cells(run),
             verdict: crate::analysis::story::sentences(run),
-            warnings: super::summary::warning_lines(run),
+            warnings: warning_lines(run),
         }
     }
 }
@@ -166,6 +166,51 @@ fn ratio(n: u64, d: u64) -> f64 {
 /// Every cell of a run, in the run's order.
 pub fn cells(r: &RunResult) -> Vec<CellView<'_>> {
     r.cells.iter().map(CellView::of).collect()
+}
+
+/// One line per cell and kind of warning: repetitions that warn alike are folded into
+/// one line, quoting the first occurrence.
+pub fn warning_lines(r: &RunResult) -> Vec<String> {
+    let mut lines = Vec::new();
+    for c in &r.cells {
+        let mut kinds: Vec<(
+            std::mem::Discriminant<crate::warnings::Warning>,
+            String,
+            Vec<u32>,
+        )> = Vec::new();
+        for t in &c.trials {
+            for w in &t.warnings {
+                let d = std::mem::discriminant(w);
+                match kinds.iter_mut().find(|(k, _, _)| *k == d) {
+                    Some((_, _, reps)) => reps.push(t.repetition + 1),
+                    None => kinds.push((d, w.to_string(), vec![t.repetition + 1])),
+                }
+            }
+        }
+        for (_, first, reps) in kinds {
+            let which = if reps.len() == 1 {
+                format!("rep {}", reps[0])
+            } else {
+                format!(
+                    "{} of {} reps, first rep {}",
+                    reps.len(),
+                    c.trials.len(),
+                    reps[0]
+                )
+            };
+            // The phase first, as the per-trial lines name a cell: two blocks can hold
+            // the same backend, strategy, layout, workers and batch.
+            let phase = match c.phase.as_str() {
+                "" => String::new(),
+                p => format!("{p} "),
+            };
+            lines.push(format!(
+                "- {phase}{} {} {} w={} b={} ({which}): {first}",
+                c.backend, c.strategy, c.index_layout, c.workers, c.batch_size
+            ));
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
