@@ -57,6 +57,15 @@ fn trial_throughput(claim_only: bool, t: &TrialResult) -> f64 {
     }
 }
 
+/// " in phase x", or nothing for a lone block: how a sentence names a cell's phase.
+pub(super) fn in_phase(c: &CellResult) -> String {
+    if c.phase.is_empty() {
+        String::new()
+    } else {
+        format!(" in {}", c.phase)
+    }
+}
+
 fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
 }

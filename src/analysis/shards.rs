@@ -75,7 +75,7 @@ fn moves_sentence(c: &CellResult) -> Option<String> {
         "shard moves, {} at {} workers{}, {}: {}{}.",
         c.strategy,
         c.workers,
-        super::story::in_phase(c),
+        super::figures::in_phase(c),
         plural(windows.len() as u64, "move", "moves"),
         duplicates,
         races
@@ -114,7 +114,7 @@ fn against_production(r: &RunResult, c: &CellResult) -> Option<String> {
         "shard ownership, {} against production at {} workers{}: oldest pending p99 {} against {}, {:.0} jobs/s of {} arrivals/s against {:.0} of {}: each worker serves its own shards only, so a hot shard gets one worker however idle the others are, where production's claim over all rows gives it every worker.",
         c.strategy,
         c.workers,
-        super::story::in_phase(c),
+        super::figures::in_phase(c),
         age(&fs),
         age(&fp),
         fs.throughput,

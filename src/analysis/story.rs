@@ -2,7 +2,7 @@
 //! before any table (terminal, summary.md, report.html). A sentence is written only
 //! when the run holds the cells it needs, so every one of them is about this run.
 
-use super::figures::{CellFigures, fmt_ms};
+use super::figures::{CellFigures, fmt_ms, in_phase};
 use super::{bootstrap, recommend, usl};
 use crate::results::{CellResult, RunResult};
 use crate::strategy::{Contention, Strategy};
@@ -564,15 +564,6 @@ fn failover_sentences(r: &RunResult, out: &mut Vec<String>) {
         out.push(format!(
             "{head}: {body}; workers wrote again within {outage:.2} s{back}."
         ));
-    }
-}
-
-/// " in phase x", or nothing for a lone block.
-pub(super) fn in_phase(c: &CellResult) -> String {
-    if c.phase.is_empty() {
-        String::new()
-    } else {
-        format!(" in {}", c.phase)
     }
 }
 
