@@ -6,7 +6,7 @@
 //! reads the lock step's columns by name, and claims a job only when both steps agree on
 //! it: a claim step that changes fewer rows than the lock step returned is an error.
 
-use super::session::MysqlSession;
+use super::session::{CustomPrepared as Prepared, MysqlSession};
 use super::{expand_ids, int, session_error};
 use crate::backend::{BackendError, ClaimedJob};
 use crate::strategy::Strategy;
@@ -14,18 +14,6 @@ use crate::strategy::custom::MysqlClaim;
 use crate::strategy::named_params::Param;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Statement, Value};
-
-/// One declared claim's statements on this connection.
-pub(super) struct Prepared {
-    strategy: Strategy,
-    lock: Statement,
-    /// Where the lock step returns `id`, `attempt_count` and `queue_wait_us`.
-    id: usize,
-    attempt: Option<usize>,
-    queue_wait: Option<usize>,
-    /// The claim step for one batch size.
-    claim: Option<(u32, Statement)>,
-}
 
 fn refused(strategy: &Strategy, m: &MysqlClaim, step: &str, message: String) -> BackendError {
     BackendError::other(

@@ -4,13 +4,13 @@
 //! transaction. The statements and why they are shaped so are in
 //! `migrations/mysql/strategies/offset-start.sql`.
 
-use super::session::{MysqlSession, claimed};
+use super::session::{MysqlSession, OffsetPrepared as Prepared, claimed};
 use super::{expand_ids, session_error};
 use crate::backend::sql::{fill, migration, step};
 use crate::backend::{BackendError, ClaimedJob};
 use crate::strategy::Strategy;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Row, Statement, Value};
+use mysql_async::{Row, Value};
 use rand::Rng;
 
 pub(super) const OFFSET_SQL: &str = migration!("mysql", "strategies/offset-start.sql");
@@ -19,15 +19,6 @@ pub(super) const OFFSET_SQL: &str = migration!("mysql", "strategies/offset-start
 const FORCE_INDEX: &str = "FORCE INDEX (ix_jobs_hot_fetch_order)";
 /// A hint that names an index the table lacks.
 const ER_KEY_DOES_NOT_EXIST: u16 = 1176;
-
-/// The three reads, prepared once per connection.
-pub(super) struct Prepared {
-    start: Statement,
-    after: Statement,
-    before: Statement,
-    /// Whether the locking reads force the fetch-order index (the layout has it).
-    hinted: bool,
-}
 
 /// The statements `claimbench sql` shows: the file's steps, then production's claim.
 pub(super) fn as_sent(batch: u32) -> String {

@@ -78,6 +78,29 @@ impl Statements {
     }
 }
 
+/// One declared claim's statements on this connection (`custom.rs` prepares and runs
+/// them; defined here, with the session that holds them, so the session imports none of
+/// its claim executors).
+pub(super) struct CustomPrepared {
+    pub(super) strategy: Strategy,
+    pub(super) lock: Statement,
+    /// Where the lock step returns `id`, `attempt_count` and `queue_wait_us`.
+    pub(super) id: usize,
+    pub(super) attempt: Option<usize>,
+    pub(super) queue_wait: Option<usize>,
+    /// The claim step for one batch size.
+    pub(super) claim: Option<(u32, Statement)>,
+}
+
+/// `offset-start`'s three reads, prepared once per connection (`offset.rs`).
+pub(super) struct OffsetPrepared {
+    pub(super) start: Statement,
+    pub(super) after: Statement,
+    pub(super) before: Statement,
+    /// Whether the locking reads force the fetch-order index (the layout has it).
+    pub(super) hinted: bool,
+}
+
 pub struct MysqlSession {
     pub(super) conn: Conn,
     pub(super) statements: Statements,
@@ -92,9 +115,9 @@ pub struct MysqlSession {
     /// Each sharded two-step strategy's own select, prepared on first use.
     pub(super) sharded_selects: Vec<(Strategy, Statement)>,
     /// Each declared claim's statements (`custom`), prepared on first use.
-    pub(super) custom: Vec<super::custom::Prepared>,
+    pub(super) custom: Vec<CustomPrepared>,
     /// `offset-start`'s reads, prepared on first use.
-    pub(super) offset: Option<super::offset::Prepared>,
+    pub(super) offset: Option<OffsetPrepared>,
     /// Reused buffer: the rows a lock step returned, with their priority, for `pick`.
     pub(super) candidates: Vec<(i64, ClaimedJob)>,
     /// Inside a transaction `begin` opened: statements that bring their own transaction
