@@ -1,7 +1,8 @@
 //! The house's layering, read from the source: which top-level module of `src/` names
 //! which (`crate::x` in code and in `use` lines, `#[cfg(test)]` modules left out), and
 //! whether each import goes down the layers docs/architecture.md lists (here as
-//! [`LAYERS`]) and none closes a circle. The test keeps that list honest: a module added
+//! [`LAYERS`]) and none closes a circle; inside each folder, no circle between its
+//! files either (`super::x`, `crate::folder::x`). The test keeps that list honest: a module added
 //! to `src/` must be given a layer here and in the doc.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,14 +67,27 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The module paths `text` names after `crate::`, first segment only, with the
 /// segments of a `crate::{a, b::c}` group each counted.
 fn named_modules(text: &str) -> BTreeSet<String> {
+    named_after(text, "crate::")
+}
+
+/// [`named_modules`] after any path prefix (`super::`, `crate::report::`).
+fn named_after(text: &str, prefix: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
     };
-    for (at, _) in text.match_indices("crate::") {
-        let rest = &text[at + "crate::".len()..];
+    for (at, _) in text.match_indices(prefix) {
+        // `xsuper::` or `a::crate::` is not the prefix.
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+        {
+            continue;
+        }
+        let rest = &text[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let mut depth = 0;
             let mut start = true;
@@ -170,6 +184,95 @@ fn no_import_closes_a_circle_between_modules() {
     assert!(
         found.is_empty(),
         "these imports close a circle between modules of src/ (docs/architecture.md lists the layers and what each may import): {found:?}"
+    );
+}
+
+/// Production code of `f`: its text before a `#[cfg(test)] mod tests`.
+fn production_text(f: &Path) -> String {
+    let text = std::fs::read_to_string(f).unwrap();
+    match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// Inside each folder of `src/`: which sibling module (a file, or a subfolder) names
+/// which, through `super::x` (from a subfolder's own files, `super::super::x`) or
+/// `crate::<folder>::x`. `mod.rs` is the folder itself, not a sibling.
+fn folder_edges(dir: &Path, src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut siblings = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let file = path.extension().is_some_and(|e| e == "rs") && name != "mod";
+        if path.is_dir() || file {
+            siblings.insert(name, path);
+        }
+    }
+    let rel = dir.strip_prefix(src).unwrap();
+    let crate_path: String = rel
+        .components()
+        .map(|c| format!("{}::", c.as_os_str().to_string_lossy()))
+        .collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, path) in &siblings {
+        // A file and what it names; a subfolder, each of its files one level down.
+        let mut texts = Vec::new();
+        if path.is_dir() {
+            let mut files = Vec::new();
+            rust_files(path, &mut files);
+            for f in files {
+                let depth = f.strip_prefix(path).unwrap().components().count();
+                let up = if f.file_name().unwrap() == "mod.rs" {
+                    depth - 1
+                } else {
+                    depth
+                };
+                texts.push((production_text(&f), "super::".repeat(up + 1)));
+            }
+        } else {
+            texts.push((production_text(path), "super::".to_string()));
+        }
+        for (text, up) in texts {
+            let mut named = named_after(&text, &up);
+            if !crate_path.is_empty() {
+                named.extend(named_after(&text, &format!("crate::{crate_path}")));
+            }
+            for to in named {
+                if &to != from && siblings.contains_key(&to) {
+                    graph.entry(from.clone()).or_default().insert(to);
+                }
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_import_closes_a_circle_inside_a_folder() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut dirs = vec![src.clone()];
+    let mut found = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            }
+        }
+        if dir == src {
+            continue; // the top level: the layers test above
+        }
+        for (a, b) in cycle_edges(&folder_edges(&dir, &src)) {
+            found.push(format!(
+                "{}: {a} -> {b}",
+                dir.strip_prefix(&src).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these imports close a circle inside a folder of src/: {found:?}"
     );
 }
 
