@@ -39,34 +39,11 @@ fn register_font() {
     });
 }
 
-/// Okabe-Ito colours, one per built-in strategy, the same in every plot; custom
-/// strategies take two more (a workload rarely declares more than two).
+/// A strategy's own colour (its registry entry's: Okabe-Ito and a few more, one per
+/// built-in; declared strategies take two others), the same in every plot.
 pub fn strategy_color(s: &Strategy) -> RGBColor {
-    match s.as_str() {
-        "production" => RGBColor(0x00, 0x72, 0xB2),
-        "waiting" => RGBColor(0xD5, 0x5E, 0x00),
-        "conditional" => RGBColor(0x00, 0x9E, 0x73),
-        "naive" => RGBColor(0xCC, 0x79, 0xA7),
-        "in-subquery" => RGBColor(0x56, 0xB4, 0xE9),
-        "advisory" => RGBColor(0x00, 0x00, 0x00),
-        "rowlock" => RGBColor(0x99, 0x99, 0x99),
-        "paglock" => RGBColor(0x8C, 0x56, 0x4B),
-        "version-cas" => RGBColor(0xB8, 0x86, 0x0B),
-        // The sharded family: greens and a magenta for the form that duplicates.
-        "sharded" => RGBColor(0x2C, 0x6E, 0x49),
-        "sharded-skip-locked" => RGBColor(0x1F, 0x3A, 0x93),
-        "sharded-read-write" => RGBColor(0xE7, 0x29, 0x8A),
-        "offset-start" => RGBColor(0x88, 0x22, 0x55),
-        // offset-start-<K>: wine shades, lighter as K grows, so windows side by side
-        // stay apart and read as one technique.
-        name if name.starts_with("offset-start-") => {
-            let k: u32 = name["offset-start-".len()..].parse().unwrap_or(1);
-            let step = (k.max(1).ilog2().min(8) * 16) as u8;
-            RGBColor(0x88 + step / 2, 0x22 + step, 0x55 + step)
-        }
-        name if name.len() % 2 == 0 => RGBColor(0x17, 0xBE, 0xCF),
-        _ => RGBColor(0x6A, 0x3D, 0x9A),
-    }
+    let c = s.def().colour;
+    RGBColor(c.0, c.1, c.2)
 }
 
 const ORANGE: RGBColor = RGBColor(0xE6, 0x9F, 0x00);

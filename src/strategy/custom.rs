@@ -7,7 +7,7 @@
 //! registry, so two workloads in one process may each declare their own `team-claim`.
 
 use super::named_params::{self, Param};
-use super::{Contention, Def, Form, Promises, Shape, Strategy};
+use super::{Colour, Contention, Def, Form, Promises, Shape, Strategy};
 use crate::names::check_declared_name;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -98,6 +98,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
     ];
     Ok(Strategy::declared(Def {
         name: Cow::Owned(d.name.clone()),
+        colour: Colour::declared(&d.name),
         about: Cow::Owned(format!(
             "declared by the workload, from {}",
             [
@@ -230,6 +231,7 @@ pub(crate) fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
 pub fn placeholder(name: &str) -> Strategy {
     Strategy::declared(Def {
         name: Cow::Owned(name.to_string()),
+        colour: Colour::declared(name),
         about: Cow::Borrowed("a custom strategy of a saved run"),
         shape: Shape::Claim,
         contention: Contention::Skips,

@@ -73,11 +73,39 @@ pub enum Form {
 /// run on a multi-primary cluster.
 pub const UNREPLICATED_LOCKS: &str = "its claim rests on a session-level lock held on one node, and Galera replicates row changes only: a worker on another node never sees that lock and claims the same job";
 
+/// A strategy's colour in every plot (RGB), part of its registry entry so that a new
+/// strategy cannot borrow another's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Colour(pub u8, pub u8, pub u8);
+
+impl Colour {
+    /// The colours of declared strategies, which no built-in uses.
+    pub const DECLARED: [Colour; 2] = [Colour(0x17, 0xBE, 0xCF), Colour(0x6A, 0x3D, 0x9A)];
+
+    /// A declared strategy's colour: one of [`Colour::DECLARED`], by its name, so a
+    /// strategy keeps its colour from run to run.
+    pub fn declared(name: &str) -> Colour {
+        Colour::DECLARED[name.len() % Colour::DECLARED.len()]
+    }
+
+    /// `offset-start-<K>`'s: the technique's wine, lighter as K grows, so windows side by
+    /// side stay apart and read as one technique.
+    fn lighter_by_window(self, k: u32) -> Colour {
+        let step = (k.max(1).ilog2().min(8) * 16) as u8;
+        Colour(
+            self.0.saturating_add(step / 2),
+            self.1.saturating_add(step),
+            self.2.saturating_add(step),
+        )
+    }
+}
+
 /// One strategy: a registry entry, or one a workload declares. Built-ins borrow their
 /// text from the binary; a declared one owns its own.
 #[derive(Debug)]
 pub struct Def {
     pub name: Cow<'static, str>,
+    pub colour: Colour,
     /// One line: where the technique is used in practice and what it shows.
     pub about: Cow<'static, str>,
     pub shape: Shape,
@@ -164,6 +192,7 @@ impl Strategy {
         let d = base.def();
         Some(Strategy::declared(Def {
             name: Cow::Owned(name.to_string()),
+            colour: d.colour.lighter_by_window(k),
             about: Cow::Owned(format!("{} (K = {k})", d.about)),
             shape: d.shape,
             contention: d.contention,
@@ -342,6 +371,34 @@ impl<'de> Deserialize<'de> for Strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every built-in has a colour of its own, none a declared strategy's, and
+    /// offset-start's windows shade the technique's colour rather than take another's.
+    #[test]
+    fn every_strategy_has_its_own_plot_colour() {
+        let colours: Vec<(String, Colour)> = Strategy::builtin()
+            .map(|s| (s.to_string(), s.def().colour))
+            .collect();
+        for (i, (name, c)) in colours.iter().enumerate() {
+            for (other, d) in &colours[i + 1..] {
+                assert_ne!(c, d, "{name} and {other} share a colour");
+            }
+            assert!(
+                !Colour::DECLARED.contains(c),
+                "{name} takes a declared colour"
+            );
+        }
+        let base = Strategy::builtin_named("offset-start")
+            .unwrap()
+            .def()
+            .colour;
+        let k16 = Strategy::offset_variant("offset-start-16")
+            .unwrap()
+            .def()
+            .colour;
+        assert_ne!(base, k16);
+        assert!(k16.0 >= base.0 && k16.1 > base.1 && k16.2 > base.2);
+    }
 
     #[test]
     fn names_round_trip_and_unknown_names_list_the_choices() {

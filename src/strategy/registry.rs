@@ -3,7 +3,7 @@
 //! here; backends run it by its [`Shape`]. Each file's header says where the technique is
 //! used and what it promises.
 
-use super::{Contention, Def, Form, Promises, Shape};
+use super::{Colour, Contention, Def, Form, Promises, Shape};
 use std::borrow::Cow;
 
 const EVERYTHING: Promises = Promises {
@@ -36,6 +36,7 @@ const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL 
 pub static REGISTRY: [Def; 15] = [
     Def {
         name: Cow::Borrowed("production"),
+        colour: Colour(0x00, 0x72, 0xB2),
         about: Cow::Borrowed(
             "the seed's FetchNextBatch: one locking claim that skips locked rows and caps busy queues",
         ),
@@ -55,6 +56,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("naive"),
+        colour: Colour(0xCC, 0x79, 0xA7),
         about: Cow::Borrowed(
             "read, then update by id without a check: the read-then-write race (duplicates)",
         ),
@@ -77,6 +79,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("waiting"),
+        colour: Colour(0xD5, 0x5E, 0x00),
         about: Cow::Borrowed(
             "production's claim with a lock that waits instead of skipping: the convoy",
         ),
@@ -96,6 +99,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("conditional"),
+        colour: Colour(0x00, 0x9E, 0x73),
         about: Cow::Borrowed(
             "unlocked read, then one conditional update per candidate: lost races, no duplicates",
         ),
@@ -115,6 +119,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("version-cas"),
+        colour: Colour(0xB8, 0x86, 0x0B),
         about: Cow::Borrowed(
             "unlocked read, then compare-and-set on each row's version (stores with conditional writes, optimistic schedulers): lost races, no duplicates",
         ),
@@ -134,6 +139,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("in-subquery"),
+        colour: Colour(0x56, 0xB4, 0xE9),
         about: Cow::Borrowed(
             "UPDATE ... WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED): the common hand-written claim",
         ),
@@ -155,6 +161,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("offset-start"),
+        colour: Colour(0x88, 0x22, 0x55),
         about: Cow::Borrowed(
             "a skip-locked claim that starts at a random offset among the first K eligible rows (K = 16), so pollers do not all fight over the oldest",
         ),
@@ -174,6 +181,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("sharded"),
+        colour: Colour(0x2C, 0x6E, 0x49),
         about: Cow::Borrowed(
             "each worker claims only in its own shards (queues, by a shard map) and keeps the conditional claim for when ownership moves: lost races, no duplicates",
         ),
@@ -193,6 +201,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("sharded-skip-locked"),
+        colour: Colour(0x1F, 0x3A, 0x93),
         about: Cow::Borrowed(
             "each worker claims only in its own shards (queues, by a shard map) with a skip-locked claim",
         ),
@@ -212,6 +221,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("sharded-read-write"),
+        colour: Colour(0xE7, 0x29, 0x8A),
         about: Cow::Borrowed(
             "each worker claims only in its own shards (queues, by a shard map) with a plain read then write: duplicates while a moved shard has two owners",
         ),
@@ -234,6 +244,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("advisory"),
+        colour: Colour(0x00, 0x00, 0x00),
         about: Cow::Borrowed(
             "claim by pg_try_advisory_lock on the job id, held while the job runs (several Ruby queues)",
         ),
@@ -255,6 +266,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("ready-table"),
+        colour: Colour(0xE6, 0xAB, 0x02),
         about: Cow::Borrowed(
             "claims from a narrow table of ready ids with SKIP LOCKED and joins back to the job row",
         ),
@@ -274,6 +286,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("notify"),
+        colour: Colour(0x66, 0xA6, 0x1E),
         about: Cow::Borrowed(
             "production's claim; idle workers wait for the producer's NOTIFY instead of polling",
         ),
@@ -295,6 +308,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("rowlock"),
+        colour: Colour(0x99, 0x99, 0x99),
         about: Cow::Borrowed("SQL Server: production with ROWLOCK added to UPDLOCK, READPAST"),
         shape: Shape::Claim,
         contention: Contention::Skips,
@@ -312,6 +326,7 @@ pub static REGISTRY: [Def; 15] = [
     },
     Def {
         name: Cow::Borrowed("paglock"),
+        colour: Colour(0x8C, 0x56, 0x4B),
         about: Cow::Borrowed(
             "SQL Server: production with page locks (UPDLOCK, PAGLOCK, READPAST): skips whole pages",
         ),
