@@ -2,6 +2,7 @@
 //! by workers and the claim-latency spectrum, the current run solid and the baseline
 //! dashed in the same colour, so a regression is the gap between a line and its ghost.
 
+use super::spectrum::{SpectrumLine, spectrum_chart, spectrum_points};
 use super::*;
 use crate::analysis::figures::CellFigures;
 

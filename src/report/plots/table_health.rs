@@ -2,6 +2,7 @@
 //! each strategy's claims leave for vacuum, and whether it keeps up. A long transaction
 //! shows here as a climb that only ends when it does.
 
+use super::over_time::{draw_fault_marks, time_chart};
 use super::*;
 
 /// Dead tuples per second for each strategy at the focus cell (first repetition).
