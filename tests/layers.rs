@@ -200,13 +200,14 @@ fn production_text(f: &Path) -> String {
 /// which, through `super::x` (from a subfolder's own files, `super::super::x`) or
 /// `crate::<folder>::x`. `mod.rs` is the folder itself, not a sibling.
 fn folder_edges(dir: &Path, src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut siblings = BTreeMap::new();
+    // A module may be a file and a folder of its own at once (`plots.rs`, `plots/`).
+    let mut siblings: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let file = path.extension().is_some_and(|e| e == "rs") && name != "mod";
         if path.is_dir() || file {
-            siblings.insert(name, path);
+            siblings.entry(name).or_default().push(path);
         }
     }
     let rel = dir.strip_prefix(src).unwrap();
@@ -215,23 +216,24 @@ fn folder_edges(dir: &Path, src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         .map(|c| format!("{}::", c.as_os_str().to_string_lossy()))
         .collect();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (from, path) in &siblings {
+    for (from, paths) in &siblings {
         // A file and what it names; a subfolder, each of its files one level down.
         let mut texts = Vec::new();
-        if path.is_dir() {
-            let mut files = Vec::new();
-            rust_files(path, &mut files);
-            for f in files {
-                let depth = f.strip_prefix(path).unwrap().components().count();
-                let up = if f.file_name().unwrap() == "mod.rs" {
-                    depth - 1
-                } else {
-                    depth
-                };
-                texts.push((production_text(&f), "super::".repeat(up + 1)));
+        for path in paths {
+            if path.is_dir() {
+                let mut files = Vec::new();
+                rust_files(path, &mut files);
+                for f in files {
+                    let depth = f.strip_prefix(path).unwrap().components().count();
+                    let up = match f.file_name().unwrap() == "mod.rs" {
+                        true => depth - 1,
+                        false => depth,
+                    };
+                    texts.push((production_text(&f), "super::".repeat(up + 1)));
+                }
+            } else {
+                texts.push((production_text(path), "super::".to_string()));
             }
-        } else {
-            texts.push((production_text(path), "super::".to_string()));
         }
         for (text, up) in texts {
             let mut named = named_after(&text, &up);
