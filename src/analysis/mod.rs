@@ -8,6 +8,7 @@ pub mod bootstrap;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+mod durability;
 pub mod figures;
 pub mod gates;
 pub mod network;
