@@ -506,7 +506,8 @@ fn a_galera_cluster_joins_and_skip_locked_stops_at_the_node() {
 
 async fn joins_and_skip_locked_stops_at_the_node() {
     use mysql_async::prelude::Queryable;
-    let cluster = claimbench::embedded::mariadb::EmbeddedMariadb::start(3, false).unwrap();
+    let cluster =
+        claimbench::embedded::mariadb::EmbeddedMariadb::start(3, false, "claimbench_galera_prove").unwrap();
     let ports = cluster.ports();
     let mut conns = Vec::new();
     for p in &ports {
@@ -636,6 +637,7 @@ fn a_galera_node_that_fails_to_start_leaves_nothing_behind() {
     let e = claimbench::embedded::mariadb::EmbeddedMariadb::start_with(
         2,
         false,
+        "claimbench",
         &[(1, "--no-such-option")],
         tmp.path(),
     )
@@ -901,4 +903,47 @@ duration_s = 1.0
         .collect();
     assert_eq!(ports.len(), 2, "{labels:?}");
     nothing_left(Vec::new(), ports);
+}
+
+/// The embedded MariaDB's workload account holds what a run needs and nothing more:
+/// everything in the run's database, and no right that reaches the host, the server's
+/// settings, another database or the grant tables (through which it could raise its
+/// own rights).
+#[tokio::test]
+async fn the_embedded_mariadb_workload_account_is_confined_to_the_runs_database() {
+    use mysql_async::prelude::Queryable;
+    let server = claimbench::embedded::mariadb::EmbeddedMariadb::start_single("cb_run").unwrap();
+    let mut c = mysql_async::Conn::from_url(server.url()).await.unwrap();
+    for ok in [
+        "CREATE DATABASE cb_run",
+        "CREATE TABLE cb_run.t (id INT PRIMARY KEY)",
+        "CREATE TRIGGER cb_run.tr BEFORE INSERT ON cb_run.t FOR EACH ROW SET NEW.id = NEW.id",
+        "INSERT INTO cb_run.t VALUES (1)",
+        "SELECT COUNT(*) FROM information_schema.INNODB_TRX",
+        "DROP DATABASE cb_run",
+    ] {
+        c.query_drop(ok)
+            .await
+            .unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+    for refused in [
+        "CREATE DATABASE other",
+        "SELECT COUNT(*) FROM mysql.global_priv",
+        "UPDATE mysql.global_priv SET Priv = '{}' WHERE User = 'claimbench'",
+        "CREATE USER 'x'@'%'",
+        "SELECT 1 INTO OUTFILE '/tmp/claimbench-outfile'",
+        "SET GLOBAL innodb_flush_log_at_trx_commit = 1",
+        "SHUTDOWN",
+    ] {
+        let r = c.query_drop(refused).await;
+        assert!(r.is_err(), "the workload account may: {refused}");
+    }
+    assert!(!std::path::Path::new("/tmp/claimbench-outfile").exists());
+    // Without FILE, LOAD_FILE reads nothing (NULL rather than an error).
+    let read: Option<Option<String>> = c
+        .query_first("SELECT LOAD_FILE('/etc/hostname')")
+        .await
+        .unwrap();
+    assert_eq!(read, Some(None));
+    let _ = c.disconnect().await;
 }

@@ -90,7 +90,9 @@ pub(crate) async fn run(
                 let label = t.to_string();
                 (t, label)
             }
-            None if kind == BackendKind::Mysql => start_mariadb(&workload, quiet, &mut mariadb)?,
+            None if kind == BackendKind::Mysql => {
+                start_mariadb(&workload, schema, quiet, &mut mariadb)?
+            }
             None => start_embedded(&workload, quiet, &mut embedded)?,
         };
         let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();

@@ -374,6 +374,7 @@ pub(crate) fn start_embedded(
 /// workers there).
 pub(crate) fn start_mariadb(
     workload: &Workload,
+    schema: &str,
     quiet: bool,
     servers: &mut Option<EmbeddedMariadb>,
 ) -> Result<(DbTarget, String)> {
@@ -404,7 +405,7 @@ pub(crate) fn start_mariadb(
         }
     }
     let t0 = std::time::Instant::now();
-    let started = EmbeddedMariadb::start(n, standalone).with_context(|| match galera {
+    let started = EmbeddedMariadb::start(n, standalone, schema).with_context(|| match galera {
         true => "cannot start the embedded Galera cluster",
         false => "cannot start the embedded MariaDB",
     })?;

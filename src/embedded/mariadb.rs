@@ -13,9 +13,10 @@
 //! client to check.
 //!
 //! Least privilege: workers, and the workload's declared SQL, connect as
-//! [`WORKLOAD_USER`], which may create, change and drop databases and read the server's
-//! lock and process tables but holds neither `FILE` nor `SUPER` nor `SHUTDOWN`: a
-//! statement from a workload cannot read or write the host's files or stop the server.
+//! [`WORKLOAD_USER`], which may do anything in the run's database and read the server's
+//! lock and process tables, but has no right on any other database (the grant tables
+//! included) and neither `FILE` nor `SUPER` nor `SHUTDOWN`: a statement from a workload
+//! cannot read or write the host's files, raise its own rights or stop the server.
 //! The server's own settings (a block's durability) are changed over `root`.
 
 use super::{EmbeddedError, OutputChecked, free_port, last_lines, step};
@@ -42,12 +43,18 @@ pub const FLUSH_AT_COMMIT_SHORTCUT: &str = "2";
 
 /// Run once by each server that initialised its own data directory (the others receive
 /// the account by state transfer): the workload's account, with what the backend needs
-/// (its database, the lock and transaction tables, ending its own connections) and
-/// without FILE, SUPER or SHUTDOWN.
-const INIT_SQL: &str = "CREATE USER IF NOT EXISTS 'claimbench'@'127.0.0.1';\n\
-GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER, CREATE TEMPORARY TABLES, \
-LOCK TABLES, EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, TRIGGER, \
-REFERENCES, PROCESS, SHOW DATABASES ON *.* TO 'claimbench'@'127.0.0.1';\n";
+/// and no more. On the server: its own connections and the lock and transaction tables
+/// (`PROCESS`); on the run's database alone: everything but granting (it drops, creates
+/// and fills it, and a declared claim or layout runs there). Not `FILE`, `SUPER` or
+/// `SHUTDOWN`, and no right on any other database, `mysql`'s grant tables included.
+fn init_sql(schema: &str) -> String {
+    let db = schema.replace('`', "``");
+    format!(
+        "CREATE USER IF NOT EXISTS '{WORKLOAD_USER}'@'127.0.0.1';\n\
+         GRANT PROCESS ON *.* TO '{WORKLOAD_USER}'@'127.0.0.1';\n\
+         GRANT ALL PRIVILEGES ON `{db}`.* TO '{WORKLOAD_USER}'@'127.0.0.1';\n"
+    )
+}
 
 /// One server: its directory, client port, group-communication port, and process.
 struct Node {
@@ -128,17 +135,21 @@ fn server_user() -> Result<Option<(u32, u32)>, EmbeddedError> {
 
 impl EmbeddedMariadb {
     /// Starts one plain server (the embedded MariaDB) and returns once it is ready for
-    /// connections.
-    pub fn start_single() -> Result<EmbeddedMariadb, EmbeddedError> {
-        EmbeddedMariadb::start_with(0, true, &[], &std::env::temp_dir())
+    /// connections. The workload's account may use the database `schema` and no other.
+    pub fn start_single(schema: &str) -> Result<EmbeddedMariadb, EmbeddedError> {
+        EmbeddedMariadb::start_with(0, true, schema, &[], &std::env::temp_dir())
     }
 
     /// Starts a cluster of `nodes` servers and returns once each has joined and said it
     /// is ready for connections.
     /// With `standalone`, also a plain MariaDB server beside it (no Galera, the same
     /// settings otherwise): the single server a cluster's figures are set against.
-    pub fn start(nodes: usize, standalone: bool) -> Result<EmbeddedMariadb, EmbeddedError> {
-        EmbeddedMariadb::start_with(nodes, standalone, &[], &std::env::temp_dir())
+    pub fn start(
+        nodes: usize,
+        standalone: bool,
+        schema: &str,
+    ) -> Result<EmbeddedMariadb, EmbeddedError> {
+        EmbeddedMariadb::start_with(nodes, standalone, schema, &[], &std::env::temp_dir())
     }
 
     /// [`EmbeddedMariadb::start`] with the servers' directories under `parent` and
@@ -148,6 +159,7 @@ impl EmbeddedMariadb {
     pub fn start_with(
         nodes: usize,
         standalone: bool,
+        schema: &str,
         extra: &[(usize, &str)],
         parent: &Path,
     ) -> Result<EmbeddedMariadb, EmbeddedError> {
@@ -196,7 +208,7 @@ impl EmbeddedMariadb {
             }
             cmd.stdin(Stdio::null())
                 .output_checked("mariadb-install-db")?;
-            std::fs::write(root.join("init.sql"), INIT_SQL)
+            std::fs::write(root.join("init.sql"), init_sql(schema))
                 .map_err(|e| step("write the workload account's grants", e))?;
         }
         let gcomm0 = servers.nodes.first().map_or(0, |n| n.gcomm);

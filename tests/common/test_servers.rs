@@ -72,7 +72,7 @@ pub fn mysql_url() -> String {
     url_of(
         "CLAIMBENCH_MYSQL_URL",
         &MARIADB,
-        EmbeddedMariadb::start_single,
+        || EmbeddedMariadb::start_single("claimbench"),
         EmbeddedMariadb::admin_url,
     )
 }
