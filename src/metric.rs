@@ -171,6 +171,24 @@ impl Metric {
             .join(", ")
     }
 
+    /// The cell's figure from each repetition's own, by the catalogue's rule (`None`
+    /// for no repetition). A merged-histogram metric is read off the merged histogram,
+    /// not combined from per-repetition figures.
+    pub fn over_repetitions(self, values: impl Iterator<Item = f64>) -> Option<f64> {
+        let values: Vec<f64> = values.collect();
+        if values.is_empty() {
+            return None;
+        }
+        Some(match self.entry().combine {
+            Combine::Mean => values.iter().sum::<f64>() / values.len() as f64,
+            Combine::Max => values.iter().copied().fold(f64::MIN, f64::max),
+            Combine::Sum => values.iter().sum(),
+            Combine::MergedHistogram => {
+                unreachable!("{} is read off the merged histogram", self.name())
+            }
+        })
+    }
+
     /// The metrics `compare` judges, in the catalogue's order.
     pub fn compared() -> impl Iterator<Item = &'static Entry> {
         CATALOGUE.iter().filter(|e| e.compare_threshold.is_some())
@@ -194,6 +212,21 @@ mod tests {
             );
         }
         assert!(Metric::named("throughputs").is_none());
+        let reps = || [29.9, 25.5, 28.0].into_iter();
+        assert_eq!(
+            Metric::OldestPendingMax.over_repetitions(reps()),
+            Some(29.9)
+        );
+        let p99 = Metric::OldestPendingP99.over_repetitions(reps()).unwrap();
+        assert!((p99 - 27.8).abs() < 1e-9, "{p99}");
+        assert_eq!(
+            Metric::Lost.over_repetitions([1.0, 2.0].into_iter()),
+            Some(3.0)
+        );
+        assert_eq!(
+            Metric::Throughput.over_repetitions(std::iter::empty()),
+            None
+        );
         assert_eq!(Metric::compared().count(), 8);
         assert!(!Metric::slo_names().contains("throughput,"));
     }

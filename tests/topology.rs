@@ -507,7 +507,8 @@ fn a_galera_cluster_joins_and_skip_locked_stops_at_the_node() {
 async fn joins_and_skip_locked_stops_at_the_node() {
     use mysql_async::prelude::Queryable;
     let cluster =
-        claimbench::embedded::mariadb::EmbeddedMariadb::start(3, false, "claimbench_galera_prove").unwrap();
+        claimbench::embedded::mariadb::EmbeddedMariadb::start(3, false, "claimbench_galera_prove")
+            .unwrap();
     let ports = cluster.ports();
     let mut conns = Vec::new();
     for p in &ports {

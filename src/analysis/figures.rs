@@ -66,6 +66,12 @@ pub(super) fn in_phase(c: &CellResult) -> String {
     }
 }
 
+/// A per-repetition figure combined by the metric's rule in the catalogue (0 for a cell
+/// without repetitions).
+fn by_rule(metric: Metric, ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
+    metric.over_repetitions(ts.iter().map(f)).unwrap_or(0.0)
+}
+
 fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
 }
@@ -80,20 +86,16 @@ impl CellFigures {
         let claim_only = c.is_claim_only();
         CellFigures {
             claim_only,
-            completed_per_s: mean(ts, |t| t.completed_per_s),
-            throughput: mean(ts, |t| trial_throughput(claim_only, t)),
+            completed_per_s: by_rule(Metric::CompletedPerS, ts, |t| t.completed_per_s),
+            throughput: by_rule(Metric::Throughput, ts, |t| trial_throughput(claim_only, t)),
             claim_p50_ms: claim.as_ref().map(|h| ms(h.p50_us)),
             claim_p99_ms: claim.as_ref().map(|h| ms(h.p99_us)),
             claim_p999_ms: claim.as_ref().map(|h| ms(h.p999_us)),
             queue_wait_p99_ms: wait.map(|h| ms(h.p99_us)),
-            // The catalogue's rule (metric.rs): p99 the mean of the repetitions', max
-            // the largest.
-            oldest_pending_p99_ms: sampled.then(|| mean(ts, |t| t.oldest_pending.p99_ms)),
-            oldest_pending_max_ms: sampled.then(|| {
-                ts.iter()
-                    .map(|t| t.oldest_pending.max_ms)
-                    .fold(0.0, f64::max)
-            }),
+            oldest_pending_p99_ms: sampled
+                .then(|| by_rule(Metric::OldestPendingP99, ts, |t| t.oldest_pending.p99_ms)),
+            oldest_pending_max_ms: sampled
+                .then(|| by_rule(Metric::OldestPendingMax, ts, |t| t.oldest_pending.max_ms)),
             duplicate_claims: ts
                 .iter()
                 .map(|t| t.duplicates.ledger.duplicate_claims)
@@ -101,13 +103,10 @@ impl CellFigures {
             duplicate_executions: ts.iter().map(TrialResult::duplicate_executions).sum(),
             lost: ts.iter().map(|t| t.reconciliation.lost).sum(),
             lock_wait_share: mean(ts, |t| t.locks.lock_wait_share),
-            transactions_per_job: {
-                let xs: Vec<f64> = ts
-                    .iter()
-                    .filter_map(|t| super::cost::trial_transactions_per_job(claim_only, t))
-                    .collect();
-                (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
-            },
+            transactions_per_job: Metric::TransactionsPerJob.over_repetitions(
+                ts.iter()
+                    .filter_map(|t| super::cost::trial_transactions_per_job(claim_only, t)),
+            ),
         }
     }
 
@@ -173,12 +172,11 @@ impl CellFigures {
 
 /// A figure as the reports print it: times in ms or s, counts whole, rates per second.
 pub fn fmt_value(metric: Metric, v: f64) -> String {
-    if metric.is_time() {
-        fmt_ms(v)
-    } else if metric == Metric::CompletedPerS {
-        format!("{v:.0}/s")
-    } else {
-        format!("{v:.0}")
+    match metric.entry().unit {
+        crate::metric::Unit::Ms => fmt_ms(v),
+        crate::metric::Unit::PerSecond => format!("{v:.0}/s"),
+        crate::metric::Unit::Count => format!("{v:.0}"),
+        crate::metric::Unit::Ratio => format!("{v:.2}"),
     }
 }
 

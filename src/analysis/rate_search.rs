@@ -6,7 +6,7 @@
 
 use super::figures::CellFigures;
 use crate::results::CellResult;
-use crate::slo::{Metric, Slo};
+use crate::slo::Slo;
 use crate::warnings::Warning;
 
 /// The objective a search uses when the workload sets none on queue wait or
@@ -71,12 +71,7 @@ pub use crate::results::{SearchResult, SearchStep};
 pub fn search_slos(slos: &[Slo]) -> Vec<Slo> {
     let own: Vec<Slo> = slos
         .iter()
-        .filter(|s| {
-            matches!(
-                s.metric,
-                Metric::QueueWaitP99 | Metric::OldestPendingP99 | Metric::OldestPendingMax
-            )
-        })
+        .filter(|s| s.metric.entry().needs_arrivals)
         .copied()
         .collect();
     if own.is_empty() {

@@ -264,10 +264,7 @@ fn gate_matches(w: &Workload, i: usize, g: &Gate) -> Result<(), Refusal> {
             ),
         ));
     }
-    let needs_arrivals = matches!(
-        g.check.metric,
-        Metric::QueueWaitP99 | Metric::OldestPendingP99 | Metric::OldestPendingMax
-    );
+    let needs_arrivals = g.check.metric.entry().needs_arrivals;
     let needs_handler = matches!(
         g.check.metric,
         Metric::CompletedPerS | Metric::DuplicateExecutions
