@@ -39,7 +39,6 @@ async fn try_run<D: TestDb>(
         rerun_disturbed: false,
         allow_privileged_sql: true,
         render: runner::Render {
-            summary: claimbench::report::summary::render,
             trial_line: claimbench::report::tables::trial_line,
         },
     };

@@ -323,7 +323,8 @@ fn the_throughput_plot_rings_only_the_recommended_cells() {
 /// the mean and the worst repetition disagree), summary.md's table and SLO line,
 /// cells.csv, the cell figures SLOs read and compare's JSON all give the mean; and
 /// queue wait, measured only where jobs arrived, is blank in cells.csv exactly where
-/// summary.md shows `–`.
+/// summary.md shows `–`. Claim p99, merged over repetitions, is one figure in
+/// summary.md, the terminal, cells.csv and compare's JSON.
 #[test]
 fn every_output_gives_a_cell_the_same_oldest_pending_p99() {
     use claimbench::analysis::figures::CellFigures;
@@ -333,12 +334,14 @@ fn every_output_gives_a_cell_the_same_oldest_pending_p99() {
     .unwrap();
     r.slos = vec![claimbench::slo::Slo::parse("oldest_pending_p99<=1ms").unwrap()];
     let md = claimbench::report::summary::render(&r);
+    let screen = claimbench::report::terminal::render(&r);
     let views = claimbench::report::view::cells(&r);
     let csv = claimbench::report::export::cells_csv(&views).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let comparison =
         serde_json::to_value(claimbench::analysis::compare::compare(&r, &r, false)).unwrap();
+    let phase_label = claimbench::results::phase_label;
     for (i, c) in r.cells.iter().enumerate() {
         let reps: Vec<f64> = c.trials.iter().map(|t| t.oldest_pending.p99_ms).collect();
         assert_eq!(reps.len(), 3);
@@ -372,6 +375,33 @@ fn every_output_gives_a_cell_the_same_oldest_pending_p99() {
                 "{md}"
             );
         }
+
+        // Claim p99 merges every repetition's histogram: the same figure in the table,
+        // the terminal's line, cells.csv and compare.
+        let p99 = CellFigures::of(c).claim_p99_ms.unwrap();
+        assert!(line.contains(&format!("| {p99:.2} |")), "{line}");
+        let screen_line = screen
+            .lines()
+            .find(|l| l.starts_with(&phase_label(c)) && l.contains(&format!(" {} ", c.strategy)))
+            .unwrap_or_else(|| panic!("no {} line in {screen}", c.strategy));
+        assert!(
+            screen_line.contains(&claimbench::analysis::figures::fmt_ms(p99)),
+            "{screen_line}"
+        );
+        let csv_p99: f64 = row[column("claim_p99_us")].parse().unwrap();
+        assert!(
+            (csv_p99 / 1000.0 - p99).abs() < 1e-9,
+            "{csv_p99} against {p99}"
+        );
+        let claim = comparison["cells"][i]["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == "claim_p99")
+            .unwrap()
+            .clone();
+        let value = claim["baseline"]["value"].as_f64().unwrap();
+        assert!((value - p99).abs() < 1e-9, "{claim}");
 
         let metric = comparison["cells"][i]["metrics"]
             .as_array()

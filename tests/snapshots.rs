@@ -4,9 +4,18 @@
 //! `INSTA_UPDATE=always cargo test --test snapshots`, then review the `.snap` diffs.
 
 use claimbench::analysis::compare;
+use claimbench::report::document::{Document, Renderer};
 use claimbench::report::{comparison, export, html, summary, terminal, view};
 use claimbench::results::RunResult;
 use std::path::Path;
+
+/// Three repetitions per cell under arrivals, an SLO and two gates (one fails): the
+/// fixture on which a rule that takes the mean and one that takes the worst repetition
+/// show different numbers (tests/report.rs checks they agree across formats).
+fn three_reps() -> RunResult {
+    RunResult::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/three-reps.json"))
+        .expect("the committed fixture reads")
+}
 
 fn fixture() -> RunResult {
     RunResult::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/run.json"))
@@ -75,5 +84,47 @@ fn terminal_screen() {
 #[test]
 fn report_html_without_its_plots() {
     let r = fixture();
-    insta::assert_snapshot!(html::render(&view::RunView::of(&r), &[], &[], None));
+    let html = html::Html {
+        plots: &[],
+        plot_problems: &[],
+        comparison: None,
+    };
+    insta::assert_snapshot!(html.render(&Document::of(&view::RunView::of(&r))).unwrap());
+}
+
+/// Every format of the three-repetition run, each rendered from one document: summary.md,
+/// report.html (without its plots), the screen, cells.csv, and compare's JSON and
+/// Markdown against the same run with production's p99 doubled.
+#[test]
+fn every_format_of_the_three_repetition_run() {
+    let r = three_reps();
+    let view = view::RunView::of(&r);
+    let doc = Document::of(&view);
+    let html = html::Html {
+        plots: &[],
+        plot_problems: &[],
+        comparison: None,
+    };
+    insta::assert_snapshot!("three_reps_summary_md", summary::Markdown.text(&doc));
+    insta::assert_snapshot!("three_reps_report_html", html.page(&doc));
+    insta::assert_snapshot!("three_reps_terminal", terminal::Terminal.text(&doc));
+    insta::assert_snapshot!(
+        "three_reps_cells_csv",
+        export::CellsCsv.render(&doc).unwrap()
+    );
+    let mut slower = three_reps();
+    for t in slower
+        .cells
+        .iter_mut()
+        .filter(|c| c.strategy.as_str() == "production")
+        .flat_map(|c| &mut c.trials)
+    {
+        t.oldest_pending.p99_ms *= 2.0;
+    }
+    let c = compare::compare(&r, &slower, false);
+    insta::assert_snapshot!("three_reps_compare_markdown", comparison::markdown(&c));
+    insta::assert_snapshot!(
+        "three_reps_compare_json",
+        serde_json::to_string_pretty(&c).expect("a comparison serializes")
+    );
 }

@@ -126,7 +126,6 @@ pub(crate) async fn run(
         rerun_disturbed: true,
         allow_privileged_sql,
         render: runner::Render {
-            summary: report::summary::render,
             trial_line: report::tables::trial_line,
         },
     };

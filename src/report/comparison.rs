@@ -109,7 +109,8 @@ fn failures(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
 /// The comparison section `compare --report` puts at the top of the current run's
 /// report.html: the outcome, what fails it, the regressions, and the before/after plots.
 pub fn html_section(c: &Comparison, baseline: &str, plots: &[Rendered]) -> String {
-    use super::page::{Figure, Section, render};
+    use super::blocks::Section;
+    use super::page::{Figure, render};
     #[derive(serde::Serialize)]
     struct Failure {
         title: String,
@@ -143,6 +144,7 @@ pub fn html_section(c: &Comparison, baseline: &str, plots: &[Rendered]) -> Strin
             "Regressions",
             &["cell", "metric", "baseline", "current", "change", "verdict"],
             &rows,
+            2,
             "Each beyond its threshold in the bad direction, with non-overlapping 95% intervals.",
         )
     });

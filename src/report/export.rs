@@ -168,6 +168,17 @@ pub fn cells_csv(cells: &[CellView]) -> Result<String, ExportError> {
         .unwrap_or_default())
 }
 
+/// cells.csv: the document's cells, one row each.
+pub struct CellsCsv;
+
+impl super::document::Renderer for CellsCsv {
+    type Error = ExportError;
+
+    fn render(&self, doc: &super::document::Document) -> Result<String, ExportError> {
+        cells_csv(doc.cells())
+    }
+}
+
 /// HdrHistogram's percentile distribution text (as Java's
 /// `outputPercentileDistribution(out, 5, 1000.0)` writes it): values in ms.
 pub fn hgrm(h: &HistogramSummary) -> Result<String, ExportError> {

@@ -1,11 +1,17 @@
-//! Renderers from a `RunResult` alone, one module per output format: `summary` (Markdown),
-//! `plots` (PNG + SVG), `html` (the self-contained report), `export` (CSV and HdrHistogram
-//! text). `render_all` writes every one of them next to `run.json`.
+//! The report of a run: `view` computes each cell's figures once, `document` builds every
+//! table and section once from it, and each format renders that document behind one
+//! trait (`document::Renderer`): `summary` (Markdown), `html` (the self-contained page),
+//! `terminal` (the screen) and `export` (cells.csv; also HdrHistogram text per cell).
+//! `plots` draws the figures (PNG + SVG). `render_all` writes every file next to
+//! `run.json`, once per run.
 
 pub mod answers;
+pub mod appendix;
+pub mod blocks;
 pub mod cluster;
 pub mod comparison;
 pub mod cost;
+pub mod document;
 pub mod export;
 pub mod html;
 pub mod page;
@@ -51,14 +57,15 @@ fn render_with(
         let path = path.to_path_buf();
         move |reason| ResultsError::Io { path, reason }
     };
-    // One view of the run for every format written here.
+    // One document of the run for every format written here.
     let view = view::RunView::of(r);
+    let doc = document::Document::of(&view);
     write_atomic(
         &dir.join("summary.md"),
-        summary::render_view(&view).as_bytes(),
+        summary::Markdown.text(&doc).as_bytes(),
     )?;
     let mut problems = Vec::new();
-    match export::cells_csv(&view.cells) {
+    match document::Renderer::render(&export::CellsCsv, &doc) {
         Ok(csv) => write_atomic(&dir.join("cells.csv"), csv.as_bytes())?,
         Err(e) => problems.push(format!("cells.csv not written: {}", chain(&e))),
     }
@@ -108,7 +115,12 @@ fn render_with(
         section
     });
     let html_path = dir.join("report.html");
-    let page = html::render(&view, &rendered, &problems, section.as_deref());
+    let page = html::Html {
+        plots: &rendered,
+        plot_problems: &problems,
+        comparison: section.as_deref(),
+    }
+    .page(&doc);
     write_atomic(&html_path, page.as_bytes())?;
     let plots = rendered
         .iter()

@@ -1,5 +1,5 @@
-//! report.html's view of a run: what its templates show (tables as cells, sections as
-//! blocks, figures), and the minijinja environment that renders them. The markup lives
+//! report.html's templates: figures as the page shows them, and the minijinja
+//! environment that renders the document's tables and sections (report/document.rs). The markup lives
 //! in `src/report/templates/`; values are escaped there, and only the SVG plots and
 //! prose claimbench wrote itself are marked safe.
 
@@ -7,131 +7,6 @@ use super::plots::Rendered;
 use minijinja::Environment;
 use serde::Serialize;
 use std::sync::OnceLock;
-
-/// One table cell; `head` makes it a row heading (`th`).
-#[derive(Debug, Serialize, Default)]
-pub struct Cell {
-    pub text: String,
-    pub bold: bool,
-    pub left: bool,
-    pub head: bool,
-}
-
-#[derive(Debug, Serialize, Default)]
-pub struct Table {
-    pub header: Vec<Cell>,
-    pub rows: Vec<Vec<Cell>>,
-}
-
-/// A cell of a table shared with the Markdown renderer: its whole-cell bold
-/// (`**FAIL**`) is bold here too, not asterisks.
-fn shared_cell(text: &str, left: bool) -> Cell {
-    match text.strip_prefix("**").and_then(|x| x.strip_suffix("**")) {
-        Some(inner) if !inner.is_empty() => Cell {
-            text: inner.to_string(),
-            bold: true,
-            left,
-            head: false,
-        },
-        _ => Cell {
-            text: text.to_string(),
-            left,
-            ..Cell::default()
-        },
-    }
-}
-
-impl Table {
-    /// A table of the summary's kind: the first three columns name the cell and align
-    /// left, numbers right.
-    pub fn of<S: AsRef<str>>(header: &[S], rows: &[Vec<String>]) -> Table {
-        let line = |cells: &mut dyn Iterator<Item = &str>| -> Vec<Cell> {
-            cells
-                .enumerate()
-                .map(|(i, t)| shared_cell(t, i < 3))
-                .collect()
-        };
-        Table {
-            header: line(&mut header.iter().map(AsRef::as_ref)),
-            rows: rows
-                .iter()
-                .map(|r| line(&mut r.iter().map(String::as_str)))
-                .collect(),
-        }
-    }
-
-    /// Name-value rows, the name as the row's heading.
-    pub fn facts(rows: impl Iterator<Item = (String, String)>) -> Table {
-        let cell = |text, head| Cell {
-            text,
-            left: true,
-            head,
-            ..Cell::default()
-        };
-        Table {
-            header: Vec::new(),
-            rows: rows
-                .map(|(k, v)| vec![cell(k, true), cell(v, false)])
-                .collect(),
-        }
-    }
-}
-
-/// A paragraph (bold or not) or a table.
-#[derive(Debug, Serialize)]
-pub struct Block {
-    pub text: String,
-    pub bold: bool,
-    pub table: Option<Table>,
-}
-
-impl Block {
-    pub fn para(text: impl Into<String>) -> Block {
-        Block {
-            text: text.into(),
-            bold: false,
-            table: None,
-        }
-    }
-
-    pub fn strong(text: impl Into<String>) -> Block {
-        Block {
-            bold: true,
-            ..Block::para(text)
-        }
-    }
-
-    pub fn table(t: Table) -> Block {
-        Block {
-            table: Some(t),
-            ..Block::para("")
-        }
-    }
-}
-
-/// A titled section: its blocks, then its how-to-read notes.
-#[derive(Debug, Serialize)]
-pub struct Section {
-    pub title: String,
-    pub blocks: Vec<Block>,
-    pub how: Vec<String>,
-}
-
-impl Section {
-    /// A titled table with its how-to-read note.
-    pub fn table<S: AsRef<str>>(
-        title: &str,
-        header: &[S],
-        rows: &[Vec<String>],
-        how: &str,
-    ) -> Section {
-        Section {
-            title: title.to_string(),
-            blocks: vec![Block::table(Table::of(header, rows))],
-            how: vec![how.to_string()],
-        }
-    }
-}
 
 /// A plot inline, with the sentence on how to read it.
 #[derive(Debug, Serialize)]
@@ -214,6 +89,7 @@ pub fn render(name: &str, context: impl Serialize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::blocks::Section;
 
     #[test]
     fn prose_shows_code_spans_as_code_and_escapes_the_rest() {
@@ -222,17 +98,6 @@ mod tests {
             "the cell <code>recommend</code> picks for a &lt;b&gt; &amp; c"
         );
         assert_eq!(prose("an odd ` tick"), "an odd <code> tick</code>");
-    }
-
-    #[test]
-    fn a_shared_table_names_left_and_keeps_bold_as_bold() {
-        let t = Table::of(
-            &["a", "b", "c", "n"],
-            &[vec!["x".into(), "y".into(), "z".into(), "**FAIL**".into()]],
-        );
-        assert!(t.header[2].left && !t.header[3].left);
-        assert!(t.rows[0][3].bold);
-        assert_eq!(t.rows[0][3].text, "FAIL");
     }
 
     #[test]
@@ -251,7 +116,7 @@ mod tests {
             outcome: "o",
             code: 0,
             failures: Vec::new(),
-            regressions: Section::table("<t>", &["a"], &[vec!["<script>".into()]], "1 < 2"),
+            regressions: Section::table("<t>", &["a"], &[vec!["<script>".into()]], 1, "1 < 2"),
             figures: vec![Figure {
                 id: "f".into(),
                 title: "t".into(),

@@ -1,116 +1,110 @@
-//! `summary.md`: the table a person reads first, in GitHub-flavoured Markdown (fit for a
-//! CI job summary), rendered from a `RunResult` alone. The same text is printed at the
-//! end of a run. Its tables come from `tables.rs`, as report.html's do.
+//! `summary.md`: the report's document (report/document.rs) as GitHub-flavoured
+//! Markdown, the table a person reads first. `run --verbose` and `inspect` print it.
 
-use super::tables::*;
+use super::document::{Block, Document, Part, Renderer, Section, Table};
 use super::view::RunView;
-use crate::markdown::table as markdown_table;
+use crate::markdown::{code, escape, table as markdown_table};
 use crate::results::RunResult;
 use std::fmt::Write;
 
 pub fn render(r: &RunResult) -> String {
-    render_view(&RunView::of(r))
+    Markdown.text(&Document::of(&RunView::of(r)))
 }
 
-/// summary.md from the run's view, computed once for every format of a report.
-pub fn render_view(v: &RunView) -> String {
-    let r = v.run;
-    let mut out = String::new();
-    let _ = writeln!(out, "# claimbench run `{}`\n", r.run_id);
-    let env = &r.environment;
-    let _ = writeln!(
-        out,
-        "Workload **{}** ({}, sha256 `{}`) on {}, {} cores, claimbench {}{}.\n",
-        crate::markdown::escape(&r.workload.name),
-        crate::markdown::code(&r.workload.path),
-        &r.workload.sha256[..r.workload.sha256.len().min(12)],
-        crate::markdown::escape(&targets(r)),
-        env.logical_cores,
-        env.claimbench_version,
-        env.git_revision
-            .as_deref()
-            .map(|g| format!(" ({g})"))
-            .unwrap_or_default(),
-    );
-    for (label, text) in server_notes(r) {
-        let _ = writeln!(out, "**{label}**: {}\n", crate::markdown::escape(&text));
-    }
-    if r.interrupted {
-        let _ = writeln!(
-            out,
-            "**Partial run**: {}.\n",
-            r.stop_reason.as_deref().unwrap_or("stopped early")
-        );
-    }
-    if !v.verdict.is_empty() {
-        let verdict: String = v.verdict.iter().map(|s| format!("- {s}\n")).collect();
-        let _ = writeln!(out, "## Verdict\n\n{verdict}");
-    }
-    let (header, rows) = table(v);
-    markdown_table(&mut out, &header, &rows, 4);
-    let _ = writeln!(out, "\n{}", table_how(r));
-    if let Some(line) = reset_line(r) {
-        let _ = writeln!(out, "\n{line}");
-    }
-    if !r.slos.is_empty() {
-        let (recs, notes) = crate::analysis::recommend::meaningful(r, &r.slos);
-        let _ = writeln!(
-            out,
-            "\n## Recommendation\n\n{}",
-            super::answers::recommendation_text(&recs, &r.slos)
-        );
-        for n in notes {
-            let _ = writeln!(out, "{}\n", crate::markdown::escape(&n));
+/// summary.md: GitHub-flavoured Markdown, fit for a CI job summary.
+pub struct Markdown;
+
+fn table(out: &mut String, t: &Table) {
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|c| match c.bold {
+                    true => format!("**{}**", c.text),
+                    false => c.text.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    markdown_table(out, &t.header_text(), &rows, t.left());
+}
+
+fn blocks(out: &mut String, s: &Section) {
+    for b in &s.blocks {
+        match b {
+            Block { table: Some(t), .. } => {
+                table(out, t);
+                out.push('\n');
+            }
+            Block { bold: true, .. } => {
+                let _ = writeln!(out, "**{}**\n", b.text);
+            }
+            _ => {
+                let _ = writeln!(out, "{}\n", b.text);
+            }
         }
     }
-    if let Some((header, rows)) = super::answers::gate_rows(r) {
-        let _ = writeln!(out, "\n## Gates\n\n{}\n", super::answers::GATES_HOW);
-        markdown_table(&mut out, &header, &rows, 2);
-    }
-    if let Some((header, rows)) = super::answers::search_rows(r) {
+}
+
+impl Markdown {
+    /// The page, which cannot fail.
+    pub fn text(&self, doc: &Document) -> String {
+        let lead = &doc.lead;
+        let mut out = String::new();
+        let _ = writeln!(out, "# claimbench run `{}`\n", lead.run_id);
         let _ = writeln!(
             out,
-            "\n## Sustainable arrival rate\n\n{}\n",
-            super::answers::SEARCH_HOW
+            "Workload **{}** ({}, sha256 `{}`) on {}, {} cores, claimbench {}.\n",
+            escape(&lead.workload_name),
+            code(&lead.workload_path),
+            lead.workload_sha,
+            escape(&lead.targets),
+            lead.cores,
+            lead.version,
         );
-        markdown_table(&mut out, &header, &rows, 4);
-    }
-    if let Some((header, rows)) = super::answers::confidence_rows(r) {
-        let _ = writeln!(
-            out,
-            "\n## Confidence\n\n{}\n",
-            super::answers::CONFIDENCE_HOW
-        );
-        markdown_table(&mut out, &header, &rows, 4);
-    }
-    if let Some((header, rows)) = super::answers::usl_rows(r) {
-        let _ = writeln!(out, "\n## Scalability fit\n\n{}\n", super::answers::USL_HOW);
-        markdown_table(&mut out, &header, &rows, 1);
-    }
-    if let Some((header, rows)) = side_by_side(v) {
-        let _ = writeln!(
-            out,
-            "\n## Backends side by side\n\nThe same cells on each backend, run one after the other in this run; ratios are to the first backend.\n"
-        );
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        markdown_table(&mut out, &header, &rows, 2);
-        let _ = writeln!(out, "\n{}", durability(r));
-    }
-    for s in sections(r) {
-        let _ = writeln!(out, "\n## {}\n\n{}\n", s.title, s.how);
-        markdown_table(&mut out, &s.header, &s.rows, s.left);
-    }
-    if !v.warnings.is_empty() {
-        out.push_str("\n## Warnings\n\n");
-        for w in &v.warnings {
-            out.push_str(w);
-            out.push('\n');
+        for (label, text) in &doc.notes {
+            let _ = writeln!(out, "**{label}**: {}\n", escape(text));
         }
+        if let Some(why) = &doc.partial {
+            let _ = writeln!(out, "**Partial run**: {why}.\n");
+        }
+        if !doc.verdict.is_empty() {
+            let verdict: String = doc.verdict.iter().map(|s| format!("- {s}\n")).collect();
+            let _ = writeln!(out, "## Verdict\n\n{verdict}");
+        }
+        for s in &doc.sections {
+            // The cell table opens the page under the verdict, its notes after it; every
+            // other section is a heading, how to read it, then its blocks.
+            if s.part == Part::Cells {
+                blocks(&mut out, s);
+                for h in &s.how {
+                    let _ = writeln!(out, "{h}\n");
+                }
+                continue;
+            }
+            let _ = writeln!(out, "## {}\n", s.title);
+            for h in &s.how {
+                let _ = writeln!(out, "{h}\n");
+            }
+            blocks(&mut out, s);
+        }
+        if !doc.warnings.is_empty() {
+            out.push_str("## Warnings\n\n");
+            for w in &doc.warnings {
+                let _ = writeln!(out, "- {w}");
+            }
+        }
+        out
     }
-    out.push_str(
-        "\nclaimed/s and completed/s are steady-state means after warm-up (± is the spread across repetitions); latencies merge every repetition's histogram; dup claims come from the claim ledger, dup exec from the ledger and from the effects table (they must agree).\n",
-    );
-    out
+}
+
+impl Renderer for Markdown {
+    type Error = std::convert::Infallible;
+
+    fn render(&self, doc: &Document) -> Result<String, Self::Error> {
+        Ok(self.text(doc))
+    }
 }
 
 #[cfg(test)]
@@ -118,6 +112,7 @@ mod tests {
     use super::*;
     use crate::backend::BackendKind;
     use crate::metrics::{HistogramSummary, new_histogram};
+    use crate::report::tables::{CLAIM_ONLY_HOW, server_notes, side_by_side};
     use crate::results::{CellResult, TrialResult};
     use crate::strategy::Strategy;
     use crate::warnings::Warning;

@@ -746,3 +746,73 @@ const LATENCY_AND_DUPS: [(&str, CellColumn); 3] = [
     ("claim p99 ms", |v| ms_of(&v.claim, v.claim.p99_us)),
     ("dup claims", |v| v.duplicate_claims.to_string()),
 ];
+
+/// One line per cell: its key (backend and layout only when the run has several),
+/// jobs/s, claim p99, duplicate claims, lost jobs, and `!` for a cell that missed an
+/// SLO or warned.
+pub fn glance(v: &RunView) -> super::blocks::Table {
+    let (r, cells) = (v.run, &v.cells);
+    let several = |f: fn(&crate::results::CellResult) -> String| {
+        let mut v: Vec<String> = cells.iter().map(|c| f(c.cell)).collect();
+        v.sort();
+        v.dedup();
+        v.len() > 1
+    };
+    let phases =
+        several(|c| c.phase.clone()) || r.cells.iter().any(|c| c.arrival_rate_per_s.is_some());
+    let backends = several(|c| c.backend.to_string());
+    let layouts = several(|c| c.index_layout.clone());
+    let mut header = Vec::new();
+    if phases {
+        header.push("phase");
+    }
+    if backends {
+        header.push("backend");
+    }
+    header.push("strategy");
+    if layouts {
+        header.push("layout");
+    }
+    header.extend([
+        "workers",
+        "batch",
+        "jobs/s",
+        "claim p99",
+        "dup claims",
+        "lost",
+        "",
+    ]);
+    let rows = cells
+        .iter()
+        .map(|v| {
+            let c = v.cell;
+            let mut row = Vec::new();
+            if phases {
+                row.push(crate::results::phase_label(c));
+            }
+            if backends {
+                row.push(c.backend.to_string());
+            }
+            row.push(c.strategy.to_string());
+            if layouts {
+                row.push(c.index_layout.clone());
+            }
+            let warned = c.trials.iter().any(|t| !t.warnings.is_empty())
+                || !v.figures.misses(&r.slos).is_empty();
+            row.extend([
+                c.workers.to_string(),
+                c.batch_size.to_string(),
+                format!("{:.0}", v.figures.throughput),
+                v.figures
+                    .claim_p99_ms
+                    .map_or("–".into(), crate::analysis::figures::fmt_ms),
+                v.duplicate_claims.to_string(),
+                v.lost.to_string(),
+                if warned { "!".into() } else { String::new() },
+            ]);
+            row
+        })
+        .collect::<Vec<Vec<String>>>();
+    let names = header.len() - 7;
+    super::blocks::Table::of(&header, &rows, names)
+}

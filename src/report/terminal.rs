@@ -3,9 +3,8 @@
 //! (the first few) and where the rest is. summary.md and report.html hold everything; `run --verbose`
 //! prints summary.md instead.
 
-use super::tables::{server_notes, targets};
-use super::view;
-use crate::analysis::figures::fmt_ms;
+use super::document::{Document, Part, Renderer, Section, Table};
+use super::view::RunView;
 use crate::results::RunResult;
 use std::fmt::Write;
 
@@ -32,143 +31,93 @@ fn para(out: &mut String, first: &str, text: &str) {
 }
 
 pub fn render(r: &RunResult) -> String {
-    let v = view::RunView::of(r);
-    let mut out = String::new();
-    let env = &r.environment;
-    para(
-        &mut out,
-        "",
-        &format!(
-            "claimbench run {}: workload {} on {}, {} cores.",
-            r.run_id,
-            r.workload.name,
-            targets(r),
-            env.logical_cores
-        ),
-    );
-    for (label, text) in server_notes(r) {
-        out.push('\n');
-        para(&mut out, &format!("{label}: "), &text);
-    }
-    if r.interrupted {
-        out.push('\n');
-        para(
-            &mut out,
-            "Partial run: ",
-            r.stop_reason.as_deref().unwrap_or("stopped early"),
-        );
-    }
-    if !v.verdict.is_empty() {
-        out.push_str("\nVerdict\n");
-        for s in &v.verdict {
-            para(&mut out, "  - ", s);
-        }
-    }
-    let (header, rows) = cell_table(&v);
-    if !rows.is_empty() {
-        out.push('\n');
-        aligned(&mut out, &header, &rows);
-        if rows
-            .iter()
-            .any(|row| row.last().is_some_and(|m| !m.is_empty()))
-        {
-            let _ = writeln!(
-                out,
-                "  ! missed an SLO or carries a warning (see summary.md)"
-            );
-        }
-    }
-    if let Some((header, rows)) = super::answers::gate_rows(r) {
-        let failed = rows.iter().filter(|g| g[3] != "pass").count();
-        let _ = writeln!(out, "\nGates ({failed} of {} failed)", rows.len());
-        let rows: Vec<Vec<String>> = rows
-            .into_iter()
-            .map(|g| g.into_iter().map(|v| v.replace("**", "")).collect())
-            .collect();
-        aligned(&mut out, &header, &rows);
-    }
-    let warnings = &v.warnings;
-    if !warnings.is_empty() {
-        let _ = writeln!(out, "\nWarnings ({})", warnings.len());
-        for w in warnings.iter().take(WARNINGS_SHOWN) {
-            para(&mut out, "  - ", w.trim_start_matches("- "));
-        }
-        if warnings.len() > WARNINGS_SHOWN {
-            let _ = writeln!(
-                out,
-                "  and {} more in summary.md",
-                warnings.len() - WARNINGS_SHOWN
-            );
-        }
-    }
-    out
+    Terminal.text(&Document::of(&RunView::of(r)))
 }
 
-/// One line per cell: its key (backend and layout only when the run has several),
-/// jobs/s, claim p99, duplicate claims, lost jobs, and `!` for a cell that missed an
-/// SLO or warned.
-fn cell_table(v: &view::RunView) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let (r, cells) = (v.run, &v.cells);
-    let several = |f: fn(&crate::results::CellResult) -> String| {
-        let mut v: Vec<String> = cells.iter().map(|c| f(c.cell)).collect();
-        v.sort();
-        v.dedup();
-        v.len() > 1
-    };
-    let phases =
-        several(|c| c.phase.clone()) || r.cells.iter().any(|c| c.arrival_rate_per_s.is_some());
-    let backends = several(|c| c.backend.to_string());
-    let layouts = several(|c| c.index_layout.clone());
-    let mut header = Vec::new();
-    if phases {
-        header.push("phase");
-    }
-    if backends {
-        header.push("backend");
-    }
-    header.push("strategy");
-    if layouts {
-        header.push("layout");
-    }
-    header.extend([
-        "workers",
-        "batch",
-        "jobs/s",
-        "claim p99",
-        "dup claims",
-        "lost",
-        "",
-    ]);
-    let rows = cells
+/// The screen: a minute's reading, plain text (no Markdown marks).
+pub struct Terminal;
+
+/// A table's text as the screen shows it: bold is for the page, not the screen.
+fn plain(t: &Table) -> (Vec<&str>, Vec<Vec<String>>) {
+    let rows = t
+        .rows
         .iter()
-        .map(|v| {
-            let c = v.cell;
-            let mut row = Vec::new();
-            if phases {
-                row.push(crate::results::phase_label(c));
-            }
-            if backends {
-                row.push(c.backend.to_string());
-            }
-            row.push(c.strategy.to_string());
-            if layouts {
-                row.push(c.index_layout.clone());
-            }
-            let warned = c.trials.iter().any(|t| !t.warnings.is_empty())
-                || !v.figures.misses(&r.slos).is_empty();
-            row.extend([
-                c.workers.to_string(),
-                c.batch_size.to_string(),
-                format!("{:.0}", v.figures.throughput),
-                v.figures.claim_p99_ms.map_or("–".into(), fmt_ms),
-                v.duplicate_claims.to_string(),
-                v.lost.to_string(),
-                if warned { "!".into() } else { String::new() },
-            ]);
-            row
-        })
+        .map(|row| row.iter().map(|c| c.text.clone()).collect())
         .collect();
-    (header, rows)
+    (t.header_text(), rows)
+}
+
+impl Terminal {
+    /// The screen, which cannot fail.
+    pub fn text(&self, doc: &Document) -> String {
+        let lead = &doc.lead;
+        let mut out = String::new();
+        para(
+            &mut out,
+            "",
+            &format!(
+                "claimbench run {}: workload {} on {}, {} cores.",
+                lead.run_id, lead.workload_name, lead.targets, lead.cores
+            ),
+        );
+        for (label, text) in &doc.notes {
+            out.push('\n');
+            para(&mut out, &format!("{label}: "), text);
+        }
+        if let Some(why) = &doc.partial {
+            out.push('\n');
+            para(&mut out, "Partial run: ", why);
+        }
+        if !doc.verdict.is_empty() {
+            out.push_str("\nVerdict\n");
+            for s in &doc.verdict {
+                para(&mut out, "  - ", s);
+            }
+        }
+        let (header, rows) = plain(&doc.glance);
+        if !rows.is_empty() {
+            out.push('\n');
+            aligned(&mut out, &header, &rows);
+            if rows
+                .iter()
+                .any(|row| row.last().is_some_and(|m| !m.is_empty()))
+            {
+                let _ = writeln!(
+                    out,
+                    "  ! missed an SLO or carries a warning (see summary.md)"
+                );
+            }
+        }
+        if let Some(gates) = doc.section(Part::Gates).and_then(Section::first_table) {
+            let (header, rows) = plain(gates);
+            let failed = rows.iter().filter(|g| g[3] != "pass").count();
+            let _ = writeln!(out, "\nGates ({failed} of {} failed)", rows.len());
+            aligned(&mut out, &header, &rows);
+        }
+        let warnings = &doc.warnings;
+        if !warnings.is_empty() {
+            let _ = writeln!(out, "\nWarnings ({})", warnings.len());
+            for w in warnings.iter().take(WARNINGS_SHOWN) {
+                para(&mut out, "  - ", w);
+            }
+            if warnings.len() > WARNINGS_SHOWN {
+                let _ = writeln!(
+                    out,
+                    "  and {} more in summary.md",
+                    warnings.len() - WARNINGS_SHOWN
+                );
+            }
+        }
+        out
+    }
+}
+
+impl Renderer for Terminal {
+    type Error = std::convert::Infallible;
+
+    fn render(&self, doc: &Document) -> Result<String, Self::Error> {
+        Ok(self.text(doc))
+    }
 }
 
 /// Columns padded to their widest entry: names left, numbers right.

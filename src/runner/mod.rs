@@ -172,12 +172,11 @@ pub struct RunOptions {
     pub render: Render,
 }
 
-/// The renderers the runner calls while a run goes on.
+/// The renderers the runner calls while a run goes on. The report files are the
+/// command's, written once when the run ends (run.json is written as each cell
+/// finishes, so a run killed outright still leaves its cells for `claimbench report`).
 #[derive(Clone, Copy)]
 pub struct Render {
-    /// summary.md for the run so far, rewritten as each cell finishes, so that a run
-    /// that stops leaves one a person can read.
-    pub summary: fn(&RunResult) -> String,
     /// One finished trial's progress line on stderr (`claim_only`: the cell runs
     /// claims alone).
     pub trial_line: fn(&crate::results::TrialResult, bool) -> String,
@@ -336,8 +335,8 @@ pub async fn run<B: Backend>(
         let by = interrupt.interrupted_by.get().copied().unwrap_or("Ctrl-C");
         p.result.stop_reason = Some(format!("interrupted by {by}"));
     }
-    let (mut result, dir, render) = (p.result, p.dir.clone(), p.render);
-    write_all(&mut result, &dir, render).map_err(|e| RunFailure {
+    let (mut result, dir) = (p.result, p.dir.clone());
+    write_all(&mut result, &dir).map_err(|e| RunFailure {
         error: e.into(),
         partial: None,
     })?;
@@ -555,7 +554,7 @@ impl Progress<'_> {
     fn fail(&mut self, error: RunError) -> RunFailure {
         self.result.interrupted = true;
         self.result.stop_reason = Some(error.to_string());
-        let partial = write_partial(&mut self.result, &self.dir, self.render);
+        let partial = write_partial(&mut self.result, &self.dir);
         RunFailure { error, partial }
     }
 
@@ -668,7 +667,7 @@ impl Progress<'_> {
             }
         }
         push_cell(&mut self.result, cell);
-        write_all(&mut self.result, &self.dir, self.render).map_err(|e| RunFailure {
+        write_all(&mut self.result, &self.dir).map_err(|e| RunFailure {
             error: e.into(),
             partial: None,
         })?;
@@ -743,7 +742,7 @@ impl Progress<'_> {
             sustained_per_s: search.sustained(),
             steps,
         });
-        write_all(&mut self.result, &self.dir, self.render).map_err(|e| RunFailure {
+        write_all(&mut self.result, &self.dir).map_err(|e| RunFailure {
             error: e.into(),
             partial: None,
         })?;
@@ -778,26 +777,23 @@ fn push_cell(result: &mut RunResult, cell: CellResult) {
     }
 }
 
+/// run.json with the run so far, stamped with the time.
 fn write_all(
     result: &mut RunResult,
     dir: &std::path::Path,
-    render: Render,
 ) -> Result<(), crate::results::ResultsError> {
     result.finished_at = chrono::Utc::now().to_rfc3339();
     std::fs::create_dir_all(dir).map_err(|reason| crate::results::ResultsError::Io {
         path: dir.to_path_buf(),
         reason,
     })?;
-    result.write(dir)?;
-    crate::results::write_atomic(&dir.join("summary.md"), (render.summary)(result).as_bytes())
+    result.write(dir).map(|_| ())
 }
 
 /// Writes what finished before an error; nothing when nothing finished.
-fn write_partial(result: &mut RunResult, dir: &std::path::Path, render: Render) -> Option<PathBuf> {
+fn write_partial(result: &mut RunResult, dir: &std::path::Path) -> Option<PathBuf> {
     if result.cells.is_empty() {
         return None;
     }
-    write_all(result, dir, render)
-        .ok()
-        .map(|_| dir.to_path_buf())
+    write_all(result, dir).ok().map(|_| dir.to_path_buf())
 }
