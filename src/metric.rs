@@ -30,6 +30,12 @@ pub enum Metric {
     TransactionsPerJob,
 }
 
+impl std::fmt::Display for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What a figure counts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -157,6 +163,17 @@ impl Metric {
         CATALOGUE.iter().find(|e| e.name == name).map(|e| e.metric)
     }
 
+    /// `v` as a person reads this metric: milliseconds scaled to their size, a rate per
+    /// second, a ratio per job, a count.
+    pub fn show(self, v: f64) -> String {
+        match self.entry().unit {
+            Unit::Ms => fmt_ms(v),
+            Unit::PerSecond => format!("{v:.0}/s"),
+            Unit::Ratio => format!("{v:.2}/job"),
+            Unit::Count => format!("{v:.0}"),
+        }
+    }
+
     pub fn is_time(self) -> bool {
         self.entry().unit == Unit::Ms
     }
@@ -192,6 +209,20 @@ impl Metric {
     /// The metrics `compare` judges, in the catalogue's order.
     pub fn compared() -> impl Iterator<Item = &'static Entry> {
         CATALOGUE.iter().filter(|e| e.compare_threshold.is_some())
+    }
+}
+
+/// Milliseconds with as many digits as their size deserves: "1.3 s", "25 ms", "4.2 ms",
+/// "0.47 ms".
+pub fn fmt_ms(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.1} s", v / 1000.0)
+    } else if v >= 10.0 {
+        format!("{v:.0} ms")
+    } else if v >= 1.0 {
+        format!("{v:.1} ms")
+    } else {
+        format!("{v:.2} ms")
     }
 }
 

@@ -154,7 +154,8 @@ fn quantile<'a>(parts: impl Iterator<Item = &'a HistogramSummary>, q: f64) -> Op
 /// A metric of one cell, before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetricChange {
-    pub metric: String,
+    /// Serialized by its catalogue name, as compare's JSON always wrote it.
+    pub metric: Metric,
     pub baseline: Option<Estimate>,
     pub current: Option<Estimate>,
     /// (current − baseline) / baseline.
@@ -335,7 +336,7 @@ pub fn compare_with(
                     .or(m.compare_threshold)?;
                 let (change, verdict) = judge(before, after, m.higher_is_better, threshold);
                 Some(MetricChange {
-                    metric: m.name.to_string(),
+                    metric: m.metric,
                     baseline: before,
                     current: after,
                     change,

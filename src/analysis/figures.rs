@@ -1,6 +1,7 @@
 //! The figures of one cell, repetitions merged: what SLOs, `recommend` and the verdict
 //! read, computed one way for all of them.
 
+pub use crate::metric::fmt_ms;
 use crate::metrics::{HistogramSummary, merge_summaries};
 use crate::results::{CellResult, TrialResult};
 use crate::slo::{Metric, Slo};
@@ -157,7 +158,7 @@ impl CellFigures {
         slos.iter()
             .filter_map(|s| {
                 let v = self.value(s.metric)?;
-                (!s.holds(Some(v))).then(|| format!("{s} (measured {})", fmt_value(s.metric, v)))
+                (!s.holds(Some(v))).then(|| format!("{s} (measured {})", s.metric.show(v)))
             })
             .collect()
     }
@@ -167,28 +168,5 @@ impl CellFigures {
         slos.iter()
             .filter(|s| self.value(s.metric).is_none())
             .collect()
-    }
-}
-
-/// A figure as the reports print it: times in ms or s, counts whole, rates per second.
-pub fn fmt_value(metric: Metric, v: f64) -> String {
-    match metric.entry().unit {
-        crate::metric::Unit::Ms => fmt_ms(v),
-        crate::metric::Unit::PerSecond => format!("{v:.0}/s"),
-        crate::metric::Unit::Count => format!("{v:.0}"),
-        crate::metric::Unit::Ratio => format!("{v:.2}"),
-    }
-}
-
-/// Milliseconds with a precision that suits their size: 0.42 ms, 12.3 ms, 4.2 s.
-pub fn fmt_ms(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{:.1} s", v / 1000.0)
-    } else if v >= 10.0 {
-        format!("{v:.0} ms")
-    } else if v >= 1.0 {
-        format!("{v:.1} ms")
-    } else {
-        format!("{v:.2} ms")
     }
 }

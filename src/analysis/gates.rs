@@ -4,7 +4,7 @@
 //! cells, a gate that any matching cell misses fails the run (exit 3), on every run and
 //! in `compare`.
 
-use super::figures::{CellFigures, fmt_value};
+use super::figures::CellFigures;
 use crate::results::RunResult;
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +38,7 @@ pub fn check(r: &RunResult) -> Vec<GateResult> {
             out.push(GateResult {
                 gate: g.label(),
                 cell: crate::results::cell_key(c),
-                measured: Some(fmt_value(g.check.metric, v)),
+                measured: Some(g.check.metric.show(v)),
                 passed: g.check.holds(Some(v)),
             });
         }

@@ -3,15 +3,11 @@
 
 use super::plots::Rendered;
 use crate::analysis::compare::{CellComparison, Comparison, Estimate, MetricChange, Verdict};
-use crate::analysis::figures::fmt_ms;
 use std::fmt::Write;
 
-fn est(e: &Option<Estimate>, metric: &str) -> String {
-    let show = |v: f64| match metric {
-        "throughput" => format!("{v:.0}/s"),
-        "transactions_per_job" => format!("{v:.2}/job"),
-        _ => fmt_ms(v),
-    };
+/// An estimate in its metric's unit (the catalogue's), with its interval when known.
+fn est(e: &Option<Estimate>, metric: crate::metric::Metric) -> String {
+    let show = |v: f64| metric.show(v);
     match e {
         Some(e) if e.noise_known && e.low != e.high => {
             format!("{} [{} – {}]", show(e.value), show(e.low), show(e.high))
@@ -48,9 +44,9 @@ fn per_cell(c: &Comparison, list: fn(&CellComparison) -> &Vec<String>) -> Vec<St
 fn metric_cells(cell: &[String], m: &MetricChange) -> Vec<String> {
     vec![
         cell.join(" "),
-        m.metric.clone(),
-        est(&m.baseline, &m.metric),
-        est(&m.current, &m.metric),
+        m.metric.to_string(),
+        est(&m.baseline, m.metric),
+        est(&m.current, m.metric),
         m.change
             .map_or("–".into(), |x| format!("{:+.1}%", x * 100.0)),
         m.verdict.to_string(),
