@@ -91,11 +91,9 @@ pub struct CellView<'a> {
     pub client_cpu_us_per_claim: f64,
     /// Mean over the repetitions that measured it (a local server).
     pub server_cpu_s: Option<f64>,
-    /// Oldest-pending age: p50 and p99 averaged over repetitions, the max of maxima (the
-    /// catalogue's rules, as `figures`).
+    /// Oldest-pending age p50 averaged over repetitions (its p99 and max are in
+    /// `figures`, under the catalogue's rules).
     pub oldest_pending_p50_ms: f64,
-    pub oldest_pending_p99_ms: f64,
-    pub oldest_pending_max_ms: f64,
     pub dead_tuples: i64,
     /// Sizes after the last repetition.
     pub table_bytes: i64,
@@ -137,11 +135,6 @@ impl<'a> CellView<'a> {
             server_cpu_s: (!server.is_empty())
                 .then(|| server.iter().sum::<f64>() / server.len() as f64),
             oldest_pending_p50_ms: Spread::of(t, |t| t.oldest_pending.p50_ms).mean,
-            oldest_pending_p99_ms: Spread::of(t, |t| t.oldest_pending.p99_ms).mean,
-            oldest_pending_max_ms: t
-                .iter()
-                .map(|t| t.oldest_pending.max_ms)
-                .fold(0.0, f64::max),
             dead_tuples: isum(&|t| t.resources.table.dead_tuples),
             table_bytes: t.last().map_or(0, |t| t.resources.table.table_bytes),
             index_bytes: t.last().map_or(0, |t| t.resources.table.index_bytes),
