@@ -11,6 +11,7 @@ pub mod named_params;
 pub mod registry;
 
 use crate::backend_kind::{BackendKind, ENGINE_COUNT};
+use named_params::Param;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -253,6 +254,24 @@ impl Strategy {
         self.sql(kind).unwrap_or_default()
     }
 
+    /// What its first statement binds, in order — the claim for a claim-shaped strategy,
+    /// else its select step — as PostgreSQL's `$n` and SQL Server's `@Pn` take them: a
+    /// declared claim's from its named parameters, a built-in's from its entry (the
+    /// window for `offset-start`, the worker id for a sharded select). Each backend's
+    /// binder reads this list; a statement file that takes other parameters fails
+    /// `every_builtin_statement_takes_the_parameters_its_entry_binds`.
+    pub fn binds(&self) -> &[Param] {
+        use Param::*;
+        const CLAIM: [Param; 3] = [Batch, WorkerId, Window];
+        const SELECT: [Param; 2] = [Batch, WorkerId];
+        let def = self.def();
+        match (&def.custom, def.shape) {
+            (Some(src), _) => &src.params,
+            (None, Shape::Claim) => &CLAIM[..2 + usize::from(def.offset_window.is_some())],
+            (None, _) => &SELECT[..1 + usize::from(def.sharded)],
+        }
+    }
+
     /// A built-in strategy's `setup` step on `kind`, when its file there has one: the
     /// tables and triggers a technique needs beside the seed's schema (`ready-table`).
     /// A declared strategy has none.
@@ -371,6 +390,48 @@ impl<'de> Deserialize<'de> for Strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The highest `$n` (PostgreSQL) or `@Pn` (SQL Server) a statement uses.
+    fn highest_param(sql: &str, mark: &str) -> usize {
+        sql.match_indices(mark)
+            .filter_map(|(at, _)| {
+                let digits: String = sql[at + mark.len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse().ok()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Each backend binds a built-in's first statement (its claim, or its select step)
+    /// from [`Strategy::binds`]: the file on PostgreSQL and SQL Server must take exactly
+    /// that many positional parameters, so a new entry whose statement needs another
+    /// value fails here instead of at its first claim.
+    #[test]
+    fn every_builtin_statement_takes_the_parameters_its_entry_binds() {
+        let mut checked = 0;
+        for s in Strategy::builtin() {
+            for (kind, mark) in [(BackendKind::Postgres, "$"), (BackendKind::Mssql, "@P")] {
+                let Some(file) = s.sql(kind) else { continue };
+                // A file without steps is its claim (`sql_steps` names it so).
+                let wanted = match s.shape() {
+                    Shape::Claim => "claim",
+                    _ => "select",
+                };
+                let first = crate::statements::step(file, wanted);
+                assert_eq!(
+                    highest_param(first, mark),
+                    s.binds().len(),
+                    "{s} on {kind}: binds {:?}",
+                    s.binds()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "only {checked} statements checked");
+    }
 
     /// Every built-in has a colour of its own, none a declared strategy's, and
     /// offset-start's windows shade the technique's colour rather than take another's.

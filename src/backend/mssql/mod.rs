@@ -138,7 +138,7 @@ pub enum Bind<'a> {
 }
 
 /// Binds of a claim statement: @P1 = @Limit, @P2 = @WorkerId, and for `offset-start`
-/// @P3 = @Window; how many of the three it takes.
+/// @P3 = @Window; how many of the three it takes ([`Strategy::binds`]).
 pub fn claim_binds<'a>(
     strategy: &Strategy,
     batch: u32,
@@ -148,7 +148,7 @@ pub fn claim_binds<'a>(
     let k = window.map_or(0, |k| k.min(crate::strategy::MAX_OFFSET_WINDOW) as i32);
     (
         [Bind::Int(batch as i32), Bind::Text(worker_id), Bind::Int(k)],
-        2 + usize::from(window.is_some()),
+        strategy.binds().len(),
     )
 }
 
@@ -188,9 +188,9 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let select = match strategy.def().sharded {
-        true => show(&sharded_select_binds(batch, "<worker id>")),
-        false => show(&select_binds(batch)),
+    let select = match strategy.binds().len() {
+        2 => show(&sharded_select_binds(batch, "<worker id>")),
+        _ => show(&select_binds(batch)),
     };
     match strategy.shape() {
         Shape::Claim => {

@@ -7,14 +7,10 @@
 
 use crate::backend::ClaimedJob;
 use crate::strategy::named_params::Param;
-use crate::strategy::{MAX_OFFSET_WINDOW, Shape, Strategy};
+use crate::strategy::{MAX_OFFSET_WINDOW, Strategy};
 use futures_util::TryStreamExt;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Row, RowStream, Statement};
-
-/// Built-in claim statements bind `$1` batch, `$2` worker id, and (`offset-start`)
-/// `$3` its window.
-const BUILTIN_PARAMS: [Param; 3] = [Param::Batch, Param::WorkerId, Param::Window];
 
 /// How the batch is bound: as the integer type the server inferred for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,15 +37,10 @@ pub struct Binds {
     window: i32,
 }
 
-/// What `strategy`'s claim (or, for a two-step strategy, its select step, which takes
-/// the batch alone) binds to `$1`, `$2`, `$3`, in order.
+/// What `strategy`'s claim (or, for a two-step strategy, its select step) binds to
+/// `$1`, `$2`, `$3`, in order: the strategy's own list ([`Strategy::binds`]).
 pub fn params(strategy: &Strategy) -> &[Param] {
-    match (&strategy.def().custom, strategy.shape()) {
-        (Some(src), _) => &src.params,
-        (None, Shape::Claim) if strategy.def().offset_window.is_some() => &BUILTIN_PARAMS,
-        (None, Shape::Claim) => &BUILTIN_PARAMS[..2],
-        (None, _) => &BUILTIN_PARAMS[..1],
-    }
+    strategy.binds()
 }
 
 impl Binds {

@@ -296,14 +296,22 @@ impl Lifecycle for PostgresSession {
     }
 }
 
-/// A two-step strategy's select binds the batch, and a sharded one the worker id after
-/// it (its shard map's key): the values, and how many of them to send.
+/// A two-step strategy's select binds what its entry lists ([`Strategy::binds`]): the
+/// batch, and for a sharded one the worker id after it (its shard map's key). The
+/// values, and how many of them to send (an array, not a Vec: this is every claim).
 fn select_args<'a>(
     strategy: &Strategy,
     batch: &'a i64,
     worker_id: &'a String,
 ) -> ([&'a (dyn ToSql + Sync); 2], usize) {
-    ([batch, worker_id], 1 + usize::from(strategy.def().sharded))
+    let binds = strategy.binds();
+    debug_assert!(
+        binds
+            .iter()
+            .zip([Param::Batch, Param::WorkerId])
+            .all(|(a, b)| *a == b)
+    );
+    ([batch, worker_id], binds.len())
 }
 
 fn claimed_row(r: &tokio_postgres::Row) -> ClaimedJob {
