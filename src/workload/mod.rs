@@ -1,5 +1,5 @@
 //! Workload files: TOML as the user typed it (`raw.rs`), checked field by field
-//! (`validate.rs`) and as a whole (`coherence.rs`), into the validated types
+//! (`validate/`) and as a whole (`coherence.rs`), into the validated types
 //! (`types.rs`, a [`Workload`]). Names shared with other modules (shipped layouts,
 //! declared names, queue names) are checked by `crate::names`.
 //!

@@ -1,5 +1,5 @@
 //! The validated workload: what the runner, the backends and the reports see, every
-//! value already checked (validate.rs makes these from the raw TOML).
+//! value already checked (validate/ makes these from the raw TOML).
 
 use super::*;
 
