@@ -104,6 +104,11 @@ pub fn queue_name_fits(kind: BackendKind, name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The role a workload's own SQL runs as on a PostgreSQL server claimbench started
+/// (`migrations/postgres/privilege.sql` creates it): no superuser, none of the roles
+/// that reach the host. The pooler claimbench starts lets it in by this name.
+pub const WORKLOAD_ROLE: &str = "claimbench_workload";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,7 @@ const LAYERS: &[&[&str]] = &[
         "warnings",
         "embedded",
         "netdelay",
+        "pooler",
     ],
     // what a workload names
     &["strategy", "custom_layout"],

@@ -36,3 +36,9 @@ SELECT current_user::text,
        pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'),
        pg_has_role(current_user, 'pg_write_server_files', 'MEMBER')
   FROM pg_roles r WHERE r.rolname = current_user
+
+-- step: pooled-search-path
+-- {schema} the run's schema, quoted. When the workers reach the embedded server through
+-- a transaction-mode pooler, a session's SET search_path would stay on whichever server
+-- connection ran it: the role's default gives every server connection the schema.
+ALTER ROLE claimbench_workload SET search_path TO {schema}

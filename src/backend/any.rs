@@ -77,6 +77,16 @@ impl AnyBackend {
         }
     }
 
+    /// On PostgreSQL, workers connect through a pooler (see
+    /// `PostgresBackend::with_pooler`); other backends have none (validation refuses
+    /// a pooler for them).
+    pub fn with_pooler(self, route: super::postgres::PoolerRoute) -> AnyBackend {
+        match self {
+            AnyBackend::Postgres(b) => AnyBackend::Postgres(b.with_pooler(route)),
+            other => other,
+        }
+    }
+
     /// On PostgreSQL, reset trials by copying a pristine database (for a cluster
     /// claimbench started: it creates and drops databases); other backends unchanged.
     pub fn with_pristine_copies(self) -> AnyBackend {

@@ -97,8 +97,14 @@ pub(crate) async fn run(
         };
         let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
         let own_mariadb = mariadb.as_ref().filter(|_| kind == BackendKind::Mysql);
-        let backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
+        let mut backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
         let own_servers = embedded.as_ref().filter(|_| own_cluster);
+        if let Some(p) = own_servers.and_then(|e| e.pooler.as_ref()) {
+            backend = backend.with_pooler(claimbench::backend::postgres::PoolerRoute {
+                addr: Some(p.address()),
+                mode: p.mode(),
+            });
+        }
         let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(
             &workload,

@@ -221,7 +221,10 @@ pub(crate) fn failover_action(
     if kind != BackendKind::Postgres {
         return Err(no_failover(w, kind, None));
     }
-    if let Some(Embedded { pg, standby_link }) = own {
+    if let Some(Embedded {
+        pg, standby_link, ..
+    }) = own
+    {
         if w.topology.kind != TopologyKind::PrimaryStandby {
             bail!(
                 "{file}: faults.failover_at_s needs a standby to promote: add [topology] kind = \"primary-standby\" (or give --db with --failover-command for your cluster)"
@@ -275,6 +278,8 @@ fn run_shell(cmd: &str, flag: &str) -> std::result::Result<(), String> {
 /// The throw-away servers of a run, kept alive until it ends: the cluster (with its
 /// standby) and the delaying proxy on the standby's link, if any.
 pub(crate) struct Embedded {
+    /// Dropped first: the pooler goes before the server it pools.
+    pub pooler: Option<claimbench::embedded::pgbouncer::EmbeddedPgBouncer>,
     pub pg: Arc<EmbeddedPostgres>,
     /// Dropped after the cluster (fields drop in order): the standby never loses its
     /// link while it runs. A failover cuts it (a zone going dark).
@@ -359,12 +364,41 @@ pub(crate) fn start_embedded(
             label_suffix.push_str(&format!(" over a {rtt} link"));
         }
     }
+    let pooler = match topology.pooler {
+        Some(p) => {
+            let started =
+                claimbench::embedded::pgbouncer::EmbeddedPgBouncer::start(pg.port(), pg.owner(), p)
+                    .context("cannot start the pooler")?;
+            if !quiet {
+                errln!(
+                    "PgBouncer ({} mode, {} server connections) on port {} in {} (removed on exit); the workers connect through it, every other connection directly",
+                    p.mode,
+                    p.pool_size,
+                    started.port(),
+                    started
+                        .path()
+                        .map(|d| d.display().to_string())
+                        .unwrap_or_default()
+                );
+            }
+            label_suffix.push_str(&format!(
+                ", workers through PgBouncer in {} mode with {} server connections",
+                p.mode, p.pool_size
+            ));
+            Some(started)
+        }
+        None => None,
+    };
     // With a standby: both servers as one read-write target, so a connection reopened
     // after the primary is gone finds whichever node takes writes.
     let t = DbTarget::parse(&pg.writable_url())?;
     // The proxy after the cluster: a standby that outlived its link would only retry.
     let pg = Arc::new(pg);
-    *embedded = Some(Embedded { pg, standby_link });
+    *embedded = Some(Embedded {
+        pooler,
+        pg,
+        standby_link,
+    });
     let label = format!("embedded PostgreSQL ({t}{label_suffix})");
     Ok((t, label))
 }

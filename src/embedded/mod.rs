@@ -14,6 +14,7 @@
 //! claimbench, which then stops the server after writing its results.
 
 pub mod mariadb;
+pub mod pgbouncer;
 pub mod settings;
 
 use std::collections::BTreeMap;
@@ -501,6 +502,12 @@ impl EmbeddedPostgres {
         self.port
     }
 
+    /// The unprivileged user (uid, gid) the server runs as when claimbench runs as root:
+    /// what runs beside it (its pooler) runs as that user too.
+    pub fn owner(&self) -> Option<(u32, u32)> {
+        self.run_as
+    }
+
     /// The connection URL (trust auth, loopback only; no password to hide).
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
@@ -636,7 +643,7 @@ impl OutputChecked for Command {
 
 /// Asks the kernel for a free loopback port. Another process could take it before the
 /// server binds; the start then fails with the server's message and can be retried.
-fn free_port() -> std::io::Result<u16> {
+pub(crate) fn free_port() -> std::io::Result<u16> {
     let l = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(l.local_addr()?.port())
 }

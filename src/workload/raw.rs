@@ -392,6 +392,8 @@ pub struct Embedded {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
+    /// `single` when left out: a pooler alone needs no other kind.
+    #[serde(default)]
     pub kind: super::TopologyKind,
     #[serde(default)]
     pub synchronous: bool,
@@ -401,6 +403,13 @@ pub struct Topology {
     /// How many nodes a `galera` cluster has.
     #[serde(default)]
     pub nodes: Option<i64>,
+    /// A PgBouncer claimbench starts between the workers and PostgreSQL: `"transaction"`
+    /// or `"session"`.
+    #[serde(default)]
+    pub pooler: Option<String>,
+    /// The pooler's server connections (per database and user).
+    #[serde(default)]
+    pub pool_size: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, Default)]

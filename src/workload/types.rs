@@ -154,6 +154,9 @@ pub struct Topology {
     /// A `galera` cluster's node count (0 for the other kinds).
     #[serde(default)]
     pub nodes: u32,
+    /// The PgBouncer claimbench puts between the workers and the embedded PostgreSQL.
+    #[serde(default)]
+    pub pooler: Option<crate::pooler::Pooler>,
 }
 
 /// What a worker does with a claimed job.

@@ -5,12 +5,13 @@
 //!
 //! [`Shape::Claim`]: crate::strategy::Shape::Claim
 
+use super::statement::{Described, Stmt};
 use crate::backend::ClaimedJob;
 use crate::strategy::named_params::Param;
 use crate::strategy::{MAX_OFFSET_WINDOW, Strategy};
 use futures_util::TryStreamExt;
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{Row, RowStream, Statement};
+use tokio_postgres::{Row, RowStream};
 
 /// How the batch is bound: as the integer type the server inferred for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +45,10 @@ pub fn params(strategy: &Strategy) -> &[Param] {
 }
 
 impl Binds {
-    /// The binds of [`params`] as prepared in `statement`.
-    pub fn of(strategy: &Strategy, statement: &Statement) -> Result<Binds, String> {
+    /// The binds of [`params`] as the server typed them (`types`, from describing the
+    /// statement).
+    pub fn of(strategy: &Strategy, types: &[Type]) -> Result<Binds, String> {
         let params = params(strategy);
-        let types = statement.params();
         if types.len() != params.len() || params.len() > 3 {
             return Err(format!(
                 "the statement has {} parameters where claimbench binds {}",
@@ -83,7 +84,7 @@ impl Binds {
     pub async fn query_raw(
         &self,
         client: &tokio_postgres::Client,
-        statement: &Statement,
+        statement: &Stmt,
         batch: u32,
         worker_id: &String,
     ) -> Result<RowStream, tokio_postgres::Error> {
@@ -102,8 +103,8 @@ impl Binds {
             }
         };
         let values = self.binds.map(value);
-        client
-            .query_raw(statement, values[..self.n].iter().copied())
+        statement
+            .query_raw(client, values[..self.n].iter().copied())
             .await
     }
 
@@ -111,7 +112,7 @@ impl Binds {
     pub async fn query(
         &self,
         client: &tokio_postgres::Client,
-        statement: &Statement,
+        statement: &Stmt,
         batch: u32,
         worker_id: &String,
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
@@ -122,7 +123,7 @@ impl Binds {
 
 /// A claim statement ready for the hot path: no lookups, no allocation per call.
 pub struct ClaimStatement {
-    pub statement: Statement,
+    pub statement: Stmt,
     pub binds: Binds,
     id: usize,
     attempt: Option<usize>,
@@ -130,17 +131,18 @@ pub struct ClaimStatement {
 }
 
 impl ClaimStatement {
-    /// Checks `statement` (prepared from `strategy`'s PostgreSQL form) against what
+    /// Checks `statement` (described from `strategy`'s PostgreSQL form) against what
     /// claimbench binds and reads; the message says which parameter or column is wrong.
-    pub fn describe(strategy: &Strategy, statement: Statement) -> Result<ClaimStatement, String> {
-        let binds = Binds::of(strategy, &statement)?;
+    pub fn describe(strategy: &Strategy, described: Described) -> Result<ClaimStatement, String> {
+        let Described { stmt, columns } = described;
+        let binds = Binds::of(strategy, stmt.params())?;
         let column = |name: &str, ty: Type| -> Result<Option<usize>, String> {
-            match statement.columns().iter().position(|c| c.name() == name) {
+            match columns.iter().position(|(n, _)| n == name) {
                 None => Ok(None),
-                Some(i) if *statement.columns()[i].type_() == ty => Ok(Some(i)),
+                Some(i) if columns[i].1 == ty => Ok(Some(i)),
                 Some(i) => Err(format!(
                     "column `{name}` is {}; claimbench reads it as {ty}: return it as {} (e.g. `h.{name}::{} AS {name}`)",
-                    statement.columns()[i].type_(),
+                    columns[i].1,
                     sql_type(&ty),
                     sql_type(&ty)
                 )),
@@ -153,7 +155,7 @@ impl ClaimStatement {
             id,
             attempt: column("attempt_count", Type::INT4)?,
             queue_wait: column("queue_wait_us", Type::INT8)?,
-            statement,
+            statement: stmt,
         })
     }
 

@@ -21,11 +21,12 @@ use std::time::Duration;
 use tokio::sync::{Mutex, Notify};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
 
 mod claim;
 mod pristine;
 mod session;
+mod statement;
 use claim::ClaimStatement;
 use pristine::Pristine;
 pub use session::PostgresSession;
@@ -39,9 +40,7 @@ const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
 const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
 
-/// The role a workload's own SQL runs as on a server claimbench started
-/// (`privilege.sql` creates it): no superuser, none of the roles that reach the host.
-pub const WORKLOAD_ROLE: &str = "claimbench_workload";
+pub use crate::names::WORKLOAD_ROLE;
 
 /// The steps this backend reads by name, per file (names apart by spaces): a test
 /// checks each is there.
@@ -57,7 +56,10 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         "search-path listen announce unlock unlock-all apply hold-snapshot kill-workers explain-plan explain-analyze",
     ),
     (HISTORY_SQL, "rows paused-queue"),
-    (PRIVILEGE_SQL, "ensure-role hand-over check-role"),
+    (
+        PRIVILEGE_SQL,
+        "ensure-role hand-over check-role pooled-search-path",
+    ),
 ];
 
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
@@ -119,6 +121,18 @@ pub struct PostgresBackend {
     /// log in as [`WORKLOAD_ROLE`], which owns the schema and nothing else; the control
     /// connection stays the server's superuser (settings, evidence, resets).
     workload_role: bool,
+    /// Workers reach the server through a connection pooler.
+    pooler: Option<PoolerRoute>,
+}
+
+/// How workers reach the server through a pooler.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolerRoute {
+    /// The pooler claimbench started, which the workers' connections go to (every
+    /// other connection goes straight to the server); `None` when `--db` is itself the
+    /// pooler, so that every connection goes through it.
+    pub addr: Option<std::net::SocketAddr>,
+    pub mode: crate::pooler::PoolMode,
 }
 
 impl PostgresBackend {
@@ -131,6 +145,26 @@ impl PostgresBackend {
             pristine: None,
             database: std::sync::RwLock::new(None),
             workload_role: false,
+            pooler: None,
+        }
+    }
+
+    /// Sends the workers through a pooler (see [`PoolerRoute`]). In transaction mode
+    /// their statements are sent unnamed and their schema comes from the role's
+    /// default `search_path`, which a session's `SET` cannot give them there.
+    pub fn with_pooler(mut self, route: PoolerRoute) -> PostgresBackend {
+        self.pooler = Some(route);
+        self
+    }
+
+    /// Whether a connection of `application_name` goes through a transaction pooler.
+    fn transaction_pooled(&self, application_name: &str) -> bool {
+        match self.pooler {
+            Some(PoolerRoute {
+                mode: crate::pooler::PoolMode::Transaction,
+                addr,
+            }) => addr.is_none() || application_name == self.id.worker_role,
+            _ => false,
         }
     }
 
@@ -252,14 +286,46 @@ impl PostgresBackend {
                 });
             }
         };
-        client
-            .batch_execute(&fill(
-                step(SQL.session, "search-path"),
-                &[("schema", &quote_ident(&self.id.schema))],
-            ))
-            .await
-            .map_err(|e| query_error("set search_path", e))?;
+        if self.transaction_pooled(application_name) {
+            // A SET would stay on whichever server connection ran it: the schema has to
+            // be the role's default there.
+            self.check_pooled_schema(&client).await?;
+        } else {
+            client
+                .batch_execute(&fill(
+                    step(SQL.session, "search-path"),
+                    &[("schema", &quote_ident(&self.id.schema))],
+                ))
+                .await
+                .map_err(|e| query_error("set search_path", e))?;
+        }
         Ok((client, wakeups))
+    }
+
+    /// Through a transaction pooler, refuses a connection whose role does not find the
+    /// run's schema by default, saying what to change (claimbench changes no one's
+    /// roles or pooler; on the server it started it sets its own role's default).
+    async fn check_pooled_schema(&self, client: &Client) -> Result<(), BackendError> {
+        let rows = client
+            .simple_query("SELECT current_schema()")
+            .await
+            .map_err(|e| query_error("read the pooled connection's schema", e))?;
+        let current = rows.iter().find_map(|m| match m {
+            tokio_postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
+            _ => None,
+        });
+        if current.as_deref() == Some(self.id.schema.as_str()) {
+            return Ok(());
+        }
+        Err(BackendError::other(
+            "connect through the pooler",
+            format!(
+                "through a transaction-mode pooler each statement may run on another server connection, so claimbench cannot set search_path per session, and this role's default schema is {} rather than `{}`; give the role that default (ALTER ROLE <user> SET search_path TO {}) or set it in the pooler's connect_query, then run again",
+                current.map_or("none".to_string(), |s| format!("`{s}`")),
+                self.id.schema,
+                quote_ident(&self.id.schema),
+            ),
+        ))
     }
 
     /// The shared control connection (reset, counters, reconciliation), opened on first
@@ -317,7 +383,18 @@ impl PostgresBackend {
         control
             .batch_execute(step(PRIVILEGE_SQL, "ensure-role"))
             .await
-            .map_err(|e| query_error("create the workload's role", e))
+            .map_err(|e| query_error("create the workload's role", e))?;
+        if self.pooler.is_some() {
+            let schema = quote_ident(&self.id.schema);
+            control
+                .batch_execute(&fill(
+                    step(PRIVILEGE_SQL, "pooled-search-path"),
+                    &[("schema", &schema)],
+                ))
+                .await
+                .map_err(|e| query_error("give the workload's role its schema", e))?;
+        }
+        Ok(())
     }
 
     /// Builds a declared layout on a connection of its own, logged in as the workload's
@@ -675,8 +752,18 @@ impl Backend for PostgresBackend {
         worker_id: &str,
         to: super::Endpoint,
     ) -> Result<PostgresSession, BackendError> {
-        let (client, wakeups) = self.open_listening(role, to.via).await?;
-        PostgresSession::open(client, wakeups, worker_id, self.worker_role()).await
+        let worker = role == self.id.worker_role;
+        let via = match (to.via, self.pooler) {
+            (Some(v), _) => Some(v),
+            (None, Some(p)) if worker => p.addr,
+            _ => None,
+        };
+        let (client, wakeups) = self.open_listening(role, via).await?;
+        let keep = match self.transaction_pooled(role) {
+            true => statement::Keep::Unnamed,
+            false => statement::Keep::Prepared,
+        };
+        PostgresSession::open(client, wakeups, worker_id, self.worker_role(), keep).await
     }
 
     async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {

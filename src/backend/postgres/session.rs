@@ -3,23 +3,25 @@
 //! and the job lifecycle it drives. The backend (`mod.rs`) opens it and owns the
 //! control connection.
 
+use super::statement::{Keep, Stmt, describe_all};
 use super::*;
-/// A session's prepared statements. Prepared once per connection so that the hot path
-/// sends only Bind/Execute, as a production driver with a statement cache does.
+/// A session's statements, kept as [`Keep`] says: prepared once per connection so that
+/// the hot path sends only Bind/Execute, or described once and sent unnamed through a
+/// transaction pooler.
 struct Statements {
-    unlock: Statement,
-    announce: Statement,
-    complete_batch: Statement,
-    start: Statement,
-    start_ungated: Statement,
-    heartbeat: Statement,
-    effect: Statement,
-    complete: Statement,
-    fail: Statement,
-    release: Statement,
-    rescue: Statement,
-    produce: Statement,
-    sample: Statement,
+    unlock: Stmt,
+    announce: Stmt,
+    complete_batch: Stmt,
+    start: Stmt,
+    start_ungated: Stmt,
+    heartbeat: Stmt,
+    effect: Stmt,
+    complete: Stmt,
+    fail: Stmt,
+    release: Stmt,
+    rescue: Stmt,
+    produce: Stmt,
+    sample: Stmt,
 }
 
 /// A claim-shaped strategy's statement: its `claim` step when its file has steps (a
@@ -33,28 +35,49 @@ pub(super) fn claim_step<'a>(strategy: &Strategy, file: &'a str) -> &'a str {
 }
 
 impl Statements {
-    async fn prepare(c: &Client) -> Result<Statements, BackendError> {
-        let p = async |sql: &str| c.prepare(sql).await.map_err(|e| query_error("prepare", e));
+    async fn prepare(c: &Client, keep: Keep) -> Result<Statements, BackendError> {
+        let sqls = [
+            step(SQL.session, "unlock"),
+            COMPLETE_BATCH_SQL,
+            step(SQL.session, "announce"),
+            SQL.start,
+            START_UNGATED_SQL,
+            SQL.heartbeat,
+            SQL.effect,
+            SQL.complete,
+            SQL.fail,
+            SQL.release,
+            SQL.rescue,
+            SQL.produce,
+            SQL.sample,
+        ];
+        let described = describe_all(c, keep, &sqls)
+            .await
+            .map_err(|e| query_error("prepare", e))?;
+        let mut d = described.into_iter().map(|d| d.stmt);
+        let mut next = || d.next().expect("one statement per SQL");
         Ok(Statements {
-            unlock: p(step(SQL.session, "unlock")).await?,
-            complete_batch: p(COMPLETE_BATCH_SQL).await?,
-            announce: p(step(SQL.session, "announce")).await?,
-            start: p(SQL.start).await?,
-            start_ungated: p(START_UNGATED_SQL).await?,
-            heartbeat: p(SQL.heartbeat).await?,
-            effect: p(SQL.effect).await?,
-            complete: p(SQL.complete).await?,
-            fail: p(SQL.fail).await?,
-            release: p(SQL.release).await?,
-            rescue: p(SQL.rescue).await?,
-            produce: p(SQL.produce).await?,
-            sample: p(SQL.sample).await?,
+            unlock: next(),
+            complete_batch: next(),
+            announce: next(),
+            start: next(),
+            start_ungated: next(),
+            heartbeat: next(),
+            effect: next(),
+            complete: next(),
+            fail: next(),
+            release: next(),
+            rescue: next(),
+            produce: next(),
+            sample: next(),
         })
     }
 }
 
 pub struct PostgresSession {
     client: Client,
+    /// How its statements are kept: unnamed through a transaction pooler.
+    keep: Keep,
     statements: Statements,
     /// Each strategy's statements, prepared on its first claim on this connection.
     prepared: Vec<(Strategy, Prepared)>,
@@ -80,10 +103,12 @@ impl PostgresSession {
         wakeups: Arc<Notify>,
         worker_id: &str,
         worker_role: String,
+        keep: Keep,
     ) -> Result<PostgresSession, BackendError> {
-        let statements = Statements::prepare(&client).await?;
+        let statements = Statements::prepare(&client, keep).await?;
         Ok(PostgresSession {
             client,
+            keep,
             statements,
             prepared: Vec::new(),
             advisory: false,
@@ -98,28 +123,23 @@ impl PostgresSession {
 }
 
 /// See [`PostgresSession::conditional`].
-type Conditional<'a> = (&'a Client, &'a Statement, &'a Statement, &'a String);
+type Conditional<'a> = (&'a Client, &'a Stmt, &'a Stmt, &'a String);
 
 /// A strategy's statements by its shape.
 enum Prepared {
     Claim(ClaimStatement),
-    ReadThenWrite {
-        select: Statement,
-        update: Statement,
-    },
-    ReadThenConditional {
-        select: Statement,
-        claim_one: Statement,
-    },
-    VersionCas {
-        select: Statement,
-        claim_batch: Statement,
-    },
+    ReadThenWrite { select: Stmt, update: Stmt },
+    ReadThenConditional { select: Stmt, claim_one: Stmt },
+    VersionCas { select: Stmt, claim_batch: Stmt },
 }
 
 /// Prepares `strategy`'s statements. A custom statement the server refuses, or that
 /// binds or returns what claimbench cannot use, fails with its file named.
-async fn prepare_strategy(c: &Client, strategy: &Strategy) -> Result<Prepared, BackendError> {
+async fn prepare_strategy(
+    c: &Client,
+    strategy: &Strategy,
+    keep: Keep,
+) -> Result<Prepared, BackendError> {
     let refused = |message: String| {
         let message = match &strategy.def().custom {
             Some(src) => format!("{}: strategies.{strategy}.postgres: {message}", src.file),
@@ -130,8 +150,8 @@ async fn prepare_strategy(c: &Client, strategy: &Strategy) -> Result<Prepared, B
     let file = strategy
         .sql(BackendKind::Postgres)
         .ok_or_else(|| refused("no PostgreSQL form".into()))?;
-    let p = async |sql: &str| {
-        c.prepare(sql)
+    let p = async |sqls: &[&str]| {
+        describe_all(c, keep, sqls)
             .await
             .map_err(|e| match query_error("prepare", e) {
                 BackendError::Query {
@@ -148,21 +168,35 @@ async fn prepare_strategy(c: &Client, strategy: &Strategy) -> Result<Prepared, B
     };
     Ok(match strategy.shape() {
         Shape::Claim => {
-            let claim = p(claim_step(strategy, file)).await?;
+            let claim = p(&[claim_step(strategy, file)]).await?.remove(0);
             Prepared::Claim(ClaimStatement::describe(strategy, claim).map_err(refused)?)
         }
-        Shape::ReadThenWrite => Prepared::ReadThenWrite {
-            select: p(step(file, "select")).await?,
-            update: p(step(file, "update")).await?,
-        },
-        Shape::ReadThenConditional => Prepared::ReadThenConditional {
-            select: p(step(file, "select")).await?,
-            claim_one: p(step(file, "claim-one")).await?,
-        },
-        Shape::VersionCas => Prepared::VersionCas {
-            select: p(step(file, "select")).await?,
-            claim_batch: p(step(file, "claim-batch")).await?,
-        },
+        shape => {
+            let second = match shape {
+                Shape::ReadThenWrite => "update",
+                Shape::ReadThenConditional => "claim-one",
+                _ => "claim-batch",
+            };
+            let mut both = p(&[step(file, "select"), step(file, second)])
+                .await?
+                .into_iter()
+                .map(|d| d.stmt);
+            let (select, then) = (both.next().unwrap(), both.next().unwrap());
+            match shape {
+                Shape::ReadThenWrite => Prepared::ReadThenWrite {
+                    select,
+                    update: then,
+                },
+                Shape::ReadThenConditional => Prepared::ReadThenConditional {
+                    select,
+                    claim_one: then,
+                },
+                _ => Prepared::VersionCas {
+                    select,
+                    claim_batch: then,
+                },
+            }
+        }
     })
 }
 
@@ -193,9 +227,15 @@ impl PostgresSession {
         let c = &self.client;
         let sql = explained_statement(strategy).1;
         let explain = fill(step(SQL.session, form), &[("statement", sql)]);
+        // Always inside the caller's transaction, so that the named statement is made
+        // and closed on one server connection even through a transaction pooler.
         let stmt = c.prepare(&explain).await?;
-        Ok(match claim::Binds::of(strategy, &stmt) {
-            Ok(binds) => binds.query(c, &stmt, batch, &self.worker_id).await?,
+        let types = stmt.params().to_vec();
+        Ok(match claim::Binds::of(strategy, &types) {
+            Ok(binds) => {
+                let stmt = Stmt::Prepared(stmt);
+                binds.query(c, &stmt, batch, &self.worker_id).await?
+            }
             Err(_) => Vec::new(),
         })
     }
@@ -205,7 +245,7 @@ impl PostgresSession {
         if let Some(i) = self.prepared.iter().position(|(s, _)| *s == *strategy) {
             return Ok(i);
         }
-        let p = prepare_strategy(&self.client, strategy).await?;
+        let p = prepare_strategy(&self.client, strategy, self.keep).await?;
         if strategy.def().listens && !self.listening {
             self.client
                 .batch_execute(step(SQL.session, "listen"))
@@ -241,7 +281,7 @@ impl Lifecycle for PostgresSession {
         let (c, st, me) = (&self.client, &self.statements, &self.worker_id);
         let e = |e| query_error(step.what(), e);
         let row = async |stmt, args: &[&(dyn ToSql + Sync)]| {
-            let r = c.query_opt(stmt, args).await.map_err(e)?;
+            let r = Stmt::query_opt(stmt, c, args).await.map_err(e)?;
             // start answers one column, effect two (the second a boolean): asking a
             // one-column row for a second would build an error on every start.
             Ok::<_, BackendError>(match r {
@@ -258,7 +298,7 @@ impl Lifecycle for PostgresSession {
                 row(stmt, &[&job, me, &token]).await
             }
             Step::Heartbeat { job, token } => {
-                let n = c.execute(&st.heartbeat, &[&job, me, &token]).await;
+                let n = st.heartbeat.execute(c, &[&job, me, &token]).await;
                 Ok(Reply::changed(n.map_err(e)?))
             }
             Step::Effect(f) => {
@@ -268,7 +308,7 @@ impl Lifecycle for PostgresSession {
                 row(&st.effect, &args).await
             }
             Step::Complete { job } => {
-                let n = c.execute(&st.complete, &[&job, me]).await;
+                let n = st.complete.execute(c, &[&job, me]).await;
                 Ok(Reply::changed(n.map_err(e)?))
             }
             Step::Fail {
@@ -277,8 +317,10 @@ impl Lifecycle for PostgresSession {
                 max_attempts,
             } => {
                 let (delay_s, max) = (retry_delay.as_secs_f64(), max_attempts as i32);
-                let r = c.query_one(&st.fail, &[&job, me, &delay_s, &max]).await;
-                let r = r.map_err(e)?;
+                let r = st.fail.query_opt(c, &[&job, me, &delay_s, &max]).await;
+                let r = r.map_err(e)?.ok_or_else(|| {
+                    BackendError::other("fail a job", "the fail statement returned no row")
+                })?;
                 Ok(Reply::row(Some(r.get(0)), Some(r.get(1))))
             }
         }
@@ -287,8 +329,9 @@ impl Lifecycle for PostgresSession {
     /// Gives up the advisory locks of `jobs` after an `advisory` claim; nothing otherwise.
     async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
         if self.advisory {
-            self.client
-                .execute(&self.statements.unlock, &[&jobs])
+            self.statements
+                .unlock
+                .execute(&self.client, &[&jobs])
                 .await
                 .map_err(|e| query_error("advisory unlock", e))?;
         }
@@ -351,11 +394,11 @@ impl ClaimSteps for PostgresSession {
         ids.clear();
         let b = batch as i64;
         let (args, n) = select_args(strategy, &b, &self.worker_id);
-        let rows = c.query(select, &args[..n]).await.map_err(e)?;
+        let rows = select.query(c, &args[..n]).await.map_err(e)?;
         ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
         if !ids.is_empty() {
-            let rows = c
-                .query(update, &[&*ids, &self.worker_id])
+            let rows = update
+                .query(c, &[&*ids, &self.worker_id])
                 .await
                 .map_err(e)?;
             push_claimed(&rows, out);
@@ -382,7 +425,7 @@ impl ClaimSteps for PostgresSession {
         let (ids, versions) = (&mut self.ids, &mut self.versions);
         ids.clear();
         versions.clear();
-        for r in c.query(select, &[&(batch as i64)]).await.map_err(e)? {
+        for r in select.query(c, &[&(batch as i64)]).await.map_err(e)? {
             ids.push(r.get(0));
             versions.push(r.get(1));
         }
@@ -390,7 +433,7 @@ impl ClaimSteps for PostgresSession {
             return Ok(0);
         }
         let args: [&(dyn ToSql + Sync); 3] = [&*ids, &*versions, &self.worker_id];
-        let rows = c.query(claim_batch, &args).await.map_err(e)?;
+        let rows = claim_batch.query(c, &args).await.map_err(e)?;
         push_claimed(&rows, out);
         Ok((ids.len() - rows.len()) as u32)
     }
@@ -400,7 +443,7 @@ impl ClaimSteps for PostgresSession {
         let (c, select, _, me) = self.conditional(strategy).await?;
         let b = batch as i64;
         let (args, n) = select_args(strategy, &b, me);
-        let rows = c.query(select, &args[..n]).await;
+        let rows = select.query(c, &args[..n]).await;
         let rows = rows.map_err(|e| query_error("claim", e))?;
         out.extend(rows.iter().map(|r| ClaimedJob {
             id: r.get(0),
@@ -414,7 +457,7 @@ impl ClaimSteps for PostgresSession {
     async fn claim_one(&mut self, ask: Ask<'_>, job: ClaimedJob) -> Won {
         let (c, _, claim_one, me) = self.conditional(ask.strategy).await?;
         let args: [&(dyn ToSql + Sync); 3] = [&job.id, me, &job.attempt];
-        let rows = c.query(claim_one, &args).await;
+        let rows = claim_one.query(c, &args).await;
         let rows = rows.map_err(|e| query_error("claim", e))?;
         Ok(rows.first().map(claimed_row))
     }
@@ -432,8 +475,9 @@ impl Session for PostgresSession {
     }
 
     async fn announce(&mut self) -> Result<(), BackendError> {
-        self.client
-            .execute(&self.statements.announce, &[])
+        self.statements
+            .announce
+            .execute(&self.client, &[])
             .await
             .map(|_| ())
             .map_err(|e| query_error("announce", e))
@@ -476,8 +520,9 @@ impl Session for PostgresSession {
 
     async fn complete_many(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
         let rows = self
-            .client
-            .query(&self.statements.complete_batch, &[&jobs, &self.worker_id])
+            .statements
+            .complete_batch
+            .query(&self.client, &[&jobs, &self.worker_id])
             .await
             .map_err(|e| query_error("complete a batch", e))?;
         self.finished(jobs).await?;
@@ -489,8 +534,9 @@ impl Session for PostgresSession {
             return Ok(Vec::new());
         }
         let rows = self
-            .client
-            .query(&self.statements.release, &[&jobs, &self.worker_id])
+            .statements
+            .release
+            .query(&self.client, &[&jobs, &self.worker_id])
             .await
             .map_err(|e| query_error("release", e))?;
         self.finished(jobs).await?;
@@ -499,8 +545,9 @@ impl Session for PostgresSession {
 
     async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
         let rows = self
-            .client
-            .query(&self.statements.rescue, &[&lease.as_secs_f64()])
+            .statements
+            .rescue
+            .query(&self.client, &[&lease.as_secs_f64()])
             .await
             .map_err(|e| query_error("rescue", e))?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
@@ -510,9 +557,10 @@ impl Session for PostgresSession {
         let p = &workload.population;
         let (qnames, qbounds) = p.queue_bounds();
         let (prios, pbounds) = p.priority_bounds();
-        self.client
+        self.statements
+            .produce
             .execute(
-                &self.statements.produce,
+                &self.client,
                 &[
                     &ages_us,
                     &qnames,
@@ -546,13 +594,15 @@ impl Session for PostgresSession {
                 .collect(),
         };
         let r = self
-            .client
-            .query_one(
-                &self.statements.sample,
+            .statements
+            .sample
+            .query_opt(
+                &self.client,
                 &[&self.worker_role, &limited, &priorities, &queues],
             )
             .await
-            .map_err(|e| query_error("sample", e))?;
+            .map_err(|e| query_error("sample", e))?
+            .ok_or_else(|| BackendError::other("sample", "the sample statement returned no row"))?;
         let counts: Vec<i64> = r.get(4);
         let mut counts = counts.into_iter();
         let queue_active = workload

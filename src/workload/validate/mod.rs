@@ -445,6 +445,26 @@ impl Validator<'_> {
             ));
         }
         let session_settings = self.session_settings("session", w.session)?;
+        let transaction_pooled =
+            topology.pooler.map(|p| p.mode) == Some(crate::pooler::PoolMode::Transaction);
+        let settings_of_blocks = matrices.iter().enumerate().flat_map(|(i, m)| {
+            m.phase
+                .session_settings
+                .iter()
+                .map(move |s| (format!("matrix[{i}].session.{}.{}", s.backend, s.name), s))
+        });
+        let mut all_settings = session_settings
+            .iter()
+            .map(|s| (format!("session.{}.{}", s.backend, s.name), s))
+            .chain(settings_of_blocks);
+        if transaction_pooled
+            && let Some((field, _)) = all_settings.find(|(_, s)| s.backend == BackendKind::Postgres)
+        {
+            return Err(self.err(
+                &field,
+                "is a session setting, and through a transaction-mode pooler a session's SET stays on whichever server connection ran it; drop it, or set pooler = \"session\"",
+            ));
+        }
         Ok(Workload {
             name: w.name,
             description: w.description,
@@ -538,12 +558,62 @@ impl Validator<'_> {
                 )
             })?,
         };
+        let pooler = self.pooler(&t, backends)?;
         Ok(Topology {
             kind: t.kind,
             synchronous: t.synchronous,
             standby_network,
             nodes,
+            pooler,
         })
+    }
+
+    /// `topology.pooler` and `topology.pool_size`: a PgBouncer in front of the embedded
+    /// PostgreSQL alone, in a mode it has, with a pool it can open.
+    fn pooler(
+        &self,
+        t: &raw::Topology,
+        backends: &[BackendKind],
+    ) -> Result<Option<crate::pooler::Pooler>, WorkloadError> {
+        use crate::pooler::{MAX_POOL_SIZE, PoolMode, Pooler};
+        let Some(mode) = &t.pooler else {
+            if t.pool_size.is_some() {
+                return Err(self.err(
+                    "topology.pool_size",
+                    "sizes a pooler's pool: set pooler = \"transaction\" or \"session\"",
+                ));
+            }
+            return Ok(None);
+        };
+        let mode = PoolMode::named(mode).ok_or_else(|| {
+            self.err(
+                "topology.pooler",
+                format!("`{mode}` is not a pool mode; give \"transaction\" or \"session\" (PgBouncer's statement mode cannot run a claim's transaction)"),
+            )
+        })?;
+        if let Some(other) = backends.iter().find(|b| **b != BackendKind::Postgres) {
+            return Err(self.err(
+                "topology.pooler",
+                format!("claimbench starts PgBouncer in front of PostgreSQL only; this workload also runs {other}"),
+            ));
+        }
+        if t.kind != TopologyKind::Single {
+            return Err(self.err(
+                "topology.pooler",
+                "runs in front of a single server; drop `kind` or set it to \"single\"",
+            ));
+        }
+        let pool_size = match t.pool_size {
+            None => 4,
+            Some(n) if (1..=i64::from(MAX_POOL_SIZE)).contains(&n) => n as u32,
+            Some(n) => {
+                return Err(self.err(
+                    "topology.pool_size",
+                    format!("{n} is not allowed; give 1 to {MAX_POOL_SIZE} server connections"),
+                ));
+            }
+        };
+        Ok(Some(Pooler { mode, pool_size }))
     }
 
     /// What a Galera cluster cannot run: a technique whose promise rests on a lock

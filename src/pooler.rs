@@ -1,0 +1,51 @@
+//! Connection poolers between the workers and PostgreSQL: how a pooler hands out server
+//! connections, which decides what session state a worker may rely on. In transaction
+//! mode a worker's consecutive transactions may run on different server connections, so
+//! named prepared statements, `SET` without `LOCAL`, session advisory locks and `LISTEN`
+//! do not follow it; in session mode a client keeps one server connection until it
+//! disconnects.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PoolMode {
+    Session,
+    Transaction,
+}
+
+impl PoolMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PoolMode::Session => "session",
+            PoolMode::Transaction => "transaction",
+        }
+    }
+
+    pub fn named(s: &str) -> Option<PoolMode> {
+        match s {
+            "session" => Some(PoolMode::Session),
+            "transaction" => Some(PoolMode::Transaction),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for PoolMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The pooler claimbench starts in front of the embedded PostgreSQL
+/// (`[topology] pooler`): its mode and how many server connections it opens per
+/// database and user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pooler {
+    pub mode: PoolMode,
+    pub pool_size: u32,
+}
+
+/// The most server connections a pool may be given: far past what a loopback server
+/// on one host serves, and under the embedded server's max_connections.
+pub const MAX_POOL_SIZE: u32 = 200;
