@@ -87,6 +87,16 @@ impl AnyBackend {
         }
     }
 
+    /// On PostgreSQL, read the pooler's counters on its admin console around each trial.
+    pub fn with_pooler_admin(self, admin: &DbTarget) -> AnyBackend {
+        match (self, admin) {
+            (AnyBackend::Postgres(b), DbTarget::Postgres(c)) => {
+                AnyBackend::Postgres(b.with_pooler_admin(c.clone()))
+            }
+            (other, _) => other,
+        }
+    }
+
     /// On PostgreSQL, reset trials by copying a pristine database (for a cluster
     /// claimbench started: it creates and drops databases); other backends unchanged.
     pub fn with_pristine_copies(self) -> AnyBackend {

@@ -100,10 +100,12 @@ pub(crate) async fn run(
         let mut backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
         let own_servers = embedded.as_ref().filter(|_| own_cluster);
         if let Some(p) = own_servers.and_then(|e| e.pooler.as_ref()) {
-            backend = backend.with_pooler(claimbench::backend::postgres::PoolerRoute {
-                addr: Some(p.address()),
-                mode: p.mode(),
-            });
+            backend = backend
+                .with_pooler(claimbench::backend::postgres::PoolerRoute {
+                    addr: Some(p.address()),
+                    mode: p.mode(),
+                })
+                .with_pooler_admin(&DbTarget::parse(&p.admin_url())?);
         }
         let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(
@@ -349,6 +351,7 @@ async fn record_target(
         ),
         standbys,
         cluster,
+        pooler: workload.topology.pooler.filter(|_| own_cluster),
     })
 }
 

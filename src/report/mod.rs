@@ -16,6 +16,7 @@ pub mod export;
 pub mod html;
 pub mod page;
 pub mod plots;
+pub mod pooler;
 pub mod shards;
 pub mod summary;
 pub mod tables;

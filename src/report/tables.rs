@@ -135,6 +135,9 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
     if let Some(n) = super::cluster::note(r) {
         notes.push(("Cluster", n));
     }
+    if let Some(n) = super::pooler::note(r) {
+        notes.push(("Pooler", n));
+    }
     notes
 }
 
@@ -287,7 +290,7 @@ pub struct Section {
 /// nodes, each when it applies.
 pub fn sections(r: &RunResult) -> Vec<Section> {
     type Table = Option<(Vec<&'static str>, Vec<Vec<String>>)>;
-    let all: [(&'static str, &'static str, Table, usize); 8] = [
+    let all: [(&'static str, &'static str, Table, usize); 9] = [
         ("Per queue", QUEUES_HOW, queue_table(r), 7),
         ("Max workers", MAX_WORKERS_HOW, max_workers_table(r), 7),
         ("Table health", TABLE_HEALTH_HOW, table_health_table(r), 6),
@@ -310,6 +313,12 @@ pub fn sections(r: &RunResult) -> Vec<Section> {
             super::cluster::CLUSTER_HOW,
             super::cluster::table(r),
             8,
+        ),
+        (
+            "Pooler",
+            super::pooler::POOLER_HOW,
+            super::pooler::table(r),
+            6,
         ),
     ];
     all.into_iter()

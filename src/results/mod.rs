@@ -131,6 +131,9 @@ pub struct TargetRecord {
     /// treats a queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterRecord>,
+    /// The pooler claimbench started between the workers and this server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<crate::pooler::Pooler>,
 }
 
 /// A Galera cluster a run drove: every node reported the same state UUID.
@@ -571,6 +574,12 @@ pub struct LockEvidence {
     /// SQL Server: lock escalations on the hot table during the trial.
     #[serde(default)]
     pub lock_escalations: Option<i64>,
+    /// Through a pooler claimbench reads: the transactions it passed during the trial,
+    /// and the microseconds its clients waited in it for a server connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_transactions: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_wait_us: Option<i64>,
 }
 
 /// One queue's share of a trial, for workloads with more than one queue: who kept their
@@ -650,6 +659,13 @@ pub struct ServerCounters {
     pub lock_waits: Option<i64>,
     #[serde(default)]
     pub lock_wait_ms: Option<i64>,
+    /// The pooler's transactions and the microseconds its clients waited for a server
+    /// connection (PgBouncer's `SHOW STATS`: total_xact_count, total_wait_time), when
+    /// claimbench reads its admin console.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_transactions: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_wait_us: Option<i64>,
 }
 
 /// Sizes and dead rows of the hot table after a trial.

@@ -123,6 +123,8 @@ pub struct PostgresBackend {
     workload_role: bool,
     /// Workers reach the server through a connection pooler.
     pooler: Option<PoolerRoute>,
+    /// The pooler's admin console, read for its counters around each trial.
+    pooler_admin: Option<Config>,
 }
 
 /// How workers reach the server through a pooler.
@@ -146,7 +148,41 @@ impl PostgresBackend {
             database: std::sync::RwLock::new(None),
             workload_role: false,
             pooler: None,
+            pooler_admin: None,
         }
+    }
+
+    /// Reads the pooler's `SHOW STATS` on `admin` (its admin console) around each
+    /// trial: read-only, nothing in the pooler changes.
+    pub fn with_pooler_admin(mut self, admin: Config) -> PostgresBackend {
+        self.pooler_admin = Some(admin);
+        self
+    }
+
+    /// The pooler's transactions and client wait (µs) over every database but its
+    /// own, from `SHOW STATS` on its admin console (simple protocol: the console has no
+    /// other).
+    async fn pooler_stats(&self) -> Result<Option<(i64, i64)>, BackendError> {
+        let Some(admin) = &self.pooler_admin else {
+            return Ok(None);
+        };
+        let e = |e| query_error("read the pooler's SHOW STATS", e);
+        let (client, connection) = admin.connect(NoTls).await.map_err(e)?;
+        tokio::spawn(connection);
+        let rows = client.simple_query("SHOW STATS").await.map_err(e)?;
+        let (mut xacts, mut wait) = (0, 0);
+        for m in rows {
+            let tokio_postgres::SimpleQueryMessage::Row(r) = m else {
+                continue;
+            };
+            if r.get("database") == Some("pgbouncer") {
+                continue;
+            }
+            let n = |name| r.get(name).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+            xacts += n("total_xact_count");
+            wait += n("total_wait_time");
+        }
+        Ok(Some((xacts, wait)))
     }
 
     /// Sends the workers through a pooler (see [`PoolerRoute`]). In transaction mode
@@ -793,11 +829,15 @@ impl Backend for PostgresBackend {
             .query_one(SQL.counters, &[])
             .await
             .map_err(|e| query_error("read pg_stat_database", e))?;
+        drop(guard);
+        let pool = self.pooler_stats().await?;
         Ok(ServerCounters {
             deadlocks: r.get(0),
             conflicts: r.get(1),
             rollbacks: r.get(2),
             commits: r.get(3),
+            pool_transactions: pool.map(|p| p.0),
+            pool_wait_us: pool.map(|p| p.1),
             ..ServerCounters::default()
         })
     }

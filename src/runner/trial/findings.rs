@@ -99,6 +99,8 @@ pub(super) fn lock_evidence(
         row_lock_waits: delta(before.row_lock_waits, after.row_lock_waits),
         row_lock_time_ms: delta(before.row_lock_time_ms, after.row_lock_time_ms),
         lock_escalations: delta(before.lock_escalations, after.lock_escalations),
+        pool_transactions: delta(before.pool_transactions, after.pool_transactions),
+        pool_wait_us: delta(before.pool_wait_us, after.pool_wait_us),
     }
 }
 

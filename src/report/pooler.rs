@@ -1,0 +1,61 @@
+//! The report's view of a run whose workers went through a pooler: what the pooler
+//! passed and how long its clients waited for a server connection, per cell, and one
+//! line on the pooler itself.
+
+use crate::results::{RunResult, cell_key};
+
+/// How to read the pooler table.
+pub const POOLER_HOW: &str = "Per cell, summed over repetitions, from PgBouncer's own counters (SHOW STATS on its admin console, read before and after each trial): the transactions it passed to the server and the time its clients waited for a server connection, in all and per transaction. Only the workers go through it; the producer, sampler, rescuer and control connection reach the server directly. A wait per transaction near the claim's own latency means the pool, not the server, sets the pace: more server connections, or fewer workers, would help.";
+
+/// One row per cell whose trials read the pooler; `None` when none did.
+pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = crate::results::KEY_HEADER.to_vec();
+    header.extend([
+        "transactions",
+        "waited for a server connection s",
+        "wait per transaction ms",
+    ]);
+    let mut rows = Vec::new();
+    for c in &r.cells {
+        let mut read = false;
+        let (mut xacts, mut wait_us) = (0i64, 0i64);
+        for t in &c.trials {
+            if let (Some(x), Some(w)) = (t.locks.pool_transactions, t.locks.pool_wait_us) {
+                read = true;
+                xacts += x;
+                wait_us += w;
+            }
+        }
+        if !read {
+            continue;
+        }
+        let mut row = cell_key(c);
+        row.extend([
+            xacts.to_string(),
+            format!("{:.2}", wait_us as f64 / 1e6),
+            match xacts {
+                0 => "–".to_string(),
+                n => format!("{:.3}", wait_us as f64 / 1e3 / n as f64),
+            },
+        ]);
+        rows.push(row);
+    }
+    (!rows.is_empty()).then_some((header, rows))
+}
+
+/// The pooler a target had, for the notes at the top of every format.
+pub fn note(r: &RunResult) -> Option<String> {
+    let lines: Vec<String> = r
+        .environment
+        .targets
+        .iter()
+        .filter_map(|t| {
+            let p = t.pooler?;
+            Some(format!(
+                "the workers reached the {} server through PgBouncer in {} mode with {} server connections; the producer, sampler and control connection went directly.",
+                t.backend, p.mode, p.pool_size
+            ))
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join(" "))
+}
