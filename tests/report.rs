@@ -235,6 +235,7 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
         session_settings: Vec::new(),
         standbys: Vec::new(),
         cluster: None,
+        pooler: None,
         server: Default::default(),
     };
     r.environment.targets = vec![

@@ -530,6 +530,7 @@ mod tests {
             session_settings: Vec::new(),
             standbys: Vec::new(),
             cluster: None,
+            pooler: None,
             server: crate::backend::ServerInfo {
                 version: version.into(),
                 ..Default::default()

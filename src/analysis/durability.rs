@@ -269,6 +269,7 @@ mod tests {
             session_settings: Vec::new(),
             standbys: Vec::new(),
             cluster: None,
+            pooler: None,
         });
         let mut out = Vec::new();
         commit_level_sentences(&r, &mut out);

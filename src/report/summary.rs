@@ -336,6 +336,7 @@ mod tests {
             session_settings: Vec::new(),
             standbys: Vec::new(),
             cluster: None,
+            pooler: None,
             server: crate::backend::ServerInfo {
                 version: String::new(),
                 settings: settings
@@ -406,6 +407,7 @@ mod tests {
             session_settings: Vec::new(),
             standbys,
             cluster: None,
+            pooler: None,
             server: ServerInfo {
                 version: String::new(),
                 settings: settings
