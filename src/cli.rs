@@ -93,6 +93,22 @@ pub enum Command {
         /// it did not start on its own. Not recorded in results.
         #[arg(long, env = "CLAIMBENCH_FAILOVER_COMMAND", hide_env_values = true)]
         failover_command: Option<String>,
+        /// Your pooler (PgBouncer or another) in front of the --db PostgreSQL server, as
+        /// host:port: the workers connect through it with --db's user and database;
+        /// the producer, sampler and control connection go to --db directly.
+        /// claimbench reads nothing from it but its answers and changes nothing in it.
+        #[arg(long, requires = "pool_mode")]
+        pooler: Option<String>,
+        /// The --pooler's mode. transaction: the workers send every statement unnamed
+        /// and need their role's default search_path to reach --schema (claimbench says
+        /// which ALTER ROLE to run; it runs none); session: as a direct connection.
+        #[arg(long, value_parser = ["transaction", "session"], requires = "pooler")]
+        pool_mode: Option<String>,
+        /// The --pooler's admin console, e.g. postgres://pgbouncer@host:6432/pgbouncer:
+        /// claimbench reads SHOW STATS there around each trial (the time workers waited
+        /// for a server connection). Not recorded in results.
+        #[arg(long, requires = "pooler", hide_env_values = true)]
+        pooler_admin: Option<String>,
     },
     /// From a run.json (or its folder): per strategy and layout, the smallest worker
     /// count and batch size that meet every SLO, the knee and the best throughput.

@@ -72,6 +72,9 @@ async fn dispatch(
             worker_threads,
             restart_command,
             failover_command,
+            pooler,
+            pool_mode,
+            pooler_admin,
         } => {
             let flags = run::RunFlags {
                 results_dir: results,
@@ -83,6 +86,7 @@ async fn dispatch(
                 restart_command,
                 failover_command,
                 allow_privileged_sql,
+                pooler: run::user_pooler(pooler, pool_mode, pooler_admin)?,
             };
             run::run(&workload, files, db, &schema, flags).await
         }

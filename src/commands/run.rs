@@ -35,6 +35,49 @@ pub(crate) struct RunFlags {
     pub failover_command: Option<String>,
     /// `--allow-privileged-sql`: run declared SQL as a role that could reach the host.
     pub allow_privileged_sql: bool,
+    /// `--pooler`: the user's pooler the workers go through to the --db PostgreSQL.
+    pub pooler: Option<UserPooler>,
+}
+
+/// A pooler of the user's (`--pooler`, `--pool-mode`, `--pooler-admin`).
+pub(crate) struct UserPooler {
+    pub addr: std::net::SocketAddr,
+    pub mode: claimbench::pooler::PoolMode,
+    pub admin: Option<DbTarget>,
+}
+
+/// The flags' pooler, checked before anything starts: an address that resolves, a mode,
+/// an admin console that is a PostgreSQL URL.
+pub(crate) fn user_pooler(
+    pooler: Option<String>,
+    mode: Option<String>,
+    admin: Option<String>,
+) -> Result<Option<UserPooler>> {
+    use std::net::ToSocketAddrs;
+    let Some(at) = pooler else {
+        return Ok(None);
+    };
+    let addr = at
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| {
+            anyhow::anyhow!("--pooler {at}: not an address; give host:port, e.g. 127.0.0.1:6432")
+        })?;
+    let mode = mode
+        .as_deref()
+        .and_then(claimbench::pooler::PoolMode::named)
+        .ok_or_else(|| anyhow::anyhow!("--pooler needs --pool-mode transaction or session"))?;
+    let admin = match admin {
+        None => None,
+        Some(url) => match DbTarget::parse(&url) {
+            Ok(t @ DbTarget::Postgres(_)) => Some(t),
+            _ => anyhow::bail!(
+                "--pooler-admin: give the admin console as a postgres:// URL, e.g. postgres://pgbouncer@127.0.0.1:6432/pgbouncer"
+            ),
+        },
+    };
+    Ok(Some(UserPooler { addr, mode, admin }))
 }
 
 pub(crate) async fn run(
@@ -54,6 +97,7 @@ pub(crate) async fn run(
         restart_command,
         failover_command,
         allow_privileged_sql,
+        pooler: user_pooler,
     } = flags;
     check_results_dir(&results_dir)?;
     let schema = super::schema_name(schema)?;
@@ -66,6 +110,7 @@ pub(crate) async fn run(
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
     let targets = resolve_targets(&mut workload, &db)?;
+    refuse_pooler_mix(&workload, &targets, user_pooler.as_ref())?;
     refuse_before_starting(
         &workload,
         &targets,
@@ -99,6 +144,18 @@ pub(crate) async fn run(
         let own_mariadb = mariadb.as_ref().filter(|_| kind == BackendKind::Mysql);
         let mut backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
         let own_servers = embedded.as_ref().filter(|_| own_cluster);
+        if let Some(p) = user_pooler
+            .as_ref()
+            .filter(|_| kind == BackendKind::Postgres)
+        {
+            backend = backend.with_pooler(claimbench::backend::postgres::PoolerRoute {
+                addr: Some(p.addr),
+                mode: p.mode,
+            });
+            if let Some(admin) = &p.admin {
+                backend = backend.with_pooler_admin(admin);
+            }
+        }
         if let Some(p) = own_servers.and_then(|e| e.pooler.as_ref()) {
             backend = backend
                 .with_pooler(claimbench::backend::postgres::PoolerRoute {
@@ -239,6 +296,30 @@ fn check_results_dir(dir: &Path) -> Result<()> {
 /// What the workload asks of the servers that their kind rules out, refused before any
 /// server starts: a block's durability changes a server's own settings, which claimbench
 /// does only on the one it starts; a failover on the embedded default needs a standby.
+/// A pooler claimbench starts sits in front of its own server; `--pooler` in front of a
+/// `--db` PostgreSQL server: each alone, and each with what it pools.
+fn refuse_pooler_mix(
+    workload: &Workload,
+    targets: &[(BackendKind, Option<DbTarget>)],
+    user: Option<&UserPooler>,
+) -> Result<()> {
+    let db_postgres = targets
+        .iter()
+        .any(|(k, t)| *k == BackendKind::Postgres && t.is_some());
+    let file = workload.source_path.display();
+    if workload.topology.pooler.is_some() && db_postgres {
+        anyhow::bail!(
+            "{file}: topology.pooler puts a PgBouncer claimbench starts in front of the embedded PostgreSQL; with --db, give your pooler with --pooler host:port --pool-mode MODE instead"
+        );
+    }
+    if user.is_some() && !db_postgres {
+        anyhow::bail!(
+            "--pooler is the pooler in front of a --db PostgreSQL server; give that server with --db postgres://… (for the embedded server, set [topology] pooler in the workload)"
+        );
+    }
+    Ok(())
+}
+
 fn refuse_before_starting(
     workload: &Workload,
     targets: &[(BackendKind, Option<DbTarget>)],
