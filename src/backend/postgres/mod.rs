@@ -356,7 +356,7 @@ impl PostgresBackend {
         Err(BackendError::other(
             "connect through the pooler",
             format!(
-                "through a transaction-mode pooler each statement may run on another server connection, so claimbench cannot set search_path per session, and this role's default schema is {} rather than `{}`; give the role that default (ALTER ROLE <user> SET search_path TO {}) or set it in the pooler's connect_query, then run again",
+                "through a transaction-mode pooler each statement may run on another server connection, so claimbench cannot set search_path per session, and this role's default schema is {} rather than `{}`; give the role that default (ALTER ROLE <user> SET search_path TO {}) or set it in the pooler's connect_query, have the pooler open new server connections (a role's default applies to new ones; PgBouncer: RECONNECT on its admin console), then run again",
                 current.map_or("none".to_string(), |s| format!("`{s}`")),
                 self.id.schema,
                 quote_ident(&self.id.schema),

@@ -445,6 +445,20 @@ impl Validator<'_> {
             ));
         }
         let session_settings = self.session_settings("session", w.session)?;
+        if let Some(p) = topology
+            .pooler
+            .filter(|p| p.mode == crate::pooler::PoolMode::Session)
+            && let Some(most) = matrices
+                .iter()
+                .flat_map(|m| m.workers.iter().copied())
+                .max()
+            && most > p.pool_size
+        {
+            return Err(self.err(
+                "topology.pool_size",
+                format!("{} server connections cannot serve {most} workers in session mode, where each worker keeps its server connection until it disconnects (the rest would wait for the whole trial); give pool_size = {most} or more, or pooler = \"transaction\"", p.pool_size),
+            ));
+        }
         let transaction_pooled =
             topology.pooler.map(|p| p.mode) == Some(crate::pooler::PoolMode::Transaction);
         let settings_of_blocks = matrices.iter().enumerate().flat_map(|(i, m)| {

@@ -1,0 +1,283 @@
+//! Through a real PgBouncer (Debian's `pgbouncer`, which `.ci/run` installs): every
+//! built-in strategy through transaction pooling, the pool's wait when it is smaller
+//! than the workers, the pooler removed after the run, and a user's pooler in front of a
+//! server claimbench did not start, in both modes.
+
+use claimbench::embedded::EmbeddedPostgres;
+use claimbench::embedded::pgbouncer::EmbeddedPgBouncer;
+use claimbench::pooler::{PoolMode, Pooler};
+use claimbench::strategy::Strategy;
+use std::path::{Path, PathBuf};
+
+/// A temporary directory every user may enter: the server and the pooler run as the
+/// postgres user when the tests run as root, and make their directories inside it.
+fn world_readable_tmp() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    d
+}
+
+/// `claimbench run WORKLOAD [extra] --results <tmp>/out` with TMPDIR in `tmp`: its exit
+/// status, stderr, and the run.json when it wrote one.
+fn run_cli(
+    tmp: &Path,
+    workload: &str,
+    extra: &[&str],
+) -> (bool, String, Option<serde_json::Value>) {
+    let file = tmp.join("w.toml");
+    std::fs::write(&file, workload).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .env("TMPDIR", tmp)
+        .arg("run")
+        .arg(&file)
+        .args(extra)
+        .arg("--results")
+        .arg(tmp.join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let run = std::fs::read_dir(tmp.join("out"))
+        .ok()
+        .and_then(|mut d| d.next())
+        .map(|d| d.unwrap().path().join("run.json"))
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap());
+    (out.status.success(), stderr, run)
+}
+
+/// Everything claimbench made under `tmp` but its results.
+fn left_under(tmp: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().is_some_and(|n| n != "out" && n != "w.toml"))
+        .collect()
+}
+
+fn cell<'a>(run: &'a serde_json::Value, strategy: &str, workers: u64) -> &'a serde_json::Value {
+    run["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["strategy"] == strategy && c["workers"] == workers)
+        .unwrap_or_else(|| panic!("no {strategy} cell at {workers} workers"))
+}
+
+/// Every built-in strategy with a PostgreSQL form runs through a transaction-mode
+/// PgBouncer of 2 server connections serving 4 workers: its workers' transactions went
+/// through the pooler (its own counters say so), none of them lost a job, and none that
+/// promises no duplicates duplicated (the named prepared statements that fail there on
+/// PgBouncer 1.18 are sent unnamed). Afterwards neither the pooler's directory nor its
+/// port is left.
+#[test]
+fn every_builtin_strategy_runs_through_a_transaction_pooler() {
+    let tmp = world_readable_tmp();
+    let strategies: Vec<String> = Strategy::builtin()
+        .filter(|s| s.sql(claimbench::backend::BackendKind::Postgres).is_some())
+        .map(|s| format!("\"{s}\""))
+        .collect();
+    let workload = format!(
+        r#"name = "through-a-pooler"
+seed = 3
+[population]
+backlog = 2000
+queues = [{{ name = "default" }}]
+[matrix]
+strategies = [{}]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.1
+duration_s = 0.6
+[topology]
+pooler = "transaction"
+pool_size = 2
+"#,
+        strategies.join(", ")
+    );
+    let (ok, stderr, run) = run_cli(tmp.path(), &workload, &[]);
+    assert!(ok, "{stderr}");
+    let run = run.unwrap();
+    assert_eq!(
+        run["environment"]["targets"][0]["pooler"],
+        serde_json::json!({"mode": "transaction", "pool_size": 2})
+    );
+    assert!(strategies.len() >= 10, "{strategies:?}");
+    for s in
+        Strategy::builtin().filter(|s| s.sql(claimbench::backend::BackendKind::Postgres).is_some())
+    {
+        let c = cell(&run, s.as_str(), 4);
+        for t in c["trials"].as_array().unwrap() {
+            assert!(
+                t["counts"]["jobs_claimed"].as_u64().unwrap() > 0,
+                "{s}: {t}"
+            );
+            assert!(
+                t["locks"]["pool_transactions"].as_i64().unwrap() > 0,
+                "{s}: {t}"
+            );
+            assert_eq!(t["reconciliation"]["lost"], 0, "{s}: {t}");
+            if s.prevents_duplicate_claims() {
+                assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0, "{s}: {t}");
+            }
+        }
+    }
+    // The line the run printed names the pooler's port and folder: both gone.
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("PgBouncer (transaction mode, 2 server connections) on port"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let port: u16 = line
+        .split("on port ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "{line}"
+    );
+    assert!(
+        left_under(tmp.path()).is_empty(),
+        "{:?}",
+        left_under(tmp.path())
+    );
+}
+
+/// One server connection for six workers: they wait in the pooler for it, and the
+/// pooler's counters say so; one worker on the same pool hardly waits.
+#[test]
+fn a_pool_smaller_than_the_workers_makes_them_wait_and_says_how_long() {
+    let tmp = world_readable_tmp();
+    let workload = r#"name = "a-small-pool"
+seed = 3
+[population]
+backlog = 3000
+queues = [{ name = "default" }]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [1, 6]
+batch_sizes = [1]
+[trial]
+warmup_s = 0.1
+duration_s = 1.0
+[topology]
+pooler = "transaction"
+pool_size = 1
+"#;
+    let (ok, stderr, run) = run_cli(tmp.path(), workload, &["--quiet"]);
+    assert!(ok, "{stderr}");
+    let run = run.unwrap();
+    let per_xact = |w: u64| {
+        let t = &cell(&run, "production", w)["trials"][0]["locks"];
+        let (x, us) = (
+            t["pool_transactions"].as_i64().unwrap(),
+            t["pool_wait_us"].as_i64().unwrap(),
+        );
+        assert!(x > 0, "{t}");
+        us as f64 / x as f64
+    };
+    let (one, six) = (per_xact(1), per_xact(6));
+    assert!(
+        six > 0.0 && six > 4.0 * one,
+        "wait per transaction: 1 worker {one} µs, 6 workers {six} µs"
+    );
+    let summary = std::fs::read_to_string(
+        std::fs::read_dir(tmp.path().join("out"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+            .join("summary.md"),
+    )
+    .unwrap();
+    assert!(summary.contains("## Pooler"), "{summary}");
+    assert!(summary.contains("**Pooler**: the workers reached the postgres server through PgBouncer in transaction mode with 1 server connections"), "{summary}");
+}
+
+/// A pooler of the person's own in front of a server claimbench did not start: session
+/// mode runs as a direct connection would; transaction mode refuses a role whose default
+/// schema is not the run's (saying which ALTER ROLE to run, and running none), and runs
+/// once the role has it.
+#[tokio::test]
+async fn a_users_pooler_runs_in_session_mode_and_in_transaction_mode_once_the_role_has_the_schema()
+{
+    let tmp = world_readable_tmp();
+    let pg = EmbeddedPostgres::start(&Default::default()).unwrap();
+    let workload = r#"name = "users-pooler"
+seed = 3
+[population]
+backlog = 1000
+queues = [{ name = "default" }]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [3]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.1
+duration_s = 0.5
+"#;
+    for mode in [PoolMode::Session, PoolMode::Transaction] {
+        let bouncer =
+            // Session mode keeps a server connection per worker: as many as the workers.
+            EmbeddedPgBouncer::start(pg.port(), pg.owner(), Pooler { mode, pool_size: 3 }).unwrap();
+        let at = format!("127.0.0.1:{}", bouncer.port());
+        let flags = [
+            "--quiet",
+            "--db",
+            &pg.url(),
+            "--pooler",
+            &at,
+            "--pool-mode",
+            mode.as_str(),
+            "--pooler-admin",
+            &bouncer.admin_url(),
+        ];
+        let out = tmp.path().join(format!("{mode}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let (ok, stderr, run) = run_cli(&out, workload, &flags);
+        if mode == PoolMode::Transaction {
+            assert!(!ok, "{stderr}");
+            assert!(
+                stderr.contains("ALTER ROLE <user> SET search_path TO \"claimbench\""),
+                "{stderr}"
+            );
+            let (c, conn) = tokio_postgres::connect(&pg.url(), tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(conn);
+            // The test's own server, changed by the test, as its owner would.
+            c.batch_execute("ALTER ROLE postgres SET search_path TO claimbench")
+                .await
+                .unwrap();
+            // A role's default reaches new server connections only: the owner has the
+            // pooler reopen its own, as the message says.
+            let (admin, conn) =
+                tokio_postgres::connect(&bouncer.admin_url(), tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+            tokio::spawn(conn);
+            admin.simple_query("RECONNECT").await.unwrap();
+            std::fs::remove_dir_all(&out).unwrap();
+            std::fs::create_dir_all(&out).unwrap();
+            let (ok, stderr, run) = run_cli(&out, workload, &flags);
+            assert!(ok, "{stderr}");
+            let t = &run.unwrap()["cells"][0]["trials"][0];
+            assert!(t["locks"]["pool_transactions"].as_i64().unwrap() > 0, "{t}");
+            assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0, "{t}");
+            continue;
+        }
+        let log = || {
+            std::fs::read_to_string(bouncer.path().unwrap().join("pgbouncer.log"))
+                .unwrap_or_default()
+        };
+        assert!(ok, "{stderr}\npooler's log:\n{}", log());
+        let t = &run.unwrap()["cells"][0]["trials"][0];
+        assert!(t["counts"]["jobs_claimed"].as_u64().unwrap() > 0, "{t}");
+        assert!(t["locks"]["pool_transactions"].as_i64().unwrap() > 0, "{t}");
+    }
+}
