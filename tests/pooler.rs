@@ -195,6 +195,11 @@ pool_size = 1
     )
     .unwrap();
     assert!(summary.contains("## Pooler"), "{summary}");
+    // The verdict reads the sweep: the wait at each worker count.
+    assert!(
+        summary.contains("through PgBouncer (transaction mode, 1 server connections), production waited per transaction"),
+        "{summary}"
+    );
     assert!(summary.contains("**Pooler**: the workers reached the postgres server through PgBouncer in transaction mode with 1 server connections"), "{summary}");
 }
 

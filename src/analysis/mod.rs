@@ -12,6 +12,7 @@ mod durability;
 pub mod figures;
 pub mod gates;
 pub mod network;
+pub mod pooler;
 pub mod rate_search;
 pub mod recommend;
 pub mod shards;

@@ -625,6 +625,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     out.extend(super::network::sentences(r));
     out.extend(super::cluster::sentences(r));
     out.extend(super::shards::sentences(r));
+    out.extend(super::pooler::sentences(r));
     scaling_sentence(r, &mut out);
     batch_sentence(r, &mut out);
     arrival_sentences(r, &mut out);

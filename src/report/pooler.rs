@@ -33,10 +33,8 @@ pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
         row.extend([
             xacts.to_string(),
             format!("{:.2}", wait_us as f64 / 1e6),
-            match xacts {
-                0 => "–".to_string(),
-                n => format!("{:.3}", wait_us as f64 / 1e3 / n as f64),
-            },
+            crate::analysis::pooler::wait_per_transaction_ms(c)
+                .map_or("–".to_string(), |ms| format!("{ms:.3}")),
         ]);
         rows.push(row);
     }
