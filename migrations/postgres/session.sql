@@ -6,6 +6,11 @@
 -- {schema} the run's schema, quoted.
 SET search_path TO {schema}
 
+-- step: current-schema
+-- Through a transaction-mode pooler, where a SET would stay on one server connection:
+-- the schema the role finds by default (claimbench checks it is the run's).
+SELECT current_schema()
+
 -- step: listen
 -- notify's idle workers wait on this channel; announce wakes them.
 LISTEN claimbench_work

@@ -142,28 +142,13 @@ pub(crate) async fn run(
         };
         let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
         let own_mariadb = mariadb.as_ref().filter(|_| kind == BackendKind::Mysql);
-        let mut backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
+        let backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
         let own_servers = embedded.as_ref().filter(|_| own_cluster);
-        if let Some(p) = user_pooler
+        let user = user_pooler
             .as_ref()
-            .filter(|_| kind == BackendKind::Postgres)
-        {
-            backend = backend.with_pooler(claimbench::backend::postgres::PoolerRoute {
-                addr: Some(p.addr),
-                mode: p.mode,
-            });
-            if let Some(admin) = &p.admin {
-                backend = backend.with_pooler_admin(admin);
-            }
-        }
-        if let Some(p) = own_servers.and_then(|e| e.pooler.as_ref()) {
-            backend = backend
-                .with_pooler(claimbench::backend::postgres::PoolerRoute {
-                    addr: Some(p.address()),
-                    mode: p.mode(),
-                })
-                .with_pooler_admin(&DbTarget::parse(&p.admin_url())?);
-        }
+            .filter(|_| kind == BackendKind::Postgres);
+        let own_pooler = own_servers.and_then(|e| e.pooler.as_ref());
+        let backend = through_pooler(backend, user, own_pooler)?;
         let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(
             &workload,
@@ -296,6 +281,30 @@ fn check_results_dir(dir: &Path) -> Result<()> {
 /// What the workload asks of the servers that their kind rules out, refused before any
 /// server starts: a block's durability changes a server's own settings, which claimbench
 /// does only on the one it starts; a failover on the embedded default needs a standby.
+/// The workers through the person's pooler (`--pooler`) or the one claimbench started,
+/// whose admin console it always reads; `backend` unchanged without either.
+fn through_pooler(
+    backend: AnyBackend,
+    user: Option<&UserPooler>,
+    own: Option<&claimbench::embedded::pgbouncer::EmbeddedPgBouncer>,
+) -> Result<AnyBackend> {
+    use claimbench::backend::postgres::PoolerRoute;
+    let (addr, mode, admin) = match (user, own) {
+        (Some(p), _) => (p.addr, p.mode, p.admin.clone()),
+        (None, Some(p)) => (
+            p.address(),
+            p.mode(),
+            Some(DbTarget::parse(&p.admin_url())?),
+        ),
+        (None, None) => return Ok(backend),
+    };
+    let backend = backend.with_pooler(PoolerRoute { addr, mode });
+    Ok(match admin {
+        Some(a) => backend.with_pooler_admin(&a),
+        None => backend,
+    })
+}
+
 /// A pooler claimbench starts sits in front of its own server; `--pooler` in front of a
 /// `--db` PostgreSQL server: each alone, and each with what it pools.
 fn refuse_pooler_mix(

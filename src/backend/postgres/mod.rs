@@ -55,7 +55,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.session,
-        "search-path listen announce unlock unlock-all apply hold-snapshot kill-workers explain-plan explain-analyze",
+        "search-path current-schema listen announce unlock unlock-all apply hold-snapshot kill-workers explain-plan explain-analyze",
     ),
     (HISTORY_SQL, "rows paused-queue"),
     (
@@ -705,7 +705,7 @@ impl Backend for PostgresBackend {
         let worker = role == self.id.worker_role;
         let via = match (to.via, self.pooler) {
             (Some(v), _) => Some(v),
-            (None, Some(p)) if worker => p.addr,
+            (None, Some(p)) if worker => Some(p.addr),
             _ => None,
         };
         let (client, wakeups) = self.open_listening(role, via).await?;

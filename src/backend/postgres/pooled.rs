@@ -7,10 +7,9 @@ use super::*;
 /// How workers reach the server through a pooler.
 #[derive(Debug, Clone, Copy)]
 pub struct PoolerRoute {
-    /// The pooler claimbench started, which the workers' connections go to (every
-    /// other connection goes straight to the server); `None` when `--db` is itself the
-    /// pooler, so that every connection goes through it.
-    pub addr: Option<std::net::SocketAddr>,
+    /// The pooler (claimbench's, or the person's `--pooler`) the workers' connections
+    /// go to; every other connection goes straight to the server.
+    pub addr: std::net::SocketAddr,
     pub mode: crate::pooler::PoolMode,
 }
 
@@ -56,15 +55,12 @@ impl PostgresBackend {
         self
     }
 
-    /// Whether a connection of `application_name` goes through a transaction pooler.
+    /// Whether a connection of `application_name` goes through a transaction pooler:
+    /// the workers' only.
     pub(super) fn transaction_pooled(&self, application_name: &str) -> bool {
-        match self.pooler {
-            Some(PoolerRoute {
-                mode: crate::pooler::PoolMode::Transaction,
-                addr,
-            }) => addr.is_none() || application_name == self.id.worker_role,
-            _ => false,
-        }
+        self.pooler
+            .is_some_and(|p| p.mode == crate::pooler::PoolMode::Transaction)
+            && application_name == self.id.worker_role
     }
 
     /// Through a transaction pooler, refuses a connection whose role does not find the
@@ -72,7 +68,7 @@ impl PostgresBackend {
     /// roles or pooler; on the server it started it sets its own role's default).
     pub(super) async fn check_pooled_schema(&self, client: &Client) -> Result<(), BackendError> {
         let rows = client
-            .simple_query("SELECT current_schema()")
+            .simple_query(step(SQL.session, "current-schema"))
             .await
             .map_err(|e| query_error("read the pooled connection's schema", e))?;
         let current = rows.iter().find_map(|m| match m {
