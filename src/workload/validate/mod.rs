@@ -445,40 +445,7 @@ impl Validator<'_> {
             ));
         }
         let session_settings = self.session_settings("session", w.session)?;
-        if let Some(p) = topology
-            .pooler
-            .filter(|p| p.mode == crate::pooler::PoolMode::Session)
-            && let Some(most) = matrices
-                .iter()
-                .flat_map(|m| m.workers.iter().copied())
-                .max()
-            && most > p.pool_size
-        {
-            return Err(self.err(
-                "topology.pool_size",
-                format!("{} server connections cannot serve {most} workers in session mode, where each worker keeps its server connection until it disconnects (the rest would wait for the whole trial); give pool_size = {most} or more, or pooler = \"transaction\"", p.pool_size),
-            ));
-        }
-        let transaction_pooled =
-            topology.pooler.map(|p| p.mode) == Some(crate::pooler::PoolMode::Transaction);
-        let settings_of_blocks = matrices.iter().enumerate().flat_map(|(i, m)| {
-            m.phase
-                .session_settings
-                .iter()
-                .map(move |s| (format!("matrix[{i}].session.{}.{}", s.backend, s.name), s))
-        });
-        let mut all_settings = session_settings
-            .iter()
-            .map(|s| (format!("session.{}.{}", s.backend, s.name), s))
-            .chain(settings_of_blocks);
-        if transaction_pooled
-            && let Some((field, _)) = all_settings.find(|(_, s)| s.backend == BackendKind::Postgres)
-        {
-            return Err(self.err(
-                &field,
-                "is a session setting, and through a transaction-mode pooler a session's SET stays on whichever server connection ran it; drop it, or set pooler = \"session\"",
-            ));
-        }
+        self.pooler_fits(&topology, &matrices, &session_settings)?;
         Ok(Workload {
             name: w.name,
             description: w.description,
@@ -580,6 +547,51 @@ impl Validator<'_> {
             nodes,
             pooler,
         })
+    }
+
+    /// What a pooler's mode asks of the rest of the workload: in session mode a server
+    /// connection per worker, in transaction mode no session settings on PostgreSQL.
+    fn pooler_fits(
+        &self,
+        topology: &Topology,
+        matrices: &[Matrix],
+        session_settings: &[crate::session_settings::SessionSetting],
+    ) -> Result<(), WorkloadError> {
+        if let Some(p) = topology
+            .pooler
+            .filter(|p| p.mode == crate::pooler::PoolMode::Session)
+            && let Some(most) = matrices
+                .iter()
+                .flat_map(|m| m.workers.iter().copied())
+                .max()
+            && most > p.pool_size
+        {
+            return Err(self.err(
+                "topology.pool_size",
+                format!("{} server connections cannot serve {most} workers in session mode, where each worker keeps its server connection until it disconnects (the rest would wait for the whole trial); give pool_size = {most} or more, or pooler = \"transaction\"", p.pool_size),
+            ));
+        }
+        let transaction_pooled =
+            topology.pooler.map(|p| p.mode) == Some(crate::pooler::PoolMode::Transaction);
+        let settings_of_blocks = matrices.iter().enumerate().flat_map(|(i, m)| {
+            m.phase
+                .session_settings
+                .iter()
+                .map(move |s| (format!("matrix[{i}].session.{}.{}", s.backend, s.name), s))
+        });
+        let mut all_settings = session_settings
+            .iter()
+            .map(|s| (format!("session.{}.{}", s.backend, s.name), s))
+            .chain(settings_of_blocks);
+        if transaction_pooled
+            && let Some((field, _)) = all_settings.find(|(_, s)| s.backend == BackendKind::Postgres)
+        {
+            return Err(self.err(
+                &field,
+                "is a session setting, and through a transaction-mode pooler a session's SET stays on whichever server connection ran it; drop it, or set pooler = \"session\"",
+            ));
+        }
+        Ok(())
     }
 
     /// `topology.pooler` and `topology.pool_size`: a PgBouncer in front of the embedded
