@@ -49,3 +49,16 @@ pub struct Pooler {
 /// The most server connections a pool may be given: far past what a loopback server
 /// on one host serves, and under the embedded server's max_connections.
 pub const MAX_POOL_SIZE: u32 = 200;
+
+/// A pooler of the person's the workers went through (`--pooler`), as the run found it:
+/// claimbench reads it (its admin console, when given) and never changes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TheirPooler {
+    /// host:port, as given (no user or password: a URL's secrets stay out of results).
+    pub address: String,
+    pub mode: PoolMode,
+    /// The server connections its pool had, as its admin console reported them;
+    /// `None` without `--pooler-admin`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_size: Option<u32>,
+}

@@ -146,7 +146,10 @@ pool_size = 2
 }
 
 /// One server connection for six workers: they wait in the pooler for it, and the
-/// pooler's counters say so; one worker on the same pool hardly waits.
+/// pooler's counters say so; one worker on the same pool hardly waits. A block's
+/// `pool_sizes` resizes claimbench's pooler between blocks: the pooler never had more
+/// server connections serving clients than the block's pool, six workers on one left
+/// clients waiting, and the verdict names the pool each worker count needed.
 #[test]
 fn a_pool_smaller_than_the_workers_makes_them_wait_and_says_how_long() {
     let tmp = world_readable_tmp();
@@ -160,18 +163,37 @@ strategies = ["production"]
 index_layouts = ["fetch-order"]
 workers = [1, 6]
 batch_sizes = [1]
+pool_sizes = [1, 3]
 [trial]
 warmup_s = 0.1
 duration_s = 1.0
 [topology]
 pooler = "transaction"
-pool_size = 1
 "#;
     let (ok, stderr, run) = run_cli(tmp.path(), workload, &["--quiet"]);
     assert!(ok, "{stderr}");
     let run = run.unwrap();
+    let on_pool = |w: u64, pool: u64| {
+        let c = run["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["workers"] == w && c["pool_size"] == pool)
+            .unwrap_or_else(|| panic!("no cell at {w} workers on a pool of {pool}"));
+        assert_eq!(c["phase"], format!("pool {pool}"));
+        &c["trials"][0]["locks"]
+    };
+    for (w, pool) in [(1, 1), (6, 1), (1, 3), (6, 3)] {
+        let t = on_pool(w, pool);
+        let peak = t["pool_peak_server"].as_i64().unwrap();
+        assert!(
+            (1..=pool as i64).contains(&peak),
+            "{w} workers, pool {pool}: {t}"
+        );
+    }
+    assert!(on_pool(6, 1)["pool_peak_waiting"].as_i64().unwrap() >= 1);
     let per_xact = |w: u64| {
-        let t = &cell(&run, "production", w)["trials"][0]["locks"];
+        let t = on_pool(w, 1);
         let (x, us) = (
             t["pool_transactions"].as_i64().unwrap(),
             t["pool_wait_us"].as_i64().unwrap(),
@@ -195,12 +217,17 @@ pool_size = 1
     )
     .unwrap();
     assert!(summary.contains("## Pooler"), "{summary}");
-    // The verdict reads the sweep: the wait at each worker count.
+    // The verdict reads the worker sweep on each pool, and the pool sweep at each
+    // worker count.
     assert!(
-        summary.contains("through PgBouncer (transaction mode, 1 server connections), production waited per transaction"),
+        summary.contains("through PgBouncer (transaction mode, 1 server connection), production in pool 1 waited per transaction"),
         "{summary}"
     );
-    assert!(summary.contains("**Pooler**: the workers reached the postgres server through PgBouncer in transaction mode with 1 server connections"), "{summary}");
+    assert!(
+        summary.contains("server pool for production fetch-order at batch 1: 6 workers need"),
+        "{summary}"
+    );
+    assert!(summary.contains("**Pooler**: the workers reached the postgres server through a PgBouncer claimbench started in transaction mode"), "{summary}");
 }
 
 /// A pooler of the person's own in front of a server claimbench did not start: session
@@ -271,11 +298,26 @@ duration_s = 0.5
             std::fs::create_dir_all(&out).unwrap();
             let (ok, stderr, run) = run_cli(&out, workload, &flags);
             assert!(ok, "{stderr}");
-            let t = &run.unwrap()["cells"][0]["trials"][0];
+            let run = run.unwrap();
+            // Read on its console, never changed: its mode and its pool.
+            assert_eq!(
+                run["environment"]["targets"][0]["their_pooler"],
+                serde_json::json!({"address": at, "mode": "transaction", "pool_size": 3})
+            );
+            assert_eq!(run["cells"][0]["pool_size"], 3);
+            let t = &run["cells"][0]["trials"][0];
             assert!(t["locks"]["pool_transactions"].as_i64().unwrap() > 0, "{t}");
             assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0, "{t}");
             continue;
         }
+        // A mode its console contradicts is refused before any trial.
+        let wrong = flags.map(|f| if f == "session" { "transaction" } else { f });
+        let (refused, why, _) = run_cli(&out, workload, &wrong);
+        assert!(
+            !refused && why.contains("pools in session mode; give --pool-mode session"),
+            "{why}"
+        );
+        std::fs::remove_dir_all(out.join("out")).ok();
         let log = || {
             std::fs::read_to_string(bouncer.path().unwrap().join("pgbouncer.log"))
                 .unwrap_or_default()

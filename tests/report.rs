@@ -236,6 +236,7 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
         standbys: Vec::new(),
         cluster: None,
         pooler: None,
+        their_pooler: None,
         server: Default::default(),
     };
     r.environment.targets = vec![

@@ -531,6 +531,7 @@ mod tests {
             standbys: Vec::new(),
             cluster: None,
             pooler: None,
+            their_pooler: None,
             server: crate::backend::ServerInfo {
                 version: version.into(),
                 ..Default::default()

@@ -270,6 +270,7 @@ mod tests {
             standbys: Vec::new(),
             cluster: None,
             pooler: None,
+            their_pooler: None,
         });
         let mut out = Vec::new();
         commit_level_sentences(&r, &mut out);

@@ -3,16 +3,28 @@
 //! techniques that keep state in the session fared through transaction pooling.
 
 use super::figures::{CellFigures, fmt_ms};
-use crate::pooler::{PoolMode, Pooler};
+use crate::pooler::PoolMode;
 use crate::results::{CellResult, RunResult};
+use crate::slo::Slo;
 
-/// The pooler the workers of `backend` went through, from the run's targets.
-fn pooler_of(r: &RunResult, c: &CellResult) -> Option<Pooler> {
+/// The mode of the pooler the workers of `c`'s backend went through, from the run's
+/// targets.
+fn mode_of(r: &RunResult, c: &CellResult) -> Option<PoolMode> {
     r.environment
         .targets
         .iter()
         .find(|t| t.backend == c.backend)
-        .and_then(|t| t.pooler)
+        .and_then(|t| t.pool_mode())
+}
+
+/// "4 server connections", or "a pool of unknown size" (a person's pooler whose
+/// console was not given).
+fn pool_words(size: Option<u32>) -> String {
+    match size {
+        Some(1) => "1 server connection".to_string(),
+        Some(n) => format!("{n} server connections"),
+        None => "a pool of unknown size".to_string(),
+    }
 }
 
 /// The pooler's wait per transaction over a cell's trials, ms; `None` when no trial
@@ -31,6 +43,8 @@ pub fn wait_per_transaction_ms(c: &CellResult) -> Option<f64> {
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     sizing(r, &mut out);
+    let slos = super::recommend::effective_slos(&r.slos, &[]);
+    out.extend(pool_sizing(r, &slos).iter().map(PoolAnswer::sentence));
     session_state(r, &mut out);
     out
 }
@@ -47,7 +61,7 @@ fn sizing(r: &RunResult, out: &mut Vec<String>) {
             continue;
         }
         seen.push(key);
-        let Some(pool) = pooler_of(r, c) else {
+        let Some(mode) = mode_of(r, c) else {
             continue;
         };
         let mut sweep: Vec<(&CellResult, f64)> = r
@@ -77,20 +91,18 @@ fn sizing(r: &RunResult, out: &mut Vec<String>) {
         let first = sweep[0].0;
         let last = sweep[sweep.len() - 1].0;
         let (f, l) = (CellFigures::of(first), CellFigures::of(last));
+        let pool = pool_words(c.pool_size);
         let answer = match served {
             Some(w) => format!(
-                "{} server connections served up to {w} workers with a wait under a tenth of their claim p50",
-                pool.pool_size
+                "{pool} served up to {w} workers with a wait under a tenth of their claim p50"
             ),
             None => format!(
-                "even {} workers waited more than a tenth of their claim p50 for one of {} server connections",
-                first.workers, pool.pool_size
+                "even {} workers waited more than a tenth of their claim p50 for {pool}",
+                first.workers
             ),
         };
         out.push(format!(
-            "through PgBouncer ({} mode, {} server connections), {}{} waited per transaction {}; {answer} (jobs/s {:.0} at {} workers, {:.0} at {}; claim p99 {} and {}).",
-            pool.mode,
-            pool.pool_size,
+            "through PgBouncer ({mode} mode, {pool}), {}{} waited per transaction {}; {answer} (jobs/s {:.0} at {} workers, {:.0} at {}; claim p99 {} and {}).",
             c.strategy,
             super::figures::in_phase(c),
             each.join(", "),
@@ -113,9 +125,9 @@ fn session_state(r: &RunResult, out: &mut Vec<String>) {
         if !(def.advisory || def.listens) {
             continue;
         }
-        let Some(pool) = pooler_of(r, c).filter(|p| p.mode == PoolMode::Transaction) else {
+        if mode_of(r, c) != Some(PoolMode::Transaction) {
             continue;
-        };
+        }
         let f = CellFigures::of(c);
         let state = if def.advisory {
             "its session-level advisory lock per job is taken and released on whichever server connection each statement lands on"
@@ -127,12 +139,152 @@ fn session_state(r: &RunResult, out: &mut Vec<String>) {
             (d, l) => format!("{d} duplicate claims and {l} lost jobs"),
         };
         out.push(format!(
-            "{}{} through transaction pooling ({} server connections, {} workers): {state}; {held}, {:.0} jobs/s.",
+            "{}{} through transaction pooling ({}, {} workers): {state}; {held}, {:.0} jobs/s.",
             c.strategy,
             super::figures::in_phase(c),
-            pool.pool_size,
+            pool_words(c.pool_size),
             c.workers,
             f.throughput
         ));
     }
+}
+
+/// The block a cell of a `pool_sizes` sweep was copied from: its phase without the
+/// ` pool N` the sweep added; `None` for a cell of no sweep.
+fn swept_from(c: &CellResult) -> Option<&str> {
+    let n = c.pool_size?;
+    let label = format!("pool {n}");
+    match c.phase.strip_suffix(&label)? {
+        "" => Some(""),
+        base => base.strip_suffix(' '),
+    }
+}
+
+/// One worker count of a `pool_sizes` sweep: each pool it ran on, and the smallest
+/// that served it.
+#[derive(Debug, Clone)]
+pub struct PoolAnswer {
+    pub label: String,
+    pub workers: u32,
+    /// (pool size, figures, wait per transaction ms), largest pool first.
+    pub pools: Vec<(u32, CellFigures, Option<f64>)>,
+    /// The smallest pool whose cell met every SLO and kept its jobs/s within
+    /// [`super::recommend::KNEE_GAIN`] of the best pool's.
+    pub smallest: Option<u32>,
+}
+
+impl PoolAnswer {
+    pub fn sentence(&self) -> String {
+        let tried: Vec<String> = self.pools.iter().rev().map(|p| p.0.to_string()).collect();
+        let answer = match self.smallest {
+            Some(n) => format!(
+                "{} workers need {} (of {} tried: the smallest that met every SLO and kept jobs/s within {:.0} % of the best pool's)",
+                self.workers,
+                pool_words(Some(n)),
+                tried.join(", "),
+                super::recommend::KNEE_GAIN * 100.0
+            ),
+            None => format!(
+                "{} workers: no pool of {} met every SLO",
+                self.workers,
+                tried.join(", ")
+            ),
+        };
+        let steps: Vec<String> = self
+            .pools
+            .windows(2)
+            .map(|w| {
+                let ((big, a, _), (small, b, wait)) = (&w[0], &w[1]);
+                let p99 = match (a.claim_p99_ms, b.claim_p99_ms) {
+                    (Some(x), Some(y)) if x > 0.0 => format!("claim p99 ×{:.2}", y / x),
+                    _ => "claim p99 –".to_string(),
+                };
+                let rate = match a.throughput {
+                    t if t > 0.0 => format!("{:+.0} % jobs/s", (b.throughput / t - 1.0) * 100.0),
+                    _ => "jobs/s –".to_string(),
+                };
+                let wait = wait.map_or(String::new(), |w| {
+                    format!(", {} pool wait per transaction", fmt_ms(w))
+                });
+                format!("{big} → {small}: {p99}, {rate}{wait}")
+            })
+            .collect();
+        format!(
+            "{}: {answer}; each smaller pool cost {}.",
+            self.label,
+            steps.join("; ")
+        )
+    }
+}
+
+/// Per worker count of every `pool_sizes` sweep (same backend, block, strategy,
+/// layout and batch), the smallest server pool that served it under `slos`.
+pub fn pool_sizing(r: &RunResult, slos: &[Slo]) -> Vec<PoolAnswer> {
+    let mut out: Vec<PoolAnswer> = Vec::new();
+    let mut seen = Vec::new();
+    for c in &r.cells {
+        let Some(base) = swept_from(c) else {
+            continue;
+        };
+        let key = (
+            c.backend,
+            base,
+            &c.strategy,
+            &c.index_layout,
+            c.batch_size,
+            c.workers,
+        );
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let mut pools: Vec<(u32, CellFigures, Option<f64>)> = r
+            .cells
+            .iter()
+            .filter(|o| {
+                swept_from(o) == Some(base)
+                    && (
+                        o.backend,
+                        &o.strategy,
+                        &o.index_layout,
+                        o.batch_size,
+                        o.workers,
+                    ) == (
+                        c.backend,
+                        &c.strategy,
+                        &c.index_layout,
+                        c.batch_size,
+                        c.workers,
+                    )
+            })
+            .filter_map(|o| Some((o.pool_size?, CellFigures::of(o), wait_per_transaction_ms(o))))
+            .collect();
+        if pools.len() < 2 {
+            continue;
+        }
+        pools.sort_by_key(|p| std::cmp::Reverse(p.0));
+        let best = pools.iter().map(|p| p.1.throughput).fold(0.0, f64::max);
+        let smallest = pools
+            .iter()
+            .filter(|(_, f, _)| {
+                f.misses(slos).is_empty()
+                    && f.throughput >= best * (1.0 - super::recommend::KNEE_GAIN)
+            })
+            .map(|p| p.0)
+            .min();
+        let block = match base {
+            "" => String::new(),
+            b => format!(" [{b}]"),
+        };
+        out.push(PoolAnswer {
+            label: format!(
+                "server pool for {} {}{block} at batch {}",
+                c.strategy, c.index_layout, c.batch_size
+            ),
+            workers: c.workers,
+            pools,
+            smallest,
+        });
+    }
+    out
 }

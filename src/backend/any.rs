@@ -204,6 +204,14 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.set_durability(d).await)
     }
 
+    async fn size_pool(&self, n: Option<u32>) -> Result<Option<u32>, BackendError> {
+        each!(self, AnyBackend, b => b.size_pool(n).await)
+    }
+
+    async fn pool_now(&self) -> Result<Option<(i64, i64)>, BackendError> {
+        each!(self, AnyBackend, b => b.pool_now().await)
+    }
+
     async fn acknowledged_missing(
         &self,
         effects: &[(i64, i64)],

@@ -379,6 +379,24 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         }
     }
 
+    /// The server pool the workers go through from now on: `Some(n)` sizes the pool of
+    /// the pooler claimbench started (`[[matrix]] pool_sizes`), `None` reads what a
+    /// pooler of the person's has (its admin console, read-only). Returns the size in
+    /// force; `None` where no pooler or no console is in the path.
+    fn size_pool(
+        &self,
+        _n: Option<u32>,
+    ) -> impl Future<Output = Result<Option<u32>, BackendError>> + Send {
+        async { Ok(None) }
+    }
+
+    /// The pooler's pool right now: server connections serving a client and clients
+    /// waiting for one, summed over its pools; `None` where no pooler console is read.
+    /// Called a few times a second during a trial, on a connection of its own.
+    fn pool_now(&self) -> impl Future<Output = Result<Option<(i64, i64)>, BackendError>> + Send {
+        async { Ok(None) }
+    }
+
     /// After a failover: of the writes the workers saw acknowledged ((job, start µs) of
     /// handler effects and of completions), those this server does not have, as (effects
     /// missing, jobs whose acknowledged completion is missing). Engines claimbench cannot

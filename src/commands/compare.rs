@@ -19,6 +19,9 @@ pub(crate) fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
         bail!("{}: no cells to recommend from", run_json.display());
     }
     out!("{}", report::answers::recommendation_text(&recs, &slos));
+    for pool in claimbench::analysis::pooler::pool_sizing(&r, &slos) {
+        out!("{}", pool.sentence());
+    }
     if recs.iter().all(|r| r.recommended.is_none()) {
         let slo_list = super::comma_list(&slos);
         if recs.iter().any(|r| r.candidates.iter().any(|c| c.judged)) {

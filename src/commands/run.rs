@@ -163,7 +163,16 @@ pub(crate) async fn run(
             failover_command.as_deref(),
         )?);
         let started_here = own_cluster || own_mariadb.is_some();
-        records.push(record_target(&backend, label, started_here, &workload).await?);
+        let mut record = record_target(&backend, label, started_here, &workload).await?;
+        if let Some(p) = user {
+            // Read before any trial: a console that contradicts --pool-mode stops here.
+            record.their_pooler = Some(claimbench::pooler::TheirPooler {
+                address: p.addr.to_string(),
+                mode: p.mode,
+                pool_size: backend.size_pool(None).await?,
+            });
+        }
+        records.push(record);
         backends.push(backend);
     }
     let opts = RunOptions {
@@ -278,9 +287,6 @@ fn check_results_dir(dir: &Path) -> Result<()> {
     })
 }
 
-/// What the workload asks of the servers that their kind rules out, refused before any
-/// server starts: a block's durability changes a server's own settings, which claimbench
-/// does only on the one it starts; a failover on the embedded default needs a standby.
 /// The workers through the person's pooler (`--pooler`) or the one claimbench started,
 /// whose admin console it always reads; `backend` unchanged without either.
 fn through_pooler(
@@ -289,16 +295,17 @@ fn through_pooler(
     own: Option<&claimbench::embedded::pgbouncer::EmbeddedPgBouncer>,
 ) -> Result<AnyBackend> {
     use claimbench::backend::postgres::PoolerRoute;
-    let (addr, mode, admin) = match (user, own) {
-        (Some(p), _) => (p.addr, p.mode, p.admin.clone()),
+    let (addr, mode, admin, own) = match (user, own) {
+        (Some(p), _) => (p.addr, p.mode, p.admin.clone(), false),
         (None, Some(p)) => (
             p.address(),
             p.mode(),
             Some(DbTarget::parse(&p.admin_url())?),
+            true,
         ),
         (None, None) => return Ok(backend),
     };
-    let backend = backend.with_pooler(PoolerRoute { addr, mode });
+    let backend = backend.with_pooler(PoolerRoute { addr, mode, own });
     Ok(match admin {
         Some(a) => backend.with_pooler_admin(&a),
         None => backend,
@@ -329,6 +336,9 @@ fn refuse_pooler_mix(
     Ok(())
 }
 
+/// What the workload asks of the servers that their kind rules out, refused before any
+/// server starts: a block's durability changes a server's own settings, which claimbench
+/// does only on the one it starts; a failover on the embedded default needs a standby.
 fn refuse_before_starting(
     workload: &Workload,
     targets: &[(BackendKind, Option<DbTarget>)],
@@ -442,6 +452,7 @@ async fn record_target(
         standbys,
         cluster,
         pooler: workload.topology.pooler.filter(|_| own_cluster),
+        their_pooler: None,
     })
 }
 

@@ -130,6 +130,8 @@ fn sections(v: &RunView, cells: Table) -> Vec<Section> {
             blocks.push(Block::table(Table::of(&header, &rows, 0)));
         }
         blocks.extend(notes.iter().map(Block::para));
+        let pools = crate::analysis::pooler::pool_sizing(r, &r.slos);
+        blocks.extend(pools.iter().map(|p| Block::strong(p.sentence())));
         out.push(Section {
             part: Part::Recommendation,
             title: "Recommendation".into(),

@@ -157,6 +157,7 @@ pub fn cells_csv(cells: &[CellView]) -> Result<String, ExportError> {
         batch_size: 0,
         session_settings: Vec::new(),
         server_settings: Vec::new(),
+        pool_size: None,
         claim_only: None,
         trials: Vec::new(),
     };

@@ -176,6 +176,7 @@ mod tests {
                 batch_size: 10,
                 session_settings: Vec::new(),
                 server_settings: Vec::new(),
+                pool_size: None,
                 claim_only: None,
                 trials: vec![
                     trial(0, 900.0, &[1000, 2000], vec![few(2)]),
@@ -277,6 +278,7 @@ mod tests {
             batch_size: 10,
             session_settings: Vec::new(),
             server_settings: Vec::new(),
+            pool_size: None,
             claim_only: None,
             trials: vec![trial(0, claimed, lat, vec![])],
         };
@@ -337,6 +339,7 @@ mod tests {
             standbys: Vec::new(),
             cluster: None,
             pooler: None,
+            their_pooler: None,
             server: crate::backend::ServerInfo {
                 version: String::new(),
                 settings: settings
@@ -386,6 +389,7 @@ mod tests {
                 batch_size: 1,
                 session_settings: Vec::new(),
                 server_settings: Vec::new(),
+                pool_size: None,
                 claim_only: None,
                 trials: vec![TrialResult::default()],
             }],
@@ -408,6 +412,7 @@ mod tests {
             standbys,
             cluster: None,
             pooler: None,
+            their_pooler: None,
             server: ServerInfo {
                 version: String::new(),
                 settings: settings
@@ -472,6 +477,7 @@ mod tests {
             backend: BackendKind::Mysql,
             phase: "production".into(),
             server_settings: vec![("innodb_flush_log_at_trx_commit".into(), "1".into())],
+            pool_size: None,
             ..CellResult::fetch_order(Strategy::PRODUCTION, 1, 1, Vec::new())
         }];
         let notes = server_notes(&r);

@@ -134,6 +134,18 @@ pub struct TargetRecord {
     /// The pooler claimbench started between the workers and this server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pooler: Option<crate::pooler::Pooler>,
+    /// The person's pooler the workers went through instead (`--pooler`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub their_pooler: Option<crate::pooler::TheirPooler>,
+}
+
+impl TargetRecord {
+    /// The mode of whichever pooler the workers went through.
+    pub fn pool_mode(&self) -> Option<crate::pooler::PoolMode> {
+        self.pooler
+            .map(|p| p.mode)
+            .or(self.their_pooler.as_ref().map(|p| p.mode))
+    }
 }
 
 /// A Galera cluster a run drove: every node reported the same state UUID.
@@ -177,6 +189,11 @@ pub struct CellResult {
     /// them after its block set them (`[[matrix]] durability`); empty when no block did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_settings: Vec<(String, String)>,
+    /// The server connections of the pool its workers went through (the pooler
+    /// claimbench started, sized by the block, or the person's as its admin console
+    /// reported it); `None` without a pooler or without its console.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_size: Option<u32>,
     /// The phase ran the claim path alone (`handler.mode = "claim-only"`); `None` in
     /// runs written before this was recorded (see [`CellResult::is_claim_only`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -303,6 +320,7 @@ impl CellResult {
             batch_size,
             session_settings: Vec::new(),
             server_settings: Vec::new(),
+            pool_size: None,
             claim_only: None,
             trials,
         }
@@ -580,6 +598,12 @@ pub struct LockEvidence {
     pub pool_transactions: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool_wait_us: Option<i64>,
+    /// The most server connections the pooler had serving clients at once, and the
+    /// most clients waiting for one (`SHOW POOLS` every 100 ms, warm-up included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_peak_server: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_peak_waiting: Option<i64>,
 }
 
 /// One queue's share of a trial, for workloads with more than one queue: who kept their

@@ -371,6 +371,29 @@ fn trial_age(age_ms: Option<f64>, at_s: f64) -> Option<f64> {
     age_ms.map(|ms| ms.min(at_s * 1e3))
 }
 
+/// How often the pool watcher reads the pooler during a trial.
+const POOL_WATCH_EVERY: Duration = Duration::from_millis(100);
+
+/// The pooler's busiest moment of the trial, warm-up included: the most server
+/// connections serving clients at once and the most clients waiting for one, from
+/// readings every [`POOL_WATCH_EVERY`]; `None` when no pooler console is read (the
+/// task then ends at its first reading).
+pub async fn watch_pool<B: crate::backend::Backend>(
+    backend: Arc<B>,
+    shared: Arc<Shared>,
+) -> Result<Option<(i64, i64)>, BackendError> {
+    let mut peak: Option<(i64, i64)> = None;
+    while !shared.stopping() {
+        let Some((active, waiting)) = backend.pool_now().await? else {
+            return Ok(None);
+        };
+        let (a, w) = peak.unwrap_or((0, 0));
+        peak = Some((a.max(active), w.max(waiting)));
+        shared.sleep_unless_stopping(POOL_WATCH_EVERY).await;
+    }
+    Ok(peak)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -587,6 +587,7 @@ impl Progress<'_> {
                 backend.kind(),
             ),
             server_settings: Vec::new(),
+            pool_size: None,
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
             trials: Vec::new(),
         };
@@ -595,6 +596,16 @@ impl Progress<'_> {
         // connections), and how durable it runs.
         backend
             .set_placement(w.placement())
+            .await
+            .map_err(|e| self.fail(RunError::Backend(e)))?;
+        // The pool its workers go through: the block's size on claimbench's pooler,
+        // what a person's pooler reports, nothing without one.
+        let pool = w.matrices[0]
+            .phase
+            .pool_size
+            .or(w.topology.pooler.map(|p| p.pool_size));
+        cell.pool_size = backend
+            .size_pool(pool)
             .await
             .map_err(|e| self.fail(RunError::Backend(e)))?;
         if let Some(d) = w.matrices[0].phase.durability {

@@ -297,6 +297,9 @@ pub struct Matrix {
     /// Where the workers write on a cluster, one block each.
     #[serde(default)]
     pub placement: Option<Vec<super::Placement>>,
+    /// The server connections of the pooler claimbench starts, one block each.
+    #[serde(default)]
+    pub pool_sizes: Option<Vec<i64>>,
     #[serde(default)]
     pub durability: Option<super::Durability>,
     /// When the sharded strategies' shards move, and how long both owners claim.

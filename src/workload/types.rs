@@ -381,6 +381,10 @@ pub struct PhaseSettings {
     /// spread when the target has several.
     #[serde(default)]
     pub placement: Option<Placement>,
+    /// The server connections of the pooler claimbench starts, for this block's trials
+    /// (`pool_sizes`); `None`: `topology.pool_size`.
+    #[serde(default)]
+    pub pool_size: Option<u32>,
     /// The server's durability for this block's trials; set on every block once one
     /// block sets it (the others `Embedded`), `None` when none does.
     #[serde(default)]

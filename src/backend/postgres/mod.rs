@@ -41,6 +41,7 @@ const HISTORY_SQL: &str = migration!("postgres", "history.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
 const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
+const POOLER_SQL: &str = migration!("postgres", "pooler.sql");
 
 pub use crate::names::WORKLOAD_ROLE;
 
@@ -62,6 +63,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         PRIVILEGE_SQL,
         "ensure-role hand-over check-role pooled-search-path",
     ),
+    (POOLER_SQL, "stats pools databases config resize reconnect"),
 ];
 
 /// Column positions in the claim statements' RETURNING list (the seed's OUTPUT order,
@@ -127,6 +129,8 @@ pub struct PostgresBackend {
     pooler: Option<PoolerRoute>,
     /// The pooler's admin console, read for its counters around each trial.
     pooler_admin: Option<Config>,
+    /// The console connection the trial's pool watcher keeps open between readings.
+    pooler_console: Mutex<Option<Client>>,
 }
 
 impl PostgresBackend {
@@ -141,6 +145,7 @@ impl PostgresBackend {
             workload_role: false,
             pooler: None,
             pooler_admin: None,
+            pooler_console: Mutex::new(None),
         }
     }
 
@@ -758,6 +763,14 @@ impl Backend for PostgresBackend {
 
     async fn standbys(&self) -> Result<Vec<crate::results::StandbyState>, BackendError> {
         recipe::standbys(self, REPLICATION_SQL).await
+    }
+
+    async fn size_pool(&self, n: Option<u32>) -> Result<Option<u32>, BackendError> {
+        self.pool_size(n).await
+    }
+
+    async fn pool_now(&self) -> Result<Option<(i64, i64)>, BackendError> {
+        self.pool_in_use().await
     }
 
     async fn set_durability(

@@ -11,6 +11,9 @@ pub struct PoolerRoute {
     /// go to; every other connection goes straight to the server.
     pub addr: std::net::SocketAddr,
     pub mode: crate::pooler::PoolMode,
+    /// claimbench started it, so a block may resize its pool; a person's pooler is
+    /// only read.
+    pub own: bool,
 }
 
 impl PostgresBackend {
@@ -21,22 +24,28 @@ impl PostgresBackend {
         self
     }
 
-    /// The pooler's transactions and client wait (µs) over every database but its
-    /// own, from `SHOW STATS` on its admin console (simple protocol: the console has no
-    /// other).
-    pub(super) async fn pooler_stats(&self) -> Result<Option<(i64, i64)>, BackendError> {
+    /// A connection to the pooler's admin console, when one was given.
+    async fn admin_console(&self, what: &'static str) -> Result<Option<Client>, BackendError> {
         let Some(admin) = &self.pooler_admin else {
             return Ok(None);
         };
-        let e = |e| query_error("read the pooler's SHOW STATS", e);
-        let (client, connection) = admin.connect(NoTls).await.map_err(e)?;
+        let (client, connection) = admin
+            .connect(NoTls)
+            .await
+            .map_err(|e| query_error(what, e))?;
         tokio::spawn(connection);
-        let rows = client.simple_query("SHOW STATS").await.map_err(e)?;
+        Ok(Some(client))
+    }
+
+    /// The pooler's transactions and client wait (µs) over every database but its
+    /// own, from `SHOW STATS` on its admin console.
+    pub(super) async fn pooler_stats(&self) -> Result<Option<(i64, i64)>, BackendError> {
+        let what = "read the pooler's SHOW STATS";
+        let Some(client) = self.admin_console(what).await? else {
+            return Ok(None);
+        };
         let (mut xacts, mut wait) = (0, 0);
-        for m in rows {
-            let tokio_postgres::SimpleQueryMessage::Row(r) = m else {
-                continue;
-            };
+        for r in console_rows(&client, step(POOLER_SQL, "stats"), what).await? {
             if r.get("database") == Some("pgbouncer") {
                 continue;
             }
@@ -45,6 +54,88 @@ impl PostgresBackend {
             wait += n("total_wait_time");
         }
         Ok(Some((xacts, wait)))
+    }
+
+    /// See [`crate::backend::Backend::pool_now`]: `SHOW POOLS` on a console
+    /// connection kept open for the trial's readings.
+    pub(super) async fn pool_in_use(&self) -> Result<Option<(i64, i64)>, BackendError> {
+        let what = "read the pooler's SHOW POOLS";
+        let mut console = self.pooler_console.lock().await;
+        if console.as_ref().is_none_or(|c| c.is_closed()) {
+            match self.admin_console(what).await? {
+                Some(c) => *console = Some(c),
+                None => return Ok(None),
+            }
+        }
+        let client = console.as_ref().expect("opened above");
+        let (mut active, mut waiting) = (0, 0);
+        for r in console_rows(client, step(POOLER_SQL, "pools"), what).await? {
+            if r.get("database") == Some("pgbouncer") {
+                continue;
+            }
+            let n = |name| r.get(name).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+            active += n("sv_active");
+            waiting += n("cl_waiting");
+        }
+        Ok(Some((active, waiting)))
+    }
+
+    /// See [`crate::backend::Backend::size_pool`]. claimbench's own pooler takes the
+    /// new size at once (`SET default_pool_size`) and closes its server connections as
+    /// they are released (`RECONNECT`), so the block starts on a pool of the size it
+    /// names; a person's pooler is read, and a mode other than the one given refused.
+    pub(super) async fn pool_size(&self, n: Option<u32>) -> Result<Option<u32>, BackendError> {
+        let Some(route) = self.pooler else {
+            return Ok(None);
+        };
+        let what = "size the pooler's pool";
+        let Some(client) = self.admin_console(what).await? else {
+            return Ok(None);
+        };
+        if let Some(n) = n {
+            if !route.own {
+                return Err(BackendError::other(
+                    what,
+                    "claimbench never changes a pooler it did not start; drop pool_sizes",
+                ));
+            }
+            let resize = fill(step(POOLER_SQL, "resize"), &[("size", &n.to_string())]);
+            console_rows(&client, &resize, what).await?;
+            console_rows(&client, step(POOLER_SQL, "reconnect"), what).await?;
+            return Ok(Some(n));
+        }
+        let what = "read the pooler's pool size and mode";
+        let db = self.config.get_dbname().unwrap_or_default().to_string();
+        let databases = console_rows(&client, step(POOLER_SQL, "databases"), what).await?;
+        let config = console_rows(&client, step(POOLER_SQL, "config"), what).await?;
+        let setting = |key: &str| {
+            config
+                .iter()
+                .find(|r| r.get("key") == Some(key))
+                .and_then(|r| r.get("value").map(str::to_string))
+        };
+        // The database's own entry where it has one (a wildcard's appears once a
+        // client used it), else the pooler's defaults.
+        let row = databases
+            .iter()
+            .find(|r| r.get("name") == Some(db.as_str()));
+        let field = |name: &str| row.and_then(|r| r.get(name)).filter(|v| !v.is_empty());
+        let mode = field("pool_mode")
+            .map(str::to_string)
+            .or_else(|| setting("pool_mode"));
+        if let Some(mode) = mode.filter(|m| m.as_str() != route.mode.as_str()) {
+            return Err(BackendError::other(
+                what,
+                format!(
+                    "--pool-mode {} but the pooler's admin console says database `{db}` pools in {mode} mode; give --pool-mode {mode}",
+                    route.mode
+                ),
+            ));
+        }
+        let size = field("pool_size")
+            .map(str::to_string)
+            .or_else(|| setting("default_pool_size"));
+        Ok(size.and_then(|v| v.parse().ok()))
     }
 
     /// Sends the workers through a pooler (see [`PoolerRoute`]). In transaction mode
@@ -88,4 +179,28 @@ impl PostgresBackend {
             ),
         ))
     }
+}
+
+/// Every row a command on the pooler's admin console returns. The console speaks the
+/// simple protocol only and parses no SQL comments: the step's comment lines stay here.
+async fn console_rows(
+    client: &Client,
+    step_text: &str,
+    what: &'static str,
+) -> Result<Vec<tokio_postgres::SimpleQueryRow>, BackendError> {
+    let command: Vec<&str> = step_text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect();
+    let rows = client
+        .simple_query(command.join("\n").trim())
+        .await
+        .map_err(|e| query_error(what, e))?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|m| match m {
+            tokio_postgres::SimpleQueryMessage::Row(r) => Some(r),
+            _ => None,
+        })
+        .collect())
 }

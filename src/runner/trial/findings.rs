@@ -81,8 +81,8 @@ pub(super) fn duplicates(
 pub(super) fn lock_evidence(
     sampled: &background::SamplerReport,
     workers: u32,
-    before: ServerCounters,
-    after: ServerCounters,
+    (before, after): (ServerCounters, ServerCounters),
+    pool_peaks: Option<(i64, i64)>,
 ) -> LockEvidence {
     LockEvidence {
         lock_wait_samples: sampled.lock_wait_samples,
@@ -101,6 +101,8 @@ pub(super) fn lock_evidence(
         lock_escalations: delta(before.lock_escalations, after.lock_escalations),
         pool_transactions: delta(before.pool_transactions, after.pool_transactions),
         pool_wait_us: delta(before.pool_wait_us, after.pool_wait_us),
+        pool_peak_server: pool_peaks.map(|p| p.0),
+        pool_peak_waiting: pool_peaks.map(|p| p.1),
     }
 }
 

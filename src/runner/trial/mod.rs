@@ -90,6 +90,8 @@ struct Running<S> {
     rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
     faults: FaultTasks,
     planner: Option<Task<Option<PlanSample>>>,
+    /// The pooler's peaks (server connections in use, clients waiting).
+    pool_watch: Option<Task<Option<(i64, i64)>>>,
     /// One scheduling-delay probe per worker thread the trial uses.
     lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
@@ -108,6 +110,8 @@ struct Collected<S> {
     restarts: Vec<RestartEvent>,
     failover: Option<super::failover::Injected>,
     plan: Option<PlanSample>,
+    /// The pooler's peaks: server connections in use, clients waiting.
+    pool_peaks: Option<(i64, i64)>,
     /// When the snapshot holder took and released its snapshot.
     held: Option<(f64, f64)>,
     /// Each shard move's window, (from, to) s since the start.
@@ -415,7 +419,12 @@ async fn conclude<B: Backend>(
         queue_wait: HistogramSummary::from_histogram(&m.queue_wait),
         duplicates: duplicates(found.analysis, db.duplicate_executions, db.effect_rows),
         reconciliation,
-        locks: lock_evidence(&sampled, spec.workers, ran.before.counters, after.counters),
+        locks: lock_evidence(
+            &sampled,
+            spec.workers,
+            (ran.before.counters, after.counters),
+            ran.collected.pool_peaks,
+        ),
         oldest_pending: oldest_pending(w, sampled),
         max_workers,
         queues,
@@ -617,6 +626,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
     };
+    let pool_peaks = match running.pool_watch {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => None,
+    };
     let held = match running.faults.holder {
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
@@ -644,6 +657,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         restarts,
         failover,
         plan,
+        pool_peaks,
         held,
         shard_windows,
         sessions,

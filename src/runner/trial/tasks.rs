@@ -276,9 +276,14 @@ pub(super) fn spawn<B: Backend>(
             shared.clone(),
         ))
     });
+    let pool_watch = Some(tokio::spawn(background::watch_pool(
+        backend.clone(),
+        shared.clone(),
+    )));
     Running {
         faults,
         planner,
+        pool_watch,
         workers,
         lag_probes,
         sampler,

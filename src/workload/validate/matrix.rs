@@ -56,18 +56,29 @@ impl Validator<'_> {
                     None => backends = Some((field.clone(), b)),
                 }
             }
-            let (network, placement) = (raw.network.clone(), raw.placement.clone());
+            let (network, placement, pools) = (
+                raw.network.clone(),
+                raw.placement.clone(),
+                raw.pool_sizes.clone(),
+            );
             let m = self.matrix(&field, raw)?;
-            let network_blocks = match (network, placement) {
-                (Some(_), Some(_)) => {
+            let network_blocks = match (network, placement, pools) {
+                (Some(_), Some(_), _) => {
                     return Err(self.err(
                         &format!("{field}.placement"),
                         "cannot be combined with network in one block: the workers' delaying proxy points at one node; sweep one of the two",
                     ));
                 }
-                (Some(list), None) => Some(self.network_blocks(&field, &m, &list)?),
-                (None, Some(list)) => Some(self.placement_blocks(&field, &m, &list)?),
-                (None, None) => None,
+                (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+                    return Err(self.err(
+                        &format!("{field}.pool_sizes"),
+                        "cannot be combined with network or placement in one block: the workers reach the server through one of them; sweep one",
+                    ));
+                }
+                (Some(list), None, None) => Some(self.network_blocks(&field, &m, &list)?),
+                (None, Some(list), None) => Some(self.placement_blocks(&field, &m, &list)?),
+                (None, None, Some(list)) => Some(self.pool_blocks(&field, &m, &list)?),
+                (None, None, None) => None,
             };
             if many && m.name.is_empty() {
                 return Err(self.err(
@@ -182,6 +193,26 @@ impl Validator<'_> {
         let mut out = self.named_copies(&at, m, &labels, &labels)?;
         for (block, p) in out.iter_mut().zip(list) {
             block.phase.placement = Some(*p);
+        }
+        Ok(out)
+    }
+
+    /// `pool_sizes = [1, 2, 4]`: one block per server pool of the pooler claimbench
+    /// starts (named `pool 2`, see [`Validator::named_copies`]); the topology check
+    /// (`pooler_fits`) says whether there is such a pooler.
+    pub(super) fn pool_blocks(
+        &self,
+        field: &str,
+        m: &Matrix,
+        list: &[i64],
+    ) -> Result<Vec<Matrix>, WorkloadError> {
+        let at = format!("{field}.pool_sizes");
+        let sizes = self.counts(&at, list, i64::from(crate::pooler::MAX_POOL_SIZE))?;
+        let labels: Vec<String> = sizes.iter().map(|n| format!("pool {n}")).collect();
+        let given: Vec<String> = list.iter().map(i64::to_string).collect();
+        let mut out = self.named_copies(&at, m, &labels, &given)?;
+        for (block, n) in out.iter_mut().zip(sizes) {
+            block.phase.pool_size = Some(n);
         }
         Ok(out)
     }
@@ -319,6 +350,7 @@ impl Validator<'_> {
             session_settings: self.session_settings(&f("session"), m.session)?,
             network: None,
             placement: None,
+            pool_size: None,
             durability: m.durability,
             shard_moves: match m.shard_moves {
                 Some(moves) => Some(self.shard_moves(&f("shard_moves"), moves, &strategies)?),

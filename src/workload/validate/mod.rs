@@ -557,19 +557,42 @@ impl Validator<'_> {
         matrices: &[Matrix],
         session_settings: &[crate::session_settings::SessionSetting],
     ) -> Result<(), WorkloadError> {
+        // After the sweep's expansion a block's index is no longer the file's: the
+        // field is named, and the block by its name.
+        if topology.pooler.is_none()
+            && let Some(m) = matrices.iter().find(|m| m.phase.pool_size.is_some())
+        {
+            return Err(self.err(
+                "matrix.pool_sizes",
+                format!("(block `{}`) sizes the pool of the PgBouncer claimbench starts: set [topology] pooler = \"transaction\" or \"session\" (a pooler of yours, --pooler, keeps the pool you gave it)", m.name),
+            ));
+        }
+        if topology.pooler.is_some()
+            && let Some(m) = matrices.iter().find(|m| m.phase.network.is_some())
+        {
+            return Err(self.err(
+                "matrix.network",
+                format!("(block `{}`) cannot be combined with topology.pooler: the workers reach the server either through the delaying proxy or through the pooler; measure them in separate workloads", m.name),
+            ));
+        }
         if let Some(p) = topology
             .pooler
             .filter(|p| p.mode == crate::pooler::PoolMode::Session)
-            && let Some(most) = matrices
-                .iter()
-                .flat_map(|m| m.workers.iter().copied())
-                .max()
-            && most > p.pool_size
         {
-            return Err(self.err(
-                "topology.pool_size",
-                format!("{} server connections cannot serve {most} workers in session mode, where each worker keeps its server connection until it disconnects (the rest would wait for the whole trial); give pool_size = {most} or more, or pooler = \"transaction\"", p.pool_size),
-            ));
+            for m in matrices {
+                let size = m.phase.pool_size.unwrap_or(p.pool_size);
+                let Some(most) = m.workers.iter().copied().max().filter(|w| *w > size) else {
+                    continue;
+                };
+                let field = match m.phase.pool_size {
+                    Some(_) => "matrix.pool_sizes",
+                    None => "topology.pool_size",
+                };
+                return Err(self.err(
+                    field,
+                    format!("{size} server connections cannot serve {most} workers in session mode, where each worker keeps its server connection until it disconnects (the rest would wait for the whole trial); give {most} or more, or pooler = \"transaction\""),
+                ));
+            }
         }
         let transaction_pooled =
             topology.pooler.map(|p| p.mode) == Some(crate::pooler::PoolMode::Transaction);
