@@ -55,6 +55,7 @@ fn claims(c: &mut Criterion) {
             addr: server,
             mode: claimbench::pooler::PoolMode::Transaction,
             own: false,
+            database: None,
         },
     );
     rt.block_on(async {

@@ -99,15 +99,19 @@ pub enum Command {
         /// claimbench reads nothing from it but its answers and changes nothing in it.
         #[arg(long, requires = "pool_mode")]
         pooler: Option<String>,
-        /// The --pooler's mode. transaction: the workers send every statement unnamed
-        /// and need their role's default search_path to reach --schema (claimbench says
-        /// which ALTER ROLE to run; it runs none); session: as a direct connection.
-        #[arg(long, value_parser = ["transaction", "session"], requires = "pooler")]
+        /// Your pooler's mode; without --pooler, --db is the pooler. transaction: the
+        /// workers send every statement unnamed and need their role's default
+        /// search_path to reach --schema (claimbench says which ALTER ROLE to run; it
+        /// runs none), and with --db as the pooler claimbench's own connections go to
+        /// the server behind it, found with --pooler-admin; session: as a direct
+        /// connection.
+        #[arg(long, value_parser = ["transaction", "session"])]
         pool_mode: Option<String>,
-        /// The --pooler's admin console, e.g. postgres://pgbouncer@host:6432/pgbouncer:
-        /// claimbench reads SHOW STATS there around each trial (the time workers waited
-        /// for a server connection). Not recorded in results.
-        #[arg(long, requires = "pooler", hide_env_values = true)]
+        /// Your pooler's admin console, e.g. postgres://pgbouncer@host:6432/pgbouncer:
+        /// claimbench reads its pool size and mode before the first trial and SHOW
+        /// STATS and SHOW POOLS during each (the time workers waited for a server
+        /// connection). Read only; not recorded in results.
+        #[arg(long, requires = "pool_mode", hide_env_values = true)]
         pooler_admin: Option<String>,
     },
     /// From a run.json (or its folder): per strategy and layout, the smallest worker

@@ -86,7 +86,7 @@ async fn dispatch(
                 restart_command,
                 failover_command,
                 allow_privileged_sql,
-                pooler: run::user_pooler(pooler, pool_mode, pooler_admin)?,
+                pooler: commands::pooler::flags(pooler, pool_mode, pooler_admin)?,
             };
             run::run(&workload, files, db, &schema, flags).await
         }

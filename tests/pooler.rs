@@ -233,7 +233,7 @@ pooler = "transaction"
 /// A pooler of the person's own in front of a server claimbench did not start: session
 /// mode runs as a direct connection would; transaction mode refuses a role whose default
 /// schema is not the run's (saying which ALTER ROLE to run, and running none), and runs
-/// once the role has it.
+/// once the role has it, given as --pooler beside the server or as --db itself.
 #[tokio::test]
 async fn a_users_pooler_runs_in_session_mode_and_in_transaction_mode_once_the_role_has_the_schema()
 {
@@ -255,8 +255,9 @@ duration_s = 0.5
 "#;
     for mode in [PoolMode::Session, PoolMode::Transaction] {
         let bouncer =
-            // Session mode keeps a server connection per worker: as many as the workers.
-            EmbeddedPgBouncer::start(pg.port(), pg.owner(), Pooler { mode, pool_size: 3 }).unwrap();
+            // Session mode keeps a server connection per client: with --db as the
+            // pooler, the workers' three and claimbench's own.
+            EmbeddedPgBouncer::start(pg.port(), pg.owner(), Pooler { mode, pool_size: 8 }).unwrap();
         let at = format!("127.0.0.1:{}", bouncer.port());
         let flags = [
             "--quiet",
@@ -302,12 +303,43 @@ duration_s = 0.5
             // Read on its console, never changed: its mode and its pool.
             assert_eq!(
                 run["environment"]["targets"][0]["their_pooler"],
-                serde_json::json!({"address": at, "mode": "transaction", "pool_size": 3})
+                serde_json::json!({"address": at, "mode": "transaction", "pool_size": 8})
             );
-            assert_eq!(run["cells"][0]["pool_size"], 3);
+            assert_eq!(run["cells"][0]["pool_size"], 8);
             let t = &run["cells"][0]["trials"][0];
             assert!(t["locks"]["pool_transactions"].as_i64().unwrap() > 0, "{t}");
             assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0, "{t}");
+            // --db as the pooler: its console names the server behind it, where
+            // claimbench's own connections go; the workers go through --db.
+            let through_db = format!("postgres://postgres@{at}/postgres");
+            std::fs::remove_dir_all(&out).unwrap();
+            std::fs::create_dir_all(&out).unwrap();
+            let (ok, stderr, run) = run_cli(
+                &out,
+                workload,
+                &[
+                    "--quiet",
+                    "--db",
+                    &through_db,
+                    "--pool-mode",
+                    "transaction",
+                    "--pooler-admin",
+                    &bouncer.admin_url(),
+                ],
+            );
+            assert!(ok, "{stderr}");
+            let run = run.unwrap();
+            let target = &run["environment"]["targets"][0];
+            assert_eq!(target["their_pooler"]["address"], at.as_str(), "{target}");
+            let server = format!("127.0.0.1:{}", pg.port());
+            assert!(
+                target["target"].as_str().unwrap().contains(&server),
+                "{target}"
+            );
+            let t = &run["cells"][0]["trials"][0];
+            assert!(t["locks"]["pool_transactions"].as_i64().unwrap() > 0, "{t}");
+            assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0, "{t}");
+            assert_eq!(t["reconciliation"]["lost"], 0, "{t}");
             continue;
         }
         // A mode its console contradicts is refused before any trial.
@@ -326,5 +358,17 @@ duration_s = 0.5
         let t = &run.unwrap()["cells"][0]["trials"][0];
         assert!(t["counts"]["jobs_claimed"].as_u64().unwrap() > 0, "{t}");
         assert!(t["locks"]["pool_transactions"].as_i64().unwrap() > 0, "{t}");
+        // --db as a session pooler: every connection through it, as to a server.
+        let through_db = format!("postgres://postgres@{at}/postgres");
+        let flags = ["--quiet", "--db", &through_db, "--pool-mode", "session"];
+        let (ok, stderr, run) = run_cli(&out, workload, &flags);
+        assert!(ok, "{stderr}\npooler's log:\n{}", log());
+        let run = run.unwrap();
+        let t = &run["cells"][0]["trials"][0];
+        assert!(t["counts"]["jobs_claimed"].as_u64().unwrap() > 0, "{t}");
+        assert_eq!(
+            run["environment"]["targets"][0]["their_pooler"]["mode"],
+            "session"
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod compare;
 pub mod inspect;
+pub mod pooler;
 pub mod prove;
 pub mod run;
 pub mod targets;

@@ -36,48 +36,7 @@ pub(crate) struct RunFlags {
     /// `--allow-privileged-sql`: run declared SQL as a role that could reach the host.
     pub allow_privileged_sql: bool,
     /// `--pooler`: the user's pooler the workers go through to the --db PostgreSQL.
-    pub pooler: Option<UserPooler>,
-}
-
-/// A pooler of the user's (`--pooler`, `--pool-mode`, `--pooler-admin`).
-pub(crate) struct UserPooler {
-    pub addr: std::net::SocketAddr,
-    pub mode: claimbench::pooler::PoolMode,
-    pub admin: Option<DbTarget>,
-}
-
-/// The flags' pooler, checked before anything starts: an address that resolves, a mode,
-/// an admin console that is a PostgreSQL URL.
-pub(crate) fn user_pooler(
-    pooler: Option<String>,
-    mode: Option<String>,
-    admin: Option<String>,
-) -> Result<Option<UserPooler>> {
-    use std::net::ToSocketAddrs;
-    let Some(at) = pooler else {
-        return Ok(None);
-    };
-    let addr = at
-        .to_socket_addrs()
-        .ok()
-        .and_then(|mut a| a.next())
-        .ok_or_else(|| {
-            anyhow::anyhow!("--pooler {at}: not an address; give host:port, e.g. 127.0.0.1:6432")
-        })?;
-    let mode = mode
-        .as_deref()
-        .and_then(claimbench::pooler::PoolMode::named)
-        .ok_or_else(|| anyhow::anyhow!("--pooler needs --pool-mode transaction or session"))?;
-    let admin = match admin {
-        None => None,
-        Some(url) => match DbTarget::parse(&url) {
-            Ok(t @ DbTarget::Postgres(_)) => Some(t),
-            _ => anyhow::bail!(
-                "--pooler-admin: give the admin console as a postgres:// URL, e.g. postgres://pgbouncer@127.0.0.1:6432/pgbouncer"
-            ),
-        },
-    };
-    Ok(Some(UserPooler { addr, mode, admin }))
+    pub pooler: Option<super::pooler::PoolerFlags>,
 }
 
 pub(crate) async fn run(
@@ -109,8 +68,12 @@ pub(crate) async fn run(
     if !slo_flags.is_empty() {
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
-    let targets = resolve_targets(&mut workload, &db)?;
-    refuse_pooler_mix(&workload, &targets, user_pooler.as_ref())?;
+    let mut targets = resolve_targets(&mut workload, &db)?;
+    super::pooler::refuse_mix(&workload, &targets)?;
+    let user_pooler = match user_pooler {
+        Some(f) => Some(super::pooler::locate(f, &mut targets).await?),
+        None => None,
+    };
     refuse_before_starting(
         &workload,
         &targets,
@@ -148,7 +111,7 @@ pub(crate) async fn run(
             .as_ref()
             .filter(|_| kind == BackendKind::Postgres);
         let own_pooler = own_servers.and_then(|e| e.pooler.as_ref());
-        let backend = through_pooler(backend, user, own_pooler)?;
+        let backend = super::pooler::through(backend, user, own_pooler)?;
         let own = own_servers.map(|e| &e.pg);
         restarts.push(restart_action(
             &workload,
@@ -285,55 +248,6 @@ fn check_results_dir(dir: &Path) -> Result<()> {
             existing.display()
         )
     })
-}
-
-/// The workers through the person's pooler (`--pooler`) or the one claimbench started,
-/// whose admin console it always reads; `backend` unchanged without either.
-fn through_pooler(
-    backend: AnyBackend,
-    user: Option<&UserPooler>,
-    own: Option<&claimbench::embedded::pgbouncer::EmbeddedPgBouncer>,
-) -> Result<AnyBackend> {
-    use claimbench::backend::postgres::PoolerRoute;
-    let (addr, mode, admin, own) = match (user, own) {
-        (Some(p), _) => (p.addr, p.mode, p.admin.clone(), false),
-        (None, Some(p)) => (
-            p.address(),
-            p.mode(),
-            Some(DbTarget::parse(&p.admin_url())?),
-            true,
-        ),
-        (None, None) => return Ok(backend),
-    };
-    let backend = backend.with_pooler(PoolerRoute { addr, mode, own });
-    Ok(match admin {
-        Some(a) => backend.with_pooler_admin(&a),
-        None => backend,
-    })
-}
-
-/// A pooler claimbench starts sits in front of its own server; `--pooler` in front of a
-/// `--db` PostgreSQL server: each alone, and each with what it pools.
-fn refuse_pooler_mix(
-    workload: &Workload,
-    targets: &[(BackendKind, Option<DbTarget>)],
-    user: Option<&UserPooler>,
-) -> Result<()> {
-    let db_postgres = targets
-        .iter()
-        .any(|(k, t)| *k == BackendKind::Postgres && t.is_some());
-    let file = workload.source_path.display();
-    if workload.topology.pooler.is_some() && db_postgres {
-        anyhow::bail!(
-            "{file}: topology.pooler puts a PgBouncer claimbench starts in front of the embedded PostgreSQL; with --db, give your pooler with --pooler host:port --pool-mode MODE instead"
-        );
-    }
-    if user.is_some() && !db_postgres {
-        anyhow::bail!(
-            "--pooler is the pooler in front of a --db PostgreSQL server; give that server with --db postgres://… (for the embedded server, set [topology] pooler in the workload)"
-        );
-    }
-    Ok(())
 }
 
 /// What the workload asks of the servers that their kind rules out, refused before any

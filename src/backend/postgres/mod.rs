@@ -214,6 +214,13 @@ impl PostgresBackend {
         if let Some(db) = db {
             config.dbname(&db);
         }
+        // Through the pooler, under the pooler's name for the database.
+        if let Some(alias) = self.pooler.as_ref().and_then(|p| p.database.as_ref())
+            && via.is_some()
+            && application_name == self.id.worker_role
+        {
+            config.dbname(alias);
+        }
         let limit = config
             .get_connect_timeout()
             .copied()
@@ -708,7 +715,7 @@ impl Backend for PostgresBackend {
         to: super::Endpoint,
     ) -> Result<PostgresSession, BackendError> {
         let worker = role == self.id.worker_role;
-        let via = match (to.via, self.pooler) {
+        let via = match (to.via, self.pooler.as_ref()) {
             (Some(v), _) => Some(v),
             (None, Some(p)) if worker => Some(p.addr),
             _ => None,

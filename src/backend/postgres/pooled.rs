@@ -5,7 +5,7 @@
 use super::*;
 
 /// How workers reach the server through a pooler.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct PoolerRoute {
     /// The pooler (claimbench's, or the person's `--pooler`) the workers' connections
     /// go to; every other connection goes straight to the server.
@@ -14,6 +14,9 @@ pub struct PoolerRoute {
     /// claimbench started it, so a block may resize its pool; a person's pooler is
     /// only read.
     pub own: bool,
+    /// The pooler's name for the database where it differs from the server's: the
+    /// workers connect to it under this name.
+    pub database: Option<String>,
 }
 
 impl PostgresBackend {
@@ -85,7 +88,7 @@ impl PostgresBackend {
     /// they are released (`RECONNECT`), so the block starts on a pool of the size it
     /// names; a person's pooler is read, and a mode other than the one given refused.
     pub(super) async fn pool_size(&self, n: Option<u32>) -> Result<Option<u32>, BackendError> {
-        let Some(route) = self.pooler else {
+        let Some(route) = &self.pooler else {
             return Ok(None);
         };
         let what = "size the pooler's pool";
@@ -105,7 +108,10 @@ impl PostgresBackend {
             return Ok(Some(n));
         }
         let what = "read the pooler's pool size and mode";
-        let db = self.config.get_dbname().unwrap_or_default().to_string();
+        let db = match &route.database {
+            Some(alias) => alias.clone(),
+            None => self.config.get_dbname().unwrap_or_default().to_string(),
+        };
         let databases = console_rows(&client, step(POOLER_SQL, "databases"), what).await?;
         let config = console_rows(&client, step(POOLER_SQL, "config"), what).await?;
         let setting = |key: &str| {
@@ -150,6 +156,7 @@ impl PostgresBackend {
     /// the workers' only.
     pub(super) fn transaction_pooled(&self, application_name: &str) -> bool {
         self.pooler
+            .as_ref()
             .is_some_and(|p| p.mode == crate::pooler::PoolMode::Transaction)
             && application_name == self.id.worker_role
     }
