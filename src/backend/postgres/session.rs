@@ -51,7 +51,7 @@ impl Statements {
             SQL.produce,
             SQL.sample,
         ];
-        let described = describe_all(c, keep, &sqls)
+        let described = describe_all(c, keep, &sqls, false)
             .await
             .map_err(|e| query_error("prepare", e))?;
         let mut d = described.into_iter().map(|d| d.stmt);
@@ -88,6 +88,9 @@ pub struct PostgresSession {
     wakeups: Arc<Notify>,
     /// `LISTEN` was sent (on the first claim of a listening strategy).
     listening: bool,
+    /// Between [`Session::begin`] and [`Session::end`]: a statement prepared then must
+    /// not end the caller's transaction.
+    in_transaction: bool,
     worker_id: String,
     worker_role: String,
     /// Reused buffers for the ids a two-step strategy reads before it writes, and
@@ -114,6 +117,7 @@ impl PostgresSession {
             advisory: false,
             wakeups,
             listening: false,
+            in_transaction: false,
             worker_id: worker_id.to_string(),
             worker_role,
             ids: Vec::new(),
@@ -138,7 +142,7 @@ enum Prepared {
 async fn prepare_strategy(
     c: &Client,
     strategy: &Strategy,
-    keep: Keep,
+    (keep, in_transaction): (Keep, bool),
 ) -> Result<Prepared, BackendError> {
     let refused = |message: String| {
         let message = match &strategy.def().custom {
@@ -151,7 +155,7 @@ async fn prepare_strategy(
         .sql(BackendKind::Postgres)
         .ok_or_else(|| refused("no PostgreSQL form".into()))?;
     let p = async |sqls: &[&str]| {
-        describe_all(c, keep, sqls)
+        describe_all(c, keep, sqls, in_transaction)
             .await
             .map_err(|e| match query_error("prepare", e) {
                 BackendError::Query {
@@ -245,7 +249,8 @@ impl PostgresSession {
         if let Some(i) = self.prepared.iter().position(|(s, _)| *s == *strategy) {
             return Ok(i);
         }
-        let p = prepare_strategy(&self.client, strategy, self.keep).await?;
+        let keep = (self.keep, self.in_transaction);
+        let p = prepare_strategy(&self.client, strategy, keep).await?;
         if strategy.def().listens && !self.listening {
             self.client
                 .batch_execute(step(SQL.session, "listen"))
@@ -491,7 +496,9 @@ impl Session for PostgresSession {
         self.client
             .batch_execute("BEGIN")
             .await
-            .map_err(|e| query_error("begin", e))
+            .map_err(|e| query_error("begin", e))?;
+        self.in_transaction = true;
+        Ok(())
     }
 
     /// A rolled-back claim gives its jobs back, so an `advisory` claimer gives up their
@@ -502,6 +509,7 @@ impl Session for PostgresSession {
             (false, false) => "ROLLBACK".to_string(),
             (false, true) => format!("ROLLBACK; {}", step(SQL.session, "unlock-all")),
         };
+        self.in_transaction = false;
         self.client
             .batch_execute(&sql)
             .await

@@ -116,11 +116,14 @@ impl Stmt {
 /// Unnamed: one transaction pins a server connection while each is prepared, read and
 /// closed (tokio-postgres sends the Close when the statement drops, ahead of the COMMIT
 /// on the same connection), so no named statement outlives it on a pooled server
-/// connection.
+/// connection. `in_transaction`: the session already holds one open (a claim inside
+/// the caller's transaction), which pins the connection, and whose work a COMMIT here
+/// would commit.
 pub async fn describe_all(
     c: &Client,
     keep: Keep,
     sqls: &[&str],
+    in_transaction: bool,
 ) -> Result<Vec<Described>, tokio_postgres::Error> {
     if keep == Keep::Prepared {
         let mut out = Vec::with_capacity(sqls.len());
@@ -133,7 +136,9 @@ pub async fn describe_all(
         }
         return Ok(out);
     }
-    c.batch_execute("BEGIN").await?;
+    if !in_transaction {
+        c.batch_execute("BEGIN").await?;
+    }
     let mut out = Vec::with_capacity(sqls.len());
     for sql in sqls {
         match c.prepare(sql).await {
@@ -145,11 +150,15 @@ pub async fn describe_all(
                 },
             }),
             Err(e) => {
-                let _ = c.batch_execute("ROLLBACK").await;
+                if !in_transaction {
+                    let _ = c.batch_execute("ROLLBACK").await;
+                }
                 return Err(e);
             }
         }
     }
-    c.batch_execute("COMMIT").await?;
+    if !in_transaction {
+        c.batch_execute("COMMIT").await?;
+    }
     Ok(out)
 }
