@@ -1526,15 +1526,16 @@ async fn claim_beside_held(
 
 /// The PostgreSQL-only techniques that skip locked rows, each with the pick it promises:
 /// `in-subquery`, `ready-table` and `offset-start` with a window of one (its start is
-/// the head) the seed's eligibility and order without caps, `advisory` the same within
-/// its window.
-fn techniques() -> [(Strategy, model::Pick); 4] {
+/// the head) the seed's eligibility and order without caps, `advisory` and
+/// `advisory-xact` the same within their window.
+fn techniques() -> [(Strategy, model::Pick); 5] {
     let named = |n: &str| Strategy::builtin_named(n).unwrap();
     [
         (named("in-subquery"), model::uncapped_pick),
         (named("ready-table"), model::uncapped_pick),
         (named("offset-start-1"), model::uncapped_pick),
         (named("advisory"), model::advisory_pick),
+        (named("advisory-xact"), model::advisory_pick),
     ]
 }
 
@@ -2075,8 +2076,8 @@ async fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
             let mut want = pick(&state, &locked, batch);
             want.sort_unstable();
             assert_eq!(got, want, "{strategy}, 1..={held_to} held");
-            if strategy.as_str() == "advisory" {
-                assert_eq!(got, advisory_gets, "advisory, 1..={held_to} held");
+            if strategy.as_str().starts_with("advisory") {
+                assert_eq!(got, advisory_gets, "{strategy}, 1..={held_to} held");
             } else {
                 let want: Vec<i64> = (held_to + 1..=held_to + 10).collect();
                 assert_eq!(got, want, "{strategy}: a full batch past the held rows");

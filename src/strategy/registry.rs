@@ -28,12 +28,14 @@ macro_rules! sql {
 
 /// No SQL Server server runs here, so a technique is written for it only once its form
 /// is pinned by golden tests like production's.
+/// Why the advisory techniques have no MySQL form.
+const NO_ADVISORY_FOR_MYSQL: &str = "MySQL's GET_LOCK takes named locks, one per name and connection, with no try-lock inside a scan; the technique is PostgreSQL's";
 const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production claim (UPDLOCK, READPAST with UPDATE ... OUTPUT) is the technique there";
 
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 15] = [
+pub static REGISTRY: [Def; 16] = [
     Def {
         name: Cow::Borrowed("production"),
         colour: Colour(0x00, 0x72, 0xB2),
@@ -253,12 +255,30 @@ pub static REGISTRY: [Def; 15] = [
         promises: NO_DUPLICATES,
         forms: [
             sql!("postgres", "advisory.sql"),
-            Form::Absent(
-                "MySQL's GET_LOCK takes named locks, one per name and connection, with no try-lock inside a scan; the technique is PostgreSQL's",
-            ),
+            Form::Absent(NO_ADVISORY_FOR_MYSQL),
             Form::Absent(NOT_FOR_MSSQL),
         ],
         advisory: true,
+        listens: false,
+        offset_window: None,
+        sharded: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("advisory-xact"),
+        colour: Colour(0x4D, 0x4D, 0x4D),
+        about: Cow::Borrowed(
+            "advisory's claim with pg_try_advisory_xact_lock: the lock lasts the claim's transaction, the row says who owns the job (survives a transaction pooler)",
+        ),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        forms: [
+            sql!("postgres", "advisory-xact.sql"),
+            Form::Absent(NO_ADVISORY_FOR_MYSQL),
+            Form::Absent(NOT_FOR_MSSQL),
+        ],
+        advisory: false,
         listens: false,
         offset_window: None,
         sharded: false,
