@@ -61,7 +61,8 @@ fn sizing(r: &RunResult, out: &mut Vec<String>) {
             continue;
         }
         seen.push(key);
-        let Some(mode) = mode_of(r, c) else {
+        // A block of a pool sweep is read across its pools instead (pool_sizing).
+        let Some(mode) = mode_of(r, c).filter(|_| swept_from(c).is_none()) else {
             continue;
         };
         let mut sweep: Vec<(&CellResult, f64)> = r
@@ -116,9 +117,24 @@ fn sizing(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
+/// Advisory locks a cell's trials left held on the server (a level read after each
+/// trial, less the one before it): unlocks that missed their lock.
+pub fn advisory_locks_left(c: &CellResult) -> Option<i64> {
+    let mut read = false;
+    let mut left = 0;
+    for t in &c.trials {
+        let (before, after) = (&t.locks.server_before, &t.locks.server_after);
+        if let Some(a) = after.advisory_locks {
+            read = true;
+            left += (a - before.advisory_locks.unwrap_or(0)).max(0);
+        }
+    }
+    read.then_some(left)
+}
+
 /// The techniques whose state lives in the session (a session-level advisory lock per
-/// job; LISTEN), run through transaction pooling: what the ledger and the effects table
-/// counted, beside production's in the same phase.
+/// job; LISTEN), run through transaction pooling: what the ledger, the effects table,
+/// the server's lock table and the idle waits counted.
 fn session_state(r: &RunResult, out: &mut Vec<String>) {
     for c in &r.cells {
         let def = c.strategy.def();
@@ -130,9 +146,50 @@ fn session_state(r: &RunResult, out: &mut Vec<String>) {
         }
         let f = CellFigures::of(c);
         let state = if def.advisory {
-            "its session-level advisory lock per job is taken and released on whichever server connection each statement lands on"
+            let left = match advisory_locks_left(c) {
+                Some(0) => "no lock was left held after the trial".to_string(),
+                Some(n) => format!(
+                    "{n} advisory locks were still held after the trial, on server connections the pooler kept: their unlocks ran on other connections, which held nothing to unlock"
+                ),
+                None => "the locks left held were not read".to_string(),
+            };
+            // The same claim with transaction-scoped locks, where the run has it beside.
+            let beside = r
+                .cells
+                .iter()
+                .find(|o| {
+                    o.strategy.as_str() == "advisory-xact"
+                        && (o.phase.as_str(), o.workers, o.batch_size, o.backend)
+                            == (c.phase.as_str(), c.workers, c.batch_size, c.backend)
+                })
+                .map(|o| {
+                    let g = CellFigures::of(o);
+                    format!(
+                        " (advisory-xact beside it, whose locks end with the claim's transaction: {} locks left, {} duplicate claims, {} lost jobs, {:.0} jobs/s)",
+                        advisory_locks_left(o).map_or("–".to_string(), |n| n.to_string()),
+                        g.duplicate_claims,
+                        g.lost,
+                        g.throughput
+                    )
+                })
+                .unwrap_or_default();
+            format!(
+                "its session-level advisory lock per job is taken and released on whichever server connection each statement lands on; {left}{beside}"
+            )
         } else {
-            "its LISTEN stays on whichever server connection ran it, so wake-ups reach whichever client next holds that connection"
+            let (idle, woken) = c.trials.iter().fold((0, 0), |(i, w), t| {
+                (i + t.counts.empty_claims, w + t.counts.wakeups)
+            });
+            let waits = match idle {
+                0 => "its workers never waited idle (no arrivals to announce)".to_string(),
+                n => format!(
+                    "{woken} of its {n} idle waits ended with a NOTIFY ({:.0} %), the rest at the longest back-off",
+                    woken as f64 * 100.0 / n as f64
+                ),
+            };
+            format!(
+                "its LISTEN stays on whichever server connection ran it, so a NOTIFY reaches whichever client next holds that connection, or none; {waits}"
+            )
         };
         let held = match (f.duplicate_claims, f.lost) {
             (0, 0) => "0 duplicate claims and 0 lost jobs: the claim's own row update kept the promise here".to_string(),
@@ -200,7 +257,10 @@ impl PoolAnswer {
                     _ => "claim p99 –".to_string(),
                 };
                 let rate = match a.throughput {
-                    t if t > 0.0 => format!("{:+.0} % jobs/s", (b.throughput / t - 1.0) * 100.0),
+                    t if t > 0.0 => match ((b.throughput / t - 1.0) * 100.0).round() {
+                        0.0 => "jobs/s unchanged".to_string(),
+                        pct => format!("{pct:+} % jobs/s"),
+                    },
                     _ => "jobs/s –".to_string(),
                 };
                 let wait = wait.map_or(String::new(), |w| {

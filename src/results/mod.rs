@@ -690,6 +690,10 @@ pub struct ServerCounters {
     pub pool_transactions: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool_wait_us: Option<i64>,
+    /// PostgreSQL: advisory locks held in the database when read (a level, not a
+    /// counter): after a trial, the locks workers' unlocks missed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory_locks: Option<i64>,
 }
 
 /// Sizes and dead rows of the hot table after a trial.

@@ -764,6 +764,7 @@ impl Backend for PostgresBackend {
             commits: r.get(3),
             pool_transactions: pool.map(|p| p.0),
             pool_wait_us: pool.map(|p| p.1),
+            advisory_locks: Some(r.get(4)),
             ..ServerCounters::default()
         })
     }
