@@ -193,6 +193,17 @@ pub enum Command {
         /// transaction_isolation=SERIALIZABLE on MySQL.
         #[arg(long)]
         set: Vec<String>,
+        /// Both sessions through a pooler in this mode: without --db, a PgBouncer
+        /// claimbench starts in front of its throw-away PostgreSQL; with --db, yours, as
+        /// for `run` (--pooler beside the server, or --db itself).
+        #[arg(long, value_parser = ["transaction", "session"])]
+        pool_mode: Option<String>,
+        /// Your pooler in front of the --db server, host:port (as for `run`).
+        #[arg(long, requires = "pool_mode")]
+        pooler: Option<String>,
+        /// Your pooler's admin console (as for `run`). Read only.
+        #[arg(long, requires = "pool_mode", hide_env_values = true)]
+        pooler_admin: Option<String>,
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {

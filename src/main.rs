@@ -127,7 +127,13 @@ async fn dispatch(
             schema,
             strategy,
             set,
-        } => prove::prove(db.as_deref(), &schema, &strategy, &set).await,
+            pool_mode,
+            pooler,
+            pooler_admin,
+        } => {
+            let pooler = commands::pooler::flags(pooler, pool_mode, pooler_admin)?;
+            prove::prove(db.as_deref(), &schema, (&strategy, &set), pooler).await
+        }
         Command::Sql {
             backend,
             strategy,

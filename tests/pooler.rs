@@ -372,3 +372,54 @@ duration_s = 0.5
         );
     }
 }
+
+/// `prove` through a pooler claimbench starts: through transaction pooling a
+/// session-level advisory lock outlives the session that took it on the pooler's server
+/// connection and holds its job against the next claimer, so `advisory` fails a step
+/// (with that cause named) while production and `advisory-xact` pass every step; in
+/// session mode `advisory` passes too.
+#[test]
+fn prove_through_a_pooler_tells_the_session_advisory_lock_from_the_transaction_one() {
+    let tmp = world_readable_tmp();
+    let prove = |mode: &str, strategies: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"));
+        cmd.env("TMPDIR", tmp.path())
+            .args(["prove", "--pool-mode", mode]);
+        for s in strategies {
+            cmd.args(["--strategy", s]);
+        }
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = prove("transaction", &["production", "advisory-xact", "advisory"]);
+    assert_eq!(code, Some(1), "{text}");
+    let rows = |name: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("| {name} |")))
+            .map(str::to_string)
+            .collect()
+    };
+    for ok in ["production", "advisory-xact"] {
+        assert_eq!(rows(ok).len(), 3, "{text}");
+        assert!(rows(ok).iter().all(|r| r.ends_with("| ok |")), "{text}");
+    }
+    assert!(
+        rows("advisory").iter().any(|r| r.ends_with("| FAIL |")),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "its session-level advisory locks stay on whichever server connection took them"
+        ),
+        "{text}"
+    );
+    let (code, text) = prove("session", &["advisory"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        left_under(tmp.path()).is_empty(),
+        "{:?}",
+        left_under(tmp.path())
+    );
+}

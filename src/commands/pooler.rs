@@ -18,6 +18,19 @@ pub(crate) struct PoolerFlags {
     admin: Option<DbTarget>,
 }
 
+impl PoolerFlags {
+    /// The mode of a pooler claimbench starts itself (`prove` without `--db`):
+    /// `--pooler` and `--pooler-admin` name a person's pooler, in front of a `--db`.
+    pub(crate) fn own_mode(&self) -> Result<PoolMode> {
+        if self.at.is_some() || self.admin.is_some() {
+            bail!(
+                "--pooler and --pooler-admin name your pooler in front of a --db server; without --db, --pool-mode alone has claimbench start one in front of its own"
+            );
+        }
+        Ok(self.mode)
+    }
+}
+
 /// A pooler of the person's, located: the workers go through `addr`.
 pub(crate) struct UserPooler {
     pub addr: SocketAddr,

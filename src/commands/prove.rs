@@ -8,12 +8,28 @@ use claimbench::backend::{Backend, DbTarget};
 use claimbench::strategy::{self, Strategy};
 use std::process::ExitCode;
 
+/// Why a step failed through a transaction pooler, when a strategy proved so far (this
+/// one or an earlier) takes session-level advisory locks: they stay on the server
+/// connection that took them, after the session moved on or ended.
+fn pooled_cause(so_far: &[claimbench::prove::Verdict]) -> Option<String> {
+    let failed = so_far.last()?;
+    let holder = so_far.iter().find(|v| v.strategy.def().advisory)?;
+    let whose = if holder.strategy == failed.strategy {
+        "its".to_string()
+    } else {
+        format!("{}'s (proved earlier)", holder.strategy)
+    };
+    Some(format!(
+        "through a transaction-mode pooler, {whose} session-level advisory locks stay on whichever server connection took them once the session moves on or ends, and the pooler keeps that connection open: they hold the same job ids against every later claim until it closes it (advisory-xact's locks end with their transaction; or pool in session mode)"
+    ))
+}
+
 /// `prove`: the verdict table; exit 1 when a strategy does not behave as expected.
 pub(crate) async fn prove(
     db: Option<&str>,
     schema: &str,
-    strategy: &[String],
-    set: &[String],
+    (strategy, set): (&[String], &[String]),
+    pooler: Option<super::pooler::PoolerFlags>,
 ) -> Result<ExitCode> {
     use claimbench::prove;
     let schema = super::schema_name(schema)?;
@@ -29,9 +45,25 @@ pub(crate) async fn prove(
             .collect::<Result<_>>()?
     };
     let mut embedded = None;
+    // Through a pooler: on the throw-away server, one claimbench starts in the mode
+    // asked (its pool roomy enough for both sessions); on --db, the person's.
+    let mut user = None;
+    let own_mode = match (&pooler, db) {
+        (Some(f), None) => Some(f.own_mode()?),
+        _ => None,
+    };
     let target = match db {
-        Some(url) => DbTarget::parse(url)?,
-        None => start_embedded(&prove::workload()?, false, &mut embedded)?.0,
+        Some(url) => {
+            let t = DbTarget::parse(url)?;
+            if let Some(f) = pooler {
+                let mut targets = [(t.kind(), Some(t))];
+                user = Some(super::pooler::locate(f, &mut targets).await?);
+                targets[0].1.take().expect("located in place")
+            } else {
+                t
+            }
+        }
+        None => start_embedded(&prove::workload(own_mode)?, false, &mut embedded)?.0,
     };
     let settings = set
         .iter()
@@ -56,7 +88,15 @@ pub(crate) async fn prove(
         }
         strategies
     };
+    let own = embedded.as_ref().and_then(|e| e.pooler.as_ref());
     let backend = AnyBackend::new(&target, target.to_string(), schema);
+    // The sessions log in as the workload's role on claimbench's own server, whose
+    // default search_path it sets for a transaction pooler.
+    let backend = match own {
+        Some(_) => backend.with_workload_role(),
+        None => backend,
+    };
+    let backend = super::pooler::through(backend, user.as_ref(), own)?;
     let mut server = backend.server_info().await?;
     backend.check_schema().await?;
     // What the sessions run with: the server's settings, then --set's over them.
@@ -76,11 +116,19 @@ pub(crate) async fn prove(
     for s in &strategies {
         verdicts.extend(prove::prove(&backend, s, s, &settings).await?);
     }
+    let transaction_pooled = own.map(|p| p.mode()).or(user.as_ref().map(|p| p.mode))
+        == Some(claimbench::pooler::PoolMode::Transaction);
     let causes: Vec<(usize, Vec<String>)> = verdicts
         .iter()
         .enumerate()
         .filter(|(_, v)| !v.ok)
-        .map(|(i, v)| (i, prove::likely_causes(target.kind(), &server.settings, v)))
+        .map(|(i, v)| {
+            let mut c = prove::likely_causes(target.kind(), &server.settings, v);
+            if transaction_pooled {
+                c.extend(pooled_cause(&verdicts[..=i]));
+            }
+            (i, c)
+        })
         .collect();
     out!("{}", prove::render(&verdicts, &causes));
     drop(embedded);

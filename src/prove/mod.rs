@@ -33,13 +33,21 @@ const QUEUE: &str = "prove";
 /// The layout every backend has; plans do not matter with eight rows.
 const LAYOUT: &str = "fetch-order";
 
-/// The scratch schema's contents: one queue, [`BACKLOG`] due jobs.
-pub fn workload() -> Result<Workload, crate::workload::WorkloadError> {
+/// The scratch schema's contents: one queue, [`BACKLOG`] due jobs; with `pooler`, the
+/// throw-away server behind a PgBouncer in that mode, with a server connection for each
+/// session and two to spare.
+pub fn workload(
+    pooler: Option<crate::pooler::PoolMode>,
+) -> Result<Workload, crate::workload::WorkloadError> {
+    let topology = match pooler {
+        Some(mode) => format!("[topology]\npooler = \"{mode}\"\npool_size = 4\n"),
+        None => String::new(),
+    };
     let text = format!(
         "name = \"prove\"\nseed = 1\n\
          [population]\nbacklog = {BACKLOG}\nqueues = [{{ name = \"{QUEUE}\" }}]\n\
          [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"{LAYOUT}\"]\n\
-         workers = [2]\nbatch_sizes = [{HELD}]\n[trial]\nduration_s = 1\n"
+         workers = [2]\nbatch_sizes = [{HELD}]\n[trial]\nduration_s = 1\n{topology}"
     );
     Workload::parse(Path::new("prove (built in)"), &text)
 }
@@ -54,7 +62,7 @@ pub async fn prove<B: Backend>(
     run_as: &Strategy,
     settings: &[(String, String)],
 ) -> Result<Vec<Verdict>, BackendError> {
-    let w = workload().map_err(|e| BackendError::Query {
+    let w = workload(None).map_err(|e| BackendError::Query {
         what: "build the scratch workload",
         kind: crate::backend::ErrorKind::Other,
         code: None,
@@ -82,10 +90,10 @@ pub async fn prove<B: Backend>(
             node: usize::from(across),
             via: None,
         };
-        let mut a = backend.connect("claimbench-prove-a", "prove-a").await?;
-        let mut b = backend
-            .connect_to("claimbench-prove-b", "prove-b", b_node)
-            .await?;
+        // In the workers' role: through a pooler, where the workers would go.
+        let role = backend.worker_role();
+        let mut a = backend.connect(&role, "prove-a").await?;
+        let mut b = backend.connect_to(&role, "prove-b", b_node).await?;
         if !settings.is_empty() {
             a.apply(settings).await?;
             b.apply(settings).await?;
@@ -234,7 +242,7 @@ mod tests {
 
     #[test]
     fn the_scratch_workload_parses() {
-        let w = workload().unwrap();
+        let w = workload(None).unwrap();
         assert_eq!(w.population.eligible_at_start(), u64::from(BACKLOG));
     }
 
