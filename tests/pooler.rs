@@ -423,3 +423,50 @@ fn prove_through_a_pooler_tells_the_session_advisory_lock_from_the_transaction_o
         left_under(tmp.path())
     );
 }
+
+/// Another client holding every server connection of the workers' pool for a while
+/// (`faults.hold_pool_s`): the workers stall for as long as it does, every one of them
+/// waiting in the pooler, and resume when it lets go. Without a pooler the fault is
+/// refused before anything starts.
+#[test]
+fn a_pool_held_by_another_client_stalls_the_workers_while_it_is_held() {
+    let tmp = world_readable_tmp();
+    let workload = r#"name = "pool-held"
+seed = 3
+[population]
+backlog = 20000
+queues = [{ name = "default" }]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.1
+duration_s = 2.9
+[faults]
+hold_pool_s = [1.0, 2.0]
+hold_pool_connections = 2
+"#;
+    let (ok, stderr, _) = run_cli(tmp.path(), workload, &["--quiet"]);
+    assert!(!ok && stderr.contains("faults.hold_pool_s holds server connections of the workers' pooler, and this run has none"), "{stderr}");
+    let pooled = format!("{workload}[topology]\npooler = \"transaction\"\npool_size = 2\n");
+    let (ok, stderr, run) = run_cli(tmp.path(), &pooled, &["--quiet"]);
+    assert!(ok, "{stderr}");
+    let t = &run.unwrap()["cells"][0]["trials"][0];
+    assert_eq!(t["pool_held"]["connections"], 2, "{t}");
+    let series: Vec<u64> = t["claimed_series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    // Second 1 is the hold's; seconds 0 and 2 are before and after it.
+    assert!(series.len() >= 3, "{series:?}");
+    assert!(series[1] * 10 < series[0], "{series:?}");
+    assert!(series[1] * 10 < series[2], "{series:?}");
+    assert!(
+        t["locks"]["pool_peak_waiting"].as_i64().unwrap() >= 4,
+        "{t}"
+    );
+}

@@ -50,7 +50,7 @@ fn merged(
 
 /// One repetition's throughput: what it completed, or in a claim-only cell what it
 /// claimed.
-fn trial_throughput(claim_only: bool, t: &TrialResult) -> f64 {
+pub(super) fn trial_throughput(claim_only: bool, t: &TrialResult) -> f64 {
     if claim_only {
         t.claimed_per_s
     } else {

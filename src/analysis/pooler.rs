@@ -43,6 +43,7 @@ pub fn wait_per_transaction_ms(c: &CellResult) -> Option<f64> {
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     sizing(r, &mut out);
+    held(r, &mut out);
     let slos = super::recommend::effective_slos(&r.slos, &[]);
     out.extend(pool_sizing(r, &slos).iter().map(PoolAnswer::sentence));
     session_state(r, &mut out);
@@ -113,6 +114,62 @@ fn sizing(r: &RunResult, out: &mut Vec<String>) {
             last.workers,
             f.claim_p99_ms.map_or("–".into(), fmt_ms),
             l.claim_p99_ms.map_or("–".into(), fmt_ms),
+        ));
+    }
+}
+
+/// Cells whose pool another client held in part or in full (`faults.hold_pool_s`):
+/// what the claimants saw while it did.
+fn held(r: &RunResult, out: &mut Vec<String>) {
+    for c in &r.cells {
+        let Some(h) = c.trials.iter().find_map(|t| t.pool_held) else {
+            continue;
+        };
+        let f = CellFigures::of(c);
+        let longest = c
+            .trials
+            .iter()
+            .map(|t| t.claim_latency.max_us)
+            .max()
+            .unwrap_or(0);
+        let waiting = c
+            .trials
+            .iter()
+            .filter_map(|t| t.locks.pool_peak_waiting)
+            .max()
+            .map_or(String::new(), |n| {
+                format!(", up to {n} clients waited for a server connection")
+            });
+        let share = match c.pool_size {
+            Some(p) if h.connections >= p => format!("all {p} of the pool's server connections"),
+            Some(p) => format!("{} of the pool's {p} server connections", h.connections),
+            None => format!("{} of the pool's server connections", h.connections),
+        };
+        // The whole seconds of the hold against those before it, per trial, summed.
+        let (from, to) = (h.from_s.round() as usize, h.to_s.round() as usize);
+        let (mut during, mut before) = ((0u64, 0usize), (0u64, 0usize));
+        for t in &c.trials {
+            for (k, n) in t.claimed_series.iter().enumerate() {
+                let n = u64::from(*n);
+                if (from..to).contains(&k) {
+                    during = (during.0 + n, during.1 + 1);
+                } else if k < from {
+                    before = (before.0 + n, before.1 + 1);
+                }
+            }
+        }
+        let rate = |(n, s): (u64, usize)| n as f64 / s.max(1) as f64;
+        out.push(format!(
+            "pool held by another client, {}{} at {} workers: while it held {share} ({:.1} s to {:.1} s), the workers claimed {:.0} jobs/s against {:.0} in the seconds before{waiting}; the longest claim took {} (a worker stalls at whichever statement it sends next, most often one of its jobs'); {:.0} jobs/s over the trial.",
+            c.strategy,
+            super::figures::in_phase(c),
+            c.workers,
+            h.from_s,
+            h.to_s,
+            rate(during),
+            rate(before),
+            fmt_ms(longest as f64 / 1e3),
+            f.throughput
         ));
     }
 }
@@ -217,32 +274,62 @@ fn swept_from(c: &CellResult) -> Option<&str> {
     }
 }
 
+/// One pool a worker count ran on.
+#[derive(Debug, Clone)]
+pub struct PoolTried {
+    pub size: u32,
+    pub figures: CellFigures,
+    /// The pooler's wait per transaction, ms.
+    pub wait_ms: Option<f64>,
+    /// Jobs/s over the repetitions, with its 95 % interval (two or more).
+    pub rate: Option<super::bootstrap::Interval>,
+}
+
 /// One worker count of a `pool_sizes` sweep: each pool it ran on, and the smallest
 /// that served it.
 #[derive(Debug, Clone)]
 pub struct PoolAnswer {
     pub label: String,
     pub workers: u32,
-    /// (pool size, figures, wait per transaction ms), largest pool first.
-    pub pools: Vec<(u32, CellFigures, Option<f64>)>,
-    /// The smallest pool whose cell met every SLO and kept its jobs/s within
-    /// [`super::recommend::KNEE_GAIN`] of the best pool's.
+    /// Largest pool first.
+    pub pools: Vec<PoolTried>,
+    /// The smallest pool that, like every pool between it and the best one, met every
+    /// SLO and kept the best pool's jobs/s (see [`kept_up`]).
     pub smallest: Option<u32>,
+    pub repetitions: usize,
+}
+
+/// A pool kept up with the best one tried at its worker count when its jobs/s came
+/// within [`super::recommend::KNEE_GAIN`] of the best's, or, with repetitions, its
+/// interval reaches the best's: the run cannot tell them apart.
+fn kept_up(p: &PoolTried, best: &PoolTried) -> bool {
+    let close =
+        p.figures.throughput >= best.figures.throughput * (1.0 - super::recommend::KNEE_GAIN);
+    let overlaps = matches!((p.rate, best.rate), (Some(a), Some(b)) if a.high >= b.low);
+    close || overlaps
 }
 
 impl PoolAnswer {
     pub fn sentence(&self) -> String {
-        let tried: Vec<String> = self.pools.iter().rev().map(|p| p.0.to_string()).collect();
+        let tried: Vec<String> = self
+            .pools
+            .iter()
+            .rev()
+            .map(|p| p.size.to_string())
+            .collect();
+        let reps = match self.repetitions {
+            1 => "one repetition each".to_string(),
+            n => format!("{n} repetitions each"),
+        };
         let answer = match self.smallest {
             Some(n) => format!(
-                "{} workers need {} (of {} tried: the smallest that met every SLO and kept jobs/s within {:.0} % of the best pool's)",
+                "{} workers need {} (tried {}, {reps})",
                 self.workers,
                 pool_words(Some(n)),
                 tried.join(", "),
-                super::recommend::KNEE_GAIN * 100.0
             ),
             None => format!(
-                "{} workers: no pool of {} met every SLO",
+                "{} workers: the pool with the most jobs/s of {} tried missed an SLO",
                 self.workers,
                 tried.join(", ")
             ),
@@ -251,7 +338,8 @@ impl PoolAnswer {
             .pools
             .windows(2)
             .map(|w| {
-                let ((big, a, _), (small, b, wait)) = (&w[0], &w[1]);
+                let (big, small) = (&w[0], &w[1]);
+                let (a, b) = (&big.figures, &small.figures);
                 let p99 = match (a.claim_p99_ms, b.claim_p99_ms) {
                     (Some(x), Some(y)) if x > 0.0 => format!("claim p99 ×{:.2}", y / x),
                     _ => "claim p99 –".to_string(),
@@ -263,10 +351,10 @@ impl PoolAnswer {
                     },
                     _ => "jobs/s –".to_string(),
                 };
-                let wait = wait.map_or(String::new(), |w| {
+                let wait = small.wait_ms.map_or(String::new(), |w| {
                     format!(", {} pool wait per transaction", fmt_ms(w))
                 });
-                format!("{big} → {small}: {p99}, {rate}{wait}")
+                format!("{} → {}: {p99}, {rate}{wait}", big.size, small.size)
             })
             .collect();
         format!(
@@ -281,57 +369,64 @@ impl PoolAnswer {
 /// layout and batch), the smallest server pool that served it under `slos`.
 pub fn pool_sizing(r: &RunResult, slos: &[Slo]) -> Vec<PoolAnswer> {
     let mut out: Vec<PoolAnswer> = Vec::new();
-    let mut seen = Vec::new();
+    let mut seen: Vec<(&str, &CellResult)> = Vec::new();
+    let same = |a: &CellResult, b: &CellResult| {
+        (
+            a.backend,
+            &a.strategy,
+            &a.index_layout,
+            a.batch_size,
+            a.workers,
+        ) == (
+            b.backend,
+            &b.strategy,
+            &b.index_layout,
+            b.batch_size,
+            b.workers,
+        )
+    };
     for c in &r.cells {
         let Some(base) = swept_from(c) else {
             continue;
         };
-        let key = (
-            c.backend,
-            base,
-            &c.strategy,
-            &c.index_layout,
-            c.batch_size,
-            c.workers,
-        );
-        if seen.contains(&key) {
+        if seen.iter().any(|(b, o)| *b == base && same(o, c)) {
             continue;
         }
-        seen.push(key);
-        let mut pools: Vec<(u32, CellFigures, Option<f64>)> = r
+        seen.push((base, c));
+        let mut pools: Vec<PoolTried> = r
             .cells
             .iter()
-            .filter(|o| {
-                swept_from(o) == Some(base)
-                    && (
-                        o.backend,
-                        &o.strategy,
-                        &o.index_layout,
-                        o.batch_size,
-                        o.workers,
-                    ) == (
-                        c.backend,
-                        &c.strategy,
-                        &c.index_layout,
-                        c.batch_size,
-                        c.workers,
-                    )
+            .filter(|o| swept_from(o) == Some(base) && same(o, c))
+            .filter_map(|o| {
+                let rates: Vec<f64> = o
+                    .trials
+                    .iter()
+                    .map(|t| super::figures::trial_throughput(o.is_claim_only(), t))
+                    .collect();
+                Some(PoolTried {
+                    size: o.pool_size?,
+                    figures: CellFigures::of(o),
+                    wait_ms: wait_per_transaction_ms(o),
+                    rate: super::bootstrap::mean_interval(&rates),
+                })
             })
-            .filter_map(|o| Some((o.pool_size?, CellFigures::of(o), wait_per_transaction_ms(o))))
             .collect();
         if pools.len() < 2 {
             continue;
         }
-        pools.sort_by_key(|p| std::cmp::Reverse(p.0));
-        let best = pools.iter().map(|p| p.1.throughput).fold(0.0, f64::max);
-        let smallest = pools
+        pools.sort_by_key(|p| std::cmp::Reverse(p.size));
+        let (at, best) = pools
             .iter()
-            .filter(|(_, f, _)| {
-                f.misses(slos).is_empty()
-                    && f.throughput >= best * (1.0 - super::recommend::KNEE_GAIN)
-            })
-            .map(|p| p.0)
-            .min();
+            .enumerate()
+            .max_by(|a, b| a.1.figures.throughput.total_cmp(&b.1.figures.throughput))
+            .expect("two or more pools");
+        // Down from the best pool (largest first): the last of the unbroken run of
+        // smaller pools that served. A larger pool that did worse is not needed.
+        let smallest = pools[at..]
+            .iter()
+            .take_while(|p| p.figures.misses(slos).is_empty() && kept_up(p, best))
+            .last()
+            .map(|p| p.size);
         let block = match base {
             "" => String::new(),
             b => format!(" [{b}]"),
@@ -344,7 +439,102 @@ pub fn pool_sizing(r: &RunResult, slos: &[Slo]) -> Vec<PoolAnswer> {
             workers: c.workers,
             pools,
             smallest,
+            repetitions: c.trials.len(),
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::TrialResult;
+    use crate::strategy::Strategy;
+
+    /// A cell of block `pool N` at 8 workers, one repetition per rate.
+    fn on_pool(size: u32, rates: &[f64]) -> CellResult {
+        let trials = rates
+            .iter()
+            .map(|&r| {
+                let mut t = TrialResult {
+                    completed_per_s: r,
+                    ..TrialResult::default()
+                };
+                t.counts.jobs_completed = 1;
+                t
+            })
+            .collect();
+        let mut c = CellResult::fetch_order(Strategy::PRODUCTION, 8, 5, trials);
+        c.phase = format!("pool {size}");
+        c.pool_size = Some(size);
+        c
+    }
+
+    fn answer(cells: Vec<CellResult>) -> PoolAnswer {
+        let r = RunResult {
+            cells,
+            ..RunResult::default()
+        };
+        let mut all = pool_sizing(&r, &super::super::recommend::effective_slos(&[], &[]));
+        assert_eq!(all.len(), 1);
+        all.remove(0)
+    }
+
+    /// The smallest pool whose jobs/s, like every larger pool's, stayed within 5 % of
+    /// the best: a small pool that happened to do well below a larger one that did not
+    /// is not the answer.
+    #[test]
+    fn the_answer_is_the_smallest_of_an_unbroken_run_of_pools_that_kept_up() {
+        let a = answer(vec![
+            on_pool(1, &[500.0]),
+            on_pool(2, &[990.0]),
+            on_pool(4, &[850.0]),
+            on_pool(8, &[1000.0]),
+        ]);
+        assert_eq!(a.smallest, Some(8));
+        let a = answer(vec![
+            on_pool(1, &[500.0]),
+            on_pool(2, &[960.0]),
+            on_pool(4, &[990.0]),
+            on_pool(8, &[1000.0]),
+        ]);
+        assert_eq!(a.smallest, Some(2));
+        // A larger pool that did worse than a smaller one is not needed.
+        let b = answer(vec![
+            on_pool(1, &[500.0]),
+            on_pool(2, &[1000.0]),
+            on_pool(4, &[980.0]),
+            on_pool(8, &[850.0]),
+        ]);
+        assert_eq!(b.smallest, Some(2), "{}", b.sentence());
+        assert!(
+            a.sentence().contains(
+                "8 workers need 2 server connections (tried 1, 2, 4, 8, one repetition each)"
+            ),
+            "{}",
+            a.sentence()
+        );
+        assert!(
+            a.sentence().contains("2 → 1: claim p99 –, -48 % jobs/s"),
+            "{}",
+            a.sentence()
+        );
+    }
+
+    /// With repetitions, a pool whose interval reaches the best's counts as keeping up
+    /// even when its mean is more than 5 % lower: the run cannot tell them apart.
+    #[test]
+    fn repetitions_the_run_cannot_tell_apart_keep_up() {
+        let a = answer(vec![
+            on_pool(2, &[700.0, 1000.0, 900.0]),
+            on_pool(4, &[1000.0, 1010.0, 990.0]),
+        ]);
+        assert_eq!(a.smallest, Some(2), "{}", a.sentence());
+        let a = answer(vec![
+            on_pool(2, &[700.0, 710.0, 690.0]),
+            on_pool(4, &[1000.0, 1010.0, 990.0]),
+        ]);
+        assert_eq!(a.smallest, Some(4), "{}", a.sentence());
+        assert!(a.sentence().contains("3 repetitions each"));
+    }
 }

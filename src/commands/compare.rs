@@ -20,7 +20,7 @@ pub(crate) fn recommend(run_json: &Path, flags: &[Slo]) -> Result<ExitCode> {
     }
     out!("{}", report::answers::recommendation_text(&recs, &slos));
     for pool in claimbench::analysis::pooler::pool_sizing(&r, &slos) {
-        out!("{}", pool.sentence());
+        outln!("{}", pool.sentence());
     }
     if recs.iter().all(|r| r.recommended.is_none()) {
         let slo_list = super::comma_list(&slos);

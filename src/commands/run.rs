@@ -74,6 +74,15 @@ pub(crate) async fn run(
         Some(f) => Some(super::pooler::locate(f, &mut targets).await?),
         None => None,
     };
+    if workload.faults.hold_pool.is_some()
+        && workload.topology.pooler.is_none()
+        && user_pooler.is_none()
+    {
+        anyhow::bail!(
+            "{}: faults.hold_pool_s holds server connections of the workers' pooler, and this run has none; set [topology] pooler, or give yours with --pool-mode (and --pooler)",
+            workload.source_path.display()
+        );
+    }
     refuse_before_starting(
         &workload,
         &targets,

@@ -246,6 +246,9 @@ pub struct TrialResult {
     /// The snapshot held open mid-trial (`faults.hold_snapshot_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_held: Option<SnapshotHold>,
+    /// The pooler's server connections another client held (`faults.hold_pool_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_held: Option<PoolHeld>,
     /// The injected server restarts (`faults.restart_db_at_s`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_restarts: Vec<RestartEvent>,
@@ -403,6 +406,16 @@ pub struct SnapshotHold {
     /// From its release until the oldest-pending age came back to its level before the
     /// hold; `None` when it did not within the trial (or nothing was sampled).
     pub recovery_s: Option<f64>,
+}
+
+/// Server connections of the workers' pooler held by another client
+/// (`faults.hold_pool_s`): how many, and from when to when (seconds since the trial's
+/// start) all were held.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PoolHeld {
+    pub connections: u32,
+    pub from_s: f64,
+    pub to_s: f64,
 }
 
 /// One injected server restart.

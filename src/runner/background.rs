@@ -362,6 +362,32 @@ pub async fn hold_snapshot<S: Session>(
     Ok(Some((taken, clock.secs_f64(Instant::now()))))
 }
 
+/// Holds a transaction open on each of `sessions` from `from` to `to` (since the
+/// trial's start): through a transaction pooler each pins one of its server connections,
+/// as another service's clients would. Each begins only once it has one, so `taken` is
+/// when the last got its connection; returns when they were taken and given back.
+pub async fn hold_pool<S: Session>(
+    mut sessions: Vec<S>,
+    (from, to): (Duration, Duration),
+    clock: TrialClock,
+    shared: Arc<Shared>,
+) -> Result<Option<(f64, f64)>, BackendError> {
+    if !reached(from, clock, &shared).await {
+        return Ok(None);
+    }
+    // BEGIN runs on the server, so the pooler hands each a server connection and
+    // keeps it theirs until the transaction ends.
+    for s in &mut sessions {
+        s.begin().await?;
+    }
+    let taken = clock.secs_f64(Instant::now());
+    reached(to, clock, &shared).await;
+    for s in &mut sessions {
+        s.end(false).await?;
+    }
+    Ok(Some((taken, clock.secs_f64(Instant::now()))))
+}
+
 /// A sampled oldest-pending age, `at_s` seconds into the trial, as the trial counts it: a
 /// job seeded before the trial has waited since the trial began, as its queue wait
 /// does (the workers cap that the same way). Its row's own time says when the reset

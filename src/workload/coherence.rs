@@ -213,6 +213,10 @@ fn block_faults_within_trial(
         instants.push((&hold_field, from, false));
         instants.push((&hold_field, to, true));
     }
+    if let Some(h) = f.hold_pool {
+        instants.push(("faults.hold_pool_s", h.from, false));
+        instants.push(("faults.hold_pool_s", h.to, true));
+    }
     let moves_field = block_field(w, i, "shard_moves.at_s");
     if let Some(m) = phase.shard_moves() {
         instants.extend(m.at.iter().map(|t| (moves_field.as_str(), *t, false)));

@@ -331,6 +331,7 @@ duration_s = 1
             restart_at: vec![],
             failover_at: vec![],
             hold_snapshot: None,
+            hold_pool: None,
         };
         let s = |v: &[u64]| {
             v.iter()

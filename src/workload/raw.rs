@@ -245,6 +245,12 @@ pub struct Faults {
     pub failover_command: Option<String>,
     #[serde(default)]
     pub hold_snapshot_s: Option<Vec<f64>>,
+    /// `[from, to]`: another client holds server connections of the workers' pooler.
+    #[serde(default)]
+    pub hold_pool_s: Option<Vec<f64>>,
+    /// How many (default 1).
+    #[serde(default)]
+    pub hold_pool_connections: Option<i64>,
     #[serde(default)]
     pub restart_command: Option<String>,
 }

@@ -507,6 +507,19 @@ pub struct Faults {
     /// From when to when (since the trial's start) a session holds one snapshot open.
     #[serde(default)]
     pub hold_snapshot: Option<(Duration, Duration)>,
+    /// Another client holding server connections of the workers' pooler.
+    #[serde(default)]
+    pub hold_pool: Option<PoolHold>,
+}
+
+/// `faults.hold_pool_s` and `hold_pool_connections`: from `from` to `to` since the
+/// trial's start, `connections` clients of the pooler each hold a transaction open, so
+/// each holds one of its server connections (pool exhaustion by another client).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PoolHold {
+    pub connections: u32,
+    pub from: Duration,
+    pub to: Duration,
 }
 
 impl Faults {

@@ -67,6 +67,9 @@ struct Sessions<S> {
     killer: Option<S>,
     planner: Option<S>,
     holder: Option<S>,
+    /// Clients of the workers' pooler that hold its server connections
+    /// (`faults.hold_pool_s`): in the workers' role, so they go where workers go.
+    pool_holders: Vec<S>,
 }
 
 /// A trial task that may fail with a database error.
@@ -78,6 +81,7 @@ struct FaultTasks {
     restarter: Option<Task<Vec<RestartEvent>>>,
     failover: Option<Task<Option<super::failover::Injected>>>,
     holder: Option<Task<Option<(f64, f64)>>>,
+    pool_holder: Option<Task<Option<(f64, f64)>>>,
     /// The shard moves' windows, as they happened.
     mover: Option<Task<Vec<(f64, f64)>>>,
 }
@@ -112,6 +116,8 @@ struct Collected<S> {
     plan: Option<PlanSample>,
     /// The pooler's peaks: server connections in use, clients waiting.
     pool_peaks: Option<(i64, i64)>,
+    /// When the pool's server connections were taken and given back.
+    pool_held: Option<(f64, f64)>,
     /// When the snapshot holder took and released its snapshot.
     held: Option<(f64, f64)>,
     /// Each shard move's window, (from, to) s since the start.
@@ -399,6 +405,15 @@ async fn conclude<B: Backend>(
         failovers,
         plan: ran.collected.plan,
         table_series,
+        pool_held: ran
+            .collected
+            .pool_held
+            .zip(w.faults.hold_pool)
+            .map(|((from_s, to_s), h)| crate::results::PoolHeld {
+                connections: h.connections,
+                from_s,
+                to_s,
+            }),
         snapshot_held: ran.collected.held.map(|(from_s, to_s)| SnapshotHold {
             from_s,
             to_s,
@@ -630,6 +645,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
     };
+    let pool_held = match running.faults.pool_holder {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => None,
+    };
     let held = match running.faults.holder {
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
@@ -658,6 +677,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         failover,
         plan,
         pool_peaks,
+        pool_held,
         held,
         shard_windows,
         sessions,

@@ -80,16 +80,35 @@ pub(super) async fn open_sessions<B: Backend>(
         // Evidence, like the sampler's: none in a trial that runs without one.
         planner,
         holder: one(w.faults.hold_snapshot.is_some(), "claimbench-holder").await?,
+        pool_holders: {
+            let n = w.faults.hold_pool.map_or(0, |h| h.connections);
+            let mut held = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                held.push(backend.connect(&role, &format!("pool-holder-{i}")).await?);
+            }
+            held
+        },
     })
 }
 
+/// The sessions the fault injectors run on.
+pub(super) struct FaultSessions<S> {
+    pub killer: Option<S>,
+    pub holder: Option<S>,
+    pub pool_holders: Vec<S>,
+}
+
 /// The tasks that inject the workload's faults at their instants: the killer, the
-/// restart, the snapshot holder, the shard mover (each only when the workload asks for
-/// it).
+/// restart, the snapshot holder, the pool holders, the shard mover (each only when the
+/// workload asks for it).
 pub(super) fn spawn_faults<B: Backend>(
     backend: &Arc<B>,
     (w, spec): (&Workload, &TrialSpec<'_>),
-    (killer, holder): (Option<B::Session>, Option<B::Session>),
+    FaultSessions {
+        killer,
+        holder,
+        pool_holders,
+    }: FaultSessions<B::Session>,
     harness: &Harness<'_>,
     clock: TrialClock,
     shared: &Arc<Shared>,
@@ -131,6 +150,14 @@ pub(super) fn spawn_faults<B: Backend>(
         ))),
         _ => None,
     };
+    let pool_holder = w.faults.hold_pool.map(|h| {
+        tokio::spawn(background::hold_pool(
+            pool_holders,
+            (h.from, h.to),
+            clock,
+            shared.clone(),
+        ))
+    });
     let holder = holder.map(|h| {
         tokio::spawn(background::hold_snapshot(
             h,
@@ -157,6 +184,7 @@ pub(super) fn spawn_faults<B: Backend>(
         restarter,
         failover,
         holder,
+        pool_holder,
         mover,
     }
 }
@@ -261,7 +289,11 @@ pub(super) fn spawn<B: Backend>(
     let faults = spawn_faults(
         backend,
         (w, spec),
-        (sessions.killer, sessions.holder),
+        FaultSessions {
+            killer: sessions.killer,
+            holder: sessions.holder,
+            pool_holders: sessions.pool_holders,
+        },
         harness,
         clock,
         &shared,

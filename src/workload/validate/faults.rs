@@ -65,6 +65,7 @@ impl Validator<'_> {
                 None => None,
                 Some(w) => self.hold_window("faults.hold_snapshot_s", w, false)?,
             },
+            hold_pool: self.pool_hold(f.hold_pool_s.as_deref(), f.hold_pool_connections)?,
         };
         if f.restart_command.is_some() {
             return Err(self.err(
@@ -105,5 +106,43 @@ impl Validator<'_> {
             ));
         }
         Ok(faults)
+    }
+
+    /// `hold_pool_s = [from, to]` with `hold_pool_connections` (default 1): a window
+    /// inside the trial and a count a pool can have; the connections alone mean
+    /// nothing.
+    fn pool_hold(
+        &self,
+        window: Option<&[f64]>,
+        connections: Option<i64>,
+    ) -> Result<Option<PoolHold>, WorkloadError> {
+        use crate::pooler::MAX_POOL_SIZE;
+        let Some(w) = window else {
+            if connections.is_some() {
+                return Err(self.err(
+                    "faults.hold_pool_connections",
+                    "says how many server connections another client holds during faults.hold_pool_s; give that window too",
+                ));
+            }
+            return Ok(None);
+        };
+        let Some((from, to)) = self.hold_window("faults.hold_pool_s", w, false)? else {
+            return Ok(None);
+        };
+        let connections = match connections {
+            None => 1,
+            Some(n) if (1..=i64::from(MAX_POOL_SIZE)).contains(&n) => n as u32,
+            Some(n) => {
+                return Err(self.err(
+                    "faults.hold_pool_connections",
+                    format!("{n} is not allowed; give 1 to {MAX_POOL_SIZE}"),
+                ));
+            }
+        };
+        Ok(Some(PoolHold {
+            connections,
+            from,
+            to,
+        }))
     }
 }
