@@ -158,10 +158,17 @@ seed = 3
 [population]
 backlog = 3000
 queues = [{ name = "default" }]
-[matrix]
+[[matrix]]
+name = "workers"
 strategies = ["production"]
 index_layouts = ["fetch-order"]
 workers = [1, 6]
+batch_sizes = [1]
+[[matrix]]
+name = "pools"
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [6]
 batch_sizes = [1]
 pool_sizes = [1, 3]
 [trial]
@@ -169,22 +176,29 @@ warmup_s = 0.1
 duration_s = 1.0
 [topology]
 pooler = "transaction"
+pool_size = 1
 "#;
     let (ok, stderr, run) = run_cli(tmp.path(), workload, &["--quiet"]);
     assert!(ok, "{stderr}");
     let run = run.unwrap();
-    let on_pool = |w: u64, pool: u64| {
+    let on = |phase: &str, w: u64, pool: u64| {
         let c = run["cells"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|c| c["workers"] == w && c["pool_size"] == pool)
-            .unwrap_or_else(|| panic!("no cell at {w} workers on a pool of {pool}"));
-        assert_eq!(c["phase"], format!("pool {pool}"));
+            .find(|c| c["phase"] == phase && c["workers"] == w)
+            .unwrap_or_else(|| panic!("no cell at {w} workers in {phase}"));
+        assert_eq!(c["pool_size"], pool, "{phase}");
         &c["trials"][0]["locks"]
     };
-    for (w, pool) in [(1, 1), (6, 1), (1, 3), (6, 3)] {
-        let t = on_pool(w, pool);
+    let on_pool = |w: u64, pool: u64| on("workers", w, pool);
+    for (phase, w, pool) in [
+        ("workers", 1, 1),
+        ("workers", 6, 1),
+        ("pools pool 1", 6, 1),
+        ("pools pool 3", 6, 3),
+    ] {
+        let t = on(phase, w, pool);
         let peak = t["pool_peak_server"].as_i64().unwrap();
         assert!(
             (1..=pool as i64).contains(&peak),
@@ -217,14 +231,19 @@ pooler = "transaction"
     )
     .unwrap();
     assert!(summary.contains("## Pooler"), "{summary}");
-    // The verdict reads the worker sweep on each pool, and the pool sweep at each
-    // worker count.
+    // The verdict reads the worker sweep on one pool, and the pool sweep at a worker
+    // count (not also as a worker sweep of each pool).
     assert!(
-        summary.contains("through PgBouncer (transaction mode, 1 server connection), production in pool 1 waited per transaction"),
+        summary.contains("through PgBouncer (transaction mode, 1 server connection), production in workers waited per transaction"),
         "{summary}"
     );
     assert!(
-        summary.contains("server pool for production fetch-order at batch 1: 6 workers need"),
+        summary
+            .contains("server pool for production fetch-order [pools] at batch 1: 6 workers need"),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("production in pools pool 1 waited"),
         "{summary}"
     );
     assert!(summary.contains("**Pooler**: the workers reached the postgres server through a PgBouncer claimbench started in transaction mode"), "{summary}");
