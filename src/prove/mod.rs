@@ -266,4 +266,28 @@ mod tests {
             );
         }
     }
+
+    /// `advisory-xact` is `advisory`'s statement, word for word, with the lock
+    /// transaction-scoped and without the step that unlocks what it could not claim (a
+    /// transaction-scoped lock ends with the claim).
+    #[test]
+    fn advisory_xact_is_advisory_with_transaction_scoped_locks() {
+        let body = |name: &str| -> String {
+            let s = Strategy::builtin_named(name).unwrap();
+            s.text(crate::backend_kind::BackendKind::Postgres)
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let advisory = body("advisory");
+        let unlock = advisory
+            .find("\nSELECT c.*")
+            .expect("advisory ends by unlocking what it did not claim");
+        assert_eq!(
+            advisory[..unlock].replace("pg_try_advisory_lock(", "pg_try_advisory_xact_lock(")
+                + "\nSELECT * FROM claimed",
+            body("advisory-xact")
+        );
+    }
 }

@@ -347,41 +347,48 @@ pub async fn plan<S: Session>(
 /// Holds one snapshot open from `from` to `to` (since the trial's start), as a report
 /// job or a forgotten session would; returns when it was taken and released.
 pub async fn hold_snapshot<S: Session>(
-    mut session: S,
-    (from, to): (Duration, Duration),
+    session: S,
+    window: (Duration, Duration),
     clock: TrialClock,
     shared: Arc<Shared>,
 ) -> Result<Option<(f64, f64)>, BackendError> {
-    if !reached(from, clock, &shared).await {
-        return Ok(None);
-    }
-    session.hold_snapshot().await?;
-    let taken = clock.secs_f64(Instant::now());
-    reached(to, clock, &shared).await;
-    session.end(false).await?;
-    Ok(Some((taken, clock.secs_f64(Instant::now()))))
+    let take = async |s: &mut S| s.hold_snapshot().await;
+    hold(vec![session], window, (clock, &shared), take).await
 }
 
 /// Holds a transaction open on each of `sessions` from `from` to `to` (since the
 /// trial's start): through a transaction pooler each pins one of its server connections,
-/// as another service's clients would. Each begins only once it has one, so `taken` is
-/// when the last got its connection; returns when they were taken and given back.
+/// as another service's clients would. BEGIN runs on the server, so each begins only
+/// once the pooler gave it one; returns when all were taken and given back.
 pub async fn hold_pool<S: Session>(
-    mut sessions: Vec<S>,
-    (from, to): (Duration, Duration),
+    sessions: Vec<S>,
+    window: (Duration, Duration),
     clock: TrialClock,
     shared: Arc<Shared>,
 ) -> Result<Option<(f64, f64)>, BackendError> {
-    if !reached(from, clock, &shared).await {
+    hold(sessions, window, (clock, &shared), async |s: &mut S| {
+        s.begin().await
+    })
+    .await
+}
+
+/// At `from`, `take` on each session, one after another; at `to`, a rollback on each.
+/// When the last take returned and when the last rollback did, in trial seconds; `None`
+/// when the trial stopped before `from`.
+async fn hold<S: Session>(
+    mut sessions: Vec<S>,
+    (from, to): (Duration, Duration),
+    (clock, shared): (TrialClock, &Shared),
+    mut take: impl AsyncFnMut(&mut S) -> Result<(), BackendError>,
+) -> Result<Option<(f64, f64)>, BackendError> {
+    if !reached(from, clock, shared).await {
         return Ok(None);
     }
-    // BEGIN runs on the server, so the pooler hands each a server connection and
-    // keeps it theirs until the transaction ends.
     for s in &mut sessions {
-        s.begin().await?;
+        take(s).await?;
     }
     let taken = clock.secs_f64(Instant::now());
-    reached(to, clock, &shared).await;
+    reached(to, clock, shared).await;
     for s in &mut sessions {
         s.end(false).await?;
     }
