@@ -480,11 +480,7 @@ mod tests {
         let trials = rates
             .iter()
             .map(|&r| {
-                let mut t = TrialResult {
-                    completed_per_s: r,
-                    ..TrialResult::default()
-                };
-                t.counts.jobs_completed = 1;
+                let mut t = TrialResult::completing(r);
                 t.duplicates.ledger.duplicate_claims = dups;
                 t
             })

@@ -453,17 +453,7 @@ mod tests {
 
     /// A cell of block `pool N` at 8 workers, one repetition per rate.
     fn on_pool(size: u32, rates: &[f64]) -> CellResult {
-        let trials = rates
-            .iter()
-            .map(|&r| {
-                let mut t = TrialResult {
-                    completed_per_s: r,
-                    ..TrialResult::default()
-                };
-                t.counts.jobs_completed = 1;
-                t
-            })
-            .collect();
+        let trials = rates.iter().map(|&r| TrialResult::completing(r)).collect();
         let mut c = CellResult::fetch_order(Strategy::PRODUCTION, 8, 5, trials);
         c.phase = format!("pool {size}");
         c.pool_size = Some(size);

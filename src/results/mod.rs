@@ -358,6 +358,18 @@ impl TrialResult {
     pub fn duplicate_executions(&self) -> u64 {
         self.duplicates.ledger.duplicate_executions
     }
+
+    /// A trial that completed jobs at `rate` and recorded nothing else: the analysis
+    /// tests' repetition.
+    #[cfg(test)]
+    pub fn completing(rate: f64) -> TrialResult {
+        let mut t = TrialResult {
+            completed_per_s: rate,
+            ..TrialResult::default()
+        };
+        t.counts.jobs_completed = 1;
+        t
+    }
 }
 
 /// The two duplicate rates of the metric definitions (docs/metrics.md), with the counts they are made of.
