@@ -185,9 +185,15 @@ pub enum Command {
         #[arg(long, default_value = "claimbench_prove")]
         schema: String,
         /// A strategy to prove (repeatable; default: every built-in strategy the server
-        /// has a form of).
+        /// has a form of, or with --workload every strategy it declares).
         #[arg(long)]
         strategy: Vec<String>,
+        /// A workload whose [strategies.<name>] declare claims to prove, each judged by
+        /// the promises it declares; its SQL runs under the same least-privilege rule as
+        /// in `run` (the embedded server's workload role; on --db a role that cannot
+        /// reach the host, unless --allow-privileged-sql).
+        #[arg(long)]
+        workload: Option<PathBuf>,
         /// A session setting for both sessions, NAME=VALUE (repeatable), as a
         /// workload's [session.<backend>] gives its workers: e.g. lock_timeout=200ms, or
         /// transaction_isolation=SERIALIZABLE on MySQL.

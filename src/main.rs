@@ -127,12 +127,23 @@ async fn dispatch(
             schema,
             strategy,
             set,
+            workload,
             pool_mode,
             pooler,
             pooler_admin,
         } => {
             let pooler = commands::pooler::flags(pooler, pool_mode, pooler_admin)?;
-            prove::prove(db.as_deref(), &schema, (&strategy, &set), pooler).await
+            let declared = match &workload {
+                Some(w) => Some(claimbench::workload::Workload::load_with(w, files)?),
+                None => None,
+            };
+            let asked = prove::Asked {
+                strategies: &strategy,
+                set: &set,
+                declared: declared.as_ref(),
+                allow_privileged_sql,
+            };
+            prove::prove(db.as_deref(), &schema, asked, pooler).await
         }
         Command::Sql {
             backend,

@@ -1842,3 +1842,56 @@ fn sharded_pollers_duplicate_or_lose_races_only_while_a_moved_shard_has_two_owne
     );
     assert!(md.contains("## Shard moves"), "{md}");
 }
+
+/// `prove --workload` proves a team's declared claims by the promises they declare, on
+/// the embedded server as its unprivileged workload role: the claim with its LIMIT
+/// passes every step, the same claim without it takes more than its batch and fails.
+/// On a `--db` whose role is a superuser the declared SQL is refused before anything is
+/// reset, as `run` refuses it.
+#[test]
+fn prove_judges_a_declared_claim_by_its_promises() {
+    let dir = tempfile::tempdir().unwrap();
+    write_custom_files(dir.path());
+    let w = custom_workload(dir.path(), "team-claim", "fetch-order");
+    let out = claimbench()
+        .args(["prove", "--workload", &w])
+        .args(["--strategy", "team-claim", "--strategy", "no-limit"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{err}");
+    let rows = |name: &str| -> Vec<&str> {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("| {name} |")))
+            .collect()
+    };
+    assert!(rows("team-claim").len() >= 3, "{text}");
+    assert!(
+        rows("team-claim").iter().all(|r| r.ends_with("| ok |")),
+        "{text}"
+    );
+    assert!(
+        rows("no-limit").iter().any(|r| r.ends_with("| FAIL |")),
+        "{text}"
+    );
+    let url = pg_url();
+    let out = claimbench()
+        .args([
+            "prove",
+            "--db",
+            &url,
+            "--workload",
+            &w,
+            "--strategy",
+            "team-claim",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refusing to run its declared SQL (") && err.contains("team.sql)"),
+        "{err}"
+    );
+}

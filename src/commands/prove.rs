@@ -6,6 +6,7 @@ use anyhow::{Result, bail};
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{Backend, DbTarget};
 use claimbench::strategy::{self, Strategy};
+use claimbench::workload::Workload;
 use std::process::ExitCode;
 
 /// Why a step failed through a transaction pooler, when a strategy proved so far (this
@@ -24,25 +25,56 @@ fn pooled_cause(so_far: &[claimbench::prove::Verdict]) -> Option<String> {
     ))
 }
 
+/// What `prove` was asked to prove.
+pub(crate) struct Asked<'a> {
+    /// `--strategy`: built-in names, or names the workload declares.
+    pub strategies: &'a [String],
+    /// `--set NAME=VALUE`.
+    pub set: &'a [String],
+    /// `--workload`: its declared strategies, proved under its own promises.
+    pub declared: Option<&'a Workload>,
+    pub allow_privileged_sql: bool,
+}
+
 /// `prove`: the verdict table; exit 1 when a strategy does not behave as expected.
 pub(crate) async fn prove(
     db: Option<&str>,
     schema: &str,
-    (strategy, set): (&[String], &[String]),
+    asked: Asked<'_>,
     pooler: Option<super::pooler::PoolerFlags>,
 ) -> Result<ExitCode> {
     use claimbench::prove;
+    let Asked {
+        strategies: strategy,
+        set,
+        declared,
+        allow_privileged_sql,
+    } = asked;
     let schema = super::schema_name(schema)?;
-    let strategies: Vec<Strategy> = if strategy.is_empty() {
-        Vec::new()
-    } else {
-        strategy
+    let named = |s: &String| match declared {
+        Some(w) => w.strategy_named(s),
+        None => s.parse::<Strategy>(),
+    };
+    let strategies: Vec<Strategy> = match (strategy.is_empty(), declared) {
+        (false, _) => strategy
             .iter()
-            .map(|s| {
-                s.parse::<Strategy>()
-                    .map_err(|e| anyhow::anyhow!("--strategy: {e}"))
-            })
-            .collect::<Result<_>>()?
+            .map(|s| named(s).map_err(|e| anyhow::anyhow!("--strategy: {e}")))
+            .collect::<Result<_>>()?,
+        (true, Some(w)) => {
+            let all = w
+                .custom_strategies
+                .iter()
+                .map(|d| named(&d.name).map_err(anyhow::Error::msg))
+                .collect::<Result<Vec<_>>>()?;
+            if all.is_empty() {
+                bail!(
+                    "--workload {}: declares no strategies ([strategies.<name>]); name built-ins with --strategy instead",
+                    w.source_path.display()
+                );
+            }
+            all
+        }
+        (true, None) => Vec::new(),
     };
     let mut embedded = None;
     // Through a pooler: on the throw-away server, one claimbench starts in the mode
@@ -90,13 +122,27 @@ pub(crate) async fn prove(
     };
     let own = embedded.as_ref().and_then(|e| e.pooler.as_ref());
     let backend = AnyBackend::new(&target, target.to_string(), schema);
-    // The sessions log in as the workload's role on claimbench's own server, whose
-    // default search_path it sets for a transaction pooler.
-    let backend = match own {
-        Some(_) => backend.with_workload_role(),
-        None => backend,
+    // On claimbench's own server the sessions log in as the workload's role: declared
+    // SQL then runs without rights over the host, and a transaction pooler finds the
+    // schema in the role's default search_path, which claimbench sets.
+    let backend = match embedded.is_some() && (own.is_some() || declared.is_some()) {
+        true => backend.with_workload_role(),
+        false => backend,
     };
     let backend = super::pooler::through(backend, user.as_ref(), own)?;
+    if let Some(w) = declared {
+        // A declared claim is the workload's SQL: held to the same role check as `run`.
+        let files: Vec<String> = strategies
+            .iter()
+            .filter_map(|s| s.def().custom.as_ref())
+            .filter_map(|c| match target.kind() {
+                claimbench::backend::BackendKind::Mysql => c.mysql.as_ref().map(|m| m.file.clone()),
+                _ => Some(c.file.clone()).filter(|f| !f.is_empty()),
+            })
+            .collect();
+        claimbench::runner::refuse_privileged_role(&backend, w, &files, allow_privileged_sql)
+            .await?;
+    }
     let mut server = backend.server_info().await?;
     backend.check_schema().await?;
     // What the sessions run with: the server's settings, then --set's over them.

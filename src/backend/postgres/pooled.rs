@@ -40,8 +40,38 @@ impl PostgresBackend {
         Ok(Some(client))
     }
 
-    /// The pooler's transactions and client wait (µs) over every database but its
-    /// own, from `SHOW STATS` on its admin console.
+    /// Whether a row of the console's `SHOW STATS` or `SHOW POOLS` is the workers':
+    /// on claimbench's own pooler every database but the console's (a trial may run in
+    /// a fresh copy of the database); on a person's, only the database the workers use,
+    /// and in `SHOW POOLS` only their user, so another application's clients of the
+    /// same pooler are not counted (theirs on the same database and user cannot be told
+    /// apart).
+    fn workers_row(&self, r: &tokio_postgres::SimpleQueryRow) -> bool {
+        let db = r.get("database");
+        if db == Some("pgbouncer") {
+            return false;
+        }
+        let Some(route) = self.pooler.as_ref().filter(|p| !p.own) else {
+            return true;
+        };
+        let ours = route
+            .database
+            .as_deref()
+            .or(self.config.get_dbname())
+            .unwrap_or_default();
+        let user = match self.workload_role {
+            true => Some(WORKLOAD_ROLE),
+            false => self.config.get_user(),
+        };
+        db == Some(ours)
+            && r.try_get("user")
+                .ok()
+                .flatten()
+                .is_none_or(|u| Some(u) == user)
+    }
+
+    /// The pooler's transactions and client wait (µs) for the workers' database, from
+    /// `SHOW STATS` on its admin console.
     pub(super) async fn pooler_stats(&self) -> Result<Option<(i64, i64)>, BackendError> {
         let what = "read the pooler's SHOW STATS";
         let Some(client) = self.admin_console(what).await? else {
@@ -49,7 +79,7 @@ impl PostgresBackend {
         };
         let (mut xacts, mut wait) = (0, 0);
         for r in console_rows(&client, step(POOLER_SQL, "stats"), what).await? {
-            if r.get("database") == Some("pgbouncer") {
+            if !self.workers_row(&r) {
                 continue;
             }
             let n = |name| r.get(name).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
@@ -73,7 +103,7 @@ impl PostgresBackend {
         let client = console.as_ref().expect("opened above");
         let (mut active, mut waiting) = (0, 0);
         for r in console_rows(client, step(POOLER_SQL, "pools"), what).await? {
-            if r.get("database") == Some("pgbouncer") {
+            if !self.workers_row(&r) {
                 continue;
             }
             let n = |name| r.get(name).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
