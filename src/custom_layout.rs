@@ -7,24 +7,54 @@
 use crate::names::check_declared_name;
 use serde::{Deserialize, Serialize};
 
-/// What run.json records of a declared layout.
+/// What run.json records of a declared layout: its PostgreSQL DDL (`file` empty
+/// without one) and its MySQL DDL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeclaredLayout {
     pub name: String,
     pub file: String,
     pub sql: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mysql: Option<crate::strategy::custom::DeclaredFile>,
+}
+
+impl DeclaredLayout {
+    /// The DDL for PostgreSQL, if the declaration has it.
+    pub fn postgres(&self) -> Option<&str> {
+        (!self.file.is_empty()).then_some(self.sql.as_str())
+    }
+
+    /// Every (file, DDL) of the declaration.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
+        let pg = (!self.file.is_empty()).then_some((self.file.as_str(), self.sql.as_str()));
+        let my = self
+            .mysql
+            .as_ref()
+            .map(|m| (m.file.as_str(), m.sql.as_str()));
+        pg.into_iter().chain(my)
+    }
 }
 
 /// Checks `d`; the message says why a declaration is refused.
 pub fn check(d: &DeclaredLayout) -> Result<(), String> {
-    let shipped = crate::names::INDEX_LAYOUTS.contains(&d.name.as_str());
-    check_declared_name(&d.name, "layout", shipped.then_some("a shipped layout"))?;
-    crate::privileged_sql::check_file(&d.file, &d.sql)?;
-    if crate::strategy::named_params::is_blank(&d.sql) {
+    check_name(&d.name)?;
+    d.files().try_for_each(|(file, sql)| check_form(file, sql))
+}
+
+/// A declared layout's name: plain, and not a shipped layout's.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let shipped = crate::names::INDEX_LAYOUTS.contains(&name);
+    check_declared_name(name, "layout", shipped.then_some("a shipped layout"))
+}
+
+/// One engine's DDL file of a declared layout: a statement, and none that reaches the
+/// host.
+pub fn check_form(file: &str, sql: &str) -> Result<(), String> {
+    crate::privileged_sql::check_file(file, sql)?;
+    if crate::strategy::named_params::is_blank(sql) {
         // Regression: such a file ran with no index at all, and said nothing.
         return Err(format!(
-            "{} holds no statement; give the index DDL (e.g. CREATE INDEX ... ON jobs_hot ...)",
-            d.file
+            "{file} holds no statement; give the index DDL (e.g. CREATE INDEX ... ON jobs_hot ...)"
         ));
     }
     Ok(())
@@ -45,6 +75,7 @@ mod tests {
             name: "unit-covering".into(),
             file: "covering.sql".into(),
             sql: "CREATE INDEX ON jobs_hot (status, id)".into(),
+            mysql: None,
         };
         check(&d).unwrap();
         let declared = [d.clone()];

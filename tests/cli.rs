@@ -1683,8 +1683,10 @@ fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
 }
 
 /// A team's own claim declared for MySQL (`tests/fixtures/team-claim.mysql.sql`, steps
-/// lock and claim) runs end to end on MariaDB: every job claimed once, nothing lost,
-/// the declaration recorded with its file, and `sql` prints it with its parameters.
+/// lock and claim) runs end to end on MariaDB on its own declared index layout: every
+/// job claimed once, nothing lost, both declarations recorded with their files, and `sql`
+/// prints the claim with its parameters. A layout's MySQL DDL the server refuses ends
+/// the run naming the file and the layout.
 #[test]
 fn a_declared_mysql_claim_runs_on_mariadb() {
     let url = test_servers::mysql_url();
@@ -1694,15 +1696,27 @@ fn a_declared_mysql_claim_runs_on_mariadb() {
         "/tests/fixtures/team-claim.mysql.sql"
     );
     std::fs::copy(fixture, dir.path().join("team-claim.mysql.sql")).unwrap();
-    let w = dir.path().join("w.toml");
     std::fs::write(
-        &w,
-        "name = \"custom-mysql\"\n[population]\nbacklog = 300\nqueues = [{ name = \"q\" }]\n\
-         [strategies.team-claim]\nmysql = \"team-claim.mysql.sql\"\npromises = [\"prevents-duplicates\"]\n\
-         [matrix]\nstrategies = [\"team-claim\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [5]\n\
-         [trial]\nduration_s = 1\n",
+        dir.path().join("team-index.mysql.sql"),
+        "CREATE INDEX ix_team ON jobs_hot (status, priority DESC, id)",
     )
     .unwrap();
+    std::fs::write(
+        dir.path().join("bad-index.mysql.sql"),
+        "CREATE INDEX ix_bad ON jobs_hot (no_such_column)",
+    )
+    .unwrap();
+    let workload = |layout: &str| {
+        format!(
+            "name = \"custom-mysql\"\n[population]\nbacklog = 300\nqueues = [{{ name = \"q\" }}]\n\
+             [strategies.team-claim]\nmysql = \"team-claim.mysql.sql\"\npromises = [\"prevents-duplicates\"]\n\
+             [layouts.team-index]\nmysql = \"team-index.mysql.sql\"\n[layouts.bad-index]\nmysql = \"bad-index.mysql.sql\"\n\
+             [matrix]\nstrategies = [\"team-claim\"]\nindex_layouts = [\"{layout}\"]\nworkers = [4]\nbatch_sizes = [5]\n\
+             [trial]\nduration_s = 1\n"
+        )
+    };
+    let w = dir.path().join("w.toml");
+    std::fs::write(&w, workload("team-index")).unwrap();
     let results = tempfile::tempdir().unwrap();
     let schema = format!("cbtest_custom_my_{}", std::process::id());
     // The test server's root holds FILE and SUPER: refused unless allowed.
@@ -1717,6 +1731,7 @@ fn a_declared_mysql_claim_runs_on_mariadb() {
     assert!(
         stderr.contains("refusing to run its declared SQL")
             && stderr.contains("team-claim.mysql.sql")
+            && stderr.contains("team-index.mysql.sql")
             && stderr.contains("--allow-privileged-sql"),
         "{stderr}"
     );
@@ -1745,6 +1760,30 @@ fn a_declared_mysql_claim_runs_on_mariadb() {
     assert!(t.queue_wait.count > 0, "queue wait read by column name");
     let d = &r.workload.custom_strategies[0];
     assert!(d.file.is_empty() && d.mysql.as_ref().unwrap().sql.contains("(:ids)"));
+    assert_eq!(r.cells[0].index_layout, "team-index");
+    let l = r
+        .workload
+        .custom_layouts
+        .iter()
+        .find(|l| l.name == "team-index")
+        .unwrap();
+    assert!(l.file.is_empty() && l.mysql.as_ref().unwrap().sql.contains("ix_team"));
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, workload("bad-index")).unwrap();
+    let out = claimbench()
+        .arg("run")
+        .arg(&bad)
+        .args(["--db", &url, "--schema", &schema, "--results"])
+        .arg(results.path())
+        .arg("--allow-privileged-sql")
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bad-index.mysql.sql (layout `bad-index`)") && err.contains("no_such_column"),
+        "{err}"
+    );
 
     let out = claimbench()
         .arg("sql")

@@ -1,6 +1,7 @@
 //! Index layouts per engine: the shipped ones, one file each under
 //! `migrations/<engine>/indexes/`, in one table; the ones a workload declares (carried in
-//! the workload), PostgreSQL only for now (their DDL is PostgreSQL's); and why a layout cannot be built somewhere.
+//! the workload, one DDL file per engine: PostgreSQL's and MySQL's); and why a layout
+//! cannot be built somewhere.
 
 use super::BackendError;
 use crate::backend_kind::BackendKind;
@@ -43,8 +44,14 @@ pub enum LayoutError {
         "MySQL and MariaDB have no partial (filtered) indexes, so `pending-partial` cannot be built there; use fetch-order"
     )]
     NoPartialIndexes,
-    #[error("declared layouts are built on PostgreSQL only for now (their DDL is PostgreSQL's)")]
-    DeclaredPostgresOnly,
+    #[error(
+        "the declared layout `{layout}` has no {kind} DDL; name a file for it in layouts.{layout}.{kind}"
+    )]
+    DeclaredWithoutForm { kind: BackendKind, layout: String },
+    #[error(
+        "declared layouts are not built on SQL Server yet (no SQL Server runs here to check one); use a shipped layout there"
+    )]
+    DeclaredNotOnMssql,
     #[error("no {kind} index layout named `{layout}`")]
     Unknown { kind: BackendKind, layout: String },
 }
@@ -59,9 +66,16 @@ pub fn sql<'a>(
     if let Some((_, _, ddl)) = SHIPPED.iter().find(|(k, n, _)| *k == kind && *n == layout) {
         return Ok(ddl);
     }
+    let without = || LayoutError::DeclaredWithoutForm {
+        kind,
+        layout: layout.to_string(),
+    };
     match (kind, crate::custom_layout::find(declared, layout)) {
-        (BackendKind::Postgres, Some(d)) => Ok(&d.sql),
-        (_, Some(_)) => Err(LayoutError::DeclaredPostgresOnly),
+        (BackendKind::Postgres, Some(d)) => d.postgres().ok_or_else(without),
+        (BackendKind::Mysql, Some(d)) => {
+            d.mysql.as_ref().map(|m| m.sql.as_str()).ok_or_else(without)
+        }
+        (BackendKind::Mssql, Some(_)) => Err(LayoutError::DeclaredNotOnMssql),
         (BackendKind::Mysql, None) if layout == "pending-partial" => {
             Err(LayoutError::NoPartialIndexes)
         }
@@ -69,6 +83,25 @@ pub fn sql<'a>(
             kind,
             layout: layout.to_string(),
         }),
+    }
+}
+
+/// A server's refusal of a declared layout's DDL, naming the file and the layout
+/// before the server's reason.
+pub fn declared_refused(err: BackendError, file: &str, layout: &str) -> BackendError {
+    match err {
+        BackendError::Query {
+            what,
+            kind,
+            code,
+            message,
+        } => BackendError::Query {
+            what,
+            kind,
+            code,
+            message: format!("{file} (layout `{layout}`): {message}"),
+        },
+        other => other,
     }
 }
 
@@ -118,6 +151,7 @@ mod tests {
             name: "covering".into(),
             file: "covering.sql".into(),
             sql: sql.into(),
+            mysql: None,
         };
         let a = [declared("CREATE INDEX a ON jobs_hot (id)")];
         let b = [declared("CREATE INDEX b ON jobs_hot (id)")];
@@ -131,7 +165,25 @@ mod tests {
         );
         assert_eq!(
             sql(BackendKind::Mysql, "covering", &a),
-            Err(LayoutError::DeclaredPostgresOnly)
+            Err(LayoutError::DeclaredWithoutForm {
+                kind: BackendKind::Mysql,
+                layout: "covering".into()
+            })
+        );
+        let both = [DeclaredLayout {
+            mysql: Some(crate::strategy::custom::DeclaredFile {
+                file: "covering.mysql.sql".into(),
+                sql: "CREATE INDEX c ON jobs_hot (id)".into(),
+            }),
+            ..declared("CREATE INDEX a ON jobs_hot (id)")
+        }];
+        assert_eq!(
+            sql(BackendKind::Mysql, "covering", &both),
+            Ok("CREATE INDEX c ON jobs_hot (id)")
+        );
+        assert_eq!(
+            sql(BackendKind::Mssql, "covering", &both),
+            Err(LayoutError::DeclaredNotOnMssql)
         );
         assert!(matches!(
             sql(BackendKind::Postgres, "covering", &[]),

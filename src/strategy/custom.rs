@@ -38,7 +38,7 @@ pub struct MysqlClaim {
 }
 
 /// A declared statement file and what it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeclaredFile {
     pub file: String,
     pub sql: String,

@@ -107,7 +107,7 @@ impl Workload {
             for sql in w.custom_strategies.iter().map(|d| &d.sql) {
                 h.update(sql.as_bytes());
             }
-            for sql in w.custom_layouts.iter().map(|d| &d.sql) {
+            for (_, sql) in w.custom_layouts.iter().flat_map(|d| d.files()) {
                 h.update(sql.as_bytes());
             }
             w.source_hash = hex::encode(h.finalize());
@@ -116,18 +116,18 @@ impl Workload {
     }
 
     /// The files of SQL this workload brings that `kind` would run: declared claims
-    /// with a form for it, and (PostgreSQL) declared layouts.
+    /// and layouts with a form for it.
     pub fn declared_files(&self, kind: BackendKind) -> Vec<String> {
         let claims = self.custom_strategies.iter().filter_map(|d| match kind {
             BackendKind::Postgres if !d.file.is_empty() => Some(d.file.clone()),
             BackendKind::Mysql => d.mysql.as_ref().map(|m| m.file.clone()),
             _ => None,
         });
-        let layouts = self
-            .custom_layouts
-            .iter()
-            .filter(|_| kind == BackendKind::Postgres)
-            .map(|d| d.file.clone());
+        let layouts = self.custom_layouts.iter().filter_map(|d| match kind {
+            BackendKind::Postgres if !d.file.is_empty() => Some(d.file.clone()),
+            BackendKind::Mysql => d.mysql.as_ref().map(|m| m.file.clone()),
+            _ => None,
+        });
         claims.chain(layouts).collect()
     }
 

@@ -52,7 +52,10 @@ pub struct Workload {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomLayout {
-    pub postgres: PathBuf,
+    #[serde(default)]
+    pub postgres: Option<PathBuf>,
+    #[serde(default)]
+    pub mysql: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -347,9 +347,20 @@ impl MysqlBackend {
         .await
         .map_err(e("seed backlog"))?;
         let seeded = c.affected_rows();
+        // A declared layout runs on this connection too: the workload's account on the
+        // server claimbench started, and on --db a role the run checked first.
+        let declared = crate::custom_layout::find(&workload.custom_layouts, r.layout)
+            .and_then(|d| Some((d.mysql.as_ref()?.file.as_str(), d.name.as_str())));
         c.query_drop(layout_sql)
             .await
-            .map_err(e("build index layout"))?;
+            .map_err(|err| match declared {
+                Some((file, name)) => super::layouts::declared_refused(
+                    query_error("build the declared index layout", err),
+                    file,
+                    name,
+                ),
+                None => query_error("build index layout", err),
+            })?;
         c.query_drop(step(SQL.reset, "analyze"))
             .await
             .map_err(e("analyze tables"))?;

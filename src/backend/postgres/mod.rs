@@ -367,19 +367,9 @@ impl PostgresBackend {
         d: &crate::custom_layout::DeclaredLayout,
     ) -> Result<(), BackendError> {
         let c = self.open_for_workload("claimbench-layout").await?;
-        let named = |err| match query_error("build the declared index layout", err) {
-            BackendError::Query {
-                what,
-                kind,
-                code,
-                message,
-            } => BackendError::Query {
-                what,
-                kind,
-                code,
-                message: format!("{} (layout `{}`): {message}", d.file, d.name),
-            },
-            other => other,
+        let named = |err| {
+            let err = query_error("build the declared index layout", err);
+            super::layouts::declared_refused(err, &d.file, &d.name)
         };
         c.batch_execute("BEGIN").await.map_err(named)?;
         c.batch_execute(&d.sql).await.map_err(named)?;

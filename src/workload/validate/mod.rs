@@ -111,15 +111,32 @@ impl Validator<'_> {
     ) -> Result<Vec<crate::custom_layout::DeclaredLayout>, WorkloadError> {
         let mut out = Vec::new();
         for (name, l) in raw {
-            let field = format!("layouts.{name}.postgres");
-            let (file, sql) = self.read_beside(&field, &l.postgres)?;
-            let d = crate::custom_layout::DeclaredLayout {
-                name: name.clone(),
-                file,
-                sql,
+            let f = |engine: &str| format!("layouts.{name}.{engine}");
+            if l.postgres.is_none() && l.mysql.is_none() {
+                return Err(self.err(
+                    &format!("layouts.{name}"),
+                    "gives no DDL; name a file for `postgres` and/or `mysql`",
+                ));
+            }
+            crate::custom_layout::check_name(name)
+                .map_err(|m| self.err(&format!("layouts.{name}"), m))?;
+            // One engine's form: read beside the workload and checked under its field.
+            let form = |engine: &str, path: &Option<std::path::PathBuf>| match path {
+                Some(p) => {
+                    let (file, sql) = self.read_beside(&f(engine), p)?;
+                    crate::custom_layout::check_form(&file, &sql)
+                        .map_err(|m| self.err(&f(engine), m))?;
+                    Ok(Some(crate::strategy::custom::DeclaredFile { file, sql }))
+                }
+                None => Ok(None),
             };
-            crate::custom_layout::check(&d).map_err(|m| self.err(&field, m))?;
-            out.push(d);
+            let pg = form("postgres", &l.postgres)?.unwrap_or_default();
+            out.push(crate::custom_layout::DeclaredLayout {
+                name: name.clone(),
+                file: pg.file,
+                sql: pg.sql,
+                mysql: form("mysql", &l.mysql)?,
+            });
         }
         Ok(out)
     }
