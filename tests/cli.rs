@@ -1761,6 +1761,12 @@ fn a_declared_mysql_claim_runs_on_mariadb() {
     let d = &r.workload.custom_strategies[0];
     assert!(d.file.is_empty() && d.mysql.as_ref().unwrap().sql.contains("(:ids)"));
     assert_eq!(r.cells[0].index_layout, "team-index");
+    // MariaDB's plan of the declared lock step, sampled mid-trial, reads the declared index.
+    let plan = serde_json::to_string(&t.plan).unwrap();
+    assert!(
+        plan.contains("declared lock step") && plan.contains("ix_team"),
+        "{plan}"
+    );
     let l = r
         .workload
         .custom_layouts

@@ -521,12 +521,33 @@ impl Session for MysqlSession {
 
     /// The locking read's plan on MariaDB ([`MysqlSession::analyze`]): production's
     /// `lock` step (uncapped branch), a two-step strategy's select step, offset-start's
-    /// `after` read from the head's key.
+    /// `after` read from the head's key, a declared claim's `lock` step.
     async fn explain_claim(
         &mut self,
         strategy: &Strategy,
         batch: u32,
     ) -> Result<Option<crate::backend::plan::PlanSample>, BackendError> {
+        if let Some(declared) = strategy.def().custom.as_ref() {
+            let Some(m) = &declared.mysql else {
+                return Ok(None);
+            };
+            // Its parameters as the claim binds them: the batch, this worker's id.
+            use crate::strategy::named_params::Param;
+            let literals: Option<Vec<String>> = m
+                .lock_params
+                .iter()
+                .map(|p| match p {
+                    Param::Batch => Some(batch.to_string()),
+                    Param::WorkerId => Some(format!("'{}'", self.worker_id.replace('\'', "''"))),
+                    // A lock step binds neither (validation allows only the two above).
+                    Param::Window | Param::Ids => None,
+                })
+                .collect();
+            return match literals.and_then(|l| inlined(&m.lock, l)) {
+                Some(text) => self.analyze("declared lock step", &text).await,
+                None => Ok(None),
+            };
+        }
         let Some(file) = strategy.sql(crate::backend::BackendKind::Mysql) else {
             return Ok(None);
         };
@@ -720,7 +741,7 @@ impl Session for MysqlSession {
 /// `sql` without its comment lines and with each `?` replaced, in order, by one of
 /// `literals` (values already written as SQL): what ANALYZE, sent as text, runs. `None`
 /// when the statement has another number of parameters.
-pub(super) fn inlined<const N: usize>(sql: &str, literals: [String; N]) -> Option<String> {
+pub(super) fn inlined(sql: &str, literals: impl IntoIterator<Item = String>) -> Option<String> {
     let body: Vec<&str> = sql
         .lines()
         .filter(|l| !l.trim_start().starts_with("--"))
