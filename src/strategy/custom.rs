@@ -139,6 +139,14 @@ fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
             d.file
         ));
     }
+    // Regression: two statements validated, then failed at the first claim ("cannot
+    // insert multiple commands into a prepared statement").
+    if let Some(line) = named_params::second_statement_line(&d.sql) {
+        return Err(format!(
+            "{} line {line}: a second statement; a PostgreSQL claim is one statement (PostgreSQL prepares one): fold the steps into one with WITH … (data-modifying CTEs run as one statement); claims of several statements are not built for PostgreSQL yet",
+            d.file
+        ));
+    }
     // A statement that never reads :batch is allowed: the over-claim check is what
     // catches a claim that ignores the batch size, with numbers.
     let (sql, params) = named_params::to_postgres(&d.sql).map_err(|e| e.to_string())?;

@@ -117,6 +117,52 @@ fn dollar_tag(s: &str) -> Option<&str> {
     (rest.as_bytes().get(len) == Some(&b'$') && (len == 0 || starts_ok)).then(|| &s[..len + 2])
 }
 
+/// How many bytes at the start of `rest` are a comment, a quoted string or name, a
+/// dollar-quoted string or a `::` cast: text no parameter or statement end is in. 0 when
+/// `rest` starts with none of them.
+fn quoted_len(rest: &str) -> usize {
+    let b = rest.as_bytes();
+    if rest.starts_with("--") {
+        rest.find('\n').unwrap_or(rest.len())
+    } else if rest.starts_with("/*") {
+        rest.find("*/").map_or(rest.len(), |e| e + 2)
+    } else if b.first().is_some_and(|c| *c == b'\'' || *c == b'"') {
+        rest[1..].find(b[0] as char).map_or(rest.len(), |e| e + 2)
+    } else if let Some(tag) = dollar_tag(rest) {
+        // A dollar-quoted string (`$$…$$`, `$f$…$f$`) is text: a `:worker_id` in it is
+        // no parameter (rewritten, it became a `$1` the statement never binds).
+        rest[tag.len()..]
+            .find(tag)
+            .map_or(rest.len(), |e| tag.len() + e + tag.len())
+    } else if rest.starts_with("::") {
+        2
+    } else {
+        0
+    }
+}
+
+/// The line (from 1) where a second statement begins after a `;` outside strings and
+/// comments, if `sql` holds more than one: PostgreSQL prepares one statement, so such a
+/// claim would validate and then fail at its first claim.
+pub fn second_statement_line(sql: &str) -> Option<usize> {
+    let mut i = 0;
+    while i < sql.len() {
+        let rest = &sql[i..];
+        let skip = quoted_len(rest);
+        if skip > 0 {
+            i += skip;
+            continue;
+        }
+        if rest.starts_with(';') && !is_blank(&rest[1..]) {
+            let after = &rest[1..];
+            let start = after.len() - after.trim_start().len();
+            return Some(sql[..i + 1 + start].matches('\n').count() + 1);
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
 fn rewrite(
     sql: &str,
     allowed: &[Param],
@@ -128,23 +174,7 @@ fn rewrite(
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     while i < b.len() {
         let rest = &sql[i..];
-        let skip = if rest.starts_with("--") {
-            rest.find('\n').unwrap_or(rest.len())
-        } else if rest.starts_with("/*") {
-            rest.find("*/").map_or(rest.len(), |e| e + 2)
-        } else if b[i] == b'\'' || b[i] == b'"' {
-            rest[1..].find(b[i] as char).map_or(rest.len(), |e| e + 2)
-        } else if let Some(tag) = dollar_tag(rest) {
-            // A dollar-quoted string (`$$…$$`, `$f$…$f$`) is text: a `:worker_id` in it is
-            // no parameter (rewritten, it became a `$1` the statement never binds).
-            rest[tag.len()..]
-                .find(tag)
-                .map_or(rest.len(), |e| tag.len() + e + tag.len())
-        } else if rest.starts_with("::") {
-            2
-        } else {
-            0
-        };
+        let skip = quoted_len(rest);
         if skip > 0 {
             out.push_str(&rest[..skip]);
             i += skip;
@@ -187,6 +217,26 @@ mod tests {
             "UPDATE t SET w = $1 WHERE id IN (SELECT id LIMIT $2) AND x = $1"
         );
         assert_eq!(order, vec![Param::WorkerId, Param::Batch]);
+    }
+
+    /// A claim of two statements is found, at the line the second begins; a `;` in a
+    /// string, a comment or at the end is no second statement.
+    #[test]
+    fn a_second_statement_is_found_where_it_begins() {
+        assert_eq!(second_statement_line("UPDATE t SET a = 1;"), None);
+        assert_eq!(
+            second_statement_line("UPDATE t SET a = ';b'; -- done;\n"),
+            None
+        );
+        assert_eq!(
+            second_statement_line("UPDATE t SET a = $$;$$ /* ; */"),
+            None
+        );
+        assert_eq!(
+            second_statement_line("WITH x AS (SELECT 1)\nSELECT 1;\n\n  INSERT INTO t VALUES (1)"),
+            Some(4)
+        );
+        assert_eq!(second_statement_line("SELECT 1; SELECT 2"), Some(1));
     }
 
     /// Regression: a `:worker_id` inside a dollar-quoted string became `$1` in text,
