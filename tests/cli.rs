@@ -1940,3 +1940,57 @@ fn prove_judges_a_declared_claim_by_its_promises() {
         "{err}"
     );
 }
+
+/// A claim that owns jobs by a session-level advisory lock (`tests/fixtures/que-style.sql`)
+/// declares a `release` step, which claimbench runs as each job leaves the worker: the
+/// sampler never saw more advisory locks held than the jobs the workers can hold at once;
+/// the same claim without the step left one per job it ever claimed held by the
+/// workers' sessions until they closed. Neither duplicates a claim.
+#[test]
+fn a_declared_release_step_gives_back_what_the_claim_took() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["que-style.sql", "que-style-no-release.sql"] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(f);
+        std::fs::copy(from, dir.path().join(f)).unwrap();
+    }
+    let w = dir.path().join("w.toml");
+    std::fs::write(
+        &w,
+        "name = \"que\"\n[population]\nbacklog = 3000\nqueues = [{ name = \"q\" }]\n\
+         [strategies.que]\npostgres = \"que-style.sql\"\npromises = [\"prevents-duplicates\"]\n\
+         [strategies.que-no-release]\npostgres = \"que-style-no-release.sql\"\npromises = [\"prevents-duplicates\"]\n\
+         [matrix]\nstrategies = [\"que\", \"que-no-release\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [5]\n\
+         [trial]\nwarmup_s = 0.2\nduration_s = 1\n",
+    )
+    .unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let out = claimbench()
+        .arg("run")
+        .arg(&w)
+        .args(["--quiet", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let (_, r) = only_run(results.path());
+    let most_held = |name: &str| {
+        let c = r
+            .cells
+            .iter()
+            .find(|c| c.strategy.as_str() == name)
+            .unwrap();
+        let t = &c.trials[0];
+        assert!(t.counts.jobs_completed > 100, "{name}: {:?}", t.counts);
+        assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{name}");
+        let most = t.table_series.iter().filter_map(|s| s.advisory_locks).max();
+        (most.expect("sampled"), t.counts.jobs_claimed as i64)
+    };
+    // 4 workers with a batch of 5 in hand: at most 20 (a claim's window unlocks at once).
+    let (held, _) = most_held("que");
+    assert!(held <= 20, "{held}");
+    let (held, claimed) = most_held("que-no-release");
+    assert!(held > 100 && held <= claimed, "{held} of {claimed}");
+}

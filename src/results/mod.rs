@@ -406,6 +406,11 @@ pub struct TableSample {
     /// The most WAL any standby had not replayed yet, bytes (`None` without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_behind_bytes: Option<i64>,
+    /// Advisory locks held in the database at the reading: a claim that owns jobs by
+    /// a session-level lock holds one per job in hand, and more if it never gives them
+    /// back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory_locks: Option<i64>,
 }
 
 /// A snapshot held open by another session (`faults.hold_snapshot_s`), and how long

@@ -12,6 +12,15 @@ use crate::names::check_declared_name;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+/// A declared claim's `release` step (PostgreSQL): run after each job leaves the worker
+/// (completed, failed, released), to give up what the claim took beyond the row, such as
+/// session-level advisory locks. Its text numbered, and what each `$n` binds.
+#[derive(Debug, Clone)]
+pub struct Release {
+    pub sql: String,
+    pub params: Vec<Param>,
+}
+
 /// Where a declared strategy came from, and how its statements bind.
 #[derive(Debug)]
 pub struct Source {
@@ -21,6 +30,8 @@ pub struct Source {
     pub params: Vec<Param>,
     /// The MySQL form, when the workload gives one.
     pub mysql: Option<MysqlClaim>,
+    /// PostgreSQL: the `release` step, when the file has one.
+    pub release: Option<Release>,
 }
 
 /// A declared MySQL claim: MySQL has no `UPDATE ... RETURNING`, so it is two steps of
@@ -85,12 +96,13 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         check_declared_mysql(m)?;
     }
     let mysql = d.mysql.as_ref().map(mysql_form).transpose()?;
+    let release = postgres.as_ref().and_then(|p| p.release.clone());
     let forms = [
-        postgres
-            .as_ref()
-            .map_or(Form::Absent(NO_POSTGRES), |(sql, _)| {
-                Form::Sql(Cow::Owned(sql.clone()))
-            }),
+        postgres.as_ref().map_or(Form::Absent(NO_POSTGRES), |p| {
+            // The claim alone: the session prepares the form as one statement, and
+            // the release step from the source.
+            Form::Sql(Cow::Owned(p.claim.clone()))
+        }),
         d.mysql.as_ref().map_or(Form::Absent(NO_MYSQL), |m| {
             Form::Sql(Cow::Owned(m.sql.clone()))
         }),
@@ -124,14 +136,26 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         sharded: false,
         custom: Some(Source {
             file: d.file.clone(),
-            params: postgres.map(|(_, p)| p).unwrap_or_default(),
+            params: postgres.map(|p| p.params).unwrap_or_default(),
             mysql,
+            release,
         }),
     }))
 }
 
-/// The PostgreSQL statement with its parameters numbered, and their order.
-fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
+/// A declared PostgreSQL form: the claim numbered, what it binds, and its release step.
+struct PostgresForm {
+    claim: String,
+    params: Vec<Param>,
+    release: Option<Release>,
+}
+
+/// The steps a declared PostgreSQL file may have, when it has any.
+const POSTGRES_STEPS: [&str; 2] = ["claim", "release"];
+
+/// The PostgreSQL file: one claim statement, or steps `claim` and `release`, each with
+/// its parameters numbered.
+fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
     crate::privileged_sql::check_file(&d.file, &d.sql)?;
     if named_params::is_blank(&d.sql) {
         return Err(format!(
@@ -139,21 +163,97 @@ fn postgres_form(d: &Declared) -> Result<(String, Vec<Param>), String> {
             d.file
         ));
     }
+    let steps = crate::statements::sql_steps(&d.sql);
+    if let Some(first) = d.sql.find("-- step: ")
+        && !named_params::is_blank(&d.sql[..first])
+    {
+        return Err(format!(
+            "{} has statements before its first `-- step:`; put everything in the steps `claim` and `release`",
+            d.file
+        ));
+    }
+    for (i, (name, _)) in steps.iter().enumerate() {
+        if !POSTGRES_STEPS.contains(name) || steps[..i].iter().any(|(n, _)| n == name) {
+            return Err(format!(
+                "{} has `-- step: {name}`{}; a PostgreSQL claim file has `-- step: claim` and, optionally, `-- step: release` (run with :ids after each job leaves the worker), each once",
+                d.file,
+                if POSTGRES_STEPS.contains(name) {
+                    " twice"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    let claim = steps
+        .iter()
+        .find(|(n, _)| *n == "claim")
+        .map(|(_, sql)| *sql)
+        .filter(|sql| !named_params::is_blank(sql))
+        .ok_or_else(|| {
+            format!(
+                "{} has no `-- step: claim`; give the claim statement there",
+                d.file
+            )
+        })?;
+    let release = match steps.iter().find(|(n, _)| *n == "release") {
+        Some((_, sql)) => Some(
+            release_form(&d.file, sql)
+                .map_err(|e| format!("{e} (the step begins at line {})", line_of(&d.sql, sql)))?,
+        ),
+        None => None,
+    };
+    let (claim, params) = claim_form(&d.file, &d.sql, claim)?;
+    Ok(PostgresForm {
+        claim,
+        params,
+        release,
+    })
+}
+
+/// A `release` step: one statement that uses `:ids`.
+fn release_form(file: &str, sql: &str) -> Result<Release, String> {
+    if let Some(line) = named_params::second_statement_line(sql) {
+        return Err(format!(
+            "{file} step release, line {line} of it: a second statement; a release step is one statement"
+        ));
+    }
+    let (sql, params) = named_params::to_postgres_with(sql, &[Param::Ids, Param::WorkerId])
+        .map_err(|e| format!("{file} step release: {e}"))?;
+    if !params.contains(&Param::Ids) {
+        return Err(format!(
+            "{file} step release never uses :ids; it runs after jobs leave the worker and gives up what their claim took, e.g. SELECT count(pg_advisory_unlock(id)) FROM unnest(:ids::bigint[]) AS id"
+        ));
+    }
+    Ok(Release { sql, params })
+}
+
+/// The line of `file_text` (from 1) at which `part`, a slice of it, begins.
+fn line_of(file_text: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).saturating_sub(file_text.as_ptr() as usize);
+    file_text[..offset.min(file_text.len())]
+        .matches('\n')
+        .count()
+        + 1
+}
+
+/// The claim statement (`sql`, a slice of the file's text `whole`), checked, with its
+/// parameters numbered.
+fn claim_form(file: &str, whole: &str, sql: &str) -> Result<(String, Vec<Param>), String> {
     // Regression: two statements validated, then failed at the first claim ("cannot
     // insert multiple commands into a prepared statement").
-    if let Some(line) = named_params::second_statement_line(&d.sql) {
+    if let Some(line) = named_params::second_statement_line(sql) {
         return Err(format!(
-            "{} line {line}: a second statement; a PostgreSQL claim is one statement (PostgreSQL prepares one): fold the steps into one with WITH … (data-modifying CTEs run as one statement); claims of several statements are not built for PostgreSQL yet",
-            d.file
+            "{file} line {}: a second statement; a PostgreSQL claim is one statement (PostgreSQL prepares one): fold the steps into one with WITH … (data-modifying CTEs run as one statement); claims of several statements are not built for PostgreSQL yet",
+            line_of(whole, sql) + line - 1
         ));
     }
     // A statement that never reads :batch is allowed: the over-claim check is what
     // catches a claim that ignores the batch size, with numbers.
-    let (sql, params) = named_params::to_postgres(&d.sql).map_err(|e| e.to_string())?;
+    let (sql, params) = named_params::to_postgres(sql).map_err(|e| e.to_string())?;
     if !params.contains(&Param::WorkerId) {
         return Err(format!(
-            "{} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim",
-            d.file
+            "{file} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim"
         ));
     }
     Ok((sql, params))
@@ -260,6 +360,7 @@ pub fn placeholder(name: &str) -> Strategy {
             file: String::new(),
             params: Vec::new(),
             mysql: None,
+            release: None,
         }),
     })
 }

@@ -56,8 +56,14 @@ impl fmt::Display for ParamError {
 /// Rewrites each `:name` to `$n` (numbered by first use, so a repeated name reuses its
 /// number) and returns the parameters in that order.
 pub fn to_postgres(sql: &str) -> Result<(String, Vec<Param>), ParamError> {
+    to_postgres_with(sql, &Param::ALL)
+}
+
+/// [`to_postgres`] with `allowed` names: a declared `release` step binds `:ids` (the
+/// jobs that left the worker, as `bigint[]`) and `:worker_id`.
+pub fn to_postgres_with(sql: &str, allowed: &[Param]) -> Result<(String, Vec<Param>), ParamError> {
     let mut order: Vec<Param> = Vec::new();
-    let out = rewrite(sql, &Param::ALL, |p| {
+    let out = rewrite(sql, allowed, |p| {
         let n = match order.iter().position(|q| *q == p) {
             Some(i) => i + 1,
             None => {

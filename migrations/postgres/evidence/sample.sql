@@ -67,4 +67,9 @@ SELECT
     (SELECT max(extract(epoch FROM replay_lag) * 1000)
        FROM pg_stat_replication)::float8 AS replay_lag_ms,
     (SELECT max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn))
-       FROM pg_stat_replication)::bigint AS replay_behind_bytes
+       FROM pg_stat_replication)::bigint AS replay_behind_bytes,
+    -- Advisory locks held in this database now (a claim that owns jobs by them).
+    (SELECT count(*) FROM pg_locks
+      WHERE locktype = 'advisory'
+        AND database = (SELECT oid FROM pg_database
+                         WHERE datname = current_database())) AS advisory_locks

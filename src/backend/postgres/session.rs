@@ -88,6 +88,10 @@ pub struct PostgresSession {
     wakeups: Arc<Notify>,
     /// `LISTEN` was sent (on the first claim of a listening strategy).
     listening: bool,
+    /// Declared claims' `release` steps, prepared with their claims, and which one the
+    /// last claim's strategy has.
+    releases: Vec<(Strategy, Stmt, Vec<Param>)>,
+    release_after: Option<usize>,
     /// Between [`Session::begin`] and [`Session::end`]: a statement prepared then must
     /// not end the caller's transaction.
     in_transaction: bool,
@@ -117,6 +121,8 @@ impl PostgresSession {
             advisory: false,
             wakeups,
             listening: false,
+            releases: Vec::new(),
+            release_after: None,
             in_transaction: false,
             worker_id: worker_id.to_string(),
             worker_role,
@@ -251,6 +257,28 @@ impl PostgresSession {
         }
         let keep = (self.keep, self.in_transaction);
         let p = prepare_strategy(&self.client, strategy, keep).await?;
+        if let Some((src, r)) = strategy
+            .def()
+            .custom
+            .as_ref()
+            .and_then(|c| Some((c, c.release.as_ref()?)))
+        {
+            let described = describe_all(&self.client, keep.0, &[&r.sql], keep.1)
+                .await
+                .map_err(|e| {
+                    BackendError::other(
+                        "prepare the claim",
+                        format!(
+                            "{}: strategies.{strategy}.postgres step release: the server refused it: {}",
+                            src.file,
+                            super::root_cause(&e)
+                        ),
+                    )
+                })?;
+            let stmt = described.into_iter().next().expect("one statement").stmt;
+            self.releases
+                .push((strategy.clone(), stmt, r.params.clone()));
+        }
         if strategy.def().listens && !self.listening {
             self.client
                 .batch_execute(step(SQL.session, "listen"))
@@ -331,7 +359,8 @@ impl Lifecycle for PostgresSession {
         }
     }
 
-    /// Gives up the advisory locks of `jobs` after an `advisory` claim; nothing otherwise.
+    /// Gives up the advisory locks of `jobs` after an `advisory` claim, and runs a
+    /// declared claim's `release` step for them; nothing otherwise.
     async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
         if self.advisory {
             self.statements
@@ -339,6 +368,21 @@ impl Lifecycle for PostgresSession {
                 .execute(&self.client, &[&jobs])
                 .await
                 .map_err(|e| query_error("advisory unlock", e))?;
+        }
+        if let Some(i) = self.release_after {
+            let (_, stmt, params) = &self.releases[i];
+            let args: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| match p {
+                    Param::WorkerId => {
+                        &self.worker_id as &(dyn tokio_postgres::types::ToSql + Sync)
+                    }
+                    _ => &jobs,
+                })
+                .collect();
+            stmt.execute(&self.client, &args)
+                .await
+                .map_err(|e| query_error("run the declared release step", e))?;
         }
         Ok(())
     }
@@ -386,6 +430,10 @@ impl ClaimSteps for PostgresSession {
         let claimed = claim.claim(c, batch, &self.worker_id, out).await;
         claimed.map_err(|e| query_error("claim", e))?;
         self.advisory = strategy.def().advisory;
+        self.release_after = match self.releases.is_empty() {
+            true => None,
+            false => self.releases.iter().position(|(s, ..)| s == strategy),
+        };
         Ok(())
     }
 
@@ -635,6 +683,7 @@ impl Session for PostgresSession {
                 hot_updates: r.get(10),
                 replay_lag_ms: r.get(11),
                 replay_behind_bytes: r.get(12),
+                advisory_locks: Some(r.get(13)),
             }),
         })
     }
