@@ -163,6 +163,21 @@ fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
             d.file
         ));
     }
+    // Steps only when a line names one of them exactly: a comment that merely reads
+    // like a marker (`-- step: lock the rows first`) leaves the file one statement.
+    let stepped = d.sql.lines().any(|l| {
+        POSTGRES_STEPS
+            .iter()
+            .any(|s| l.trim() == format!("-- step: {s}"))
+    });
+    if !stepped {
+        let (claim, params) = claim_form(&d.file, &d.sql, &d.sql)?;
+        return Ok(PostgresForm {
+            claim,
+            params,
+            release: None,
+        });
+    }
     let steps = crate::statements::sql_steps(&d.sql);
     if let Some(first) = d.sql.find("-- step: ")
         && !named_params::is_blank(&d.sql[..first])
@@ -379,6 +394,37 @@ mod tests {
             prevents_duplicates: true,
             respects_max_workers: false,
         }
+    }
+
+    /// A file with `claim` and `release` steps: the claim alone is the form, the
+    /// release step numbered on its own (`:ids`, then `:worker_id`); a release step that
+    /// never reads `:ids`, or a step of another name, is refused naming the file.
+    #[test]
+    fn a_release_step_is_its_own_statement_and_must_read_the_ids() {
+        let claim = "UPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id";
+        let s = declare(&declared(
+            "unit-release",
+            &format!("-- step: claim\n{claim}\n-- step: release\nSELECT count(pg_advisory_unlock(id)) FROM unnest(:ids::bigint[]) AS id WHERE :worker_id IS NOT NULL\n"),
+        ))
+        .unwrap();
+        assert!(!s.text(BackendKind::Postgres).contains("release"));
+        let r = s.def().custom.as_ref().unwrap().release.clone().unwrap();
+        assert!(r.sql.contains("unnest($1::bigint[])") && r.sql.contains("$2 IS NOT NULL"));
+        assert_eq!(r.params, vec![Param::Ids, Param::WorkerId]);
+        let e = declare(&declared(
+            "unit-release",
+            &format!(
+                "-- step: claim\n{claim}\n-- step: release\nSELECT pg_advisory_unlock_all()\n"
+            ),
+        ))
+        .unwrap_err();
+        assert!(e.contains("step release never uses :ids"), "{e}");
+        let e = declare(&declared(
+            "unit-release",
+            &format!("-- step: claim\n{claim}\n-- step: listen\nLISTEN x\n"),
+        ))
+        .unwrap_err();
+        assert!(e.contains("has `-- step: listen`"), "{e}");
     }
 
     #[test]
