@@ -1949,12 +1949,16 @@ fn prove_judges_a_declared_claim_by_its_promises() {
 #[test]
 fn a_declared_release_step_gives_back_what_the_claim_took() {
     let dir = tempfile::tempdir().unwrap();
-    for f in ["que-style.sql", "que-style-no-release.sql"] {
-        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(f);
-        std::fs::copy(from, dir.path().join(f)).unwrap();
-    }
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/que-style.sql");
+    let with_release = std::fs::read_to_string(fixture).unwrap();
+    std::fs::write(dir.path().join("que-style.sql"), &with_release).unwrap();
+    // The same claim without its release step: the file up to it, one statement.
+    let claim_only = with_release
+        .split("-- step: release")
+        .next()
+        .unwrap()
+        .replace("-- step: claim\n", "");
+    std::fs::write(dir.path().join("que-style-no-release.sql"), claim_only).unwrap();
     let w = dir.path().join("w.toml");
     std::fs::write(
         &w,
