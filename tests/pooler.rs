@@ -489,3 +489,46 @@ hold_pool_connections = 2
         "{t}"
     );
 }
+
+/// PgBouncer in front of the primary of the primary-standby topology: the workers'
+/// transactions go through it to the primary, which streams them to its synchronous
+/// standby; a failover with a pooler in the path is refused (the pooler would keep
+/// pointing at the old primary: tests/bad-workloads/pooler-with-failover.toml).
+#[test]
+fn a_pooler_sits_in_front_of_the_primary_of_a_primary_and_its_standby() {
+    let tmp = world_readable_tmp();
+    let workload = r#"name = "pooled-primary"
+seed = 3
+[population]
+backlog = 2000
+queues = [{ name = "default" }]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.1
+duration_s = 0.6
+[topology]
+kind = "primary-standby"
+synchronous = true
+pooler = "transaction"
+pool_size = 2
+"#;
+    let (ok, stderr, run) = run_cli(tmp.path(), workload, &["--quiet"]);
+    assert!(ok, "{stderr}");
+    let run = run.unwrap();
+    let target = &run["environment"]["targets"][0];
+    assert_eq!(target["standbys"].as_array().unwrap().len(), 1, "{target}");
+    assert_eq!(target["pooler"]["pool_size"], 2, "{target}");
+    let t = &run["cells"][0]["trials"][0];
+    assert!(t["locks"]["pool_transactions"].as_i64().unwrap() > 0, "{t}");
+    assert!(t["locks"]["pool_peak_server"].as_i64().unwrap() <= 2, "{t}");
+    assert_eq!(t["reconciliation"]["lost"], 0, "{t}");
+    assert!(
+        left_under(tmp.path()).is_empty(),
+        "{:?}",
+        left_under(tmp.path())
+    );
+}

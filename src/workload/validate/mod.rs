@@ -462,7 +462,7 @@ impl Validator<'_> {
             ));
         }
         let session_settings = self.session_settings("session", w.session)?;
-        self.pooler_fits(&topology, &matrices, &session_settings)?;
+        self.pooler_fits(&topology, &matrices, &session_settings, &faults)?;
         Ok(Workload {
             name: w.name,
             description: w.description,
@@ -573,7 +573,14 @@ impl Validator<'_> {
         topology: &Topology,
         matrices: &[Matrix],
         session_settings: &[crate::session_settings::SessionSetting],
+        faults: &Faults,
     ) -> Result<(), WorkloadError> {
+        if topology.pooler.is_some() && !faults.failover_at.is_empty() {
+            return Err(self.err(
+                "faults.failover_at_s",
+                "cannot be combined with topology.pooler: the pooler claimbench starts points at the primary and would keep pointing at it once the standby is promoted; measure the pooler and the failover in separate workloads",
+            ));
+        }
         // After the sweep's expansion a block's index is no longer the file's: the
         // field is named, and the block by its name.
         if topology.pooler.is_none()
@@ -663,10 +670,10 @@ impl Validator<'_> {
                 format!("claimbench starts PgBouncer in front of PostgreSQL only; this workload also runs {other}"),
             ));
         }
-        if t.kind != TopologyKind::Single {
+        if t.kind == TopologyKind::Galera {
             return Err(self.err(
                 "topology.pooler",
-                "runs in front of a single server; drop `kind` or set it to \"single\"",
+                "runs in front of PostgreSQL, a single server or the primary of kind = \"primary-standby\"; a Galera cluster is MariaDB's",
             ));
         }
         let pool_size = match t.pool_size {
