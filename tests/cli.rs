@@ -421,7 +421,7 @@ fn server_dir(stderr: &str, start: &str) -> std::path::PathBuf {
 #[derive(Clone, Copy, PartialEq)]
 enum Servers {
     Postgres,
-    /// A primary and its synchronous standby.
+    /// A primary, its synchronous standby, and a PgBouncer in front of the primary.
     PostgresStandby,
     Mariadb,
 }
@@ -438,7 +438,7 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, serv
     match servers {
         Servers::Postgres => {}
         Servers::PostgresStandby => {
-            text.push_str("\n[topology]\nkind = \"primary-standby\"\nsynchronous = true\n")
+            text.push_str("\n[topology]\nkind = \"primary-standby\"\nsynchronous = true\npooler = \"transaction\"\n")
         }
         Servers::Mariadb => text = text.replace("[matrix]\n", "[matrix]\nbackends = [\"mysql\"]\n"),
     }
@@ -493,6 +493,8 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, serv
     if servers == Servers::PostgresStandby {
         let standby = server_dir(&stderr, "synchronous streaming standby on port");
         assert!(!standby.exists(), "{} was not removed", standby.display());
+        let pooler = server_dir(&stderr, "PgBouncer (transaction mode");
+        assert!(!pooler.exists(), "{} was not removed", pooler.display());
     }
 }
 
@@ -501,7 +503,8 @@ fn ctrl_c_writes_partial_results_and_removes_the_cluster() {
     interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT, Servers::Postgres);
 }
 
-/// The embedded topology too: a primary and its synchronous standby, both gone.
+/// The embedded topology too: a primary, its synchronous standby and the PgBouncer in
+/// front of it, all gone.
 #[test]
 fn ctrl_c_removes_the_primary_and_its_standby() {
     interrupted_run_writes_partial_results(
