@@ -261,3 +261,15 @@ pub(crate) fn refuse_mix(
     }
     Ok(())
 }
+
+/// `faults.hold_pool_s` holds server connections of the workers' pooler: refused when
+/// the run has none (neither claimbench's nor the person's).
+pub(crate) fn refuse_hold_without_one(workload: &Workload, theirs: bool) -> Result<()> {
+    if workload.faults.hold_pool.is_some() && workload.topology.pooler.is_none() && !theirs {
+        bail!(
+            "{}: faults.hold_pool_s holds server connections of the workers' pooler, and this run has none; set [topology] pooler, or give yours with --pool-mode (and --pooler)",
+            workload.source_path.display()
+        );
+    }
+    Ok(())
+}

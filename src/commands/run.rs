@@ -35,7 +35,7 @@ pub(crate) struct RunFlags {
     pub failover_command: Option<String>,
     /// `--allow-privileged-sql`: run declared SQL as a role that could reach the host.
     pub allow_privileged_sql: bool,
-    /// `--pooler`: the user's pooler the workers go through to the --db PostgreSQL.
+    /// `--pool-mode` (with `--pooler`, `--pooler-admin`): the person's pooler.
     pub pooler: Option<super::pooler::PoolerFlags>,
 }
 
@@ -74,15 +74,7 @@ pub(crate) async fn run(
         Some(f) => Some(super::pooler::locate(f, &mut targets).await?),
         None => None,
     };
-    if workload.faults.hold_pool.is_some()
-        && workload.topology.pooler.is_none()
-        && user_pooler.is_none()
-    {
-        anyhow::bail!(
-            "{}: faults.hold_pool_s holds server connections of the workers' pooler, and this run has none; set [topology] pooler, or give yours with --pool-mode (and --pooler)",
-            workload.source_path.display()
-        );
-    }
+    super::pooler::refuse_hold_without_one(&workload, user_pooler.is_some())?;
     refuse_before_starting(
         &workload,
         &targets,

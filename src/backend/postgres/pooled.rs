@@ -27,14 +27,21 @@ impl PostgresBackend {
         self
     }
 
-    /// A connection to the pooler's admin console, when one was given.
+    /// A connection to the pooler's admin console, when one was given. Bounded: a
+    /// port that accepts and never answers would otherwise hold the run.
     async fn admin_console(&self, what: &'static str) -> Result<Option<Client>, BackendError> {
         let Some(admin) = &self.pooler_admin else {
             return Ok(None);
         };
-        let (client, connection) = admin
-            .connect(NoTls)
+        let limit = Duration::from_secs(10);
+        let (client, connection) = tokio::time::timeout(limit, admin.connect(NoTls))
             .await
+            .map_err(|_| {
+                BackendError::other(
+                    what,
+                    "the pooler's admin console accepted no connection within 10 s; check --pooler-admin",
+                )
+            })?
             .map_err(|e| query_error(what, e))?;
         tokio::spawn(connection);
         Ok(Some(client))
