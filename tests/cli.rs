@@ -2001,3 +2001,52 @@ fn a_declared_release_step_gives_back_what_the_claim_took() {
     let (held, claimed) = most_held("que-no-release");
     assert!(held > 100 && held <= claimed, "{held} of {claimed}");
 }
+
+/// A declared claim that `listens`: its idle workers wait for the producer's NOTIFY as
+/// the built-in `notify` does, and the NOTIFYs end their waits; declared with a MySQL
+/// form too, it is refused (MySQL has no LISTEN).
+#[test]
+fn a_declared_claim_that_listens_is_woken_by_the_producer() {
+    let dir = tempfile::tempdir().unwrap();
+    write_custom_files(dir.path());
+    let w = dir.path().join("w.toml");
+    let text = "name = \"listening\"\n[population]\nbacklog = 0\nqueues = [{ name = \"q\" }]\n\
+         [strategies.team-claim]\npostgres = \"team.sql\"\npromises = [\"prevents-duplicates\"]\nlistens = true\n\
+         [matrix]\nstrategies = [\"team-claim\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [2]\nbatch_sizes = [5]\n\
+         arrival_rate_per_s = 200\n[trial]\nwarmup_s = 0.2\nduration_s = 1.5\n";
+    std::fs::write(&w, text).unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let out = claimbench()
+        .arg("run")
+        .arg(&w)
+        .args(["--quiet", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let (_, r) = only_run(results.path());
+    let c = &r.cells[0].trials[0].counts;
+    assert!(
+        c.empty_claims > 0 && c.wakeups > c.empty_claims / 2,
+        "{c:?}"
+    );
+    assert!(r.workload.custom_strategies[0].listens);
+    std::fs::write(dir.path().join("team.mysql.sql"), "-- step: lock\nSELECT id FROM jobs_hot WHERE status = 0 LIMIT :batch FOR UPDATE SKIP LOCKED\n-- step: claim\nUPDATE jobs_hot SET status = 1, worker_id = :worker_id WHERE id IN (:ids)\n").unwrap();
+    std::fs::write(
+        &w,
+        text.replace(
+            "listens = true\n",
+            "listens = true\nmysql = \"team.mysql.sql\"\n",
+        ),
+    )
+    .unwrap();
+    let out = claimbench().arg("validate").arg(&w).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("strategies.team-claim.mysql")
+            && stderr.contains("MySQL has no LISTEN/NOTIFY"),
+        "{stderr}"
+    );
+}

@@ -1011,6 +1011,7 @@ mod tests {
             mysql: None,
             prevents_duplicates: false,
             respects_max_workers: false,
+            listens: false,
         };
         let mut r = RunResult::default();
         r.workload.custom_strategies = vec![d.clone()];

@@ -70,6 +70,10 @@ pub struct Declared {
     pub mysql: Option<DeclaredFile>,
     pub prevents_duplicates: bool,
     pub respects_max_workers: bool,
+    /// Idle workers wait for the producer's `NOTIFY` (`LISTEN claimbench_work`) instead
+    /// of polling, as the built-in `notify` does; PostgreSQL only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub listens: bool,
 }
 
 const NO_MSSQL: &str =
@@ -94,6 +98,12 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
     };
     if let Some(m) = &d.mysql {
         check_declared_mysql(m)?;
+        if d.listens {
+            return Err(format!(
+                "{} is a MySQL form of a claim that listens; MySQL has no LISTEN/NOTIFY, so its idle workers could only poll: declare the MySQL claim as a strategy of its own without `listens`",
+                m.file
+            ));
+        }
     }
     let mysql = d.mysql.as_ref().map(mysql_form).transpose()?;
     let release = postgres.as_ref().and_then(|p| p.release.clone());
@@ -131,7 +141,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         },
         forms,
         advisory: false,
-        listens: false,
+        listens: d.listens,
         offset_window: None,
         sharded: false,
         custom: Some(Source {
@@ -393,6 +403,7 @@ mod tests {
             mysql: None,
             prevents_duplicates: true,
             respects_max_workers: false,
+            listens: false,
         }
     }
 
@@ -461,6 +472,7 @@ mod tests {
             }),
             prevents_duplicates: true,
             respects_max_workers: false,
+            listens: false,
         };
         let s = declare(&mysql(
             "-- step: lock\nSELECT id FROM jobs_hot LIMIT :batch FOR UPDATE SKIP LOCKED\n\

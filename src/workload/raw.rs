@@ -69,6 +69,9 @@ pub struct CustomStrategy {
     pub mssql: Option<PathBuf>,
     #[serde(default)]
     pub promises: Vec<String>,
+    /// Idle workers wait for the producer's NOTIFY instead of polling (PostgreSQL).
+    #[serde(default)]
+    pub listens: bool,
 }
 
 fn default_seed() -> u64 {

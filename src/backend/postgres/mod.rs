@@ -898,6 +898,7 @@ mod tests {
             mysql: None,
             prevents_duplicates: true,
             respects_max_workers: false,
+            listens: false,
         };
         let s = crate::strategy::custom::declare(&d).unwrap();
         assert!(claim_step(&s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));

@@ -189,6 +189,7 @@ impl Validator<'_> {
                 mysql,
                 prevents_duplicates: promise("prevents-duplicates"),
                 respects_max_workers: promise("respects-max-workers"),
+                listens: c.listens,
             };
             // The message names its file; the field is the engine whose file it is.
             let s = crate::strategy::custom::declare(&d).map_err(|m| {
