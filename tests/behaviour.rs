@@ -1826,7 +1826,7 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
     use claimbench::backend::Backend;
     use claimbench::backend::mysql::MysqlBackend;
     use claimbench::strategy::custom::{Declared, DeclaredFile, declare};
-    let file = "tests/fixtures/team-claim.mysql.sql";
+    let file = "workloads/examples/mysql-two-step.sql";
     let team = declare(&Declared {
         name: "team-claim".into(),
         file: String::new(),

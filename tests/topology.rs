@@ -827,7 +827,7 @@ fn both_embedded_servers_run_every_cell_and_leave_nothing_behind() {
     std::fs::copy(
         concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/team-claim.mysql.sql"
+            "/workloads/examples/mysql-two-step.sql"
         ),
         tmp.path().join("team-claim.mysql.sql"),
     )

@@ -92,6 +92,10 @@ pub struct PostgresSession {
     /// last claim's strategy has.
     releases: Vec<(Strategy, Stmt, Vec<Param>)>,
     release_after: Option<usize>,
+    /// Jobs claimed inside the open transaction by a claim with a release step: a
+    /// rollback gives their rows back but not what the claim took beyond them (a
+    /// session-level lock outlives it), so the release step runs for them then.
+    claimed_in_transaction: Vec<i64>,
     /// Between [`Session::begin`] and [`Session::end`]: a statement prepared then must
     /// not end the caller's transaction.
     in_transaction: bool,
@@ -123,6 +127,7 @@ impl PostgresSession {
             listening: false,
             releases: Vec::new(),
             release_after: None,
+            claimed_in_transaction: Vec::new(),
             in_transaction: false,
             worker_id: worker_id.to_string(),
             worker_role,
@@ -427,6 +432,7 @@ impl ClaimSteps for PostgresSession {
             unreachable!("a claim-shaped strategy is prepared as one");
         };
         let c = &self.client;
+        let before = out.len();
         let claimed = claim.claim(c, batch, &self.worker_id, out).await;
         claimed.map_err(|e| query_error("claim", e))?;
         self.advisory = strategy.def().advisory;
@@ -434,6 +440,10 @@ impl ClaimSteps for PostgresSession {
             true => None,
             false => self.releases.iter().position(|(s, ..)| s == strategy),
         };
+        if self.in_transaction && self.release_after.is_some() {
+            self.claimed_in_transaction
+                .extend(out[before..].iter().map(|j| j.id));
+        }
         Ok(())
     }
 
@@ -561,7 +571,12 @@ impl Session for PostgresSession {
         self.client
             .batch_execute(&sql)
             .await
-            .map_err(|e| query_error("end", e))
+            .map_err(|e| query_error("end", e))?;
+        let rolled_back = std::mem::take(&mut self.claimed_in_transaction);
+        if !commit && !rolled_back.is_empty() {
+            self.finished(&rolled_back).await?;
+        }
+        Ok(())
     }
 
     async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
