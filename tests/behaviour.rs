@@ -1184,7 +1184,7 @@ async fn a_snapshot_held_mid_trial_is_recorded_and_the_trial_goes_on<D: TestDb>(
 [producers]
 rate_per_s = 300
 [faults]
-hold_snapshot_s = [0.8, 3.3]
+hold_snapshot_s = [0.5, 3.6]
 [matrix]
 strategies = ["production"]
 index_layouts = ["fetch-order"]
@@ -1226,7 +1226,7 @@ sample_interval_ms = 100
     let t = &r.cells[0].trials[0];
     let h = t.snapshot_held.expect("the snapshot was held");
     assert!(
-        (0.75..1.5).contains(&h.from_s) && (3.25..4.2).contains(&h.to_s),
+        (0.45..1.2).contains(&h.from_s) && (3.55..4.2).contains(&h.to_s),
         "{h:?}"
     );
     assert!(
