@@ -397,6 +397,21 @@ fn only_run(results: &Path) -> (std::path::PathBuf, claimbench::results::RunResu
     (dir, run)
 }
 
+/// `run WORKLOAD --quiet` into a folder of its own, which must succeed: its run.json.
+fn run_quietly(workload: &Path) -> claimbench::results::RunResult {
+    let results = tempfile::tempdir().unwrap();
+    let out = claimbench()
+        .arg("run")
+        .arg(workload)
+        .args(["--quiet", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{}: {err}", workload.display());
+    only_run(results.path()).1
+}
+
 fn embedded_dir(stderr: &str) -> std::path::PathBuf {
     server_dir(stderr, "embedded PostgreSQL on port")
 }
@@ -1973,17 +1988,7 @@ fn a_declared_release_step_gives_back_what_the_claim_took() {
          [trial]\nwarmup_s = 0.2\nduration_s = 1\n",
     )
     .unwrap();
-    let results = tempfile::tempdir().unwrap();
-    let out = claimbench()
-        .arg("run")
-        .arg(&w)
-        .args(["--quiet", "--results"])
-        .arg(results.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let (_, r) = only_run(results.path());
+    let r = run_quietly(&w);
     let most_held = |name: &str| {
         let c = r
             .cells
@@ -2016,17 +2021,7 @@ fn a_declared_claim_that_listens_is_woken_by_the_producer() {
          [matrix]\nstrategies = [\"team-claim\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [2]\nbatch_sizes = [5]\n\
          arrival_rate_per_s = 200\n[trial]\nwarmup_s = 0.2\nduration_s = 1.5\n";
     std::fs::write(&w, text).unwrap();
-    let results = tempfile::tempdir().unwrap();
-    let out = claimbench()
-        .arg("run")
-        .arg(&w)
-        .args(["--quiet", "--results"])
-        .arg(results.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let (_, r) = only_run(results.path());
+    let r = run_quietly(&w);
     let c = &r.cells[0].trials[0].counts;
     assert!(
         c.empty_claims > 0 && c.wakeups > c.empty_claims / 2,
@@ -2065,17 +2060,7 @@ fn every_example_runs_and_gets_its_verdict() {
         if path.extension().is_none_or(|e| e != "toml") {
             continue;
         }
-        let results = tempfile::tempdir().unwrap();
-        let out = claimbench()
-            .arg("run")
-            .arg(&path)
-            .args(["--quiet", "--results"])
-            .arg(results.path())
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{}: {err}", path.display());
-        let (_, r) = only_run(results.path());
+        let r = run_quietly(&path);
         for c in &r.cells {
             let t = &c.trials[0];
             assert!(
