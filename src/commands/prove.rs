@@ -36,6 +36,59 @@ pub(crate) struct Asked<'a> {
     pub allow_privileged_sql: bool,
 }
 
+/// The strategies `--strategy` names (a workload's declared names resolve first), or
+/// with `--workload` alone every one it declares; empty: every built-in, decided once
+/// the server is known.
+fn asked_strategies(named: &[String], declared: Option<&Workload>) -> Result<Vec<Strategy>> {
+    let resolve = |s: &String| match declared {
+        Some(w) => w.strategy_named(s),
+        None => s.parse::<Strategy>(),
+    };
+    match (named.is_empty(), declared) {
+        (false, _) => named
+            .iter()
+            .map(|s| resolve(s).map_err(|e| anyhow::anyhow!("--strategy: {e}")))
+            .collect(),
+        (true, Some(w)) => {
+            if w.custom_strategies.is_empty() {
+                bail!(
+                    "--workload {}: declares no strategies ([strategies.<name>]); name built-ins with --strategy instead",
+                    w.source_path.display()
+                );
+            }
+            w.custom_strategies
+                .iter()
+                .map(|d| resolve(&d.name).map_err(anyhow::Error::msg))
+                .collect()
+        }
+        (true, None) => Ok(Vec::new()),
+    }
+}
+
+/// The server to prove on and the person's pooler in front of it: `--db` (through the
+/// pooler `--pool-mode` names, located as `run` does), or a throw-away PostgreSQL,
+/// behind a PgBouncer claimbench starts in the mode asked (its pool roomy enough for
+/// both sessions).
+async fn prove_target(
+    db: Option<&str>,
+    pooler: Option<super::pooler::PoolerFlags>,
+    embedded: &mut Option<super::targets::Embedded>,
+) -> Result<(DbTarget, Option<super::pooler::UserPooler>)> {
+    use claimbench::prove;
+    let Some(url) = db else {
+        let own_mode = pooler.map(|f| f.own_mode()).transpose()?;
+        let target = start_embedded(&prove::workload(own_mode)?, false, embedded)?.0;
+        return Ok((target, None));
+    };
+    let t = DbTarget::parse(url)?;
+    let Some(f) = pooler else {
+        return Ok((t, None));
+    };
+    let mut targets = [(t.kind(), Some(t))];
+    let user = super::pooler::locate(f, &mut targets).await?;
+    Ok((targets[0].1.take().expect("located in place"), Some(user)))
+}
+
 /// `prove`: the verdict table; exit 1 when a strategy does not behave as expected.
 pub(crate) async fn prove(
     db: Option<&str>,
@@ -51,52 +104,9 @@ pub(crate) async fn prove(
         allow_privileged_sql,
     } = asked;
     let schema = super::schema_name(schema)?;
-    let named = |s: &String| match declared {
-        Some(w) => w.strategy_named(s),
-        None => s.parse::<Strategy>(),
-    };
-    let strategies: Vec<Strategy> = match (strategy.is_empty(), declared) {
-        (false, _) => strategy
-            .iter()
-            .map(|s| named(s).map_err(|e| anyhow::anyhow!("--strategy: {e}")))
-            .collect::<Result<_>>()?,
-        (true, Some(w)) => {
-            let all = w
-                .custom_strategies
-                .iter()
-                .map(|d| named(&d.name).map_err(anyhow::Error::msg))
-                .collect::<Result<Vec<_>>>()?;
-            if all.is_empty() {
-                bail!(
-                    "--workload {}: declares no strategies ([strategies.<name>]); name built-ins with --strategy instead",
-                    w.source_path.display()
-                );
-            }
-            all
-        }
-        (true, None) => Vec::new(),
-    };
+    let strategies = asked_strategies(strategy, declared)?;
     let mut embedded = None;
-    // Through a pooler: on the throw-away server, one claimbench starts in the mode
-    // asked (its pool roomy enough for both sessions); on --db, the person's.
-    let mut user = None;
-    let own_mode = match (&pooler, db) {
-        (Some(f), None) => Some(f.own_mode()?),
-        _ => None,
-    };
-    let target = match db {
-        Some(url) => {
-            let t = DbTarget::parse(url)?;
-            if let Some(f) = pooler {
-                let mut targets = [(t.kind(), Some(t))];
-                user = Some(super::pooler::locate(f, &mut targets).await?);
-                targets[0].1.take().expect("located in place")
-            } else {
-                t
-            }
-        }
-        None => start_embedded(&prove::workload(own_mode)?, false, &mut embedded)?.0,
-    };
+    let (target, user) = prove_target(db, pooler, &mut embedded).await?;
     let settings = set
         .iter()
         .map(|s| {
@@ -132,14 +142,7 @@ pub(crate) async fn prove(
     let backend = super::pooler::through(backend, user.as_ref(), own)?;
     if let Some(w) = declared {
         // A declared claim is the workload's SQL: held to the same role check as `run`.
-        let files: Vec<String> = strategies
-            .iter()
-            .filter_map(|s| s.def().custom.as_ref())
-            .filter_map(|c| match target.kind() {
-                claimbench::backend::BackendKind::Mysql => c.mysql.as_ref().map(|m| m.file.clone()),
-                _ => Some(c.file.clone()).filter(|f| !f.is_empty()),
-            })
-            .collect();
+        let files = w.declared_files(target.kind());
         claimbench::runner::refuse_privileged_role(&backend, w, &files, allow_privileged_sql)
             .await?;
     }
