@@ -591,29 +591,9 @@ impl Progress<'_> {
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
             trials: Vec::new(),
         };
-        // The block's servers: where its workers connect (every block says it, so a
-        // block without a placement does not stay where a standalone one left the
-        // connections), and how durable it runs.
-        backend
-            .set_placement(w.placement())
-            .await
-            .map_err(|e| self.fail(RunError::Backend(e)))?;
-        // The pool its workers go through: the block's size on claimbench's pooler,
-        // what a person's pooler reports, nothing without one.
-        let pool = w.matrices[0]
-            .phase
-            .pool_size
-            .or(w.topology.pooler.map(|p| p.pool_size));
-        cell.pool_size = backend
-            .size_pool(pool)
-            .await
-            .map_err(|e| self.fail(RunError::Backend(e)))?;
-        if let Some(d) = w.matrices[0].phase.durability {
-            cell.server_settings = backend
-                .set_durability(d)
-                .await
-                .map_err(|e| self.fail(RunError::Backend(e)))?;
-        }
+        let servers = block_servers(backend.as_ref(), w).await;
+        (cell.pool_size, cell.server_settings) =
+            servers.map_err(|e| self.fail(RunError::Backend(e)))?;
         for rep in 0..w.trial.repetitions {
             if self.interrupt.stopping() {
                 push_cell(&mut self.result, cell);
@@ -807,4 +787,25 @@ fn write_partial(result: &mut RunResult, dir: &std::path::Path) -> Option<PathBu
         return None;
     }
     write_all(result, dir).ok().map(|_| dir.to_path_buf())
+}
+
+/// The block's servers, set before its first trial: where its workers connect (every
+/// block says it, so a block without a placement does not stay where a standalone one
+/// left the connections), the pool they go through (the block's size on claimbench's
+/// pooler, what a person's pooler reports, nothing without one), and how durable the
+/// server runs. Returns the pool in force and the durability settings as the server
+/// reports them (empty when the block sets none).
+async fn block_servers<B: Backend>(
+    backend: &B,
+    w: &Workload,
+) -> Result<(Option<u32>, Vec<(String, String)>), crate::backend::BackendError> {
+    backend.set_placement(w.placement()).await?;
+    let phase = &w.matrices[0].phase;
+    let pool = phase.pool_size.or(w.topology.pooler.map(|p| p.pool_size));
+    let pool = backend.size_pool(pool).await?;
+    let settings = match phase.durability {
+        Some(d) => backend.set_durability(d).await?,
+        None => Vec::new(),
+    };
+    Ok((pool, settings))
 }
