@@ -375,17 +375,16 @@ impl Lifecycle for PostgresSession {
                 .map_err(|e| query_error("advisory unlock", e))?;
         }
         if let Some(i) = self.release_after {
+            // Per job: its one or two parameters bound without allocating.
+            type Arg<'a> = &'a (dyn tokio_postgres::types::ToSql + Sync);
             let (_, stmt, params) = &self.releases[i];
-            let args: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                .iter()
-                .map(|p| match p {
-                    Param::WorkerId => {
-                        &self.worker_id as &(dyn tokio_postgres::types::ToSql + Sync)
-                    }
-                    _ => &jobs,
-                })
-                .collect();
-            stmt.execute(&self.client, &args)
+            let mut args: [Arg<'_>; 2] = [&jobs, &jobs];
+            for (slot, p) in args.iter_mut().zip(params) {
+                if *p == Param::WorkerId {
+                    *slot = &self.worker_id;
+                }
+            }
+            stmt.execute(&self.client, &args[..params.len().min(2)])
                 .await
                 .map_err(|e| query_error("run the declared release step", e))?;
         }
