@@ -206,6 +206,11 @@ pool_size = 1
         );
     }
     assert!(on_pool(6, 1)["pool_peak_waiting"].as_i64().unwrap() >= 1);
+    // The block's own pool took: six workers on it used more than the workload's one.
+    let resized = on("pools pool 3", 6, 3)["pool_peak_server"]
+        .as_i64()
+        .unwrap();
+    assert!(resized >= 2, "pool 3 in use at most {resized}");
     let per_xact = |w: u64| {
         let t = on_pool(w, 1);
         let (x, us) = (
