@@ -1954,7 +1954,7 @@ fn prove_judges_a_declared_claim_by_its_promises() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("refusing to run its declared SQL (") && err.contains("team.sql)"),
+        err.contains("refusing to run its declared SQL (") && err.contains("team.sql"),
         "{err}"
     );
 }
