@@ -210,6 +210,11 @@ pub enum Command {
         /// Your pooler's admin console (as for `run`). Read only.
         #[arg(long, requires = "pool_mode", hide_env_values = true)]
         pooler_admin: Option<String>,
+        /// Without --db, the throw-away server to prove on (repeatable): postgres, or
+        /// mysql (an embedded MariaDB). Default: postgres, or with --workload every
+        /// backend its declared strategies have a form for.
+        #[arg(long, value_enum, conflicts_with = "db")]
+        backend: Vec<BackendArg>,
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {

@@ -131,8 +131,13 @@ async fn dispatch(
             pool_mode,
             pooler,
             pooler_admin,
+            backend,
         } => {
             let pooler = commands::pooler::flags(pooler, pool_mode, pooler_admin)?;
+            let backends: Vec<_> = backend
+                .into_iter()
+                .map(claimbench::backend_kind::BackendKind::from)
+                .collect();
             let declared = match &workload {
                 Some(w) => Some(claimbench::workload::Workload::load_with(w, files)?),
                 None => None,
@@ -142,6 +147,7 @@ async fn dispatch(
                 set: &set,
                 declared: declared.as_ref(),
                 allow_privileged_sql,
+                backends: &backends,
             };
             prove::prove(db.as_deref(), &schema, asked, pooler).await
         }

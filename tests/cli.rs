@@ -2048,9 +2048,11 @@ fn a_declared_claim_that_listens_is_woken_by_the_producer() {
 }
 
 /// Every example in `workloads/examples/` runs as shipped (short trials) with no
-/// duplicate claim and no lost job, and `prove --workload` gives each PostgreSQL one the
-/// verdict docs/strategies.md states: the CTE and the advisory claim with its release
-/// step pass every step; the NOWAIT claim fails the contended step at once with 55P03.
+/// duplicate claim and no lost job, and `prove --workload` gives each the verdict
+/// docs/strategies.md states: the CTE, the advisory claim with its release step, the
+/// claimed-table claim (on PostgreSQL and the embedded MariaDB, its setup step run) and
+/// the MariaDB two-step claim pass every step; the NOWAIT claim fails the contended step
+/// at once with 55P03.
 #[test]
 fn every_example_runs_and_gets_its_verdict() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples");
@@ -2074,7 +2076,7 @@ fn every_example_runs_and_gets_its_verdict() {
         }
         ran += 1;
     }
-    assert!(ran >= 4, "{ran} examples");
+    assert!(ran >= 5, "{ran} examples");
     let prove = |name: &str| {
         let out = claimbench()
             .args(["prove", "--workload"])
@@ -2086,10 +2088,21 @@ fn every_example_runs_and_gets_its_verdict() {
             String::from_utf8_lossy(&out.stdout).to_string(),
         )
     };
-    for name in ["cte-skip-locked", "advisory-session"] {
+    for name in ["cte-skip-locked", "advisory-session", "mysql-two-step"] {
         let (code, text) = prove(name);
         assert_eq!(code, Some(0), "{name}: {text}");
     }
+    // One verdict table per server its forms run on: three steps on each.
+    let (code, text) = prove("claimed-table");
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("| claimed-table |") && l.ends_with("| ok |"))
+            .count(),
+        6,
+        "{text}"
+    );
+    assert!(text.contains("on these 2 servers"), "{text}");
     let (code, text) = prove("nowait");
     assert_eq!(code, Some(1), "{text}");
     assert!(

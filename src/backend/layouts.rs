@@ -7,6 +7,7 @@ use super::BackendError;
 use crate::backend_kind::BackendKind;
 use crate::custom_layout::DeclaredLayout;
 use crate::statements::migration;
+use crate::strategy::Strategy;
 
 macro_rules! shipped {
     ($kind:ident, $engine:literal, $name:literal) => {
@@ -89,6 +90,24 @@ pub fn sql<'a>(
 /// A server's refusal of a declared layout's DDL, naming the file and the layout
 /// before the server's reason.
 pub fn declared_refused(err: BackendError, file: &str, layout: &str) -> BackendError {
+    refused_in(err, &format!("{file} (layout `{layout}`)"))
+}
+
+/// A server's refusal of a declared strategy's `setup` step, naming its file; a
+/// built-in's as it is.
+pub fn setup_refused(err: BackendError, strategy: &Strategy, kind: BackendKind) -> BackendError {
+    let file = strategy.def().custom.as_ref().map(|src| match kind {
+        BackendKind::Mysql => src.mysql.as_ref().map_or("", |m| m.file.as_str()),
+        _ => src.file.as_str(),
+    });
+    match file {
+        Some(file) => refused_in(err, &format!("{file} (strategy `{strategy}`, step setup)")),
+        None => err,
+    }
+}
+
+/// `err`'s message after `whose`, when the server gave one.
+fn refused_in(err: BackendError, whose: &str) -> BackendError {
     match err {
         BackendError::Query {
             what,
@@ -99,7 +118,7 @@ pub fn declared_refused(err: BackendError, file: &str, layout: &str) -> BackendE
             what,
             kind,
             code,
-            message: format!("{file} (layout `{layout}`): {message}"),
+            message: format!("{whose}: {message}"),
         },
         other => other,
     }

@@ -11,6 +11,7 @@ use claimbench::workload::Workload;
 use std::net::SocketAddr;
 
 /// The flags as given, checked before anything starts.
+#[derive(Clone)]
 pub(crate) struct PoolerFlags {
     /// `--pooler host:port`; `None`: `--db` is the pooler.
     at: Option<SocketAddr>,

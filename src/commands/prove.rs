@@ -1,10 +1,11 @@
 //! `prove`: the scripted two-session interleavings of each strategy on a server, and
 //! the likely causes of any check that fails.
 
-use super::targets::start_embedded;
+use super::targets::{start_embedded, start_mariadb};
 use anyhow::{Result, bail};
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{Backend, DbTarget};
+use claimbench::backend_kind::BackendKind;
 use claimbench::strategy::{self, Strategy};
 use claimbench::workload::Workload;
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ pub(crate) struct Asked<'a> {
     /// `--workload`: its declared strategies, proved under its own promises.
     pub declared: Option<&'a Workload>,
     pub allow_privileged_sql: bool,
+    /// `--backend`: the throw-away servers to prove on without `--db`.
+    pub backends: &'a [BackendKind],
 }
 
 /// The strategies `--strategy` names (a workload's declared names resolve first), or
@@ -65,19 +68,60 @@ fn asked_strategies(named: &[String], declared: Option<&Workload>) -> Result<Vec
     }
 }
 
+/// The throw-away servers claimbench starts for `prove` without `--db`, kept alive
+/// until it has printed its verdicts.
+#[derive(Default)]
+struct Servers {
+    pg: Option<super::targets::Embedded>,
+    mariadb: Option<claimbench::embedded::mariadb::EmbeddedMariadb>,
+}
+
+/// The backends to prove on without `--db`: those `--backend` names; with `--workload`
+/// alone, every backend one of its declared strategies has a form for; else PostgreSQL.
+fn embedded_kinds(asked: &[BackendKind], strategies: &[Strategy]) -> Vec<BackendKind> {
+    if !asked.is_empty() {
+        let mut kinds = asked.to_vec();
+        kinds.dedup();
+        return kinds;
+    }
+    let kinds: Vec<BackendKind> = [BackendKind::Postgres, BackendKind::Mysql]
+        .into_iter()
+        .filter(|k| {
+            strategies
+                .iter()
+                .any(|s| s.is_custom() && s.sql(*k).is_some())
+        })
+        .collect();
+    match kinds.is_empty() {
+        true => vec![BackendKind::Postgres],
+        false => kinds,
+    }
+}
+
 /// The server to prove on and the person's pooler in front of it: `--db` (through the
-/// pooler `--pool-mode` names, located as `run` does), or a throw-away PostgreSQL,
-/// behind a PgBouncer claimbench starts in the mode asked (its pool roomy enough for
-/// both sessions).
+/// pooler `--pool-mode` names, located as `run` does), or a throw-away server of `kind`
+/// (PostgreSQL behind a PgBouncer claimbench starts in the mode asked, its pool roomy
+/// enough for both sessions).
 async fn prove_target(
     db: Option<&str>,
+    (kind, schema): (BackendKind, &str),
     pooler: Option<super::pooler::PoolerFlags>,
-    embedded: &mut Option<super::targets::Embedded>,
+    servers: &mut Servers,
 ) -> Result<(DbTarget, Option<super::pooler::UserPooler>)> {
     use claimbench::prove;
     let Some(url) = db else {
         let own_mode = pooler.map(|f| f.own_mode()).transpose()?;
-        let target = start_embedded(&prove::workload(own_mode)?, false, embedded)?.0;
+        let w = prove::workload(own_mode)?;
+        let target = match kind {
+            BackendKind::Mysql if own_mode.is_some() => {
+                bail!("--pool-mode: a pooler is PostgreSQL's; prove on mysql without it")
+            }
+            BackendKind::Mysql => start_mariadb(&w, schema, false, &mut servers.mariadb)?.0,
+            BackendKind::Mssql => {
+                bail!("--backend mssql: no SQL Server can be started here; pass --db mssql://…")
+            }
+            BackendKind::Postgres => start_embedded(&w, false, &mut servers.pg)?.0,
+        };
         return Ok((target, None));
     };
     let t = DbTarget::parse(url)?;
@@ -89,24 +133,74 @@ async fn prove_target(
     Ok((targets[0].1.take().expect("located in place"), Some(user)))
 }
 
-/// `prove`: the verdict table; exit 1 when a strategy does not behave as expected.
+/// `prove`: the verdict table per server; exit 1 when a strategy does not behave as
+/// expected on one of them.
 pub(crate) async fn prove(
     db: Option<&str>,
     schema: &str,
     asked: Asked<'_>,
     pooler: Option<super::pooler::PoolerFlags>,
 ) -> Result<ExitCode> {
+    let schema = super::schema_name(schema)?;
+    let strategies = asked_strategies(asked.strategies, asked.declared)?;
+    let kinds = match db {
+        Some(_) => vec![BackendKind::Postgres],
+        None => embedded_kinds(asked.backends, &strategies),
+    };
+    let mut servers = Servers::default();
+    let mut failed = 0;
+    for (i, kind) in kinds.iter().enumerate() {
+        let (target, user) =
+            prove_target(db, (*kind, schema), pooler.clone(), &mut servers).await?;
+        // With --workload alone, each server proves the declared strategies it has a
+        // form of; a strategy --strategy named must have one on every server asked.
+        let here: Vec<Strategy> = match asked.strategies.is_empty() && kinds.len() > 1 {
+            true => strategies
+                .iter()
+                .filter(|s| s.sql(target.kind()).is_some())
+                .cloned()
+                .collect(),
+            false => strategies.clone(),
+        };
+        if i > 0 {
+            outln!();
+        }
+        failed += prove_on(&target, (schema, &here), &asked, user.as_ref(), &servers).await?;
+    }
+    drop(servers);
+    if failed == 0 {
+        outln!(
+            "\nevery strategy behaves as expected on {}",
+            match kinds.len() {
+                1 => "this server".to_string(),
+                n => format!("these {n} servers"),
+            }
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        errln!(
+            "{failed} checks failed: on that server those strategies do not lock as claimbench's reports assume (likely causes above)"
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+/// Proves `strategies` (empty: every built-in the server has) on `target`, prints the
+/// verdict table, and returns how many checks failed.
+async fn prove_on(
+    target: &DbTarget,
+    (schema, strategies): (&str, &[Strategy]),
+    asked: &Asked<'_>,
+    user: Option<&super::pooler::UserPooler>,
+    servers: &Servers,
+) -> Result<usize> {
     use claimbench::prove;
     let Asked {
-        strategies: strategy,
         set,
         declared,
         allow_privileged_sql,
-    } = asked;
-    let schema = super::schema_name(schema)?;
-    let strategies = asked_strategies(strategy, declared)?;
-    let mut embedded = None;
-    let (target, user) = prove_target(db, pooler, &mut embedded).await?;
+        ..
+    } = *asked;
     let settings = set
         .iter()
         .map(|s| {
@@ -123,23 +217,27 @@ pub(crate) async fn prove(
             .filter(|s| s.sql(target.kind()).is_some())
             .collect()
     } else {
-        for s in &strategies {
+        for s in strategies {
             if let strategy::Form::Absent(why) = s.form(target.kind()) {
                 bail!("--strategy {s}: no {} form: {why}", target.kind());
             }
         }
-        strategies
+        strategies.to_vec()
     };
-    let own = embedded.as_ref().and_then(|e| e.pooler.as_ref());
-    let backend = AnyBackend::new(&target, target.to_string(), schema);
+    let own = servers.pg.as_ref().and_then(|e| e.pooler.as_ref());
+    let embedded = match target.kind() {
+        BackendKind::Mysql => servers.mariadb.is_some(),
+        _ => servers.pg.is_some(),
+    };
+    let backend = AnyBackend::new(target, target.to_string(), schema);
     // On claimbench's own server the sessions log in as the workload's role: declared
     // SQL then runs without rights over the host, and a transaction pooler finds the
     // schema in the role's default search_path, which claimbench sets.
-    let backend = match embedded.is_some() && (own.is_some() || declared.is_some()) {
+    let backend = match embedded && (own.is_some() || declared.is_some()) {
         true => backend.with_workload_role(),
         false => backend,
     };
-    let backend = super::pooler::through(backend, user.as_ref(), own)?;
+    let backend = super::pooler::through(backend, user, own)?;
     if let Some(w) = declared {
         // A declared claim is the workload's SQL: held to the same role check as `run`.
         let files = w.declared_files(target.kind());
@@ -165,7 +263,7 @@ pub(crate) async fn prove(
     for s in &strategies {
         verdicts.extend(prove::prove(&backend, s, s, &settings).await?);
     }
-    let transaction_pooled = own.map(|p| p.mode()).or(user.as_ref().map(|p| p.mode))
+    let transaction_pooled = own.map(|p| p.mode()).or(user.map(|p| p.mode))
         == Some(claimbench::pooler::PoolMode::Transaction);
     let causes: Vec<(usize, Vec<String>)> = verdicts
         .iter()
@@ -180,16 +278,5 @@ pub(crate) async fn prove(
         })
         .collect();
     out!("{}", prove::render(&verdicts, &causes));
-    drop(embedded);
-    if causes.is_empty() {
-        outln!("\nevery strategy behaves as expected on this server");
-        Ok(ExitCode::SUCCESS)
-    } else {
-        errln!(
-            "{} of {} checks failed: on this server those strategies do not lock as claimbench's reports assume (likely causes above)",
-            causes.len(),
-            verdicts.len()
-        );
-        Ok(ExitCode::from(1))
-    }
+    Ok(causes.len())
 }

@@ -439,9 +439,23 @@ async fn check_custom_strategies<B: Backend>(b: &B, w: &Workload) -> Result<(), 
     if custom.is_empty() && settings.is_empty() {
         return Ok(());
     }
+    // A claim with a setup step is prepared on its own tables: reset, set up, prepare,
+    // one such strategy at a time (two may each create a table of one name).
+    let kind = b.kind();
+    let (own, shared): (Vec<Strategy>, Vec<Strategy>) = custom
+        .into_iter()
+        .partition(|s| s.setup_step(kind).is_some());
+    for s in &own {
+        b.reset(&w.phase(0), layout, w.seed).await?;
+        b.setup_strategy(s).await?;
+        b.connect("claimbench-check", "check")
+            .await?
+            .prepare(s)
+            .await?;
+    }
     b.reset(&w.phase(0), layout, w.seed).await?;
     let mut session = b.connect("claimbench-check", "check").await?;
-    for s in custom {
+    for s in shared {
         session.prepare(&s).await?;
     }
     for (field, name, value) in settings {

@@ -21,6 +21,16 @@ pub struct Release {
     pub params: Vec<Param>,
 }
 
+/// A declared PostgreSQL claim's `lock` step: a locking read returning the ids to claim
+/// (an `id` column), run before the `claim` step in one transaction; the claim step
+/// binds them as `:ids` (`bigint[]`). For claims that take a second statement, such as
+/// recording the claim in a table of its own.
+#[derive(Debug, Clone)]
+pub struct Lock {
+    pub sql: String,
+    pub params: Vec<Param>,
+}
+
 /// Where a declared strategy came from, and how its statements bind.
 #[derive(Debug)]
 pub struct Source {
@@ -32,6 +42,11 @@ pub struct Source {
     pub mysql: Option<MysqlClaim>,
     /// PostgreSQL: the `release` step, when the file has one.
     pub release: Option<Release>,
+    /// PostgreSQL: the `lock` step, when the file has one.
+    pub lock: Option<Lock>,
+    /// PostgreSQL: the `setup` step (tables, functions, triggers on claimbench's schema),
+    /// run as the workers' role after each reset, when the file has one.
+    pub setup: Option<String>,
 }
 
 /// A declared MySQL claim: MySQL has no `UPDATE ... RETURNING`, so it is two steps of
@@ -46,6 +61,8 @@ pub struct MysqlClaim {
     pub lock_params: Vec<Param>,
     pub claim: String,
     pub claim_params: Vec<Param>,
+    /// The `setup` step, run after each reset, when the file has one.
+    pub setup: Option<String>,
 }
 
 /// A declared statement file and what it holds.
@@ -107,6 +124,8 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
     }
     let mysql = d.mysql.as_ref().map(mysql_form).transpose()?;
     let release = postgres.as_ref().and_then(|p| p.release.clone());
+    let lock = postgres.as_ref().and_then(|p| p.lock.clone());
+    let setup = postgres.as_ref().and_then(|p| p.setup.clone());
     let forms = [
         postgres.as_ref().map_or(Form::Absent(NO_POSTGRES), |p| {
             // The claim alone: the session prepares the form as one statement, and
@@ -149,22 +168,26 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             params: postgres.map(|p| p.params).unwrap_or_default(),
             mysql,
             release,
+            lock,
+            setup,
         }),
     }))
 }
 
-/// A declared PostgreSQL form: the claim numbered, what it binds, and its release step.
+/// A declared PostgreSQL form: the claim numbered, what it binds, and its other steps.
 struct PostgresForm {
     claim: String,
     params: Vec<Param>,
     release: Option<Release>,
+    lock: Option<Lock>,
+    setup: Option<String>,
 }
 
 /// The steps a declared PostgreSQL file may have, when it has any.
-const POSTGRES_STEPS: [&str; 2] = ["claim", "release"];
+const POSTGRES_STEPS: [&str; 4] = ["setup", "lock", "claim", "release"];
 
-/// The PostgreSQL file: one claim statement, or steps `claim` and `release`, each with
-/// its parameters numbered.
+/// The PostgreSQL file: one claim statement, or steps (`claim`, and optionally `setup`,
+/// `lock` and `release`), each with its parameters numbered.
 fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
     crate::privileged_sql::check_file(&d.file, &d.sql)?;
     if named_params::is_blank(&d.sql) {
@@ -181,39 +204,23 @@ fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
             .any(|s| l.trim() == format!("-- step: {s}"))
     });
     if !stepped {
-        let (claim, params) = claim_form(&d.file, &d.sql, &d.sql)?;
+        let (claim, params) = claim_form(&d.file, &d.sql, &d.sql, false)?;
         return Ok(PostgresForm {
             claim,
             params,
             release: None,
+            lock: None,
+            setup: None,
         });
     }
-    let steps = crate::statements::sql_steps(&d.sql);
-    if let Some(first) = d.sql.find("-- step: ")
-        && !named_params::is_blank(&d.sql[..first])
-    {
-        return Err(format!(
-            "{} has statements before its first `-- step:`; put everything in the steps `claim` and `release`",
-            d.file
-        ));
-    }
-    for (i, (name, _)) in steps.iter().enumerate() {
-        if !POSTGRES_STEPS.contains(name) || steps[..i].iter().any(|(n, _)| n == name) {
-            return Err(format!(
-                "{} has `-- step: {name}`{}; a PostgreSQL claim file has `-- step: claim` and, optionally, `-- step: release` (run with :ids after each job leaves the worker), each once",
-                d.file,
-                if POSTGRES_STEPS.contains(name) {
-                    " twice"
-                } else {
-                    ""
-                }
-            ));
-        }
-    }
-    let claim = steps
-        .iter()
-        .find(|(n, _)| *n == "claim")
-        .map(|(_, sql)| *sql)
+    let steps = checked_steps(
+        &d.file,
+        &d.sql,
+        &POSTGRES_STEPS,
+        "`-- step: claim` and, optionally, `-- step: setup` (run after each reset), `-- step: lock` (a locking read of the ids the claim step takes as :ids) and `-- step: release` (run with :ids after each job leaves the worker)",
+    )?;
+    let find = |name: &str| steps.iter().find(|(n, _)| *n == name).map(|(_, sql)| *sql);
+    let claim = find("claim")
         .filter(|sql| !named_params::is_blank(sql))
         .ok_or_else(|| {
             format!(
@@ -221,34 +228,106 @@ fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
                 d.file
             )
         })?;
-    let release = match steps.iter().find(|(n, _)| *n == "release") {
-        Some((_, sql)) => Some(
-            release_form(&d.file, sql)
-                .map_err(|e| format!("{e} (the step begins at line {})", line_of(&d.sql, sql)))?,
-        ),
-        None => None,
+    let at = |sql: &str| format!(" (the step begins at line {})", line_of(&d.sql, sql));
+    // A second statement's line, counted in the step, becomes the file's.
+    let in_file = |e: StepError, sql: &str| match e {
+        StepError::SecondAt(line, why) => {
+            format!("{} line {}: {why}", d.file, line_of(&d.sql, sql) + line - 1)
+        }
+        StepError::Other(e) => format!("{e}{}", at(sql)),
     };
-    let (claim, params) = claim_form(&d.file, &d.sql, claim)?;
+    let release = find("release")
+        .map(|sql| release_form(&d.file, sql).map_err(|e| in_file(e, sql)))
+        .transpose()?;
+    let lock = find("lock")
+        .map(|sql| lock_form(&d.file, sql).map_err(|e| in_file(e, sql)))
+        .transpose()?;
+    let setup = find("setup")
+        .map(|sql| setup_form(&d.file, sql).map_err(|e| format!("{e}{}", at(sql))))
+        .transpose()?;
+    let (claim, params) = claim_form(&d.file, &d.sql, claim, lock.is_some())?;
     Ok(PostgresForm {
         claim,
         params,
         release,
+        lock,
+        setup,
     })
 }
 
-/// A `release` step: one statement that uses `:ids`.
-fn release_form(file: &str, sql: &str) -> Result<Release, String> {
-    if let Some(line) = named_params::second_statement_line(sql) {
+/// The steps of a stepped file, each one of `allowed` and each once, with nothing
+/// before the first: an unknown or repeated marker (a typo of `lock`, a pasted second
+/// claim) was accepted and its text never ran. `say` lists what a file of its kind has.
+fn checked_steps<'a>(
+    file: &str,
+    sql: &'a str,
+    allowed: &[&str],
+    say: &str,
+) -> Result<Vec<(&'a str, &'a str)>, String> {
+    if let Some(first) = sql.find("-- step: ")
+        && !named_params::is_blank(&sql[..first])
+    {
         return Err(format!(
-            "{file} step release, line {line} of it: a second statement; a release step is one statement"
+            "{file} has statement text before its first `-- step:` line, which would never run; a file of steps has {say}"
+        ));
+    }
+    let steps = crate::statements::sql_steps(sql);
+    for (i, (name, _)) in steps.iter().enumerate() {
+        let repeated = steps[..i].iter().any(|(n, _)| n == name);
+        if !allowed.contains(name) || repeated {
+            return Err(format!(
+                "{file} has `-- step: {name}`{}; a file of steps has {say}, each once",
+                if repeated { " twice" } else { "" }
+            ));
+        }
+    }
+    Ok(steps)
+}
+
+/// A `setup` step: statements run as they are (no parameters) after each reset.
+fn setup_form(file: &str, sql: &str) -> Result<String, String> {
+    named_params::to_postgres_with(sql, &[]).map_err(|e| {
+        format!(
+            "{file} step setup: {e}; the setup step runs once after each reset and binds nothing"
+        )
+    })?;
+    Ok(sql.to_string())
+}
+
+/// Why a one-statement step was refused: a second statement at a line of the step
+/// (the caller makes it the file's), or another reason, whole.
+enum StepError {
+    SecondAt(usize, &'static str),
+    Other(String),
+}
+
+/// A `lock` step: one statement reading the ids to claim, with :batch and :worker_id.
+fn lock_form(file: &str, sql: &str) -> Result<Lock, StepError> {
+    if let Some(line) = named_params::second_statement_line(sql) {
+        return Err(StepError::SecondAt(
+            line,
+            "a second statement in step lock; a lock step is one locking read (SELECT id ... FOR UPDATE SKIP LOCKED)",
+        ));
+    }
+    let (sql, params) = named_params::to_postgres(sql)
+        .map_err(|e| StepError::Other(format!("{file} step lock: {e}")))?;
+    Ok(Lock { sql, params })
+}
+
+/// A `release` step: one statement that uses `:ids`.
+fn release_form(file: &str, sql: &str) -> Result<Release, StepError> {
+    if let Some(line) = named_params::second_statement_line(sql) {
+        return Err(StepError::SecondAt(
+            line,
+            "a second statement in step release; a release step is one statement",
         ));
     }
     let (sql, params) = named_params::to_postgres_with(sql, &[Param::Ids, Param::WorkerId])
-        .map_err(|e| format!("{file} step release: {e}"))?;
+        .map_err(|e| StepError::Other(format!("{file} step release: {e}")))?;
     if !params.contains(&Param::Ids) {
-        return Err(format!(
+        return Err(StepError::Other(format!(
             "{file} step release never uses :ids; it runs after jobs leave the worker and gives up what their claim took, e.g. SELECT count(pg_advisory_unlock(id)) FROM unnest(:ids::bigint[]) AS id"
-        ));
+        )));
     }
     Ok(Release { sql, params })
 }
@@ -263,19 +342,33 @@ fn line_of(file_text: &str, part: &str) -> usize {
 }
 
 /// The claim statement (`sql`, a slice of the file's text `whole`), checked, with its
-/// parameters numbered.
-fn claim_form(file: &str, whole: &str, sql: &str) -> Result<(String, Vec<Param>), String> {
+/// parameters numbered. After a `lock` step (`locked`) it takes the ids as `:ids`.
+fn claim_form(
+    file: &str,
+    whole: &str,
+    sql: &str,
+    locked: bool,
+) -> Result<(String, Vec<Param>), String> {
     // Regression: two statements validated, then failed at the first claim ("cannot
     // insert multiple commands into a prepared statement").
     if let Some(line) = named_params::second_statement_line(sql) {
         return Err(format!(
-            "{file} line {}: a second statement; a PostgreSQL claim is one statement (PostgreSQL prepares one): fold the steps into one with WITH … (data-modifying CTEs run as one statement); claims of several statements are not built for PostgreSQL yet",
+            "{file} line {}: a second statement; a PostgreSQL claim step is one statement (PostgreSQL prepares one): fold them into one with WITH … (data-modifying CTEs run as one statement), or split the file into `-- step: lock` (a locking read of the ids) and `-- step: claim` (which takes them as :ids), run in one transaction",
             line_of(whole, sql) + line - 1
         ));
     }
     // A statement that never reads :batch is allowed: the over-claim check is what
     // catches a claim that ignores the batch size, with numbers.
-    let (sql, params) = named_params::to_postgres(sql).map_err(|e| e.to_string())?;
+    let (sql, params) = match locked {
+        false => named_params::to_postgres(sql),
+        true => named_params::to_postgres_with(sql, &[Param::Batch, Param::WorkerId, Param::Ids]),
+    }
+    .map_err(|e| e.to_string())?;
+    if locked && !params.contains(&Param::Ids) {
+        return Err(format!(
+            "{file} step claim never uses :ids; after a lock step it must claim the rows that step returned: WHERE id = ANY(:ids)"
+        ));
+    }
     if !params.contains(&Param::WorkerId) {
         return Err(format!(
             "{file} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim"
@@ -289,31 +382,12 @@ fn claim_form(file: &str, whole: &str, sql: &str) -> Result<(String, Vec<Param>)
 /// host, and its two steps each once with nothing outside them.
 fn check_declared_mysql(m: &DeclaredFile) -> Result<(), String> {
     crate::privileged_sql::check_file(&m.file, &m.sql)?;
-    let steps = crate::statements::sql_steps(&m.sql);
-    if let Some(first) = m.sql.find("-- step: ")
-        && !named_params::is_blank(&m.sql[..first])
-    {
-        return Err(format!(
-            "{} has statement text before its first `-- step:` line, which would never run; put it under `-- step: lock` or `-- step: claim`",
-            m.file
-        ));
-    }
-    // Each step once, and no other: an unknown or repeated marker (a typo of `lock`, a
-    // pasted second claim) was accepted and its text never ran.
-    for (i, (name, _)) in steps.iter().enumerate() {
-        if !["lock", "claim"].contains(name) {
-            return Err(format!(
-                "{} has `-- step: {name}`; a MySQL claim has two steps, `lock` and `claim`, each once",
-                m.file
-            ));
-        }
-        if steps[..i].iter().any(|(n, _)| n == name) {
-            return Err(format!(
-                "{} has `-- step: {name}` twice; give each of `lock` and `claim` once",
-                m.file
-            ));
-        }
-    }
+    checked_steps(
+        &m.file,
+        &m.sql,
+        &["setup", "lock", "claim"],
+        "`-- step: lock` and `-- step: claim` and, optionally, `-- step: setup` (run after each reset)",
+    )?;
     Ok(())
 }
 
@@ -350,12 +424,29 @@ pub(crate) fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
             m.file
         ));
     }
+    let setup = steps
+        .iter()
+        .find(|(n, _)| *n == "setup")
+        .map(|(_, sql)| {
+            named_params::to_mysql(sql, false)
+                .ok()
+                .filter(|(_, p)| p.is_empty())
+                .map(|_| sql.to_string())
+                .ok_or_else(|| {
+                    format!(
+                        "{} step setup binds parameters; the setup step runs once after each reset and binds nothing",
+                        m.file
+                    )
+                })
+        })
+        .transpose()?;
     Ok(MysqlClaim {
         file: m.file.clone(),
         lock,
         lock_params,
         claim,
         claim_params,
+        setup,
     })
 }
 
@@ -386,6 +477,8 @@ pub fn placeholder(name: &str) -> Strategy {
             params: Vec::new(),
             mysql: None,
             release: None,
+            lock: None,
+            setup: None,
         }),
     })
 }
@@ -438,6 +531,68 @@ mod tests {
         assert!(e.contains("has `-- step: listen`"), "{e}");
     }
 
+    /// A file with `setup`, `lock` and `claim` steps: the lock step numbered on its own,
+    /// the claim taking the ids as `:ids`, the setup kept as written; each step's
+    /// misuse is refused naming the file and the step.
+    #[test]
+    fn a_lock_step_hands_its_ids_to_the_claim_and_a_setup_binds_nothing() {
+        let setup = "CREATE TABLE claimed (job_id bigint PRIMARY KEY, w text);\nCREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n";
+        let lock = "SELECT id FROM jobs_hot WHERE status = 0 LIMIT :batch FOR UPDATE SKIP LOCKED\n";
+        let claim = "WITH c AS (INSERT INTO claimed SELECT id, :worker_id FROM unnest(:ids::bigint[]) AS id)\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id = ANY(:ids) RETURNING id\n";
+        let file = |setup: &str, lock: &str, claim: &str| {
+            format!("-- step: setup\n{setup}-- step: lock\n{lock}-- step: claim\n{claim}")
+        };
+        let s = declare(&declared("unit-lock", &file(setup, lock, claim))).unwrap();
+        let src = s.def().custom.as_ref().unwrap();
+        let l = src.lock.as_ref().unwrap();
+        assert_eq!(
+            l.sql.trim(),
+            "SELECT id FROM jobs_hot WHERE status = 0 LIMIT $1 FOR UPDATE SKIP LOCKED"
+        );
+        assert_eq!(l.params, [Param::Batch]);
+        assert_eq!(src.params, [Param::WorkerId, Param::Ids]);
+        assert!(
+            s.text(BackendKind::Postgres)
+                .contains("unnest($2::bigint[])")
+        );
+        assert_eq!(s.setup_step(BackendKind::Postgres), Some(setup.trim_end()));
+        for (f, says) in [
+            (
+                file(
+                    setup,
+                    lock,
+                    "UPDATE jobs_hot SET worker_id = :worker_id RETURNING id\n",
+                ),
+                "step claim never uses :ids",
+            ),
+            (
+                file("CREATE TABLE t (n int DEFAULT :batch);\n", lock, claim),
+                "step setup: unknown parameter `:batch`",
+            ),
+            (
+                file(setup, &format!("{lock};\nSELECT 2\n"), claim),
+                "line 7: a second statement in step lock",
+            ),
+            (
+                file(setup, "SELECT id FROM t WHERE id = ANY(:ids)\n", claim),
+                "step lock: unknown parameter `:ids`",
+            ),
+            (
+                format!("-- step: lock\n{lock}-- step: lock\n{lock}-- step: claim\n{claim}"),
+                "has `-- step: lock` twice",
+            ),
+        ] {
+            let e = declare(&declared("unit-lock", &f)).unwrap_err();
+            assert!(
+                e.starts_with("unit-lock.sql") && e.contains(says),
+                "{says}: {e}"
+            );
+        }
+        // Without a lock step, :ids is no parameter of a claim.
+        let e = declare(&declared("unit-lock", &format!("-- step: claim\n{claim}"))).unwrap_err();
+        assert!(e.contains("unknown parameter `:ids`"), "{e}");
+    }
+
     #[test]
     fn a_declared_statement_runs_as_a_claim_with_numbered_parameters() {
         let s = declare(&declared(
@@ -475,10 +630,15 @@ mod tests {
             listens: false,
         };
         let s = declare(&mysql(
-            "-- step: lock\nSELECT id FROM jobs_hot LIMIT :batch FOR UPDATE SKIP LOCKED\n\
+            "-- step: setup\nCREATE TABLE claimed (job_id BIGINT PRIMARY KEY)\n\
+             -- step: lock\nSELECT id FROM jobs_hot LIMIT :batch FOR UPDATE SKIP LOCKED\n\
              -- step: claim\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (:ids)",
         ))
         .unwrap();
+        assert_eq!(
+            s.setup_step(BackendKind::Mysql).map(str::trim),
+            Some("CREATE TABLE claimed (job_id BIGINT PRIMARY KEY)")
+        );
         assert!(s.sql(BackendKind::Mysql).is_some());
         assert!(s.sql(BackendKind::Postgres).is_none());
         let m = s.def().custom.as_ref().unwrap().mysql.as_ref().unwrap();
@@ -508,6 +668,10 @@ mod tests {
             (
                 "-- step: lock\nSELECT id WHERE id IN (:ids)\n-- step: claim\nUPDATE t",
                 "step lock: unknown parameter `:ids`",
+            ),
+            (
+                "-- step: setup\nCREATE TABLE t (n INT DEFAULT :batch)\n-- step: lock\nSELECT id\n-- step: claim\nUPDATE t SET worker_id = :worker_id WHERE id IN (:ids)",
+                "step setup binds parameters",
             ),
         ] {
             let e = declare(&mysql(sql)).unwrap_err();

@@ -272,12 +272,16 @@ impl Strategy {
         }
     }
 
-    /// A built-in strategy's `setup` step on `kind`, when its file there has one: the
-    /// tables and triggers a technique needs beside the seed's schema (`ready-table`).
-    /// A declared strategy has none.
+    /// The strategy's `setup` step on `kind`, when its file there has one: the tables
+    /// and triggers a technique needs beside the seed's schema (`ready-table`, or a
+    /// declared claim's own tables). Run after each reset.
     pub fn setup_step(&self, kind: BackendKind) -> Option<&str> {
-        if self.is_custom() {
-            return None;
+        if let Some(src) = &self.def().custom {
+            return match kind {
+                BackendKind::Postgres => src.setup.as_deref(),
+                BackendKind::Mysql => src.mysql.as_ref()?.setup.as_deref(),
+                BackendKind::Mssql => None,
+            };
         }
         crate::statements::sql_steps(self.sql(kind)?)
             .into_iter()

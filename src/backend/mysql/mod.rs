@@ -694,9 +694,13 @@ impl Backend for MysqlBackend {
             return Ok(());
         };
         self.on_control(async |c| {
-            c.query_drop(setup)
-                .await
-                .map_err(|e| query_error("set up the strategy", e))
+            c.query_drop(setup).await.map_err(|e| {
+                crate::backend::layouts::setup_refused(
+                    query_error("set up the strategy", e),
+                    strategy,
+                    BackendKind::Mysql,
+                )
+            })
         })
         .await
     }

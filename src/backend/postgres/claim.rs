@@ -26,6 +26,27 @@ enum Bind {
     Batch(BatchAs),
     WorkerId,
     Window,
+    /// A declared claim step's `:ids`: what its lock step returned, as `bigint[]`.
+    Ids,
+}
+
+/// What one call binds: the batch asked for, the worker, and for a declared claim step
+/// the ids its lock step returned (empty otherwise).
+#[derive(Clone, Copy)]
+pub struct Call<'a> {
+    pub batch: u32,
+    pub worker_id: &'a String,
+    pub ids: &'a [i64],
+}
+
+impl<'a> Call<'a> {
+    pub fn new(batch: u32, worker_id: &'a String) -> Call<'a> {
+        Call {
+            batch,
+            worker_id,
+            ids: &[],
+        }
+    }
 }
 
 /// What a statement's `$1`, `$2`, `$3` take, checked against the types the server
@@ -48,7 +69,12 @@ impl Binds {
     /// The binds of [`params`] as the server typed them (`types`, from describing the
     /// statement).
     pub fn of(strategy: &Strategy, types: &[Type]) -> Result<Binds, String> {
-        let params = params(strategy);
+        let window = strategy.def().offset_window.unwrap_or(1);
+        Binds::listed(params(strategy), window, types)
+    }
+
+    /// The binds of `params` (a declared step's own list) as the server typed them.
+    pub fn listed(params: &[Param], window: u32, types: &[Type]) -> Result<Binds, String> {
         if types.len() != params.len() || params.len() > 3 {
             return Err(format!(
                 "the statement has {} parameters where claimbench binds {}",
@@ -69,10 +95,10 @@ impl Binds {
                 Param::WorkerId => return Err(wrong_type(":worker_id", ty, "text")),
                 Param::Window if *ty == Type::INT4 => Bind::Window,
                 Param::Window => return Err(wrong_type("$3 (window)", ty, "an integer")),
-                Param::Ids => return Err("`:ids` belongs to a MySQL claim step".to_string()),
+                Param::Ids if *ty == Type::INT8_ARRAY => Bind::Ids,
+                Param::Ids => return Err(wrong_type(":ids", ty, "bigint[] (`id = ANY(:ids)`)")),
             };
         }
-        let window = strategy.def().offset_window.unwrap_or(1);
         Ok(Binds {
             binds,
             n: params.len(),
@@ -80,14 +106,18 @@ impl Binds {
         })
     }
 
-    /// Runs `statement` for `batch` as `worker_id`, its rows as they arrive.
+    /// Runs `statement` for `call`, its rows as they arrive.
     pub async fn query_raw(
         &self,
         client: &tokio_postgres::Client,
         statement: &Stmt,
-        batch: u32,
-        worker_id: &String,
+        call: Call<'_>,
     ) -> Result<RowStream, tokio_postgres::Error> {
+        let Call {
+            batch,
+            worker_id,
+            ids,
+        } = call;
         let (b8, b4, b2) = (
             i64::from(batch),
             batch.min(i32::MAX as u32) as i32,
@@ -100,6 +130,7 @@ impl Binds {
                 Bind::Batch(BatchAs::Int2) => &b2,
                 Bind::WorkerId => worker_id,
                 Bind::Window => &self.window,
+                Bind::Ids => &ids,
             }
         };
         let values = self.binds.map(value);
@@ -108,15 +139,14 @@ impl Binds {
             .await
     }
 
-    /// Runs `statement` for `batch` as `worker_id`, its rows collected.
+    /// Runs `statement` for `call`, its rows collected.
     pub async fn query(
         &self,
         client: &tokio_postgres::Client,
         statement: &Stmt,
-        batch: u32,
-        worker_id: &String,
+        call: Call<'_>,
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
-        let rows = self.query_raw(client, statement, batch, worker_id).await?;
+        let rows = self.query_raw(client, statement, call).await?;
         rows.try_collect().await
     }
 }
@@ -134,8 +164,13 @@ impl ClaimStatement {
     /// Checks `statement` (described from `strategy`'s PostgreSQL form) against what
     /// claimbench binds and reads; the message says which parameter or column is wrong.
     pub fn describe(strategy: &Strategy, described: Described) -> Result<ClaimStatement, String> {
+        let binds = Binds::of(strategy, described.stmt.params())?;
+        ClaimStatement::with(binds, described)
+    }
+
+    /// [`ClaimStatement::describe`] with its binds already read (a declared step's).
+    pub fn with(binds: Binds, described: Described) -> Result<ClaimStatement, String> {
         let Described { stmt, columns } = described;
-        let binds = Binds::of(strategy, stmt.params())?;
         let column = |name: &str, ty: Type| -> Result<Option<usize>, String> {
             match columns.iter().position(|(n, _)| n == name) {
                 None => Ok(None),
@@ -166,14 +201,10 @@ impl ClaimStatement {
     pub async fn claim(
         &self,
         client: &tokio_postgres::Client,
-        batch: u32,
-        worker_id: &String,
+        call: Call<'_>,
         out: &mut Vec<ClaimedJob>,
     ) -> Result<(), tokio_postgres::Error> {
-        let rows = self
-            .binds
-            .query_raw(client, &self.statement, batch, worker_id)
-            .await?;
+        let rows = self.binds.query_raw(client, &self.statement, call).await?;
         let mut rows = std::pin::pin!(rows);
         while let Some(r) = rows.try_next().await? {
             // Types were checked by `describe`; a NULL reads as absent rather than

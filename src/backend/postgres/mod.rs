@@ -852,7 +852,13 @@ impl Backend for PostgresBackend {
             .await?
             .batch_execute(setup)
             .await
-            .map_err(|e| query_error("set up the strategy", e))
+            .map_err(|e| {
+                super::layouts::setup_refused(
+                    query_error("set up the strategy", e),
+                    strategy,
+                    BackendKind::Postgres,
+                )
+            })
     }
 
     async fn workload_role(&self) -> Result<Option<super::WorkloadRole>, BackendError> {

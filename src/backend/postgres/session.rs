@@ -3,8 +3,10 @@
 //! and the job lifecycle it drives. The backend (`mod.rs`) opens it and owns the
 //! control connection.
 
+use super::claim::Call;
 use super::statement::{Keep, Stmt, describe_all};
 use super::*;
+use crate::strategy::custom::Lock;
 /// A session's statements, kept as [`Keep`] says: prepared once per connection so that
 /// the hot path sends only Bind/Execute, or described once and sent unnamed through a
 /// transaction pooler.
@@ -105,6 +107,8 @@ pub struct PostgresSession {
     /// (`version-cas`) the version of each.
     ids: Vec<i64>,
     versions: Vec<i64>,
+    /// Reused: what a declared lock step returned.
+    locked: Vec<ClaimedJob>,
 }
 
 impl PostgresSession {
@@ -133,6 +137,7 @@ impl PostgresSession {
             worker_role,
             ids: Vec::new(),
             versions: Vec::new(),
+            locked: Vec::new(),
         })
     }
 }
@@ -143,9 +148,24 @@ type Conditional<'a> = (&'a Client, &'a Stmt, &'a Stmt, &'a String);
 /// A strategy's statements by its shape.
 enum Prepared {
     Claim(ClaimStatement),
-    ReadThenWrite { select: Stmt, update: Stmt },
-    ReadThenConditional { select: Stmt, claim_one: Stmt },
-    VersionCas { select: Stmt, claim_batch: Stmt },
+    /// A declared claim with a `lock` step: the locking read, then the claim of the ids
+    /// it returned, in one transaction.
+    Stepped {
+        lock: ClaimStatement,
+        claim: ClaimStatement,
+    },
+    ReadThenWrite {
+        select: Stmt,
+        update: Stmt,
+    },
+    ReadThenConditional {
+        select: Stmt,
+        claim_one: Stmt,
+    },
+    VersionCas {
+        select: Stmt,
+        claim_batch: Stmt,
+    },
 }
 
 /// Prepares `strategy`'s statements. A custom statement the server refuses, or that
@@ -182,6 +202,19 @@ async fn prepare_strategy(
             })
     };
     Ok(match strategy.shape() {
+        Shape::Claim if let Some((src, lock)) = custom_lock(strategy) => {
+            let mut both = p(&[&lock.sql, file]).await?.into_iter();
+            let (l, c) = (both.next().unwrap(), both.next().unwrap());
+            let step = |name: &str, params: &[Param], d: super::statement::Described| {
+                claim::Binds::listed(params, 1, d.stmt.params())
+                    .and_then(|b| ClaimStatement::with(b, d))
+                    .map_err(|e| refused(format!("step {name}: {e}")))
+            };
+            Prepared::Stepped {
+                lock: step("lock", &lock.params, l)?,
+                claim: step("claim", &src.params, c)?,
+            }
+        }
         Shape::Claim => {
             let claim = p(&[claim_step(strategy, file)]).await?.remove(0);
             Prepared::Claim(ClaimStatement::describe(strategy, claim).map_err(refused)?)
@@ -215,9 +248,18 @@ async fn prepare_strategy(
     })
 }
 
+/// A declared claim's source and its `lock` step, when it has one.
+fn custom_lock(strategy: &Strategy) -> Option<(&crate::strategy::custom::Source, &Lock)> {
+    let src = strategy.def().custom.as_ref()?;
+    Some((src, src.lock.as_ref()?))
+}
+
 /// Which statement a plan sample explains, and its text: the claim, or a two-step
-/// strategy's select step.
+/// strategy's select step (a declared claim's lock step).
 fn explained_statement(strategy: &Strategy) -> (&'static str, &str) {
+    if let Some((_, lock)) = custom_lock(strategy) {
+        return ("lock step", &lock.sql);
+    }
     match strategy.shape() {
         Shape::Claim => (
             "claim",
@@ -246,10 +288,16 @@ impl PostgresSession {
         // and closed on one server connection even through a transaction pooler.
         let stmt = c.prepare(&explain).await?;
         let types = stmt.params().to_vec();
-        Ok(match claim::Binds::of(strategy, &types) {
+        let binds = match custom_lock(strategy) {
+            Some((_, lock)) => claim::Binds::listed(&lock.params, 1, &types),
+            None => claim::Binds::of(strategy, &types),
+        };
+        Ok(match binds {
             Ok(binds) => {
                 let stmt = Stmt::Prepared(stmt);
-                binds.query(c, &stmt, batch, &self.worker_id).await?
+                binds
+                    .query(c, &stmt, Call::new(batch, &self.worker_id))
+                    .await?
             }
             Err(_) => Vec::new(),
         })
@@ -392,6 +440,49 @@ impl Lifecycle for PostgresSession {
     }
 }
 
+/// A declared claim with a lock step: the lock step's ids, then the claim step with
+/// them, in the caller's transaction or (`own`) one of its own. Returns the claim
+/// step's rows as the claimed jobs; a lock step that returns more than the batch is
+/// refused, as one claim would be.
+async fn stepped_claim(
+    c: &Client,
+    own: bool,
+    (lock, claim, locked, ids): (
+        &ClaimStatement,
+        &ClaimStatement,
+        &mut Vec<ClaimedJob>,
+        &mut Vec<i64>,
+    ),
+    call: Call<'_>,
+    out: &mut Vec<ClaimedJob>,
+) -> Result<(), BackendError> {
+    let e = |e| query_error("claim", e);
+    if own {
+        c.batch_execute("BEGIN").await.map_err(e)?;
+    }
+    locked.clear();
+    lock.claim(c, call, locked).await.map_err(e)?;
+    if locked.len() > call.batch as usize {
+        return Err(BackendError::other(
+            "claim",
+            format!(
+                "the lock step returned {} rows for a batch of {}; it must take at most :batch (LIMIT :batch)",
+                locked.len(),
+                call.batch
+            ),
+        ));
+    }
+    if !locked.is_empty() {
+        ids.clear();
+        ids.extend(locked.iter().map(|j| j.id));
+        claim.claim(c, Call { ids, ..call }, out).await.map_err(e)?;
+    }
+    if own {
+        c.batch_execute("COMMIT").await.map_err(e)?;
+    }
+    Ok(())
+}
+
 /// A two-step strategy's select binds what its entry lists ([`Strategy::binds`]): the
 /// batch, and for a sharded one the worker id after it (its shard map's key). The
 /// values, and how many of them to send (an array, not a Vec: this is every claim).
@@ -427,13 +518,27 @@ impl ClaimSteps for PostgresSession {
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
         let i = self.prepared_index(strategy).await?;
-        let Prepared::Claim(claim) = &self.prepared[i].1 else {
-            unreachable!("a claim-shaped strategy is prepared as one");
-        };
         let c = &self.client;
         let before = out.len();
-        let claimed = claim.claim(c, batch, &self.worker_id, out).await;
-        claimed.map_err(|e| query_error("claim", e))?;
+        match &self.prepared[i].1 {
+            Prepared::Claim(claim) => {
+                let claimed = claim.claim(c, Call::new(batch, &self.worker_id), out).await;
+                claimed.map_err(|e| query_error("claim", e))?;
+            }
+            Prepared::Stepped { lock, claim } => {
+                let own = !self.in_transaction;
+                let steps = (lock, claim, &mut self.locked, &mut self.ids);
+                let r = stepped_claim(c, own, steps, Call::new(batch, &self.worker_id), out);
+                if let Err(e) = r.await {
+                    out.truncate(before);
+                    if own {
+                        let _ = c.batch_execute("ROLLBACK").await;
+                    }
+                    return Err(e);
+                }
+            }
+            _ => unreachable!("a claim-shaped strategy is prepared as one"),
+        }
         self.advisory = strategy.def().advisory;
         self.release_after = match self.releases.is_empty() {
             true => None,
