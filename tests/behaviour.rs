@@ -1838,6 +1838,7 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
         prevents_duplicates: true,
         respects_max_workers: false,
         listens: false,
+        params: Default::default(),
     })
     .unwrap();
     let backend = <MysqlBackend as TestDb>::open("declared_claim").await;

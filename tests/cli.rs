@@ -2052,7 +2052,9 @@ fn a_declared_claim_that_listens_is_woken_by_the_producer() {
 /// docs/strategies.md states: the CTE, the advisory claim with its release step, the
 /// claimed-table claim (on PostgreSQL and the embedded MariaDB, its setup step run) and
 /// the MariaDB two-step claim pass every step; the NOWAIT claim fails the contended step
-/// at once with 55P03.
+/// at once with 55P03; the queue-row-lock claim comes back empty beside A (its queue's
+/// row is A's) and says that is the technique. Its run binds each worker's `:queue`:
+/// every one of the four queues completes jobs.
 #[test]
 fn every_example_runs_and_gets_its_verdict() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples");
@@ -2073,10 +2075,14 @@ fn every_example_runs_and_gets_its_verdict() {
             );
             assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{}", c.strategy);
             assert_eq!(t.reconciliation.lost, 0, "{}", c.strategy);
+            if c.strategy.to_string() == "queue-row-lock" {
+                assert_eq!(t.queues.len(), 4, "{:?}", t.queues);
+                assert!(t.queues.iter().all(|q| q.completed > 0), "{:?}", t.queues);
+            }
         }
         ran += 1;
     }
-    assert!(ran >= 5, "{ran} examples");
+    assert!(ran >= 6, "{ran} examples");
     let prove = |name: &str| {
         let out = claimbench()
             .args(["prove", "--workload"])
@@ -2103,6 +2109,16 @@ fn every_example_runs_and_gets_its_verdict() {
         "{text}"
     );
     assert!(text.contains("on these 2 servers"), "{text}");
+    let (code, text) = prove("queue-row-lock");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.lines().any(
+            |l| l.starts_with("| queue-row-lock | B claims while A holds")
+                && l.contains("| 0 rows, 0 of them A's")
+                && l.ends_with("| FAIL |")
+        ),
+        "{text}"
+    );
     let (code, text) = prove("nowait");
     assert_eq!(code, Some(1), "{text}");
     assert!(

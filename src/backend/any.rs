@@ -299,6 +299,10 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.prepare(strategy).await)
     }
 
+    fn serve_queue(&mut self, queue: &str) {
+        each!(self, AnySession, s => s.serve_queue(queue))
+    }
+
     async fn begin(&mut self) -> Result<(), BackendError> {
         each!(self, AnySession, s => s.begin().await)
     }

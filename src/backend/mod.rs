@@ -477,6 +477,10 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
         async { Ok(()) }
     }
 
+    /// The queue this connection's worker serves: what a declared claim binds as
+    /// `:queue` (worker `i` of a block serves the workload's queue `i mod n`).
+    fn serve_queue(&mut self, _queue: &str) {}
+
     /// An idle worker of a listening strategy (`notify`): waits until the server
     /// announces new work on this connection, or `max` passes. `true` when woken.
     fn wait_for_work(&mut self, max: Duration) -> impl Future<Output = bool> + Send {

@@ -94,6 +94,9 @@ pub async fn prove<B: Backend>(
         let role = backend.worker_role();
         let mut a = backend.connect(&role, "prove-a").await?;
         let mut b = backend.connect_to(&role, "prove-b", b_node).await?;
+        // Both serve the scratch queue, as a worker of one-queue workload would.
+        a.serve_queue(QUEUE);
+        b.serve_queue(QUEUE);
         if !settings.is_empty() {
             a.apply(settings).await?;
             b.apply(settings).await?;

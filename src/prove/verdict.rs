@@ -100,6 +100,9 @@ pub struct Verdict {
     pub expected: String,
     pub observed: String,
     pub ok: bool,
+    /// B came back at once with fewer rows than A left free, none of A's: what a claim
+    /// that locks something every claim shares (a queue's row, one advisory key) does.
+    pub short: bool,
 }
 
 /// Judges one observation against what `strategy` promises on `kind`.
@@ -166,6 +169,11 @@ pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation
         expected,
         observed: observed(o, overlap),
         ok: ok && o.error.is_none() && n > 0,
+        short: step == Step::Contend
+            && !o.blocked
+            && o.error.is_none()
+            && overlap == 0
+            && o.got.len() < n.min(o.available),
     }
 }
 
@@ -266,7 +274,15 @@ pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdi
             }
         }
     }
-    if v.step == Step::Contend && v.strategy.contention() == Contention::Skips && !v.ok {
+    if v.short && !v.ok {
+        causes.push(
+            "B came back at once with fewer of the free rows than it asked for, none of A's: \
+             the claim locks something every claim shares besides the job rows (a queue's row, \
+             one advisory key, a counter), so while A holds it claims run one at a time; \
+             that is the technique, not the server"
+                .into(),
+        );
+    } else if v.step == Step::Contend && v.strategy.contention() == Contention::Skips && !v.ok {
         causes.push(
             "the claim did not skip A's locked rows: check that SKIP LOCKED (READPAST on SQL \
              Server) reaches the server unchanged (a proxy or ORM rewriting the statement, \

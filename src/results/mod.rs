@@ -926,6 +926,7 @@ mod tests {
             prevents_duplicates: false,
             respects_max_workers: false,
             listens: false,
+            params: Default::default(),
         };
         let mut r = RunResult::default();
         r.workload.custom_strategies = vec![d.clone()];

@@ -6,11 +6,12 @@
 //! declares it (and by whatever cell, worker or result it reaches): no process-wide
 //! registry, so two workloads in one process may each declare their own `team-claim`.
 
-use super::named_params::{self, Param};
+use super::named_params::{self, Names, Param};
 use super::{Colour, Contention, Def, Form, Promises, Shape, Strategy};
 use crate::names::check_declared_name;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// A declared claim's `release` step (PostgreSQL): run after each job leaves the worker
 /// (completed, failed, released), to give up what the claim took beyond the row, such as
@@ -47,6 +48,27 @@ pub struct Source {
     /// PostgreSQL: the `setup` step (tables, functions, triggers on claimbench's schema),
     /// run as the workers' role after each reset, when the file has one.
     pub setup: Option<String>,
+    /// The declared constants, in name order: [`Param::Const`]`(i)` is the i-th.
+    pub consts: Vec<(String, Constant)>,
+}
+
+impl Source {
+    /// The declared constants' names, in the order [`Param::Const`] indexes them.
+    pub fn const_names(&self) -> Vec<String> {
+        self.consts.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// What `p` binds, for `sql --strategy`'s listing: a constant's name and value.
+    pub fn describe(&self, p: Param) -> Option<String> {
+        match p {
+            Param::Const(i) => self
+                .consts
+                .get(usize::from(i))
+                .map(|(n, v)| format!(":{n} = {v}")),
+            Param::Queue => Some("the worker's queue".to_string()),
+            _ => None,
+        }
+    }
 }
 
 /// A declared MySQL claim: MySQL has no `UPDATE ... RETURNING`, so it is two steps of
@@ -63,6 +85,27 @@ pub struct MysqlClaim {
     pub claim_params: Vec<Param>,
     /// The `setup` step, run after each reset, when the file has one.
     pub setup: Option<String>,
+}
+
+/// A value a workload declares for its claim statements (`[strategies.<name>]
+/// params`), bound like `:batch`: an integer as the integer type the server infers, a
+/// string as text, a boolean as a boolean.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Constant {
+    Int(i64),
+    Bool(bool),
+    Text(String),
+}
+
+impl std::fmt::Display for Constant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Constant::Int(n) => write!(f, "{n}"),
+            Constant::Bool(b) => write!(f, "{b}"),
+            Constant::Text(t) => write!(f, "{t:?}"),
+        }
+    }
 }
 
 /// A declared statement file and what it holds.
@@ -91,6 +134,9 @@ pub struct Declared {
     /// of polling, as the built-in `notify` does; PostgreSQL only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub listens: bool,
+    /// Constants its statements bind by name (`:max_attempts`), in name order.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, Constant>,
 }
 
 const NO_MSSQL: &str =
@@ -108,10 +154,12 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         "strategy",
         builtin.then_some("a built-in strategy"),
     )?;
+    let consts: Vec<String> = d.params.keys().cloned().collect();
+    check_constants(d)?;
     let postgres = if d.file.is_empty() {
         None
     } else {
-        Some(postgres_form(d)?)
+        Some(postgres_form(d, &consts)?)
     };
     if let Some(m) = &d.mysql {
         check_declared_mysql(m)?;
@@ -122,7 +170,26 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             ));
         }
     }
-    let mysql = d.mysql.as_ref().map(mysql_form).transpose()?;
+    let mysql = d
+        .mysql
+        .as_ref()
+        .map(|m| mysql_form(m, &consts))
+        .transpose()?;
+    // A constant no statement reads is a typo of one that some statement does.
+    let used = |i: usize| {
+        let c = Param::Const(i as u8);
+        postgres.as_ref().is_some_and(|p| {
+            p.params.contains(&c) || p.lock.as_ref().is_some_and(|l| l.params.contains(&c))
+        }) || mysql
+            .as_ref()
+            .is_some_and(|m| m.lock_params.contains(&c) || m.claim_params.contains(&c))
+    };
+    if let Some(unused) = consts.iter().enumerate().find(|(i, _)| !used(*i)) {
+        return Err(format!(
+            "params.{} is declared but no statement of the strategy reads :{}; use it, or remove it",
+            unused.1, unused.1
+        ));
+    }
     let release = postgres.as_ref().and_then(|p| p.release.clone());
     let lock = postgres.as_ref().and_then(|p| p.lock.clone());
     let setup = postgres.as_ref().and_then(|p| p.setup.clone());
@@ -170,8 +237,38 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             release,
             lock,
             setup,
+            consts: d.params.clone().into_iter().collect(),
         }),
     }))
+}
+
+/// The names of the declared constants: plain lower-case names that are none of the
+/// parameters claimbench binds itself, at most 16 of them.
+fn check_constants(d: &Declared) -> Result<(), String> {
+    const OWN: [&str; 5] = ["batch", "worker_id", "queue", "ids", "window"];
+    if d.params.len() > 16 {
+        return Err(format!(
+            "params declares {} constants; a claim binds at most 16",
+            d.params.len()
+        ));
+    }
+    for name in d.params.keys() {
+        let plain = name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !plain || name.len() > 40 {
+            return Err(format!(
+                "params.{name:?} is not a parameter name; use lower-case letters, digits and _ (starting with a letter, at most 40)"
+            ));
+        }
+        if OWN.contains(&name.as_str()) {
+            return Err(format!(
+                "params.{name} is a parameter claimbench binds itself; name the constant otherwise"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A declared PostgreSQL form: the claim numbered, what it binds, and its other steps.
@@ -188,7 +285,7 @@ const POSTGRES_STEPS: [&str; 4] = ["setup", "lock", "claim", "release"];
 
 /// The PostgreSQL file: one claim statement, or steps (`claim`, and optionally `setup`,
 /// `lock` and `release`), each with its parameters numbered.
-fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
+fn postgres_form(d: &Declared, consts: &[String]) -> Result<PostgresForm, String> {
     crate::privileged_sql::check_file(&d.file, &d.sql)?;
     if named_params::is_blank(&d.sql) {
         return Err(format!(
@@ -204,7 +301,7 @@ fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
             .any(|s| l.trim() == format!("-- step: {s}"))
     });
     if !stepped {
-        let (claim, params) = claim_form(&d.file, &d.sql, &d.sql, false)?;
+        let (claim, params) = claim_form(&d.file, (&d.sql, &d.sql), false, consts)?;
         return Ok(PostgresForm {
             claim,
             params,
@@ -240,12 +337,12 @@ fn postgres_form(d: &Declared) -> Result<PostgresForm, String> {
         .map(|sql| release_form(&d.file, sql).map_err(|e| in_file(e, sql)))
         .transpose()?;
     let lock = find("lock")
-        .map(|sql| lock_form(&d.file, sql).map_err(|e| in_file(e, sql)))
+        .map(|sql| lock_form(&d.file, sql, consts).map_err(|e| in_file(e, sql)))
         .transpose()?;
     let setup = find("setup")
         .map(|sql| setup_form(&d.file, sql).map_err(|e| format!("{e}{}", at(sql))))
         .transpose()?;
-    let (claim, params) = claim_form(&d.file, &d.sql, claim, lock.is_some())?;
+    let (claim, params) = claim_form(&d.file, (&d.sql, claim), lock.is_some(), consts)?;
     Ok(PostgresForm {
         claim,
         params,
@@ -302,14 +399,18 @@ enum StepError {
 }
 
 /// A `lock` step: one statement reading the ids to claim, with :batch and :worker_id.
-fn lock_form(file: &str, sql: &str) -> Result<Lock, StepError> {
+fn lock_form(file: &str, sql: &str, consts: &[String]) -> Result<Lock, StepError> {
     if let Some(line) = named_params::second_statement_line(sql) {
         return Err(StepError::SecondAt(
             line,
             "a second statement in step lock; a lock step is one locking read (SELECT id ... FOR UPDATE SKIP LOCKED)",
         ));
     }
-    let (sql, params) = named_params::to_postgres(sql)
+    let names = Names {
+        allowed: &Param::ALL,
+        consts,
+    };
+    let (sql, params) = named_params::to_postgres_in(sql, names)
         .map_err(|e| StepError::Other(format!("{file} step lock: {e}")))?;
     Ok(Lock { sql, params })
 }
@@ -345,9 +446,9 @@ fn line_of(file_text: &str, part: &str) -> usize {
 /// parameters numbered. After a `lock` step (`locked`) it takes the ids as `:ids`.
 fn claim_form(
     file: &str,
-    whole: &str,
-    sql: &str,
+    (whole, sql): (&str, &str),
     locked: bool,
+    consts: &[String],
 ) -> Result<(String, Vec<Param>), String> {
     // Regression: two statements validated, then failed at the first claim ("cannot
     // insert multiple commands into a prepared statement").
@@ -359,11 +460,12 @@ fn claim_form(
     }
     // A statement that never reads :batch is allowed: the over-claim check is what
     // catches a claim that ignores the batch size, with numbers.
-    let (sql, params) = match locked {
-        false => named_params::to_postgres(sql),
-        true => named_params::to_postgres_with(sql, &[Param::Batch, Param::WorkerId, Param::Ids]),
-    }
-    .map_err(|e| e.to_string())?;
+    let allowed: &[Param] = match locked {
+        false => &Param::ALL,
+        true => &[Param::Batch, Param::WorkerId, Param::Queue, Param::Ids],
+    };
+    let (sql, params) =
+        named_params::to_postgres_in(sql, Names { allowed, consts }).map_err(|e| e.to_string())?;
     if locked && !params.contains(&Param::Ids) {
         return Err(format!(
             "{file} step claim never uses :ids; after a lock step it must claim the rows that step returned: WHERE id = ANY(:ids)"
@@ -393,7 +495,7 @@ fn check_declared_mysql(m: &DeclaredFile) -> Result<(), String> {
 
 /// The MySQL file's `lock` and `claim` steps, checked as far as can be without a server
 /// (the server prepares both before the first trial, and the lock step must return `id`).
-pub(crate) fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
+pub(crate) fn mysql_form(m: &DeclaredFile, consts: &[String]) -> Result<MysqlClaim, String> {
     let steps = crate::statements::sql_steps(&m.sql);
     let get = |name: &str| {
         steps
@@ -408,9 +510,9 @@ pub(crate) fn mysql_form(m: &DeclaredFile) -> Result<MysqlClaim, String> {
                 )
             })
     };
-    let (lock, lock_params) = named_params::to_mysql(get("lock")?, false)
+    let (lock, lock_params) = named_params::to_mysql_in(get("lock")?, false, consts)
         .map_err(|e| format!("{} step lock: {e}", m.file))?;
-    let (claim, claim_params) = named_params::to_mysql(get("claim")?, true)
+    let (claim, claim_params) = named_params::to_mysql_in(get("claim")?, true, consts)
         .map_err(|e| format!("{} step claim: {e}", m.file))?;
     if !claim_params.contains(&Param::Ids) {
         return Err(format!(
@@ -479,6 +581,7 @@ pub fn placeholder(name: &str) -> Strategy {
             release: None,
             lock: None,
             setup: None,
+            consts: Vec::new(),
         }),
     })
 }
@@ -497,6 +600,7 @@ mod tests {
             prevents_duplicates: true,
             respects_max_workers: false,
             listens: false,
+            params: BTreeMap::new(),
         }
     }
 
@@ -593,6 +697,65 @@ mod tests {
         assert!(e.contains("unknown parameter `:ids`"), "{e}");
     }
 
+    /// `:queue` and declared constants are numbered like the rest; a constant no
+    /// statement reads, one named like claimbench's own, or one with an odd name is
+    /// refused naming `params`.
+    #[test]
+    fn constants_and_the_queue_are_parameters_too() {
+        let sql = "UPDATE jobs_hot SET worker_id = :worker_id WHERE queue = :queue AND attempt_count < :max_attempts AND id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id";
+        let with = |params: &[(&str, Constant)]| {
+            let mut d = declared("unit-const", sql);
+            d.params = params
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.clone()))
+                .collect();
+            d
+        };
+        let s = declare(&with(&[("max_attempts", Constant::Int(5))])).unwrap();
+        assert_eq!(
+            s.text(BackendKind::Postgres),
+            "UPDATE jobs_hot SET worker_id = $1 WHERE queue = $2 AND attempt_count < $3 AND id IN (SELECT id FROM jobs_hot LIMIT $4) RETURNING id"
+        );
+        let src = s.def().custom.as_ref().unwrap();
+        assert_eq!(
+            src.params,
+            [Param::WorkerId, Param::Queue, Param::Const(0), Param::Batch]
+        );
+        assert_eq!(
+            src.describe(Param::Const(0)).as_deref(),
+            Some(":max_attempts = 5")
+        );
+        // Undeclared: the statement's constant is an unknown parameter.
+        let e = declare(&with(&[])).unwrap_err();
+        assert!(e.contains("unknown parameter `:max_attempts`"), "{e}");
+        for (params, says) in [
+            (
+                vec![
+                    ("max_attempts", Constant::Int(5)),
+                    ("lease", Constant::Text("30 s".into())),
+                ],
+                "params.lease is declared but no statement",
+            ),
+            (
+                vec![
+                    ("max_attempts", Constant::Int(5)),
+                    ("queue", Constant::Text("x".into())),
+                ],
+                "params.queue is a parameter claimbench binds itself",
+            ),
+            (
+                vec![
+                    ("max_attempts", Constant::Int(5)),
+                    ("Max", Constant::Bool(true)),
+                ],
+                "is not a parameter name",
+            ),
+        ] {
+            let e = declare(&with(&params)).unwrap_err();
+            assert!(e.starts_with("params") && e.contains(says), "{says}: {e}");
+        }
+    }
+
     #[test]
     fn a_declared_statement_runs_as_a_claim_with_numbered_parameters() {
         let s = declare(&declared(
@@ -628,6 +791,7 @@ mod tests {
             prevents_duplicates: true,
             respects_max_workers: false,
             listens: false,
+            params: BTreeMap::new(),
         };
         let s = declare(&mysql(
             "-- step: setup\nCREATE TABLE claimed (job_id BIGINT PRIMARY KEY)\n\
@@ -711,9 +875,9 @@ mod tests {
                 .contains("not a strategy name")
         );
         assert!(
-            declare(&declared("bad-param", "SELECT :batch, :queue"))
+            declare(&declared("bad-param", "SELECT :batch, :tenant"))
                 .unwrap_err()
-                .contains(":queue")
+                .contains("unknown parameter `:tenant`")
         );
         // Regression: these ran, and every job was reported lost (exit 1).
         let e = declare(&declared(

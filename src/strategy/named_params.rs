@@ -1,5 +1,6 @@
-//! Named parameters in a custom claim statement (`:batch`, `:worker_id`, and in a
-//! MySQL claim step `:ids`), rewritten to the server's positional form. Written by hand because it must know just enough SQL
+//! Named parameters in a custom claim statement (`:batch`, `:worker_id`, `:queue`, the
+//! workload's declared constants, and in a claim step after a lock step `:ids`),
+//! rewritten to the server's positional form. Written by hand because it must know just enough SQL
 //! lexing to leave `::casts`, strings, quoted names and comments alone.
 
 use std::fmt;
@@ -14,21 +15,51 @@ pub enum Param {
     /// `offset-start`'s window (`Def::offset_window`); built-in statements only, so
     /// not in [`Param::ALL`].
     Window,
-    /// MySQL's claim step: the ids its lock step returned, one placeholder each
-    /// ([`to_mysql`] keeps the marker for the session to expand).
+    /// A claim step after a lock step: the ids the lock step returned (PostgreSQL
+    /// `bigint[]`; MySQL one placeholder each, [`to_mysql`] keeping the marker for the
+    /// session to expand).
     Ids,
+    /// The queue the claiming worker serves: worker `i` of a block serves the
+    /// workload's queue `i mod n`, in the order `[population] queues` lists them.
+    Queue,
+    /// The strategy's declared constant at this index (`[strategies.<name>] params`).
+    Const(u8),
 }
 
 impl Param {
-    pub const ALL: [Param; 2] = [Param::Batch, Param::WorkerId];
+    pub const ALL: [Param; 3] = [Param::Batch, Param::WorkerId, Param::Queue];
 
+    /// The name a statement writes after `:` (a constant's is its declaration's).
     pub fn name(self) -> &'static str {
         match self {
             Param::Batch => "batch",
             Param::WorkerId => "worker_id",
             Param::Window => "window",
             Param::Ids => "ids",
+            Param::Queue => "queue",
+            Param::Const(_) => "a declared constant",
         }
+    }
+}
+
+/// The names a statement may use: `allowed` built-in ones and the strategy's declared
+/// constants, in declaration order.
+#[derive(Debug, Clone, Copy)]
+pub struct Names<'a> {
+    pub allowed: &'a [Param],
+    pub consts: &'a [String],
+}
+
+impl Names<'_> {
+    fn find(&self, name: &str) -> Option<Param> {
+        self.allowed
+            .iter()
+            .copied()
+            .find(|p| !matches!(p, Param::Const(_)) && p.name() == name)
+            .or_else(|| {
+                let i = self.consts.iter().position(|c| c == name)?;
+                Some(Param::Const(u8::try_from(i).ok()?))
+            })
     }
 }
 
@@ -43,7 +74,7 @@ impl fmt::Display for ParamError {
         match self {
             ParamError::Unknown(n) => write!(
                 f,
-                "unknown parameter `:{n}`; a claim statement may use :batch and :worker_id (and a MySQL claim step :ids)"
+                "unknown parameter `:{n}`; a claim statement may use :batch, :worker_id, :queue and the constants its strategy declares (`params = {{ {n} = … }}`), and a claim step after a lock step :ids"
             ),
             ParamError::Positional(p) => write!(
                 f,
@@ -62,8 +93,19 @@ pub fn to_postgres(sql: &str) -> Result<(String, Vec<Param>), ParamError> {
 /// [`to_postgres`] with `allowed` names: a declared `release` step binds `:ids` (the
 /// jobs that left the worker, as `bigint[]`) and `:worker_id`.
 pub fn to_postgres_with(sql: &str, allowed: &[Param]) -> Result<(String, Vec<Param>), ParamError> {
+    to_postgres_in(
+        sql,
+        Names {
+            allowed,
+            consts: &[],
+        },
+    )
+}
+
+/// [`to_postgres`] with `names`: built-in ones and declared constants.
+pub fn to_postgres_in(sql: &str, names: Names<'_>) -> Result<(String, Vec<Param>), ParamError> {
     let mut order: Vec<Param> = Vec::new();
-    let out = rewrite(sql, allowed, |p| {
+    let out = rewrite(sql, names, |p| {
         let n = match order.iter().position(|q| *q == p) {
             Some(i) => i + 1,
             None => {
@@ -80,13 +122,22 @@ pub fn to_postgres_with(sql: &str, allowed: &[Param]) -> Result<(String, Vec<Par
 /// and returns the parameters in order. With `ids`, `:ids` is allowed and kept as the
 /// marker the session expands to one `?` per id, and [`Param::Ids`] says where they go.
 pub fn to_mysql(sql: &str, ids: bool) -> Result<(String, Vec<Param>), ParamError> {
+    to_mysql_in(sql, ids, &[])
+}
+
+/// [`to_mysql`] with the strategy's declared constants.
+pub fn to_mysql_in(
+    sql: &str,
+    ids: bool,
+    consts: &[String],
+) -> Result<(String, Vec<Param>), ParamError> {
     let mut order: Vec<Param> = Vec::new();
     let allowed: &[Param] = if ids {
-        &[Param::Batch, Param::WorkerId, Param::Ids]
+        &[Param::Batch, Param::WorkerId, Param::Queue, Param::Ids]
     } else {
         &Param::ALL
     };
-    let out = rewrite(sql, allowed, |p| {
+    let out = rewrite(sql, Names { allowed, consts }, |p| {
         order.push(p);
         match p {
             Param::Ids => ":ids".to_string(),
@@ -171,7 +222,7 @@ pub fn second_statement_line(sql: &str) -> Option<usize> {
 
 fn rewrite(
     sql: &str,
-    allowed: &[Param],
+    names: Names<'_>,
     mut number: impl FnMut(Param) -> String,
 ) -> Result<String, ParamError> {
     let b = sql.as_bytes();
@@ -190,10 +241,8 @@ fn rewrite(
         let len = b[i + 1..].iter().take_while(|&&c| ident(c)).count();
         if c == b':' && len > 0 && b[i + 1].is_ascii_alphabetic() {
             let name = &sql[i + 1..i + 1 + len];
-            let p = allowed
-                .iter()
-                .copied()
-                .find(|p| p.name() == name)
+            let p = names
+                .find(name)
                 .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
             out.push_str(&number(p));
             i += 1 + len;

@@ -72,6 +72,9 @@ pub struct CustomStrategy {
     /// Idle workers wait for the producer's NOTIFY instead of polling (PostgreSQL).
     #[serde(default)]
     pub listens: bool,
+    /// Constants its statements read by name.
+    #[serde(default)]
+    pub params: BTreeMap<String, toml::Value>,
 }
 
 fn default_seed() -> u64 {

@@ -267,6 +267,15 @@ impl Population {
         (self.backlog as f64 * share * (1.0 - self.scheduled_share)).round() as u64
     }
 
+    /// The queue worker `i` serves, as a declared claim's `:queue` binds it: the
+    /// workload's queues dealt to the workers in order, round and round.
+    pub fn worker_queue(&self, i: usize) -> &str {
+        match self.queues.len() {
+            0 => "",
+            n => &self.queues[i % n].name,
+        }
+    }
+
     /// The queues' names, in the workload's order (the `sharded` strategies' shards).
     pub fn queue_names(&self) -> Vec<String> {
         self.queues.iter().map(|q| q.name.clone()).collect()

@@ -10,7 +10,7 @@ use super::session::{CustomPrepared as Prepared, MysqlSession};
 use super::{expand_ids, int, session_error};
 use crate::backend::{BackendError, ClaimedJob};
 use crate::strategy::Strategy;
-use crate::strategy::custom::MysqlClaim;
+use crate::strategy::custom::{Constant, MysqlClaim};
 use crate::strategy::named_params::Param;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Statement, Value};
@@ -27,12 +27,24 @@ fn refused(strategy: &Strategy, m: &MysqlClaim, step: &str, message: String) -> 
 
 /// The values of `params` for one call, the ids of `jobs` (padded to `batch`) where
 /// `:ids` stands.
-fn values(params: &[Param], batch: u32, worker_id: &str, jobs: &[ClaimedJob]) -> Params {
+fn values(
+    (params, consts): (&[Param], &[(String, Constant)]),
+    batch: u32,
+    (worker_id, queue): (&str, &str),
+    jobs: &[ClaimedJob],
+) -> Params {
     let mut v = Vec::with_capacity(params.len() + batch as usize);
     for p in params {
         match p {
             Param::Batch => v.push(Value::from(batch)),
             Param::WorkerId => v.push(Value::from(worker_id)),
+            Param::Queue => v.push(Value::from(queue)),
+            Param::Const(k) => v.push(match consts.get(usize::from(*k)).map(|c| &c.1) {
+                Some(Constant::Int(n)) => Value::from(*n),
+                Some(Constant::Bool(b)) => Value::from(*b),
+                Some(Constant::Text(t)) => Value::from(t.as_str()),
+                None => Value::NULL,
+            }),
             Param::Ids => {
                 v.extend(jobs.iter().map(|j| Value::from(j.id)));
                 v.extend((jobs.len()..batch as usize).map(|_| Value::Int(0)));
@@ -124,12 +136,18 @@ impl MysqlSession {
         let i = self.custom_index(strategy, m).await?;
         let claim = self.custom_claim(i, m, batch).await?;
         let before = out.len();
+        let consts = strategy
+            .def()
+            .custom
+            .as_ref()
+            .map_or(&[][..], |c| &c.consts);
         let result = self
             .in_transaction("claim", async |s| {
                 let cluster = s.cluster;
                 let e = |e| session_error(cluster, "claim", e);
                 let p = &s.custom[i];
-                let params = values(&m.lock_params, batch, &s.worker_id, &[]);
+                let me = (s.worker_id.as_str(), s.queue.as_str());
+                let params = values((&m.lock_params, consts), batch, me, &[]);
                 let rows: Vec<Row> = s.conn.exec(&p.lock, params).await.map_err(e)?;
                 out.extend(rows.iter().map(|r| ClaimedJob {
                     id: int(r, p.id).unwrap_or(0),
@@ -149,7 +167,7 @@ impl MysqlSession {
                         ),
                     ));
                 }
-                let params = values(&m.claim_params, batch, &s.worker_id, &out[before..]);
+                let params = values((&m.claim_params, consts), batch, me, &out[before..]);
                 s.conn.exec_drop(&claim, params).await.map_err(e)?;
                 let changed = s.conn.affected_rows();
                 if changed != locked as u64 {
@@ -178,10 +196,20 @@ mod tests {
 
     #[test]
     fn ids_fill_a_full_batch_and_the_rest_bind_in_order() {
+        let consts = [("attempts".to_string(), Constant::Int(5))];
         let p = values(
-            &[Param::WorkerId, Param::Ids, Param::Batch],
+            (
+                &[
+                    Param::WorkerId,
+                    Param::Ids,
+                    Param::Batch,
+                    Param::Queue,
+                    Param::Const(0),
+                ],
+                &consts,
+            ),
             3,
-            "w1",
+            ("w1", "mail"),
             &[7, 9].map(|id| ClaimedJob {
                 id,
                 attempt: 0,
@@ -199,6 +227,8 @@ mod tests {
                 Value::from(9i64),
                 Value::Int(0),
                 Value::from(3u32),
+                Value::from("mail"),
+                Value::from(5i64),
             ]
         );
     }

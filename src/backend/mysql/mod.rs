@@ -550,6 +550,7 @@ impl Backend for MysqlBackend {
             conn,
             statements,
             worker_id: worker_id.to_string(),
+            queue: String::new(),
             workers: self.workers.clone(),
             batch_update: None,
             lock_statements: Vec::new(),

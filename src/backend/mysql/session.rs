@@ -105,6 +105,8 @@ pub struct MysqlSession {
     pub(super) conn: Conn,
     pub(super) statements: Statements,
     pub(super) worker_id: String,
+    /// The queue this worker serves (a declared claim's `:queue`).
+    pub(super) queue: String,
     pub(super) workers: Arc<std::sync::Mutex<Vec<u32>>>,
     /// The claim UPDATE by id for this session's batch size, prepared on first use (the
     /// same text serves production, waiting and naive).
@@ -519,6 +521,10 @@ impl Session for MysqlSession {
         }
     }
 
+    fn serve_queue(&mut self, queue: &str) {
+        self.queue = queue.to_string();
+    }
+
     /// The locking read's plan on MariaDB ([`MysqlSession::analyze`]): production's
     /// `lock` step (uncapped branch), a two-step strategy's select step, offset-start's
     /// `after` read from the head's key, a declared claim's `lock` step.
@@ -532,14 +538,21 @@ impl Session for MysqlSession {
                 return Ok(None);
             };
             // Its parameters as the claim binds them: the batch, this worker's id.
+            use crate::strategy::custom::Constant;
             use crate::strategy::named_params::Param;
             let literals: Option<Vec<String>> = m
                 .lock_params
                 .iter()
                 .map(|p| match p {
                     Param::Batch => Some(batch.to_string()),
-                    Param::WorkerId => Some(format!("'{}'", self.worker_id.replace('\'', "''"))),
-                    // A lock step binds neither (validation allows only the two above).
+                    Param::WorkerId => Some(quoted(&self.worker_id)),
+                    Param::Queue => Some(quoted(&self.queue)),
+                    Param::Const(k) => match &declared.consts.get(usize::from(*k))?.1 {
+                        Constant::Int(n) => Some(n.to_string()),
+                        Constant::Bool(b) => Some(b.to_string()),
+                        Constant::Text(t) => Some(quoted(t)),
+                    },
+                    // A lock step binds neither (validation refuses them there).
                     Param::Window | Param::Ids => None,
                 })
                 .collect();
@@ -736,6 +749,12 @@ impl Session for MysqlSession {
         }
         Ok(killed)
     }
+}
+
+/// `text` as a MySQL string literal that stays one under either backslash rule
+/// (`NO_BACKSLASH_ESCAPES` or not): a workload's value must not end the quote.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// `sql` without its comment lines and with each `?` replaced, in order, by one of

@@ -20,6 +20,15 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
                     Param::WorkerId => "? = worker id".to_string(),
                     Param::Ids => format!(":ids = {batch} placeholders"),
                     Param::Window => "? = window".to_string(),
+                    p => format!(
+                        "? = {}",
+                        strategy
+                            .def()
+                            .custom
+                            .as_ref()
+                            .and_then(|c| c.describe(*p))
+                            .unwrap_or_default()
+                    ),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -82,7 +91,7 @@ pub fn declared(strategy: &Strategy) -> Option<&crate::strategy::custom::MysqlCl
                         file: format!("migrations/mysql/strategies/{s}.sql"),
                         sql: sql.clone(),
                     };
-                    let claim = mysql_form(&file).expect("the shipped file is two steps");
+                    let claim = mysql_form(&file, &[]).expect("the shipped file is two steps");
                     (s, claim)
                 })
             })

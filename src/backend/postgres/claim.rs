@@ -7,6 +7,7 @@
 
 use super::statement::{Described, Stmt};
 use crate::backend::ClaimedJob;
+use crate::strategy::custom::Constant;
 use crate::strategy::named_params::Param;
 use crate::strategy::{MAX_OFFSET_WINDOW, Strategy};
 use futures_util::TryStreamExt;
@@ -28,35 +29,47 @@ enum Bind {
     Window,
     /// A declared claim step's `:ids`: what its lock step returned, as `bigint[]`.
     Ids,
+    /// The worker's queue (`:queue`).
+    Queue,
+    /// A declared constant, as [`Binds::fixed`] holds it at this index.
+    Fixed(u8),
 }
 
-/// What one call binds: the batch asked for, the worker, and for a declared claim step
-/// the ids its lock step returned (empty otherwise).
+/// What one call binds: the batch asked for, the worker and the queue it serves, and
+/// for a declared claim step the ids its lock step returned (empty otherwise).
 #[derive(Clone, Copy)]
 pub struct Call<'a> {
     pub batch: u32,
     pub worker_id: &'a String,
+    pub queue: &'a str,
     pub ids: &'a [i64],
 }
 
 impl<'a> Call<'a> {
-    pub fn new(batch: u32, worker_id: &'a String) -> Call<'a> {
+    pub fn new(batch: u32, worker_id: &'a String, queue: &'a str) -> Call<'a> {
         Call {
             batch,
             worker_id,
+            queue,
             ids: &[],
         }
     }
 }
 
-/// What a statement's `$1`, `$2`, `$3` take, checked against the types the server
+/// The most parameters a statement binds: claimbench's five and the constants.
+const MAX_BINDS: usize = 5 + 16;
+
+/// What a statement's `$1`, `$2`, … take, checked against the types the server
 /// inferred.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct Binds {
-    binds: [Bind; 3],
+    binds: [Bind; MAX_BINDS],
     n: usize,
     /// `offset-start`'s window, bound as the integer its statement casts it to.
     window: i32,
+    /// The declared constants this statement binds, each as the type the server
+    /// inferred, made once when the statement is described.
+    fixed: Vec<Box<dyn ToSql + Sync + Send>>,
 }
 
 /// What `strategy`'s claim (or, for a two-step strategy, its select step) binds to
@@ -70,19 +83,30 @@ impl Binds {
     /// statement).
     pub fn of(strategy: &Strategy, types: &[Type]) -> Result<Binds, String> {
         let window = strategy.def().offset_window.unwrap_or(1);
-        Binds::listed(params(strategy), window, types)
+        let consts = strategy
+            .def()
+            .custom
+            .as_ref()
+            .map_or(&[][..], |c| &c.consts);
+        Binds::listed(params(strategy), (window, consts), types)
     }
 
-    /// The binds of `params` (a declared step's own list) as the server typed them.
-    pub fn listed(params: &[Param], window: u32, types: &[Type]) -> Result<Binds, String> {
-        if types.len() != params.len() || params.len() > 3 {
+    /// The binds of `params` (a declared step's own list, reading `consts`) as the
+    /// server typed them.
+    pub fn listed(
+        params: &[Param],
+        (window, consts): (u32, &[(String, Constant)]),
+        types: &[Type],
+    ) -> Result<Binds, String> {
+        if types.len() != params.len() || params.len() > MAX_BINDS {
             return Err(format!(
                 "the statement has {} parameters where claimbench binds {}",
                 types.len(),
                 params.len()
             ));
         }
-        let mut binds = [Bind::WorkerId; 3];
+        let mut binds = [Bind::WorkerId; MAX_BINDS];
+        let mut fixed: Vec<Box<dyn ToSql + Sync + Send>> = Vec::new();
         for (i, (p, ty)) in params.iter().zip(types).enumerate() {
             binds[i] = match p {
                 Param::Batch => Bind::Batch(match *ty {
@@ -97,12 +121,22 @@ impl Binds {
                 Param::Window => return Err(wrong_type("$3 (window)", ty, "an integer")),
                 Param::Ids if *ty == Type::INT8_ARRAY => Bind::Ids,
                 Param::Ids => return Err(wrong_type(":ids", ty, "bigint[] (`id = ANY(:ids)`)")),
+                Param::Queue if <&str as ToSql>::accepts(ty) => Bind::Queue,
+                Param::Queue => return Err(wrong_type(":queue", ty, "text")),
+                Param::Const(k) => {
+                    let (name, value) = consts
+                        .get(usize::from(*k))
+                        .ok_or_else(|| format!("no constant {k} is declared"))?;
+                    fixed.push(constant(name, value, ty)?);
+                    Bind::Fixed((fixed.len() - 1) as u8)
+                }
             };
         }
         Ok(Binds {
             binds,
             n: params.len(),
             window: window.min(MAX_OFFSET_WINDOW) as i32,
+            fixed,
         })
     }
 
@@ -116,6 +150,7 @@ impl Binds {
         let Call {
             batch,
             worker_id,
+            queue,
             ids,
         } = call;
         let (b8, b4, b2) = (
@@ -131,6 +166,8 @@ impl Binds {
                 Bind::WorkerId => worker_id,
                 Bind::Window => &self.window,
                 Bind::Ids => &ids,
+                Bind::Queue => &queue,
+                Bind::Fixed(k) => &*self.fixed[usize::from(k)],
             }
         };
         let values = self.binds.map(value);
@@ -222,6 +259,34 @@ impl ClaimStatement {
         }
         Ok(())
     }
+}
+
+/// A declared constant as the server typed its parameter: an integer as that integer
+/// type, a string as text, a boolean as a boolean; anything else is refused with the
+/// cast that makes it one.
+fn constant(
+    name: &str,
+    value: &Constant,
+    ty: &Type,
+) -> Result<Box<dyn ToSql + Sync + Send>, String> {
+    let out_of_range = || format!("constant :{name} = {value} does not fit the server's {ty}");
+    Ok(match (value, ty) {
+        (Constant::Int(n), &Type::INT8) => Box::new(*n),
+        (Constant::Int(n), &Type::INT4) => Box::new(i32::try_from(*n).map_err(|_| out_of_range())?),
+        (Constant::Int(n), &Type::INT2) => Box::new(i16::try_from(*n).map_err(|_| out_of_range())?),
+        (Constant::Bool(b), &Type::BOOL) => Box::new(*b),
+        (Constant::Text(t), ty) if <String as ToSql>::accepts(ty) => Box::new(t.clone()),
+        (value, ty) => {
+            let (what, cast) = match value {
+                Constant::Int(_) => ("an integer", "bigint"),
+                Constant::Bool(_) => ("a boolean", "boolean"),
+                Constant::Text(_) => ("text", "text"),
+            };
+            return Err(format!(
+                "constant :{name} is compared with a {ty}; claimbench binds it as {what}: cast it in the statement (:{name}::{cast}::{ty})"
+            ));
+        }
+    })
 }
 
 /// How a statement writes `ty` in a cast.

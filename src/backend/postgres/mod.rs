@@ -87,6 +87,16 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
                     strategy.def().offset_window.unwrap_or(1)
                 ),
                 Param::Ids => format!("${} = ids", i + 1),
+                p => format!(
+                    "${} = {}",
+                    i + 1,
+                    strategy
+                        .def()
+                        .custom
+                        .as_ref()
+                        .and_then(|c| c.describe(*p))
+                        .unwrap_or_default()
+                ),
             })
             .collect::<Vec<_>>()
             .join(", "),
@@ -905,6 +915,7 @@ mod tests {
             prevents_duplicates: true,
             respects_max_workers: false,
             listens: false,
+            params: Default::default(),
         };
         let s = crate::strategy::custom::declare(&d).unwrap();
         assert!(claim_step(&s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));

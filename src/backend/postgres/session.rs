@@ -102,6 +102,8 @@ pub struct PostgresSession {
     /// not end the caller's transaction.
     in_transaction: bool,
     worker_id: String,
+    /// The queue this worker serves (a declared claim's `:queue`).
+    queue: String,
     worker_role: String,
     /// Reused buffers for the ids a two-step strategy reads before it writes, and
     /// (`version-cas`) the version of each.
@@ -134,6 +136,7 @@ impl PostgresSession {
             claimed_in_transaction: Vec::new(),
             in_transaction: false,
             worker_id: worker_id.to_string(),
+            queue: String::new(),
             worker_role,
             ids: Vec::new(),
             versions: Vec::new(),
@@ -150,10 +153,7 @@ enum Prepared {
     Claim(ClaimStatement),
     /// A declared claim with a `lock` step: the locking read, then the claim of the ids
     /// it returned, in one transaction.
-    Stepped {
-        lock: ClaimStatement,
-        claim: ClaimStatement,
-    },
+    Stepped(Box<Stepped>),
     ReadThenWrite {
         select: Stmt,
         update: Stmt,
@@ -166,6 +166,12 @@ enum Prepared {
         select: Stmt,
         claim_batch: Stmt,
     },
+}
+
+/// A declared claim's lock and claim steps, described.
+struct Stepped {
+    lock: ClaimStatement,
+    claim: ClaimStatement,
 }
 
 /// Prepares `strategy`'s statements. A custom statement the server refuses, or that
@@ -206,14 +212,14 @@ async fn prepare_strategy(
             let mut both = p(&[&lock.sql, file]).await?.into_iter();
             let (l, c) = (both.next().unwrap(), both.next().unwrap());
             let step = |name: &str, params: &[Param], d: super::statement::Described| {
-                claim::Binds::listed(params, 1, d.stmt.params())
+                claim::Binds::listed(params, (1, &src.consts), d.stmt.params())
                     .and_then(|b| ClaimStatement::with(b, d))
                     .map_err(|e| refused(format!("step {name}: {e}")))
             };
-            Prepared::Stepped {
+            Prepared::Stepped(Box::new(Stepped {
                 lock: step("lock", &lock.params, l)?,
                 claim: step("claim", &src.params, c)?,
-            }
+            }))
         }
         Shape::Claim => {
             let claim = p(&[claim_step(strategy, file)]).await?.remove(0);
@@ -289,14 +295,14 @@ impl PostgresSession {
         let stmt = c.prepare(&explain).await?;
         let types = stmt.params().to_vec();
         let binds = match custom_lock(strategy) {
-            Some((_, lock)) => claim::Binds::listed(&lock.params, 1, &types),
+            Some((src, lock)) => claim::Binds::listed(&lock.params, (1, &src.consts), &types),
             None => claim::Binds::of(strategy, &types),
         };
         Ok(match binds {
             Ok(binds) => {
                 let stmt = Stmt::Prepared(stmt);
                 binds
-                    .query(c, &stmt, Call::new(batch, &self.worker_id))
+                    .query(c, &stmt, Call::new(batch, &self.worker_id, &self.queue))
                     .await?
             }
             Err(_) => Vec::new(),
@@ -522,13 +528,22 @@ impl ClaimSteps for PostgresSession {
         let before = out.len();
         match &self.prepared[i].1 {
             Prepared::Claim(claim) => {
-                let claimed = claim.claim(c, Call::new(batch, &self.worker_id), out).await;
+                let claimed = claim
+                    .claim(c, Call::new(batch, &self.worker_id, &self.queue), out)
+                    .await;
                 claimed.map_err(|e| query_error("claim", e))?;
             }
-            Prepared::Stepped { lock, claim } => {
+            Prepared::Stepped(steps) => {
+                let Stepped { lock, claim } = &**steps;
                 let own = !self.in_transaction;
                 let steps = (lock, claim, &mut self.locked, &mut self.ids);
-                let r = stepped_claim(c, own, steps, Call::new(batch, &self.worker_id), out);
+                let r = stepped_claim(
+                    c,
+                    own,
+                    steps,
+                    Call::new(batch, &self.worker_id, &self.queue),
+                    out,
+                );
                 if let Err(e) = r.await {
                     out.truncate(before);
                     if own {
@@ -652,6 +667,10 @@ impl Session for PostgresSession {
 
     async fn prepare(&mut self, strategy: &Strategy) -> Result<(), BackendError> {
         self.prepared_index(strategy).await.map(|_| ())
+    }
+
+    fn serve_queue(&mut self, queue: &str) {
+        self.queue = queue.to_string();
     }
 
     async fn begin(&mut self) -> Result<(), BackendError> {

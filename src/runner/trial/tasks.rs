@@ -7,11 +7,12 @@ use super::*;
 /// To the node and through the network `to` says.
 pub(super) async fn open_worker<B: Backend>(
     backend: &B,
-    (role, id): (&str, &str),
+    (role, id, queue): (&str, &str, &str),
     settings: &[(String, String)],
     to: Endpoint,
 ) -> Result<B::Session, crate::backend::BackendError> {
     let mut s = backend.connect_to(role, id, to).await?;
+    s.serve_queue(queue);
     if !settings.is_empty() {
         s.apply(settings).await?;
     }
@@ -36,15 +37,11 @@ pub(super) async fn open_sessions<B: Backend>(
     let connecting: Vec<_> = (0..n)
         .map(|i| {
             let (backend, role, settings) = (backend.clone(), role.clone(), settings.clone());
+            let queue = w.population.worker_queue(i).to_string();
             threads.spawn(i, n, async move {
                 let to = routes.worker(i);
-                open_worker(
-                    backend.as_ref(),
-                    (&role, &crate::runner::shards::worker_id(i)),
-                    &settings,
-                    to,
-                )
-                .await
+                let id = crate::runner::shards::worker_id(i);
+                open_worker(backend.as_ref(), (&role, &id, &queue), &settings, to).await
             })
         })
         .collect();
@@ -66,10 +63,12 @@ pub(super) async fn open_sessions<B: Backend>(
     // The plan sample runs the workers' claim, so under the workers' session settings.
     let planner_role = format!("claimbench-{}", crate::runner::shards::PLANNER);
     let mut planner = one(w.trial.sample_interval.is_some(), &planner_role).await?;
-    if let Some(p) = planner.as_mut()
-        && !settings.is_empty()
-    {
-        p.apply(&settings).await?;
+    if let Some(p) = planner.as_mut() {
+        // Worker 0's claim: its queue too.
+        p.serve_queue(w.population.worker_queue(0));
+        if !settings.is_empty() {
+            p.apply(&settings).await?;
+        }
     }
     Ok(Sessions {
         workers,
@@ -117,8 +116,7 @@ pub(super) fn spawn_faults<B: Backend>(
         let reopen = connector(
             backend,
             w,
-            "claimbench-killer".into(),
-            "killer".into(),
+            ("claimbench-killer".into(), "killer".into(), String::new()),
             Endpoint::default(),
         );
         tokio::spawn(background::kill(
@@ -194,8 +192,7 @@ pub(super) fn spawn_faults<B: Backend>(
 pub(super) fn connector<B: Backend>(
     backend: &Arc<B>,
     w: &Workload,
-    role: String,
-    id: String,
+    (role, id, queue): (String, String, String),
     to: Endpoint,
 ) -> Option<worker::Connector<B::Session>> {
     if !w.faults.breaks_connections() {
@@ -209,9 +206,11 @@ pub(super) fn connector<B: Backend>(
         Vec::new()
     };
     Some(Arc::new(move || {
-        let (backend, role, id) = (backend.clone(), role.clone(), id.clone());
+        let (backend, role, id, queue) = (backend.clone(), role.clone(), id.clone(), queue.clone());
         let settings = settings.clone();
-        Box::pin(async move { open_worker(backend.as_ref(), (&role, &id), &settings, to).await })
+        Box::pin(
+            async move { open_worker(backend.as_ref(), (&role, &id, &queue), &settings, to).await },
+        )
     }))
 }
 
@@ -254,7 +253,12 @@ pub(super) fn spawn<B: Backend>(
         let id = role.trim_start_matches("claimbench-").to_string();
         Resilient::new(
             s,
-            connector(backend, w, role.to_string(), id, Endpoint::default()),
+            connector(
+                backend,
+                w,
+                (role.to_string(), id, String::new()),
+                Endpoint::default(),
+            ),
         )
     };
     let sampler = sessions.sampler.map(|s| {
@@ -344,8 +348,11 @@ pub(super) fn spawn_workers<B: Backend>(
         let connect = connector(
             backend,
             w,
-            backend.worker_role(),
-            crate::runner::shards::worker_id(i),
+            (
+                backend.worker_role(),
+                crate::runner::shards::worker_id(i),
+                w.population.worker_queue(i).to_string(),
+            ),
             routes.worker(i),
         );
         let (stats, counter) = (shared.clone(), progress[i].clone());

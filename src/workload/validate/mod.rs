@@ -182,6 +182,25 @@ impl Validator<'_> {
                     ));
                 }
             }
+            let mut params = BTreeMap::new();
+            for (k, v) in &c.params {
+                use crate::strategy::custom::Constant;
+                let value = match v {
+                    toml::Value::Integer(n) => Constant::Int(*n),
+                    toml::Value::Boolean(b) => Constant::Bool(*b),
+                    toml::Value::String(t) if t.len() <= 1000 => Constant::Text(t.clone()),
+                    other => {
+                        return Err(self.err(
+                            &f(&format!("params.{k}")),
+                            format!(
+                                "is {}; a constant is an integer, a boolean or a string of at most 1000 bytes (a number with a fraction as a string, cast in the statement: :{k}::text::numeric)",
+                                other.type_str()
+                            ),
+                        ));
+                    }
+                };
+                params.insert(k.clone(), value);
+            }
             let d = crate::strategy::custom::Declared {
                 name: name.clone(),
                 file,
@@ -190,10 +209,13 @@ impl Validator<'_> {
                 prevents_duplicates: promise("prevents-duplicates"),
                 respects_max_workers: promise("respects-max-workers"),
                 listens: c.listens,
+                params,
             };
-            // The message names its file; the field is the engine whose file it is.
+            // The message names its file; the field is the engine whose file it is (or
+            // the constants, for theirs).
             let s = crate::strategy::custom::declare(&d).map_err(|m| {
                 let engine = match &d.mysql {
+                    _ if m.starts_with("params") => "params",
                     Some(my) if d.file.is_empty() || m.starts_with(&my.file) => "mysql",
                     _ => "postgres",
                 };
