@@ -215,6 +215,10 @@ pub enum Command {
         /// backend its declared strategies have a form for.
         #[arg(long, value_enum, conflicts_with = "db")]
         backend: Vec<BackendArg>,
+        /// Generated states a declared claim that names its `model` is held to it on
+        /// (beside claims in flight), after the scripted steps; 0 skips the check.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        model_cases: u32,
     },
     /// Print the exact statements a strategy sends, with their parameters.
     Sql {

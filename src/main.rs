@@ -132,6 +132,7 @@ async fn dispatch(
             pooler,
             pooler_admin,
             backend,
+            model_cases,
         } => {
             let pooler = commands::pooler::flags(pooler, pool_mode, pooler_admin)?;
             let backends: Vec<_> = backend
@@ -148,6 +149,7 @@ async fn dispatch(
                 declared: declared.as_ref(),
                 allow_privileged_sql,
                 backends: &backends,
+                model_cases,
             };
             prove::prove(db.as_deref(), &schema, asked, pooler).await
         }

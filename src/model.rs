@@ -57,6 +57,44 @@ pub struct TableState {
 /// batch: [`seed_pick`], [`uncapped_pick`], [`advisory_pick`].
 pub type Pick = fn(&TableState, &HashSet<i64>, u32) -> Vec<i64>;
 
+/// The reference model a declared claim says its pick follows (`[strategies.<name>]
+/// model`), which `prove` then holds it to on generated states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelRef {
+    /// [`seed_pick`]: the seed's eligibility, order and per-queue caps.
+    Seed,
+    /// [`uncapped_pick`]: the seed's eligibility and order, no caps.
+    Uncapped,
+    /// [`advisory_pick`]: the uncapped pick within a window read before locking.
+    Advisory,
+}
+
+impl ModelRef {
+    pub const NAMES: [&str; 3] = ["seed", "uncapped", "advisory"];
+
+    pub fn parse(name: &str) -> Option<ModelRef> {
+        match name {
+            "seed" => Some(ModelRef::Seed),
+            "uncapped" => Some(ModelRef::Uncapped),
+            "advisory" => Some(ModelRef::Advisory),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    pub fn pick(self) -> Pick {
+        match self {
+            ModelRef::Seed => seed_pick,
+            ModelRef::Uncapped => uncapped_pick,
+            ModelRef::Advisory => advisory_pick,
+        }
+    }
+}
+
 /// The ids the seed's FetchNextBatch claims from `state` with limit `batch`, when the
 /// rows in `locked_by_others` are held by another transaction (READPAST / SKIP LOCKED
 /// drop them before ranking). Returned in fetch order.

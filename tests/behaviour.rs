@@ -1839,6 +1839,7 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
         respects_max_workers: false,
         listens: false,
         params: Default::default(),
+        model: None,
     })
     .unwrap();
     let backend = <MysqlBackend as TestDb>::open("declared_claim").await;

@@ -2047,6 +2047,57 @@ fn a_declared_claim_that_listens_is_woken_by_the_producer() {
     );
 }
 
+/// The model check catches a claim that does not pick what its declared model does: the
+/// CTE example without its paused-queue filter, declared `model = "uncapped"`, differs on
+/// a generated state with a paused queue, and prove shows that state, what the claim took
+/// and what the model takes; with `--model-cases 0` the check is skipped.
+#[test]
+fn the_model_check_shows_the_first_state_a_declared_claim_gets_wrong() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples");
+    let dir = tempfile::tempdir().unwrap();
+    let sql = std::fs::read_to_string(examples.join("cte-skip-locked.sql")).unwrap();
+    let careless: String = sql
+        .lines()
+        .filter(|l| !l.contains("is_paused"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(careless, sql);
+    std::fs::write(dir.path().join("cte-skip-locked.sql"), careless).unwrap();
+    let toml = std::fs::read_to_string(examples.join("cte-skip-locked.toml")).unwrap();
+    assert!(toml.contains("model = \"uncapped\""));
+    let w = dir.path().join("careless.toml");
+    std::fs::write(&w, toml).unwrap();
+    let prove = |extra: &[&str]| {
+        let out = claimbench()
+            .args(["prove", "--strategy", "cte-skip-locked", "--workload"])
+            .arg(&w)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, text) = prove(&[]);
+    assert_eq!(code, Some(1), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.contains("(uncapped model)"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains("state ")
+            && row.contains("claimed [")
+            && row.contains("the model [")
+            && row.contains("(paused")
+            && row.ends_with("| FAIL |"),
+        "{row}"
+    );
+    let (code, text) = prove(&["--model-cases", "0"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("model)"), "{text}");
+}
+
 /// Every example in `workloads/examples/` runs as shipped (short trials) with no
 /// duplicate claim and no lost job, and `prove --workload` gives each the verdict
 /// docs/strategies.md states: the CTE, the advisory claim with its release step, the

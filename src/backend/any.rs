@@ -224,6 +224,10 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.server_pid().await)
     }
 
+    async fn load_model_state(&self, state: &crate::model::TableState) -> Result<(), BackendError> {
+        each!(self, AnyBackend, b => b.load_model_state(state).await)
+    }
+
     async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
         each!(self, AnyBackend, b => b.setup_strategy(strategy).await)
     }
@@ -301,6 +305,10 @@ impl Session for AnySession {
 
     fn serve_queue(&mut self, queue: &str) {
         each!(self, AnySession, s => s.serve_queue(queue))
+    }
+
+    async fn hold_in_flight(&mut self, ids: &[i64]) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.hold_in_flight(ids).await)
     }
 
     async fn begin(&mut self) -> Result<(), BackendError> {

@@ -426,6 +426,21 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
         async { Ok(None) }
     }
 
+    /// Replaces the schema's jobs and queues with `state`, a generated state of the
+    /// reference model (`prove` of a declared claim that names its model), through
+    /// DELETE and INSERT so that a declared setup step's triggers see the rows.
+    fn load_model_state(
+        &self,
+        _state: &crate::model::TableState,
+    ) -> impl Future<Output = Result<(), BackendError>> + Send {
+        async {
+            Err(BackendError::other(
+                "load a model state",
+                format!("the model check is not built for {}", self.kind()),
+            ))
+        }
+    }
+
     /// Runs `strategy`'s `setup` step, if its file has one, after a reset: the tables
     /// and triggers a technique needs beside the seed's schema (`ready-table`).
     fn setup_strategy(
@@ -475,6 +490,21 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
         _strategy: &Strategy,
     ) -> impl Future<Output = Result<(), BackendError>> + Send {
         async { Ok(()) }
+    }
+
+    /// Opens a transaction that holds `ids` as claims in flight would (their rows, and on
+    /// PostgreSQL the advisory locks an advisory claim takes on them), until
+    /// [`Session::end`]: the model check's other claims.
+    fn hold_in_flight(
+        &mut self,
+        _ids: &[i64],
+    ) -> impl Future<Output = Result<(), BackendError>> + Send {
+        async {
+            Err(BackendError::other(
+                "hold rows",
+                "the model check is not built for this backend",
+            ))
+        }
     }
 
     /// The queue this connection's worker serves: what a declared claim binds as

@@ -37,6 +37,8 @@ pub(crate) struct Asked<'a> {
     pub allow_privileged_sql: bool,
     /// `--backend`: the throw-away servers to prove on without `--db`.
     pub backends: &'a [BackendKind],
+    /// `--model-cases`: generated states for a declared claim that names its model.
+    pub model_cases: u32,
 }
 
 /// The strategies `--strategy` names (a workload's declared names resolve first), or
@@ -262,6 +264,11 @@ async fn prove_on(
     let mut verdicts = Vec::new();
     for s in &strategies {
         verdicts.extend(prove::prove(&backend, s, s, &settings).await?);
+        let model = s.def().custom.as_ref().and_then(|c| c.model);
+        if let Some(m) = model.filter(|_| asked.model_cases > 0) {
+            let cases = (asked.model_cases, 1);
+            verdicts.push(prove::model_check(&backend, (s, m), cases, &settings).await?);
+        }
     }
     let transaction_pooled = own.map(|p| p.mode()).or(user.map(|p| p.mode))
         == Some(claimbench::pooler::PoolMode::Transaction);

@@ -9,6 +9,7 @@
 //! ([`Session::begin`]); session B claims with the same strategy, through the same code a
 //! benchmark worker runs. [`verdict`] judges what B saw.
 
+pub mod states;
 pub mod verdict;
 
 use crate::backend::recipe::ShardChange;
@@ -113,6 +114,156 @@ pub async fn prove<B: Backend>(
         verdicts.push(judge(backend.kind(), strategy, step, &o));
     }
     Ok(verdicts)
+}
+
+/// Holds `strategy` (declared, naming `model`) to its model on `cases` generated states
+/// from `seed` (see [`states`]): per state, B holds the state's held rows as claims in
+/// flight, A claims once (at most [`PATIENCE`]), and A's ids must be the model's. A
+/// claim that reads `:queue` serves queue `a`, and the model sees that queue's jobs only.
+/// Stops at the first state that differs and shows it.
+pub async fn model_check<B: Backend>(
+    backend: &B,
+    (strategy, model): (&Strategy, crate::model::ModelRef),
+    (cases, seed): (u32, u64),
+    settings: &[(String, String)],
+) -> Result<Verdict, BackendError> {
+    let w = workload(None)
+        .map_err(|e| BackendError::other("build the scratch workload", e.to_string()))?;
+    backend.reset(&w, LAYOUT, w.seed).await?;
+    backend.setup_strategy(strategy).await?;
+    let role = backend.worker_role();
+    let mut a = backend.connect(&role, "prove-a").await?;
+    let mut b = backend.connect(&role, "prove-b").await?;
+    let served = states::QUEUES[0];
+    a.serve_queue(served);
+    b.serve_queue(served);
+    if !settings.is_empty() {
+        a.apply(settings).await?;
+        b.apply(settings).await?;
+    }
+    let per_queue = reads_queue(strategy);
+    let verdict = |ok: bool, observed: String| Verdict {
+        strategy: strategy.clone(),
+        step: Step::Model(model),
+        expected: format!("the model's ids on each of {cases} states"),
+        observed,
+        ok,
+        short: false,
+    };
+    for (i, case) in states::cases(seed, cases).into_iter().enumerate() {
+        backend.load_model_state(&case.state).await?;
+        if !case.held.is_empty() {
+            b.hold_in_flight(&case.held).await?;
+        }
+        let mut out = Vec::new();
+        let claimed = tokio::time::timeout(PATIENCE, a.claim(strategy, case.batch, &mut out)).await;
+        if !case.held.is_empty() {
+            b.end(false).await?;
+        }
+        let at = format!(
+            "state {} of {cases} (seed {seed}; batch {}, {} jobs, held {:?})",
+            i + 1,
+            case.batch,
+            case.state.jobs.len(),
+            case.held
+        );
+        let got = match claimed {
+            Err(_) => {
+                return Ok(verdict(
+                    false,
+                    format!(
+                        "{at}: the claim waited on rows claims in flight hold; a step that locks rows of its own tables must lock or skip the job rows too (FOR UPDATE OF … SKIP LOCKED)"
+                    ),
+                ));
+            }
+            Ok(Err(e)) => return Ok(verdict(false, format!("{at}: the claim failed: {e}"))),
+            Ok(Ok(_)) => ids(&out),
+        };
+        // Give back what the claim took beyond its rows (a release step's locks); the
+        // next state replaces the rows.
+        a.release(&got).await?;
+        let mut got = got;
+        got.sort_unstable();
+        let held: std::collections::HashSet<i64> = case.held.iter().copied().collect();
+        let mut state = case.state.clone();
+        if per_queue {
+            state.jobs.retain(|j| j.queue == served);
+        }
+        let mut want = model.pick()(&state, &held, case.batch);
+        want.sort_unstable();
+        if got != want {
+            return Ok(verdict(
+                false,
+                format!(
+                    "{at}: claimed {got:?}, the model {want:?}; {}",
+                    differing(&state, &got, &want)
+                ),
+            ));
+        }
+    }
+    Ok(verdict(true, format!("all {cases} states agree")))
+}
+
+/// The jobs one side took and the other did not, each with what the model reads of it.
+fn differing(state: &crate::model::TableState, got: &[i64], want: &[i64]) -> String {
+    let row = |id: i64| {
+        let j = state.jobs.iter().find(|j| j.id == id)?;
+        let q = state.queues.iter().find(|q| q.name == j.queue);
+        let queue = match q {
+            None => "no queues row".to_string(),
+            Some(q) => [
+                q.is_paused.then_some("paused".to_string()),
+                (!q.is_active).then_some("inactive".to_string()),
+                q.max_workers.map(|m| format!("max_workers {m}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", "),
+        };
+        let queue = if queue.is_empty() {
+            "open".to_string()
+        } else {
+            queue
+        };
+        Some(format!(
+            "job {id}: queue {} ({queue}), priority {}, due {} s",
+            j.queue,
+            j.priority,
+            j.due_s()
+        ))
+    };
+    let only = |a: &[i64], b: &[i64]| -> Vec<String> {
+        a.iter()
+            .filter(|id| !b.contains(id))
+            .filter_map(|&id| row(id))
+            .collect()
+    };
+    let (extra, missed) = (only(got, want), only(want, got));
+    [
+        (!extra.is_empty()).then(|| format!("taken, not the model's: {}", extra.join("; "))),
+        (!missed.is_empty()).then(|| format!("the model's, not taken: {}", missed.join("; "))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join("; ")
+}
+
+/// Whether a declared claim binds `:queue` on some backend (its pick is then the
+/// served queue's).
+fn reads_queue(strategy: &Strategy) -> bool {
+    use crate::strategy::named_params::Param;
+    let Some(src) = &strategy.def().custom else {
+        return false;
+    };
+    let q = |p: &[Param]| p.contains(&Param::Queue);
+    q(&src.params)
+        || src.lock.as_ref().is_some_and(|l| q(&l.params))
+        || src
+            .mysql
+            .as_ref()
+            .is_some_and(|m| q(&m.lock_params) || q(&m.claim_params))
 }
 
 fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {

@@ -22,6 +22,9 @@ pub enum Step {
     /// Sharded strategies only: A owns the shard and holds its claim open, the shard
     /// moves to B while A still believes it owns it (a move's overlap), and B claims.
     OwnershipMove,
+    /// A declared claim that names its reference model: A claims alone on generated
+    /// states while B holds some rows as claims in flight; A must take the model's ids.
+    Model(crate::model::ModelRef),
 }
 
 impl Step {
@@ -44,6 +47,10 @@ impl Step {
             Step::Committed => "A commits, then B claims all".into(),
             Step::OwnershipMove => format!(
                 "A holds {held} rows of its shard open; the shard moves to B, A keeps claiming (the overlap); B claims"
+            ),
+            Step::Model(m) => format!(
+                "A claims on generated states beside B's claims in flight ({} model)",
+                m.name()
             ),
         }
     }
@@ -162,6 +169,8 @@ pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation
             format!("none of A's rows; the {} others", o.available),
             overlap == 0 && o.got.len() == o.available,
         ),
+        // Judged by `model_check` itself, state by state; never observed this way.
+        (Step::Model(_), _) => ("the model's ids".to_string(), false),
     };
     Verdict {
         strategy: strategy.clone(),
@@ -274,7 +283,12 @@ pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdi
             }
         }
     }
-    if v.short && !v.ok {
+    if let (Step::Model(m), false) = (v.step, v.ok) {
+        causes.push(format!(
+            "the claim's pick differs from the {} model on that state: compare what it takes with the model's eligibility (pending, due, queue not paused or inactive), order (priority descending, due time, id) and limit (docs/strategies.md, Reference models); or declare the model it does follow",
+            m.name()
+        ));
+    } else if v.short && !v.ok {
         causes.push(
             "B came back at once with fewer of the free rows than it asked for, none of A's: \
              the claim locks something every claim shares besides the job rows (a queue's row, \

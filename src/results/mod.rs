@@ -927,6 +927,7 @@ mod tests {
             respects_max_workers: false,
             listens: false,
             params: Default::default(),
+            model: None,
         };
         let mut r = RunResult::default();
         r.workload.custom_strategies = vec![d.clone()];

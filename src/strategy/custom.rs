@@ -50,6 +50,8 @@ pub struct Source {
     pub setup: Option<String>,
     /// The declared constants, in name order: [`Param::Const`]`(i)` is the i-th.
     pub consts: Vec<(String, Constant)>,
+    /// The reference model the declaration names (`prove` holds the claim to it).
+    pub model: Option<crate::model::ModelRef>,
 }
 
 impl Source {
@@ -137,6 +139,9 @@ pub struct Declared {
     /// Constants its statements bind by name (`:max_attempts`), in name order.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Constant>,
+    /// The reference model its pick follows, which `prove` holds it to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<crate::model::ModelRef>,
 }
 
 const NO_MSSQL: &str =
@@ -238,6 +243,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             lock,
             setup,
             consts: d.params.clone().into_iter().collect(),
+            model: d.model,
         }),
     }))
 }
@@ -582,6 +588,7 @@ pub fn placeholder(name: &str) -> Strategy {
             lock: None,
             setup: None,
             consts: Vec::new(),
+            model: None,
         }),
     })
 }
@@ -601,6 +608,7 @@ mod tests {
             respects_max_workers: false,
             listens: false,
             params: BTreeMap::new(),
+            model: None,
         }
     }
 
@@ -792,6 +800,7 @@ mod tests {
             respects_max_workers: false,
             listens: false,
             params: BTreeMap::new(),
+            model: None,
         };
         let s = declare(&mysql(
             "-- step: setup\nCREATE TABLE claimed (job_id BIGINT PRIMARY KEY)\n\

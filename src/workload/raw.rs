@@ -75,6 +75,9 @@ pub struct CustomStrategy {
     /// Constants its statements read by name.
     #[serde(default)]
     pub params: BTreeMap<String, toml::Value>,
+    /// The reference model its pick follows (seed, uncapped, advisory, none).
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 fn default_seed() -> u64 {

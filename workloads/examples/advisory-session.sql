@@ -10,6 +10,7 @@
 WITH candidates AS MATERIALIZED (
     SELECT j.id FROM jobs_hot j
     WHERE j.status = 0 AND (j.scheduled_at IS NULL OR j.scheduled_at <= now())
+      AND j.queue NOT IN (SELECT q.name FROM queues q WHERE q.is_paused OR NOT q.is_active)
     ORDER BY j.priority DESC, COALESCE(j.scheduled_at, j.created_at), j.id
     LIMIT :batch * 4 + 64
 ),

@@ -42,8 +42,11 @@ BEGIN
 END;
 ANALYZE TABLE ready_executions
 -- step: lock
+-- The ready row and its job, locked (a job another transaction holds is skipped), the
+-- ready table read first, in its own index.
 SELECT r.job_id AS id
 FROM ready_executions r FORCE INDEX (ix_ready_executions_poll)
+STRAIGHT_JOIN jobs_hot j ON j.id = r.job_id
 WHERE r.sort_at <= NOW(6)
   AND NOT EXISTS (SELECT 1 FROM queues p
                   WHERE p.name = r.queue AND (p.is_paused OR NOT p.is_active))

@@ -20,6 +20,11 @@ INSERT INTO ready_executions (job_id, queue, priority, sort_at)
 SELECT id, queue, priority, COALESCE(scheduled_at, created_at) FROM jobs_hot WHERE status = 0;
 CREATE FUNCTION executions_track() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF TG_OP = 'DELETE' THEN
+        DELETE FROM ready_executions WHERE job_id = OLD.id;
+        DELETE FROM claimed_executions WHERE job_id = OLD.id;
+        RETURN NULL;
+    END IF;
     IF NEW.status = 0 THEN
         INSERT INTO ready_executions (job_id, queue, priority, sort_at)
         VALUES (NEW.id, NEW.queue, NEW.priority, COALESCE(NEW.scheduled_at, NEW.created_at))
@@ -30,21 +35,24 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$;
-CREATE TRIGGER executions_track AFTER INSERT OR UPDATE OF status, scheduled_at ON jobs_hot
+CREATE TRIGGER executions_track AFTER INSERT OR DELETE OR UPDATE OF status, scheduled_at ON jobs_hot
     FOR EACH ROW EXECUTE FUNCTION executions_track();
 ANALYZE ready_executions;
 -- step: lock
--- The ready rows to take, locked; rows another claim holds are skipped. The paused
--- queues are a hashed list the index scan filters by: written as NOT EXISTS, the
--- planner made it an anti-join that sorted every ready row for each claim (159 ms, 59,401
--- rows examined per batch of 5, in the Plans table).
+-- The ready rows to take and their jobs, locked; rows another claim holds are skipped
+-- (the job's too: a job row someone else holds, such as a rescue in flight, would
+-- make the claim step wait). The paused queues are a hashed list the index scan
+-- filters by: written as NOT EXISTS, the planner made it an anti-join that sorted
+-- every ready row for each claim (159 ms, 59,401 rows examined per batch of 5, in the
+-- Plans table).
 SELECT r.job_id AS id
 FROM ready_executions r
+JOIN jobs_hot h ON h.id = r.job_id
 WHERE r.sort_at <= now()
   AND r.queue NOT IN (SELECT q.name FROM queues q WHERE q.is_paused OR NOT q.is_active)
 ORDER BY r.priority DESC, r.sort_at, r.job_id
 LIMIT :batch
-FOR UPDATE SKIP LOCKED
+FOR UPDATE OF r, h SKIP LOCKED
 -- step: claim
 -- Records the claims, gives up the ready rows, and marks the jobs, in one statement.
 WITH claimed AS (

@@ -15,6 +15,7 @@ use crate::backend::sql::{fill, migration, sql_steps, step};
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 mod custom;
+mod model_state;
 mod offset;
 mod session;
 mod statements;
@@ -690,6 +691,10 @@ impl Backend for MysqlBackend {
     /// A built-in strategy's `setup` step (`ready-table`'s table and triggers), sent as
     /// one multi-statement text on the control connection, which is in the trial's
     /// database.
+    async fn load_model_state(&self, state: &crate::model::TableState) -> Result<(), BackendError> {
+        self.load_state(state).await
+    }
+
     async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
         let Some(setup) = strategy.setup_step(BackendKind::Mysql) else {
             return Ok(());

@@ -525,6 +525,20 @@ impl Session for MysqlSession {
         self.queue = queue.to_string();
     }
 
+    async fn hold_in_flight(&mut self, ids: &[i64]) -> Result<(), BackendError> {
+        self.begin().await?;
+        let sql =
+            super::statements::expand_ids(step(super::model_state::MODEL_SQL, "hold"), ids.len());
+        let mut values: Vec<mysql_async::Value> = ids.iter().map(|&id| id.into()).collect();
+        if values.is_empty() {
+            values.push(mysql_async::Value::Int(0));
+        }
+        self.conn
+            .exec_drop(sql, values)
+            .await
+            .map_err(|e| session_error(self.cluster, "hold rows", e))
+    }
+
     /// The locking read's plan on MariaDB ([`MysqlSession::analyze`]): production's
     /// `lock` step (uncapped branch), a two-step strategy's select step, offset-start's
     /// `after` read from the head's key, a declared claim's `lock` step.

@@ -24,6 +24,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
 
 mod claim;
+mod model_state;
 mod pooled;
 mod pristine;
 mod session;
@@ -853,6 +854,10 @@ impl Backend for PostgresBackend {
         u32::try_from(row.get::<_, i32>(0)).ok()
     }
 
+    async fn load_model_state(&self, state: &crate::model::TableState) -> Result<(), BackendError> {
+        self.load_state(state).await
+    }
+
     async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {
         let Some(setup) = strategy.setup_step(BackendKind::Postgres) else {
             return Ok(());
@@ -916,6 +921,7 @@ mod tests {
             respects_max_workers: false,
             listens: false,
             params: Default::default(),
+model: None,
         };
         let s = crate::strategy::custom::declare(&d).unwrap();
         assert!(claim_step(&s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));

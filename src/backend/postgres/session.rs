@@ -673,6 +673,16 @@ impl Session for PostgresSession {
         self.queue = queue.to_string();
     }
 
+    async fn hold_in_flight(&mut self, ids: &[i64]) -> Result<(), BackendError> {
+        self.begin().await?;
+        let hold = super::model_state::MODEL_SQL;
+        self.client
+            .execute(step(hold, "hold"), &[&ids])
+            .await
+            .map_err(|e| query_error("hold rows", e))?;
+        Ok(())
+    }
+
     async fn begin(&mut self) -> Result<(), BackendError> {
         self.client
             .batch_execute("BEGIN")

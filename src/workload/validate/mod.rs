@@ -201,6 +201,17 @@ impl Validator<'_> {
                 };
                 params.insert(k.clone(), value);
             }
+            let model = match c.model.as_deref() {
+                None | Some("none") => None,
+                Some(m) => Some(crate::model::ModelRef::parse(m).ok_or_else(|| {
+                    self.err(
+                        &f("model"),
+                        format!(
+                            "unknown model `{m}`; expected seed (the seed's order and per-queue caps), uncapped (its order, no caps), advisory (its order within a window read before locking) or none"
+                        ),
+                    )
+                })?),
+            };
             let d = crate::strategy::custom::Declared {
                 name: name.clone(),
                 file,
@@ -210,6 +221,7 @@ impl Validator<'_> {
                 respects_max_workers: promise("respects-max-workers"),
                 listens: c.listens,
                 params,
+                model,
             };
             // The message names its file; the field is the engine whose file it is (or
             // the constants, for theirs).
