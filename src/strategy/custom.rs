@@ -516,6 +516,18 @@ pub(crate) fn mysql_form(m: &DeclaredFile, consts: &[String]) -> Result<MysqlCla
                 )
             })
     };
+    // Each step is one prepared statement: a second one validated, then failed at the
+    // first claim.
+    for name in ["lock", "claim"] {
+        let sql = get(name)?;
+        if let Some(line) = named_params::second_statement_line(sql) {
+            return Err(format!(
+                "{} line {}: a second statement in step {name}; each MySQL step is one statement (a claim step that must also write elsewhere can do it in a trigger the setup step creates)",
+                m.file,
+                line_of(&m.sql, sql) + line - 1
+            ));
+        }
+    }
     let (lock, lock_params) = named_params::to_mysql_in(get("lock")?, false, consts)
         .map_err(|e| format!("{} step lock: {e}", m.file))?;
     let (claim, claim_params) = named_params::to_mysql_in(get("claim")?, true, consts)
@@ -845,6 +857,10 @@ mod tests {
             (
                 "-- step: setup\nCREATE TABLE t (n INT DEFAULT :batch)\n-- step: lock\nSELECT id\n-- step: claim\nUPDATE t SET worker_id = :worker_id WHERE id IN (:ids)",
                 "step setup binds parameters",
+            ),
+            (
+                "-- step: lock\nSELECT id\n-- step: claim\nUPDATE t SET worker_id = :worker_id WHERE id IN (:ids);\nINSERT INTO c VALUES (1)",
+                "line 5: a second statement in step claim",
             ),
         ] {
             let e = declare(&mysql(sql)).unwrap_err();

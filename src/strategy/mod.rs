@@ -272,6 +272,16 @@ impl Strategy {
         }
     }
 
+    /// What a declared statement's `:queue` or constant binds, for `sql`'s parameter
+    /// listing (empty for anything else).
+    pub fn param_note(&self, p: Param) -> String {
+        self.def()
+            .custom
+            .as_ref()
+            .and_then(|c| c.describe(p))
+            .unwrap_or_default()
+    }
+
     /// The strategy's `setup` step on `kind`, when its file there has one: the tables
     /// and triggers a technique needs beside the seed's schema (`ready-table`, or a
     /// declared claim's own tables). Run after each reset.

@@ -191,41 +191,9 @@ impl TestDb for MysqlBackend {
         }
     }
 
-    async fn load_state(&self, s: &mut MysqlSession, state: &TableState) {
-        // Text protocol with the values inline (numbers and the suite's own queue names):
-        // prepared statements of many shapes would evict the session's own claim
-        // statements from mysql_async's statement cache.
-        // One `now` for every row: NOW(6) is read per statement, so rows inserted by
-        // separate statements would get distinct times and the state's ties (which the
-        // model breaks by id) would never reach the server.
-        let mut sql = String::from(
-            "START TRANSACTION; SET @now = NOW(6); DELETE FROM jobs_hot; DELETE FROM queues;",
-        );
-        let null = |v: Option<String>| v.unwrap_or_else(|| "NULL".into());
-        for q in &state.queues {
-            sql.push_str(&format!(
-                " INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES ('{}', {}, {}, {});",
-                q.name,
-                q.is_paused,
-                q.is_active,
-                null(q.max_workers.map(|m| m.to_string()))
-            ));
-        }
-        for j in &state.jobs {
-            sql.push_str(&format!(
-                " INSERT INTO jobs_hot (id, queue, type, payload, priority, status, worker_id, created_at, scheduled_at) \
-                  VALUES ({}, '{}', 'model', '', {}, {}, {}, @now + INTERVAL {} SECOND, {});",
-                j.id,
-                j.queue,
-                j.priority,
-                j.status,
-                if j.status > 0 { "'other'" } else { "NULL" },
-                j.created_s,
-                null(j.scheduled_s.map(|s| format!("@now + INTERVAL {s} SECOND")))
-            ));
-        }
-        sql.push_str(" COMMIT;");
-        s.conn().query_drop(sql).await.unwrap();
+    /// The library's loader, on the control connection (as `prove`'s model check).
+    async fn load_state(&self, _s: &mut MysqlSession, state: &TableState) {
+        self.load_model_state(state).await.unwrap();
     }
 
     async fn create_user_table(&self) {

@@ -160,40 +160,9 @@ impl TestDb for PostgresBackend {
             .unwrap();
     }
 
-    async fn load_state(&self, s: &mut PostgresSession, state: &TableState) {
-        let q = &state.queues;
-        let names: Vec<&str> = q.iter().map(|q| q.name.as_str()).collect();
-        let paused: Vec<bool> = q.iter().map(|q| q.is_paused).collect();
-        let active: Vec<bool> = q.iter().map(|q| q.is_active).collect();
-        let max: Vec<Option<i32>> = q.iter().map(|q| q.max_workers).collect();
-        let j = &state.jobs;
-        let ids: Vec<i64> = j.iter().map(|j| j.id).collect();
-        let queues: Vec<&str> = j.iter().map(|j| j.queue.as_str()).collect();
-        let prios: Vec<i32> = j.iter().map(|j| j.priority).collect();
-        let status: Vec<i16> = j.iter().map(|j| j.status).collect();
-        let created: Vec<f64> = j.iter().map(|j| j.created_s as f64).collect();
-        let sched: Vec<Option<f64>> = j.iter().map(|j| j.scheduled_s.map(|s| s as f64)).collect();
-        let c = s.client();
-        let tx = c.transaction().await.unwrap();
-        tx.batch_execute("TRUNCATE jobs_hot, queues").await.unwrap();
-        tx.execute(
-            "INSERT INTO queues (name, is_paused, is_active, max_workers) \
-             SELECT * FROM unnest($1::text[], $2::bool[], $3::bool[], $4::int[])",
-            &[&names, &paused, &active, &max],
-        )
-        .await
-        .unwrap();
-        tx.execute(
-            "INSERT INTO jobs_hot (id, queue, type, payload, priority, status, worker_id, created_at, scheduled_at) \
-             SELECT id, queue, 'model', '', priority, status, CASE WHEN status > 0 THEN 'other' END, \
-                    now() + make_interval(secs => created), now() + make_interval(secs => scheduled) \
-             FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int2[], $5::float8[], $6::float8[]) \
-                  AS u(id, queue, priority, status, created, scheduled)",
-            &[&ids, &queues, &prios, &status, &created, &sched],
-        )
-        .await
-        .unwrap();
-        tx.commit().await.unwrap();
+    /// The library's loader, on the control connection (as `prove`'s model check).
+    async fn load_state(&self, _s: &mut PostgresSession, state: &TableState) {
+        self.load_model_state(state).await.unwrap();
     }
 
     async fn create_user_table(&self) {

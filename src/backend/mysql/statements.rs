@@ -20,15 +20,7 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
                     Param::WorkerId => "? = worker id".to_string(),
                     Param::Ids => format!(":ids = {batch} placeholders"),
                     Param::Window => "? = window".to_string(),
-                    p => format!(
-                        "? = {}",
-                        strategy
-                            .def()
-                            .custom
-                            .as_ref()
-                            .and_then(|c| c.describe(*p))
-                            .unwrap_or_default()
-                    ),
+                    p => format!("? = {}", strategy.param_note(*p)),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")

@@ -88,16 +88,7 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
                     strategy.def().offset_window.unwrap_or(1)
                 ),
                 Param::Ids => format!("${} = ids", i + 1),
-                p => format!(
-                    "${} = {}",
-                    i + 1,
-                    strategy
-                        .def()
-                        .custom
-                        .as_ref()
-                        .and_then(|c| c.describe(*p))
-                        .unwrap_or_default()
-                ),
+                p => format!("${} = {}", i + 1, strategy.param_note(*p)),
             })
             .collect::<Vec<_>>()
             .join(", "),
