@@ -30,7 +30,8 @@ pub struct Cli {
     pub allow_outside_files: bool,
     /// Run a workload's own SQL (declared layouts and claims) on a `--db` server even
     /// though the role it connects as could reach the server's host (a superuser, a
-    /// MySQL user with FILE or SUPER). By default that is refused, before the first
+    /// MySQL user with FILE or SUPER, a SQL Server login with sysadmin or CONTROL
+    /// SERVER). By default that is refused, before the first
     /// trial: a statement file from someone else must not run commands or read files
     /// there. The embedded servers never need it: their workload SQL runs as a role
     /// (an account, on MariaDB) claimbench creates without those rights.

@@ -16,6 +16,9 @@ pub struct DeclaredLayout {
     pub sql: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mysql: Option<crate::strategy::custom::DeclaredFile>,
+    /// SQL Server's DDL (`[{SCHEMA}]` where the run's schema goes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mssql: Option<crate::strategy::custom::DeclaredFile>,
 }
 
 impl DeclaredLayout {
@@ -27,11 +30,11 @@ impl DeclaredLayout {
     /// Every (file, DDL) of the declaration.
     pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
         let pg = (!self.file.is_empty()).then_some((self.file.as_str(), self.sql.as_str()));
-        let my = self
-            .mysql
-            .as_ref()
+        let other = [&self.mysql, &self.mssql]
+            .into_iter()
+            .flatten()
             .map(|m| (m.file.as_str(), m.sql.as_str()));
-        pg.into_iter().chain(my)
+        pg.into_iter().chain(other)
     }
 }
 
@@ -76,6 +79,7 @@ mod tests {
             file: "covering.sql".into(),
             sql: "CREATE INDEX ON jobs_hot (status, id)".into(),
             mysql: None,
+            mssql: None,
         };
         check(&d).unwrap();
         let declared = [d.clone()];

@@ -1754,6 +1754,44 @@ async fn sharded_claims_match_their_model_on_sql_server() {
     sharded_claims_match_their_model_within_their_shards(backend).await;
 }
 
+/// A declared T-SQL claim (`UPDLOCK, READPAST`, then `UPDATE … OUTPUT`) passes prove's
+/// scripted steps on SQL Server as production does: it skips A's held rows, sees them
+/// again after A rolls back, and never after A commits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(claimbench_mssql),
+    ignore = "set CLAIMBENCH_MSSQL_URL to run against SQL Server"
+)]
+async fn a_declared_t_sql_claim_skips_locked_rows_on_sql_server() {
+    use claimbench::backend::mssql::MssqlBackend;
+    use claimbench::strategy::custom::{Declared, DeclaredFile, declare};
+    let text = "WITH picked AS (\n    SELECT TOP (:batch) [Id] FROM [{SCHEMA}].[JobsHot] WITH (UPDLOCK, READPAST)\n    WHERE [Status] = 0 ORDER BY [Priority] DESC, [Id]\n)\nUPDATE h SET h.[Status] = 1, h.[WorkerId] = :worker_id\nOUTPUT INSERTED.[Id], INSERTED.[AttemptCount]\nFROM [{SCHEMA}].[JobsHot] h INNER JOIN picked p ON p.[Id] = h.[Id];\n";
+    let team = declare(&Declared {
+        name: "team-claim".into(),
+        file: String::new(),
+        sql: String::new(),
+        mysql: None,
+        mssql: Some(DeclaredFile {
+            file: "team.mssql.sql".into(),
+            sql: text.into(),
+        }),
+        prevents_duplicates: true,
+        respects_max_workers: false,
+        listens: false,
+        params: Default::default(),
+        model: None,
+    })
+    .unwrap();
+    let backend = <MssqlBackend as TestDb>::open("declared_t_sql").await;
+    let verdicts = claimbench::prove::prove(&backend, &team, &team, &[])
+        .await
+        .unwrap();
+    assert_eq!(verdicts.len(), 3);
+    for v in &verdicts {
+        assert!(v.ok, "{v:?}");
+    }
+}
+
 /// `ready-table` (a ready table its triggers keep, claimed in two steps) and
 /// `offset-start` (a start read without locks, then locking reads bounded by its key) on
 /// MariaDB, against their models on generated states with another claim in flight
@@ -1835,6 +1873,7 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
             file: file.into(),
             sql: std::fs::read_to_string(file).unwrap(),
         }),
+        mssql: None,
         prevents_duplicates: true,
         respects_max_workers: false,
         listens: false,

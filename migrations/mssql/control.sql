@@ -39,3 +39,12 @@ DELETE o
 FROM [{SCHEMA}].[ShardOwners] o
 JOIN OPENJSON(@P1) q ON o.[Queue] = q.[value]
 JOIN OPENJSON(@P2) w ON w.[key] = q.[key] AND o.[WorkerId] = w.[value];
+
+-- step: role-rights
+-- The login's rights that reach the server's host, before a workload's declared T-SQL
+-- runs as it: sysadmin, CONTROL SERVER (which can enable xp_cmdshell), and bulk
+-- operations (which read the host's files).
+SELECT CAST(SUSER_SNAME() AS nvarchar(256)),
+       CAST(ISNULL(IS_SRVROLEMEMBER(N'sysadmin'), 0) AS int),
+       CAST(ISNULL(HAS_PERMS_BY_NAME(NULL, NULL, N'CONTROL SERVER'), 0) AS int),
+       CAST(ISNULL(HAS_PERMS_BY_NAME(NULL, NULL, N'ADMINISTER BULK OPERATIONS'), 0) AS int)

@@ -49,10 +49,6 @@ pub enum LayoutError {
         "the declared layout `{layout}` has no {kind} DDL; name a file for it in layouts.{layout}.{kind}"
     )]
     DeclaredWithoutForm { kind: BackendKind, layout: String },
-    #[error(
-        "declared layouts are not built on SQL Server yet (no SQL Server runs here to check one); use a shipped layout there"
-    )]
-    DeclaredNotOnMssql,
     #[error("no {kind} index layout named `{layout}`")]
     Unknown { kind: BackendKind, layout: String },
 }
@@ -76,7 +72,9 @@ pub fn sql<'a>(
         (BackendKind::Mysql, Some(d)) => {
             d.mysql.as_ref().map(|m| m.sql.as_str()).ok_or_else(without)
         }
-        (BackendKind::Mssql, Some(_)) => Err(LayoutError::DeclaredNotOnMssql),
+        (BackendKind::Mssql, Some(d)) => {
+            d.mssql.as_ref().map(|m| m.sql.as_str()).ok_or_else(without)
+        }
         (BackendKind::Mysql, None) if layout == "pending-partial" => {
             Err(LayoutError::NoPartialIndexes)
         }
@@ -171,6 +169,7 @@ mod tests {
             file: "covering.sql".into(),
             sql: sql.into(),
             mysql: None,
+            mssql: None,
         };
         let a = [declared("CREATE INDEX a ON jobs_hot (id)")];
         let b = [declared("CREATE INDEX b ON jobs_hot (id)")];
@@ -202,8 +201,20 @@ mod tests {
         );
         assert_eq!(
             sql(BackendKind::Mssql, "covering", &both),
-            Err(LayoutError::DeclaredNotOnMssql)
+            Err(LayoutError::DeclaredWithoutForm {
+                kind: BackendKind::Mssql,
+                layout: "covering".into()
+            })
         );
+        let t_sql = "CREATE INDEX c ON [{SCHEMA}].[JobsHot] ([Status], [Id])";
+        let all = [DeclaredLayout {
+            mssql: Some(crate::strategy::custom::DeclaredFile {
+                file: "covering.mssql.sql".into(),
+                sql: t_sql.into(),
+            }),
+            ..both[0].clone()
+        }];
+        assert_eq!(sql(BackendKind::Mssql, "covering", &all), Ok(t_sql));
         assert!(matches!(
             sql(BackendKind::Postgres, "covering", &[]),
             Err(LayoutError::Unknown { .. })

@@ -923,6 +923,7 @@ mod tests {
             file: "team.sql".into(),
             sql: "UPDATE jobs_hot SET worker_id = :worker_id RETURNING id".into(),
             mysql: None,
+            mssql: None,
             prevents_duplicates: false,
             respects_max_workers: false,
             listens: false,

@@ -52,6 +52,19 @@ pub struct Source {
     pub consts: Vec<(String, Constant)>,
     /// The reference model the declaration names (`prove` holds the claim to it).
     pub model: Option<crate::model::ModelRef>,
+    /// The SQL Server form, when the workload gives one.
+    pub mssql: Option<MssqlClaim>,
+}
+
+/// A declared SQL Server claim: one T-SQL batch (sent with `sp_executesql`, so it may
+/// DECLARE and hold several statements) that claims and returns its rows with `OUTPUT`,
+/// its named parameters as tiberius's `@P1`, `@P2`, … in the order of `params`, and
+/// `[{SCHEMA}]` where the run's schema goes, as in the shipped files.
+#[derive(Debug, Clone)]
+pub struct MssqlClaim {
+    pub file: String,
+    pub sql: String,
+    pub params: Vec<Param>,
 }
 
 impl Source {
@@ -130,6 +143,9 @@ pub struct Declared {
     /// The MySQL statement file (steps `lock` and `claim`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mysql: Option<DeclaredFile>,
+    /// The SQL Server statement file (one T-SQL batch, `UPDATE … OUTPUT`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mssql: Option<DeclaredFile>,
     pub prevents_duplicates: bool,
     pub respects_max_workers: bool,
     /// Idle workers wait for the producer's `NOTIFY` (`LISTEN claimbench_work`) instead
@@ -144,8 +160,7 @@ pub struct Declared {
     pub model: Option<crate::model::ModelRef>,
 }
 
-const NO_MSSQL: &str =
-    "custom strategies do not run on SQL Server yet: no SQL Server runs here to check one";
+const NO_MSSQL: &str = "the workload declares no SQL Server form (give `mssql = \"file.sql\"`: one T-SQL batch, UPDATE … OUTPUT)";
 const NO_POSTGRES: &str =
     "the workload declares it for MySQL only (give `postgres = \"file.sql\"` too)";
 const NO_MYSQL: &str = "the workload declares it for PostgreSQL only (give `mysql = \"file.sql\"` too, with steps `lock` and `claim`)";
@@ -180,6 +195,11 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         .as_ref()
         .map(|m| mysql_form(m, &consts))
         .transpose()?;
+    let mssql = d
+        .mssql
+        .as_ref()
+        .map(|m| mssql_form(m, &consts))
+        .transpose()?;
     // A constant no statement reads is a typo of one that some statement does.
     let used = |i: usize| {
         let c = Param::Const(i as u8);
@@ -188,6 +208,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         }) || mysql
             .as_ref()
             .is_some_and(|m| m.lock_params.contains(&c) || m.claim_params.contains(&c))
+            || mssql.as_ref().is_some_and(|m| m.params.contains(&c))
     };
     if let Some(unused) = consts.iter().enumerate().find(|(i, _)| !used(*i)) {
         return Err(format!(
@@ -207,7 +228,9 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         d.mysql.as_ref().map_or(Form::Absent(NO_MYSQL), |m| {
             Form::Sql(Cow::Owned(m.sql.clone()))
         }),
-        Form::Absent(NO_MSSQL),
+        mssql.as_ref().map_or(Form::Absent(NO_MSSQL), |m| {
+            Form::Sql(Cow::Owned(m.sql.clone()))
+        }),
     ];
     Ok(Strategy::declared(Def {
         name: Cow::Owned(d.name.clone()),
@@ -216,7 +239,8 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             "declared by the workload, from {}",
             [
                 d.file.as_str(),
-                d.mysql.as_ref().map_or("", |m| m.file.as_str())
+                d.mysql.as_ref().map_or("", |m| m.file.as_str()),
+                d.mssql.as_ref().map_or("", |m| m.file.as_str())
             ]
             .iter()
             .filter(|f| !f.is_empty())
@@ -244,6 +268,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             setup,
             consts: d.params.clone().into_iter().collect(),
             model: d.model,
+            mssql,
         }),
     }))
 }
@@ -570,6 +595,42 @@ pub(crate) fn mysql_form(m: &DeclaredFile, consts: &[String]) -> Result<MysqlCla
     })
 }
 
+/// The SQL Server file: one T-SQL batch with its named parameters numbered as tiberius
+/// sends them, checked as far as can be without a server (none runs here: the session
+/// sends it as written, with `[{SCHEMA}]` filled in).
+fn mssql_form(m: &DeclaredFile, consts: &[String]) -> Result<MssqlClaim, String> {
+    crate::privileged_sql::check_file(&m.file, &m.sql)?;
+    if named_params::is_blank(&m.sql) {
+        return Err(format!(
+            "{} holds no statement; give the claim (an UPDATE … SET [WorkerId] = :worker_id … OUTPUT INSERTED.[Id])",
+            m.file
+        ));
+    }
+    let names = Names {
+        allowed: &Param::ALL,
+        consts,
+    };
+    let (sql, params) =
+        named_params::to_mssql_in(&m.sql, names).map_err(|e| format!("{}: {e}", m.file))?;
+    if !params.contains(&Param::WorkerId) {
+        return Err(format!(
+            "{} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it: SET [WorkerId] = :worker_id",
+            m.file
+        ));
+    }
+    if !m.sql.contains("OUTPUT") && !m.sql.contains("output") {
+        return Err(format!(
+            "{} has no OUTPUT clause; the claim returns its rows with OUTPUT INSERTED.[Id] (and optionally INSERTED.[AttemptCount] and a QueueWaitUs column)",
+            m.file
+        ));
+    }
+    Ok(MssqlClaim {
+        file: m.file.clone(),
+        sql,
+        params,
+    })
+}
+
 /// A saved run's custom strategy this process never declared: the name, and the
 /// strictest promise (a duplicate counts against it).
 pub fn placeholder(name: &str) -> Strategy {
@@ -601,6 +662,7 @@ pub fn placeholder(name: &str) -> Strategy {
             setup: None,
             consts: Vec::new(),
             model: None,
+            mssql: None,
         }),
     })
 }
@@ -616,6 +678,7 @@ mod tests {
             file: format!("{name}.sql"),
             sql: sql.into(),
             mysql: None,
+            mssql: None,
             prevents_duplicates: true,
             respects_max_workers: false,
             listens: false,
@@ -776,6 +839,47 @@ mod tests {
         }
     }
 
+    /// A T-SQL claim's misuse is refused naming its file: no worker, no OUTPUT, a
+    /// parameter numbered by hand, a statement that reaches the host.
+    #[test]
+    fn a_sql_server_declaration_says_what_is_wrong() {
+        let mssql = |sql: &str| Declared {
+            mysql: None,
+            mssql: Some(DeclaredFile {
+                file: "team.mssql.sql".into(),
+                sql: sql.into(),
+            }),
+            file: String::new(),
+            sql: String::new(),
+            ..declared("team-claim", "")
+        };
+        let ok = "UPDATE TOP (:batch) [{SCHEMA}].[JobsHot] SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id] WHERE [Status] = 0";
+        let s = declare(&mssql(ok)).unwrap();
+        assert!(s.sql(BackendKind::Mssql).unwrap().contains("TOP (@P1)"));
+        assert!(s.sql(BackendKind::Postgres).is_none());
+        for (sql, says) in [
+            (
+                "UPDATE TOP (:batch) t SET [Status] = 1 OUTPUT INSERTED.[Id]",
+                "never uses :worker_id",
+            ),
+            (
+                "UPDATE TOP (:batch) t SET [WorkerId] = :worker_id",
+                "has no OUTPUT clause",
+            ),
+            (
+                "UPDATE TOP (@P1) t SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id]",
+                "positional parameter `@P1`",
+            ),
+            ("EXEC xp_cmdshell 'dir'", "xp_cmdshell"),
+        ] {
+            let e = declare(&mssql(sql)).unwrap_err();
+            assert!(
+                e.starts_with("team.mssql.sql") && e.contains(says),
+                "{says}: {e}"
+            );
+        }
+    }
+
     #[test]
     fn a_declared_statement_runs_as_a_claim_with_numbered_parameters() {
         let s = declare(&declared(
@@ -808,6 +912,7 @@ mod tests {
                 file: "team.mysql.sql".into(),
                 sql: sql.into(),
             }),
+            mssql: None,
             prevents_duplicates: true,
             respects_max_workers: false,
             listens: false,

@@ -104,6 +104,11 @@ pub fn to_postgres_with(sql: &str, allowed: &[Param]) -> Result<(String, Vec<Par
 
 /// [`to_postgres`] with `names`: built-in ones and declared constants.
 pub fn to_postgres_in(sql: &str, names: Names<'_>) -> Result<(String, Vec<Param>), ParamError> {
+    numbered(sql, names, "$")
+}
+
+/// Each `:name` as `prefix` and its number by first use (a repeated name reuses it).
+fn numbered(sql: &str, names: Names<'_>, prefix: &str) -> Result<(String, Vec<Param>), ParamError> {
     let mut order: Vec<Param> = Vec::new();
     let out = rewrite(sql, names, |p| {
         let n = match order.iter().position(|q| *q == p) {
@@ -113,9 +118,39 @@ pub fn to_postgres_in(sql: &str, names: Names<'_>) -> Result<(String, Vec<Param>
                 order.len()
             }
         };
-        format!("${n}")
+        format!("{prefix}{n}")
     })?;
     Ok((out, order))
+}
+
+/// Rewrites each `:name` to `@P<n>` (SQL Server's parameters as tiberius sends them,
+/// numbered by first use like [`to_postgres`]); a `@P<n>` written by hand is refused,
+/// as `$1` is on PostgreSQL.
+pub fn to_mssql_in(sql: &str, names: Names<'_>) -> Result<(String, Vec<Param>), ParamError> {
+    if let Some(at) = hand_numbered(sql) {
+        return Err(ParamError::Positional(at));
+    }
+    numbered(sql, names, "@P")
+}
+
+/// A `@P1`-style parameter in `sql` outside strings and comments, if there is one.
+fn hand_numbered(sql: &str) -> Option<String> {
+    let mut i = 0;
+    while i < sql.len() {
+        let rest = &sql[i..];
+        let skip = quoted_len(rest);
+        if skip > 0 {
+            i += skip;
+            continue;
+        }
+        let b = rest.as_bytes();
+        if b.len() > 2 && b[0] == b'@' && (b[1] == b'P' || b[1] == b'p') && b[2].is_ascii_digit() {
+            let n = b[2..].iter().take_while(|c| c.is_ascii_digit()).count();
+            return Some(rest[..2 + n].to_string());
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    None
 }
 
 /// Rewrites each `:name` to `?` (MySQL numbers nothing: a repeated name is bound again)
@@ -350,6 +385,34 @@ mod tests {
             ParamError::Unknown("ids".into())
         );
         assert!(to_postgres("WHERE id IN (:ids)").is_err());
+    }
+
+    /// T-SQL takes tiberius's `@P1`, numbered by first use; `$` in a string or an
+    /// `@P1` written by hand is no parameter of claimbench's.
+    #[test]
+    fn sql_server_parameters_are_numbered_as_tiberius_sends_them() {
+        let names = Names {
+            allowed: &Param::ALL,
+            consts: &["tries".to_string()],
+        };
+        let (sql, order) = to_mssql_in(
+            "UPDATE TOP (:batch) t SET w = :worker_id, s = '$1' WHERE q = :queue AND a < :tries AND w2 = :worker_id",
+            names,
+        )
+        .unwrap();
+        assert_eq!(
+            sql,
+            "UPDATE TOP (@P1) t SET w = @P2, s = '$1' WHERE q = @P3 AND a < @P4 AND w2 = @P2"
+        );
+        assert_eq!(
+            order,
+            [Param::Batch, Param::WorkerId, Param::Queue, Param::Const(0)]
+        );
+        assert_eq!(
+            to_mssql_in("SELECT TOP (@P1) 1", names).unwrap_err(),
+            ParamError::Positional("@P1".into())
+        );
+        assert!(to_mssql_in("SELECT '@P1', @Limit", names).is_ok());
     }
 
     #[test]

@@ -121,11 +121,13 @@ impl Workload {
         let claims = self.custom_strategies.iter().filter_map(|d| match kind {
             BackendKind::Postgres if !d.file.is_empty() => Some(d.file.clone()),
             BackendKind::Mysql => d.mysql.as_ref().map(|m| m.file.clone()),
+            BackendKind::Mssql => d.mssql.as_ref().map(|m| m.file.clone()),
             _ => None,
         });
         let layouts = self.custom_layouts.iter().filter_map(|d| match kind {
             BackendKind::Postgres if !d.file.is_empty() => Some(d.file.clone()),
             BackendKind::Mysql => d.mysql.as_ref().map(|m| m.file.clone()),
+            BackendKind::Mssql => d.mssql.as_ref().map(|m| m.file.clone()),
             _ => None,
         });
         claims.chain(layouts).collect()

@@ -56,6 +56,8 @@ pub struct CustomLayout {
     pub postgres: Option<PathBuf>,
     #[serde(default)]
     pub mysql: Option<PathBuf>,
+    #[serde(default)]
+    pub mssql: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]

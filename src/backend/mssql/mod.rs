@@ -22,6 +22,8 @@ use super::shared::Control;
 use super::{Backend, BackendError, BackendKind, ErrorKind, ServerCounters};
 use crate::backend::Reset;
 use crate::backend::sql::{fill, migration, step};
+use crate::strategy::custom::{Constant, MssqlClaim};
+use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 use crate::warnings::Warning;
 use crate::workload::Workload;
@@ -103,6 +105,43 @@ fn claim_body(strategy: &Strategy) -> String {
     }
 }
 
+/// A declared claim as sent: `[{SCHEMA}]` filled in, and READCOMMITTEDLOCK added to its
+/// UPDLOCK hint lists under RCSI, as the built-ins get it.
+pub fn declared_claim_sql(m: &MssqlClaim, schema: &str, rcsi: bool) -> String {
+    let body = if rcsi {
+        read_committed_lock(&m.sql)
+    } else {
+        m.sql.clone()
+    };
+    with_schema(&body, schema)
+}
+
+/// A declared claim's binds, in the order of its `@P1`, `@P2`, …: the batch, the worker,
+/// its queue, and the workload's constants (an integer as bigint, a boolean as 0 or 1).
+pub fn declared_binds<'a>(
+    m: &MssqlClaim,
+    consts: &'a [(String, Constant)],
+    batch: u32,
+    (worker_id, queue): (&'a str, &'a str),
+) -> Vec<Bind<'a>> {
+    m.params
+        .iter()
+        .map(|p| match p {
+            Param::Batch => Bind::Int(batch as i32),
+            Param::WorkerId => Bind::Text(worker_id),
+            Param::Queue => Bind::Text(queue),
+            Param::Const(k) => match consts.get(usize::from(*k)).map(|c| &c.1) {
+                Some(Constant::Int(n)) => Bind::BigInt(*n),
+                Some(Constant::Bool(b)) => Bind::Int(i32::from(*b)),
+                Some(Constant::Text(t)) => Bind::Text(t),
+                None => Bind::Text(""),
+            },
+            // Refused in a T-SQL claim by validation.
+            Param::Window | Param::Ids => Bind::Int(0),
+        })
+        .collect()
+}
+
 /// Adds READCOMMITTEDLOCK to every hint list that takes UPDLOCK, whatever else it
 /// holds (READPAST, ROWLOCK, PAGLOCK), as the list's last hint.
 fn read_committed_lock(sql: &str) -> String {
@@ -181,6 +220,24 @@ pub fn version_cas_binds<'a>(worker_id: &'a str, pairs_json: &'a str) -> [Bind<'
 
 /// What `claimbench sql --backend mssql` shows of a strategy's parameters.
 pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
+    if let Some(m) = strategy
+        .def()
+        .custom
+        .as_ref()
+        .and_then(|c| c.mssql.as_ref())
+    {
+        return m
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Param::Batch => format!("@P{} = {batch} (batch)", i + 1),
+                Param::WorkerId => format!("@P{} = worker id", i + 1),
+                p => format!("@P{} = {}", i + 1, strategy.param_note(*p)),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
     let show = |b: &[Bind]| {
         b.iter()
             .enumerate()
@@ -609,6 +666,35 @@ impl Backend for MssqlBackend {
             })
         })
         .await
+    }
+
+    /// The login the run connects as, and its rights over the server's host: declared
+    /// T-SQL runs as it, so a sysadmin login is refused unless the person allows it.
+    async fn workload_role(&self) -> Result<Option<super::WorkloadRole>, BackendError> {
+        let rows = self
+            .control_query(
+                step(SQL.control, "role-rights"),
+                &[],
+                "read the login's rights",
+            )
+            .await?;
+        let Some(r) = rows.first() else {
+            return Ok(None);
+        };
+        let name: Option<&str> = r.try_get(0).ok().flatten();
+        let rights = [
+            (1, "sysadmin"),
+            (2, "CONTROL SERVER"),
+            (3, "ADMINISTER BULK OPERATIONS"),
+        ];
+        Ok(Some(super::WorkloadRole {
+            name: name.unwrap_or_default().to_string(),
+            reaches_host: rights
+                .iter()
+                .filter(|(i, _)| int(r, *i) == 1)
+                .map(|(_, n)| n.to_string())
+                .collect(),
+        }))
     }
 
     async fn server_pid(&self) -> Option<u32> {

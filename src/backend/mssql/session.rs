@@ -14,6 +14,7 @@ use crate::backend::shared::{
 };
 use crate::backend::sql::{fill, step};
 use crate::backend::{BackendError, ClaimedJob, Sample, Session};
+use crate::strategy::custom::MssqlClaim;
 use crate::strategy::{Shape, Strategy};
 use crate::workload::Workload;
 use std::time::Duration;
@@ -84,6 +85,13 @@ pub struct MssqlSession {
     statements: Statements,
     worker_id: String,
     worker_role: String,
+    /// The queue this worker serves (a declared claim's `:queue`).
+    queue: String,
+    /// Each declared claim's statement as sent (schema filled in, lock hints for RCSI
+    /// added, as the built-ins get them), made on its first claim.
+    declared: Vec<(Strategy, String)>,
+    schema: String,
+    rcsi: bool,
 }
 
 impl MssqlSession {
@@ -124,7 +132,78 @@ impl MssqlSession {
             statements: Statements::new(schema, rcsi),
             worker_id: worker_id.to_string(),
             worker_role: worker_role.to_string(),
+            queue: String::new(),
+            declared: Vec::new(),
+            schema: schema.to_string(),
+            rcsi,
         }
+    }
+
+    /// A declared claim: its statement as sent, its binds in order, and its rows read
+    /// by column name (`Id`, and `AttemptCount` and `QueueWaitUs` when it returns them).
+    async fn declared_claim(
+        &mut self,
+        strategy: &Strategy,
+        m: &MssqlClaim,
+        batch: u32,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Done {
+        let i = match self.declared.iter().position(|(s, _)| s == strategy) {
+            Some(i) => i,
+            None => {
+                let sql = super::declared_claim_sql(m, &self.schema, self.rcsi);
+                self.declared.push((strategy.clone(), sql));
+                self.declared.len() - 1
+            }
+        };
+        let consts = strategy
+            .def()
+            .custom
+            .as_ref()
+            .map_or(&[][..], |c| &c.consts);
+        let binds = super::declared_binds(m, consts, batch, (&self.worker_id, &self.queue));
+        let sql = &self.declared[i].1;
+        let got = rows(&mut self.client, "claim", sql, &binds)
+            .await
+            .map_err(|e| match e {
+                BackendError::Query {
+                    what,
+                    kind,
+                    code,
+                    message,
+                } => BackendError::Query {
+                    what,
+                    kind,
+                    code,
+                    message: format!("{} (strategy `{strategy}`): {message}", m.file),
+                },
+                other => other,
+            })?;
+        let Some(first) = got.first() else {
+            return Ok(());
+        };
+        let col = |name: &str| {
+            first
+                .columns()
+                .iter()
+                .position(|c| c.name().eq_ignore_ascii_case(name))
+        };
+        let id = col("Id").ok_or_else(|| {
+            BackendError::other(
+                "claim",
+                format!(
+                    "{}: the claim returns no `Id` column; OUTPUT INSERTED.[Id]",
+                    m.file
+                ),
+            )
+        })?;
+        let (attempt, wait) = (col("AttemptCount"), col("QueueWaitUs"));
+        out.extend(got.iter().map(|r| ClaimedJob {
+            id: int(r, id),
+            attempt: attempt.map_or(0, |a| int(r, a) as i32),
+            queue_wait_us: wait.map_or(-1, |w| int(r, w)),
+        }));
+        Ok(())
     }
 
     /// The underlying client, for tests that need to hold a transaction open.
@@ -262,6 +341,14 @@ fn keep_updated(got: &[Row], updated: &[Row], out: &mut Vec<ClaimedJob>) {
 impl ClaimSteps for MssqlSession {
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let Ask { strategy, batch } = ask;
+        if let Some(m) = strategy
+            .def()
+            .custom
+            .as_ref()
+            .and_then(|c| c.mssql.as_ref())
+        {
+            return self.declared_claim(strategy, m, batch, out).await;
+        }
         let claims = &self.statements.claims;
         // `offset-start-<K>` is offset-start's statement with its own window.
         let same = |c: &Strategy| {
@@ -330,6 +417,10 @@ impl ClaimSteps for MssqlSession {
 }
 
 impl Session for MssqlSession {
+    fn serve_queue(&mut self, queue: &str) {
+        self.queue = queue.to_string();
+    }
+
     async fn begin(&mut self) -> Result<(), BackendError> {
         batch(&mut self.client, "begin", "BEGIN TRANSACTION").await
     }

@@ -416,3 +416,56 @@ fn every_t_sql_statement_parses_with_a_t_sql_parser() {
     // the schema. A new OUTPUT elsewhere shows up here.
     assert_eq!(partial.len(), 23, "{partial:#?}");
 }
+
+/// A declared T-SQL claim as sent and bound, pinned like the built-ins: its named
+/// parameters as tiberius's `@P1`…, `[{SCHEMA}]` filled in, READCOMMITTEDLOCK added to
+/// its UPDLOCK hints under RCSI, and its binds in order (the batch as int, the worker
+/// and queue as text, an integer constant as bigint). No SQL Server runs here: what
+/// the server does with it is the integration suite's, given CLAIMBENCH_MSSQL_URL.
+#[test]
+fn a_declared_claim_is_sent_and_bound_as_pinned() {
+    use crate::strategy::custom::{Declared, DeclaredFile, declare};
+    let text = "WITH picked AS (\n    SELECT TOP (:batch) [Id] FROM [{SCHEMA}].[JobsHot] WITH (UPDLOCK, READPAST)\n    WHERE [Status] = 0 AND [Queue] = :queue AND [AttemptCount] < :max_attempts\n    ORDER BY [Priority] DESC, [Id]\n)\nUPDATE h SET h.[Status] = 1, h.[WorkerId] = :worker_id\nOUTPUT INSERTED.[Id], INSERTED.[AttemptCount]\nFROM [{SCHEMA}].[JobsHot] h INNER JOIN picked p ON p.[Id] = h.[Id];\n";
+    let s = declare(&Declared {
+        name: "team-claim".into(),
+        file: String::new(),
+        sql: String::new(),
+        mysql: None,
+        mssql: Some(DeclaredFile {
+            file: "team.mssql.sql".into(),
+            sql: text.into(),
+        }),
+        prevents_duplicates: true,
+        respects_max_workers: false,
+        listens: false,
+        params: [("max_attempts".to_string(), Constant::Int(5))].into(),
+        model: None,
+    })
+    .unwrap();
+    let m = s.def().custom.as_ref().unwrap().mssql.clone().unwrap();
+    let sent = |rcsi| declared_claim_sql(&m, "claimbench", rcsi);
+    let consts = &s.def().custom.as_ref().unwrap().consts;
+    let binds = declared_binds(&m, consts, 10, ("w3", "mail"));
+    let pinned = format!(
+        "-- as sent:\n{}\n-- under RCSI:\n{}\n-- binds, batch 10, worker w3 serving mail:\n{binds:?}\n-- sql --backend mssql lists:\n{}\n",
+        sent(false),
+        sent(true),
+        strategy_params(&s, 10)
+    );
+    check("declared-claim.sql", &pinned);
+    assert!(sent(true).contains("WITH (UPDLOCK, READPAST, READCOMMITTEDLOCK)"));
+    // It reads as T-SQL, but for its OUTPUT clause, as the shipped claims do.
+    let (text, removed) = parseable_form(&sent(false));
+    assert_eq!(removed.len(), 1, "{removed:?}");
+    sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::MsSqlDialect {}, &text)
+        .unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(
+        binds,
+        [
+            Bind::Int(10),
+            Bind::Text("mail"),
+            Bind::BigInt(5),
+            Bind::Text("w3")
+        ]
+    );
+}

@@ -908,6 +908,7 @@ mod tests {
             file: "c.sql".into(),
             sql: "-- step: lock the rows first\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id".into(),
             mysql: None,
+            mssql: None,
             prevents_duplicates: true,
             respects_max_workers: false,
             listens: false,

@@ -112,10 +112,10 @@ impl Validator<'_> {
         let mut out = Vec::new();
         for (name, l) in raw {
             let f = |engine: &str| format!("layouts.{name}.{engine}");
-            if l.postgres.is_none() && l.mysql.is_none() {
+            if l.postgres.is_none() && l.mysql.is_none() && l.mssql.is_none() {
                 return Err(self.err(
                     &format!("layouts.{name}"),
-                    "gives no DDL; name a file for `postgres` and/or `mysql`",
+                    "gives no DDL; name a file for `postgres`, `mysql` and/or `mssql`",
                 ));
             }
             crate::custom_layout::check_name(name)
@@ -136,6 +136,7 @@ impl Validator<'_> {
                 file: pg.file,
                 sql: pg.sql,
                 mysql: form("mysql", &l.mysql)?,
+                mssql: form("mssql", &l.mssql)?,
             });
         }
         Ok(out)
@@ -150,16 +151,10 @@ impl Validator<'_> {
         let mut out = Vec::new();
         for (name, c) in raw {
             let f = |x: &str| format!("strategies.{name}.{x}");
-            if c.mssql.is_some() {
-                return Err(self.err(
-                    &f("mssql"),
-                    "custom strategies do not run on SQL Server yet (give `postgres` or `mysql`): no SQL Server runs here to check one",
-                ));
-            }
-            if c.postgres.is_none() && c.mysql.is_none() {
+            if c.postgres.is_none() && c.mysql.is_none() && c.mssql.is_none() {
                 return Err(self.err(
                     &f("postgres"),
-                    "is missing; give the claim statement's file, relative to this workload (`postgres = \"claim.sql\"`, and/or `mysql = \"claim.mysql.sql\"` with steps `lock` and `claim`)",
+                    "is missing; give the claim statement's file, relative to this workload (`postgres = \"claim.sql\"`, and/or `mysql = \"claim.mysql.sql\"` with steps `lock` and `claim`, and/or `mssql = \"claim.mssql.sql\"`)",
                 ));
             }
             let (file, sql) = match &c.postgres {
@@ -169,6 +164,13 @@ impl Validator<'_> {
             let mysql = match &c.mysql {
                 Some(path) => {
                     let (file, sql) = self.read_beside(&f("mysql"), path)?;
+                    Some(crate::strategy::custom::DeclaredFile { file, sql })
+                }
+                None => None,
+            };
+            let mssql = match &c.mssql {
+                Some(path) => {
+                    let (file, sql) = self.read_beside(&f("mssql"), path)?;
                     Some(crate::strategy::custom::DeclaredFile { file, sql })
                 }
                 None => None,
@@ -217,6 +219,7 @@ impl Validator<'_> {
                 file,
                 sql,
                 mysql,
+                mssql,
                 prevents_duplicates: promise("prevents-duplicates"),
                 respects_max_workers: promise("respects-max-workers"),
                 listens: c.listens,
@@ -228,6 +231,7 @@ impl Validator<'_> {
             let s = crate::strategy::custom::declare(&d).map_err(|m| {
                 let engine = match &d.mysql {
                     _ if m.starts_with("params") => "params",
+                    _ if d.mssql.as_ref().is_some_and(|ms| m.starts_with(&ms.file)) => "mssql",
                     Some(my) if d.file.is_empty() || m.starts_with(&my.file) => "mysql",
                     _ => "postgres",
                 };
