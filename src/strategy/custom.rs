@@ -181,6 +181,12 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
     } else {
         Some(postgres_form(d, &consts)?)
     };
+    if let Some(m) = d.mssql.as_ref().filter(|_| d.listens) {
+        return Err(format!(
+            "{} is a SQL Server form of a claim that listens; SQL Server has no LISTEN/NOTIFY, so its idle workers could only poll: declare the SQL Server claim as a strategy of its own without `listens`",
+            m.file
+        ));
+    }
     if let Some(m) = &d.mysql {
         check_declared_mysql(m)?;
         if d.listens {
@@ -504,7 +510,7 @@ fn claim_form(
     }
     if !params.contains(&Param::WorkerId) {
         return Err(format!(
-            "{file} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim"
+            "{file} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim (a claim that owns its jobs by a lock sets it too, and gives the lock back in a release step: workloads/examples/advisory-session.sql)"
         ));
     }
     Ok((sql, params))
@@ -600,6 +606,18 @@ pub(crate) fn mysql_form(m: &DeclaredFile, consts: &[String]) -> Result<MysqlCla
 /// sends it as written, with `[{SCHEMA}]` filled in).
 fn mssql_form(m: &DeclaredFile, consts: &[String]) -> Result<MssqlClaim, String> {
     crate::privileged_sql::check_file(&m.file, &m.sql)?;
+    // Steps would be comments to SQL Server: a setup step would run with every claim.
+    if let Some(line) = m
+        .sql
+        .lines()
+        .position(|l| l.trim().starts_with("-- step: "))
+    {
+        return Err(format!(
+            "{} line {}: a SQL Server claim has no steps; write it as one T-SQL batch (DECLARE what it needs, then UPDATE … OUTPUT, as the shipped claims are), and build the tables a setup step would in a declared layout (`[layouts.<name>] mssql`)",
+            m.file,
+            line + 1
+        ));
+    }
     if named_params::is_blank(&m.sql) {
         return Err(format!(
             "{} holds no statement; give the claim (an UPDATE … SET [WorkerId] = :worker_id … OUTPUT INSERTED.[Id])",
@@ -871,6 +889,10 @@ mod tests {
                 "positional parameter `@P1`",
             ),
             ("EXEC xp_cmdshell 'dir'", "xp_cmdshell"),
+            (
+                "-- step: setup\nCREATE TABLE t (a int)\n-- step: claim\nUPDATE t SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id]",
+                "line 1: a SQL Server claim has no steps",
+            ),
         ] {
             let e = declare(&mssql(sql)).unwrap_err();
             assert!(
