@@ -156,6 +156,24 @@ pub enum Command {
         #[arg(long)]
         report: bool,
     },
+    /// Read a folder of nightly runs (each a results folder with its run.json) in the
+    /// order they started, and find where a lasting shift began in each cell's compared
+    /// metrics (E-divisive change points, a permutation test at 1 %), with a plot per
+    /// metric. Exit codes as compare's: 0 no regression still there, 4 a regression that
+    /// is the series' current level, 2 bad input.
+    History {
+        /// The folder holding one results folder per night (the runs' --results).
+        dir: PathBuf,
+        /// The smallest relative shift reported (0.05: 5 %).
+        #[arg(long, default_value_t = 0.05)]
+        min_change: f64,
+        /// Where the plots go (default: DIR/history).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also write the history (series and shifts) as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Reset and seed the schema as a trial would, then exit: for running pgbench or
     /// EXPLAIN against exactly what claimbench measures.
     Prepare {

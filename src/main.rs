@@ -107,6 +107,12 @@ async fn dispatch(
             [markdown, json, junit],
             report,
         ),
+        Command::History {
+            dir,
+            min_change,
+            out,
+            json,
+        } => compare::history(&dir, min_change, out, json),
         Command::Prepare {
             workload,
             db,

@@ -2180,3 +2180,84 @@ fn every_example_runs_and_gets_its_verdict() {
         "{text}"
     );
 }
+
+/// Thirty synthetic nights made from a saved run (throughput scaled by the night's level
+/// with ±2 % noise; everything else as saved), each in its own results folder.
+fn nights(dir: &Path, level: impl Fn(usize) -> f64) {
+    let base: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/three-reps.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut seed: u64 = 7;
+    for night in 0..30 {
+        let mut r = base.clone();
+        let id = format!("202611{:02}-020000-nightly", night + 1);
+        r["run_id"] = id.clone().into();
+        r["started_at"] = format!("2026-11-{:02}T02:00:00+00:00", night + 1).into();
+        for c in r["cells"].as_array_mut().unwrap() {
+            for t in c["trials"].as_array_mut().unwrap() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let noise = ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 0.04;
+                let k = level(night) * (1.0 + noise);
+                for field in ["completed_per_s", "claimed_per_s"] {
+                    let v = t[field].as_f64().unwrap();
+                    t[field] = (v * k).into();
+                }
+            }
+        }
+        let folder = dir.join(&id);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("run.json"), r.to_string()).unwrap();
+    }
+}
+
+/// `history` finds a 10 % throughput drop injected at night 21 of 30 (exit 4, the
+/// night, the levels, a plot per metric) and nothing in a flat history (exit 0).
+#[test]
+fn history_finds_a_step_in_thirty_nights_and_none_in_a_flat_history() {
+    let run = |dir: &Path| {
+        let out = claimbench().arg("history").arg(dir).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let step = tempfile::tempdir().unwrap();
+    nights(step.path(), |n| if n < 20 { 1.0 } else { 0.9 });
+    let (code, text) = run(step.path());
+    assert_eq!(code, Some(4), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("| throughput |"))
+        .collect();
+    assert!(!rows.is_empty(), "{text}");
+    for row in &rows {
+        let change: f64 = row
+            .split('|')
+            .nth(6)
+            .unwrap()
+            .trim()
+            .trim_end_matches(" %")
+            .parse()
+            .unwrap();
+        assert!(
+            row.contains("| 21 (20261121-020000-nightly) |")
+                && row.contains("| regressed | yes |")
+                && (-12.0..-8.0).contains(&change),
+            "{row}"
+        );
+    }
+    assert!(!text.contains("| claim_p99 |"), "{text}");
+    assert!(step.path().join("history/throughput.svg").is_file());
+    assert!(step.path().join("history/claim_p99.png").is_file());
+    let flat = tempfile::tempdir().unwrap();
+    nights(flat.path(), |_| 1.0);
+    let (code, text) = run(flat.path());
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains(": 0 found"), "{text}");
+}

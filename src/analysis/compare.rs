@@ -76,6 +76,12 @@ fn estimate(metric: Metric, c: &CellResult) -> Option<Estimate> {
     }
 }
 
+/// A compared metric's value for one cell (its repetitions combined as `compare`
+/// combines them), without the interval: one night's point in `history`.
+pub fn cell_value(metric: Metric, c: &CellResult) -> Option<f64> {
+    estimate(metric, c).map(|e| e.value)
+}
+
 /// The default threshold of each metric, for the docs and the report.
 pub fn thresholds() -> Vec<(&'static str, f64)> {
     Metric::compared()

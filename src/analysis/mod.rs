@@ -5,12 +5,14 @@
 //! same answers for an old run.json as the run that wrote it.
 
 pub mod bootstrap;
+pub mod changepoint;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
 mod durability;
 pub mod figures;
 pub mod gates;
+pub mod history;
 pub mod network;
 pub mod pooler;
 pub mod rate_search;

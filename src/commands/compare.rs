@@ -76,3 +76,77 @@ pub(crate) fn compare(
     }
     Ok(ExitCode::from(c.exit_code()))
 }
+
+/// `history`: the runs under `dir` in the order they started, the shifts found, a plot
+/// per metric under `out` (default `dir/history`), and compare's exit code.
+pub(crate) fn history(
+    dir: &Path,
+    min_change: f64,
+    out: Option<std::path::PathBuf>,
+    json: Option<std::path::PathBuf>,
+) -> Result<ExitCode> {
+    use claimbench::analysis::{changepoint::Settings, history};
+    if !(0.0..1.0).contains(&min_change) {
+        bail!("--min-change {min_change}: give a share from 0 to below 1 (0.05 is 5 %)");
+    }
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the folder {}", dir.display()))?;
+    let mut runs = Vec::new();
+    for e in entries {
+        let path = e?.path().join("run.json");
+        if !path.is_file() {
+            continue;
+        }
+        match RunResult::read(&path) {
+            Ok(r) => runs.push(r),
+            Err(e) => errln!("skipped {}: {e:#}", path.display()),
+        }
+    }
+    // The latest run's workload defines the history: another workload's nights are
+    // other cells, not another night of these.
+    runs.sort_by(|a, b| a.started_at.cmp(&b.started_at));
+    let Some(name) = runs.last().map(|r| r.workload.name.clone()) else {
+        bail!("{}: no results folder with a run.json in it", dir.display());
+    };
+    let before = runs.len();
+    runs.retain(|r| r.workload.name == name);
+    if runs.len() < before {
+        errln!(
+            "read {} runs of workload `{name}` (the latest's); left out {} of other workloads",
+            runs.len(),
+            before - runs.len()
+        );
+    }
+    let settings = Settings::default();
+    let least = history::min_nights(settings);
+    if runs.len() < least {
+        bail!(
+            "{}: {} runs of `{name}`; a history needs at least {least} (two stretches of {})",
+            dir.display(),
+            runs.len(),
+            settings.min_size
+        );
+    }
+    let h = history::history(&runs, settings, min_change);
+    out!("{}", report::history::markdown(&h));
+    let out = out.unwrap_or_else(|| dir.join("history"));
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut plotted = 0;
+    for entry in claimbench::metric::Metric::compared() {
+        if h.series.iter().any(|s| s.metric == entry.metric) {
+            let fig = report::plots::OverNights {
+                history: &h,
+                metric: entry.metric,
+            };
+            report::plots::render(&fig, &out)
+                .map_err(|e| anyhow::anyhow!("cannot draw {}: {e:?}", entry.name))?;
+            plotted += 1;
+        }
+    }
+    errln!("{plotted} plots in {}", out.display());
+    if let Some(p) = json {
+        let text = serde_json::to_string_pretty(&h).expect("a history serializes");
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(ExitCode::from(h.exit_code()))
+}

@@ -13,6 +13,7 @@ pub mod comparison;
 pub mod cost;
 pub mod document;
 pub mod export;
+pub mod history;
 pub mod html;
 pub mod page;
 pub mod plots;

@@ -16,6 +16,8 @@ use std::sync::Once;
 
 mod before_after;
 mod heatmap;
+mod history;
+pub use history::OverNights;
 mod over_time;
 mod spectrum;
 mod table_health;
