@@ -88,7 +88,7 @@ pub fn sql<'a>(
 /// A server's refusal of a declared layout's DDL, naming the file and the layout
 /// before the server's reason.
 pub fn declared_refused(err: BackendError, file: &str, layout: &str) -> BackendError {
-    refused_in(err, &format!("{file} (layout `{layout}`)"))
+    err.in_file(&format!("{file} (layout `{layout}`)"))
 }
 
 /// A server's refusal of a declared strategy's `setup` step, naming its file; a
@@ -99,26 +99,8 @@ pub fn setup_refused(err: BackendError, strategy: &Strategy, kind: BackendKind) 
         _ => src.file.as_str(),
     });
     match file {
-        Some(file) => refused_in(err, &format!("{file} (strategy `{strategy}`, step setup)")),
+        Some(file) => err.in_file(&format!("{file} (strategy `{strategy}`, step setup)")),
         None => err,
-    }
-}
-
-/// `err`'s message after `whose`, when the server gave one.
-fn refused_in(err: BackendError, whose: &str) -> BackendError {
-    match err {
-        BackendError::Query {
-            what,
-            kind,
-            code,
-            message,
-        } => BackendError::Query {
-            what,
-            kind,
-            code,
-            message: format!("{whose}: {message}"),
-        },
-        other => other,
     }
 }
 

@@ -148,6 +148,25 @@ pub enum BackendError {
 }
 
 impl BackendError {
+    /// This error with `whose` (a file, the declaration it belongs to) before the
+    /// server's message, when the server gave one.
+    pub fn in_file(self, whose: &str) -> BackendError {
+        match self {
+            BackendError::Query {
+                what,
+                kind,
+                code,
+                message,
+            } => BackendError::Query {
+                what,
+                kind,
+                code,
+                message: format!("{whose}: {message}"),
+            },
+            other => other,
+        }
+    }
+
     /// A statement the server refused or the connection lost; `kind` says what the
     /// runner may do about it, `code` is the server's own (SQLSTATE, error number).
     pub fn query(

@@ -165,20 +165,7 @@ impl MssqlSession {
         let sql = &self.declared[i].1;
         let got = rows(&mut self.client, "claim", sql, &binds)
             .await
-            .map_err(|e| match e {
-                BackendError::Query {
-                    what,
-                    kind,
-                    code,
-                    message,
-                } => BackendError::Query {
-                    what,
-                    kind,
-                    code,
-                    message: format!("{} (strategy `{strategy}`): {message}", m.file),
-                },
-                other => other,
-            })?;
+            .map_err(|e| e.in_file(&format!("{} (strategy `{strategy}`)", m.file)))?;
         let Some(first) = got.first() else {
             return Ok(());
         };
