@@ -37,6 +37,12 @@ pub struct Cli {
     /// (an account, on MariaDB) claimbench creates without those rights.
     #[arg(long, global = true)]
     pub allow_privileged_sql: bool,
+    /// PostgreSQL's programs for the servers claimbench starts (a directory holding
+    /// initdb and postgres), instead of the first on PATH or the newest under
+    /// /usr/lib/postgresql: another version's, to run the same workload on it. Given
+    /// here or in the environment, never by a workload (a workload names no program).
+    #[arg(long, global = true, env = "CLAIMBENCH_PG_BINDIR")]
+    pub pg_bindir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -43,6 +43,12 @@ fn main() -> ExitCode {
         claimbench::workload::Files::BesideOnly
     };
     let privileged = cli.allow_privileged_sql;
+    if let Some(dir) = &cli.pg_bindir
+        && let Err(e) = claimbench::embedded::use_bindir(dir)
+    {
+        errln!("error: --pg-bindir {}: {e}", dir.display());
+        return ExitCode::from(2);
+    }
     match runtime.block_on(dispatch(cli.command, files, privileged)) {
         Ok(code) => code,
         Err(e) => {

