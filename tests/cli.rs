@@ -2317,3 +2317,31 @@ fn one_workload_runs_on_two_postgresql_versions_side_by_side() {
     );
     assert!(matches!(code, Some(0 | 4)), "{code:?}");
 }
+
+/// `validate` names the queues a `:queue` claim leaves without a worker: four queues
+/// dealt to two workers leave the last two unserved.
+#[test]
+fn validate_names_the_queues_a_queue_claim_leaves_without_a_worker() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        examples.join("queue-row-lock.sql"),
+        dir.path().join("queue-row-lock.sql"),
+    )
+    .unwrap();
+    let toml = std::fs::read_to_string(examples.join("queue-row-lock.toml")).unwrap();
+    assert!(toml.contains("workers = [8]"));
+    let w = dir.path().join("few.toml");
+    std::fs::write(&w, toml.replace("workers = [8]", "workers = [2, 8]")).unwrap();
+    let out = claimbench().arg("validate").arg(&w).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let notes: Vec<&str> = stdout.lines().filter(|l| l.contains("note:")).collect();
+    assert_eq!(
+        notes,
+        [
+            "  note: queue-row-lock reads :queue (worker i serves queue i mod 4); at 2 workers reports, default get none"
+        ],
+        "{stdout}"
+    );
+}

@@ -54,6 +54,18 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
                 (None, None) => String::new(),
             }
         );
+        // A claim that serves one queue per worker leaves queues without a worker when
+        // there are fewer workers than queues: say which, before a run shows 0 jobs/s.
+        let queues = w.population.queue_names();
+        for s in m.strategies.iter().filter(|s| s.reads_queue()) {
+            for &workers in m.workers.iter().filter(|&&n| (n as usize) < queues.len()) {
+                outln!(
+                    "  note: {s} reads :queue (worker i serves queue i mod {}); at {workers} workers {} get none",
+                    queues.len(),
+                    queues[workers as usize..].join(", ")
+                );
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

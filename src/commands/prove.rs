@@ -146,7 +146,7 @@ pub(crate) async fn prove(
     let schema = super::schema_name(schema)?;
     let strategies = asked_strategies(asked.strategies, asked.declared)?;
     let kinds = match db {
-        Some(_) => vec![BackendKind::Postgres],
+        Some(url) => vec![DbTarget::parse(url)?.kind()],
         None => embedded_kinds(asked.backends, &strategies),
     };
     let mut servers = Servers::default();

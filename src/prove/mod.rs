@@ -141,7 +141,7 @@ pub async fn model_check<B: Backend>(
         a.apply(settings).await?;
         b.apply(settings).await?;
     }
-    let per_queue = reads_queue(strategy);
+    let per_queue = strategy.reads_queue();
     let verdict = |ok: bool, observed: String| Verdict {
         strategy: strategy.clone(),
         step: Step::Model(model),
@@ -248,22 +248,6 @@ fn differing(state: &crate::model::TableState, got: &[i64], want: &[i64]) -> Str
     .flatten()
     .collect::<Vec<_>>()
     .join("; ")
-}
-
-/// Whether a declared claim binds `:queue` on some backend (its pick is then the
-/// served queue's).
-fn reads_queue(strategy: &Strategy) -> bool {
-    use crate::strategy::named_params::Param;
-    let Some(src) = &strategy.def().custom else {
-        return false;
-    };
-    let q = |p: &[Param]| p.contains(&Param::Queue);
-    q(&src.params)
-        || src.lock.as_ref().is_some_and(|l| q(&l.params))
-        || src
-            .mysql
-            .as_ref()
-            .is_some_and(|m| q(&m.lock_params) || q(&m.claim_params))
 }
 
 fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {

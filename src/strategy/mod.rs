@@ -272,6 +272,22 @@ impl Strategy {
         }
     }
 
+    /// Whether a declared claim binds `:queue` on some backend: its workers then claim
+    /// from one queue each.
+    pub fn reads_queue(&self) -> bool {
+        let Some(src) = &self.def().custom else {
+            return false;
+        };
+        let q = |p: &[Param]| p.contains(&Param::Queue);
+        q(&src.params)
+            || src.lock.as_ref().is_some_and(|l| q(&l.params))
+            || src
+                .mysql
+                .as_ref()
+                .is_some_and(|m| q(&m.lock_params) || q(&m.claim_params))
+            || src.mssql.as_ref().is_some_and(|m| q(&m.params))
+    }
+
     /// What a declared statement's `:queue` or constant binds, for `sql`'s parameter
     /// listing (empty for anything else).
     pub fn param_note(&self, p: Param) -> String {
