@@ -135,22 +135,31 @@ pub fn to_mssql_in(sql: &str, names: Names<'_>) -> Result<(String, Vec<Param>), 
 
 /// A `@P1`-style parameter in `sql` outside strings and comments, if there is one.
 fn hand_numbered(sql: &str) -> Option<String> {
+    unquoted(sql).find_map(|i| {
+        let b = &sql.as_bytes()[i..];
+        let digits = b.iter().skip(2).take_while(|c| c.is_ascii_digit()).count();
+        (b.len() > 2 && b[0] == b'@' && (b[1] == b'P' || b[1] == b'p') && digits > 0)
+            .then(|| sql[i..i + 2 + digits].to_string())
+    })
+}
+
+/// The byte offset of each character of `sql` outside comments, strings, quoted names,
+/// dollar-quoted text and `::` casts: where a parameter or a statement end can be.
+fn unquoted(sql: &str) -> impl Iterator<Item = usize> + '_ {
     let mut i = 0;
-    while i < sql.len() {
-        let rest = &sql[i..];
-        let skip = quoted_len(rest);
-        if skip > 0 {
-            i += skip;
-            continue;
+    std::iter::from_fn(move || {
+        while i < sql.len() {
+            let skip = quoted_len(&sql[i..]);
+            if skip > 0 {
+                i += skip;
+                continue;
+            }
+            let at = i;
+            i += sql[i..].chars().next().map_or(1, char::len_utf8);
+            return Some(at);
         }
-        let b = rest.as_bytes();
-        if b.len() > 2 && b[0] == b'@' && (b[1] == b'P' || b[1] == b'p') && b[2].is_ascii_digit() {
-            let n = b[2..].iter().take_while(|c| c.is_ascii_digit()).count();
-            return Some(rest[..2 + n].to_string());
-        }
-        i += rest.chars().next().map_or(1, char::len_utf8);
-    }
-    None
+        None
+    })
 }
 
 /// Rewrites each `:name` to `?` (MySQL numbers nothing: a repeated name is bound again)
@@ -237,22 +246,15 @@ fn quoted_len(rest: &str) -> usize {
 /// comments, if `sql` holds more than one: PostgreSQL prepares one statement, so such a
 /// claim would validate and then fail at its first claim.
 pub fn second_statement_line(sql: &str) -> Option<usize> {
-    let mut i = 0;
-    while i < sql.len() {
+    unquoted(sql).find_map(|i| {
         let rest = &sql[i..];
-        let skip = quoted_len(rest);
-        if skip > 0 {
-            i += skip;
-            continue;
+        let after = rest.strip_prefix(';')?;
+        if is_blank(after) {
+            return None;
         }
-        if rest.starts_with(';') && !is_blank(&rest[1..]) {
-            let after = &rest[1..];
-            let start = after.len() - after.trim_start().len();
-            return Some(sql[..i + 1 + start].matches('\n').count() + 1);
-        }
-        i += rest.chars().next().map_or(1, char::len_utf8);
-    }
-    None
+        let start = after.len() - after.trim_start().len();
+        Some(sql[..i + 1 + start].matches('\n').count() + 1)
+    })
 }
 
 fn rewrite(

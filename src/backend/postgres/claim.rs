@@ -170,10 +170,9 @@ impl Binds {
                 Bind::Fixed(k) => &*self.fixed[usize::from(k)],
             }
         };
-        let values = self.binds.map(value);
-        statement
-            .query_raw(client, values[..self.n].iter().copied())
-            .await
+        // Only the statement's own binds: no array of every possible one per claim.
+        let values = self.binds[..self.n].iter().map(|&b| value(b));
+        statement.query_raw(client, values).await
     }
 
     /// Runs `statement` for `call`, its rows collected.
