@@ -1,0 +1,51 @@
+//! A declared claim's SQL Server file: one T-SQL batch.
+
+use super::*;
+
+/// The SQL Server file: one T-SQL batch with its named parameters numbered as tiberius
+/// sends them, checked as far as can be without a server (none runs here: the session
+/// sends it as written, with `[{SCHEMA}]` filled in).
+pub(super) fn mssql_form(m: &DeclaredFile, consts: &[String]) -> Result<MssqlClaim, String> {
+    crate::privileged_sql::check_file(&m.file, &m.sql)?;
+    // Steps would be comments to SQL Server: a setup step would run with every claim.
+    if let Some(line) = m
+        .sql
+        .lines()
+        .position(|l| l.trim().starts_with("-- step: "))
+    {
+        return Err(format!(
+            "{} line {}: a SQL Server claim has no steps; write it as one T-SQL batch (DECLARE what it needs, then UPDATE … OUTPUT, as the shipped claims are), and build the tables a setup step would in a declared layout (`[layouts.<name>] mssql`)",
+            m.file,
+            line + 1
+        ));
+    }
+    if named_params::is_blank(&m.sql) {
+        return Err(format!(
+            "{} holds no statement; give the claim (an UPDATE … SET [WorkerId] = :worker_id … OUTPUT INSERTED.[Id])",
+            m.file
+        ));
+    }
+    let names = Names {
+        allowed: &Param::ALL,
+        consts,
+    };
+    let (sql, params) =
+        named_params::to_mssql_in(&m.sql, names).map_err(|e| format!("{}: {e}", m.file))?;
+    if !params.contains(&Param::WorkerId) {
+        return Err(format!(
+            "{} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it: SET [WorkerId] = :worker_id",
+            m.file
+        ));
+    }
+    if !m.sql.contains("OUTPUT") && !m.sql.contains("output") {
+        return Err(format!(
+            "{} has no OUTPUT clause; the claim returns its rows with OUTPUT INSERTED.[Id] (and optionally INSERTED.[AttemptCount] and a QueueWaitUs column)",
+            m.file
+        ));
+    }
+    Ok(MssqlClaim {
+        file: m.file.clone(),
+        sql,
+        params,
+    })
+}
