@@ -13,7 +13,8 @@ pub const EXIT_CODES: &str = "Exit codes:
        does not behave as expected on the server)
   2    usage or input error (bad workload or flag, unreadable file, unreachable server)
   3    objectives not met (a [[gate]] failed; recommend: no cell meets the SLOs)
-  4    performance regression beyond its threshold and outside the noise (compare)
+  4    performance regression beyond its threshold and outside the noise (compare,
+       history; run: a paired block's B against A)
   5    incomparable runs (environments differ without --force, or no cell matches)
   130  interrupted (partial results written, embedded cluster removed)";
 
@@ -120,6 +121,13 @@ pub enum Command {
         /// connection). Read only; not recorded in results.
         #[arg(long, requires = "pool_mode", hide_env_values = true)]
         pooler_admin: Option<String>,
+        /// A second embedded PostgreSQL from these programs (another version's bin
+        /// directory): every cell runs on both, interleaved as paired rounds (A on the
+        /// first server, from --pg-bindir or the machine's; B on this one), and B is
+        /// judged against A by the rounds' ratios (exit 4 when it regressed). The
+        /// workload runs on postgres alone, on one server per side.
+        #[arg(long)]
+        versus_pg_bindir: Option<PathBuf>,
     },
     /// From a run.json (or its folder): per strategy and layout, the smallest worker
     /// count and batch size that meet every SLO, the knee and the best throughput.

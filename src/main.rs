@@ -81,6 +81,7 @@ async fn dispatch(
             pooler,
             pool_mode,
             pooler_admin,
+            versus_pg_bindir,
         } => {
             let flags = run::RunFlags {
                 results_dir: results,
@@ -93,6 +94,7 @@ async fn dispatch(
                 failover_command,
                 allow_privileged_sql,
                 pooler: commands::pooler::flags(pooler, pool_mode, pooler_admin)?,
+                versus_pg_bindir,
             };
             run::run(&workload, files, db, &schema, flags).await
         }

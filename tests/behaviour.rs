@@ -41,6 +41,7 @@ async fn try_run<D: TestDb>(
         render: runner::Render {
             trial_line: claimbench::report::tables::trial_line,
         },
+        versus: None,
     };
     runner::run(
         std::slice::from_ref(backend),

@@ -2316,6 +2316,106 @@ fn one_workload_runs_on_two_postgresql_versions_side_by_side() {
         &["--force"],
     );
     assert!(matches!(code, Some(0 | 4)), "{code:?}");
+
+    // One paired run instead: production on both servers, interleaved round by round.
+    let dir = tempfile::tempdir().unwrap();
+    let toml = std::fs::read_to_string(&workload).unwrap();
+    let one = toml
+        .replace(
+            r#"strategies = ["production", "waiting", "conditional", "naive"]"#,
+            r#"strategies = ["production"]"#,
+        )
+        .replace("repetitions = 1", "repetitions = 3");
+    assert_ne!(one, toml);
+    let w = dir.path().join("versus.toml");
+    std::fs::write(&w, one).unwrap();
+    let out = claimbench()
+        .arg("run")
+        .arg(&w)
+        .args(["--versus-pg-bindir", other, "--results"])
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        matches!(out.status.code(), Some(0 | 4)),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (run_dir, both) = only_run(&dir.path().join("r"));
+    let servers: Vec<Option<&str>> = both.cells.iter().map(|c| c.server.as_deref()).collect();
+    let theirs = version(&theirs);
+    let number = theirs.split_whitespace().nth(1).unwrap();
+    assert_eq!(servers.len(), 2, "{servers:?}");
+    assert_eq!(servers[1], Some(number), "{servers:?}");
+    assert_ne!(servers[0], servers[1]);
+    assert!(stdout.contains("Paired A/B"), "{stdout}");
+    assert!(stdout.contains("(B) against postgres"), "{stdout}");
+    let paired: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("paired.json")).unwrap()).unwrap();
+    assert_eq!(paired["cells"][0]["b"], format!("postgres {number}"));
+    assert_eq!(paired["cells"][0]["metrics"][0]["rounds"], 3);
+}
+
+/// A paired block (benches/gate-power/: one declared claim as A and B) whose B does
+/// enough extra server-side work per claim to double its time: the run's verdict says
+/// B regressed, with the paired ratio, and the run exits 4; the rounds alternate which
+/// side runs first. (Tests beside it share the two cores; the size keeps it far past
+/// their noise.)
+#[test]
+fn a_paired_run_catches_a_slower_claim_in_one_run() {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gate-power");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(bench.join("claim.sql"), dir.path().join("claim.sql")).unwrap();
+    let toml = std::fs::read_to_string(bench.join("gate-power.toml")).unwrap();
+    let candidate = "[strategies.candidate]\npostgres = \"claim.sql\"\npromises = [\"prevents-duplicates\"]\nparams = { work = ";
+    let slower = toml
+        .replace(&format!("{candidate}0 }}"), &format!("{candidate}8000 }}"))
+        .replace("repetitions = 12", "repetitions = 6")
+        .replace("duration_s = 2.0", "duration_s = 1.0");
+    assert_eq!(slower.matches("work = 8000").count(), 1, "{slower}");
+    let w = dir.path().join("slower.toml");
+    std::fs::write(&w, slower).unwrap();
+    let out = claimbench()
+        .arg("run")
+        .arg(&w)
+        .arg("--results")
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{stdout}");
+    assert!(
+        stdout
+            .contains("paired: candidate (B) against base (A) at 4 workers, batch 10, 6 rounds: "),
+        "{stdout}"
+    );
+    let (run_dir, r) = only_run(&dir.path().join("r"));
+    let judged = claimbench::analysis::paired::judge(&r);
+    use claimbench::metric::Metric::{ClaimP50, Throughput};
+    let regressed: Vec<_> = judged.regressions().map(|(_, m)| m.metric).collect();
+    assert!(
+        regressed.contains(&ClaimP50) || regressed.contains(&Throughput),
+        "{regressed:?}"
+    );
+    let p50 = judged.cells[0]
+        .metrics
+        .iter()
+        .find(|m| m.metric == ClaimP50);
+    assert!(p50.unwrap().ratio.unwrap().ratio > 1.3, "{p50:?}");
+    assert!(run_dir.join("paired.json").is_file());
+    // Rounds alternate: the trials' hlog files are numbered in the order they ran.
+    let mut logs: Vec<String> = std::fs::read_dir(run_dir.join("hlog"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    logs.sort();
+    let sides: String = logs
+        .iter()
+        .take(4)
+        .map(|n| if n.contains("-base-") { 'A' } else { 'B' })
+        .collect();
+    assert_eq!(sides, "ABBA", "{logs:?}");
 }
 
 /// `validate` names the queues a `:queue` claim leaves without a worker: four queues

@@ -14,6 +14,7 @@ pub mod figures;
 pub mod gates;
 pub mod history;
 pub mod network;
+pub mod paired;
 pub mod pooler;
 pub mod rate_search;
 pub mod recommend;

@@ -14,6 +14,7 @@ fn groups(r: &RunResult) -> Vec<Vec<&CellResult>> {
         let same = |g: &&mut Vec<&CellResult>| {
             let f = g[0];
             f.backend == c.backend
+                && f.server == c.server
                 && f.phase == c.phase
                 && f.index_layout == c.index_layout
                 && f.batch_size == c.batch_size
@@ -51,10 +52,13 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
     // the verdict quoted the first layout's figures without naming it.
     let layouts: std::collections::BTreeSet<&str> =
         r.cells.iter().map(|c| c.index_layout.as_str()).collect();
-    let on = match layouts.len() > 1 {
+    let mut on = match layouts.len() > 1 {
         true => format!(" on {}, batch {}", g[0].index_layout, g[0].batch_size),
         false => String::new(),
     };
+    if g[0].server.is_some() {
+        on = format!(" on {}{on}", g[0].backend_label());
+    }
     let at = |s: Strategy| g.iter().find(|c| c.strategy == s && c.workers == top);
     let prod = at(Strategy::PRODUCTION).map(|c| CellFigures::of(c));
     for s in strategies_in(&g) {
@@ -613,8 +617,62 @@ fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
 }
 
 /// The verdict, most important first.
+/// A paired block's answer first: what moved beyond its threshold outside the paired
+/// interval, or that nothing did and how closely it was measured.
+fn paired_sentences(r: &RunResult, out: &mut Vec<String>) {
+    use super::compare::Verdict;
+    let judged = super::paired::judge(r);
+    for c in &judged.cells {
+        let rounds = c.metrics.iter().map(|m| m.rounds).max().unwrap_or(0);
+        let moved: Vec<String> = c
+            .metrics
+            .iter()
+            .filter(|m| matches!(m.verdict, Verdict::Regressed | Verdict::Improved))
+            .filter_map(|m| {
+                let x = m.ratio?;
+                Some(format!(
+                    "{} ×{:.3} ({:.3}–{:.3}), {}",
+                    m.metric.name(),
+                    x.ratio,
+                    x.low,
+                    x.high,
+                    m.verdict
+                ))
+            })
+            .collect();
+        let at = format!("at {} workers, batch {}", c.key[4], c.key[5]);
+        let head = format!(
+            "paired: {} (B) against {} (A) {at}, {rounds} rounds",
+            c.b, c.a
+        );
+        if moved.is_empty() {
+            // The tightest interval says how small a change this run could have seen.
+            let finest = c
+                .metrics
+                .iter()
+                .filter(|m| m.metric != crate::metric::Metric::TransactionsPerJob)
+                .filter_map(|m| Some((m.metric.name(), m.ratio?)))
+                .min_by(|a, b| (a.1.high / a.1.low).total_cmp(&(b.1.high / b.1.low)));
+            let finest = match finest {
+                Some((name, x)) => format!(
+                    "; the finest interval, {name}'s, is {:.3}–{:.3}",
+                    x.low, x.high
+                ),
+                None => String::new(),
+            };
+            out.push(format!(
+                "{head}: no figure moved beyond {:.0} % outside its interval{finest}.",
+                c.threshold * 100.0
+            ));
+        } else {
+            out.push(format!("{head}: {}.", moved.join("; ")));
+        }
+    }
+}
+
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
+    paired_sentences(r, &mut out);
     failover_sentences(r, &mut out);
     over_claim_sentences(r, &mut out);
     duplicate_execution_sentences(r, &mut out);

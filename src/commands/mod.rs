@@ -7,6 +7,7 @@ pub mod pooler;
 pub mod prove;
 pub mod run;
 pub mod targets;
+mod versus;
 
 use anyhow::Result;
 use claimbench::slo::Slo;

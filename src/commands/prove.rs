@@ -122,7 +122,7 @@ async fn prove_target(
             BackendKind::Mssql => {
                 bail!("--backend mssql: no SQL Server can be started here; pass --db mssql://…")
             }
-            BackendKind::Postgres => start_embedded(&w, false, &mut servers.pg)?.0,
+            BackendKind::Postgres => start_embedded(&w, false, &mut servers.pg, None)?.0,
         };
         return Ok((target, None));
     };

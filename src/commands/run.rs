@@ -37,6 +37,9 @@ pub(crate) struct RunFlags {
     pub allow_privileged_sql: bool,
     /// `--pool-mode` (with `--pooler`, `--pooler-admin`): the person's pooler.
     pub pooler: Option<super::pooler::PoolerFlags>,
+    /// `--versus-pg-bindir`: a second embedded PostgreSQL from these programs, B to the
+    /// first's A in every cell.
+    pub versus_pg_bindir: Option<std::path::PathBuf>,
 }
 
 pub(crate) async fn run(
@@ -57,14 +60,15 @@ pub(crate) async fn run(
         failover_command,
         allow_privileged_sql,
         pooler: user_pooler,
+        versus_pg_bindir,
     } = flags;
     check_results_dir(&results_dir)?;
     let schema = super::schema_name(schema)?;
     let mut workload = Workload::load_with(workload_path, files)?;
-    workload.check_runnable()?;
     if let Some(n) = repetitions {
         workload.set_repetitions(n);
     }
+    workload.check_runnable()?;
     if !slo_flags.is_empty() {
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
@@ -80,6 +84,10 @@ pub(crate) async fn run(
         &targets,
         [restart_command.as_deref(), failover_command.as_deref()],
     )?;
+    let versus = match versus_pg_bindir {
+        Some(dir) => Some(super::versus::check(&workload, &targets, &dir)?),
+        None => None,
+    };
     let workload = Arc::new(workload);
 
     let interrupt: Interrupt = Arc::default();
@@ -102,7 +110,7 @@ pub(crate) async fn run(
             None if kind == BackendKind::Mysql => {
                 start_mariadb(&workload, schema, quiet, &mut mariadb)?
             }
-            None => start_embedded(&workload, quiet, &mut embedded)?,
+            None => start_embedded(&workload, quiet, &mut embedded, None)?,
         };
         let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
         let own_mariadb = mariadb.as_ref().filter(|_| kind == BackendKind::Mysql);
@@ -139,6 +147,19 @@ pub(crate) async fn run(
         records.push(record);
         backends.push(backend);
     }
+    let mut versus_server = None;
+    let versus = match versus {
+        Some(dir) => {
+            let (target, label) = start_embedded(&workload, quiet, &mut versus_server, Some(&dir))?;
+            let backend = backend_for(&target, schema, true, None)?;
+            records.push(record_target(&backend, label, true, &workload).await?);
+            backends.push(backend);
+            restarts.push(None);
+            failovers.push(None);
+            Some(super::versus::labels(&records))
+        }
+        None => None,
+    };
     let opts = RunOptions {
         results_dir,
         quiet,
@@ -151,6 +172,7 @@ pub(crate) async fn run(
         render: runner::Render {
             trial_line: report::tables::trial_line,
         },
+        versus,
     };
     let backends: Vec<_> = backends.into_iter().map(Arc::new).collect();
     let outcome = match runner::run(&backends, workload, opts, interrupt.clone()).await {
@@ -172,12 +194,13 @@ pub(crate) async fn run(
     out!("{screen}");
     print_report_paths(&outcome.result, &outcome.dir)?;
     drop(embedded);
+    drop(versus_server);
     drop(mariadb);
     Ok(exit_code(&outcome, interrupt.stopping()))
 }
 
-/// 130 after an interrupt, 1 for a failed correctness check, 3 for a failed gate, else
-/// success (`cli::EXIT_CODES`).
+/// 130 after an interrupt, 1 for a failed correctness check, 3 for a failed gate, 4 for
+/// a paired block's B regressed against A, else success (`cli::EXIT_CODES`).
 fn exit_code(outcome: &runner::RunOutcome, interrupted: bool) -> ExitCode {
     let failed_gates = claimbench::analysis::gates::check(&outcome.result)
         .iter()
@@ -191,6 +214,14 @@ fn exit_code(outcome: &runner::RunOutcome, interrupted: bool) -> ExitCode {
     } else if failed_gates > 0 {
         errln!("{failed_gates} gate checks failed: see Gates in the summary");
         ExitCode::from(3)
+    } else if let regressed @ 1.. = claimbench::analysis::paired::judge(&outcome.result)
+        .regressions()
+        .count()
+    {
+        errln!(
+            "B regressed against A in {regressed} paired figures: see Paired A/B in the summary"
+        );
+        ExitCode::from(4)
     } else {
         ExitCode::SUCCESS
     }

@@ -292,6 +292,7 @@ pub(crate) fn start_embedded(
     workload: &Workload,
     quiet: bool,
     embedded: &mut Option<Embedded>,
+    bindir: Option<&std::path::Path>,
 ) -> Result<(DbTarget, String)> {
     if !quiet {
         errln!("starting the embedded PostgreSQL (pass --db URL to use an existing server)");
@@ -311,7 +312,9 @@ pub(crate) fn start_embedded(
     let started = match topology.kind {
         TopologyKind::PrimaryStandby => EmbeddedPostgres::start_primary(&settings),
         // A Galera topology is mysql's: PostgreSQL beside it runs on one server.
-        TopologyKind::Single | TopologyKind::Galera => EmbeddedPostgres::start(&settings),
+        TopologyKind::Single | TopologyKind::Galera => {
+            EmbeddedPostgres::start_from(&settings, bindir)
+        }
     };
     let mut pg = started.map_err(|e| match e {
         EmbeddedError::Setting { name, message } => anyhow::anyhow!(

@@ -48,6 +48,14 @@ static CHOSEN_BINDIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 /// Starts this process's servers from `dir` (`--pg-bindir`): it must hold `initdb` and
 /// `postgres`. Set once, before any server starts.
 pub fn use_bindir(dir: &Path) -> Result<(), String> {
+    let dir = checked_bindir(dir)?;
+    CHOSEN_BINDIR
+        .set(dir)
+        .map_err(|_| "the PostgreSQL programs were already chosen".to_string())
+}
+
+/// `dir` made absolute, when it holds `initdb`, `postgres` and `pg_ctl`.
+pub fn checked_bindir(dir: &Path) -> Result<PathBuf, String> {
     let missing: Vec<&str> = ["initdb", "postgres", "pg_ctl"]
         .into_iter()
         .filter(|p| !dir.join(p).is_file())
@@ -58,10 +66,7 @@ pub fn use_bindir(dir: &Path) -> Result<(), String> {
             missing.join(", ")
         ));
     }
-    let dir = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
-    CHOSEN_BINDIR
-        .set(dir)
-        .map_err(|_| "the PostgreSQL programs were already chosen".to_string())
+    std::fs::canonicalize(dir).map_err(|e| e.to_string())
 }
 
 /// Where the server binaries are: `--pg-bindir`'s, else the real directory of a
@@ -167,6 +172,15 @@ impl EmbeddedPostgres {
     /// a name the server does not know, or one claimbench keeps for itself, is refused
     /// before the server starts.
     pub fn start(settings: &BTreeMap<String, String>) -> Result<EmbeddedPostgres, EmbeddedError> {
+        EmbeddedPostgres::start_from(settings, None)
+    }
+
+    /// [`EmbeddedPostgres::start`] from the programs in `bindir` (a second version beside
+    /// the first, `run --versus-pg-bindir`); `None`: those [`use_bindir`] or the machine chose.
+    pub fn start_from(
+        settings: &BTreeMap<String, String>,
+        bindir: Option<&Path>,
+    ) -> Result<EmbeddedPostgres, EmbeddedError> {
         let mut all = default_settings();
         all.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
         // The shortcuts the workload left alone go to postgresql.conf (below).
@@ -175,7 +189,7 @@ impl EmbeddedPostgres {
             .filter(|k| !settings.contains_key(**k))
             .filter_map(|k| all.remove_entry(*k))
             .collect();
-        let pg = EmbeddedPostgres::new_instance(all)?;
+        let pg = EmbeddedPostgres::new_instance(all, bindir)?;
         pg.check_settings(settings)?;
         let data = pg.data_dir();
         pg.command("initdb")
@@ -226,7 +240,7 @@ impl EmbeddedPostgres {
     ) -> Result<u16, EmbeddedError> {
         let mut settings = self.settings.clone();
         settings.insert("cluster_name".into(), STANDBY_NAME.into());
-        let standby = EmbeddedPostgres::new_instance(settings)?;
+        let standby = EmbeddedPostgres::new_instance(settings, Some(&self.bindir))?;
         let link = link.unwrap_or(self.port);
         standby.base_backup_of(link, true, "pg_basebackup from the primary")?;
         standby.spawn_and_wait("start the standby")?;
@@ -310,8 +324,14 @@ impl EmbeddedPostgres {
     }
 
     /// A server's directory, port and owner, not yet initialised or started.
-    fn new_instance(settings: BTreeMap<String, String>) -> Result<EmbeddedPostgres, EmbeddedError> {
-        let bindir = find_bindir().ok_or(EmbeddedError::NotInstalled)?;
+    fn new_instance(
+        settings: BTreeMap<String, String>,
+        bindir: Option<&Path>,
+    ) -> Result<EmbeddedPostgres, EmbeddedError> {
+        let bindir = match bindir {
+            Some(dir) => dir.to_path_buf(),
+            None => find_bindir().ok_or(EmbeddedError::NotInstalled)?,
+        };
         let run_as = if nix::unistd::geteuid().is_root() {
             let user = nix::unistd::User::from_name("postgres")
                 .ok()

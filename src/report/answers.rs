@@ -247,6 +247,69 @@ pub fn gate_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)>
     Some((vec!["gate", "cell", "measured", "result"], rows))
 }
 
+/// One row per paired cell and metric: both sides' figures, the rounds' B/A with its
+/// interval, and the verdict.
+pub fn paired_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let judged = crate::analysis::paired::judge(r);
+    if judged.cells.is_empty() {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for c in &judged.cells {
+        let [phase, backend, strategy, layout, workers, batch] = &c.key[..] else {
+            continue;
+        };
+        // The variants in place of what they replace in the key.
+        let shown = |x: &String| match x == &c.a {
+            true => format!("{} → {}", c.a, c.b),
+            false => x.clone(),
+        };
+        let cell = format!(
+            "{phase} {} {} {} w={workers} b={batch}",
+            shown(backend),
+            shown(strategy),
+            shown(layout)
+        );
+        for m in &c.metrics {
+            let ratio = match m.ratio {
+                Some(x) => format!("×{:.3} ({:.3}–{:.3})", x.ratio, x.low, x.high),
+                None => format!("– ({} rounds)", m.rounds),
+            };
+            let verdict = match m.verdict {
+                crate::analysis::compare::Verdict::Regressed => "**regressed**".to_string(),
+                v => v.to_string(),
+            };
+            rows.push(vec![
+                cell.clone(),
+                m.metric.name().to_string(),
+                m.metric.show(m.a),
+                m.metric.show(m.b),
+                ratio,
+                format!("{:.0} %", c.threshold * 100.0),
+                verdict,
+            ]);
+        }
+    }
+    let confidence = format!("{:.2} %", judged.confidence * 100.0);
+    rows.iter_mut()
+        .for_each(|row| row.insert(5, confidence.clone()));
+    Some((
+        vec![
+            "cell: A → B",
+            "metric",
+            "A",
+            "B",
+            "B/A (interval)",
+            "confidence",
+            "threshold",
+            "verdict",
+        ],
+        rows,
+    ))
+}
+
+pub const PAIRED_HOW: &str = "A paired block runs its two variants interleaved, one repetition of each per round, A first in even rounds and B first in odd ones (A B B A …), each trial on a freshly reset schema. B/A is the geometric mean of the rounds' ratios with its Student-t interval over the rounds, at a confidence that keeps the whole run's chance of a false alarm at 5 % (Bonferroni over every metric of every pair). A metric regressed when the interval lies wholly on its worse side of 1 and the ratio is beyond the threshold (`paired_threshold`); a regression fails the run: exit code 4.";
+
 pub const GATES_HOW: &str = "Each [[gate]] of the workload on every cell it names that can measure it (queue wait and oldest-pending age only where jobs arrived). A failed gate fails the run: exit code 3.";
 
 pub const SEARCH_HOW: &str = "Per searched cell, the highest open-loop Poisson arrival rate at which the phase's queue-wait and oldest-pending SLOs held over the measured window (or queue_wait_p99<=1s when the workload sets none). The rate doubles from the start until a step fails, then the bracket is bisected; each step is its own trial, listed in the table above under the phase's name. \">=\" marks a rate no step exceeded: the limit lies above it.";

@@ -91,7 +91,7 @@ pub fn every_trial(r: &RunResult) -> Table {
                 t.duplicates.ledger.duplicate_executions, t.duplicates.effects_duplicate_executions
             );
             rows.push(vec![
-                c.backend.to_string(),
+                c.backend_label(),
                 c.strategy.to_string(),
                 c.index_layout.clone(),
                 c.workers.to_string(),

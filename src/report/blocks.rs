@@ -125,6 +125,8 @@ pub enum Part {
     Cells,
     Recommendation,
     Gates,
+    /// A paired block's B against A.
+    Paired,
     RateSearch,
     Confidence,
     Scalability,

@@ -148,6 +148,13 @@ fn sections(v: &RunView, cells: Table) -> Vec<Section> {
             answers::GATES_HOW,
         ),
         (
+            Part::Paired,
+            "Paired A/B",
+            answers::paired_rows(r),
+            2,
+            answers::PAIRED_HOW,
+        ),
+        (
             Part::RateSearch,
             "Sustainable arrival rate",
             answers::search_rows(r),

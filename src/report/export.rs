@@ -67,7 +67,7 @@ fn row<'a>(v: &CellView<'a>) -> CellRow<'a> {
     let pending = v.figures.oldest_pending_p99_ms.is_some();
     CellRow {
         phase: crate::results::phase_label(c),
-        backend: c.backend.to_string(),
+        backend: c.backend_label(),
         strategy: c.strategy.to_string(),
         index_layout: &c.index_layout,
         workers: c.workers,
@@ -159,6 +159,8 @@ pub fn cells_csv(cells: &[CellView]) -> Result<String, ExportError> {
         server_settings: Vec::new(),
         pool_size: None,
         claim_only: None,
+        pair: None,
+        server: None,
         trials: Vec::new(),
     };
     let text = csv_text(&[row(&CellView::of(&empty))])?;
@@ -245,7 +247,7 @@ pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, ExportErro
         let stem = format!(
             "{}-{}-{}-{}-w{}-b{}",
             part(&crate::results::phase_label(c)),
-            part(&c.backend.to_string()),
+            part(&c.backend_label()),
             part(c.strategy.as_str()),
             part(&c.index_layout),
             c.workers,

@@ -71,6 +71,15 @@ fn render_with(
         Ok(csv) => write_atomic(&dir.join("cells.csv"), csv.as_bytes())?,
         Err(e) => problems.push(format!("cells.csv not written: {}", chain(&e))),
     }
+    let paired = crate::analysis::paired::judge(r);
+    if !paired.cells.is_empty() {
+        // The paired judgement for a script (benches/gate_power.sh, a CI step): the
+        // summary's table as data.
+        match serde_json::to_vec_pretty(&paired) {
+            Ok(json) => write_atomic(&dir.join("paired.json"), &json)?,
+            Err(e) => problems.push(format!("paired.json not written: {e}")),
+        }
+    }
     if let Err(e) = export::write_hgrms(r, &dir.join("hgrm")) {
         problems.push(format!("hgrm files not written: {}", chain(&e)));
     }

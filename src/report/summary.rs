@@ -178,6 +178,8 @@ mod tests {
                 server_settings: Vec::new(),
                 pool_size: None,
                 claim_only: None,
+                pair: None,
+                server: None,
                 trials: vec![
                     trial(0, 900.0, &[1000, 2000], vec![few(2)]),
                     trial(1, 1100.0, &[3000, 4000], vec![few(3)]),
@@ -280,6 +282,8 @@ mod tests {
             server_settings: Vec::new(),
             pool_size: None,
             claim_only: None,
+            pair: None,
+            server: None,
             trials: vec![trial(0, claimed, lat, vec![])],
         };
         let mut r = RunResult {
@@ -391,6 +395,8 @@ mod tests {
                 server_settings: Vec::new(),
                 pool_size: None,
                 claim_only: None,
+                pair: None,
+                server: None,
                 trials: vec![TrialResult::default()],
             }],
             ..RunResult::default()

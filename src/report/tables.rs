@@ -119,14 +119,18 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
                     blocks.join(", ")
                 ),
             };
-            notes.push((
+            let note = (
                 "Durability",
                 format!(
                     "the {} server ran with {}{except}: a commit there is not flushed to disk before it returns, so its claim latencies are lower and its rates higher than a production server's (workloads/durability.toml measures the difference on this host{levels}).",
                     t.backend,
                     off.join(", ")
                 ),
-            ));
+            );
+            // Two servers of one backend (--versus-pg-bindir) ran alike: said once.
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
         }
     }
     if let Some(n) = network_note(r) {
@@ -769,7 +773,7 @@ pub fn glance(v: &RunView) -> super::blocks::Table {
     };
     let phases =
         several(|c| c.phase.clone()) || r.cells.iter().any(|c| c.arrival_rate_per_s.is_some());
-    let backends = several(|c| c.backend.to_string());
+    let backends = several(|c| c.backend_label());
     let layouts = several(|c| c.index_layout.clone());
     let mut header = Vec::new();
     if phases {
@@ -800,7 +804,7 @@ pub fn glance(v: &RunView) -> super::blocks::Table {
                 row.push(crate::results::phase_label(c));
             }
             if backends {
-                row.push(c.backend.to_string());
+                row.push(c.backend_label());
             }
             row.push(c.strategy.to_string());
             if layouts {

@@ -94,6 +94,12 @@ impl Terminal {
             let _ = writeln!(out, "\nGates ({failed} of {} failed)", rows.len());
             aligned(&mut out, &header, &rows);
         }
+        if let Some(paired) = doc.section(Part::Paired).and_then(Section::first_table) {
+            let (header, rows) = plain(paired);
+            let regressed = rows.iter().filter(|r| r[7].contains("regressed")).count();
+            let _ = writeln!(out, "\nPaired A/B ({regressed} regressed)");
+            aligned(&mut out, &header, &rows);
+        }
         let warnings = &doc.warnings;
         if !warnings.is_empty() {
             let _ = writeln!(out, "\nWarnings ({})", warnings.len());

@@ -199,7 +199,11 @@ pub fn warning_lines(r: &RunResult) -> Vec<String> {
             };
             lines.push(format!(
                 "- {phase}{} {} {} w={} b={} ({which}): {first}",
-                c.backend, c.strategy, c.index_layout, c.workers, c.batch_size
+                c.backend_label(),
+                c.strategy,
+                c.index_layout,
+                c.workers,
+                c.batch_size
             ));
         }
     }

@@ -200,7 +200,54 @@ pub struct CellResult {
     /// runs written before this was recorded (see [`CellResult::is_claim_only`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_only: Option<bool>,
+    /// In a paired block, which side the cell is: its trials ran interleaved with the
+    /// other side's, repetition *r* of both in round *r* (A first in even rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<Pair>,
+    /// Which of two servers of one backend the cell ran on (`run --versus-pg-bindir`):
+    /// its version, and the side when both run the same one; `None` with one server
+    /// per backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     pub trials: Vec<TrialResult>,
+}
+
+impl CellResult {
+    /// The backend as tables name it: with the server's version when the run drove two
+    /// servers of it.
+    pub fn backend_label(&self) -> String {
+        match &self.server {
+            Some(s) => format!("{} {s}", self.backend),
+            None => self.backend.to_string(),
+        }
+    }
+}
+
+/// A paired cell's side and the relative change its block counts
+/// (`paired_threshold`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Pair {
+    pub side: PairSide,
+    /// Numbers the run's pairs: A and B of one pair share it.
+    pub id: u32,
+    pub threshold: f64,
+}
+
+/// A paired block's sides: A the baseline (the first variant listed), B the candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PairSide {
+    A,
+    B,
+}
+
+impl std::fmt::Display for PairSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PairSide::A => "A",
+            PairSide::B => "B",
+        })
+    }
 }
 
 /// A derived arrival rate's origin: `how` in words, and the throughput it scaled.
@@ -327,6 +374,8 @@ impl CellResult {
             server_settings: Vec::new(),
             pool_size: None,
             claim_only: None,
+            pair: None,
+            server: None,
             trials,
         }
     }
@@ -823,7 +872,7 @@ pub const KEY_HEADER: [&str; 6] = ["phase", "backend", "strategy", "layout", "wo
 pub fn cell_key(c: &CellResult) -> Vec<String> {
     vec![
         phase_label(c),
-        c.backend.to_string(),
+        c.backend_label(),
         c.strategy.to_string(),
         c.index_layout.clone(),
         c.workers.to_string(),

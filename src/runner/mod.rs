@@ -6,6 +6,7 @@ pub mod background;
 mod failover;
 mod lag;
 mod network;
+mod paired;
 mod placement;
 pub mod reconnect;
 mod shards;
@@ -170,6 +171,9 @@ pub struct RunOptions {
     /// What the runner shows and writes beside run.json, given by the command: the
     /// runner measures and records, and imports no renderer.
     pub render: Render,
+    /// Two servers of one backend (`--versus-pg-bindir`), named as their cells are:
+    /// every cell runs as a pair, A on the first backend, B on the second.
+    pub versus: Option<[String; 2]>,
 }
 
 /// The renderers the runner calls while a run goes on. The report files are the
@@ -242,6 +246,9 @@ struct Progress<'a> {
     failover: Option<Failover>,
     rerun_disturbed: bool,
     render: Render,
+    /// Pairs started so far: the next pair's id.
+    pairs: u32,
+    versus: Option<[String; 2]>,
 }
 
 /// Runs every cell of every matrix block on each of `backends` in turn, cell by cell,
@@ -265,7 +272,8 @@ pub async fn run<B: Backend>(
     let mut p = Progress {
         result,
         dir,
-        total: workload.trial_count(),
+        // Two servers run every trial twice.
+        total: workload.trial_count() * if opts.versus.is_some() { 2 } else { 1 },
         done: 0,
         probe: ResourceProbe::new(),
         interrupt: &interrupt,
@@ -275,6 +283,8 @@ pub async fn run<B: Backend>(
         failover: None,
         rerun_disturbed: opts.rerun_disturbed,
         render: opts.render,
+        pairs: 0,
+        versus: opts.versus.clone(),
     };
     for backend in backends {
         check_workload_role(backend.as_ref(), &workload, opts.allow_privileged_sql)
@@ -294,6 +304,50 @@ pub async fn run<B: Backend>(
     }
     'matrix: for (i, m) in workload.matrices.iter().enumerate() {
         let phase = Arc::new(workload.phase(i));
+        if p.versus.is_some() {
+            for layout in &m.index_layouts {
+                for strategy in &m.strategies {
+                    for &workers in &m.workers {
+                        for &batch in &m.batch_sizes {
+                            let cell = CellSpec {
+                                phase: &phase,
+                                strategy: strategy.clone(),
+                                layout,
+                                workers,
+                                batch,
+                            };
+                            let sides = [(&backends[0], &cell), (&backends[1], &cell)];
+                            if !p.pair(sides).await? {
+                                break 'matrix;
+                            }
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        if m.phase.paired.is_some() {
+            for &workers in &m.workers {
+                for &batch in &m.batch_sizes {
+                    for (b, backend) in backends.iter().enumerate() {
+                        p.restart = opts.restarts.get(b).cloned().flatten();
+                        p.failover = opts.failovers.get(b).cloned().flatten();
+                        let side = |s: usize| CellSpec {
+                            phase: &phase,
+                            strategy: m.strategies[s.min(m.strategies.len() - 1)].clone(),
+                            layout: &m.index_layouts[s.min(m.index_layouts.len() - 1)],
+                            workers,
+                            batch,
+                        };
+                        let (a, b) = (side(0), side(1));
+                        if !p.pair([(backend, &a), (backend, &b)]).await? {
+                            break 'matrix;
+                        }
+                    }
+                }
+            }
+            continue;
+        }
         for layout in &m.index_layouts {
             for strategy in &m.strategies {
                 for &workers in &m.workers {
@@ -578,6 +632,30 @@ impl Progress<'_> {
         backend: &Arc<B>,
         spec: &CellSpec<'_>,
     ) -> Result<bool, RunFailure> {
+        let mut cell = self.new_cell(backend, spec).await?;
+        for rep in 0..spec.phase.trial.repetitions {
+            match self.rep(backend, spec, &mut cell, rep).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    push_cell(&mut self.result, cell);
+                    return Ok(false);
+                }
+                Err(error) => {
+                    push_cell(&mut self.result, cell);
+                    return Err(self.fail(error));
+                }
+            }
+        }
+        self.finish_cells([cell])
+    }
+
+    /// A cell with no trials yet, its block's servers set for it (placement, pool,
+    /// durability).
+    async fn new_cell<B: Backend>(
+        &mut self,
+        backend: &Arc<B>,
+        spec: &CellSpec<'_>,
+    ) -> Result<CellResult, RunFailure> {
         let w = spec.phase;
         let mut cell = CellResult {
             phase: w.matrices[0].name.clone(),
@@ -603,75 +681,90 @@ impl Progress<'_> {
             server_settings: Vec::new(),
             pool_size: None,
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
+            pair: None,
+            server: None,
             trials: Vec::new(),
         };
         let servers = block_servers(backend.as_ref(), w).await;
         (cell.pool_size, cell.server_settings) =
             servers.map_err(|e| self.fail(RunError::Backend(e)))?;
-        for rep in 0..w.trial.repetitions {
-            if self.interrupt.stopping() {
-                push_cell(&mut self.result, cell);
-                return Ok(false);
-            }
-            self.done += 1;
-            let phase = match cell.phase.as_str() {
-                "" => String::new(),
-                name => format!("{name} "),
-            };
-            let rate = match w.producer_rate_per_s {
-                Some(r) => format!(" at {r:.0}/s"),
-                None => String::new(),
-            };
-            let label = format!(
-                "[{}/{}] {phase}{} {} {} w={} b={}{rate} rep {}",
-                self.done,
-                self.total,
-                backend.kind(),
-                spec.strategy,
-                spec.layout,
-                spec.workers,
-                spec.batch,
-                rep + 1
-            );
-            let trial = trial::TrialSpec {
-                strategy: spec.strategy.clone(),
-                layout: spec.layout,
-                workers: spec.workers,
-                batch: spec.batch,
-                repetition: rep,
-                interval_log: Some(self.interval_log(backend.kind(), spec, rep)),
-            };
-            let harness = trial::Harness {
-                interrupt: self.interrupt,
-                threads: &self.threads,
-                label: &label,
-                quiet: self.quiet,
-                restart: self.restart.as_ref(),
-                failover: self.failover.as_ref(),
-            };
-            let rerun = self.rerun_disturbed;
-            let outcome =
-                trial_or_rerun(backend, w, &trial, &harness, &mut self.probe, rerun).await;
-            match outcome {
-                Ok(t) => {
-                    if !self.quiet {
-                        use std::io::Write as _;
-                        let _ = writeln!(
-                            std::io::stderr(),
-                            "{label}: {}",
-                            (self.render.trial_line)(&t, cell.claim_only == Some(true))
-                        );
-                    }
-                    cell.trials.push(t);
-                    record_notes(&mut self.result, backend.as_ref());
-                }
-                Err(error) => {
-                    push_cell(&mut self.result, cell);
-                    return Err(self.fail(error));
-                }
-            }
+        Ok(cell)
+    }
+
+    /// Runs repetition `rep` of `cell` and adds its trial; `Ok(false)` when the run is
+    /// stopping (nothing run).
+    async fn rep<B: Backend>(
+        &mut self,
+        backend: &Arc<B>,
+        spec: &CellSpec<'_>,
+        cell: &mut CellResult,
+        rep: u32,
+    ) -> Result<bool, RunError> {
+        if self.interrupt.stopping() {
+            return Ok(false);
         }
-        push_cell(&mut self.result, cell);
+        let w = spec.phase;
+        self.done += 1;
+        let phase = match cell.phase.as_str() {
+            "" => String::new(),
+            name => format!("{name} "),
+        };
+        let rate = match w.producer_rate_per_s {
+            Some(r) => format!(" at {r:.0}/s"),
+            None => String::new(),
+        };
+        let side = match (cell.pair, &cell.server) {
+            (Some(p), Some(server)) => format!(" ({}: {server})", p.side),
+            (Some(p), None) => format!(" ({})", p.side),
+            _ => String::new(),
+        };
+        let label = format!(
+            "[{}/{}] {phase}{} {} {} w={} b={}{rate} rep {}{side}",
+            self.done,
+            self.total,
+            backend.kind(),
+            spec.strategy,
+            spec.layout,
+            spec.workers,
+            spec.batch,
+            rep + 1
+        );
+        let trial = trial::TrialSpec {
+            strategy: spec.strategy.clone(),
+            layout: spec.layout,
+            workers: spec.workers,
+            batch: spec.batch,
+            repetition: rep,
+            interval_log: Some(self.interval_log(backend.kind(), spec, rep)),
+        };
+        let harness = trial::Harness {
+            interrupt: self.interrupt,
+            threads: &self.threads,
+            label: &label,
+            quiet: self.quiet,
+            restart: self.restart.as_ref(),
+            failover: self.failover.as_ref(),
+        };
+        let rerun = self.rerun_disturbed;
+        let t = trial_or_rerun(backend, w, &trial, &harness, &mut self.probe, rerun).await?;
+        if !self.quiet {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{label}: {}",
+                (self.render.trial_line)(&t, cell.claim_only == Some(true))
+            );
+        }
+        cell.trials.push(t);
+        record_notes(&mut self.result, backend.as_ref());
+        Ok(true)
+    }
+
+    /// Records finished cells and writes run.json; `false` when the run must stop.
+    fn finish_cells<const N: usize>(&mut self, cells: [CellResult; N]) -> Result<bool, RunFailure> {
+        for cell in cells {
+            push_cell(&mut self.result, cell);
+        }
         write_all(&mut self.result, &self.dir).map_err(|e| RunFailure {
             error: e.into(),
             partial: None,

@@ -141,7 +141,36 @@ fn heartbeat_below_lease(w: &Workload) -> Result<(), Refusal> {
 /// Some queue a job can be claimed from, and in every block a job to claim. Checked for
 /// `run` and `validate` only: an empty table is a fine thing to `prepare` (for another
 /// tool to fill) or for a test to load its own rows into, but not to measure.
-pub(super) fn something_to_claim(w: &Workload) -> Result<(), Refusal> {
+/// What `run` needs beyond a valid workload: a job to claim, and enough rounds in every
+/// paired block (checked after `--repetitions`, which may lower them).
+pub(super) fn runnable(w: &Workload) -> Result<(), Refusal> {
+    something_to_claim(w)?;
+    paired_rounds(w)
+}
+
+/// A paired block judges ratios over its rounds: fewer than
+/// [`super::Pairing::MIN_ROUNDS`] give no interval.
+fn paired_rounds(w: &Workload) -> Result<(), Refusal> {
+    for (i, m) in w.matrices.iter().enumerate() {
+        let rounds = m.phase.repetitions.unwrap_or(w.trial.repetitions);
+        if m.phase.paired.is_some() && rounds < super::Pairing::MIN_ROUNDS {
+            let field = match m.phase.repetitions {
+                Some(_) => block_field(w, i, "repetitions"),
+                None => "trial.repetitions".to_string(),
+            };
+            return Err((
+                field,
+                format!(
+                    "{rounds} is too few for a paired block: each repetition is a round of A and B, and judging their ratios takes at least {} (10 is a good start; --repetitions sets every block's)",
+                    super::Pairing::MIN_ROUNDS
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn something_to_claim(w: &Workload) -> Result<(), Refusal> {
     let open = w
         .population
         .queues

@@ -256,9 +256,10 @@ impl Workload {
     }
 
     /// Refuses a workload in which no job can be claimed, for a command that would
-    /// measure it (`run`, `validate`): it would measure empty polls only.
+    /// measure it (`run`, `validate`): it would measure empty polls only; and a paired
+    /// block with too few rounds to judge (after `--repetitions`).
     pub fn check_runnable(&self) -> Result<(), WorkloadError> {
-        coherence::something_to_claim(self).map_err(|(field, message)| WorkloadError::Invalid {
+        coherence::runnable(self).map_err(|(field, message)| WorkloadError::Invalid {
             file: self.source_path.clone(),
             field,
             message,

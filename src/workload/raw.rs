@@ -325,6 +325,11 @@ pub struct Matrix {
     /// When the sharded strategies' shards move, and how long both owners claim.
     #[serde(default)]
     pub shard_moves: Option<ShardMoves>,
+    /// Run the block's two variants interleaved and judge them by paired ratios.
+    #[serde(default)]
+    pub paired: Option<bool>,
+    #[serde(default)]
+    pub paired_threshold: Option<f64>,
 }
 
 /// `shard_moves = { at_s = [3, 6], overlap_s = 0.5 }`

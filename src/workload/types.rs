@@ -402,6 +402,27 @@ pub struct PhaseSettings {
     /// first owners keep them for the whole trial.
     #[serde(default)]
     pub shard_moves: Option<ShardMoves>,
+    /// `paired = true`: the block's two variants (two strategies, or two layouts) run
+    /// interleaved round by round and are judged by their paired ratios
+    /// ([`crate::analysis::paired`]); `None`: each cell runs its repetitions in turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Pairing>,
+}
+
+/// How a paired block judges B against A.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// The relative change that counts when it is also outside the paired interval.
+    pub threshold: f64,
+}
+
+impl Pairing {
+    /// `paired_threshold`'s default: the smallest change benches/gate_power.sh found the
+    /// paired mode to detect reliably on the 2-core development host without false
+    /// alarms (docs/nightly.md).
+    pub const DEFAULT_THRESHOLD: f64 = 0.05;
+    /// The fewest rounds whose ratios give an interval (two degrees of freedom).
+    pub const MIN_ROUNDS: u32 = 3;
 }
 
 /// `shard_moves = { at_s = [...], overlap_s = ... }`: at each instant every shard moves

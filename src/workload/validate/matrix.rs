@@ -285,6 +285,7 @@ impl Validator<'_> {
         }
         self.unrepeated(&f("strategies"), &m.strategies)?;
         self.unrepeated(&f("index_layouts"), &m.index_layouts)?;
+        let paired = self.pairing(field, &m)?;
         let name = m.name.unwrap_or_default();
         if !name.is_empty() && !is_plain_name(&name) {
             return Err(self.err(
@@ -356,6 +357,7 @@ impl Validator<'_> {
                 Some(moves) => Some(self.shard_moves(&f("shard_moves"), moves, &strategies)?),
                 None => None,
             },
+            paired,
         };
         if phase.arrival_rate_from.is_some()
             && (phase.search.is_some() || phase.arrival_rate_per_s.is_some())
@@ -379,6 +381,62 @@ impl Validator<'_> {
             batch_sizes: self.counts(&f("batch_sizes"), &m.batch_sizes, 10_000)?,
             phase,
         })
+    }
+
+    /// `paired = true` (with `paired_threshold`): a block of exactly two variants, two
+    /// strategies on one layout or one strategy on two layouts, whose rate is its own.
+    fn pairing(&self, field: &str, m: &raw::Matrix) -> Result<Option<Pairing>, WorkloadError> {
+        let f = |x: &str| format!("{field}.{x}");
+        if m.paired != Some(true) {
+            if m.paired_threshold.is_some() {
+                return Err(self.err(
+                    &f("paired_threshold"),
+                    "is set but the block is not paired; add paired = true or drop it",
+                ));
+            }
+            return Ok(None);
+        }
+        let (s, l) = (m.strategies.len(), m.index_layouts.len());
+        if !matches!((s, l), (2, 1) | (1, 2)) {
+            return Err(self.err(
+                &f("paired"),
+                format!(
+                    "pairs two variants, A and B: list two strategies and one layout, or one strategy and two layouts (this block lists {s} {} and {l} {})",
+                    if s == 1 { "strategy" } else { "strategies" },
+                    if l == 1 { "layout" } else { "layouts" }
+                ),
+            ));
+        }
+        let other = if m.search.is_some() {
+            Some("search")
+        } else if m.arrival_rate_from.is_some() {
+            Some("arrival_rate_from")
+        } else {
+            None
+        };
+        if let Some(other) = other {
+            return Err(self.err(
+                &f("paired"),
+                format!("cannot be combined with {other}: both sides must run at one rate, the block's own"),
+            ));
+        }
+        if let Some(n) = m.repetitions.filter(|n| *n < Pairing::MIN_ROUNDS as i64) {
+            return Err(self.err(
+                &f("repetitions"),
+                format!("{n} is too few for a paired block: each repetition is a round of A and B, and judging their ratios takes at least {} (10 is a good start)", Pairing::MIN_ROUNDS),
+            ));
+        }
+        let threshold = match m.paired_threshold {
+            None => Pairing::DEFAULT_THRESHOLD,
+            Some(t) if t > 0.0 && t < 1.0 => t,
+            Some(t) => {
+                return Err(self.err(
+                    &f("paired_threshold"),
+                    format!("{t} is not allowed; give a relative change above 0 and below 1 (0.05 is 5 %)"),
+                ));
+            }
+        };
+        Ok(Some(Pairing { threshold }))
     }
 
     /// A rate taken from another phase's cell, times a multiple above 0, at most 100.
