@@ -128,3 +128,34 @@ fn every_format_of_the_three_repetition_run() {
         serde_json::to_string_pretty(&c).expect("a comparison serializes")
     );
 }
+
+/// The three-repetition run read as a paired block (production as A, naive as B, the
+/// repetitions as rounds): the verdict's paired sentence, the Paired A/B table on the
+/// screen and in summary.md, and paired.json's data.
+#[test]
+fn a_paired_run_on_the_screen_and_the_page() {
+    use claimbench::results::{Pair, PairSide};
+    let mut r = three_reps();
+    for (c, side) in r.cells.iter_mut().zip([PairSide::A, PairSide::B]) {
+        c.pair = Some(Pair {
+            side,
+            id: 1,
+            threshold: 0.05,
+        });
+    }
+    insta::assert_snapshot!("paired_terminal", terminal::render(&r));
+    let md = summary::render(&r);
+    let section = &md[md.find("## Paired A/B").expect("a Paired A/B section")..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    insta::assert_snapshot!("paired_summary_section", section);
+    let judged = claimbench::analysis::paired::judge(&r);
+    assert_eq!(judged.cells.len(), 1);
+    assert_eq!(
+        (judged.cells[0].a.as_str(), judged.cells[0].b.as_str()),
+        ("production", "naive")
+    );
+    insta::assert_snapshot!(
+        "paired_json",
+        serde_json::to_string_pretty(&judged).unwrap()
+    );
+}

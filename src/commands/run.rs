@@ -3,7 +3,8 @@
 //! with partial results.
 
 use super::targets::{
-    environment, failover_action, resolve_targets, restart_action, start_embedded, start_mariadb,
+    Embedded, environment, failover_action, resolve_targets, restart_action, start_embedded,
+    start_mariadb,
 };
 use anyhow::Result;
 use claimbench::analysis::recommend;
@@ -93,73 +94,20 @@ pub(crate) async fn run(
     let interrupt: Interrupt = Arc::default();
     stop_on_signals(interrupt.clone());
 
-    // Keeps the throw-away cluster alive for the run; dropped (stopped and deleted) on
-    // every way out of this function.
-    let mut embedded = None;
-    let mut mariadb = None;
-    let mut backends = Vec::new();
-    let mut records = Vec::new();
-    let mut restarts = Vec::new();
-    let mut failovers = Vec::new();
-    for (kind, target) in targets {
-        let (target, label) = match target {
-            Some(t) => {
-                let label = t.to_string();
-                (t, label)
-            }
-            None if kind == BackendKind::Mysql => {
-                start_mariadb(&workload, schema, quiet, &mut mariadb)?
-            }
-            None => start_embedded(&workload, quiet, &mut embedded, None)?,
-        };
-        let own_cluster = matches!(kind, BackendKind::Postgres) && embedded.is_some();
-        let own_mariadb = mariadb.as_ref().filter(|_| kind == BackendKind::Mysql);
-        let backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
-        let own_servers = embedded.as_ref().filter(|_| own_cluster);
-        let user = user_pooler
-            .as_ref()
-            .filter(|_| kind == BackendKind::Postgres);
-        let own_pooler = own_servers.and_then(|e| e.pooler.as_ref());
-        let backend = super::pooler::through(backend, user, own_pooler)?;
-        let own = own_servers.map(|e| &e.pg);
-        restarts.push(restart_action(
-            &workload,
-            own,
-            &target,
-            restart_command.as_deref(),
-        )?);
-        failovers.push(failover_action(
-            &workload,
-            own_servers,
-            (kind, &target),
-            failover_command.as_deref(),
-        )?);
-        let started_here = own_cluster || own_mariadb.is_some();
-        let mut record = record_target(&backend, label, started_here, &workload).await?;
-        if let Some(p) = user {
-            // Read before any trial: a console that contradicts --pool-mode stops here.
-            record.their_pooler = Some(claimbench::pooler::TheirPooler {
-                address: p.addr.to_string(),
-                mode: p.mode,
-                pool_size: backend.size_pool(None).await?,
-            });
-        }
-        records.push(record);
-        backends.push(backend);
-    }
-    let mut versus_server = None;
+    let mut servers = OwnServers::default();
+    let commands = [restart_command.as_deref(), failover_command.as_deref()];
+    let setup = (workload.as_ref(), schema, quiet);
+    let mut drive = connect(setup, targets, user_pooler.as_ref(), commands, &mut servers).await?;
     let versus = match versus {
-        Some(dir) => {
-            let (target, label) = start_embedded(&workload, quiet, &mut versus_server, Some(&dir))?;
-            let backend = backend_for(&target, schema, true, None)?;
-            records.push(record_target(&backend, label, true, &workload).await?);
-            backends.push(backend);
-            restarts.push(None);
-            failovers.push(None);
-            Some(super::versus::labels(&records))
-        }
+        Some(dir) => Some(drive.versus(setup, &dir, &mut servers.versus).await?),
         None => None,
     };
+    let Drive {
+        backends,
+        records,
+        restarts,
+        failovers,
+    } = drive;
     let opts = RunOptions {
         results_dir,
         quiet,
@@ -193,10 +141,108 @@ pub(crate) async fn run(
     };
     out!("{screen}");
     print_report_paths(&outcome.result, &outcome.dir)?;
-    drop(embedded);
-    drop(versus_server);
-    drop(mariadb);
+    drop(servers);
     Ok(exit_code(&outcome, interrupt.stopping()))
+}
+
+/// The servers claimbench started for the run, kept alive for it: dropped (stopped and
+/// deleted) on every way out of `run`.
+#[derive(Default)]
+struct OwnServers {
+    embedded: Option<Embedded>,
+    /// The second PostgreSQL of `--versus-pg-bindir`.
+    versus: Option<Embedded>,
+    mariadb: Option<EmbeddedMariadb>,
+}
+
+/// Per backend, in the targets' order: what the runner drives, and how.
+#[derive(Default)]
+struct Drive {
+    backends: Vec<AnyBackend>,
+    records: Vec<TargetRecord>,
+    restarts: Vec<Option<runner::Restart>>,
+    failovers: Vec<Option<runner::Failover>>,
+}
+
+/// The workload, the schema it works in, and whether to stay quiet.
+type Setup<'a> = (&'a Workload, &'a str, bool);
+
+/// Starts the servers no `--db` names and connects to every target: each backend as
+/// the run drives it (through a pooler where there is one), its record for run.json,
+/// and how its server restarts or fails over for the workload's faults.
+async fn connect(
+    (workload, schema, quiet): Setup<'_>,
+    targets: Vec<(BackendKind, Option<DbTarget>)>,
+    user_pooler: Option<&super::pooler::UserPooler>,
+    [restart_command, failover_command]: [Option<&str>; 2],
+    servers: &mut OwnServers,
+) -> Result<Drive> {
+    let mut drive = Drive::default();
+    for (kind, target) in targets {
+        let (target, label) = match target {
+            Some(t) => {
+                let label = t.to_string();
+                (t, label)
+            }
+            None if kind == BackendKind::Mysql => {
+                start_mariadb(workload, schema, quiet, &mut servers.mariadb)?
+            }
+            None => start_embedded(workload, quiet, &mut servers.embedded, None)?,
+        };
+        let own_cluster = matches!(kind, BackendKind::Postgres) && servers.embedded.is_some();
+        let own_mariadb = servers
+            .mariadb
+            .as_ref()
+            .filter(|_| kind == BackendKind::Mysql);
+        let backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
+        let own_servers = servers.embedded.as_ref().filter(|_| own_cluster);
+        let user = user_pooler.filter(|_| kind == BackendKind::Postgres);
+        let own_pooler = own_servers.and_then(|e| e.pooler.as_ref());
+        let backend = super::pooler::through(backend, user, own_pooler)?;
+        let own = own_servers.map(|e| &e.pg);
+        drive
+            .restarts
+            .push(restart_action(workload, own, &target, restart_command)?);
+        drive.failovers.push(failover_action(
+            workload,
+            own_servers,
+            (kind, &target),
+            failover_command,
+        )?);
+        let started_here = own_cluster || own_mariadb.is_some();
+        let mut record = record_target(&backend, label, started_here, workload).await?;
+        if let Some(p) = user {
+            // Read before any trial: a console that contradicts --pool-mode stops here.
+            record.their_pooler = Some(claimbench::pooler::TheirPooler {
+                address: p.addr.to_string(),
+                mode: p.mode,
+                pool_size: backend.size_pool(None).await?,
+            });
+        }
+        drive.records.push(record);
+        drive.backends.push(backend);
+    }
+    Ok(drive)
+}
+
+impl Drive {
+    /// `--versus-pg-bindir`: the second embedded PostgreSQL, from `dir`'s programs, as
+    /// the last backend; returns both servers' names for the cells.
+    async fn versus(
+        &mut self,
+        (workload, schema, quiet): Setup<'_>,
+        dir: &Path,
+        server: &mut Option<Embedded>,
+    ) -> Result<[String; 2]> {
+        let (target, label) = start_embedded(workload, quiet, server, Some(dir))?;
+        let backend = backend_for(&target, schema, true, None)?;
+        self.records
+            .push(record_target(&backend, label, true, workload).await?);
+        self.backends.push(backend);
+        self.restarts.push(None);
+        self.failovers.push(None);
+        Ok(super::versus::labels(&self.records))
+    }
 }
 
 /// 130 after an interrupt, 1 for a failed correctness check, 3 for a failed gate, 4 for
