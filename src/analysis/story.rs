@@ -28,6 +28,15 @@ fn groups(r: &RunResult) -> Vec<Vec<&CellResult>> {
     out
 }
 
+/// A cell's strategy as a sentence names it: with its server when the run drove two of
+/// one backend (`--versus-pg-bindir`).
+fn named(c: &CellResult, s: &Strategy) -> String {
+    match c.server {
+        Some(_) => format!("{s} on {}", c.backend_label()),
+        None => s.to_string(),
+    }
+}
+
 /// The strategies of a group: production first, then the mistakes it is compared with.
 fn strategies_in(g: &[&CellResult]) -> Vec<Strategy> {
     let mut v: Vec<Strategy> = g.iter().map(|c| c.strategy.clone()).collect();
@@ -133,7 +142,8 @@ fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
                 .map(|c| (c.workers, CellFigures::of(c).throughput))
                 .collect();
             pts.sort_by_key(|p| p.0);
-            (pts.len() > 1).then_some((s, g[0].batch_size, strategies_in(&g).len(), pts))
+            let who = named(g[0], &s);
+            (pts.len() > 1).then_some((who, g[0].batch_size, strategies_in(&g).len(), pts))
         })
         // The richest sweep; among equals, the head-to-head group, then the first.
         .rev()
@@ -274,7 +284,7 @@ fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
             .unwrap_or_default();
         out.push(format!(
             "{} with {} worker{} {} {rate:.0} arrivals/s{origin}: {:.0} jobs/s{wait}{oldest}.",
-            c.strategy,
+            named(c, &c.strategy),
             c.workers,
             if c.workers == 1 { "" } else { "s" },
             if kept {
@@ -641,8 +651,17 @@ fn paired_sentences(r: &RunResult, out: &mut Vec<String>) {
             })
             .collect();
         let at = format!("at {} workers, batch {}", c.key[4], c.key[5]);
+        // Where and what, when the sides are not strategies: "in contention: production on".
+        let phase = match c.key[0].as_str() {
+            p if p.starts_with('–') => String::new(),
+            p => format!(" in {p}"),
+        };
+        let what = match c.key[2] == c.a {
+            true => String::new(),
+            false => format!("{} on ", c.key[2]),
+        };
         let head = format!(
-            "paired: {} (B) against {} (A) {at}, {rounds} rounds",
+            "paired{phase}: {what}{} (B) against {} (A) {at}, {rounds} rounds",
             c.b, c.a
         );
         if moved.is_empty() {

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// `dir` as a checked programs directory, when the workload can run on two embedded
 /// servers side by side: PostgreSQL alone, no `--db`, one server each (no standby, no
-/// pooler, no restart or failover, which act on one server), and blocks that run a
-/// rate of their own (no search, no derived rate) and are not already paired.
+/// pooler, no restart or failover, which act on one server), and blocks that are not
+/// searches (each side would search its own rates) or already paired, each with enough
+/// repetitions to judge its rounds. A derived rate is A's cell's, for both sides.
 pub(crate) fn check(
     w: &Workload,
     targets: &[(BackendKind, Option<DbTarget>)],
@@ -46,9 +47,14 @@ pub(crate) fn check(
             "paired (it pairs its own variants; a run pairs one thing at a time)"
         } else if m.phase.search.is_some() {
             "search (each side would search its own rates)"
-        } else if m.phase.arrival_rate_from.is_some() {
-            "arrival_rate_from (each side would derive its own rate)"
         } else {
+            let rounds = m.phase.repetitions.unwrap_or(w.trial.repetitions);
+            let least = claimbench::workload::Pairing::MIN_ROUNDS;
+            if rounds < least {
+                bail!(
+                    "--versus-pg-bindir judges each cell by its rounds: {path}'s {field} runs {rounds} repetitions, and it takes at least {least} (give --repetitions 10)"
+                );
+            }
             continue;
         };
         bail!("--versus-pg-bindir cannot run {path}'s {field}: it sets {what}");

@@ -309,6 +309,23 @@ pub async fn run<B: Backend>(
                 for strategy in &m.strategies {
                     for &workers in &m.workers {
                         for &batch in &m.batch_sizes {
+                            // A derived rate is A's (the first cell of its kind found):
+                            // both sides run at one offered load.
+                            let phase = match &m.phase.arrival_rate_from {
+                                None => phase.clone(),
+                                Some(from) => p
+                                    .derived_rate(
+                                        &phase,
+                                        from,
+                                        backends[0].kind(),
+                                        strategy,
+                                        layout,
+                                    )
+                                    .map_err(|error| RunFailure {
+                                        error,
+                                        partial: None,
+                                    })?,
+                            };
                             let cell = CellSpec {
                                 phase: &phase,
                                 strategy: strategy.clone(),
