@@ -304,64 +304,12 @@ pub async fn run<B: Backend>(
     }
     'matrix: for (i, m) in workload.matrices.iter().enumerate() {
         let phase = Arc::new(workload.phase(i));
-        if p.versus.is_some() {
-            for layout in &m.index_layouts {
-                for strategy in &m.strategies {
-                    for &workers in &m.workers {
-                        for &batch in &m.batch_sizes {
-                            // A derived rate is A's (the first cell of its kind found):
-                            // both sides run at one offered load.
-                            let phase = match &m.phase.arrival_rate_from {
-                                None => phase.clone(),
-                                Some(from) => p
-                                    .derived_rate(
-                                        &phase,
-                                        from,
-                                        backends[0].kind(),
-                                        strategy,
-                                        layout,
-                                    )
-                                    .map_err(|error| RunFailure {
-                                        error,
-                                        partial: None,
-                                    })?,
-                            };
-                            let cell = CellSpec {
-                                phase: &phase,
-                                strategy: strategy.clone(),
-                                layout,
-                                workers,
-                                batch,
-                            };
-                            let sides = [(&backends[0], &cell), (&backends[1], &cell)];
-                            if !p.pair(sides).await? {
-                                break 'matrix;
-                            }
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        if m.phase.paired.is_some() {
-            for &workers in &m.workers {
-                for &batch in &m.batch_sizes {
-                    for (b, backend) in backends.iter().enumerate() {
-                        p.restart = opts.restarts.get(b).cloned().flatten();
-                        p.failover = opts.failovers.get(b).cloned().flatten();
-                        let side = |s: usize| CellSpec {
-                            phase: &phase,
-                            strategy: m.strategies[s.min(m.strategies.len() - 1)].clone(),
-                            layout: &m.index_layouts[s.min(m.index_layouts.len() - 1)],
-                            workers,
-                            batch,
-                        };
-                        let (a, b) = (side(0), side(1));
-                        if !p.pair([(backend, &a), (backend, &b)]).await? {
-                            break 'matrix;
-                        }
-                    }
-                }
+        if p.versus.is_some() || m.phase.paired.is_some() {
+            if !p
+                .paired_block(backends, (&opts.restarts, &opts.failovers), &phase, m)
+                .await?
+            {
+                break 'matrix;
             }
             continue;
         }
@@ -372,15 +320,7 @@ pub async fn run<B: Backend>(
                         for (b, backend) in backends.iter().enumerate() {
                             p.restart = opts.restarts.get(b).cloned().flatten();
                             p.failover = opts.failovers.get(b).cloned().flatten();
-                            let phase = match &m.phase.arrival_rate_from {
-                                None => phase.clone(),
-                                Some(from) => p
-                                    .derived_rate(&phase, from, backend.kind(), strategy, layout)
-                                    .map_err(|error| RunFailure {
-                                        error,
-                                        partial: None,
-                                    })?,
-                            };
+                            let phase = p.at_rate(&phase, backend.kind(), strategy, layout)?;
                             let cell = CellSpec {
                                 phase: &phase,
                                 strategy: strategy.clone(),
@@ -632,6 +572,26 @@ impl Progress<'_> {
         let mut w = Workload::clone(phase);
         w.producer_rate_per_s = Some(measured * from.times);
         Ok(Arc::new(w))
+    }
+
+    /// `phase` as a cell of `kind`, `strategy` and `layout` runs it: at the rate its
+    /// block derives from an earlier cell ([`Progress::derived_rate`]), if it derives one.
+    fn at_rate(
+        &self,
+        phase: &Arc<Workload>,
+        kind: crate::backend_kind::BackendKind,
+        strategy: &Strategy,
+        layout: &str,
+    ) -> Result<Arc<Workload>, RunFailure> {
+        match &phase.matrices[0].phase.arrival_rate_from {
+            None => Ok(phase.clone()),
+            Some(from) => self
+                .derived_rate(phase, from, kind, strategy, layout)
+                .map_err(|error| RunFailure {
+                    error,
+                    partial: None,
+                }),
+        }
     }
 
     /// Ends the run at `error`: marks it interrupted with the reason and writes what

@@ -404,7 +404,7 @@ pub struct PhaseSettings {
     pub shard_moves: Option<ShardMoves>,
     /// `paired = true`: the block's two variants (two strategies, or two layouts) run
     /// interleaved round by round and are judged by their paired ratios
-    /// ([`crate::analysis::paired`]); `None`: each cell runs its repetitions in turn.
+    /// (analysis/paired.rs); `None`: each cell runs its repetitions in turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Pairing>,
 }
