@@ -95,9 +95,16 @@ impl Terminal {
             aligned(&mut out, &header, &rows);
         }
         if let Some(paired) = doc.section(Part::Paired).and_then(Section::first_table) {
-            let (header, rows) = plain(paired);
+            let (mut header, mut rows) = plain(paired);
             let regressed = rows.iter().filter(|r| r[7].contains("regressed")).count();
-            let _ = writeln!(out, "\nPaired A/B ({regressed} regressed)");
+            // One confidence for the whole run: said once, in the heading.
+            header.remove(5);
+            let confidence: Vec<String> = rows.iter_mut().map(|r| r.remove(5)).collect();
+            let _ = writeln!(
+                out,
+                "\nPaired A/B ({regressed} regressed; intervals at {} confidence)",
+                confidence.first().map_or("", String::as_str)
+            );
             aligned(&mut out, &header, &rows);
         }
         let warnings = &doc.warnings;
