@@ -2372,7 +2372,8 @@ fn a_paired_run_catches_a_slower_claim_in_one_run() {
     let slower = toml
         .replace(&format!("{candidate}0 }}"), &format!("{candidate}8000 }}"))
         .replace("repetitions = 12", "repetitions = 6")
-        .replace("duration_s = 2.0", "duration_s = 1.0");
+        .replace("duration_s = 2.0", "duration_s = 1.0")
+        .replace("paired = true", "paired = true\npaired_threshold = 0.3");
     assert_eq!(slower.matches("work = 8000").count(), 1, "{slower}");
     let w = dir.path().join("slower.toml");
     std::fs::write(&w, slower).unwrap();
@@ -2403,6 +2404,9 @@ fn a_paired_run_catches_a_slower_claim_in_one_run() {
         .iter()
         .find(|m| m.metric == ClaimP50);
     assert!(p50.unwrap().ratio.unwrap().ratio > 1.3, "{p50:?}");
+    // The block's paired_threshold, not the default, is recorded and judged by.
+    assert_eq!(judged.cells[0].threshold, 0.3);
+    assert!(r.cells.iter().all(|c| c.pair.unwrap().threshold == 0.3));
     assert!(run_dir.join("paired.json").is_file());
     // Rounds alternate: the trials' hlog files are numbered in the order they ran.
     let mut logs: Vec<String> = std::fs::read_dir(run_dir.join("hlog"))

@@ -112,20 +112,13 @@ impl Progress<'_> {
         for round in 0..a.phase.trial.repetitions {
             for i in order(round) {
                 let (backend, spec) = sides[i];
-                match self.rep(backend, spec, &mut cells[i], round).await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        let [x, y] = cells;
-                        push_cell(&mut self.result, x);
-                        push_cell(&mut self.result, y);
-                        return Ok(false);
-                    }
-                    Err(error) => {
-                        let [x, y] = cells;
-                        push_cell(&mut self.result, x);
-                        push_cell(&mut self.result, y);
-                        return Err(self.fail(error));
-                    }
+                let outcome = self.rep(backend, spec, &mut cells[i], round).await;
+                if !matches!(outcome, Ok(true)) {
+                    // Stopping or failed: both sides keep the rounds they finished.
+                    cells
+                        .into_iter()
+                        .for_each(|c| push_cell(&mut self.result, c));
+                    return outcome.map_err(|error| self.fail(error));
                 }
             }
         }
