@@ -4,7 +4,7 @@
 //!
 //!     cargo bench --bench recording
 
-use claimbench::ledger::{WorkerLedger, analyse};
+use claimbench::ledger::{Chunk, Event, EventKind, Execution, Tally, WorkerLedger, analyse};
 use claimbench::metrics::{WorkerMetrics, bump, micros};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -32,12 +32,56 @@ fn ledgers(workers: u32, jobs_per_worker: i64) -> Vec<WorkerLedger> {
             for i in 0..jobs_per_worker {
                 let job = i * workers as i64 + w as i64;
                 l.claim(job, i as u64 * 100, 0);
-                l.execute(job, 0, i * 100 + 20, i * 100 + 50, true);
+                l.execute(
+                    job,
+                    i as u64 * 100 + 55,
+                    (0, i * 100 + 20, i * 100 + 50, true),
+                );
                 l.release(job, i as u64 * 100 + 60);
             }
             l
         })
         .collect()
+}
+
+/// What [`ledgers`] records, as each worker hands it over: one chunk per 50 ms of the
+/// trial's time (500 jobs at 100 ns each here), sources interleaved.
+fn chunks(workers: u32, jobs_per_worker: i64) -> Vec<Chunk> {
+    let per = 500;
+    let mut out = Vec::new();
+    for from in (0..jobs_per_worker).step_by(per) {
+        for w in 0..workers {
+            let mut events = Vec::with_capacity(per * 3);
+            for i in from..(from + per as i64).min(jobs_per_worker) {
+                let job = i * workers as i64 + w as i64;
+                let t = i as u64 * 100;
+                let ev = |t_ns, kind| Event {
+                    job,
+                    t_ns,
+                    worker: w,
+                    kind,
+                };
+                events.push(ev(t, EventKind::Claim { attempt: 0 }));
+                let run = Execution {
+                    job,
+                    worker: w,
+                    attempt: 0,
+                    started_us: i * 100 + 20,
+                    finished_us: i * 100 + 50,
+                    ok: true,
+                };
+                events.push(ev(t + 55, EventKind::Run(run)));
+                events.push(ev(t + 60, EventKind::Release));
+            }
+            let low_water_ns = (from as u64 + per as u64) * 100;
+            out.push(Chunk {
+                source: w,
+                events,
+                low_water_ns,
+            });
+        }
+    }
+    out
 }
 
 fn benches(c: &mut Criterion) {
@@ -58,6 +102,21 @@ fn benches(c: &mut Criterion) {
         b.iter_batched(
             || big.clone(),
             |l| black_box(analyse(l)),
+            BatchSize::LargeInput,
+        )
+    });
+    // The same trial as the workers hand it to the streaming tally: 50 ms chunks.
+    let chunks = chunks(16, 62_500);
+    c.bench_function("tally ledger streamed, 1M jobs in 50 ms chunks", |b| {
+        b.iter_batched(
+            || chunks.clone(),
+            |chunks| {
+                let mut t = Tally::new(0..16, false);
+                for c in chunks {
+                    t.take(c);
+                }
+                black_box(t.finish())
+            },
             BatchSize::LargeInput,
         )
     });

@@ -5,7 +5,7 @@
 use super::reconnect::Resilient;
 use super::{Shared, TrialClock};
 use crate::backend::{BackendError, Session};
-use crate::ledger::{RESCUER, WorkerLedger};
+use crate::ledger::WorkerLedger;
 use crate::results::{KillEvent, RestartEvent};
 use crate::workload::{Arrivals, StopRule, Workload};
 use std::sync::Arc;
@@ -202,19 +202,20 @@ pub async fn produce<S: Session>(
     Ok(report)
 }
 
-/// Returns expired claims to pending every quarter lease; records each as a release.
+/// Returns expired claims to pending every quarter lease; records each as a release in
+/// `ledger` (the rescuer's, [`crate::ledger::RESCUER`]); returns how many.
 pub async fn rescue<S: Session>(
     mut session: Resilient<S>,
     lease: Duration,
-    clock: TrialClock,
-    shared: Arc<Shared>,
-) -> Result<(WorkerLedger, u64), BackendError> {
-    let mut ledger = WorkerLedger::new(RESCUER);
+    (clock, shared): (TrialClock, Arc<Shared>),
+    mut ledger: WorkerLedger,
+) -> Result<u64, BackendError> {
     let mut rescued = 0u64;
     let period = (lease / 4).max(Duration::from_millis(50));
     while !shared.stopping() {
         shared.sleep_unless_stopping(period).await;
         let t = clock.ns(Instant::now());
+        ledger.tick(t);
         let Some(ids) = session.call(async |s| s.rescue(lease).await).await? else {
             continue;
         };
@@ -223,7 +224,7 @@ pub async fn rescue<S: Session>(
             rescued += 1;
         }
     }
-    Ok((ledger, rescued))
+    Ok(rescued)
 }
 
 /// Sleeps until `at` after the trial's start; `false` when the trial stopped first.

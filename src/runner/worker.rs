@@ -21,7 +21,6 @@ use std::time::{Duration, Instant};
 pub struct WorkerReport<S> {
     pub session: S,
     pub metrics: WorkerMetrics,
-    pub ledger: WorkerLedger,
 }
 
 /// The simulated handler's run time, sampled per job.
@@ -182,7 +181,7 @@ async fn finish<S: Session>(
     let owned = retrying!(m, session.complete(job))?;
     ledger.release(job, clock.ns(t_done));
     if owned {
-        ledger.complete(job);
+        ledger.complete(job, clock.ns(t_done));
         let t = Instant::now();
         m.counts.jobs_completed += 1;
         if clock.is_steady(t) && !clock.is_over(t) {
@@ -283,14 +282,14 @@ pub use super::reconnect::Connector;
 /// opens a new one and goes on; without, the error ends the trial.
 pub async fn run<S: Session>(
     mut session: S,
-    index: u32,
+    ledger: WorkerLedger,
     spec: Arc<WorkerSpec>,
     clock: TrialClock,
     shared: Arc<Shared>,
     progress: Arc<AtomicU64>,
     reconnect: Option<Connector<S>>,
 ) -> Result<WorkerReport<S>, BackendError> {
-    let mut w = Worker::new(index, spec, clock, shared, progress);
+    let mut w = Worker::new(ledger, spec, clock, shared, progress);
     while !w.shared.stopping() {
         match w.round(&mut session).await {
             Ok(()) => {}
@@ -310,7 +309,6 @@ pub async fn run<S: Session>(
     Ok(WorkerReport {
         session,
         metrics: w.m,
-        ledger: w.ledger,
     })
 }
 
@@ -340,14 +338,15 @@ struct Worker {
 
 impl Worker {
     fn new(
-        index: u32,
+        ledger: WorkerLedger,
         spec: Arc<WorkerSpec>,
         clock: TrialClock,
         shared: Arc<Shared>,
         progress: Arc<AtomicU64>,
     ) -> Worker {
+        let index = ledger.worker();
         Worker {
-            ledger: WorkerLedger::new(index),
+            ledger,
             rng: SmallRng::seed_from_u64(spec.seed ^ (u64::from(index) << 32)),
             jobs: Vec::with_capacity(spec.batch as usize),
             unstarted: Vec::with_capacity(spec.batch as usize),
@@ -372,6 +371,8 @@ impl Worker {
         // the wrong jobs, or slice past a smaller batch).
         self.in_hand = 0;
         let t0 = Instant::now();
+        // Between rounds nothing of this worker is in flight: its events so far may go.
+        self.ledger.tick(clock.ns(t0));
         let claimed = claim(session, spec, &mut self.jobs, &mut self.m, t0).await;
         let (
             outcome,
@@ -493,7 +494,7 @@ impl Worker {
         for &id in &self.unacked {
             self.ledger.release(id, clock.ns(t));
             if archived.contains(&id) {
-                self.ledger.complete(id);
+                self.ledger.complete(id, clock.ns(t));
                 m.counts.jobs_completed += 1;
                 m.counts.jobs_completed_steady += u64::from(steady);
                 bump(&mut m.completed_per_s, clock.sec(t), 1);
@@ -541,7 +542,7 @@ impl Worker {
             m.counts.hangs += 1;
             let t = clock.ns(Instant::now());
             for j in &self.jobs[self.in_hand..] {
-                self.ledger.strand(j.id, t);
+                self.ledger.strand_hung(j.id, t);
                 m.counts.hung_batch += 1;
             }
             self.shared.sleep_unless_stopping(f.hang).await;
@@ -568,10 +569,8 @@ impl Worker {
         let t_done = Instant::now();
         self.ledger.execute(
             job.id,
-            job.attempt,
-            started_us,
-            receipt.finished_us,
-            !failed,
+            clock.ns(t_done),
+            (job.attempt, started_us, receipt.finished_us, !failed),
         );
         if spec.complete_batched && !failed {
             self.unacked.push(job.id);
@@ -740,7 +739,13 @@ mod tests {
         .unwrap();
         let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 3, 1));
         let clock = TrialClock::new(&w, Instant::now());
-        let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
+        let mut worker = Worker::new(
+            WorkerLedger::new(0),
+            spec,
+            clock,
+            Arc::default(),
+            Arc::default(),
+        );
         let mut s = Scripted {
             rows: 3,
             ..Scripted::default()
@@ -764,7 +769,13 @@ mod tests {
         .unwrap();
         let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 3, 1));
         let clock = TrialClock::new(&w, Instant::now());
-        let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
+        let mut worker = Worker::new(
+            WorkerLedger::new(0),
+            spec,
+            clock,
+            Arc::default(),
+            Arc::default(),
+        );
         for rows in [1, 3, 1] {
             let mut s = Scripted {
                 rows,
@@ -786,7 +797,13 @@ mod tests {
         .unwrap();
         let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 2, 1));
         let clock = TrialClock::new(&w, Instant::now());
-        let mut worker = Worker::new(0, spec, clock, Arc::default(), Arc::default());
+        let mut worker = Worker::new(
+            WorkerLedger::new(0),
+            spec,
+            clock,
+            Arc::default(),
+            Arc::default(),
+        );
         for rows in [2, 5, 1] {
             let mut s = Scripted {
                 rows,

@@ -28,18 +28,47 @@ pub(super) fn reconciliation(
     )
 }
 
-/// Time to rescue (µs) of every job a fault stranded and the rescuer returned; `None`
-/// when there was none.
-pub(super) fn rescue_histogram(l: &ledger::MergedLedger) -> Option<HistogramSummary> {
-    let times = l.rescue_times();
-    if times.is_empty() {
-        return None;
-    }
+/// Whether the trial's ledger keeps every event: for the findings that look back
+/// over the whole trial (a failover's lost work, capped queues' exact holds, shard
+/// moves' windows), and always in builds with debug assertions (the test suite's), which
+/// check the streaming tally against them. A long run of any other workload holds only
+/// what is in flight.
+pub(super) fn keeps_every_event(w: &Workload, spec: &TrialSpec<'_>, harness: &Harness<'_>) -> bool {
+    cfg!(debug_assertions)
+        || (harness.failover.is_some() && !w.faults.failover_at.is_empty())
+        || w.population.queues.iter().any(|q| q.max_workers.is_some())
+        || (w.shard_moves().is_some() && spec.strategy.def().sharded)
+}
+
+/// The tally's counts against the whole trial's events read at once: they must agree,
+/// or the streaming reading lost or misplaced an event (a harness defect, reported as
+/// the trial's failure rather than a wrong figure).
+pub(super) fn check_tally(
+    tally: &ledger::TallyFindings,
+    merged: &ledger::MergedLedger,
+) -> Result<(), RunError> {
+    let rescues = merged.rescue_times();
     let mut h = new_histogram();
-    for ns in times {
+    for ns in &rescues {
         h.saturating_record((ns / 1000).max(1));
     }
-    Some(HistogramSummary::from_histogram(&h))
+    let whole = (
+        merged.analyse(),
+        merged.passed_over(),
+        (!rescues.is_empty()).then(|| HistogramSummary::from_histogram(&h)),
+    );
+    let streamed = (
+        tally.analysis,
+        tally.passed_over,
+        tally.time_to_rescue.clone(),
+    );
+    if whole == streamed {
+        return Ok(());
+    }
+    Err(RunError::Task(format!(
+        "the ledger's streaming tally disagrees with the whole trial's events: \
+         {streamed:?} against {whole:?}"
+    )))
 }
 
 /// Each capped queue's limit with its sampled and exact (ledger) figures.

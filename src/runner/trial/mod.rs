@@ -12,7 +12,7 @@ use super::threads::WorkerThreads;
 use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
 use crate::backend::plan::PlanSample;
 use crate::backend::{Backend, BackendKind, Endpoint, ServerCounters, Session as _};
-use crate::ledger::{self, LedgerAnalysis, WorkerLedger};
+use crate::ledger::{self, LedgerAnalysis};
 use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
 use crate::results::{
@@ -91,7 +91,9 @@ struct Running<S> {
     workers: Vec<WorkerTask<S>>,
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
-    rescuer: Option<JoinHandle<Result<(WorkerLedger, u64), crate::backend::BackendError>>>,
+    rescuer: Option<JoinHandle<Result<u64, crate::backend::BackendError>>>,
+    /// Reads the workers' and the rescuer's ledgers as they hand them over.
+    tally: ledger::TallyThread,
     faults: FaultTasks,
     planner: Option<Task<Option<PlanSample>>>,
     /// The pooler's peaks (server connections in use, clients waiting).
@@ -106,7 +108,7 @@ struct Running<S> {
 /// What the tasks recorded, merged.
 struct Collected<S> {
     metrics: WorkerMetrics,
-    ledgers: Vec<WorkerLedger>,
+    ledger: ledger::TallyFindings,
     sampled: background::SamplerReport,
     produced: background::ProducerReport,
     rescued: u64,
@@ -185,32 +187,44 @@ struct LedgerFindings {
     shard_moves: Option<crate::results::ShardMovesSeen>,
 }
 
-/// Merges the workers' ledgers (taking them from `collected`) and reads from them the
-/// duplicates and races, the acknowledged work a failover lost, the rescues, the older
-/// jobs claims passed over, each capped queue's exact holds and the shard moves' windows.
+/// What the tally counted as the trial went, and what the whole trial's events say
+/// where a finding needs them (kept only then, and in builds with debug assertions,
+/// which hold the two readings against each other): the acknowledged work a failover
+/// lost, each capped queue's exact holds and the shard moves' windows.
 async fn ledger_findings<B: Backend, S>(
     backend: &B,
     w: &Workload,
     collected: &mut Collected<S>,
 ) -> Result<LedgerFindings, RunError> {
-    let merged = ledger::MergedLedger::new(std::mem::take(&mut collected.ledgers));
+    let tally = &mut collected.ledger;
+    let merged = tally.events.take().map(ledger::MergedLedger::from_events);
+    // Ids are creation order; with one priority and nothing scheduled, fetch order too.
+    let p = &w.population;
+    let ordered = p.all_priorities().len() == 1 && p.scheduled_share == 0.0;
+    let passed_over = tally.passed_over.filter(|_| ordered);
+    let Some(merged) = merged else {
+        return Ok(LedgerFindings {
+            analysis: tally.analysis,
+            failover_lost: None,
+            time_to_rescue: tally.time_to_rescue.clone(),
+            passed_over,
+            holds: Vec::new(),
+            shard_moves: None,
+        });
+    };
+    findings::check_tally(tally, &merged)?;
     let failover_lost = match &collected.failover {
         Some(at) => Some(super::failover::account(backend, &merged, at).await?),
         None => None,
     };
-    // Ids are creation order; with one priority and nothing scheduled, fetch order too.
-    let p = &w.population;
-    let passed_over = (p.all_priorities().len() == 1 && p.scheduled_share == 0.0)
-        .then(|| merged.passed_over())
-        .flatten();
     let shard_moves = collected
         .shard_windows
         .take()
         .map(|windows| super::shards::seen(&windows, &collected.metrics.claim_latency, &merged));
     Ok(LedgerFindings {
-        analysis: merged.analyse(),
+        analysis: collected.ledger.analysis,
         failover_lost,
-        time_to_rescue: rescue_histogram(&merged),
+        time_to_rescue: collected.ledger.time_to_rescue.clone(),
         passed_over,
         holds: exact_holds(backend, w, &merged).await?,
         shard_moves,
@@ -243,6 +257,11 @@ pub(super) async fn run_trial<B: Backend>(
     let backend = backend.as_ref();
     let before = before_trial(backend, probe).await?;
 
+    let sources = (0..spec.workers)
+        .chain(sessions.rescuer.is_some().then_some(ledger::RESCUER))
+        .collect();
+    let tally = ledger::TallyThread::start(sources, findings::keeps_every_event(w, spec, harness))
+        .map_err(RunError::Threads)?;
     let clock = TrialClock::new(w, Instant::now());
     let started_wall = std::time::SystemTime::now();
     let running = spawn(
@@ -251,7 +270,7 @@ pub(super) async fn run_trial<B: Backend>(
         spec,
         (clock, routes),
         sessions,
-        harness,
+        (harness, tally),
     );
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
     let overran = end_overrun(backend, &running).await?;
@@ -595,14 +614,12 @@ async fn end_overrun<B: Backend>(
 /// Waits for every task and merges what it recorded; the first worker error wins.
 async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, RunError> {
     let mut metrics = WorkerMetrics::default();
-    let mut ledgers = Vec::with_capacity(running.workers.len() + 1);
     let mut sessions = Vec::with_capacity(running.workers.len());
     let mut first_error = None;
     for t in running.workers {
         match t.await.map_err(spawn_err)? {
             Ok(r) => {
                 metrics.merge(&r.metrics);
-                ledgers.push(r.ledger);
                 sessions.push(r.session);
             }
             Err(e) => first_error = first_error.or(Some(e)),
@@ -621,10 +638,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
     };
     let mut rescued = 0;
     if let Some(t) = running.rescuer {
-        let (l, n) = t.await.map_err(spawn_err)??;
-        ledgers.push(l);
-        rescued = n;
+        rescued = t.await.map_err(spawn_err)??;
     }
+    // Every ledger went with its task: the tally has read all there was.
+    let ledger = running.tally.finish().map_err(RunError::Task)?;
     let kills = match running.faults.killer {
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
@@ -668,7 +685,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
     Ok(Collected {
         scheduling_delay,
         metrics,
-        ledgers,
+        ledger,
         sampled: sampled?,
         produced,
         rescued,

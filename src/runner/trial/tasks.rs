@@ -222,7 +222,7 @@ pub(super) fn spawn<B: Backend>(
     spec: &TrialSpec<'_>,
     (clock, routes): (TrialClock, Routes),
     sessions: Sessions<B::Session>,
-    harness: &Harness<'_>,
+    (harness, tally): (&Harness<'_>, crate::ledger::TallyThread),
 ) -> Running<B::Session> {
     let threads = harness.threads;
     let w = workload.as_ref();
@@ -242,6 +242,7 @@ pub(super) fn spawn<B: Backend>(
         (clock, routes),
         sessions.workers,
         on,
+        &tally,
     );
     let n = spec.workers as usize;
     let lag_probes = (0..threads.used(n))
@@ -286,8 +287,8 @@ pub(super) fn spawn<B: Backend>(
         tokio::spawn(background::rescue(
             resilient(r, "claimbench-rescuer"),
             w.faults.lease.expect("session only with a lease"),
-            clock,
-            shared.clone(),
+            (clock, shared.clone()),
+            tally.ledger(crate::ledger::RESCUER),
         ))
     });
     let faults = spawn_faults(
@@ -325,6 +326,7 @@ pub(super) fn spawn<B: Backend>(
         sampler,
         producer,
         rescuer,
+        tally,
         progress,
         shared,
     }
@@ -342,6 +344,7 @@ pub(super) fn spawn_workers<B: Backend>(
     (clock, routes): (TrialClock, Routes),
     sessions: Vec<B::Session>,
     (threads, shared, progress): (&WorkerThreads, &Arc<Shared>, &[Arc<AtomicU64>]),
+    tally: &crate::ledger::TallyThread,
 ) -> Vec<WorkerTask<B::Session>> {
     let n = spec.workers as usize;
     let spawn_one = |(i, s)| {
@@ -358,7 +361,7 @@ pub(super) fn spawn_workers<B: Backend>(
         let (stats, counter) = (shared.clone(), progress[i].clone());
         let run = worker::run(
             s,
-            i as u32,
+            tally.ledger(i as u32),
             worker_spec.clone(),
             clock,
             stats,

@@ -1,204 +1,53 @@
-//! The claim ledger: which job went to which worker and when, and every handler run,
-//! recorded by each worker into its own slice and analysed once at the end of a trial.
-//!
-//! Executions are counted by a rule the effects table applies too (each backend's
-//! `evidence/reconcile.sql`): a run of a job is a duplicate when it overlaps an earlier
-//! run of that job in time, or when an earlier run succeeded (nothing legitimately
-//! released the job for another run), whatever attempt number each run believed it had.
-//! Both sides use the database's clock for a run's start and finish (start and effect
-//! return them), so they can only disagree when a run is missing or extra on one side:
-//! a harness bug.
-//!
-//! Timestamps are chosen so that the analysis never reports a duplicate that did not
-//! happen: a claim is stamped when the claim call *returned* (after the database made it),
-//! a release when the releasing call *began* (before the database undid ownership). So a
-//! legitimate hand-over (release committed, then claimed) always orders release < claim;
-//! a claim stamped before the previous holder's release means both workers held the job
-//! at that moment. Overlaps that end inside a call's round trip are not counted, so the
-//! duplicate-claim count is a lower bound, never an over-count.
+//! The whole trial's events at once, sorted by job: what the findings that look back
+//! over the trial read (a failover's lost work, capped queues' holds, shard moves), and
+//! what the streaming [`super::Tally`] is checked against.
 
-use serde::{Deserialize, Serialize};
+use super::{Event, EventKind, Execution, LedgerAnalysis, PassedOver, RESCUER, WorkerLedger};
 use std::collections::HashMap;
-
-/// The worker number used for the rescuer's releases.
-pub const RESCUER: u32 = u32::MAX;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum EventKind {
-    /// Ownership ends (complete, fail, refused start, stop-time release, rescue).
-    /// Ordered first so that a release and a claim at the same nanosecond hand over.
-    Release,
-    /// The worker now believes it owns the job; `attempt` from the claim.
-    Claim { attempt: i32 },
-}
-
-/// One handler run as its worker saw it: times are the database's (µs since the epoch),
-/// as the start and effect statements returned them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Execution {
-    pub job: i64,
-    pub worker: u32,
-    /// The attempt the worker believed it was running (from its claim).
-    pub attempt: i32,
-    pub started_us: i64,
-    pub finished_us: i64,
-    pub ok: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Event {
-    pub job: i64,
-    /// Nanoseconds since the trial's start instant.
-    pub t_ns: u64,
-    pub worker: u32,
-    pub kind: EventKind,
-}
-
-/// One worker's (or the rescuer's) events. Appending is the only hot-path operation.
-#[derive(Debug, Default, Clone)]
-pub struct WorkerLedger {
-    worker: u32,
-    events: Vec<Event>,
-    executions: Vec<Execution>,
-    /// (job, t_ns): jobs an injected fault left claimed or processing with nobody to
-    /// finish them, and when; the rescuer's releases say when they came back.
-    stranded: Vec<(i64, u64)>,
-    /// (job, start µs) of every completion the database acknowledged, named by the
-    /// run it completed: what a failover may have lost.
-    completed: Vec<(i64, i64)>,
-    /// When a claim lost races (ns since the start), once per race.
-    lost: Vec<u64>,
-}
-
-impl WorkerLedger {
-    pub fn new(worker: u32) -> WorkerLedger {
-        WorkerLedger {
-            worker,
-            events: Vec::with_capacity(4096),
-            executions: Vec::with_capacity(1024),
-            stranded: Vec::new(),
-            completed: Vec::with_capacity(1024),
-            lost: Vec::new(),
-        }
-    }
-
-    /// A claim that returned at `t_ns` found `n` of its candidates taken.
-    pub fn lost_races(&mut self, t_ns: u64, n: u32) {
-        self.lost.extend(std::iter::repeat_n(t_ns, n as usize));
-    }
-
-    fn push(&mut self, job: i64, t_ns: u64, kind: EventKind) {
-        self.events.push(Event {
-            job,
-            t_ns,
-            worker: self.worker,
-            kind,
-        });
-    }
-
-    pub fn claim(&mut self, job: i64, t_ns: u64, attempt: i32) {
-        self.push(job, t_ns, EventKind::Claim { attempt });
-    }
-
-    /// A handler run that started at `started_us` and finished at `finished_us` (the
-    /// database's clock) with `ok` or a failure.
-    pub fn execute(&mut self, job: i64, attempt: i32, started_us: i64, finished_us: i64, ok: bool) {
-        self.executions.push(Execution {
-            job,
-            worker: self.worker,
-            attempt,
-            started_us,
-            finished_us,
-            ok,
-        });
-    }
-
-    pub fn release(&mut self, job: i64, t_ns: u64) {
-        self.push(job, t_ns, EventKind::Release);
-    }
-
-    /// The database acknowledged `job`'s completion: by the run of it this worker
-    /// recorded last (a batch's runs are a few entries from the end).
-    pub fn complete(&mut self, job: i64) {
-        if let Some(x) = self.executions.iter().rev().find(|x| x.job == job) {
-            self.completed.push((job, x.started_us));
-        }
-    }
-
-    /// A fault left `job` held with nobody to finish it (a crash, a hang, a lost
-    /// connection); its claim stays open until the rescuer releases it.
-    pub fn strand(&mut self, job: i64, t_ns: u64) {
-        self.stranded.push((job, t_ns));
-    }
-}
-
-/// What the merged ledger says about a trial.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LedgerAnalysis {
-    pub distinct_claimed: u64,
-    /// Claims that handed a worker a job another worker still held.
-    pub duplicate_claims: u64,
-    pub distinct_executed: u64,
-    pub executions: u64,
-    /// Runs of a job that overlapped an earlier run of it, or followed one that
-    /// succeeded (see the module doc).
-    pub duplicate_executions: u64,
-    /// Jobs still held by some worker when the trial ended (claim-only mode and
-    /// abandoned claims leave these; anything else is a harness defect).
-    pub held_at_end: u64,
-}
-
-/// How far the claims strayed from oldest-first: for each job's first claim, how many
-/// jobs with a smaller id were first claimed after it, i.e. older jobs it passed over.
-/// Ids are the creation order, so this is the fetch order only where priorities and
-/// schedules do not reorder jobs; the trial records it only there. A head-first claim
-/// passes over the jobs other claims in flight hold (about workers x batch); a claim
-/// that starts elsewhere passes over more.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct PassedOver {
-    /// First claims counted.
-    pub claims: u64,
-    pub mean: f64,
-    pub p99: u64,
-    pub max: u64,
-}
 
 /// Every worker's recording, merged once at the end of a trial.
 pub struct MergedLedger {
-    /// Claims and releases, by (job, time).
+    /// Strandings, claims and releases, by (job, time, kind, worker).
     events: Vec<Event>,
     /// Handler runs, by (job, start, finish, worker).
     executions: Vec<Execution>,
-    /// Strandings, by (job, time).
-    stranded: Vec<(i64, u64)>,
     /// Acknowledged completions, (job, start µs).
     completed: Vec<(i64, i64)>,
-    /// Lost races, by time.
+    /// Lost races, by time, one entry per race.
     lost: Vec<u64>,
 }
 
 impl MergedLedger {
+    /// Reads ledgers that kept their events (made with [`WorkerLedger::new`]).
     pub fn new(ledgers: impl IntoIterator<Item = WorkerLedger>) -> MergedLedger {
+        MergedLedger::from_events(
+            ledgers
+                .into_iter()
+                .flat_map(|mut l| std::mem::take(&mut l.events)),
+        )
+    }
+
+    pub fn from_events(all: impl IntoIterator<Item = Event>) -> MergedLedger {
         let mut events = Vec::new();
         let mut executions = Vec::new();
-        let mut stranded = Vec::new();
         let mut completed = Vec::new();
         let mut lost = Vec::new();
-        for l in ledgers {
-            events.extend(l.events);
-            executions.extend(l.executions);
-            stranded.extend(l.stranded);
-            completed.extend(l.completed);
-            lost.extend(l.lost);
+        for e in all {
+            match e.kind {
+                EventKind::Run(x) => executions.push(x),
+                EventKind::Completed { started_us } => completed.push((e.job, started_us)),
+                EventKind::Lost { n } => lost.extend(std::iter::repeat_n(e.t_ns, n as usize)),
+                EventKind::Strand { .. } | EventKind::Release | EventKind::Claim { .. } => {
+                    events.push(e)
+                }
+            }
         }
         lost.sort_unstable();
-        events.sort_unstable_by_key(|e| (e.job, e.t_ns, e.kind, e.worker));
+        events.sort_unstable_by_key(|e| (e.job, e.t_ns, e.kind.rank(), e.worker));
         executions.sort_unstable_by_key(|x| (x.job, x.started_us, x.finished_us, x.worker));
-        stranded.sort_unstable();
         MergedLedger {
             events,
             executions,
-            stranded,
             completed,
             lost,
         }
@@ -257,6 +106,7 @@ impl MergedLedger {
                     }
                     EventKind::Release if e.worker == RESCUER => holders.clear(),
                     EventKind::Release => holders.retain(|&(w, _)| w != e.worker),
+                    _ => {}
                 }
             }
         }
@@ -264,19 +114,29 @@ impl MergedLedger {
     }
 
     /// Time to rescue, ns, per rescued stranding: from the fault that stranded a job to
-    /// the rescuer's release of it (the latest stranding of the job before that
-    /// release). Rescues of jobs no fault stranded (a live handler past its lease) and
-    /// strandings the trial ended before rescuing are not in it.
+    /// the rescuer's release of it. A stranding is answered by the next release of the
+    /// job by the rescuer (a rescue) or by the stranded worker itself (a hang that ended
+    /// before the lease did); the latest unanswered one counts. Rescues of jobs no fault
+    /// stranded (a live handler past its lease) and strandings the trial ended before
+    /// rescuing are not in it.
     pub fn rescue_times(&self) -> Vec<u64> {
         let mut out = Vec::new();
-        for e in self.events.iter().filter(|e| e.worker == RESCUER) {
-            // Strandings of this job, sorted by time: the last one at or before e.
-            let from = self.stranded.partition_point(|&(j, _)| j < e.job);
-            let to = self
-                .stranded
-                .partition_point(|&(j, t)| (j, t) <= (e.job, e.t_ns));
-            if let Some(&(_, t)) = self.stranded[from..to].last() {
-                out.push(e.t_ns - t);
+        for job_events in self.events.chunk_by(|a, b| a.job == b.job) {
+            // (stranded at, by worker), unanswered
+            let mut stranded: Option<(u64, u32)> = None;
+            for e in job_events {
+                match e.kind {
+                    EventKind::Strand { .. } => stranded = Some((e.t_ns, e.worker)),
+                    EventKind::Release if e.worker == RESCUER => {
+                        if let Some((t, _)) = stranded.take() {
+                            out.push(e.t_ns - t);
+                        }
+                    }
+                    EventKind::Release if stranded.is_some_and(|(_, w)| w == e.worker) => {
+                        stranded = None
+                    }
+                    _ => {}
+                }
             }
         }
         out
@@ -358,6 +218,7 @@ impl MergedLedger {
                     }
                     EventKind::Release if e.worker == RESCUER => holders.clear(),
                     EventKind::Release => holders.retain(|&w| w != e.worker),
+                    _ => {}
                 }
             }
             distinct += claimed as u64;
@@ -375,7 +236,7 @@ impl MergedLedger {
         for runs in self.executions.chunk_by(|a, b| a.job == b.job) {
             out.distinct_executed += 1;
             out.executions += runs.len() as u64;
-            out.duplicate_executions += duplicate_runs(runs);
+            out.duplicate_executions += super::duplicate_runs(runs, i64::MIN, false);
         }
         out
     }
@@ -403,6 +264,7 @@ impl MergedLedger {
                     EventKind::Claim { .. } => {}
                     EventKind::Release if e.worker == RESCUER => holders.clear(),
                     EventKind::Release => holders.retain(|&w| w != e.worker),
+                    _ => {}
                 }
                 match (was_held, !holders.is_empty()) {
                     (false, true) => steps.push((e.t_ns, 1, q)),
@@ -439,30 +301,10 @@ pub struct QueueHold {
     pub ns_above_limit: u64,
 }
 
-/// Runs of one job, sorted by start: those that overlap an earlier run or follow one
-/// that succeeded.
-fn duplicate_runs(runs: &[Execution]) -> u64 {
-    let mut dups = 0;
-    let mut earlier_end = i64::MIN;
-    let mut earlier_ok = false;
-    for r in runs {
-        if earlier_end > r.started_us || earlier_ok {
-            dups += 1;
-        }
-        earlier_end = earlier_end.max(r.finished_us);
-        earlier_ok |= r.ok;
-    }
-    dups
-}
-
-/// Merges every worker's recording and counts duplicates.
-pub fn analyse(ledgers: impl IntoIterator<Item = WorkerLedger>) -> LedgerAnalysis {
-    MergedLedger::new(ledgers).analyse()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ledger::analyse;
 
     #[test]
     fn passed_over_counts_older_jobs_first_claimed_later() {
@@ -528,11 +370,11 @@ mod tests {
     #[test]
     fn a_completion_is_named_by_the_run_it_completed() {
         let mut l = WorkerLedger::new(0);
-        l.execute(7, 1, 100, 150, false);
-        l.execute(7, 2, 200, 250, true);
-        l.execute(8, 1, 300, 350, true);
-        l.complete(7);
-        l.complete(9); // no run of it: nothing to name
+        l.execute(7, 0, (1, 100, 150, false));
+        l.execute(7, 0, (2, 200, 250, true));
+        l.execute(8, 0, (1, 300, 350, true));
+        l.complete(7, 0);
+        l.complete(9, 0); // no run of it: nothing to name
         let merged = MergedLedger::new([l]);
         assert_eq!(merged.acknowledged_completions(), &[(7, 200)]);
         assert_eq!(merged.acknowledged_effects().len(), 3);
@@ -590,12 +432,12 @@ mod tests {
     fn claim_while_another_worker_holds_is_a_duplicate() {
         let a = ledger(0, |l| {
             l.claim(1, 10, 0);
-            l.execute(1, 0, 100, 150, true);
+            l.execute(1, 11, (0, 100, 150, true));
             l.release(1, 40);
         });
         let b = ledger(1, |l| {
             l.claim(1, 20, 0);
-            l.execute(1, 0, 120, 160, true);
+            l.execute(1, 21, (0, 120, 160, true));
             l.release(1, 50);
         });
         let r = analyse([a, b]);
@@ -610,12 +452,12 @@ mod tests {
     fn a_retry_after_a_failed_run_is_no_duplicate_but_a_rerun_after_success_is() {
         let a = ledger(0, |l| {
             l.claim(7, 10, 0);
-            l.execute(7, 0, 100, 110, false);
+            l.execute(7, 11, (0, 100, 110, false));
             l.release(7, 20);
         });
         let b = ledger(1, |l| {
             l.claim(7, 30, 1);
-            l.execute(7, 1, 200, 210, true);
+            l.execute(7, 31, (1, 200, 210, true));
             l.release(7, 40);
         });
         let r = analyse([a.clone(), b.clone()]);
@@ -625,7 +467,7 @@ mod tests {
         // released the job), but a duplicate execution, whatever the attempt numbers.
         let a = ledger(0, |l| {
             l.claim(7, 10, 0);
-            l.execute(7, 0, 100, 190, true);
+            l.execute(7, 11, (0, 100, 190, true));
         });
         let rescuer = ledger(RESCUER, |l| l.release(7, 25));
         let r = analyse([a, rescuer, b]);
@@ -637,11 +479,11 @@ mod tests {
     fn overlapping_runs_are_duplicates_even_when_the_first_failed() {
         let a = ledger(0, |l| {
             l.claim(3, 10, 0);
-            l.execute(3, 0, 100, 300, false);
+            l.execute(3, 11, (0, 100, 300, false));
         });
         let b = ledger(1, |l| {
             l.claim(3, 20, 1);
-            l.execute(3, 1, 200, 250, true);
+            l.execute(3, 21, (1, 200, 250, true));
         });
         assert_eq!(analyse([a, b]).duplicate_executions, 1);
     }
@@ -652,7 +494,7 @@ mod tests {
         let rescuer = ledger(RESCUER, |l| l.release(7, 100));
         let b = ledger(1, |l| {
             l.claim(7, 110, 1);
-            l.execute(7, 1, 120, 125, true);
+            l.execute(7, 111, (1, 120, 125, true));
             l.release(7, 130);
         });
         let r = analyse([a, rescuer, b]);

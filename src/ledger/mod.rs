@@ -1,0 +1,341 @@
+//! The claim ledger: which job went to which worker and when, and every handler run.
+//! Each worker records into its own slice and hands it, every few milliseconds, to the
+//! trial's [`tally`], which counts duplicates as the trial goes and keeps only the jobs
+//! still in flight (memory bounded by what is held, not by what happened). Where a
+//! finding needs the whole trial again (a failover's lost work, a capped queue's exact
+//! holds, the shard moves' windows), the tally also keeps every event and the
+//! [`merged`] ledger answers from them; builds with debug assertions keep them always
+//! and check the two against each other at the end of every trial.
+//!
+//! Executions are counted by a rule the effects table applies too (each backend's
+//! `evidence/reconcile.sql`): a run of a job is a duplicate when it overlaps an earlier
+//! run of that job in time, or when an earlier run succeeded (nothing legitimately
+//! released the job for another run), whatever attempt number each run believed it had.
+//! Both sides use the database's clock for a run's start and finish (start and effect
+//! return them), so they can only disagree when a run is missing or extra on one side:
+//! a harness bug.
+//!
+//! Timestamps are chosen so that the analysis never reports a duplicate that did not
+//! happen: a claim is stamped when the claim call *returned* (after the database made it),
+//! a release when the releasing call *began* (before the database undid ownership). So a
+//! legitimate hand-over (release committed, then claimed) always orders release < claim;
+//! a claim stamped before the previous holder's release means both workers held the job
+//! at that moment. Overlaps that end inside a call's round trip are not counted, so the
+//! duplicate-claim count is a lower bound, never an over-count.
+
+pub mod merged;
+pub mod tally;
+
+pub use merged::{MergedLedger, QueueHold};
+pub use tally::{Tally, TallyFindings};
+
+use serde::{Deserialize, Serialize};
+use std::sync::mpsc::Sender;
+
+/// The worker number used for the rescuer's releases.
+pub const RESCUER: u32 = u32::MAX;
+
+/// What happened to a job, in the order a job's events are read when two share an
+/// instant: a stranding before a release (a rescue at the instant of the fault is the
+/// fault's), a release before a claim (a hand-over, not an overlap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// A fault left the job held with nobody to finish it; `resumes` when the worker's
+    /// handler carries on later (a hang) and may still record a run of it.
+    Strand { resumes: bool },
+    /// Ownership ends (complete, fail, refused start, stop-time release, rescue).
+    Release,
+    /// The worker now believes it owns the job; `attempt` from the claim.
+    Claim { attempt: i32 },
+    /// One handler run as its worker saw it: times are the database's (µs since the
+    /// epoch), as the start and effect statements returned them.
+    Run(Execution),
+    /// The database acknowledged the job's completion, of the run that started at
+    /// `started_us`: what a failover may have lost.
+    Completed { started_us: i64 },
+    /// A claim that returned at this instant found `n` of its candidates taken.
+    Lost { n: u32 },
+}
+
+impl EventKind {
+    /// Where the event sorts among a job's events at one instant.
+    fn rank(&self) -> u8 {
+        match self {
+            EventKind::Strand { .. } => 0,
+            EventKind::Release => 1,
+            EventKind::Claim { .. } => 2,
+            EventKind::Run(_) => 3,
+            EventKind::Completed { .. } => 4,
+            EventKind::Lost { .. } => 5,
+        }
+    }
+}
+
+/// One handler run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Execution {
+    pub job: i64,
+    pub worker: u32,
+    /// The attempt the worker believed it was running (from its claim).
+    pub attempt: i32,
+    pub started_us: i64,
+    pub finished_us: i64,
+    pub ok: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub job: i64,
+    /// Nanoseconds since the trial's start instant; a run is placed when it was
+    /// recorded (after its effect returned).
+    pub t_ns: u64,
+    pub worker: u32,
+    pub kind: EventKind,
+}
+
+impl Event {
+    /// The order the tally reads events in: by time, then kind, then worker; one
+    /// job's events read this way are in the merged ledger's per-job order.
+    fn key(&self) -> (u64, u8, u32) {
+        (self.t_ns, self.kind.rank(), self.worker)
+    }
+}
+
+/// A worker's events since its last hand-over, and the instant before which it will
+/// record nothing more: every later event it records is stamped at or after it.
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    pub source: u32,
+    pub events: Vec<Event>,
+    pub low_water_ns: u64,
+}
+
+/// How often a worker hands its events to the tally, and the most it holds between.
+const HAND_OVER_NS: u64 = 50_000_000;
+const HAND_OVER_EVENTS: usize = 8192;
+
+/// One worker's (or the rescuer's) events. Appending is the only hot-path operation;
+/// [`WorkerLedger::tick`] hands them over between rounds.
+#[derive(Debug, Clone)]
+pub struct WorkerLedger {
+    worker: u32,
+    events: Vec<Event>,
+    sink: Option<Sender<Chunk>>,
+    handed_at_ns: u64,
+}
+
+impl WorkerLedger {
+    /// A ledger that keeps everything until [`MergedLedger::new`] reads it.
+    pub fn new(worker: u32) -> WorkerLedger {
+        WorkerLedger {
+            worker,
+            events: Vec::with_capacity(1024),
+            sink: None,
+            handed_at_ns: 0,
+        }
+    }
+
+    /// A ledger that hands its events to a tally through `sink`.
+    pub fn streaming(worker: u32, sink: Sender<Chunk>) -> WorkerLedger {
+        let mut ledger = WorkerLedger::new(worker);
+        ledger.sink = Some(sink);
+        ledger
+    }
+
+    fn push(&mut self, job: i64, t_ns: u64, kind: EventKind) {
+        self.events.push(Event {
+            job,
+            t_ns,
+            worker: self.worker,
+            kind,
+        });
+    }
+
+    /// At a point where no call of this worker is in flight (so nothing it records
+    /// later is stamped before `now_ns`): hands the events over when enough time or
+    /// events have gone by. Without a sink, nothing.
+    pub fn tick(&mut self, now_ns: u64) {
+        if self.sink.is_some()
+            && (self.events.len() >= HAND_OVER_EVENTS
+                || now_ns.saturating_sub(self.handed_at_ns) >= HAND_OVER_NS)
+        {
+            self.hand_over(now_ns);
+        }
+    }
+
+    fn hand_over(&mut self, low_water_ns: u64) {
+        let Some(sink) = &self.sink else { return };
+        let events = std::mem::replace(&mut self.events, Vec::with_capacity(1024));
+        // A tally that is gone has failed its trial already; the join says how.
+        let _ = sink.send(Chunk {
+            source: self.worker,
+            events,
+            low_water_ns,
+        });
+        self.handed_at_ns = low_water_ns;
+    }
+
+    /// The worker this ledger records for.
+    pub fn worker(&self) -> u32 {
+        self.worker
+    }
+
+    /// A claim that returned at `t_ns` found `n` of its candidates taken.
+    pub fn lost_races(&mut self, t_ns: u64, n: u32) {
+        self.push(0, t_ns, EventKind::Lost { n });
+    }
+
+    pub fn claim(&mut self, job: i64, t_ns: u64, attempt: i32) {
+        self.push(job, t_ns, EventKind::Claim { attempt });
+    }
+
+    /// A handler run that started at `started_us` and finished at `finished_us` (the
+    /// database's clock) with `ok` or a failure, recorded at `t_ns`.
+    pub fn execute(&mut self, job: i64, t_ns: u64, run: (i32, i64, i64, bool)) {
+        let (attempt, started_us, finished_us, ok) = run;
+        let worker = self.worker;
+        self.push(
+            job,
+            t_ns,
+            EventKind::Run(Execution {
+                job,
+                worker,
+                attempt,
+                started_us,
+                finished_us,
+                ok,
+            }),
+        );
+    }
+
+    pub fn release(&mut self, job: i64, t_ns: u64) {
+        self.push(job, t_ns, EventKind::Release);
+    }
+
+    /// The database acknowledged `job`'s completion: by the run of it this worker
+    /// recorded last (a batch's runs are a few entries back, in this round's events).
+    pub fn complete(&mut self, job: i64, t_ns: u64) {
+        let run = self.events.iter().rev().find_map(|e| match e.kind {
+            EventKind::Run(x) if x.job == job => Some(x.started_us),
+            _ => None,
+        });
+        if let Some(started_us) = run {
+            self.push(job, t_ns, EventKind::Completed { started_us });
+        }
+    }
+
+    /// A fault left `job` held with nobody to finish it (a crash, a lost connection);
+    /// its claim stays open until the rescuer releases it.
+    pub fn strand(&mut self, job: i64, t_ns: u64) {
+        self.push(job, t_ns, EventKind::Strand { resumes: false });
+    }
+
+    /// A hang left `job` held; the handler carries on afterwards and may record a run
+    /// and a release of it, however late.
+    pub fn strand_hung(&mut self, job: i64, t_ns: u64) {
+        self.push(job, t_ns, EventKind::Strand { resumes: true });
+    }
+}
+
+/// What the ledger says about a trial.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerAnalysis {
+    pub distinct_claimed: u64,
+    /// Claims that handed a worker a job another worker still held.
+    pub duplicate_claims: u64,
+    pub distinct_executed: u64,
+    pub executions: u64,
+    /// Runs of a job that overlapped an earlier run of it, or followed one that
+    /// succeeded (see the module doc).
+    pub duplicate_executions: u64,
+    /// Jobs still held by some worker when the trial ended (claim-only mode and
+    /// abandoned claims leave these; anything else is a harness defect).
+    pub held_at_end: u64,
+}
+
+/// How far the claims strayed from oldest-first: for each job's first claim, how many
+/// jobs with a smaller id were first claimed after it, i.e. older jobs it passed over.
+/// Ids are the creation order, so this is the fetch order only where priorities and
+/// schedules do not reorder jobs; the trial records it only there. A head-first claim
+/// passes over the jobs other claims in flight hold (about workers x batch); a claim
+/// that starts elsewhere passes over more.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PassedOver {
+    /// First claims counted.
+    pub claims: u64,
+    pub mean: f64,
+    pub p99: u64,
+    pub max: u64,
+}
+
+/// Runs of one job, sorted by start, after earlier runs that ended by `earlier_end` and
+/// succeeded if `earlier_ok`: those that overlap an earlier run or follow one that
+/// succeeded.
+fn duplicate_runs(runs: &[Execution], mut earlier_end: i64, mut earlier_ok: bool) -> u64 {
+    let mut dups = 0;
+    for r in runs {
+        if earlier_end > r.started_us || earlier_ok {
+            dups += 1;
+        }
+        earlier_end = earlier_end.max(r.finished_us);
+        earlier_ok |= r.ok;
+    }
+    dups
+}
+
+/// Merges every worker's recording and counts duplicates.
+pub fn analyse(ledgers: impl IntoIterator<Item = WorkerLedger>) -> LedgerAnalysis {
+    MergedLedger::new(ledgers).analyse()
+}
+
+/// A [`Tally`] on a thread of its own, fed by the ledgers it hands out: the workers pay
+/// for a vector push per event and a channel send every [`HAND_OVER_NS`], nothing more.
+pub struct TallyThread {
+    sink: Sender<Chunk>,
+    thread: std::thread::JoinHandle<TallyFindings>,
+}
+
+impl TallyThread {
+    /// Reads the chunks of `sources` (worker numbers, [`RESCUER`]) as they come;
+    /// `keep` every event for the findings that look back over the whole trial.
+    pub fn start(sources: Vec<u32>, keep: bool) -> std::io::Result<TallyThread> {
+        let (sink, chunks) = std::sync::mpsc::channel::<Chunk>();
+        let thread = std::thread::Builder::new()
+            .name("claimbench-tally".into())
+            .spawn(move || {
+                let mut tally = Tally::new(sources, keep);
+                for chunk in chunks {
+                    tally.take(chunk);
+                }
+                tally.finish()
+            })?;
+        Ok(TallyThread { sink, thread })
+    }
+
+    /// A ledger for `worker` that hands its events to this tally.
+    pub fn ledger(&self, worker: u32) -> WorkerLedger {
+        WorkerLedger::streaming(worker, self.sink.clone())
+    }
+
+    /// Once every ledger it handed out has been dropped: what the trial did.
+    pub fn finish(self) -> Result<TallyFindings, String> {
+        drop(self.sink);
+        self.thread
+            .join()
+            .map_err(|p| match p.downcast_ref::<&str>() {
+                Some(s) => format!("the ledger's tally failed: {s}"),
+                None => "the ledger's tally failed".into(),
+            })
+    }
+}
+
+impl Drop for WorkerLedger {
+    /// A worker's ledger goes however its task ends (done, failed, unwound): its
+    /// last events go to the tally, which stops waiting for it.
+    fn drop(&mut self) {
+        if self.sink.is_some() {
+            self.hand_over(u64::MAX);
+            self.sink = None;
+        }
+    }
+}

@@ -1,0 +1,550 @@
+//! The ledger counted as the trial goes, in memory bounded by what is in flight.
+//!
+//! Workers hand over their events in chunks, each with a low-water mark (nothing they
+//! record later is stamped before it). The tally reads, in time order, only the events
+//! before the lowest mark of all sources: from then on no event of any worker can come
+//! before them, so one job's events are read in the order the [`super::MergedLedger`]
+//! sorts them into. A job is kept while someone holds it or a hung handler may still
+//! record a run of it; then its runs are judged (sorted by start) and it is forgotten,
+//! save a bit each in three bitmaps over job ids: claimed once, run once, succeeded once.
+//! A later claim of the job (a retry, a duplicate) starts a new live period whose runs
+//! began after all the forgotten ones: each later run is held against "an earlier run
+//! succeeded" exactly as the whole-trial rule holds it.
+//!
+//! Older jobs passed over ([`super::PassedOver`]) are counted as each first claim is
+//! read: the first-claimed bitmap's rank gives how many older jobs were claimed by then,
+//! and the count is final once every older id has been claimed too. Until then it waits
+//! in a queue, at most [`PASSED_OVER_WAIT_NS`]: an older job first claimed later than
+//! that after a newer one (or an id never claimed: a gap, a job left pending) is taken
+//! as never claimed. So the figure equals the whole trial's whenever no job waited a
+//! minute behind a newer one, and memory stays bounded when one did (a minute of first
+//! claims at most, and never more than [`PASSED_OVER_QUEUE`]).
+
+use super::{Chunk, Event, EventKind, Execution, LedgerAnalysis, PassedOver, RESCUER};
+use crate::metrics::{HistogramSummary, new_histogram};
+use roaring::RoaringTreemap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// How long a first claim's passed-over count waits before it is settled, even when
+/// every older id is claimed by then: a claim of an id below all those seen so far (a
+/// slower worker's first claim) comes within it.
+pub const PASSED_OVER_SETTLE_NS: u64 = 1_000_000_000;
+/// How long it waits for older ids at most: an older job first claimed later than this
+/// after a newer one is not counted as passed over by it.
+pub const PASSED_OVER_WAIT_NS: u64 = 60_000_000_000;
+/// The most first claims that may wait at once (24 MB).
+pub const PASSED_OVER_QUEUE: usize = 1 << 20;
+
+/// A job someone holds, or a hung handler may still record a run of, or a stranding
+/// of which the rescuer has not answered.
+#[derive(Debug, Default)]
+struct Live {
+    holders: Vec<u32>,
+    /// Runs recorded while live, judged when it is no longer.
+    runs: Vec<Execution>,
+    /// Workers whose hang stranded the job and who have recorded nothing of it since.
+    hung: Vec<u32>,
+    /// The latest stranding not yet answered by a release: (at, by worker).
+    stranded: Option<(u64, u32)>,
+}
+
+impl Live {
+    /// Nobody holds it, no hung handler may record a run, no stranding waits for its
+    /// rescue (a worker may strand a job the rescuer took back already).
+    fn settled(&self) -> bool {
+        self.holders.is_empty() && self.hung.is_empty() && self.stranded.is_none()
+    }
+}
+
+/// What the tally found, at the end of a trial.
+#[derive(Debug, Clone)]
+pub struct TallyFindings {
+    pub analysis: LedgerAnalysis,
+    pub passed_over: Option<PassedOver>,
+    /// Time to rescue, µs, of every rescued stranding; `None` without one.
+    pub time_to_rescue: Option<HistogramSummary>,
+    /// Every event, when the tally was asked to keep them.
+    pub events: Option<Vec<Event>>,
+    /// The most jobs and waiting events the tally held at once.
+    pub peak_live: usize,
+    pub peak_pending: usize,
+}
+
+/// The streaming ledger of one trial.
+pub struct Tally {
+    /// Each source's low-water mark; the tally reads up to the lowest.
+    low_water: BTreeMap<u32, u64>,
+    /// Events at or after the lowest mark, not read yet.
+    pending: Vec<Event>,
+    live: HashMap<i64, Live>,
+    /// Jobs of this read whose liveness may have ended.
+    touched: Vec<i64>,
+    claimed: RoaringTreemap,
+    executed: RoaringTreemap,
+    succeeded: RoaringTreemap,
+    out: LedgerAnalysis,
+    passed: Passed,
+    rescues: hdrhistogram::Histogram<u64>,
+    kept: Option<Vec<Event>>,
+    peak_live: usize,
+    peak_pending: usize,
+}
+
+/// Job ids as bitmap values, in the same order.
+fn bit(job: i64) -> u64 {
+    (job as u64) ^ (1 << 63)
+}
+
+impl Tally {
+    /// A tally that waits for a chunk from each of `sources` before reading anything,
+    /// and keeps every event when `keep` (for the whole-trial findings).
+    pub fn new(sources: impl IntoIterator<Item = u32>, keep: bool) -> Tally {
+        Tally {
+            low_water: sources.into_iter().map(|s| (s, 0)).collect(),
+            pending: Vec::new(),
+            live: HashMap::new(),
+            touched: Vec::new(),
+            claimed: RoaringTreemap::new(),
+            executed: RoaringTreemap::new(),
+            succeeded: RoaringTreemap::new(),
+            out: LedgerAnalysis::default(),
+            passed: Passed::default(),
+            rescues: new_histogram(),
+            kept: keep.then(Vec::new),
+            peak_live: 0,
+            peak_pending: 0,
+        }
+    }
+
+    /// Takes one source's chunk and reads whatever no source can precede any more.
+    pub fn take(&mut self, chunk: Chunk) {
+        self.pending.extend(chunk.events);
+        self.peak_pending = self.peak_pending.max(self.pending.len());
+        let mark = self.low_water.entry(chunk.source).or_insert(0);
+        *mark = (*mark).max(chunk.low_water_ns);
+        let upto = self.low_water.values().copied().min().unwrap_or(u64::MAX);
+        self.read_before(upto);
+    }
+
+    fn read_before(&mut self, upto: u64) {
+        if self.pending.is_empty() {
+            return;
+        }
+        // Stable: one worker's events at one instant stay in the order it made them.
+        self.pending.sort_by_key(Event::key);
+        let n = self.pending.partition_point(|e| e.t_ns < upto);
+        if n == 0 {
+            return;
+        }
+        let rest = self.pending.split_off(n);
+        let ready = std::mem::replace(&mut self.pending, rest);
+        for e in &ready {
+            self.read(e);
+        }
+        self.passed.close_group(&self.claimed);
+        self.passed.settle_ready(upto, &self.claimed);
+        if let Some(kept) = &mut self.kept {
+            kept.extend(ready);
+        }
+        self.settle();
+    }
+
+    fn read(&mut self, e: &Event) {
+        let job = e.job;
+        match e.kind {
+            EventKind::Lost { .. } | EventKind::Completed { .. } => return,
+            EventKind::Claim { .. } => {
+                if !self.claimed.contains(bit(job)) {
+                    // The group of an earlier instant is counted before this id joins.
+                    self.passed.first_claim(e.t_ns, job, &self.claimed);
+                    self.claimed.insert(bit(job));
+                }
+                let live = self.live.entry(job).or_default();
+                if live.holders.iter().any(|&w| w != e.worker) {
+                    self.out.duplicate_claims += 1;
+                }
+                if !live.holders.contains(&e.worker) {
+                    live.holders.push(e.worker);
+                }
+            }
+            EventKind::Release if e.worker == RESCUER => {
+                let Some(live) = self.live.get_mut(&job) else {
+                    return;
+                };
+                live.holders.clear();
+                if let Some((at, _)) = live.stranded.take() {
+                    self.rescues
+                        .saturating_record(((e.t_ns - at) / 1000).max(1));
+                }
+            }
+            EventKind::Release => {
+                let Some(live) = self.live.get_mut(&job) else {
+                    return;
+                };
+                live.holders.retain(|&w| w != e.worker);
+                live.hung.retain(|&w| w != e.worker);
+                if live.stranded.is_some_and(|(_, w)| w == e.worker) {
+                    live.stranded = None;
+                }
+            }
+            EventKind::Strand { resumes } => {
+                let live = self.live.entry(job).or_default();
+                live.stranded = Some((e.t_ns, e.worker));
+                if resumes && !live.hung.contains(&e.worker) {
+                    live.hung.push(e.worker);
+                }
+            }
+            EventKind::Run(x) => {
+                let live = self.live.entry(job).or_default();
+                live.hung.retain(|&w| w != e.worker);
+                live.runs.push(x);
+            }
+        }
+        self.touched.push(job);
+    }
+
+    /// Judges the runs of every job this read left settled, and forgets the job.
+    fn settle(&mut self) {
+        self.peak_live = self.peak_live.max(self.live.len());
+        let mut touched = std::mem::take(&mut self.touched);
+        for job in touched.drain(..) {
+            if let Some(live) = self.live.remove(&job) {
+                if live.settled() {
+                    self.judge(job, live.runs);
+                } else {
+                    self.live.insert(job, live);
+                }
+            }
+        }
+        self.touched = touched;
+    }
+
+    fn judge(&mut self, job: i64, mut runs: Vec<Execution>) {
+        if runs.is_empty() {
+            return;
+        }
+        runs.sort_unstable_by_key(|x| (x.started_us, x.finished_us, x.worker));
+        let b = bit(job);
+        self.executed.insert(b);
+        self.out.executions += runs.len() as u64;
+        self.out.duplicate_executions +=
+            super::duplicate_runs(&runs, i64::MIN, self.succeeded.contains(b));
+        if runs.iter().any(|x| x.ok) {
+            self.succeeded.insert(b);
+        }
+    }
+
+    /// Reads everything left (every source has closed) and says what the trial did.
+    pub fn finish(mut self) -> TallyFindings {
+        self.read_before(u64::MAX);
+        let live = std::mem::take(&mut self.live);
+        let mut held = 0;
+        for (job, l) in live {
+            held += u64::from(!l.holders.is_empty());
+            self.judge(job, l.runs);
+        }
+        self.out.held_at_end = held;
+        self.out.distinct_claimed = self.claimed.len();
+        self.out.distinct_executed = self.executed.len();
+        TallyFindings {
+            analysis: self.out,
+            passed_over: self.passed.finish(&self.claimed),
+            time_to_rescue: (!self.rescues.is_empty())
+                .then(|| HistogramSummary::from_histogram(&self.rescues)),
+            events: self.kept,
+            peak_live: self.peak_live,
+            peak_pending: self.peak_pending,
+        }
+    }
+}
+
+/// Older jobs passed over, counted as first claims are read.
+#[derive(Debug, Default)]
+struct Passed {
+    /// First claims at the instant being read: all of one instant count as
+    /// claimed before one another.
+    group_t: u64,
+    group: Vec<i64>,
+    /// First claims whose count waits for older ids, in claim order: (claimed at, id,
+    /// older ids claimed by then).
+    waiting: VecDeque<(u64, i64, u64)>,
+    /// (the lowest claimed id, the lowest id above it not claimed yet).
+    lowest_unclaimed: Option<(i64, i64)>,
+    /// How many first claims passed over each number of older jobs.
+    counts: BTreeMap<u64, u64>,
+}
+
+impl Passed {
+    fn first_claim(&mut self, t_ns: u64, job: i64, claimed: &RoaringTreemap) {
+        if t_ns != self.group_t {
+            self.close_group(claimed);
+            self.group_t = t_ns;
+        }
+        self.group.push(job);
+    }
+
+    /// The group's ids are in the bitmap: each one's older claimed ids are counted now.
+    fn close_group(&mut self, claimed: &RoaringTreemap) {
+        for job in self.group.drain(..) {
+            self.waiting
+                .push_back((self.group_t, job, older_claimed(claimed, job)));
+        }
+    }
+
+    /// Settles the first claims whose counts are final (every older id claimed, and
+    /// [`PASSED_OVER_SETTLE_NS`] gone by, in which an id below the lowest seen may still
+    /// come) or must be taken as final ([`PASSED_OVER_WAIT_NS`] gone by, or
+    /// [`PASSED_OVER_QUEUE`] waiting), as of `now_ns`.
+    fn settle_ready(&mut self, now_ns: u64, claimed: &RoaringTreemap) {
+        let Some(min) = claimed.min() else { return };
+        let min = (min ^ (1 << 63)) as i64;
+        // An id below every earlier claim starts the scan again from it.
+        let mut low = match self.lowest_unclaimed {
+            Some((from, low)) if from == min => low,
+            _ => min,
+        };
+        while claimed.contains(bit(low)) {
+            low += 1;
+        }
+        self.lowest_unclaimed = Some((min, low));
+        while let Some(&(t, job, before)) = self.waiting.front() {
+            let age = now_ns.saturating_sub(t);
+            let final_now = age >= PASSED_OVER_SETTLE_NS && job < low;
+            if !(final_now || age >= PASSED_OVER_WAIT_NS || self.waiting.len() > PASSED_OVER_QUEUE)
+            {
+                break;
+            }
+            self.waiting.pop_front();
+            self.settle(job, before, claimed);
+        }
+    }
+
+    fn settle(&mut self, job: i64, before: u64, claimed: &RoaringTreemap) {
+        let passed = older_claimed(claimed, job) - before;
+        *self.counts.entry(passed).or_default() += 1;
+    }
+
+    fn finish(mut self, claimed: &RoaringTreemap) -> Option<PassedOver> {
+        self.close_group(claimed);
+        for (_, job, before) in std::mem::take(&mut self.waiting) {
+            self.settle(job, before, claimed);
+        }
+        let n: u64 = self.counts.values().sum();
+        if n == 0 {
+            return None;
+        }
+        let sum: u64 = self.counts.iter().map(|(v, c)| v * c).sum();
+        let p99_at = ((n - 1) as f64 * 0.99).round() as u64;
+        let mut seen = 0;
+        let p99 = self
+            .counts
+            .iter()
+            .find(|&(_, c)| {
+                seen += c;
+                seen > p99_at
+            })
+            .map_or(0, |(v, _)| *v);
+        Some(PassedOver {
+            claims: n,
+            mean: sum as f64 / n as f64,
+            p99,
+            max: self.counts.keys().next_back().copied().unwrap_or(0),
+        })
+    }
+}
+
+/// Claimed ids below `job`.
+fn older_claimed(claimed: &RoaringTreemap, job: i64) -> u64 {
+    match bit(job).checked_sub(1) {
+        Some(below) => claimed.rank(below),
+        None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The tally against the whole-trial reading ([`super::super::MergedLedger`]) on
+    //! generated histories: workers that claim (sometimes a job another holds), run,
+    //! fail, hang, abandon; a rescuer that releases whatever it likes; every worker's
+    //! events handed over in random chunks, the sources interleaved at random.
+    use super::*;
+    use crate::ledger::{MergedLedger, WorkerLedger};
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    #[derive(Clone, Copy)]
+    enum Phase {
+        Idle,
+        Claimed(i64),
+        Running(i64, i64),
+        Hung(i64, i64),
+    }
+
+    /// One history: each source's events in its own time order.
+    fn history(seed: u64, workers: u32, jobs: i64, steps: usize) -> Vec<WorkerLedger> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut ledgers: Vec<WorkerLedger> = (0..workers).map(WorkerLedger::new).collect();
+        let mut rescuer = WorkerLedger::new(RESCUER);
+        let mut phase = vec![Phase::Idle; workers as usize];
+        let mut next = 1i64;
+        let mut t = 1u64;
+        for _ in 0..steps {
+            // Whole µs (rescue times are recorded in µs), two events often at one.
+            t += rng.gen_range(0..3) * 1000;
+            let us = t as i64;
+            let w = rng.gen_range(0..=workers) as usize;
+            if w == workers as usize {
+                if rng.gen_bool(0.3) {
+                    rescuer.release(rng.gen_range(1..=jobs), t);
+                }
+                continue;
+            }
+            let l = &mut ledgers[w];
+            phase[w] = match phase[w] {
+                Phase::Idle => {
+                    // Mostly the next job in id order; sometimes any (a duplicate, a
+                    // retry, an older job passed over until now).
+                    let job = if rng.gen_bool(0.7) && next <= jobs {
+                        next += 1;
+                        next - 1
+                    } else {
+                        rng.gen_range(1..=jobs)
+                    };
+                    l.claim(job, t, 1);
+                    if rng.gen_bool(0.1) {
+                        l.lost_races(t, 2);
+                    }
+                    Phase::Claimed(job)
+                }
+                Phase::Claimed(job) => match rng.gen_range(0..10) {
+                    0 => {
+                        l.release(job, t); // a refused start
+                        Phase::Idle
+                    }
+                    1 => {
+                        l.strand(job, t); // abandoned or crashed
+                        Phase::Idle
+                    }
+                    _ => Phase::Running(job, us),
+                },
+                Phase::Running(job, started) if rng.gen_bool(0.1) => {
+                    l.strand_hung(job, t);
+                    Phase::Hung(job, started)
+                }
+                Phase::Running(job, started) | Phase::Hung(job, started) => {
+                    let ok = rng.gen_bool(0.8);
+                    l.execute(job, t, (1, started, us, ok));
+                    l.release(job, t);
+                    if ok {
+                        l.complete(job, t);
+                    }
+                    Phase::Idle
+                }
+            };
+        }
+        ledgers.push(rescuer);
+        ledgers
+    }
+
+    /// The history handed over in random chunks (each marked with the time of the
+    /// source's next event), sources interleaved at random, into `tally`.
+    fn stream(ledgers: &[WorkerLedger], seed: u64, mut tally: Tally) -> TallyFindings {
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
+        let mut at: Vec<usize> = vec![0; ledgers.len()];
+        loop {
+            let open: Vec<usize> = (0..ledgers.len())
+                .filter(|&i| at[i] <= ledgers[i].events.len())
+                .collect();
+            if open.is_empty() {
+                break;
+            }
+            let i = open[rng.gen_range(0..open.len())];
+            let events = &ledgers[i].events;
+            let to = (at[i] + rng.gen_range(0..40)).min(events.len());
+            let low_water_ns = events.get(to).map_or(u64::MAX, |e| e.t_ns);
+            tally.take(Chunk {
+                source: ledgers[i].worker,
+                events: events[at[i]..to].to_vec(),
+                low_water_ns,
+            });
+            // Past the end once the closing chunk (marked u64::MAX) has gone.
+            at[i] = if to == events.len() && low_water_ns == u64::MAX {
+                events.len() + 1
+            } else {
+                to
+            };
+        }
+        tally.finish()
+    }
+
+    fn whole(ledgers: &[WorkerLedger]) -> (LedgerAnalysis, Option<PassedOver>, Vec<u64>) {
+        let merged = MergedLedger::new(ledgers.to_vec());
+        (
+            merged.analyse(),
+            merged.passed_over(),
+            merged.rescue_times(),
+        )
+    }
+
+    fn rescue_summary(times: &[u64]) -> Option<HistogramSummary> {
+        let mut h = new_histogram();
+        times
+            .iter()
+            .for_each(|ns| h.saturating_record((ns / 1000).max(1)));
+        (!times.is_empty()).then(|| HistogramSummary::from_histogram(&h))
+    }
+
+    #[test]
+    fn the_tally_reads_every_generated_history_as_the_whole_trial_does() {
+        let mut duplicates = (0, 0, 0, 0);
+        for seed in 0..400 {
+            let ledgers = history(seed, 1 + (seed % 5) as u32, 60, 600);
+            let (analysis, passed, rescues) = whole(&ledgers);
+            let sources = ledgers.iter().map(|l| l.worker);
+            let got = stream(&ledgers, seed, Tally::new(sources, false));
+            assert_eq!(got.analysis, analysis, "seed {seed}");
+            assert_eq!(got.passed_over, passed, "seed {seed}");
+            assert_eq!(got.time_to_rescue, rescue_summary(&rescues), "seed {seed}");
+            duplicates.0 += analysis.duplicate_claims;
+            duplicates.1 += analysis.duplicate_executions;
+            duplicates.2 += analysis.held_at_end;
+            duplicates.3 += rescues.len();
+        }
+        // The histories exercise what the rules are about.
+        let (claims, runs, held, rescued) = duplicates;
+        assert!(
+            claims > 100 && runs > 100 && held > 100 && rescued > 100,
+            "{duplicates:?}"
+        );
+    }
+
+    #[test]
+    fn a_job_passed_over_longer_than_the_wait_is_taken_as_never_claimed() {
+        // Job 1, then jobs 3.. one per ms for three minutes; job 2 only then.
+        let ms = 1_000_000;
+        let n = 180_000i64;
+        let mut l = WorkerLedger::new(0);
+        for j in std::iter::once(1).chain(3..n + 3) {
+            let t = j as u64 * ms;
+            l.claim(j, t, 1);
+            l.execute(j, t + 1, (1, t as i64, t as i64 + 1, true));
+            l.release(j, t + 1);
+        }
+        l.claim(2, (n as u64 + 3) * ms, 1);
+        let ledgers = [l];
+        let (analysis, whole_passed, _) = whole(&ledgers);
+        let got = stream(&ledgers, 7, Tally::new([0], false));
+        assert_eq!(got.analysis, analysis);
+        // The whole trial: every job after it passed over job 2.
+        let w = whole_passed.unwrap();
+        assert_eq!((w.claims, w.max), (n as u64 + 2, 1));
+        assert!((w.mean * (n + 2) as f64 - n as f64).abs() < 1e-6, "{w:?}");
+        // The tally: only the last minute's claims were still waiting when it came.
+        let waited = (PASSED_OVER_WAIT_NS / ms) as f64;
+        let p = got.passed_over.unwrap();
+        assert_eq!((p.claims, p.max), (n as u64 + 2, 1));
+        assert!((p.mean * (n + 2) as f64 - waited).abs() <= 2.0, "{p:?}");
+        // And what it held stayed small: the jobs of one chunk (at most 40 events).
+        assert!(got.peak_live <= 20 && got.peak_pending <= 40, "{got:?}");
+    }
+}
