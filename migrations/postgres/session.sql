@@ -36,6 +36,11 @@ SELECT set_config($1, $2, false)
 -- session ends it.
 BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queues
 
+-- step: hold-xid
+-- A read-committed transaction that takes a transaction id and then sits idle: no
+-- snapshot stays open, but its xid holds the horizon back all the same.
+BEGIN; SELECT pg_current_xact_id()
+
 -- step: kill-workers
 -- $1 this run's worker application_name: ends each such connection but this one.
 SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity

@@ -9,6 +9,7 @@ pub mod changepoint;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+pub mod drift;
 mod durability;
 pub mod figures;
 pub mod gates;

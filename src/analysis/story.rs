@@ -696,6 +696,7 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     over_claim_sentences(r, &mut out);
     duplicate_execution_sentences(r, &mut out);
     hold_sentences(r, &mut out);
+    out.extend(super::drift::sentences(r));
     queue_sentences(r, &mut out);
     strategy_sentences(r, &mut out);
     super::durability::sentences(r, &mut out);
@@ -852,6 +853,7 @@ mod tests {
                     from_s: 1.0,
                     to_s: 3.0,
                     recovery_s: Some(0.5),
+                    phases: None,
                 }),
                 ..Default::default()
             };

@@ -355,8 +355,8 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.explain_claim_plan_only(strategy, batch).await)
     }
 
-    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
-        each!(self, AnySession, s => s.hold_snapshot().await)
+    async fn hold_snapshot(&mut self, kind: crate::workload::HoldKind) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.hold_snapshot(kind).await)
     }
 
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {

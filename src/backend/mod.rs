@@ -113,6 +113,8 @@ pub struct Sample {
     pub queue_oldest_ms: Vec<Option<f64>>,
     /// The hot table's health (PostgreSQL); `at_s` is filled in by the sampler.
     pub table: Option<crate::results::TableSample>,
+    /// InnoDB's history list length (MySQL, MariaDB).
+    pub history_length: Option<i64>,
 }
 
 /// What went wrong, as far as the runner needs to know.
@@ -699,10 +701,14 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
         async { Ok(None) }
     }
 
-    /// Opens a transaction that holds one snapshot until [`Session::end`]: a report
-    /// job or a forgotten session. While it is open, no row version it could see may be
-    /// removed, so the hot table's dead tuples pile up (`faults.hold_snapshot_s`).
-    fn hold_snapshot(&mut self) -> impl Future<Output = Result<(), BackendError>> + Send {
+    /// Opens a transaction that pins the server's horizon until [`Session::end`]: a
+    /// report job's snapshot, or a forgotten session idle in a transaction that holds
+    /// an xid (`faults.hold_kind`). While it is open, no row version that died after it
+    /// may be removed, so the hot table's dead tuples pile up (`faults.hold_snapshot_s`).
+    fn hold_snapshot(
+        &mut self,
+        _kind: crate::workload::HoldKind,
+    ) -> impl Future<Output = Result<(), BackendError>> + Send {
         async {
             Err(BackendError::other(
                 "hold a snapshot (faults.hold_snapshot_s)",

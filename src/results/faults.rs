@@ -15,6 +15,60 @@ pub struct SnapshotHold {
     /// From its release until the oldest-pending age came back to its level before the
     /// hold; `None` when it did not within the trial (or nothing was sampled).
     pub recovery_s: Option<f64>,
+    /// The trial before, during and after the hold, each phase from its own seconds;
+    /// absent in results written before phases were read, or when a phase had no
+    /// whole second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<HoldPhases>,
+}
+
+/// A trial read as clean, pinned and after: the pin's cost as ratios against the
+/// clean phase of the same trial, and how long dead tuples took to come back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct HoldPhases {
+    pub clean: HoldPhase,
+    pub held: HoldPhase,
+    pub after: HoldPhase,
+    /// From the release until the horizon's evidence (dead tuples on PostgreSQL, the
+    /// history list length on MySQL and MariaDB) was first back under 1.1 times the
+    /// clean phase's median; `None` when it was not within the trial (or nothing was
+    /// sampled).
+    pub recovery_s: Option<f64>,
+    /// Whether every later sample stayed under that level.
+    pub stayed: bool,
+}
+
+/// One phase's figures, over its whole seconds (seconds since the trial's start).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct HoldPhase {
+    pub from_s: f64,
+    pub to_s: f64,
+    /// Jobs completed per second (claimed, in claim-only mode).
+    pub jobs_per_s: f64,
+    /// Claim latency's 99th percentile over the phase, µs.
+    pub claim_p99_us: Option<u64>,
+    pub dead_tuples_median: Option<i64>,
+    pub dead_tuples_max: Option<i64>,
+    pub history_length_median: Option<i64>,
+    pub history_length_max: Option<i64>,
+    /// The oldest horizon any other session or slot held, in transactions.
+    pub horizon_age_max: Option<i64>,
+    /// WAL written per job done, bytes.
+    pub wal_bytes_per_job: Option<f64>,
+    /// The oldest pending job's age at its worst, ms.
+    pub oldest_pending_max_ms: Option<f64>,
+    /// The hot table's heap and index bytes at the phase's last sample.
+    pub table_bytes: Option<i64>,
+    pub index_bytes: Option<i64>,
+}
+
+/// A long trial without a pin read as its first quarter against its last: whether
+/// anything drifted over it (throughput, claim p99, oldest-pending age, dead tuples,
+/// the table's and its indexes' size).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SoakDrift {
+    pub early: HoldPhase,
+    pub late: HoldPhase,
 }
 
 /// Server connections of the workers' pooler held by another client

@@ -285,6 +285,13 @@ pub struct TrialResult {
     /// The hot table's health at each sampler reading (PostgreSQL).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub table_series: Vec<TableSample>,
+    /// A long trial without a pin: its first quarter against its last
+    /// (`SoakDrift`); trials shorter than a minute have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak: Option<SoakDrift>,
+    /// InnoDB's history list length at each sampler reading (MySQL, MariaDB).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub purge_series: Vec<PurgeSample>,
     /// The claim statement's plan, sampled mid-trial (PostgreSQL; with the sampler on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanSample>,
@@ -438,6 +445,16 @@ pub struct Duplicates {
     pub execution_rate: f64,
 }
 
+/// InnoDB's purge at one sampler reading (MySQL, MariaDB): the history list length,
+/// undo logs of committed transactions purge has not removed yet. While a read view
+/// older than them is open, purge cannot remove them, and the list grows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PurgeSample {
+    /// Seconds since the trial's start.
+    pub at_s: f64,
+    pub history_length: i64,
+}
+
 /// The hot table's health at one sampler reading (PostgreSQL): what the claim's
 /// updates leave behind, and whether vacuum and HOT keep up.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -462,6 +479,16 @@ pub struct TableSample {
     /// back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advisory_locks: Option<i64>,
+    /// How many transactions old the oldest xmin or xid another session or a
+    /// replication slot holds: what keeps vacuum from removing dead row versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub horizon_age: Option<i64>,
+    /// Autovacuum runs of the hot table since the statistics began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autovacuums: Option<i64>,
+    /// WAL the server has written, bytes (its position; `None` on a standby).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_bytes: Option<i64>,
 }
 
 /// A trial on a multi-primary cluster.

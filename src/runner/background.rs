@@ -31,6 +31,8 @@ pub struct SamplerReport {
     pub max_interval_ms: f64,
     /// The hot table's health at each reading, where the backend reports it.
     pub table: Vec<crate::results::TableSample>,
+    /// InnoDB's history list length at each reading, where the backend reports it.
+    pub purge: Vec<crate::results::PurgeSample>,
 }
 
 /// Share of one server core the sampler may use. When a sample costs more (the
@@ -86,6 +88,12 @@ pub async fn sample<S: Session>(
         if let Some(mut t) = s.table {
             t.at_s = at;
             r.table.push(t);
+        }
+        if let Some(history_length) = s.history_length {
+            r.purge.push(crate::results::PurgeSample {
+                at_s: at,
+                history_length,
+            });
         }
         if r.queue_oldest_pending.len() < s.queue_oldest_ms.len() {
             r.queue_oldest_pending
@@ -349,11 +357,11 @@ pub async fn plan<S: Session>(
 /// job or a forgotten session would; returns when it was taken and released.
 pub async fn hold_snapshot<S: Session>(
     session: S,
-    window: (Duration, Duration),
+    (window, kind): ((Duration, Duration), crate::workload::HoldKind),
     clock: TrialClock,
     shared: Arc<Shared>,
 ) -> Result<Option<(f64, f64)>, BackendError> {
-    let take = async |s: &mut S| s.hold_snapshot().await;
+    let take = async move |s: &mut S| s.hold_snapshot(kind).await;
     hold(vec![session], window, (clock, &shared), take).await
 }
 

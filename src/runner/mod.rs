@@ -4,6 +4,7 @@
 
 pub mod background;
 mod failover;
+mod hold_phases;
 mod lag;
 mod network;
 mod paired;

@@ -334,6 +334,7 @@ duration_s = 1
             restart_at: vec![],
             failover_at: vec![],
             hold_snapshot: None,
+            hold_kind: HoldKind::default(),
             hold_pool: None,
         };
         let s = |v: &[u64]| {

@@ -259,6 +259,9 @@ pub struct Faults {
     pub failover_command: Option<String>,
     #[serde(default)]
     pub hold_snapshot_s: Option<Vec<f64>>,
+    /// What the hold is: "snapshot" (default) or "idle-in-transaction".
+    #[serde(default)]
+    pub hold_kind: Option<String>,
     /// `[from, to]`: another client holds server connections of the workers' pooler.
     #[serde(default)]
     pub hold_pool_s: Option<Vec<f64>>,

@@ -538,9 +538,47 @@ pub struct Faults {
     /// From when to when (since the trial's start) a session holds one snapshot open.
     #[serde(default)]
     pub hold_snapshot: Option<(Duration, Duration)>,
+    /// What that session holds.
+    #[serde(default)]
+    pub hold_kind: HoldKind,
     /// Another client holding server connections of the workers' pooler.
     #[serde(default)]
     pub hold_pool: Option<PoolHold>,
+}
+
+/// What pins the server's horizon during `faults.hold_snapshot_s` (`faults.hold_kind`),
+/// each on a connection claimbench opens and ends itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HoldKind {
+    /// A repeatable-read transaction that read once and keeps its snapshot (a report
+    /// query, an analytics reader).
+    #[default]
+    Snapshot,
+    /// A transaction that took a transaction id and then sat idle (a forgotten BEGIN
+    /// after a write, a client that died mid-transaction): PostgreSQL's
+    /// `idle in transaction` with an xid. MySQL and MariaDB pin purge only with a read
+    /// view, so there it is the snapshot.
+    IdleInTransaction,
+}
+
+impl HoldKind {
+    pub const NAMES: [&str; 2] = ["snapshot", "idle-in-transaction"];
+
+    pub fn parse(s: &str) -> Option<HoldKind> {
+        match s {
+            "snapshot" => Some(HoldKind::Snapshot),
+            "idle-in-transaction" => Some(HoldKind::IdleInTransaction),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HoldKind::Snapshot => "snapshot",
+            HoldKind::IdleInTransaction => "idle-in-transaction",
+        }
+    }
 }
 
 /// `faults.hold_pool_s` and `hold_pool_connections`: from `from` to `to` since the

@@ -61,4 +61,8 @@ SELECT
                                  FROM JSON_TABLE(?, '$[*]' COLUMNS (p INT PATH '$')) pr)
                     END AS ms
                FROM JSON_TABLE(?, '$[*]' COLUMNS (ord FOR ORDINALITY,
-                                                 name VARCHAR(200) PATH '$')) u) a) AS queue_oldest_ms
+                                                 name VARCHAR(200) PATH '$')) u) a) AS queue_oldest_ms,
+    -- InnoDB's history list length: undo logs of committed transactions purge has not
+    -- removed yet; an old read view (a long transaction) stops purge and it grows.
+    (SELECT `COUNT` FROM information_schema.INNODB_METRICS
+      WHERE NAME = 'trx_rseg_history_len') AS history_length

@@ -5,7 +5,8 @@
 -- more than one (each one's oldest due pending age comes back in the same order; empty:
 -- not asked). Then the hot table's health: dead tuples, heap and index bytes, updates
 -- and HOT updates so far (statistics, flushed by each backend about once a second);
--- last, the standbys' replay lag and backlog where the server streams to any.
+-- then the standbys' replay lag and backlog where the server streams to any; last, the
+-- advisory locks held, the horizon's age, the hot table's autovacuum runs and the WAL.
 SELECT
     -- Oldest due pending job: per priority, the first row in due order, then the oldest of
     -- those. One index probe per priority with the fetch-order or pending-partial layout
@@ -72,4 +73,18 @@ SELECT
     (SELECT count(*) FROM pg_locks
       WHERE locktype = 'advisory'
         AND database = (SELECT oid FROM pg_database
-                         WHERE datname = current_database())) AS advisory_locks
+                         WHERE datname = current_database())) AS advisory_locks,
+    -- The horizon: how many transactions old the oldest xmin or xid is that another
+    -- session (this reading's own snapshot left out) or a replication slot holds. While
+    -- it grows, vacuum can remove no row version that died after it.
+    GREATEST(
+        (SELECT max(GREATEST(age(backend_xid), age(backend_xmin)))
+           FROM pg_stat_activity
+          WHERE pid <> pg_backend_pid()),
+        (SELECT max(GREATEST(age(xmin), age(catalog_xmin)))
+           FROM pg_replication_slots))::bigint AS horizon_age,
+    (SELECT autovacuum_count FROM pg_stat_user_tables
+      WHERE relid = 'jobs_hot'::regclass) AS autovacuums,
+    -- WAL written so far (NULL on a standby, which writes none of its own).
+    CASE WHEN pg_is_in_recovery() THEN NULL
+         ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END AS wal_bytes

@@ -498,6 +498,7 @@ impl Session for MssqlSession {
             queue_active,
             queue_oldest_ms: queue_oldest(r.get::<&str, _>(5).unwrap_or_default()),
             table: None,
+            history_length: None,
         })
     }
 

@@ -730,11 +730,17 @@ impl Session for MysqlSession {
                     .unwrap_or_default(),
             ),
             table: None,
+            history_length: int(&r, 6),
         })
     }
 
     /// InnoDB's read view, taken at once: purge cannot remove what it could see.
-    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
+    /// A read view is what stops purge, so both kinds hold one: a transaction that
+    /// only wrote would not pin the history list.
+    async fn hold_snapshot(
+        &mut self,
+        _kind: crate::workload::HoldKind,
+    ) -> Result<(), BackendError> {
         self.conn
             .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             .await

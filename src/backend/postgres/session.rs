@@ -832,7 +832,11 @@ impl Session for PostgresSession {
                 replay_lag_ms: r.get(11),
                 replay_behind_bytes: r.get(12),
                 advisory_locks: Some(r.get(13)),
+                horizon_age: r.get(14),
+                autovacuums: r.get(15),
+                wal_bytes: r.get(16),
             }),
+            history_length: None,
         })
     }
 
@@ -886,9 +890,13 @@ impl Session for PostgresSession {
     }
 
     /// A repeatable-read transaction keeps the snapshot of its first statement.
-    async fn hold_snapshot(&mut self) -> Result<(), BackendError> {
+    async fn hold_snapshot(&mut self, kind: crate::workload::HoldKind) -> Result<(), BackendError> {
+        let name = match kind {
+            crate::workload::HoldKind::Snapshot => "hold-snapshot",
+            crate::workload::HoldKind::IdleInTransaction => "hold-xid",
+        };
         self.client
-            .batch_execute(step(SQL.session, "hold-snapshot"))
+            .batch_execute(step(SQL.session, name))
             .await
             .map_err(|e| query_error("hold a snapshot", e))
     }

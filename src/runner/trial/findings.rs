@@ -71,6 +71,50 @@ pub(super) fn check_tally(
     )))
 }
 
+/// The trial over time: with a snapshot held open (`held`, from and to), when the
+/// queue's oldest-pending age came back and the trial read as clean, held and after;
+/// without one, a trial long enough read as a soak (first quarter against last). Both
+/// over `window`, the measured seconds.
+pub(super) fn over_time(
+    w: &Workload,
+    held: Option<(f64, f64)>,
+    window: (f64, f64),
+    (m, sampled, table, purge): (
+        &WorkerMetrics,
+        &background::SamplerReport,
+        &[crate::results::TableSample],
+        &[crate::results::PurgeSample],
+    ),
+) -> (
+    Option<crate::results::SnapshotHold>,
+    Option<crate::results::SoakDrift>,
+) {
+    use crate::runner::hold_phases;
+    let claim_only = w.handler.mode == HandlerMode::ClaimOnly;
+    let claim_seconds = m.claim_seconds.seconds();
+    let series = hold_phases::Series {
+        done_per_s: if claim_only {
+            &m.claimed_per_s
+        } else {
+            &m.completed_per_s
+        },
+        claim_seconds: &claim_seconds,
+        table,
+        purge,
+        oldest_pending: &sampled.oldest_pending,
+    };
+    let Some((from_s, to_s)) = held else {
+        return (None, hold_phases::soak(&series, window.0, window.1));
+    };
+    let hold = crate::results::SnapshotHold {
+        from_s,
+        to_s,
+        recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
+        phases: hold_phases::phases(&series, window.0, (from_s, to_s), window.1),
+    };
+    (Some(hold), None)
+}
+
 /// Each capped queue's limit with its sampled and exact (ledger) figures.
 pub(super) fn max_workers_checks(
     w: &Workload,

@@ -17,7 +17,7 @@ use crate::metrics::{HistogramSummary, WorkerMetrics, new_histogram};
 use crate::resources::{CpuSnapshot, ResourceProbe};
 use crate::results::{
     Duplicates, KillEvent, LockEvidence, MaxWorkersCheck, OldestPending, QueueResult, Resources,
-    RestartEvent, SnapshotHold, TrialResult,
+    RestartEvent, TrialResult,
 };
 use crate::strategy::Strategy;
 use crate::workload::{HandlerMode, Workload};
@@ -351,6 +351,7 @@ async fn conclude<B: Backend>(
     let steady_from_s = w.trial.warmup.as_secs_f64();
     let mut sampled = ran.collected.sampled;
     let table_series = std::mem::take(&mut sampled.table);
+    let purge_series = std::mem::take(&mut sampled.purge);
     let max_workers = max_workers_checks(w, &sampled, std::mem::take(&mut found.holds));
     let queues = per_queue(backend, w, ran.before.server_start_us, measured, &sampled).await?;
     let m = ran.collected.metrics;
@@ -402,6 +403,12 @@ async fn conclude<B: Backend>(
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);
+    let (snapshot_held, soak) = over_time(
+        w,
+        ran.collected.held,
+        (steady_from_s, steady_from_s + measured_s),
+        (&m, &sampled, &table_series, &purge_series),
+    );
     let c = m.counts;
     Ok(TrialResult {
         network: ran.route.map(|r| r.probe),
@@ -424,6 +431,8 @@ async fn conclude<B: Backend>(
         failovers,
         plan: ran.collected.plan,
         table_series,
+        purge_series,
+        soak,
         pool_held: ran
             .collected
             .pool_held
@@ -433,11 +442,7 @@ async fn conclude<B: Backend>(
                 from_s,
                 to_s,
             }),
-        snapshot_held: ran.collected.held.map(|(from_s, to_s)| SnapshotHold {
-            from_s,
-            to_s,
-            recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
-        }),
+        snapshot_held,
         time_to_rescue: found.time_to_rescue,
         passed_over: found.passed_over,
         shard_moves: found.shard_moves,
@@ -574,8 +579,9 @@ async fn drive<S>(
                 let now = Instant::now();
                 let rate = (claimed - last.1) as f64 / now.duration_since(last.0).as_secs_f64().max(1e-3);
                 last = (now, claimed);
-                bar.set_position(now.duration_since(clock.start).as_millis() as u64);
-                bar.set_message(format!("{rate:>9.0} claimed/s"));
+                let elapsed = now.duration_since(clock.start);
+                bar.set_position(elapsed.as_millis() as u64);
+                bar.set_message(format!("{rate:>9.0} claimed/s{}", phase_note(w, elapsed)));
             }
         }
     }
@@ -741,13 +747,37 @@ fn reset_spinner(quiet: bool, label: &str, backlog: u64) -> ProgressBar {
     spinner
 }
 
+/// The phase a trial with a horizon pin is in, for its progress line: `· pinned
+/// (idle-in-transaction), 42 s to go`; nothing without a pin.
+fn phase_note(w: &Workload, elapsed: Duration) -> String {
+    let Some((from, to)) = w.faults.hold_snapshot else {
+        return String::new();
+    };
+    let (phase, until) = if elapsed < w.trial.warmup {
+        ("warm-up", w.trial.warmup)
+    } else if elapsed < from {
+        ("clean", from)
+    } else if elapsed < to {
+        ("pinned", to)
+    } else {
+        return " · after the pin".into();
+    };
+    let left = until.saturating_sub(elapsed).as_secs();
+    let kind = if phase == "pinned" {
+        format!(" ({})", w.faults.hold_kind.name())
+    } else {
+        String::new()
+    };
+    format!(" · {phase}{kind}, {left} s to go")
+}
+
 fn progress_bar(quiet: bool, planned: Duration, label: &str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(planned.as_millis() as u64);
     bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {elapsed:>4} {msg}")
+        ProgressStyle::with_template("{prefix} [{bar:30}] {elapsed:>4} ({eta} left) {msg}")
             .expect("static template")
             .progress_chars("=> "),
     );

@@ -159,7 +159,10 @@ pub(super) fn spawn_faults<B: Backend>(
     let holder = holder.map(|h| {
         tokio::spawn(background::hold_snapshot(
             h,
-            w.faults.hold_snapshot.expect("session only with a hold"),
+            (
+                w.faults.hold_snapshot.expect("session only with a hold"),
+                w.faults.hold_kind,
+            ),
             clock,
             shared.clone(),
         ))

@@ -65,6 +65,18 @@ impl Validator<'_> {
                 None => None,
                 Some(w) => self.hold_window("faults.hold_snapshot_s", w, false)?,
             },
+            hold_kind: match f.hold_kind.as_deref() {
+                None => HoldKind::default(),
+                Some(k) => HoldKind::parse(k).ok_or_else(|| {
+                    self.err(
+                        "faults.hold_kind",
+                        format!(
+                            "\"{k}\" is not a hold; use one of {}",
+                            HoldKind::NAMES.join(", ")
+                        ),
+                    )
+                })?,
+            },
             hold_pool: self.pool_hold(f.hold_pool_s.as_deref(), f.hold_pool_connections)?,
         };
         if f.restart_command.is_some() {

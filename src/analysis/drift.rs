@@ -1,0 +1,243 @@
+//! The drift a pinned horizon causes, read inside one trial: the clean phase before the
+//! pin against the pin and the time after it (`SnapshotHold::phases`), as ratios of the
+//! same trial's own seconds, with dead tuples and how long they took to come back.
+
+use crate::results::{HoldPhase, HoldPhases, RunResult, SoakDrift};
+
+/// How far a soak's late quarter may sit from its early one and still be "steady".
+pub const STEADY_WITHIN: f64 = 0.10;
+
+/// One sentence per trial that held the horizon and has all three phases, and one per
+/// soak (a trial of a minute or more without a pin).
+pub fn sentences(r: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &r.cells {
+        for t in &c.trials {
+            if let Some(d) = &t.soak {
+                out.push(format!(
+                    "Over {} ({:.0} s measured): {}.",
+                    c.phase,
+                    t.measured_s,
+                    soak(d)
+                ));
+            }
+            let Some(p) = t.snapshot_held.as_ref().and_then(|h| h.phases) else {
+                continue;
+            };
+            let rep = if c.trials.len() > 1 {
+                format!(", repetition {}", t.repetition + 1)
+            } else {
+                String::new()
+            };
+            out.push(format!(
+                "Against its own clean phase ({}{rep}): {}.",
+                c.phase,
+                figures(&p).join("; ")
+            ));
+        }
+    }
+    out
+}
+
+/// A soak's first quarter against its last: what moved by more than [`STEADY_WITHIN`],
+/// or that nothing did.
+fn soak(d: &SoakDrift) -> String {
+    let (e, l) = (&d.early, &d.late);
+    let pair = |a: Option<f64>, b: Option<f64>| a.zip(b).filter(|(a, _)| *a > 0.0);
+    let figures = [
+        ("jobs/s", pair(Some(e.jobs_per_s), Some(l.jobs_per_s))),
+        (
+            "claim p99",
+            pair(
+                e.claim_p99_us.map(|v| v as f64),
+                l.claim_p99_us.map(|v| v as f64),
+            ),
+        ),
+        (
+            "oldest pending (max)",
+            pair(e.oldest_pending_max_ms, l.oldest_pending_max_ms),
+        ),
+        (
+            "dead tuples (median)",
+            pair(
+                e.dead_tuples_median.map(|v| v as f64),
+                l.dead_tuples_median.map(|v| v as f64),
+            ),
+        ),
+        (
+            "table bytes",
+            pair(
+                e.table_bytes.map(|v| v as f64),
+                l.table_bytes.map(|v| v as f64),
+            ),
+        ),
+        (
+            "index bytes",
+            pair(
+                e.index_bytes.map(|v| v as f64),
+                l.index_bytes.map(|v| v as f64),
+            ),
+        ),
+    ];
+    let read: Vec<(&str, f64)> = figures
+        .iter()
+        .filter_map(|(name, p)| p.map(|(a, b)| (*name, b / a)))
+        .collect();
+    let moved: Vec<String> = read
+        .iter()
+        .filter(|(_, r)| (r - 1.0).abs() > STEADY_WITHIN)
+        .map(|(name, r)| format!("{name} ×{r:.2}"))
+        .collect();
+    if moved.is_empty() {
+        let names: Vec<&str> = read.iter().map(|(n, _)| *n).collect();
+        return format!(
+            "steady, the last quarter within {:.0}% of the first in {}",
+            STEADY_WITHIN * 100.0,
+            names.join(", ")
+        );
+    }
+    format!("the last quarter against the first: {}", moved.join(", "))
+}
+
+/// `×0.62 while pinned, ×0.98 after`
+fn moved(clean: Option<f64>, held: Option<f64>, after: Option<f64>) -> Option<String> {
+    let (c, h, a) = (clean?, held?, after?);
+    (c > 0.0).then(|| format!("×{:.2} while pinned, ×{:.2} after", h / c, a / c))
+}
+
+fn figures(p: &HoldPhases) -> Vec<String> {
+    let rate = |x: &HoldPhase| Some(x.jobs_per_s);
+    let p99 = |x: &HoldPhase| x.claim_p99_us.map(|v| v as f64);
+    let mut out = Vec::new();
+    if let Some(m) = moved(rate(&p.clean), rate(&p.held), rate(&p.after)) {
+        out.push(format!("jobs/s {m} (clean {:.0}/s)", p.clean.jobs_per_s));
+    }
+    if let Some(m) = moved(p99(&p.clean), p99(&p.held), p99(&p.after)) {
+        out.push(format!("claim p99 {m}"));
+    }
+    if let (Some(c), Some(h)) = (p.clean.wal_bytes_per_job, p.held.wal_bytes_per_job) {
+        out.push(format!("WAL per job {c:.0} B clean, {h:.0} B pinned"));
+    }
+    if let Some(age) = p.held.horizon_age_max {
+        out.push(format!(
+            "the horizon up to {age} transactions old (clean: {})",
+            p.clean
+                .horizon_age_max
+                .map_or("not sampled".into(), |a| a.to_string())
+        ));
+    }
+    // The pin's evidence: dead tuples where the server counts them, else InnoDB's
+    // history list length (the same choice the phases' recovery made).
+    let evidence = match (p.clean.dead_tuples_median, p.held.dead_tuples_max) {
+        (Some(m), Some(t)) => Some(("dead tuples", m, t)),
+        _ => p
+            .clean
+            .history_length_median
+            .zip(p.held.history_length_max)
+            .map(|(m, t)| ("the history list length", m, t)),
+    };
+    let Some((what, median, top)) = evidence else {
+        return out;
+    };
+    let ratio = if median > 0 {
+        format!(" (×{:.1})", top as f64 / median as f64)
+    } else {
+        String::new()
+    };
+    let back = match (p.recovery_s, p.stayed) {
+        (Some(s), true) => {
+            format!("back under 1.1× that {s:.1} s after the release, and it stayed")
+        }
+        (Some(s), false) => {
+            format!("back under 1.1× that {s:.1} s after the release, but not for good")
+        }
+        (None, _) => "not back under 1.1× that by the trial's end".into(),
+    };
+    out.push(format!(
+        "{what} up to {top} against a clean median of {median}{ratio}, {back}"
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_soak_says_what_drifted_or_that_nothing_did() {
+        let q = |jobs_per_s, p99, table| HoldPhase {
+            jobs_per_s,
+            claim_p99_us: Some(p99),
+            table_bytes: Some(table),
+            ..Default::default()
+        };
+        let steady = SoakDrift {
+            early: q(1000.0, 2000, 100),
+            late: q(1040.0, 2100, 105),
+        };
+        assert_eq!(
+            soak(&steady),
+            "steady, the last quarter within 10% of the first in jobs/s, claim p99, table bytes"
+        );
+        let drifted = SoakDrift {
+            early: q(1000.0, 2000, 100),
+            late: q(700.0, 2100, 300),
+        };
+        assert_eq!(
+            soak(&drifted),
+            "the last quarter against the first: jobs/s ×0.70, table bytes ×3.00"
+        );
+    }
+
+    #[test]
+    fn the_pin_is_told_as_ratios_against_the_clean_phase() {
+        let phase = |jobs_per_s, p99, median, max| HoldPhase {
+            jobs_per_s,
+            claim_p99_us: Some(p99),
+            dead_tuples_median: Some(median),
+            dead_tuples_max: Some(max),
+            ..Default::default()
+        };
+        let p = HoldPhases {
+            clean: phase(1000.0, 2000, 400, 600),
+            held: phase(620.0, 5000, 30_000, 61_000),
+            after: phase(980.0, 2100, 500, 9_000),
+            recovery_s: Some(12.34),
+            stayed: true,
+        };
+        assert_eq!(
+            figures(&p),
+            [
+                "jobs/s ×0.62 while pinned, ×0.98 after (clean 1000/s)",
+                "claim p99 ×2.50 while pinned, ×1.05 after",
+                "dead tuples up to 61000 against a clean median of 400 (×152.5), back under 1.1× that 12.3 s after the release, and it stayed",
+            ]
+        );
+        let never = HoldPhases {
+            recovery_s: None,
+            ..p
+        };
+        assert!(figures(&never)[2].ends_with("not back under 1.1× that by the trial's end"));
+        // MariaDB: no dead tuples, the history list length instead.
+        let innodb = |jobs_per_s, median, max| HoldPhase {
+            jobs_per_s,
+            history_length_median: Some(median),
+            history_length_max: Some(max),
+            ..Default::default()
+        };
+        let m = HoldPhases {
+            clean: innodb(500.0, 20, 30),
+            held: innodb(400.0, 9000, 18_000),
+            after: innodb(500.0, 25, 40),
+            recovery_s: None,
+            stayed: false,
+        };
+        assert_eq!(
+            figures(&m),
+            [
+                "jobs/s ×0.80 while pinned, ×1.00 after (clean 500/s)",
+                "the history list length up to 18000 against a clean median of 20 (×900.0), not back under 1.1× that by the trial's end",
+            ]
+        );
+    }
+}
