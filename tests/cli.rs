@@ -2449,3 +2449,55 @@ fn validate_names_the_queues_a_queue_claim_leaves_without_a_worker() {
         "{stdout}"
     );
 }
+
+/// `workloads/soak.toml` shortened from an hour to 64 s: the trial is read as a soak
+/// (its first quarter against its last, at the arrival rate both times), the verdict
+/// says whether anything drifted, every job is accounted, and the ledger held a few
+/// hundred jobs at most while 64,000 went through it.
+#[test]
+fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
+    let shipped =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/soak.toml"))
+            .unwrap();
+    let short = shipped.replace("duration_s = 3600.0", "duration_s = 64.0");
+    assert_ne!(short, shipped);
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("soak.toml");
+    std::fs::write(&w, short).unwrap();
+    let results = dir.path().join("results");
+    let out = claimbench()
+        .arg("run")
+        .arg(&w)
+        .args(["--quiet", "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (run_dir, r) = only_run(&results);
+    let t = &r.cells[0].trials[0];
+    let soak = t.soak.expect("a minute's trial is read as a soak");
+    for q in [soak.early, soak.late] {
+        assert!((900.0..1100.0).contains(&q.jobs_per_s), "{q:?}");
+        assert!(
+            q.claim_p99_us.is_some() && q.dead_tuples_median.is_some(),
+            "{q:?}"
+        );
+    }
+    assert!((soak.late.from_s - soak.early.to_s) > 25.0, "{soak:?}");
+    assert_eq!(t.reconciliation.lost, 0);
+    let d = &t.duplicates.ledger;
+    assert_eq!(d.duplicate_claims + d.duplicate_executions, 0);
+    let peak = t.ledger_peak.expect("recorded");
+    assert!(t.counts.jobs_completed > 55_000, "{:?}", t.counts);
+    assert!(peak.jobs < 2_000 && peak.events < 20_000, "{peak:?}");
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("- soak, production at 8 workers on postgres (64 s measured): "),
+        "{summary}"
+    );
+}

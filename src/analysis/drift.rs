@@ -13,10 +13,22 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     for c in &r.cells {
         for t in &c.trials {
+            // `production at 8 workers on postgres in arrivals, repetition 2`
+            let who = format!(
+                "{} at {} workers on {}{}{}",
+                c.strategy,
+                c.workers,
+                c.backend_label(),
+                super::figures::in_phase(c),
+                if c.trials.len() > 1 {
+                    format!(", repetition {}", t.repetition + 1)
+                } else {
+                    String::new()
+                }
+            );
             if let Some(d) = &t.soak {
                 out.push(format!(
-                    "Over {} ({:.0} s measured): {}.",
-                    c.phase,
+                    "soak, {who} ({:.0} s measured): {}.",
                     t.measured_s,
                     soak(d)
                 ));
@@ -24,14 +36,8 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
             let Some(p) = t.snapshot_held.as_ref().and_then(|h| h.phases) else {
                 continue;
             };
-            let rep = if c.trials.len() > 1 {
-                format!(", repetition {}", t.repetition + 1)
-            } else {
-                String::new()
-            };
             out.push(format!(
-                "Against its own clean phase ({}{rep}): {}.",
-                c.phase,
+                "horizon pinned, {who}, against its own clean phase: {}.",
                 figures(&p).join("; ")
             ));
         }

@@ -253,6 +253,15 @@ pub struct LedgerAnalysis {
     pub held_at_end: u64,
 }
 
+/// The most the streaming tally held at once: jobs in flight (held, or waiting for a
+/// hung handler or a rescue) and events not yet read (waiting for every worker's
+/// low-water mark to pass them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerPeak {
+    pub jobs: u64,
+    pub events: u64,
+}
+
 /// How far the claims strayed from oldest-first: for each job's first claim, how many
 /// jobs with a smaller id were first claimed after it, i.e. older jobs it passed over.
 /// Ids are the creation order, so this is the fetch order only where priorities and

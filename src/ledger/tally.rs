@@ -20,7 +20,7 @@
 //! minute behind a newer one, and memory stays bounded when one did (a minute of first
 //! claims at most, and never more than [`PASSED_OVER_QUEUE`]).
 
-use super::{Chunk, Event, EventKind, Execution, LedgerAnalysis, PassedOver, RESCUER};
+use super::{Chunk, Event, EventKind, Execution, LedgerAnalysis, LedgerPeak, PassedOver, RESCUER};
 use crate::metrics::{HistogramSummary, new_histogram};
 use roaring::RoaringTreemap;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -66,8 +66,7 @@ pub struct TallyFindings {
     /// Every event, when the tally was asked to keep them.
     pub events: Option<Vec<Event>>,
     /// The most jobs and waiting events the tally held at once.
-    pub peak_live: usize,
-    pub peak_pending: usize,
+    pub peak: LedgerPeak,
 }
 
 /// The streaming ledger of one trial.
@@ -252,8 +251,10 @@ impl Tally {
             time_to_rescue: (!self.rescues.is_empty())
                 .then(|| HistogramSummary::from_histogram(&self.rescues)),
             events: self.kept,
-            peak_live: self.peak_live,
-            peak_pending: self.peak_pending,
+            peak: LedgerPeak {
+                jobs: self.peak_live as u64,
+                events: self.peak_pending as u64,
+            },
         }
     }
 }
@@ -545,6 +546,6 @@ mod tests {
         assert_eq!((p.claims, p.max), (n as u64 + 2, 1));
         assert!((p.mean * (n + 2) as f64 - waited).abs() <= 2.0, "{p:?}");
         // And what it held stayed small: the jobs of one chunk (at most 40 events).
-        assert!(got.peak_live <= 20 && got.peak_pending <= 40, "{got:?}");
+        assert!(got.peak.jobs <= 20 && got.peak.events <= 40, "{got:?}");
     }
 }

@@ -327,6 +327,10 @@ pub struct TrialResult {
     /// ids are the fetch order (one priority, nothing scheduled), else `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passed_over: Option<crate::ledger::PassedOver>,
+    /// The most the ledger held at once while it counted (`ledger::LedgerPeak`): memory
+    /// bounded by what was in flight, whatever the trial's length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger_peak: Option<crate::ledger::LedgerPeak>,
     /// The phase's shard moves as they happened (`sharded` strategies), with the
     /// duplicate claims and lost races counted inside each and outside all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,10 +6,8 @@
 //! (dead tuples on PostgreSQL, InnoDB's history list length on MySQL and MariaDB) was
 //! back under 1.1 times the clean phase's median, with whether it stayed there.
 
-use crate::metrics::new_histogram;
+use crate::metrics::hlog::PerSecond;
 use crate::results::{HoldPhase, HoldPhases, PurgeSample, SoakDrift, TableSample};
-use hdrhistogram::Histogram;
-use std::collections::BTreeMap;
 
 /// Back to normal: under this many times the clean phase's median.
 pub const RECOVERED_BELOW: f64 = 1.1;
@@ -19,7 +17,7 @@ pub struct Series<'a> {
     /// Jobs completed (or claimed, claim-only) per second since the trial's start.
     pub done_per_s: &'a [u32],
     /// Claim latency per second since the trial's start.
-    pub claim_seconds: &'a BTreeMap<usize, Histogram<u64>>,
+    pub claim_seconds: &'a PerSecond,
     pub table: &'a [TableSample],
     pub purge: &'a [PurgeSample],
     /// (at, the oldest pending job's age in ms) at each sampler reading.
@@ -93,10 +91,7 @@ fn phase(s: &Series<'_>, from_s: f64, to_s: f64) -> Option<HoldPhase> {
     let done: u64 = (first..last)
         .map(|sec| u64::from(s.done_per_s.get(sec).copied().unwrap_or(0)))
         .sum();
-    let mut claims = new_histogram();
-    for (_, h) in s.claim_seconds.range(first..last) {
-        claims.add(h).expect("same bounds");
-    }
+    let claims = s.claim_seconds.between(first, last);
     let dead: Vec<(f64, i64)> = s.table.iter().map(|t| (t.at_s, t.dead_tuples)).collect();
     let history: Vec<(f64, i64)> = s.purge.iter().map(|p| (p.at_s, p.history_length)).collect();
     let (dead_tuples_median, dead_tuples_max) = median_max(&dead, from_s, to_s);
@@ -169,12 +164,10 @@ mod tests {
     fn each_phase_is_read_from_its_own_whole_seconds() {
         // 1 s warm-up; the pin from 4.5 s to 8.5 s; the trial ends at 12 s.
         let done = [0, 100, 100, 100, 90, 50, 50, 50, 50, 80, 100, 100];
-        let mut claim_seconds = BTreeMap::new();
+        let mut claim_seconds = PerSecond::default();
         for sec in 0..12usize {
-            let mut h = new_histogram();
             let us = if (5..8).contains(&sec) { 4000 } else { 1000 };
-            h.record_n(us, 100).unwrap();
-            claim_seconds.insert(sec, h);
+            (0..100).for_each(|_| claim_seconds.record(sec, us));
         }
         let table: Vec<TableSample> = (0..24)
             .map(|i| {

@@ -76,13 +76,13 @@ SELECT
                          WHERE datname = current_database())) AS advisory_locks,
     -- The horizon: how many transactions old the oldest xmin or xid is that another
     -- session (this reading's own snapshot left out) or a replication slot holds. While
-    -- it grows, vacuum can remove no row version that died after it.
-    GREATEST(
+    -- it grows, vacuum can remove no row version that died after it. 0: nothing held.
+    COALESCE(GREATEST(
         (SELECT max(GREATEST(age(backend_xid), age(backend_xmin)))
            FROM pg_stat_activity
           WHERE pid <> pg_backend_pid()),
         (SELECT max(GREATEST(age(xmin), age(catalog_xmin)))
-           FROM pg_replication_slots))::bigint AS horizon_age,
+           FROM pg_replication_slots)), 0)::bigint AS horizon_age,
     (SELECT autovacuum_count FROM pg_stat_user_tables
       WHERE relid = 'jobs_hot'::regclass) AS autovacuums,
     -- WAL written so far (NULL on a standby, which writes none of its own).

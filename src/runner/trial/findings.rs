@@ -91,14 +91,13 @@ pub(super) fn over_time(
 ) {
     use crate::runner::hold_phases;
     let claim_only = w.handler.mode == HandlerMode::ClaimOnly;
-    let claim_seconds = m.claim_seconds.seconds();
     let series = hold_phases::Series {
         done_per_s: if claim_only {
             &m.claimed_per_s
         } else {
             &m.completed_per_s
         },
-        claim_seconds: &claim_seconds,
+        claim_seconds: &m.claim_seconds,
         table,
         purge,
         oldest_pending: &sampled.oldest_pending,

@@ -183,6 +183,7 @@ struct LedgerFindings {
     failover_lost: Option<crate::results::FailoverLosses>,
     time_to_rescue: Option<HistogramSummary>,
     passed_over: Option<ledger::PassedOver>,
+    peak: ledger::LedgerPeak,
     holds: Vec<ledger::QueueHold>,
     shard_moves: Option<crate::results::ShardMovesSeen>,
 }
@@ -208,6 +209,7 @@ async fn ledger_findings<B: Backend, S>(
             failover_lost: None,
             time_to_rescue: tally.time_to_rescue.clone(),
             passed_over,
+            peak: tally.peak,
             holds: Vec::new(),
             shard_moves: None,
         });
@@ -226,6 +228,7 @@ async fn ledger_findings<B: Backend, S>(
         failover_lost,
         time_to_rescue: collected.ledger.time_to_rescue.clone(),
         passed_over,
+        peak: collected.ledger.peak,
         holds: exact_holds(backend, w, &merged).await?,
         shard_moves,
     })
@@ -445,6 +448,7 @@ async fn conclude<B: Backend>(
         snapshot_held,
         time_to_rescue: found.time_to_rescue,
         passed_over: found.passed_over,
+        ledger_peak: Some(found.peak),
         shard_moves: found.shard_moves,
         counts: c,
         claims_per_s: per_s(c.claim_calls_steady),
