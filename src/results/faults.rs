@@ -34,7 +34,8 @@ pub struct HoldPhases {
     /// clean phase's median; `None` when it was not within the trial (or nothing was
     /// sampled).
     pub recovery_s: Option<f64>,
-    /// Whether every later sample stayed under that level.
+    /// Whether it stayed there: the median of that reading and every later one under
+    /// the level too (autovacuum's saw-tooth crosses any one level now and then).
     pub stayed: bool,
 }
 

@@ -4,10 +4,10 @@
 
 pub mod background;
 mod failover;
-mod hold_phases;
 mod lag;
 mod network;
 mod paired;
+mod phases;
 mod placement;
 pub mod reconnect;
 mod shards;

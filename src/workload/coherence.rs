@@ -27,6 +27,24 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     trials_within_bounds(w)?;
     failover_on_postgres(w)?;
     placement_on_a_cluster(w)?;
+    hold_kind_with_a_hold(w)?;
+    Ok(())
+}
+
+/// A hold kind other than the default names what a hold holds: without any hold in the
+/// run it would be silently ignored.
+fn hold_kind_with_a_hold(w: &Workload) -> Result<(), Refusal> {
+    let kind = w.faults.hold_kind;
+    let any_hold = (0..w.matrices.len()).any(|i| w.phase(i).faults.hold_snapshot.is_some());
+    if kind != super::HoldKind::default() && !any_hold {
+        return Err((
+            "faults.hold_kind".into(),
+            format!(
+                "\"{}\" says what a hold holds, and no trial holds anything; give the window too: faults.hold_snapshot_s = [from, to] (or a block's hold_snapshot_s)",
+                kind.name()
+            ),
+        ));
+    }
     Ok(())
 }
 

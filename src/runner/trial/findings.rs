@@ -89,9 +89,9 @@ pub(super) fn over_time(
     Option<crate::results::SnapshotHold>,
     Option<crate::results::SoakDrift>,
 ) {
-    use crate::runner::hold_phases;
+    use crate::runner::phases;
     let claim_only = w.handler.mode == HandlerMode::ClaimOnly;
-    let series = hold_phases::Series {
+    let series = phases::Series {
         done_per_s: if claim_only {
             &m.claimed_per_s
         } else {
@@ -103,13 +103,13 @@ pub(super) fn over_time(
         oldest_pending: &sampled.oldest_pending,
     };
     let Some((from_s, to_s)) = held else {
-        return (None, hold_phases::soak(&series, window.0, window.1));
+        return (None, phases::soak(&series, window.0, window.1));
     };
     let hold = crate::results::SnapshotHold {
         from_s,
         to_s,
         recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
-        phases: hold_phases::phases(&series, window.0, (from_s, to_s), window.1),
+        phases: phases::phases(&series, window.0, (from_s, to_s), window.1),
     };
     (Some(hold), None)
 }
