@@ -1244,66 +1244,6 @@ sample_interval_ms = 100
     backend.drop_schema().await;
 }
 
-/// A session idle in a transaction that took an xid pins the horizon for as long as it
-/// is open: on PostgreSQL the sampler reads the horizon's age climb during the pin (by
-/// about the transactions the workers commit meanwhile) and fall back after it; on
-/// MySQL and MariaDB (a read view) the history list length grows during it. The trial
-/// is read as clean, pinned and after, from its own seconds.
-async fn an_idle_transaction_pins_the_horizon_and_the_phases_show_it<D: TestDb>(backend: D) {
-    if D::NAME == "mssql" {
-        return;
-    }
-    let backend = Arc::new(backend);
-    let w = common::workload(
-        "backlog = 0\nqueues = [{ name = \"q\" }]",
-        r#"
-[producers]
-rate_per_s = 400
-[faults]
-hold_snapshot_s = [2.0, 4.0]
-hold_kind = "idle-in-transaction"
-[matrix]
-strategies = ["production"]
-index_layouts = ["fetch-order"]
-workers = [2]
-batch_sizes = [5]
-[trial]
-warmup_s = 0.0
-duration_s = 6.0
-sample_interval_ms = 100
-"#,
-    );
-    let r = run(&backend, w).await;
-    let t = &r.cells[0].trials[0];
-    let h = t.snapshot_held.expect("the pin was held");
-    let p = h.phases.expect("three phases with whole seconds");
-    assert!(
-        p.clean.jobs_per_s > 100.0 && p.held.jobs_per_s > 100.0,
-        "{p:?}"
-    );
-    if D::NAME == "postgres" {
-        // Each job is several transactions: the pin's xid is hundreds of them old by
-        // the end of two seconds, while unpinned the oldest is a running statement's.
-        let clean = p.clean.horizon_age_max.expect("sampled");
-        let held = p.held.horizon_age_max.expect("sampled");
-        let after = p.after.horizon_age_max.expect("sampled");
-        assert!(held >= 400 && held > 10 * clean.max(10), "{p:?}");
-        // After the release the horizon moves on again: its last reading is young.
-        let last = t
-            .table_series
-            .last()
-            .and_then(|s| s.horizon_age)
-            .expect("sampled");
-        assert!(last < held / 4 && after >= last, "{last} {p:?}");
-    } else {
-        let clean = p.clean.history_length_median.expect("sampled");
-        let held = p.held.history_length_max.expect("sampled");
-        assert!(held > 2 * clean + 100, "{p:?}");
-    }
-    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
-    backend.drop_schema().await;
-}
-
 async fn sampler_reads_the_oldest_eligible_pending_age<D: TestDb>(backend: D) {
     let w = common::workload(
         "backlog = 400\nqueues = [{ name = \"open\" }, { name = \"paused\", paused = true }]\npriorities = [{ value = 0 }, { value = 5 }]",
@@ -1452,7 +1392,6 @@ macro_rules! suite {
                 crashes_hangs_and_poison_jobs_are_recovered_and_every_job_accounted,
                 session_settings_reach_every_worker_connection,
                 a_snapshot_held_mid_trial_is_recorded_and_the_trial_goes_on,
-                an_idle_transaction_pins_the_horizon_and_the_phases_show_it,
                 the_control_recipe_reads_what_the_server_holds);
         }
     };

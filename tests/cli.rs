@@ -2501,3 +2501,67 @@ fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
         "{summary}"
     );
 }
+
+/// A session idle in a transaction that took an xid pins the horizon for as long as it
+/// is open, on both embedded servers (clusters of the test's own: the horizon and the
+/// history list are server-wide, and the suite's other tests share the machine's
+/// servers). On PostgreSQL the horizon's age climbs during the pin by about the
+/// transactions the workers commit and falls back after it; on MariaDB (a read view)
+/// the history list grows during it. The trial is read as clean, pinned and after.
+#[test]
+fn an_idle_transaction_pins_the_horizon_and_the_phases_show_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("pin.toml");
+    std::fs::write(
+        &w,
+        r#"name = "pin"
+seed = 3
+[population]
+backlog = 0
+queues = [{ name = "q" }]
+[producers]
+rate_per_s = 400
+[faults]
+hold_snapshot_s = [2.0, 4.0]
+hold_kind = "idle-in-transaction"
+[matrix]
+backends = ["postgres", "mysql"]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [5]
+[trial]
+warmup_s = 0.0
+duration_s = 6.0
+sample_interval_ms = 100
+"#,
+    )
+    .unwrap();
+    let r = run_quietly(&w);
+    for c in &r.cells {
+        let t = &c.trials[0];
+        let p = t
+            .snapshot_held
+            .and_then(|h| h.phases)
+            .expect("three phases");
+        assert!(
+            p.clean.jobs_per_s > 100.0 && p.held.jobs_per_s > 100.0,
+            "{p:?}"
+        );
+        assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+        if c.backend.to_string() == "postgres" {
+            // Each job is several transactions: the pin's xid is hundreds of them old
+            // by the end of two seconds; unpinned the oldest is a running statement's.
+            let clean = p.clean.horizon_age_max.expect("sampled");
+            let held = p.held.horizon_age_max.expect("sampled");
+            assert!(held >= 400 && held > 10 * clean.max(10), "{p:?}");
+            let last = t.table_series.last().and_then(|s| s.horizon_age).unwrap();
+            assert!(last < held / 4, "{last} {p:?}");
+        } else {
+            let clean = p.clean.history_length_median.expect("sampled");
+            let held = p.held.history_length_max.expect("sampled");
+            assert!(held > 2 * clean + 100, "{p:?}");
+        }
+    }
+    assert_eq!(r.cells.len(), 2);
+}

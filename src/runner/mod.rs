@@ -207,6 +207,10 @@ pub enum RunError {
     Results(#[from] crate::results::ResultsError),
     #[error("a worker task panicked: {0}")]
     Task(String),
+    /// The ledger's own count failed or disagreed with itself: a harness defect, which
+    /// fails the trial rather than report a wrong figure.
+    #[error("claimbench's accounting failed: {0}")]
+    Accounting(String),
     #[error("cannot start the worker threads: {0}")]
     Threads(std::io::Error),
     #[error("{0}")]

@@ -74,15 +74,20 @@ SELECT
       WHERE locktype = 'advisory'
         AND database = (SELECT oid FROM pg_database
                          WHERE datname = current_database())) AS advisory_locks,
-    -- The horizon: how many transactions old the oldest xmin or xid is that another
-    -- session (this reading's own snapshot left out) or a replication slot holds. While
+    -- The hot table's horizon: how many transactions old the oldest xmin or xid is that
+    -- another session of this database (this reading's own snapshot left out), a
+    -- walsender for a standby's feedback, or a replication slot of this database or of
+    -- none holds (a session in another database does not hold this table's back). While
     -- it grows, vacuum can remove no row version that died after it. 0: nothing held.
     COALESCE(GREATEST(
         (SELECT max(GREATEST(age(backend_xid), age(backend_xmin)))
            FROM pg_stat_activity
-          WHERE pid <> pg_backend_pid()),
+          WHERE pid <> pg_backend_pid()
+            AND (datname = current_database() OR backend_type = 'walsender')),
         (SELECT max(GREATEST(age(xmin), age(catalog_xmin)))
-           FROM pg_replication_slots)), 0)::bigint AS horizon_age,
+           FROM pg_replication_slots
+          WHERE database IS NULL OR database = current_database())), 0)::bigint
+        AS horizon_age,
     (SELECT autovacuum_count FROM pg_stat_user_tables
       WHERE relid = 'jobs_hot'::regclass) AS autovacuums,
     -- WAL written so far (NULL on a standby, which writes none of its own).

@@ -37,20 +37,26 @@ CREATE TRIGGER jobs_ready_track AFTER INSERT OR UPDATE OF status, scheduled_at O
     FOR EACH ROW EXECUTE FUNCTION jobs_ready_track();
 ANALYZE jobs_ready;
 -- step: claim
-WITH picked AS (
+-- The locked ids are a materialized CTE, read once: as `DELETE ... WHERE id IN (SELECT
+-- ... LIMIT $1 FOR UPDATE SKIP LOCKED)` the planner may run the subquery once per outer
+-- row (a nested loop), each run locking its own LIMIT of rows, and the claim returned
+-- 21 jobs for a batch of 5 (the model check caught it on a generated state).
+WITH locked AS MATERIALIZED (
+    SELECT rr.id
+    FROM jobs_ready rr
+    JOIN jobs_hot j ON j.id = rr.id
+    LEFT JOIN queues q ON q.name = j.queue
+    WHERE rr.sort_at <= now()
+      AND q.is_paused IS NOT TRUE
+      AND q.is_active IS NOT FALSE
+    ORDER BY rr.priority DESC, rr.sort_at ASC, rr.id ASC
+    LIMIT $1
+    FOR UPDATE OF rr SKIP LOCKED
+),
+picked AS (
     DELETE FROM jobs_ready r
-    WHERE r.id IN (
-        SELECT rr.id
-        FROM jobs_ready rr
-        JOIN jobs_hot j ON j.id = rr.id
-        LEFT JOIN queues q ON q.name = j.queue
-        WHERE rr.sort_at <= now()
-          AND q.is_paused IS NOT TRUE
-          AND q.is_active IS NOT FALSE
-        ORDER BY rr.priority DESC, rr.sort_at ASC, rr.id ASC
-        LIMIT $1
-        FOR UPDATE OF rr SKIP LOCKED
-    )
+    USING locked l
+    WHERE r.id = l.id
     RETURNING r.id
 )
 UPDATE jobs_hot h

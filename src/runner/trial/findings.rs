@@ -65,7 +65,7 @@ pub(super) fn check_tally(
     if whole == streamed {
         return Ok(());
     }
-    Err(RunError::Task(format!(
+    Err(RunError::Accounting(format!(
         "the ledger's streaming tally disagrees with the whole trial's events: \
          {streamed:?} against {whole:?}"
     )))

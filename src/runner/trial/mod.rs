@@ -651,7 +651,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         rescued = t.await.map_err(spawn_err)??;
     }
     // Every ledger went with its task: the tally has read all there was.
-    let ledger = running.tally.finish().map_err(RunError::Task)?;
+    let ledger = running.tally.finish().map_err(RunError::Accounting)?;
     let kills = match running.faults.killer {
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
@@ -787,4 +787,29 @@ fn progress_bar(quiet: bool, planned: Duration, label: &str) -> ProgressBar {
     );
     bar.set_prefix(label.to_string());
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_names_the_pins_phase_and_the_seconds_to_its_end() {
+        let toml = "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[faults]\nhold_snapshot_s = [10.0, 20.0]\nhold_kind = \"idle-in-transaction\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n[trial]\nwarmup_s = 2.0\nduration_s = 30\n";
+        let w = Workload::parse(std::path::Path::new("t.toml"), toml).unwrap();
+        let at = |s: f64| phase_note(&w, Duration::from_secs_f64(s));
+        assert_eq!(at(0.5), " · warm-up, 1 s to go");
+        assert_eq!(at(4.0), " · clean, 6 s to go");
+        assert_eq!(at(12.2), " · pinned (idle-in-transaction), 7 s to go");
+        assert_eq!(at(25.0), " · after the pin");
+        let plain = Workload::parse(
+            std::path::Path::new("t.toml"),
+            &toml.replace(
+                "hold_snapshot_s = [10.0, 20.0]\nhold_kind = \"idle-in-transaction\"\n",
+                "",
+            ),
+        )
+        .unwrap();
+        assert_eq!(phase_note(&plain, Duration::from_secs(4)), "");
+    }
 }
