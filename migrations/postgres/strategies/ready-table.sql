@@ -15,6 +15,10 @@
 -- left. Ready rows of paused queues stay in the table and are read past on every claim.
 -- The behavioural suite holds this statement to model::uncapped_pick (src/model.rs) on
 -- generated states with other claims in flight, and at the edges of the cases above.
+-- The locked ids are a materialized CTE, read once: as `DELETE ... WHERE id IN (SELECT
+-- ... LIMIT $1 FOR UPDATE SKIP LOCKED)` the planner may run the subquery once per outer
+-- row (a nested loop), each run locking its own LIMIT of rows, and the claim returned
+-- 21 jobs for a batch of 5 (the model check caught it on a generated state).
 -- step: setup
 CREATE TABLE jobs_ready (
     id       bigint      PRIMARY KEY,
@@ -37,10 +41,6 @@ CREATE TRIGGER jobs_ready_track AFTER INSERT OR UPDATE OF status, scheduled_at O
     FOR EACH ROW EXECUTE FUNCTION jobs_ready_track();
 ANALYZE jobs_ready;
 -- step: claim
--- The locked ids are a materialized CTE, read once: as `DELETE ... WHERE id IN (SELECT
--- ... LIMIT $1 FOR UPDATE SKIP LOCKED)` the planner may run the subquery once per outer
--- row (a nested loop), each run locking its own LIMIT of rows, and the claim returned
--- 21 jobs for a batch of 5 (the model check caught it on a generated state).
 WITH locked AS MATERIALIZED (
     SELECT rr.id
     FROM jobs_ready rr

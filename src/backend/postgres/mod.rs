@@ -920,7 +920,8 @@ model: None,
         assert!(s.setup_step(BackendKind::Postgres).is_none());
         let ready = Strategy::builtin_named("ready-table").unwrap();
         assert!(
-            claim_step(&ready, ready.text(BackendKind::Postgres)).starts_with("WITH picked AS")
+            claim_step(&ready, ready.text(BackendKind::Postgres))
+                .starts_with("WITH locked AS MATERIALIZED")
         );
         assert!(
             ready
