@@ -68,7 +68,7 @@ pub fn phases(
 }
 
 /// The shortest measured window read as a soak.
-pub const SOAK_FROM_S: f64 = 60.0;
+pub const SOAK_FROM_S: f64 = crate::workload::READ_OVER_TIME_S;
 
 /// A trial measured from `warmup_s` to `end_s`, at least [`SOAK_FROM_S`] long, read as
 /// its first quarter against its last.

@@ -52,6 +52,10 @@ use validate::{Validator, short_float};
 /// The most trials one run may expand to.
 pub const MAX_TRIALS: usize = 100_000;
 
+/// A trial measured this long (s) or longer is read over time, as a soak; its sampler
+/// readings then take the horizon, autovacuum runs and WAL too.
+pub const READ_OVER_TIME_S: f64 = 60.0;
+
 impl Workload {
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
         Workload::load_with(path, Files::BesideOnly)

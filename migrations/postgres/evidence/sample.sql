@@ -3,7 +3,8 @@
 -- workers limit (their active counts come back in the same order), $3 the workload's
 -- priority values (every job has one of them), $4 the workload's queues when it has
 -- more than one (each one's oldest due pending age comes back in the same order; empty:
--- not asked). Then the hot table's health: dead tuples, heap and index bytes, updates
+-- not asked), $5 whether to read the horizon, autovacuum runs and WAL (the last three
+-- columns). Then the hot table's health: dead tuples, heap and index bytes, updates
 -- and HOT updates so far (statistics, flushed by each backend about once a second);
 -- then the standbys' replay lag and backlog where the server streams to any; last, the
 -- advisory locks held, the horizon's age, the hot table's autovacuum runs and the WAL.
@@ -74,12 +75,14 @@ SELECT
       WHERE locktype = 'advisory'
         AND database = (SELECT oid FROM pg_database
                          WHERE datname = current_database())) AS advisory_locks,
+    -- Read only where the trial is read over time ($5: a horizon pin, or a trial of a
+    -- minute or more), so a short trial's readings cost no more than they did.
     -- The hot table's horizon: how many transactions old the oldest xmin or xid is that
     -- another session of this database (this reading's own snapshot left out), a
     -- walsender for a standby's feedback, or a replication slot of this database or of
     -- none holds (a session in another database does not hold this table's back). While
     -- it grows, vacuum can remove no row version that died after it. 0: nothing held.
-    COALESCE(GREATEST(
+    CASE WHEN $5 THEN COALESCE(GREATEST(
         (SELECT max(GREATEST(age(backend_xid), age(backend_xmin)))
            FROM pg_stat_activity
           WHERE pid <> pg_backend_pid()
@@ -87,9 +90,9 @@ SELECT
         (SELECT max(GREATEST(age(xmin), age(catalog_xmin)))
            FROM pg_replication_slots
           WHERE database IS NULL OR database = current_database())), 0)::bigint
-        AS horizon_age,
-    (SELECT autovacuum_count FROM pg_stat_user_tables
-      WHERE relid = 'jobs_hot'::regclass) AS autovacuums,
+    END AS horizon_age,
+    CASE WHEN $5 THEN (SELECT autovacuum_count FROM pg_stat_user_tables
+                        WHERE relid = 'jobs_hot'::regclass) END AS autovacuums,
     -- WAL written so far (NULL on a standby, which writes none of its own).
-    CASE WHEN pg_is_in_recovery() THEN NULL
-         ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END AS wal_bytes
+    CASE WHEN $5 AND NOT pg_is_in_recovery()
+         THEN pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END AS wal_bytes

@@ -780,6 +780,13 @@ impl Session for PostgresSession {
     }
 
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
+        // The horizon, autovacuum runs and WAL only where the trial is read over time.
+        fn reads_over_time(w: &Workload) -> bool {
+            w.faults.hold_snapshot.is_some()
+                || w.trial
+                    .duration
+                    .is_some_and(|d| d.as_secs_f64() >= crate::workload::READ_OVER_TIME_S)
+        }
         let limited: Vec<&str> = workload
             .population
             .queues
@@ -802,7 +809,13 @@ impl Session for PostgresSession {
             .sample
             .query_opt(
                 &self.client,
-                &[&self.worker_role, &limited, &priorities, &queues],
+                &[
+                    &self.worker_role,
+                    &limited,
+                    &priorities,
+                    &queues,
+                    &reads_over_time(workload),
+                ],
             )
             .await
             .map_err(|e| query_error("sample", e))?
