@@ -400,16 +400,25 @@ fn only_run(results: &Path) -> (std::path::PathBuf, claimbench::results::RunResu
 /// `run WORKLOAD --quiet` into a folder of its own, which must succeed: its run.json.
 fn run_quietly(workload: &Path) -> claimbench::results::RunResult {
     let results = tempfile::tempdir().unwrap();
+    run_quietly_into(workload, results.path()).1
+}
+
+/// `run WORKLOAD --quiet --results RESULTS`, which must succeed: the run's folder and
+/// its run.json.
+fn run_quietly_into(
+    workload: &Path,
+    results: &Path,
+) -> (std::path::PathBuf, claimbench::results::RunResult) {
     let out = claimbench()
         .arg("run")
         .arg(workload)
         .args(["--quiet", "--results"])
-        .arg(results.path())
+        .arg(results)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{}: {err}", workload.display());
-    only_run(results.path()).1
+    only_run(results)
 }
 
 fn embedded_dir(stderr: &str) -> std::path::PathBuf {
@@ -2464,21 +2473,7 @@ fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path().join("soak.toml");
     std::fs::write(&w, short).unwrap();
-    let results = dir.path().join("results");
-    let out = claimbench()
-        .arg("run")
-        .arg(&w)
-        .args(["--quiet", "--results"])
-        .arg(&results)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (run_dir, r) = only_run(&results);
+    let (run_dir, r) = run_quietly_into(&w, &dir.path().join("results"));
     let t = &r.cells[0].trials[0];
     let soak = t.soak.expect("a minute's trial is read as a soak");
     for q in [soak.early, soak.late] {

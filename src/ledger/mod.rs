@@ -116,12 +116,25 @@ const HAND_OVER_EVENTS: usize = 8192;
 
 /// One worker's (or the rescuer's) events. Appending is the only hot-path operation;
 /// [`WorkerLedger::tick`] hands them over between rounds.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct WorkerLedger {
     worker: u32,
     events: Vec<Event>,
     sink: Option<Sender<Chunk>>,
     handed_at_ns: u64,
+}
+
+/// A copy of the events recorded so far, which hands nothing to a tally: a second
+/// sender for one source would close it (on drop) while the first still records.
+impl Clone for WorkerLedger {
+    fn clone(&self) -> WorkerLedger {
+        WorkerLedger {
+            worker: self.worker,
+            events: self.events.clone(),
+            sink: None,
+            handed_at_ns: self.handed_at_ns,
+        }
+    }
 }
 
 impl WorkerLedger {
@@ -329,12 +342,16 @@ impl TallyThread {
     /// Once every ledger it handed out has been dropped: what the trial did.
     pub fn finish(self) -> Result<TallyFindings, String> {
         drop(self.sink);
-        self.thread
-            .join()
-            .map_err(|p| match p.downcast_ref::<&str>() {
+        self.thread.join().map_err(|p| {
+            let why = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned());
+            match why {
                 Some(s) => format!("the ledger's tally failed: {s}"),
                 None => "the ledger's tally failed".into(),
-            })
+            }
+        })
     }
 }
 

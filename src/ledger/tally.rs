@@ -85,8 +85,7 @@ pub struct Tally {
     passed: Passed,
     rescues: hdrhistogram::Histogram<u64>,
     kept: Option<Vec<Event>>,
-    peak_live: usize,
-    peak_pending: usize,
+    peak: LedgerPeak,
 }
 
 /// Job ids as bitmap values, in the same order.
@@ -110,15 +109,14 @@ impl Tally {
             passed: Passed::default(),
             rescues: new_histogram(),
             kept: keep.then(Vec::new),
-            peak_live: 0,
-            peak_pending: 0,
+            peak: LedgerPeak::default(),
         }
     }
 
     /// Takes one source's chunk and reads whatever no source can precede any more.
     pub fn take(&mut self, chunk: Chunk) {
         self.pending.extend(chunk.events);
-        self.peak_pending = self.peak_pending.max(self.pending.len());
+        self.peak.events = self.peak.events.max(self.pending.len() as u64);
         let mark = self.low_water.entry(chunk.source).or_insert(0);
         *mark = (*mark).max(chunk.low_water_ns);
         let upto = self.low_water.values().copied().min().unwrap_or(u64::MAX);
@@ -204,7 +202,7 @@ impl Tally {
 
     /// Judges the runs of every job this read left settled, and forgets the job.
     fn settle(&mut self) {
-        self.peak_live = self.peak_live.max(self.live.len());
+        self.peak.jobs = self.peak.jobs.max(self.live.len() as u64);
         let mut touched = std::mem::take(&mut self.touched);
         for job in touched.drain(..) {
             if let Some(live) = self.live.remove(&job) {
@@ -251,10 +249,7 @@ impl Tally {
             time_to_rescue: (!self.rescues.is_empty())
                 .then(|| HistogramSummary::from_histogram(&self.rescues)),
             events: self.kept,
-            peak: LedgerPeak {
-                jobs: self.peak_live as u64,
-                events: self.peak_pending as u64,
-            },
+            peak: self.peak,
         }
     }
 }

@@ -202,36 +202,28 @@ async fn ledger_findings<B: Backend, S>(
     // Ids are creation order; with one priority and nothing scheduled, fetch order too.
     let p = &w.population;
     let ordered = p.all_priorities().len() == 1 && p.scheduled_share == 0.0;
-    let passed_over = tally.passed_over.filter(|_| ordered);
+    let mut found = LedgerFindings {
+        analysis: tally.analysis,
+        failover_lost: None,
+        time_to_rescue: tally.time_to_rescue.clone(),
+        passed_over: tally.passed_over.filter(|_| ordered),
+        peak: tally.peak,
+        holds: Vec::new(),
+        shard_moves: None,
+    };
     let Some(merged) = merged else {
-        return Ok(LedgerFindings {
-            analysis: tally.analysis,
-            failover_lost: None,
-            time_to_rescue: tally.time_to_rescue.clone(),
-            passed_over,
-            peak: tally.peak,
-            holds: Vec::new(),
-            shard_moves: None,
-        });
+        return Ok(found);
     };
     findings::check_tally(tally, &merged)?;
-    let failover_lost = match &collected.failover {
-        Some(at) => Some(super::failover::account(backend, &merged, at).await?),
-        None => None,
-    };
-    let shard_moves = collected
+    if let Some(at) = &collected.failover {
+        found.failover_lost = Some(super::failover::account(backend, &merged, at).await?);
+    }
+    found.shard_moves = collected
         .shard_windows
         .take()
         .map(|windows| super::shards::seen(&windows, &collected.metrics.claim_latency, &merged));
-    Ok(LedgerFindings {
-        analysis: collected.ledger.analysis,
-        failover_lost,
-        time_to_rescue: collected.ledger.time_to_rescue.clone(),
-        passed_over,
-        peak: collected.ledger.peak,
-        holds: exact_holds(backend, w, &merged).await?,
-        shard_moves,
-    })
+    found.holds = exact_holds(backend, w, &merged).await?;
+    Ok(found)
 }
 
 /// Runs one trial on a freshly reset schema.
