@@ -1225,7 +1225,7 @@ sample_interval_ms = 100
         "no session was seen holding a snapshot during the trial"
     );
     let t = &r.cells[0].trials[0];
-    let h = t.snapshot_held.expect("the snapshot was held");
+    let h = t.snapshot_held.as_ref().expect("the snapshot was held");
     assert!(
         (0.45..1.2).contains(&h.from_s) && (3.55..4.2).contains(&h.to_s),
         "{h:?}"

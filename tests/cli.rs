@@ -2497,6 +2497,205 @@ fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
     );
 }
 
+/// A block's timeline offers each phase its own rate (none in a phase at 0) and holds
+/// its pin in its own phase; run.json reads each phase over its own seconds, and the
+/// verdict tells each against the first.
+#[test]
+fn a_timeline_offers_each_phase_its_own_rate_and_reads_each_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("timeline.toml");
+    std::fs::write(
+        &w,
+        r#"name = "timeline"
+seed = 5
+[population]
+backlog = 0
+queues = [{ name = "q" }]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [5]
+[[matrix.timeline]]
+name = "steady"
+for_s = 4.0
+rate_per_s = 200
+[[matrix.timeline]]
+name = "quiet"
+for_s = 3.0
+rate_per_s = 0
+[[matrix.timeline]]
+name = "pinned"
+for_s = 3.0
+rate_per_s = 200
+pin = "snapshot"
+[[matrix.timeline]]
+name = "surge"
+for_s = 3.0
+rate_per_s = 600
+[trial]
+warmup_s = 1.0
+sample_interval_ms = 100
+"#,
+    )
+    .unwrap();
+    let (run_dir, r) = run_quietly_into(&w, &dir.path().join("results"));
+    let t = &r.cells[0].trials[0];
+    assert!((t.measured_s - 12.0).abs() < 0.5, "{}", t.measured_s);
+    let phases: Vec<(&str, f64)> = t
+        .timeline
+        .iter()
+        .map(|p| (p.name.as_str(), p.offered_per_s))
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            ("steady", 200.0),
+            ("quiet", 0.0),
+            ("pinned", 200.0),
+            ("surge", 600.0)
+        ]
+    );
+    let done: Vec<f64> = t.timeline.iter().map(|p| p.figures.jobs_per_s).collect();
+    // Poisson arrivals over 3 whole seconds: 600 ± 25 per 200/s phase; what is in
+    // flight at a boundary moves a few jobs across it. The surge is told by its ratio:
+    // the suite's other tests share the host, and a phase may fall behind.
+    assert!((130.0..270.0).contains(&done[0]), "{done:?}");
+    assert!(done[1] < 20.0, "nothing arrives in `quiet`: {done:?}");
+    assert!((130.0..270.0).contains(&done[2]), "{done:?}");
+    assert!(done[3] > 1.6 * done[0], "{done:?}");
+    // 200/s for 7 s and 600/s for 3 s: 3,200 jobs, a standard deviation of 57.
+    assert!(
+        (2_900..3_500).contains(&t.produced_jobs),
+        "{}",
+        t.produced_jobs
+    );
+    assert_eq!(t.reconciliation.lost, 0);
+    let held = t
+        .snapshot_held
+        .as_ref()
+        .expect("the pinned phase holds a snapshot");
+    assert!(
+        (held.from_s - 7.0).abs() < 0.5 && (held.to_s - 10.0).abs() < 0.5,
+        "{held:?}"
+    );
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    assert!(
+        summary
+            .contains("- timeline, production at 2 workers on postgres: steady (200/s offered): "),
+        "{summary}"
+    );
+    assert!(summary.contains("quiet (no arrivals): "), "{summary}");
+    assert!(
+        summary.contains("pinned (200/s offered, snapshot pin): "),
+        "{summary}"
+    );
+}
+
+/// A workload file in `dir`: producers at `rate`/s, 2 workers at batch 5 on `backends`
+/// (quoted names, comma-separated), one trial of the given phases (name, seconds, pin
+/// or ""), sampled every 100 ms.
+fn timeline_workload(
+    dir: &Path,
+    (rate, backends): (u32, &str),
+    phases: &[(&str, f64, &str)],
+) -> std::path::PathBuf {
+    let mut text = format!(
+        "name = \"timeline\"\nseed = 3\n[population]\nbacklog = 0\nqueues = [{{ name = \"q\" }}]\n\
+         [producers]\nrate_per_s = {rate}\n[matrix]\nbackends = [\"{backends}\"]\n\
+         strategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [2]\nbatch_sizes = [5]\n"
+    );
+    for (name, for_s, pin) in phases {
+        text.push_str(&format!(
+            "[[matrix.timeline]]\nname = \"{name}\"\nfor_s = {for_s}\n"
+        ));
+        if !pin.is_empty() {
+            text.push_str(&format!("pin = \"{pin}\"\n"));
+        }
+    }
+    text.push_str("[trial]\nsample_interval_ms = 100\n");
+    let w = dir.join("timeline.toml");
+    std::fs::write(&w, text).unwrap();
+    w
+}
+
+/// An inactive logical slot keeps WAL, not the hot table's dead tuples: while it is held
+/// the WAL kept for it climbs with every job, the horizon's age stays at what the
+/// workers' own short transactions hold, and once it is dropped no slot is left. On the
+/// embedded server, which a workload with such a pin starts with `wal_level = logical`.
+#[test]
+fn a_logical_slot_keeps_wal_but_not_the_hot_tables_horizon() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = timeline_workload(
+        dir.path(),
+        (400, "postgres"),
+        &[
+            ("clean", 3.0, ""),
+            ("slot", 3.0, "logical-slot"),
+            ("after", 2.5, ""),
+        ],
+    );
+    let r = run_quietly(&w);
+    let t = &r.cells[0].trials[0];
+    let p = t
+        .snapshot_held
+        .as_ref()
+        .and_then(|h| h.phases)
+        .expect("clean, held and after");
+    let kept = p.held.slot_wal_bytes_max.expect("the slot's WAL is read");
+    // 400 jobs/s for 3 s, each over a kilobyte of WAL.
+    assert!(kept > 500_000, "{kept} B kept for the slot");
+    assert_eq!(p.clean.slot_wal_bytes_max, None, "no slot before: {p:?}");
+    assert_eq!(
+        p.after.slot_wal_bytes_max, None,
+        "the slot is dropped: {p:?}"
+    );
+    // The slot holds the catalogs' horizon only: the workers' xids (about 2 per job)
+    // go by and the hot table's horizon stays young.
+    let age = p.held.horizon_age_max.expect("read");
+    assert!(age < 1_000, "horizon age {age} while the slot was held");
+    assert!(p.held.jobs_per_s > 300.0, "{p:?}");
+    assert_eq!(t.reconciliation.lost, 0);
+}
+
+/// A reader at REPEATABLE READ that scans the hot table once a second in one
+/// transaction, on both embedded servers: its scans are recorded inside its window and
+/// the verdict tells what the first and the last cost.
+#[test]
+fn a_repeatable_read_reader_scans_inside_its_snapshot_and_each_scan_is_timed() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = timeline_workload(
+        dir.path(),
+        (300, "postgres\", \"mysql"),
+        &[
+            ("clean", 2.0, ""),
+            ("reader", 4.0, "repeatable-read-scans"),
+            ("after", 2.0, ""),
+        ],
+    );
+    let dir_results = dir.path().join("results");
+    let (run_dir, r) = run_quietly_into(&w, &dir_results);
+    for c in &r.cells {
+        let h = c.trials[0].snapshot_held.clone().expect("held");
+        assert!(h.scans.len() >= 3, "{}: {:?}", c.backend, h.scans);
+        assert!(
+            h.scans
+                .iter()
+                .all(|&(at, ms)| at >= h.from_s - 0.1 && at < h.to_s && ms > 0.0),
+            "{}: {h:?}",
+            c.backend
+        );
+    }
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    assert_eq!(
+        summary
+            .matches("the reader's scan of the hot table took ")
+            .count(),
+        2,
+        "{summary}"
+    );
+}
+
 /// A session idle in a transaction that took an xid pins the horizon for as long as it
 /// is open, on both embedded servers (clusters of the test's own: the horizon and the
 /// history list are server-wide, and the suite's other tests share the machine's
@@ -2537,6 +2736,7 @@ sample_interval_ms = 100
         let t = &c.trials[0];
         let p = t
             .snapshot_held
+            .as_ref()
             .and_then(|h| h.phases)
             .expect("three phases");
         assert!(

@@ -35,6 +35,10 @@ const TABLES: &[(&str, &str)] = &[
         "[[matrix]]\narrival_rate_from = { bogus_key = 1 }",
     ),
     ("matrix.search", "[[matrix]]\nsearch = { bogus_key = 1 }"),
+    (
+        "matrix.timeline[]",
+        "[[matrix]]\n[[matrix.timeline]]\nbogus_key = 1",
+    ),
     ("[[gate]]", "[[gate]]\nbogus_key = 1"),
     ("[trial]", "[trial]\nbogus_key = 1"),
     ("[embedded]", "[embedded]\nbogus_key = 1"),

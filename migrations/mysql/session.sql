@@ -35,3 +35,8 @@ SET SESSION {name} = ?
 -- step: kill
 -- {id} the id of a worker connection, as the server gave it.
 KILL CONNECTION {id}
+
+-- step: scan-held
+-- An analytics reader's scan, inside the read view START TRANSACTION WITH CONSISTENT
+-- SNAPSHOT opened: every row changed since is rebuilt from undo to the version it sees.
+SELECT COUNT(*) FROM jobs_hot

@@ -13,6 +13,13 @@ DO $$ BEGIN
   END IF;
 END $$
 
+-- step: allow-slots
+-- On the control connection of the embedded server only, for a workload whose pin is a
+-- logical slot (faults.hold_kind = "logical-slot"): claimbench's holder connection logs
+-- in as the workload's role, and a replication slot needs REPLICATION. It reaches no
+-- file or program of the host; the server is claimbench's own and thrown away.
+ALTER ROLE claimbench_workload REPLICATION
+
 -- step: hand-over
 -- {schema} the run's schema, quoted. Inside the reset's transaction, after the tables and
 -- before any workload SQL: the role owns the schema and its tables (an identity

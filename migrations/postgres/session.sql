@@ -41,6 +41,22 @@ BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queues
 -- snapshot stays open, but its xid holds the horizon back all the same.
 BEGIN; SELECT pg_current_xact_id()
 
+-- step: hold-slot
+-- An inactive logical replication slot, as a subscriber that went away leaves one. It
+-- is temporary, so the server drops it if this session ends any other way (a crash, a
+-- Ctrl-C); pgoutput is built in. It keeps the WAL from its restart point and holds the
+-- catalogs' horizon (catalog_xmin), not the hot table's.
+SELECT pg_create_logical_replication_slot('claimbench_pin_' || pg_backend_pid(), 'pgoutput', true)
+
+-- step: drop-slot
+-- The slot hold-slot made, by this session's own pid: never another's.
+SELECT pg_drop_replication_slot('claimbench_pin_' || pg_backend_pid())
+
+-- step: scan-held
+-- An analytics reader's scan, inside the snapshot hold-snapshot opened: every row
+-- version of the hot table, dead or alive, is visited to find the ones it sees.
+SELECT count(*) FROM jobs_hot
+
 -- step: kill-workers
 -- $1 this run's worker application_name: ends each such connection but this one.
 SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity

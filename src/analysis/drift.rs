@@ -1,14 +1,20 @@
 //! The drift a pinned horizon causes, read inside one trial: the clean phase before the
 //! pin against the pin and the time after it (`SnapshotHold::phases`), as ratios of the
-//! same trial's own seconds, with dead tuples and how long they took to come back.
+//! same trial's own seconds, with dead tuples and how long they took to come back; a
+//! `[[timeline]]`'s phases against its first; a soak's last quarter against its first.
 
-use crate::results::{HoldPhase, HoldPhases, RunResult, SoakDrift};
+use crate::metric::fmt_ms;
+use crate::results::{HoldPhase, HoldPhases, RunResult, SoakDrift, TimelineReading};
 
 /// How far a soak's late quarter may sit from its early one and still be "steady".
 pub const STEADY_WITHIN: f64 = 0.10;
 
-/// One sentence per trial that held the horizon and has all three phases, and one per
-/// soak (a trial of a minute or more without a pin).
+/// A phase that completed less than this share of what it was offered fell behind.
+pub const KEPT_UP_SHARE: f64 = 0.95;
+
+/// One sentence per trial that held the horizon and has all three phases, one per
+/// trial with a timeline, and one per soak (a trial of a minute or more without a pin
+/// or a timeline).
 pub fn sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     for c in &r.cells {
@@ -33,12 +39,26 @@ pub fn sentences(r: &RunResult) -> Vec<String> {
                     soak(d)
                 ));
             }
-            let Some(p) = t.snapshot_held.as_ref().and_then(|h| h.phases) else {
+            if let Some(told) = timeline(&t.timeline) {
+                // A derived rate says what the phases' multiples multiply.
+                let origin = c
+                    .arrival_rate_from
+                    .as_ref()
+                    .map(|o| format!(" (its rate {}, {:.0}/s)", o.how, o.measured_per_s))
+                    .unwrap_or_default();
+                out.push(format!("timeline, {who}{origin}: {told}."));
+            }
+            let Some(h) = t.snapshot_held.as_ref() else {
                 continue;
             };
+            let Some(p) = h.phases else {
+                continue;
+            };
+            let mut told = figures(&p);
+            told.extend(scans(&h.scans));
             out.push(format!(
                 "horizon pinned, {who}, against its own clean phase: {}.",
-                figures(&p).join("; ")
+                told.join("; ")
             ));
         }
     }
@@ -105,6 +125,117 @@ fn soak(d: &SoakDrift) -> String {
     format!("the last quarter against the first: {}", moved.join(", "))
 }
 
+/// The first phase in figures, each later one against it: `steady (1000/s offered):
+/// 998 jobs/s, kept up, claim p99 2.1 ms, oldest pending up to 40 ms; surge (3000/s
+/// offered): 2100 jobs/s, fell behind, claim p99 ×4.20, oldest pending up to 14.0 s`.
+/// The oldest pending age is told as it was: against a first phase that kept up, a
+/// ratio of milliseconds says nothing a reader can use.
+fn timeline(phases: &[TimelineReading]) -> Option<String> {
+    let (first, rest) = phases.split_first()?;
+    let base = &first.figures;
+    let mut told = vec![format!(
+        "{}{}{}{}",
+        heading(first),
+        pace(first),
+        base.claim_p99_us
+            .map(|us| format!(", claim p99 {}", fmt_ms(us as f64 / 1e3)))
+            .unwrap_or_default(),
+        oldest(base)
+    )];
+    for p in rest {
+        let f = &p.figures;
+        let ratio = |name: &str, a: Option<f64>, b: Option<f64>| {
+            a.zip(b)
+                .filter(|(a, _)| *a > 0.0)
+                .map(|(a, b)| format!(", {name} ×{:.2}", b / a))
+                .unwrap_or_default()
+        };
+        let as_f = |v: Option<i64>| v.map(|v| v as f64);
+        told.push(format!(
+            "{}{}{}{}{}{}",
+            heading(p),
+            pace(p),
+            ratio(
+                "claim p99",
+                base.claim_p99_us.map(|v| v as f64),
+                f.claim_p99_us.map(|v| v as f64)
+            ),
+            oldest(f),
+            ratio(
+                "dead tuples (max)",
+                as_f(base.dead_tuples_max),
+                as_f(f.dead_tuples_max)
+            ),
+            ratio(
+                "history list (max)",
+                as_f(base.history_length_max),
+                as_f(f.history_length_max)
+            ),
+        ));
+    }
+    Some(format!(
+        "{}; ratios against {}",
+        told.join("; "),
+        first.name
+    ))
+}
+
+/// `, oldest pending up to 14.0 s`
+fn oldest(f: &HoldPhase) -> String {
+    f.oldest_pending_max_ms
+        .map(|ms| format!(", oldest pending up to {}", fmt_ms(ms)))
+        .unwrap_or_default()
+}
+
+/// `surge (3000/s offered, idle-in-transaction pin): `
+fn heading(p: &TimelineReading) -> String {
+    let offered = if p.offered_per_s > 0.0 {
+        format!("{:.0}/s offered", p.offered_per_s)
+    } else {
+        "no arrivals".into()
+    };
+    let pin = p
+        .pin
+        .as_ref()
+        .map(|k| format!(", {k} pin"))
+        .unwrap_or_default();
+    format!("{} ({offered}{pin}): ", p.name)
+}
+
+/// `2100 jobs/s, fell behind`: whether the phase completed what it was offered, within
+/// [`KEPT_UP_SHARE`] either way; more is a backlog from before being worked off.
+fn pace(p: &TimelineReading) -> String {
+    let done = p.figures.jobs_per_s;
+    let verdict = match p.offered_per_s {
+        o if o <= 0.0 => String::new(),
+        o if done < o * KEPT_UP_SHARE => ", fell behind".into(),
+        o if done > o / KEPT_UP_SHARE => format!(
+            ", ×{:.2} what it was offered: working off a backlog",
+            done / o
+        ),
+        _ => ", kept up".into(),
+    };
+    format!("{done:.0} jobs/s{verdict}")
+}
+
+/// A scanning reader's cost over its snapshot's life: `the reader's scan of the hot
+/// table took 12 ms at first and 480 ms at the last (×40.0), 90 scans`. The first scan
+/// is the baseline: it ran on the table as the pin found it.
+fn scans(scans: &[(f64, f64)]) -> Option<String> {
+    let (&(_, first), &(_, last)) = (scans.first()?, scans.last()?);
+    let ratio = if first > 0.0 && scans.len() > 1 {
+        format!(" (×{:.1})", last / first)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "the reader's scan of the hot table took {} at first and {} at the last{ratio}, {} scans",
+        fmt_ms(first),
+        fmt_ms(last),
+        scans.len()
+    ))
+}
+
 /// `×0.62 while pinned, ×0.98 after`
 fn moved(clean: Option<f64>, held: Option<f64>, after: Option<f64>) -> Option<String> {
     let (c, h, a) = (clean?, held?, after?);
@@ -123,6 +254,15 @@ fn figures(p: &HoldPhases) -> Vec<String> {
     }
     if let (Some(c), Some(h)) = (p.clean.wal_bytes_per_job, p.held.wal_bytes_per_job) {
         out.push(format!("WAL per job {c:.0} B clean, {h:.0} B pinned"));
+    }
+    if let Some(kept) = p.held.slot_wal_bytes_max {
+        out.push(format!(
+            "WAL kept for replication slots up to {:.1} MB (clean: {})",
+            kept as f64 / 1e6,
+            p.clean
+                .slot_wal_bytes_max
+                .map_or("none".into(), |b| format!("{:.1} MB", b as f64 / 1e6))
+        ));
     }
     if let Some(age) = p.held.horizon_age_max {
         out.push(format!(
@@ -168,6 +308,44 @@ fn figures(p: &HoldPhases) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timeline_tells_its_first_phase_and_each_later_one_against_it() {
+        let phase = |name: &str, offered, jobs, p99, oldest, pin: Option<&str>| TimelineReading {
+            name: name.into(),
+            offered_per_s: offered,
+            pin: pin.map(str::to_string),
+            figures: HoldPhase {
+                jobs_per_s: jobs,
+                claim_p99_us: Some(p99),
+                oldest_pending_max_ms: Some(oldest),
+                ..Default::default()
+            },
+        };
+        let told = timeline(&[
+            phase("steady", 1000.0, 998.0, 2100, 40.0, None),
+            phase("surge", 3000.0, 2100.0, 8820, 14_000.0, None),
+            phase("drain", 1000.0, 1900.0, 4200, 9_000.0, None),
+            phase("pinned", 1000.0, 990.0, 4200, 80.0, Some("snapshot")),
+            phase("quiet", 0.0, 500.0, 2100, 40.0, None),
+        ])
+        .unwrap();
+        assert_eq!(
+            told,
+            "steady (1000/s offered): 998 jobs/s, kept up, claim p99 2.1 ms, oldest pending up to 40 ms; \
+             surge (3000/s offered): 2100 jobs/s, fell behind, claim p99 ×4.20, oldest pending up to 14.0 s; \
+             drain (1000/s offered): 1900 jobs/s, ×1.90 what it was offered: working off a backlog, claim p99 ×2.00, oldest pending up to 9.0 s; \
+             pinned (1000/s offered, snapshot pin): 990 jobs/s, kept up, claim p99 ×2.00, oldest pending up to 80 ms; \
+             quiet (no arrivals): 500 jobs/s, claim p99 ×1.00, oldest pending up to 40 ms; \
+             ratios against steady"
+        );
+        assert_eq!(timeline(&[]), None);
+        assert_eq!(
+            scans(&[(65.0, 12.0), (66.0, 30.0), (67.0, 480.0)]).unwrap(),
+            "the reader's scan of the hot table took 12 ms at first and 480 ms at the last (×40.0), 3 scans"
+        );
+        assert_eq!(scans(&[]), None);
+    }
 
     #[test]
     fn a_soak_says_what_drifted_or_that_nothing_did() {

@@ -260,6 +260,9 @@ fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
         .cells
         .iter()
         .filter(|c| c.has_arrivals() && !r.rate_searches.iter().any(|s| s.phase == c.phase))
+        // A timeline's cell is told phase by phase (analysis/drift.rs): its mean rate
+        // mixes phases offered more and less than the pool can do by design.
+        .filter(|c| c.trials.iter().all(|t| t.timeline.is_empty()))
     {
         let f = CellFigures::of(c);
         let Some(rate) = c.arrival_rate_per_s else {
@@ -853,7 +856,7 @@ mod tests {
                     from_s: 1.0,
                     to_s: 3.0,
                     recovery_s: Some(0.5),
-                    phases: None,
+                    ..Default::default()
                 }),
                 ..Default::default()
             };

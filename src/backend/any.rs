@@ -359,6 +359,10 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.hold_snapshot(kind).await)
     }
 
+    async fn scan_held(&mut self) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.scan_held().await)
+    }
+
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         each!(self, AnySession, s => s.kill_workers(role).await)
     }

@@ -717,6 +717,17 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
         }
     }
 
+    /// Scans the hot table inside the snapshot [`Session::hold_snapshot`] opened
+    /// (`repeatable-read-scans`): one read of every row the snapshot sees.
+    fn scan_held(&mut self) -> impl Future<Output = Result<(), BackendError>> + Send {
+        async {
+            Err(BackendError::other(
+                "scan the hot table (faults.hold_kind = \"repeatable-read-scans\")",
+                "this backend cannot hold a snapshot open; run the workload on PostgreSQL or MySQL",
+            ))
+        }
+    }
+
     /// Ends every worker connection of this process (`role`, from
     /// [`Backend::worker_role`]) with the server's own kill, from this connection;
     /// returns how many it ended. The workload's injected fault

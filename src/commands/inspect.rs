@@ -54,6 +54,25 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
                 (None, None) => String::new(),
             }
         );
+        if !p.timeline.is_empty() {
+            let phases: Vec<String> = p
+                .timeline
+                .iter()
+                .map(|t| {
+                    let rate = match t.rate {
+                        claimbench::workload::PhaseRate::Trial => String::new(),
+                        claimbench::workload::PhaseRate::PerS(r) => format!(" at {r}/s"),
+                        claimbench::workload::PhaseRate::Times(k) => format!(" at {k} x"),
+                    };
+                    let pin = t
+                        .pin
+                        .map(|k| format!(", {} pin", k.name()))
+                        .unwrap_or_default();
+                    format!("{} {} s{rate}{pin}", t.name, (t.to - t.from).as_secs_f64())
+                })
+                .collect();
+            outln!("    timeline: {}", phases.join("; "));
+        }
         // A claim that serves one queue per worker leaves queues without a worker when
         // there are fewer workers than queues: say which, before a run shows 0 jobs/s.
         let queues = w.population.queue_names();

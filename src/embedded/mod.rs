@@ -218,9 +218,12 @@ impl EmbeddedPostgres {
         settings: &BTreeMap<String, String>,
     ) -> Result<EmbeddedPostgres, EmbeddedError> {
         let mut all = settings.clone();
+        let logical = all.get("wal_level").is_some_and(|l| l == "logical");
         all.extend(
             REPLICATION_SETTINGS
                 .iter()
+                // Logical WAL (a logical-slot pin) is replica's and more: kept.
+                .filter(|(k, _)| !(logical && *k == "wal_level"))
                 .map(|(k, v)| (k.to_string(), v.to_string())),
         );
         EmbeddedPostgres::start(&all)

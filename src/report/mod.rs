@@ -207,17 +207,20 @@ fn render_figures(r: &RunResult, dir: &Path, problems: &mut Vec<String>) -> Vec<
         figures.insert(2, ("queue_wait_spectrum", render(&queue_wait, dir)));
         figures.insert(3, ("oldest_pending_over_time", render(&oldest, dir)));
     }
-    // The table's health is sampled only by PostgreSQL, and only with the sampler on.
-    let table_sampled = r
-        .cells
-        .iter()
-        .flat_map(|c| &c.trials)
-        .any(|t| !t.table_series.is_empty());
-    if table_sampled {
-        figures.push((
-            "dead_tuples_over_time",
-            render(&plots::DeadTuples { run: r }, dir),
-        ));
+    // The table's health is sampled only with the sampler on: dead tuples by
+    // PostgreSQL, the history list by MySQL and MariaDB.
+    let trials = || r.cells.iter().flat_map(|c| &c.trials);
+    for (innodb, name) in [
+        (false, "dead_tuples_over_time"),
+        (true, "history_list_over_time"),
+    ] {
+        let sampled = trials().any(|t| match innodb {
+            false => !t.table_series.is_empty(),
+            true => !t.purge_series.is_empty(),
+        });
+        if sampled {
+            figures.push((name, render(&plots::DeadTuples { run: r, innodb }, dir)));
+        }
     }
     if !r.rate_searches.is_empty() {
         figures.push((

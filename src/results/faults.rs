@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A snapshot held open by another session (`faults.hold_snapshot_s`), and how long
 /// the queue took to recover once it closed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotHold {
     /// Seconds since the trial's start when it was taken and released.
     pub from_s: f64,
@@ -20,6 +20,10 @@ pub struct SnapshotHold {
     /// whole second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<HoldPhases>,
+    /// A scanning reader's (`repeatable-read-scans`) scans of the hot table inside its
+    /// snapshot: when each began (s since the trial's start) and how long it took, ms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scans: Vec<(f64, f64)>,
 }
 
 /// A trial read as clean, pinned and after: the pin's cost as ratios against the
@@ -56,6 +60,9 @@ pub struct HoldPhase {
     pub horizon_age_max: Option<i64>,
     /// WAL written per job done, bytes.
     pub wal_bytes_per_job: Option<f64>,
+    /// The most WAL replication slots kept, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_wal_bytes_max: Option<i64>,
     /// The oldest pending job's age at its worst, ms.
     pub oldest_pending_max_ms: Option<f64>,
     /// The hot table's heap and index bytes at the phase's last sample.
@@ -70,6 +77,20 @@ pub struct HoldPhase {
 pub struct SoakDrift {
     pub early: HoldPhase,
     pub late: HoldPhase,
+}
+
+/// One named phase of a trial's timeline (`[[timeline]]`) over its measured whole
+/// seconds: what it offered and what the queue and the server did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineReading {
+    pub name: String,
+    /// Jobs offered per second in the phase (0: none arrived).
+    pub offered_per_s: f64,
+    /// The horizon pin the phase held (`snapshot`, `idle-in-transaction`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin: Option<String>,
+    #[serde(flatten)]
+    pub figures: HoldPhase,
 }
 
 /// Server connections of the workers' pooler held by another client

@@ -289,6 +289,10 @@ pub struct TrialResult {
     /// (`SoakDrift`); trials shorter than a minute have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soak: Option<SoakDrift>,
+    /// Each phase of the workload's `[[timeline]]` that had a measured whole second,
+    /// in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<TimelineReading>,
     /// InnoDB's history list length at each sampler reading (MySQL, MariaDB).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub purge_series: Vec<PurgeSample>,
@@ -493,6 +497,10 @@ pub struct TableSample {
     /// WAL the server has written, bytes (its position; `None` on a standby).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wal_bytes: Option<i64>,
+    /// WAL the server keeps for replication slots past the oldest one's restart point,
+    /// bytes (`None`: no slot, or not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_wal_bytes: Option<i64>,
 }
 
 /// A trial on a multi-primary cluster.

@@ -7,7 +7,7 @@ use super::{Shared, TrialClock};
 use crate::backend::{BackendError, Session};
 use crate::ledger::WorkerLedger;
 use crate::results::{KillEvent, RestartEvent};
-use crate::workload::{Arrivals, StopRule, Workload};
+use crate::workload::{StopRule, Workload};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -148,19 +148,19 @@ const MAX_PER_INSERT: usize = 10_000;
 pub async fn produce<S: Session>(
     mut session: Resilient<S>,
     workload: Arc<Workload>,
-    (rate_per_s, announce): (f64, bool),
+    (schedule, announce): (super::schedule::Schedule, bool),
     clock: TrialClock,
     shared: Arc<Shared>,
 ) -> Result<ProducerReport, BackendError> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::SmallRng::seed_from_u64(workload.seed ^ 0x5eed_f0a7);
-    let arrivals = workload.arrivals;
-    let mut gap = move || match arrivals {
-        Arrivals::Poisson => -(1.0 - rng.r#gen::<f64>()).ln() / rate_per_s,
-        Arrivals::Uniform => 1.0 / rate_per_s,
+    let mut next_after = move |t: f64| {
+        schedule
+            .next(t, || rng.r#gen::<f64>())
+            .unwrap_or(f64::INFINITY)
     };
     let mut report = ProducerReport::default();
-    let mut next_s = gap();
+    let mut next_s = next_after(0.0);
     // Arrival instants (s since the start) due and not yet inserted: kept across an
     // insert that died with its connection, so the jobs go in late with their own
     // arrival times rather than not at all.
@@ -177,7 +177,7 @@ pub async fn produce<S: Session>(
         let now_s = clock.secs_f64(now);
         while next_s <= now_s && due.len() < MAX_PER_INSERT {
             due.push(next_s);
-            next_s += gap();
+            next_s = next_after(next_s);
         }
         if due.is_empty() {
             continue;
@@ -353,16 +353,58 @@ pub async fn plan<S: Session>(
     }))
 }
 
+/// How often a `repeatable-read-scans` reader scans the hot table.
+pub const SCAN_EVERY: Duration = Duration::from_secs(1);
+
+/// What the horizon's holder did: when it took and released its hold, and (a scanning
+/// reader) when each of its scans began and how long it took, (s, ms).
+#[derive(Debug, Clone, Default)]
+pub struct HeldSnapshot {
+    pub window: (f64, f64),
+    pub scans: Vec<(f64, f64)>,
+}
+
 /// Holds one snapshot open from `from` to `to` (since the trial's start), as a report
-/// job or a forgotten session would; returns when it was taken and released.
+/// job or a forgotten session would (a scanning reader scans the hot table every
+/// [`SCAN_EVERY`] inside it); returns when it was taken and released.
 pub async fn hold_snapshot<S: Session>(
-    session: S,
-    (window, kind): ((Duration, Duration), crate::workload::HoldKind),
+    mut session: S,
+    ((from, to), kind): ((Duration, Duration), crate::workload::HoldKind),
     clock: TrialClock,
     shared: Arc<Shared>,
-) -> Result<Option<(f64, f64)>, BackendError> {
-    let take = async move |s: &mut S| s.hold_snapshot(kind).await;
-    hold(vec![session], window, (clock, &shared), take).await
+) -> Result<Option<HeldSnapshot>, BackendError> {
+    if kind != crate::workload::HoldKind::RepeatableReadScans {
+        let take = async move |s: &mut S| s.hold_snapshot(kind).await;
+        let window = hold(vec![session], (from, to), (clock, &shared), take).await?;
+        return Ok(window.map(|window| HeldSnapshot {
+            window,
+            scans: Vec::new(),
+        }));
+    }
+    if !reached(from, clock, &shared).await {
+        return Ok(None);
+    }
+    session.hold_snapshot(kind).await?;
+    let taken = clock.secs_f64(Instant::now());
+    let mut scans = Vec::new();
+    let end = clock.start + to;
+    loop {
+        let began = Instant::now();
+        if began >= end || shared.stopping() {
+            break;
+        }
+        session.scan_held().await?;
+        scans.push((clock.secs_f64(began), began.elapsed().as_secs_f64() * 1e3));
+        let next = (began + SCAN_EVERY).min(end);
+        shared
+            .sleep_unless_stopping(next.saturating_duration_since(Instant::now()))
+            .await;
+    }
+    session.end(false).await?;
+    Ok(Some(HeldSnapshot {
+        window: (taken, clock.secs_f64(Instant::now())),
+        scans,
+    }))
 }
 
 /// Holds a transaction open on each of `sessions` from `from` to `to` (since the

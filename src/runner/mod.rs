@@ -10,6 +10,7 @@ mod paired;
 mod phases;
 mod placement;
 pub mod reconnect;
+mod schedule;
 mod shards;
 pub mod threads;
 mod trial;
@@ -641,7 +642,7 @@ impl Progress<'_> {
         let w = spec.phase;
         let mut cell = CellResult {
             phase: w.matrices[0].name.clone(),
-            arrival_rate_per_s: w.producer_rate_per_s,
+            arrival_rate_per_s: w.offered_mean(),
             arrival_rate_from: w.matrices[0]
                 .phase
                 .arrival_rate_from
@@ -691,7 +692,7 @@ impl Progress<'_> {
             "" => String::new(),
             name => format!("{name} "),
         };
-        let rate = match w.producer_rate_per_s {
+        let rate = match w.offered_mean() {
             Some(r) => format!(" at {r:.0}/s"),
             None => String::new(),
         };

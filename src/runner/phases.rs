@@ -7,9 +7,11 @@
 //! the recovery is the first sample after the release at which the horizon's evidence
 //! (dead tuples on PostgreSQL, InnoDB's history list length on MySQL and MariaDB) was
 //! back under 1.1 times the clean phase's median, with whether it stayed there.
+//! A trial with a `[[timeline]]` is read phase by phase as the workload names them.
 
 use crate::metrics::hlog::PerSecond;
-use crate::results::{HoldPhase, HoldPhases, PurgeSample, SoakDrift, TableSample};
+use crate::results::{HoldPhase, HoldPhases, PurgeSample, SoakDrift, TableSample, TimelineReading};
+use crate::workload::TimelinePhase;
 
 /// Back to normal: under this many times the clean phase's median.
 pub const RECOVERED_BELOW: f64 = 1.1;
@@ -41,21 +43,23 @@ impl Series<'_> {
     }
 }
 
-/// The phases of a trial that held the horizon from `from_s` to `to_s`, measured from
-/// `warmup_s` to `end_s`; `None` when a phase has no whole second.
+/// The phases of a trial that held the horizon from `from_s` to `to_s`: clean from
+/// `clean_from_s` (the warm-up's end, or a timeline's phase before the pin) and after
+/// until `end_s` (the trial's end, or the end of the timeline's phase after the pin);
+/// `None` when a phase has no whole second.
 pub fn phases(
     s: &Series<'_>,
-    warmup_s: f64,
+    clean_from_s: f64,
     (from_s, to_s): (f64, f64),
     end_s: f64,
 ) -> Option<HoldPhases> {
-    let clean = phase(s, warmup_s, from_s)?;
+    let clean = phase(s, clean_from_s, from_s)?;
     let held = phase(s, from_s, to_s)?;
     let after = phase(s, to_s, end_s)?;
     let evidence = s.evidence();
-    let clean_median = median_max(&evidence, warmup_s, from_s).0;
+    let clean_median = median_max(&evidence, clean_from_s, from_s).0;
     let (recovery_s, stayed) = match clean_median {
-        Some(m) => recovery(&evidence, to_s, m),
+        Some(m) => recovery(&evidence, (to_s, end_s), m),
         None => (None, false),
     };
     Some(HoldPhases {
@@ -81,6 +85,29 @@ pub fn soak(s: &Series<'_>, warmup_s: f64, end_s: f64) -> Option<SoakDrift> {
         early: phase(s, warmup_s, warmup_s + quarter)?,
         late: phase(s, end_s - quarter, end_s)?,
     })
+}
+
+/// Each timeline phase over its measured part (from `warmup_s` to `end_s`); a phase
+/// with no measured whole second (inside the warm-up, past an interrupted trial's
+/// end) is left out.
+pub fn timeline(
+    s: &Series<'_>,
+    (phases, base_rate): (&[TimelinePhase], Option<f64>),
+    (warmup_s, end_s): (f64, f64),
+) -> Vec<TimelineReading> {
+    phases
+        .iter()
+        .filter_map(|p| {
+            let from = p.from.as_secs_f64().max(warmup_s);
+            let to = p.to.as_secs_f64().min(end_s);
+            Some(TimelineReading {
+                name: p.name.clone(),
+                offered_per_s: p.rate_per_s(base_rate),
+                pin: p.pin.map(|k| k.name().to_string()),
+                figures: phase(s, from, to)?,
+            })
+        })
+        .collect()
 }
 
 /// One phase's figures over its whole seconds.
@@ -123,6 +150,7 @@ fn phase(s: &Series<'_>, from_s: f64, to_s: f64) -> Option<HoldPhase> {
         history_length_median,
         history_length_max,
         horizon_age_max: in_phase().filter_map(|t| t.horizon_age).max(),
+        slot_wal_bytes_max: in_phase().filter_map(|t| t.slot_wal_bytes).max(),
         wal_bytes_per_job,
     })
 }
@@ -140,12 +168,19 @@ fn median_max(series: &[(f64, i64)], from_s: f64, to_s: f64) -> (Option<i64>, Op
 
 /// Seconds after `to_s` until the evidence was first back under [`RECOVERED_BELOW`] x
 /// `clean_median` (at least one more than it), and whether it stayed: the median of
-/// that reading and every later one under the level too. Autovacuum's saw-tooth
-/// crosses any one level now and then in a clean phase as well; its median is the level
-/// it keeps.
-fn recovery(evidence: &[(f64, i64)], to_s: f64, clean_median: i64) -> (Option<f64>, bool) {
+/// that reading and every later one before `end_s` under the level too. Autovacuum's
+/// saw-tooth crosses any one level now and then in a clean phase as well; its median is
+/// the level it keeps.
+fn recovery(
+    evidence: &[(f64, i64)],
+    (to_s, end_s): (f64, f64),
+    clean_median: i64,
+) -> (Option<f64>, bool) {
     let level = (clean_median as f64 * RECOVERED_BELOW).max(clean_median as f64 + 1.0);
-    let after: Vec<&(f64, i64)> = evidence.iter().filter(|(at, _)| *at >= to_s).collect();
+    let after: Vec<&(f64, i64)> = evidence
+        .iter()
+        .filter(|(at, _)| *at >= to_s && *at <= end_s)
+        .collect();
     let Some(i) = after.iter().position(|(_, v)| *v as f64 <= level) else {
         return (None, false);
     };

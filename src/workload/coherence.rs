@@ -28,7 +28,116 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     failover_on_postgres(w)?;
     placement_on_a_cluster(w)?;
     hold_kind_with_a_hold(w)?;
+    timeline_owns_the_clock(w)?;
     Ok(())
+}
+
+/// A block's `[[matrix.timeline]]` sets its trials' length and pin and scales their
+/// arrival rate phase by phase: a block setting of its own for the same thing would be
+/// silently ignored, and a timeline that ends inside the warm-up measures nothing.
+fn timeline_owns_the_clock(w: &Workload) -> Result<(), Refusal> {
+    for (i, m) in w.matrices.iter().enumerate() {
+        let p = &m.phase;
+        let Some(last) = p.timeline.last() else {
+            continue;
+        };
+        let given = [
+            ("search", p.search.is_some()),
+            ("duration_s", p.duration.is_some()),
+            ("hold_snapshot_s", p.hold_snapshot.is_some()),
+        ];
+        if let Some((name, _)) = given.iter().find(|(_, set)| *set) {
+            return Err((
+                block_field(w, i, name),
+                "the block's [[matrix.timeline]] sets its trials' length and pin and scales their arrival rate phase by phase; set this in the timeline instead (or drop the timeline)".into(),
+            ));
+        }
+        let timeline = block_field(w, i, "timeline");
+        let pin = p.timeline.iter().position(|t| t.pin.is_some());
+        if let (Some(j), Some(_)) = (pin, w.faults.hold_snapshot) {
+            return Err((
+                "faults.hold_snapshot_s".into(),
+                format!(
+                    "holds a pin in every block's trials, and {timeline}[{j}] holds one too; give the block's pin in its timeline only (a block without one can set hold_snapshot_s)"
+                ),
+            ));
+        }
+        if w.trial.stop != super::StopRule::Duration {
+            return Err((
+                "trial.stop".into(),
+                format!(
+                    "\"drain\" would end the trials elsewhere than {timeline} does: leave stop out"
+                ),
+            ));
+        }
+        let warmup = p.warmup.unwrap_or(w.trial.warmup);
+        if last.to <= warmup {
+            return Err((
+                timeline,
+                format!(
+                    "its phases last {} s, no longer than the warm-up ({} s): nothing would be measured",
+                    short_float(last.to.as_secs_f64()),
+                    short_float(warmup.as_secs_f64())
+                ),
+            ));
+        }
+        let base = w.phase(i).producer_rate_per_s.is_some() || p.arrival_rate_from.is_some();
+        let scaled = p
+            .timeline
+            .iter()
+            .position(|t| matches!(t.rate, super::PhaseRate::Times(k) if k > 0.0));
+        if let (false, Some(j)) = (base, scaled) {
+            return Err((
+                format!("{timeline}[{j}].rate_times"),
+                "is a multiple of the trial's own arrival rate, and the block has none: give producers.rate_per_s, the block's arrival_rate_per_s or arrival_rate_from, or the phase's own rate_per_s".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A logical-slot pin is PostgreSQL's, and the server must keep logical WAL for it: the
+/// embedded server is started with `wal_level = logical` when any trial holds one
+/// (a workload that sets another level itself is refused, not overruled).
+pub(super) fn logical_wal_for_slots(w: &mut Workload) -> Result<(), Refusal> {
+    let slot = (0..w.matrices.len()).find(|&i| {
+        let p = w.phase(i);
+        p.faults.hold_snapshot.is_some() && p.faults.hold_kind == super::HoldKind::LogicalSlot
+    });
+    let Some(i) = slot else {
+        return Ok(());
+    };
+    let field = match w.matrices[i]
+        .phase
+        .timeline
+        .iter()
+        .position(|t| t.pin.is_some())
+    {
+        Some(j) => format!("{}[{j}].pin", block_field(w, i, "timeline")),
+        None => "faults.hold_kind".into(),
+    };
+    if let Some(other) = w.backends.iter().find(|b| **b != BackendKind::Postgres) {
+        return Err((
+            field,
+            format!(
+                "\"logical-slot\" is a PostgreSQL replication slot, and this workload runs on {other} too: on MySQL and MariaDB a read view holds purge back (\"snapshot\"); run the slot in a workload of its own"
+            ),
+        ));
+    }
+    match w.embedded_settings.get("wal_level").map(String::as_str) {
+        None => {
+            w.embedded_settings
+                .insert("wal_level".into(), "logical".into());
+            Ok(())
+        }
+        Some("logical") => Ok(()),
+        Some(level) => Err((
+            "embedded.settings.wal_level".into(),
+            format!(
+                "is \"{level}\", and {field} holds a logical slot, which needs \"logical\": drop the setting (the embedded server then runs with logical) or set it to logical"
+            ),
+        )),
+    }
 }
 
 /// A hold kind other than the default names what a hold holds: without any hold in the

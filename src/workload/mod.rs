@@ -102,6 +102,8 @@ impl Workload {
         v.layouts = layouts.iter().map(|l| l.name.clone()).collect();
         let mut w = v.workload(raw, text)?;
         coherence::check(&w).map_err(|(field, message)| v.err(&field, message))?;
+        coherence::logical_wal_for_slots(&mut w)
+            .map_err(|(field, message)| v.err(&field, message))?;
         w.custom_strategies = declared.into_iter().map(|(_, d)| d).collect();
         w.custom_layouts = layouts;
         if !w.custom_strategies.is_empty() || !w.custom_layouts.is_empty() {
@@ -199,6 +201,16 @@ impl Workload {
         if let Some(n) = p.repetitions {
             w.trial.repetitions = n;
         }
+        if let Some(end) = p.timeline.last().map(|t| t.to) {
+            // Validated: the timeline ends after the warm-up.
+            w.trial.duration = Some(end.saturating_sub(w.trial.warmup));
+            w.trial.stop = StopRule::Duration;
+            if let Some(pin) = p.timeline.iter().find(|t| t.pin.is_some()) {
+                w.faults.hold_snapshot = Some((pin.from, pin.to));
+                w.faults.hold_kind = pin.pin.expect("found by its pin");
+            }
+            w.timeline = p.timeline.clone();
+        }
         for s in &p.session_settings {
             w.session_settings
                 .retain(|o| o.backend != s.backend || o.name != s.name);
@@ -206,6 +218,12 @@ impl Workload {
         }
         w.matrices = vec![m.clone()];
         w
+    }
+
+    /// Whether a phase's ([`Workload::phase`]) trials pin the horizon with a logical
+    /// replication slot.
+    pub fn holds_logical_slot(&self) -> bool {
+        self.faults.hold_snapshot.is_some() && self.faults.hold_kind == HoldKind::LogicalSlot
     }
 
     /// The round trip added in front of the workers' connections, in a phase's
@@ -254,9 +272,37 @@ impl Workload {
     /// derived from an earlier block.
     pub fn block_has_arrivals(&self, i: usize) -> bool {
         let p = &self.matrices[i].phase;
-        self.phase(i).producer_rate_per_s.is_some()
+        self.phase(i).offered_mean().is_some()
             || p.search.is_some()
             || p.arrival_rate_from.is_some()
+    }
+
+    /// Jobs offered per second over a trial's measured time (warm-up's end to its end):
+    /// the producers' rate, or with a timeline its phases' rates weighed by their
+    /// measured seconds (the busiest phase's when only the warm-up offers any); `None`
+    /// when no job arrives. What a cell reports as its arrival rate.
+    pub fn offered_mean(&self) -> Option<f64> {
+        let base = self.producer_rate_per_s;
+        let Some(last) = self.timeline.last() else {
+            return base;
+        };
+        let (from, end) = (self.trial.warmup.as_secs_f64(), last.to.as_secs_f64());
+        let jobs: f64 = self
+            .timeline
+            .iter()
+            .map(|p| {
+                (p.to.as_secs_f64() - p.from.as_secs_f64().max(from)).max(0.0) * p.rate_per_s(base)
+            })
+            .sum();
+        let busiest = self
+            .timeline
+            .iter()
+            .map(|p| p.rate_per_s(base))
+            .fold(0.0, f64::max);
+        let mean = jobs / (end - from);
+        (mean > 0.0)
+            .then_some(mean)
+            .or((busiest > 0.0).then_some(busiest))
     }
 
     /// Refuses a workload in which no job can be claimed, for a command that would

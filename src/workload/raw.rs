@@ -49,6 +49,20 @@ pub struct Workload {
     pub layouts: BTreeMap<String, CustomLayout>,
 }
 
+/// `[[matrix.timeline]] name = "surge", for_s = 60, rate_times = 3, pin = "snapshot"`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelinePhase {
+    pub name: String,
+    pub for_s: f64,
+    #[serde(default)]
+    pub rate_per_s: Option<f64>,
+    #[serde(default)]
+    pub rate_times: Option<f64>,
+    #[serde(default)]
+    pub pin: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomLayout {
@@ -333,6 +347,10 @@ pub struct Matrix {
     pub paired: Option<bool>,
     #[serde(default)]
     pub paired_threshold: Option<f64>,
+    /// `[[matrix.timeline]]`: the block's trials as named phases, each with its own
+    /// arrival rate and at most one with a pin.
+    #[serde(default)]
+    pub timeline: Vec<TimelinePhase>,
 }
 
 /// `shard_moves = { at_s = [3, 6], overlap_s = 0.5 }`

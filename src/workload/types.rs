@@ -407,6 +407,10 @@ pub struct PhaseSettings {
     /// (analysis/paired.rs); `None`: each cell runs its repetitions in turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Pairing>,
+    /// The block's trials as named phases from their start (`[[matrix.timeline]]`);
+    /// empty: one rate and no phases. It sets the trial's length and pin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<TimelinePhase>,
 }
 
 /// How a paired block judges B against A.
@@ -560,15 +564,31 @@ pub enum HoldKind {
     /// `idle in transaction` with an xid. MySQL and MariaDB pin purge only with a read
     /// view, so there it is the snapshot.
     IdleInTransaction,
+    /// An inactive logical replication slot (a subscriber that went away), PostgreSQL
+    /// only: it keeps the WAL from its restart point and holds the catalogs' horizon,
+    /// not the hot table's. Needs `wal_level = logical` (the embedded server is started
+    /// with it when a workload holds one).
+    LogicalSlot,
+    /// An analytics reader at REPEATABLE READ that scans the hot table once a second in
+    /// one transaction: the snapshot's pin, and the reader's own cost as the versions
+    /// it must walk past (PostgreSQL) or rebuild from undo (InnoDB) pile up.
+    RepeatableReadScans,
 }
 
 impl HoldKind {
-    pub const NAMES: [&str; 2] = ["snapshot", "idle-in-transaction"];
+    pub const NAMES: [&str; 4] = [
+        "snapshot",
+        "idle-in-transaction",
+        "logical-slot",
+        "repeatable-read-scans",
+    ];
 
     pub fn parse(s: &str) -> Option<HoldKind> {
         match s {
             "snapshot" => Some(HoldKind::Snapshot),
             "idle-in-transaction" => Some(HoldKind::IdleInTransaction),
+            "logical-slot" => Some(HoldKind::LogicalSlot),
+            "repeatable-read-scans" => Some(HoldKind::RepeatableReadScans),
             _ => None,
         }
     }
@@ -577,6 +597,42 @@ impl HoldKind {
         match self {
             HoldKind::Snapshot => "snapshot",
             HoldKind::IdleInTransaction => "idle-in-transaction",
+            HoldKind::LogicalSlot => "logical-slot",
+            HoldKind::RepeatableReadScans => "repeatable-read-scans",
+        }
+    }
+}
+
+/// One named stretch of a trial (`[[timeline]]`), in seconds since its start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelinePhase {
+    pub name: String,
+    pub from: Duration,
+    pub to: Duration,
+    pub rate: PhaseRate,
+    /// The horizon pin this phase holds (set as `faults.hold_snapshot` too).
+    pub pin: Option<HoldKind>,
+}
+
+/// What a timeline phase offers: jobs per second, or a multiple of the trial's own
+/// arrival rate (its block's, which may be derived from a cell measured earlier in the
+/// run: a rate that scales with the host).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseRate {
+    /// None given: the trial's own rate (no arrivals when it has none).
+    Trial,
+    PerS(f64),
+    Times(f64),
+}
+
+impl TimelinePhase {
+    /// Jobs per second this phase offers when the trial's own rate is `base`.
+    pub fn rate_per_s(&self, base: Option<f64>) -> f64 {
+        match self.rate {
+            PhaseRate::Trial => base.unwrap_or(0.0),
+            PhaseRate::PerS(r) => r,
+            PhaseRate::Times(k) => k * base.unwrap_or(0.0),
         }
     }
 }
@@ -653,9 +709,15 @@ pub struct Workload {
     pub description: String,
     pub seed: u64,
     pub population: Population,
+    /// The producers' rate; with a timeline, the rate its phases' `rate_times` multiply.
     pub producer_rate_per_s: Option<f64>,
     #[serde(default)]
     pub arrivals: Arrivals,
+    /// A phase's ([`Workload::phase`]) trials as named phases in order from their start
+    /// (warm-up included), each with its own arrival rate: its block's timeline; empty
+    /// in the workload as a whole and in a block without one.
+    #[serde(default)]
+    pub timeline: Vec<TimelinePhase>,
     pub handler: Handler,
     pub empty_backoff: Duration,
     pub empty_backoff_max: Duration,

@@ -7,7 +7,8 @@
 -- columns). Then the hot table's health: dead tuples, heap and index bytes, updates
 -- and HOT updates so far (statistics, flushed by each backend about once a second);
 -- then the standbys' replay lag and backlog where the server streams to any; last, the
--- advisory locks held, the horizon's age, the hot table's autovacuum runs and the WAL.
+-- advisory locks held, the horizon's age, the hot table's autovacuum runs, the WAL and
+-- the WAL replication slots keep.
 SELECT
     -- Oldest due pending job: per priority, the first row in due order, then the oldest of
     -- those. One index probe per priority with the fetch-order or pending-partial layout
@@ -80,14 +81,15 @@ SELECT
     -- The hot table's horizon: how many transactions old the oldest xmin or xid is that
     -- another session of this database (this reading's own snapshot left out), a
     -- walsender for a standby's feedback, or a replication slot of this database or of
-    -- none holds (a session in another database does not hold this table's back). While
-    -- it grows, vacuum can remove no row version that died after it. 0: nothing held.
+    -- none holds (a session in another database does not hold this table's back; a
+    -- logical slot's catalog_xmin holds only the catalogs'). While it grows, vacuum can
+    -- remove no row version that died after it. 0: nothing held.
     CASE WHEN $5 THEN COALESCE(GREATEST(
         (SELECT max(GREATEST(age(backend_xid), age(backend_xmin)))
            FROM pg_stat_activity
           WHERE pid <> pg_backend_pid()
             AND (datname = current_database() OR backend_type = 'walsender')),
-        (SELECT max(GREATEST(age(xmin), age(catalog_xmin)))
+        (SELECT max(age(xmin))
            FROM pg_replication_slots
           WHERE database IS NULL OR database = current_database())), 0)::bigint
     END AS horizon_age,
@@ -95,4 +97,11 @@ SELECT
                         WHERE relid = 'jobs_hot'::regclass) END AS autovacuums,
     -- WAL written so far (NULL on a standby, which writes none of its own).
     CASE WHEN $5 AND NOT pg_is_in_recovery()
-         THEN pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END AS wal_bytes
+         THEN pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END AS wal_bytes,
+    -- WAL kept for the replication slots of this database or of none, past the oldest
+    -- one's restart point: an inactive slot's grows with every write (NULL: no slot).
+    CASE WHEN $5 AND NOT pg_is_in_recovery()
+         THEN (SELECT max(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn))
+                 FROM pg_replication_slots
+                WHERE database IS NULL OR database = current_database())::bigint
+    END AS slot_wal_bytes

@@ -48,7 +48,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.session,
-        "isolation catch-up time-zone existing analyze-json apply kill",
+        "isolation catch-up time-zone existing analyze-json apply kill scan-held",
     ),
     (GALERA_SQL, "status settings"),
     (

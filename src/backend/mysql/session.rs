@@ -737,16 +737,26 @@ impl Session for MysqlSession {
     /// InnoDB's read view, taken at once: purge cannot remove what it could see.
     /// A read view is what stops purge, so both kinds hold one: a transaction that
     /// only wrote would not pin the history list.
-    async fn hold_snapshot(
-        &mut self,
-        _kind: crate::workload::HoldKind,
-    ) -> Result<(), BackendError> {
+    async fn hold_snapshot(&mut self, kind: crate::workload::HoldKind) -> Result<(), BackendError> {
+        if kind == crate::workload::HoldKind::LogicalSlot {
+            return Err(BackendError::other(
+                "hold a logical replication slot (faults.hold_kind = \"logical-slot\")",
+                "a logical slot is PostgreSQL's; on MySQL and MariaDB a read view is what holds purge back: use \"snapshot\"",
+            ));
+        }
         self.conn
             .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             .await
             .map_err(|e| session_error(self.cluster, "hold a snapshot", e))?;
         self.held = true;
         Ok(())
+    }
+
+    async fn scan_held(&mut self) -> Result<(), BackendError> {
+        self.conn
+            .query_drop(step(SQL.session, "scan-held"))
+            .await
+            .map_err(|e| session_error(self.cluster, "scan the hot table", e))
     }
 
     /// By connection id: MySQL has no application name, and the backend records the id

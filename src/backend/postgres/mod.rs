@@ -57,12 +57,12 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.session,
-        "search-path current-schema listen announce unlock unlock-all apply hold-snapshot kill-workers explain-plan explain-analyze",
+        "search-path current-schema listen announce unlock unlock-all apply hold-snapshot hold-xid hold-slot drop-slot scan-held kill-workers explain-plan explain-analyze",
     ),
     (HISTORY_SQL, "rows paused-queue"),
     (
         PRIVILEGE_SQL,
-        "ensure-role hand-over check-role pooled-search-path",
+        "ensure-role allow-slots hand-over check-role pooled-search-path",
     ),
     (POOLER_SQL, "stats pools databases config resize reconnect"),
 ];
@@ -312,6 +312,11 @@ impl PostgresBackend {
         let c: &Client = &guard;
         let e = |what| move |e| query_error(what, e);
         self.ensure_workload_role(c).await?;
+        if self.workload_role && r.workload.holds_logical_slot() {
+            c.batch_execute(step(PRIVILEGE_SQL, "allow-slots"))
+                .await
+                .map_err(e("let the workload's role hold a replication slot"))?;
+        }
         // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
         // default) a table created and filled in the same transaction skips the WAL.
         c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;

@@ -101,6 +101,8 @@ pub struct PostgresSession {
     /// Between [`Session::begin`] and [`Session::end`]: a statement prepared then must
     /// not end the caller's transaction.
     in_transaction: bool,
+    /// A logical slot `hold-slot` made is held: [`Session::end`] drops it.
+    slot_held: bool,
     worker_id: String,
     /// The queue this worker serves (a declared claim's `:queue`).
     queue: String,
@@ -135,6 +137,7 @@ impl PostgresSession {
             release_after: None,
             claimed_in_transaction: Vec::new(),
             in_transaction: false,
+            slot_held: false,
             worker_id: worker_id.to_string(),
             queue: String::new(),
             worker_role,
@@ -695,11 +698,15 @@ impl Session for PostgresSession {
     /// A rolled-back claim gives its jobs back, so an `advisory` claimer gives up their
     /// locks too, as its worker would on abandoning them.
     async fn end(&mut self, commit: bool) -> Result<(), BackendError> {
-        let sql = match (commit, self.advisory) {
+        let mut sql = match (commit, self.advisory) {
             (true, _) => "COMMIT".to_string(),
             (false, false) => "ROLLBACK".to_string(),
             (false, true) => format!("ROLLBACK; {}", step(SQL.session, "unlock-all")),
         };
+        // A held slot is no transaction: ending the hold drops it.
+        if std::mem::take(&mut self.slot_held) {
+            sql = format!("{sql}; {}", step(SQL.session, "drop-slot"));
+        }
         self.in_transaction = false;
         self.client
             .batch_execute(&sql)
@@ -848,6 +855,7 @@ impl Session for PostgresSession {
                 horizon_age: r.get(14),
                 autovacuums: r.get(15),
                 wal_bytes: r.get(16),
+                slot_wal_bytes: r.get(17),
             }),
             history_length: None,
         })
@@ -904,14 +912,34 @@ impl Session for PostgresSession {
 
     /// A repeatable-read transaction keeps the snapshot of its first statement.
     async fn hold_snapshot(&mut self, kind: crate::workload::HoldKind) -> Result<(), BackendError> {
+        use crate::workload::HoldKind;
         let name = match kind {
-            crate::workload::HoldKind::Snapshot => "hold-snapshot",
-            crate::workload::HoldKind::IdleInTransaction => "hold-xid",
+            HoldKind::Snapshot | HoldKind::RepeatableReadScans => "hold-snapshot",
+            HoldKind::IdleInTransaction => "hold-xid",
+            HoldKind::LogicalSlot => "hold-slot",
         };
+        let held = self.client.batch_execute(step(SQL.session, name)).await;
+        match held {
+            Err(e) if kind == HoldKind::LogicalSlot => Err(BackendError::other(
+                "hold a logical replication slot (faults.hold_kind = \"logical-slot\")",
+                format!(
+                    "{}; it needs wal_level = logical and a role with REPLICATION, and claimbench changes no setting of a server it did not start: set them there, or run on the embedded server (started with wal_level = logical for such a workload)",
+                    super::root_cause(&e)
+                ),
+            )),
+            Err(e) => Err(query_error("hold a snapshot", e)),
+            Ok(()) => {
+                self.slot_held = kind == HoldKind::LogicalSlot;
+                Ok(())
+            }
+        }
+    }
+
+    async fn scan_held(&mut self) -> Result<(), BackendError> {
         self.client
-            .batch_execute(step(SQL.session, name))
+            .batch_execute(step(SQL.session, "scan-held"))
             .await
-            .map_err(|e| query_error("hold a snapshot", e))
+            .map_err(|e| query_error("scan the hot table", e))
     }
 
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {

@@ -168,6 +168,36 @@ pub(super) fn draw_fault_marks<DB: DrawingBackend>(
     y1: f64,
 ) -> Result<(), PlotError> {
     let mark = RGBColor(0xB0, 0x3A, 0x2E);
+    let (x0, x1) = {
+        let r = chart.x_range();
+        (r.start, r.end)
+    };
+    // A timeline's phases as alternating bands, each named at its top left.
+    let phases = cells
+        .first()
+        .and_then(|c| c.trials.first())
+        .map_or(&[][..], |t| &t.timeline[..]);
+    for (i, p) in phases.iter().enumerate() {
+        let (a, b) = (p.figures.from_s.max(x0), p.figures.to_s.min(x1));
+        if b <= a {
+            continue;
+        }
+        if i % 2 == 1 {
+            chart
+                .draw_series([Rectangle::new(
+                    [(a, 0.0), (b, y1)],
+                    RGBColor(0x70, 0x70, 0x70).mix(0.10).filled(),
+                )])
+                .map_err(de)?;
+        }
+        chart
+            .draw_series([Text::new(
+                format!(" {}", p.name),
+                (a, y1 * 0.97),
+                (FONT, 12).into_font().color(&RGBColor(0x50, 0x50, 0x50)),
+            )])
+            .map_err(de)?;
+    }
     for (at, what) in fault_marks(cells) {
         chart
             .draw_series([PathElement::new(

@@ -71,13 +71,20 @@ pub(super) fn check_tally(
     )))
 }
 
+/// What a trial showed over time ([`over_time`]).
+pub(super) struct OverTime {
+    pub snapshot_held: Option<crate::results::SnapshotHold>,
+    pub soak: Option<crate::results::SoakDrift>,
+    pub timeline: Vec<crate::results::TimelineReading>,
+}
+
 /// The trial over time: with a snapshot held open (`held`, from and to), when the
 /// queue's oldest-pending age came back and the trial read as clean, held and after;
-/// without one, a trial long enough read as a soak (first quarter against last). Both
-/// over `window`, the measured seconds.
+/// with a timeline, each of its phases; with neither, a trial long enough read as a
+/// soak (first quarter against last). All over `window`, the measured seconds.
 pub(super) fn over_time(
     w: &Workload,
-    held: Option<(f64, f64)>,
+    held: Option<background::HeldSnapshot>,
     window: (f64, f64),
     (m, sampled, table, purge): (
         &WorkerMetrics,
@@ -85,10 +92,7 @@ pub(super) fn over_time(
         &[crate::results::TableSample],
         &[crate::results::PurgeSample],
     ),
-) -> (
-    Option<crate::results::SnapshotHold>,
-    Option<crate::results::SoakDrift>,
-) {
+) -> OverTime {
     use crate::runner::phases;
     let claim_only = w.handler.mode == HandlerMode::ClaimOnly;
     let series = phases::Series {
@@ -102,16 +106,35 @@ pub(super) fn over_time(
         purge,
         oldest_pending: &sampled.oldest_pending,
     };
-    let Some((from_s, to_s)) = held else {
-        return (None, phases::soak(&series, window.0, window.1));
-    };
-    let hold = crate::results::SnapshotHold {
-        from_s,
-        to_s,
-        recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
-        phases: phases::phases(&series, window.0, (from_s, to_s), window.1),
-    };
-    (Some(hold), None)
+    let timeline = phases::timeline(&series, (&w.timeline, w.producer_rate_per_s), window);
+    // A timeline's pin is read against the phase just before it and the one just after
+    // (a surge earlier in the trial is not its clean phase).
+    let pin = w.timeline.iter().position(|t| t.pin.is_some());
+    let clean_from = pin
+        .and_then(|j| j.checked_sub(1))
+        .map_or(window.0, |j| w.timeline[j].from.as_secs_f64().max(window.0));
+    let after_to = pin
+        .and_then(|j| w.timeline.get(j + 1))
+        .map_or(window.1, |t| t.to.as_secs_f64().min(window.1));
+    let pinned = held.is_some();
+    let snapshot_held = held.map(|h| {
+        let (from_s, to_s) = h.window;
+        crate::results::SnapshotHold {
+            from_s,
+            to_s,
+            recovery_s: verdict::recovery_after(&sampled.oldest_pending, from_s, to_s),
+            phases: phases::phases(&series, clean_from, (from_s, to_s), after_to),
+            scans: h.scans,
+        }
+    });
+    let soak = (!pinned && w.timeline.is_empty())
+        .then(|| phases::soak(&series, window.0, window.1))
+        .flatten();
+    OverTime {
+        snapshot_held,
+        soak,
+        timeline,
+    }
 }
 
 /// Each capped queue's limit with its sampled and exact (ledger) figures.

@@ -80,7 +80,7 @@ struct FaultTasks {
     killer: Option<Task<Vec<KillEvent>>>,
     restarter: Option<Task<Vec<RestartEvent>>>,
     failover: Option<Task<Option<super::failover::Injected>>>,
-    holder: Option<Task<Option<(f64, f64)>>>,
+    holder: Option<Task<Option<background::HeldSnapshot>>>,
     pool_holder: Option<Task<Option<(f64, f64)>>>,
     /// The shard moves' windows, as they happened.
     mover: Option<Task<Vec<(f64, f64)>>>,
@@ -120,8 +120,8 @@ struct Collected<S> {
     pool_peaks: Option<(i64, i64)>,
     /// When the pool's server connections were taken and given back.
     pool_held: Option<(f64, f64)>,
-    /// When the snapshot holder took and released its snapshot.
-    held: Option<(f64, f64)>,
+    /// When the snapshot holder took and released its snapshot, and its scans.
+    held: Option<background::HeldSnapshot>,
     /// Each shard move's window, (from, to) s since the start.
     shard_windows: Option<Vec<(f64, f64)>>,
     /// How late the worker threads woke, µs, all probes merged.
@@ -392,13 +392,13 @@ async fn conclude<B: Backend>(
         max_interval_ms: sampled.max_interval_ms,
         interrupted: ran.interrupted,
         producer_max_lag_ms: ran.collected.produced.max_lag_ms,
-        arrivals: w.producer_rate_per_s.is_some(),
+        arrivals: w.offered_mean().is_some(),
         stop_forced: (ran.overran, STOP_GRACE.as_secs_f64()),
         claim_lock_refusals: (m.counts.claim_lock_refusals, m.counts.claim_calls),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);
-    let (snapshot_held, soak) = over_time(
+    let over = over_time(
         w,
         ran.collected.held,
         (steady_from_s, steady_from_s + measured_s),
@@ -427,7 +427,8 @@ async fn conclude<B: Backend>(
         plan: ran.collected.plan,
         table_series,
         purge_series,
-        soak,
+        soak: over.soak,
+        timeline: over.timeline,
         pool_held: ran
             .collected
             .pool_held
@@ -437,7 +438,7 @@ async fn conclude<B: Backend>(
                 from_s,
                 to_s,
             }),
-        snapshot_held,
+        snapshot_held: over.snapshot_held,
         time_to_rescue: found.time_to_rescue,
         passed_over: found.passed_over,
         ledger_peak: Some(found.peak),
@@ -746,25 +747,33 @@ fn reset_spinner(quiet: bool, label: &str, backlog: u64) -> ProgressBar {
 /// The phase a trial with a horizon pin is in, for its progress line: `· pinned
 /// (idle-in-transaction), 42 s to go`; nothing without a pin.
 fn phase_note(w: &Workload, elapsed: Duration) -> String {
-    let Some((from, to)) = w.faults.hold_snapshot else {
-        return String::new();
-    };
-    let (phase, until) = if elapsed < w.trial.warmup {
-        ("warm-up", w.trial.warmup)
-    } else if elapsed < from {
-        ("clean", from)
-    } else if elapsed < to {
-        ("pinned", to)
-    } else {
-        return " · after the pin".into();
+    let warmup = (elapsed < w.trial.warmup).then_some(("warm-up".to_string(), w.trial.warmup));
+    let named = w.timeline.iter().find(|p| elapsed < p.to).map(|p| {
+        let rate = p.rate_per_s(w.producer_rate_per_s);
+        match p.pin {
+            Some(k) => (format!("{} ({rate:.0}/s, {} pin)", p.name, k.name()), p.to),
+            None => (format!("{} ({rate:.0}/s)", p.name), p.to),
+        }
+    });
+    let pinned = w.faults.hold_snapshot.and_then(|(from, to)| {
+        if elapsed < from {
+            Some(("clean".to_string(), from))
+        } else if elapsed < to {
+            Some((format!("pinned ({})", w.faults.hold_kind.name()), to))
+        } else {
+            None
+        }
+    });
+    let after_pin = w.faults.hold_snapshot.is_some() && w.timeline.is_empty();
+    let Some((phase, until)) = warmup.or(named).or(pinned) else {
+        return if after_pin {
+            " · after the pin".into()
+        } else {
+            String::new()
+        };
     };
     let left = until.saturating_sub(elapsed).as_secs();
-    let kind = if phase == "pinned" {
-        format!(" ({})", w.faults.hold_kind.name())
-    } else {
-        String::new()
-    };
-    format!(" · {phase}{kind}, {left} s to go")
+    format!(" · {phase}, {left} s to go")
 }
 
 fn progress_bar(quiet: bool, planned: Duration, label: &str) -> ProgressBar {
@@ -803,5 +812,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(phase_note(&plain, Duration::from_secs(4)), "");
+        // A timeline names its own phases, with their rates and the pin.
+        let timed = Workload::parse(
+            std::path::Path::new("t.toml"),
+            &(toml
+                .replace(
+                    "hold_snapshot_s = [10.0, 20.0]\nhold_kind = \"idle-in-transaction\"\n",
+                    "",
+                )
+                .replace("duration_s = 30\n", "")
+                + "[[matrix.timeline]]\nname = \"clean\"\nfor_s = 10\nrate_per_s = 100\n\
+                   [[matrix.timeline]]\nname = \"surge\"\nfor_s = 5\nrate_per_s = 300\npin = \"snapshot\"\n"),
+        )
+        .unwrap()
+        .phase(0);
+        let at = |s: f64| phase_note(&timed, Duration::from_secs_f64(s));
+        assert_eq!(at(1.0), " · warm-up, 1 s to go");
+        assert_eq!(at(4.0), " · clean (100/s), 6 s to go");
+        assert_eq!(at(12.0), " · surge (300/s, snapshot pin), 3 s to go");
+        assert_eq!(timed.trial.duration, Some(Duration::from_secs(13)));
+        assert_eq!(
+            timed.faults.hold_snapshot,
+            Some((Duration::from_secs(10), Duration::from_secs(15)))
+        );
     }
 }

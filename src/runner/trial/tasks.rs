@@ -73,7 +73,11 @@ pub(super) async fn open_sessions<B: Backend>(
     Ok(Sessions {
         workers,
         sampler: one(w.trial.sample_interval.is_some(), "claimbench-sampler").await?,
-        producer: one(w.producer_rate_per_s.is_some(), "claimbench-producer").await?,
+        producer: one(
+            super::super::schedule::Schedule::of(w).is_some(),
+            "claimbench-producer",
+        )
+        .await?,
         rescuer: one(w.faults.lease.is_some(), "claimbench-rescuer").await?,
         killer: one(w.faults.kills_connections(), "claimbench-killer").await?,
         // Evidence, like the sampler's: none in a trial that runs without one.
@@ -279,7 +283,7 @@ pub(super) fn spawn<B: Backend>(
             resilient(p, "claimbench-producer"),
             workload.clone(),
             (
-                w.producer_rate_per_s.expect("session only with a rate"),
+                super::super::schedule::Schedule::of(w).expect("session only with a rate"),
                 spec.strategy.def().listens,
             ),
             clock,

@@ -358,6 +358,7 @@ impl Validator<'_> {
                 None => None,
             },
             paired,
+            timeline: self.timeline(&f("timeline"), m.timeline)?,
         };
         if phase.arrival_rate_from.is_some()
             && (phase.search.is_some() || phase.arrival_rate_per_s.is_some())

@@ -7,6 +7,7 @@ use super::*;
 mod declared;
 mod faults;
 mod matrix;
+mod timeline;
 
 pub(super) struct Validator<'a> {
     pub(super) file: &'a Path,
@@ -282,7 +283,8 @@ impl Validator<'_> {
         }
         let faults = self.faults(w.faults)?;
         let (backends, matrices) = self.matrices(w.matrix)?;
-        let trial = self.trial(w.trial)?;
+        let timed = matrices.iter().all(|m| !m.phase.timeline.is_empty());
+        let trial = self.trial(w.trial, timed)?;
         let matrices = self.durability(matrices, &backends, &w.embedded.settings)?;
         if !faults.failover_at.is_empty() && matrices.iter().any(|m| m.phase.network.is_some()) {
             return Err(self.err(
@@ -344,6 +346,7 @@ impl Validator<'_> {
             population,
             producer_rate_per_s,
             arrivals,
+            timeline: Vec::new(),
             handler,
             empty_backoff,
             empty_backoff_max,
@@ -821,12 +824,20 @@ impl Validator<'_> {
         })
     }
 
-    fn trial(&self, t: raw::Trial) -> Result<Trial, WorkloadError> {
+    /// `[trial]`; when every block has a timeline, the duration comes from them
+    /// ([`Workload::phase`]) and must not be given.
+    fn trial(&self, t: raw::Trial, timed: bool) -> Result<Trial, WorkloadError> {
         let duration = match t.duration_s {
             Some(s) => Some(self.positive_secs("trial.duration_s", s)?),
             None => None,
         };
-        if t.stop == StopRule::Duration && duration.is_none() {
+        if timed && duration.is_some() {
+            return Err(self.err(
+                "trial.duration_s",
+                "every block's [[matrix.timeline]] sets its trials' length (its phases' for_s, warm-up included); leave duration_s out",
+            ));
+        }
+        if t.stop == StopRule::Duration && duration.is_none() && !timed {
             return Err(self.err(
                 "trial.duration_s",
                 "is required when trial.stop = \"duration\" (the default)",
