@@ -2696,6 +2696,104 @@ fn a_repeatable_read_reader_scans_inside_its_snapshot_and_each_scan_is_timed() {
     );
 }
 
+/// A long trial keeps its seconds on disk as it goes: killed with SIGKILL (nothing can
+/// write results then), the run leaves the trial's in-flight file, a line a second with
+/// the claims so far and a line per sampler reading, every line whole.
+#[test]
+fn a_long_trial_killed_outright_leaves_its_seconds_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("long.toml");
+    std::fs::write(
+        &w,
+        r#"name = "long"
+seed = 3
+[population]
+backlog = 0
+queues = [{ name = "q" }]
+[producers]
+rate_per_s = 300
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [2]
+batch_sizes = [5]
+[trial]
+duration_s = 120
+sample_interval_ms = 200
+"#,
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let url = test_servers::pg_url();
+    let schema = format!("cbtest_ckpt_{}", std::process::id());
+    let mut child = claimbench()
+        .args([
+            "run",
+            "--quiet",
+            "--db",
+            &url,
+            "--schema",
+            &schema,
+            "--results",
+        ])
+        .arg(&results)
+        .arg(&w)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The in-flight file appears when the trial starts; let it run six seconds more.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let file = loop {
+        let found = walk(&results)
+            .into_iter()
+            .find(|p| p.to_string_lossy().ends_with(".inflight.jsonl"));
+        if let Some(f) = found {
+            break f;
+        }
+        assert!(std::time::Instant::now() < deadline, "no in-flight file");
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended before its trial did: {status}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(lines[0]["trial"].is_string(), "{text}");
+    let claimed: Vec<u64> = lines.iter().filter_map(|l| l["claimed"].as_u64()).collect();
+    assert!(claimed.len() >= 4, "{text}");
+    assert!(
+        claimed.windows(2).all(|w| w[0] <= w[1]) && claimed[claimed.len() - 1] > 0,
+        "{claimed:?}"
+    );
+    let readings = lines
+        .iter()
+        .filter(|l| l.get("oldest_pending_ms").is_some())
+        .count();
+    assert!(readings >= 4, "{text}");
+    assert!(
+        lines.iter().any(|l| l["table"]["dead_tuples"].is_i64()),
+        "{text}"
+    );
+    let _ = Command::new("psql")
+        .args([
+            url.as_str(),
+            "-qtAc",
+            &format!("DROP SCHEMA {schema} CASCADE"),
+        ])
+        .output();
+}
+
 /// A session idle in a transaction that took an xid pins the horizon for as long as it
 /// is open, on both embedded servers (clusters of the test's own: the horizon and the
 /// history list are server-wide, and the suite's other tests share the machine's
@@ -2731,7 +2829,8 @@ sample_interval_ms = 100
 "#,
     )
     .unwrap();
-    let r = run_quietly(&w);
+    let results = dir.path().join("results");
+    let (run_dir, r) = run_quietly_into(&w, &results);
     for c in &r.cells {
         let t = &c.trials[0];
         let p = t
@@ -2759,4 +2858,11 @@ sample_interval_ms = 100
         }
     }
     assert_eq!(r.cells.len(), 2);
+    // Who held the horizon, from pg_stat_activity: the holder, not the workers whose
+    // snapshots share its xid as their xmin.
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("the horizon held by claimbench-holder (idle in transaction)"),
+        "{summary}"
+    );
 }

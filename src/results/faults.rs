@@ -60,6 +60,12 @@ pub struct HoldPhase {
     pub horizon_age_max: Option<i64>,
     /// WAL written per job done, bytes.
     pub wal_bytes_per_job: Option<f64>,
+    /// Autovacuum and autoanalyze runs of the hot table during the phase (between its
+    /// first and last reading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autovacuums: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoanalyzes: Option<i64>,
     /// The most WAL replication slots kept, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot_wal_bytes_max: Option<i64>,

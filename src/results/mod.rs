@@ -465,7 +465,7 @@ pub struct PurgeSample {
 
 /// The hot table's health at one sampler reading (PostgreSQL): what the claim's
 /// updates leave behind, and whether vacuum and HOT keep up.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TableSample {
     /// Seconds since the trial's start.
     pub at_s: f64,
@@ -494,6 +494,17 @@ pub struct TableSample {
     /// Autovacuum runs of the hot table since the statistics began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autovacuums: Option<i64>,
+    /// Autoanalyze runs of the hot table since the statistics began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoanalyzes: Option<i64>,
+    /// Who holds `horizon_age`: a session's application name (or kind) and state,
+    /// `claimbench-holder (idle in transaction)`, or `slot <name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub horizon_holder: Option<String>,
+    /// What the run's active worker connections waited on at the reading: each
+    /// distinct `wait_event_type:wait_event` (`CPU`: none) with how many.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waits: Vec<(String, u32)>,
     /// WAL the server has written, bytes (its position; `None` on a standby).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wal_bytes: Option<i64>,

@@ -85,10 +85,19 @@ pub async fn sample<S: Session>(
         r.active_samples += u64::from(s.active);
         r.oldest_pending
             .push((at, trial_age(s.oldest_pending_ms, at)));
-        if let Some(mut t) = s.table {
+        let mut table = s.table;
+        if let Some(t) = &mut table {
             t.at_s = at;
-            r.table.push(t);
         }
+        if let Some(c) = &shared.checkpoint {
+            c.write(&super::checkpoint::Reading {
+                at_s: at,
+                oldest_pending_ms: trial_age(s.oldest_pending_ms, at),
+                table: table.as_ref(),
+                history_length: s.history_length,
+            });
+        }
+        r.table.extend(table);
         if let Some(history_length) = s.history_length {
             r.purge.push(crate::results::PurgeSample {
                 at_s: at,

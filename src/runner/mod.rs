@@ -3,6 +3,7 @@
 //! writes the results as cells finish (so Ctrl-C or an error never loses finished work).
 
 pub mod background;
+pub(crate) mod checkpoint;
 mod failover;
 mod lag;
 mod network;
@@ -42,6 +43,9 @@ pub struct Shared {
     notify: Notify,
     /// What interrupted the run (Ctrl-C, SIGTERM, SIGHUP), for its stop reason.
     interrupted_by: std::sync::OnceLock<&'static str>,
+    /// A long trial's in-flight file ([`checkpoint::Checkpoint`]), written by the
+    /// driver and the sampler.
+    pub(crate) checkpoint: Option<checkpoint::Checkpoint>,
 }
 
 impl Shared {

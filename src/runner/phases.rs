@@ -151,8 +151,16 @@ fn phase(s: &Series<'_>, from_s: f64, to_s: f64) -> Option<HoldPhase> {
         history_length_max,
         horizon_age_max: in_phase().filter_map(|t| t.horizon_age).max(),
         slot_wal_bytes_max: in_phase().filter_map(|t| t.slot_wal_bytes).max(),
+        autovacuums: runs(in_phase().filter_map(|t| t.autovacuums)),
+        autoanalyzes: runs(in_phase().filter_map(|t| t.autoanalyzes)),
         wal_bytes_per_job,
     })
+}
+
+/// How much a counter sampled in a phase grew from its first reading to its last.
+fn runs(mut counts: impl DoubleEndedIterator<Item = i64>) -> Option<i64> {
+    let first = counts.next()?;
+    Some(counts.next_back().unwrap_or(first) - first)
 }
 
 /// The median and the largest value sampled in [from_s, to_s).

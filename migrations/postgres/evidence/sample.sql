@@ -7,8 +7,9 @@
 -- columns). Then the hot table's health: dead tuples, heap and index bytes, updates
 -- and HOT updates so far (statistics, flushed by each backend about once a second);
 -- then the standbys' replay lag and backlog where the server streams to any; last, the
--- advisory locks held, the horizon's age, the hot table's autovacuum runs, the WAL and
--- the WAL replication slots keep.
+-- advisory locks held, the horizon's age, the hot table's autovacuum and autoanalyze
+-- runs, who holds the horizon, the workers' waits, the WAL and the WAL replication
+-- slots keep.
 SELECT
     -- Oldest due pending job: per priority, the first row in due order, then the oldest of
     -- those. One index probe per priority with the fetch-order or pending-partial layout
@@ -95,6 +96,42 @@ SELECT
     END AS horizon_age,
     CASE WHEN $5 THEN (SELECT autovacuum_count FROM pg_stat_user_tables
                         WHERE relid = 'jobs_hot'::regclass) END AS autovacuums,
+    CASE WHEN $5 THEN (SELECT autoanalyze_count FROM pg_stat_user_tables
+                        WHERE relid = 'jobs_hot'::regclass) END AS autoanalyzes,
+    -- Who holds the horizon_age above: the session (its application_name, else its
+    -- kind, and its state: `idle in transaction`) or the slot (`slot <name>`). Every
+    -- snapshot taken while a transaction id is open has that xid as its xmin, so many
+    -- sessions tie: the one whose own xid it is comes first, then one not running a
+    -- statement (a running one's snapshot only reflects the horizon).
+    CASE WHEN $5 THEN (
+        SELECT who FROM (
+            SELECT GREATEST(age(backend_xid), age(backend_xmin)) AS held,
+                   COALESCE(age(backend_xid) >= age(backend_xmin), backend_xid IS NOT NULL)
+                       AS own_xid,
+                   state IS DISTINCT FROM 'active' AS waiting,
+                   COALESCE(NULLIF(application_name, ''), backend_type)
+                       || ' (' || COALESCE(state, 'no state') || ')' AS who
+              FROM pg_stat_activity
+             WHERE pid <> pg_backend_pid()
+               AND (datname = current_database() OR backend_type = 'walsender')
+            UNION ALL
+            SELECT age(xmin), false, true, 'slot ' || slot_name
+              FROM pg_replication_slots
+             WHERE database IS NULL OR database = current_database()) h
+         WHERE held IS NOT NULL
+         ORDER BY held DESC, own_xid DESC, waiting DESC
+         LIMIT 1)
+    END AS horizon_holder,
+    -- What this run's active worker connections wait on now, each distinct wait with
+    -- how many wait on it (`CPU`: running, no wait event).
+    CASE WHEN $5 THEN ARRAY(
+        SELECT w.event || '=' || w.n
+          FROM (SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU') AS event,
+                       count(*) AS n
+                  FROM pg_stat_activity
+                 WHERE application_name = $1 AND state = 'active'
+                 GROUP BY 1) w)
+    END AS waits,
     -- WAL written so far (NULL on a standby, which writes none of its own).
     CASE WHEN $5 AND NOT pg_is_in_recovery()
          THEN pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END AS wal_bytes,

@@ -854,8 +854,19 @@ impl Session for PostgresSession {
                 advisory_locks: Some(r.get(13)),
                 horizon_age: r.get(14),
                 autovacuums: r.get(15),
-                wal_bytes: r.get(16),
-                slot_wal_bytes: r.get(17),
+                autoanalyzes: r.get(16),
+                horizon_holder: r.get(17),
+                waits: r
+                    .get::<_, Option<Vec<String>>>(18)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|w| {
+                        let (event, n) = w.rsplit_once('=')?;
+                        Some((event.to_string(), n.parse().ok()?))
+                    })
+                    .collect(),
+                wal_bytes: r.get(19),
+                slot_wal_bytes: r.get(20),
             }),
             history_length: None,
         })

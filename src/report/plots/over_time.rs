@@ -48,9 +48,9 @@ impl Figure for OverTime<'_> {
 
     fn how_to_read(&self) -> &'static str {
         if self.oldest_pending {
-            "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows). Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released)."
+            "In the first phase with arrivals, the sampler's reading of how long the oldest due job has been waiting. A flat line near zero is a pool that keeps up with the arrival rate; a line that keeps rising is one that falls behind (or keeps skipping some rows). Red vertical lines mark injected connection kills, server restarts, and a horizon pin held open (taken, released)."
         } else {
-            "Jobs per second in each whole second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up. Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released)."
+            "Jobs per second in each whole second of the trial, warm-up included: look for a slow start, stalls (dips to zero) and collapse. The steady-state numbers in the table count only the time after warm-up. Red vertical lines mark injected connection kills, server restarts, and a horizon pin held open (taken, released)."
         }
     }
 
@@ -227,6 +227,6 @@ fn fault_marks(cells: &[&CellResult]) -> Vec<(f64, &'static str)> {
     let held = t
         .snapshot_held
         .iter()
-        .flat_map(|h| [(h.from_s, " snapshot taken"), (h.to_s, " released")]);
+        .flat_map(|h| [(h.from_s, " pin taken"), (h.to_s, " released")]);
     kills.chain(restarts).chain(held).collect()
 }

@@ -43,10 +43,10 @@ impl Figure for DeadTuples<'_> {
     fn how_to_read(&self) -> &'static str {
         match self.innodb {
             false => {
-                "The hot table's dead tuples at each sampler reading (PostgreSQL's statistics, which each backend flushes about once a second): every claim, start and completion leaves a dead row version until vacuum removes it. A saw-tooth is autovacuum keeping up; a steady climb is one it cannot, or an open transaction holding every version back. Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released); grey and white bands are a timeline's phases."
+                "The hot table's dead tuples at each sampler reading (PostgreSQL's statistics, which each backend flushes about once a second): every claim, start and completion leaves a dead row version until vacuum removes it. A saw-tooth is autovacuum keeping up; a steady climb is one it cannot, or an open transaction holding every version back. Red vertical lines mark injected connection kills, server restarts, and a horizon pin held open (taken, released); grey and white bands are a timeline's phases."
             }
             true => {
-                "InnoDB's history list length at each sampler reading (MySQL, MariaDB; the whole server's): the transactions whose undo purge has not yet removed, among them every claim's and completion's old row versions. Purge may remove none a read view still sees, so an open transaction shows as a climb that ends when it does. Red vertical lines mark injected connection kills, server restarts, and a snapshot held open (taken, released); grey and white bands are a timeline's phases."
+                "InnoDB's history list length at each sampler reading (MySQL, MariaDB; the whole server's): the transactions whose undo purge has not yet removed, among them every claim's and completion's old row versions. Purge may remove none a read view still sees, so an open transaction shows as a climb that ends when it does. Red vertical lines mark injected connection kills, server restarts, and a horizon pin held open (taken, released); grey and white bands are a timeline's phases."
             }
         }
     }

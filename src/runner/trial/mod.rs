@@ -268,6 +268,7 @@ pub(super) async fn run_trial<B: Backend>(
         (harness, tally),
     );
     let (stop_at, interrupted) = drive(&running, clock, w, harness.interrupt, label, quiet).await;
+    let shared = running.shared.clone();
     let overran = end_overrun(backend, &running).await?;
     let mut collected = collect(running, w).await?;
     let cpu_after = probe.snapshot(before.server_pid);
@@ -286,7 +287,13 @@ pub(super) async fn run_trial<B: Backend>(
         overran,
         collected,
     };
-    conclude(backend, w, spec, harness, ran).await
+    let result = conclude(backend, w, spec, harness, ran).await?;
+    // The trial's result is in hand: its in-flight file has no more to keep (a failed
+    // trial keeps it).
+    if let Some(c) = &shared.checkpoint {
+        c.finish();
+    }
+    Ok(result)
 }
 
 /// The failover the trial injected, as its result records it; the standby pair is made
@@ -566,6 +573,7 @@ async fn drive<S>(
     let deadline = tokio::time::Instant::from_std(clock.start + planned);
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     let mut interrupted = false;
+    let mut checkpointed_s = 0;
     loop {
         tokio::select! {
             _ = tokio::time::sleep_until(deadline) => break,
@@ -577,6 +585,15 @@ async fn drive<S>(
                 let rate = (claimed - last.1) as f64 / now.duration_since(last.0).as_secs_f64().max(1e-3);
                 last = (now, claimed);
                 let elapsed = now.duration_since(clock.start);
+                if let Some(c) = &running.shared.checkpoint
+                    && elapsed.as_secs() > checkpointed_s
+                {
+                    checkpointed_s = elapsed.as_secs();
+                    c.write(&crate::runner::checkpoint::Progress {
+                        at_s: elapsed.as_secs_f64(),
+                        claimed,
+                    });
+                }
                 bar.set_position(elapsed.as_millis() as u64);
                 bar.set_message(format!("{rate:>9.0} claimed/s{}", phase_note(w, elapsed)));
             }

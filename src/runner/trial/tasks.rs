@@ -2,6 +2,7 @@
 //! threads), and spawning the workers, the background tasks and the fault injectors.
 
 use super::*;
+use crate::runner::checkpoint::{CHECKPOINT_FROM_S, Checkpoint};
 
 /// A worker connection with the workload's session settings for its backend.
 /// To the node and through the network `to` says.
@@ -233,7 +234,17 @@ pub(super) fn spawn<B: Backend>(
 ) -> Running<B::Session> {
     let threads = harness.threads;
     let w = workload.as_ref();
-    let shared = Arc::new(Shared::default());
+    // A long trial keeps its seconds on disk as it goes (runner/checkpoint.rs); a file
+    // that cannot be made costs the checkpoint only.
+    let checkpoint = spec
+        .interval_log
+        .as_ref()
+        .filter(|_| TrialClock::planned(w).as_secs_f64() >= CHECKPOINT_FROM_S)
+        .and_then(|(hlog, name)| Checkpoint::open(hlog, name).ok());
+    let shared = Arc::new(Shared {
+        checkpoint,
+        ..Shared::default()
+    });
     let worker_spec = Arc::new(worker::WorkerSpec::new(
         w,
         &spec.strategy,
