@@ -2645,11 +2645,15 @@ fn a_logical_slot_keeps_wal_but_not_the_hot_tables_horizon() {
     let kept = p.held.slot_wal_bytes_max.expect("the slot's WAL is read");
     // 400 jobs/s for 3 s, each over a kilobyte of WAL.
     assert!(kept > 500_000, "{kept} B kept for the slot");
-    assert_eq!(p.clean.slot_wal_bytes_max, None, "no slot before: {p:?}");
-    assert_eq!(
-        p.after.slot_wal_bytes_max, None,
-        "the slot is dropped: {p:?}"
+    // A reading taken while the slot was being made can land just before its window
+    // opens (the window opens when the creation returned), and one taken as it was
+    // dropped just after: those hold next to nothing. The last reading shows no slot.
+    assert!(
+        p.clean.slot_wal_bytes_max.unwrap_or(0) < 65_536,
+        "nothing kept before the slot: {p:?}"
     );
+    let last = t.table_series.last().expect("readings");
+    assert_eq!(last.slot_wal_bytes, None, "the slot is dropped: {last:?}");
     // The slot holds the catalogs' horizon only: the workers' xids (about 2 per job)
     // go by and the hot table's horizon stays young.
     let age = p.held.horizon_age_max.expect("read");
