@@ -1,9 +1,13 @@
 -- Least privilege for the SQL a workload brings (declared layouts and claims, session
--- settings): on a server claimbench started, that SQL runs on connections logged in as
--- claimbench_workload, a role that is no superuser and has none of
+-- settings), both ways: on a server claimbench started, that SQL runs on connections
+-- logged in as claimbench_workload, a role that is no superuser and has none of
 -- pg_execute_server_program, pg_read_server_files or pg_write_server_files, and owns
--- only claimbench's schema. On a user's server, the role the user gave is checked
--- instead (step check-role). src/backend/postgres.rs names the role (WORKLOAD_ROLE).
+-- only claimbench's schema; and every statement claimbench itself runs on that schema
+-- (reset, seed, reconciliation, shard moves, model states) runs as that role too, so a
+-- trigger, view or function the workload made there never runs with more. Only the
+-- server connection is the superuser, and it reads nothing inside the schema. On a
+-- user's server, the role the user gave is checked instead (step check-role).
+-- src/names.rs names the role (WORKLOAD_ROLE).
 
 -- step: ensure-role
 -- On the control connection (a superuser of the embedded server), before each reset.
@@ -20,19 +24,12 @@ END $$
 -- file or program of the host; the server is claimbench's own and thrown away.
 ALTER ROLE claimbench_workload REPLICATION
 
--- step: hand-over
--- {schema} the run's schema, quoted. Inside the reset's transaction, after the tables and
--- before any workload SQL: the role owns the schema and its tables (an identity
--- column's sequence follows its table), so it may build indexes on them and claim from
--- them, and owns nothing else.
-ALTER SCHEMA {schema} OWNER TO claimbench_workload;
-DO $$ DECLARE t regclass; BEGIN
-  FOR t IN SELECT c.oid FROM pg_class c
-            WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
-  LOOP
-    EXECUTE format('ALTER TABLE %s OWNER TO claimbench_workload', t);
-  END LOOP;
-END $$
+-- step: server-search-path
+-- On the server connection (the login of the target: the embedded server's superuser),
+-- right after it logs in: names resolve in the catalogs and this session's own
+-- temporary schema only, never in the run's schema, so no function, operator, view or
+-- table the workload's role made can be reached from it by name.
+SET search_path TO pg_catalog, pg_temp
 
 -- step: check-role
 -- The connected role's rights that reach the server's host: a superuser, or a member of

@@ -110,6 +110,15 @@ pub type Rows = Result<Vec<Vec<Cell>>, BackendError>;
 /// Why an engine without array binding never meets [`Arg::TextList`].
 pub const NO_ARRAYS: &str = "the recipe sends lists as JSON text to an engine that binds no arrays";
 
+/// Which of a backend's connections a recipe statement runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum On {
+    /// The control connection: the run's schema, as its owner.
+    Schema,
+    /// The server connection: the server's own catalogs and settings only.
+    Server,
+}
+
 /// Runs `sql` with `args` on `d`'s control connection; a list of names goes as a JSON
 /// array in text to an engine that binds no arrays, so a dialect meets
 /// [`Arg::TextList`] only where it can bind one.
@@ -119,8 +128,23 @@ async fn rows(
     args: &[Arg<'_>],
     what: &'static str,
 ) -> Rows {
+    rows_on(d, On::Schema, sql, args, what).await
+}
+
+/// [`rows`] on the connection `on` names.
+async fn rows_on(
+    d: &(impl Dialect + ?Sized),
+    on: On,
+    sql: &'static str,
+    args: &[Arg<'_>],
+    what: &'static str,
+) -> Rows {
+    let send = async |q: Query<'_>| match on {
+        On::Schema => d.control_rows(q).await,
+        On::Server => d.server_rows(q).await,
+    };
     if d.instance().kind.engine().binds_arrays {
-        return d.control_rows(Query { sql, args, what }).await;
+        return send(Query { sql, args, what }).await;
     }
     let json: Vec<Option<String>> = args
         .iter()
@@ -135,7 +159,7 @@ async fn rows(
         .map(|(a, j)| j.as_deref().map_or(*a, Arg::Text))
         .collect();
     let args = &args;
-    d.control_rows(Query { sql, args, what }).await
+    send(Query { sql, args, what }).await
 }
 
 /// What an engine supplies to the control recipe.
@@ -143,8 +167,18 @@ pub trait Dialect: Sync {
     fn instance(&self) -> &Instance;
 
     /// Runs the query on the control connection and returns every row of its first
-    /// result set.
+    /// result set. Every statement that reads or writes a table of the run's schema
+    /// comes here: the connection must be logged in with no more rights than the
+    /// workload's own SQL has (its triggers, views and functions run as whoever
+    /// touches them).
     fn control_rows(&self, q: Query<'_>) -> impl Future<Output = Rows> + Send;
+
+    /// Runs a query that reads only the server's catalogs and settings, never the
+    /// run's schema, on a connection that may have more rights (a replica's lag, every
+    /// setting); the control connection where an engine has one login for both.
+    fn server_rows(&self, q: Query<'_>) -> impl Future<Output = Rows> + Send {
+        self.control_rows(q)
+    }
 
     /// Settings this engine's sessions choose for themselves, recorded beside the
     /// server's.
@@ -177,7 +211,7 @@ pub async fn check_schema(
         Arg::Text(&d.instance().schema),
         Arg::Text(ownership::MARKER_TABLE),
     ];
-    let row = one_row(rows(d, sql, &args, what).await?, what)?;
+    let row = one_row(rows_on(d, On::Server, sql, &args, what).await?, what)?;
     let facts = ownership::SchemaFacts {
         exists: cell(&row, 0).int() != 0,
         marked: cell(&row, 1).int() != 0,
@@ -195,16 +229,15 @@ pub async fn check_schema(
 pub async fn server_info(d: &(impl Dialect + ?Sized)) -> Result<ServerInfo, BackendError> {
     let files = d.instance().files;
     let what = "read server version";
-    let row = one_row(
-        rows(d, step(files.control, "version"), &[], what).await?,
-        what,
-    )?;
+    let version_sql = step(files.control, "version");
+    let row = one_row(rows_on(d, On::Server, version_sql, &[], what).await?, what)?;
     let version = cell(&row, 0).text().replace('\n', " ");
-    let mut settings: Vec<(String, String)> = rows(d, files.settings, &[], "read server settings")
-        .await?
-        .iter()
-        .map(|r| (cell(r, 0).text(), cell(r, 1).text()))
-        .collect();
+    let mut settings: Vec<(String, String)> =
+        rows_on(d, On::Server, files.settings, &[], "read server settings")
+            .await?
+            .iter()
+            .map(|r| (cell(r, 0).text(), cell(r, 1).text()))
+            .collect();
     settings.extend(d.own_settings());
     Ok(ServerInfo { version, settings })
 }
@@ -271,7 +304,7 @@ pub async fn standbys(
     d: &(impl Dialect + ?Sized),
     file: &'static str,
 ) -> Result<Vec<crate::results::StandbyState>, BackendError> {
-    let found = rows(d, file, &[], "read the standbys").await?;
+    let found = rows_on(d, On::Server, file, &[], "read the standbys").await?;
     Ok(found
         .iter()
         .map(|r| crate::results::StandbyState {

@@ -362,9 +362,16 @@ impl MysqlBackend {
                 ),
                 None => query_error("build index layout", err),
             })?;
+        // A layout that dropped or renamed a table fails here: named, not the analyze.
         c.query_drop(step(SQL.reset, "analyze"))
             .await
-            .map_err(e("analyze tables"))?;
+            .map_err(|err| {
+                let err = query_error("analyze tables after the layout", err);
+                match declared {
+                    Some((file, name)) => super::layouts::declared_refused(err, file, name),
+                    None => err,
+                }
+            })?;
         Ok(seeded)
     }
 

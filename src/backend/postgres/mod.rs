@@ -50,7 +50,10 @@ pub use crate::names::WORKLOAD_ROLE;
 /// checks each is there.
 #[cfg(test)]
 pub(crate) const STEPS: &[(&str, &str)] = &[
-    (SQL.reset, "recreate-schema queues setseed vacuum analyze"),
+    (
+        SQL.reset,
+        "recreate-schema enter-schema queues setseed vacuum analyze",
+    ),
     (
         SQL.control,
         "version version-num schema-facts backend-pid clear-stats-snapshot durability-production-fsync durability-production-synchronous-commit durability-production-full-page-writes durability-embedded-fsync durability-embedded-synchronous-commit durability-embedded-full-page-writes reload durability-now give-shards take-shards",
@@ -62,7 +65,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     (HISTORY_SQL, "rows paused-queue"),
     (
         PRIVILEGE_SQL,
-        "ensure-role allow-slots hand-over check-role pooled-search-path",
+        "ensure-role allow-slots server-search-path check-role pooled-search-path",
     ),
     (POOLER_SQL, "stats pools databases config resize reconnect"),
 ];
@@ -114,18 +117,42 @@ fn shard_key(strategy: &Strategy) -> &'static str {
     }
 }
 
+/// Which of claimbench's own connections a statement needs.
+///
+/// The privilege boundary, by construction: the server connection is the target's login
+/// (the embedded server's superuser) and runs only statements about the server and its
+/// catalogs, with a `search_path` that cannot resolve to anything in the run's schema;
+/// every statement that reads or writes a table of the run's schema runs on the control
+/// connection, logged in as the schema's owner ([`WORKLOAD_ROLE`] on a server
+/// claimbench started), so a trigger, view or function a workload put there never runs
+/// with more than that role's rights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Login {
+    /// The target's login, `search_path` on the catalogs only.
+    Server,
+    /// The schema owner's login, `search_path` on the run's schema.
+    Schema,
+}
+
 pub struct PostgresBackend {
     config: Config,
     id: recipe::Instance,
+    /// The control connection: the schema owner's, for everything in the run's schema.
     control: Mutex<Option<Client>>,
+    /// The server connection: the target's login, for the server and its catalogs.
+    server: Mutex<Option<Client>>,
+    /// [`WORKLOAD_ROLE`] exists on the server (made on first use of the control
+    /// connection, before it can log in as it).
+    role_made: std::sync::atomic::AtomicBool,
     /// `Some` when trials reset by copying a pristine database (the embedded cluster).
     pristine: Option<Mutex<Pristine>>,
     /// The database connections open in: the trial database once a copy was made, else
     /// the one of `config`.
     database: std::sync::RwLock<Option<String>>,
-    /// On a server claimbench started: sessions, declared layouts and strategy setups
-    /// log in as [`WORKLOAD_ROLE`], which owns the schema and nothing else; the control
-    /// connection stays the server's superuser (settings, evidence, resets).
+    /// On a server claimbench started: sessions, the control connection, declared
+    /// layouts and strategy setups log in as [`WORKLOAD_ROLE`], which owns the schema
+    /// and nothing else; only the server connection stays the server's superuser
+    /// (settings, catalogs, databases, the role itself).
     workload_role: bool,
     /// Workers reach the server through a connection pooler.
     pooler: Option<PoolerRoute>,
@@ -142,6 +169,8 @@ impl PostgresBackend {
             config,
             id: recipe::Instance::new(BackendKind::Postgres, schema, display, &SQL),
             control: Mutex::new(None),
+            server: Mutex::new(None),
+            role_made: Default::default(),
             pristine: None,
             database: std::sync::RwLock::new(None),
             workload_role: false,
@@ -175,14 +204,17 @@ impl PostgresBackend {
         &self.id.schema
     }
 
-    async fn open(&self, application_name: &str) -> Result<Client, BackendError> {
-        Ok(self.open_as(application_name, None, false).await?.0)
+    /// A connection of the target's login, its names resolving in the catalogs only
+    /// ([`Login::Server`]).
+    async fn open_server(&self, application_name: &str) -> Result<Client, BackendError> {
+        Ok(self.open_as(application_name, None, Login::Server).await?.0)
     }
 
     /// A connection as the role workload SQL runs as: [`WORKLOAD_ROLE`] on a server
     /// claimbench started, else the user of `--db`.
     async fn open_for_workload(&self, application_name: &str) -> Result<Client, BackendError> {
-        Ok(self.open_as(application_name, None, true).await?.0)
+        self.make_workload_role().await?;
+        Ok(self.open_as(application_name, None, Login::Schema).await?.0)
     }
 
     async fn open_listening(
@@ -190,22 +222,23 @@ impl PostgresBackend {
         application_name: &str,
         via: Option<std::net::SocketAddr>,
     ) -> Result<(Client, Arc<Notify>), BackendError> {
-        self.open_as(application_name, via, true).await
+        self.make_workload_role().await?;
+        self.open_as(application_name, via, Login::Schema).await
     }
 
     /// A connection, and what its notifications wake: the connection task drives it and
     /// turns each `NOTIFY` it receives into one wake-up (kept if nobody waits yet).
-    /// Through `via` (a delaying proxy in front of the server) when given; as the
-    /// workload's role when `for_workload` (sessions run declared claims and settings).
+    /// Through `via` (a delaying proxy in front of the server) when given; as `login`
+    /// says.
     async fn open_as(
         &self,
         application_name: &str,
         via: Option<std::net::SocketAddr>,
-        for_workload: bool,
+        login: Login,
     ) -> Result<(Client, Arc<Notify>), BackendError> {
         let mut config = self.config.clone();
         config.application_name(application_name);
-        if for_workload && self.workload_role {
+        if login == Login::Schema && self.workload_role {
             config.user(WORKLOAD_ROLE);
         }
         let db = self
@@ -276,7 +309,12 @@ impl PostgresBackend {
                 });
             }
         };
-        if self.transaction_pooled(application_name) {
+        if login == Login::Server {
+            client
+                .batch_execute(step(PRIVILEGE_SQL, "server-search-path"))
+                .await
+                .map_err(|e| query_error("set the server connection's search_path", e))?;
+        } else if self.transaction_pooled(application_name) {
             // A SET would stay on whichever server connection ran it: the schema has to
             // be the role's default there.
             self.check_pooled_schema(&client).await?;
@@ -292,14 +330,32 @@ impl PostgresBackend {
         Ok((client, wakeups))
     }
 
-    /// The shared control connection (reset, counters, reconciliation), opened on first
-    /// use and reopened if the server dropped it.
+    /// The shared control connection (the reset's tables and seed, the reconciliation,
+    /// shard moves, model states: everything in the run's schema), opened on first use
+    /// and reopened if the server dropped it.
     async fn control(&self) -> Result<ControlGuard<'_>, BackendError> {
         let mut guard = self.control.lock().await;
         if guard.as_ref().is_none_or(|c| c.is_closed()) {
-            *guard = Some(self.open("claimbench-control").await?);
+            *guard = Some(self.open_for_workload("claimbench-control").await?);
         }
         Ok(ControlGuard(guard))
+    }
+
+    /// The shared server connection (the role, the schema's creation, settings,
+    /// catalogs and statistics), opened on first use and reopened if dropped.
+    async fn server(&self) -> Result<ControlGuard<'_>, BackendError> {
+        let mut guard = self.server.lock().await;
+        if guard.as_ref().is_none_or(|c| c.is_closed()) {
+            *guard = Some(self.open_server("claimbench-server").await?);
+        }
+        Ok(ControlGuard(guard))
+    }
+
+    /// Closes both of claimbench's connections (before a database they sit in is
+    /// dropped or copied); the next use reopens them where [`Self::database`] says.
+    async fn close_connections(&self) {
+        *self.control.lock().await = None;
+        *self.server.lock().await = None;
     }
 }
 
@@ -308,17 +364,32 @@ impl PostgresBackend {
     async fn reset_in_place(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         self.check_schema().await?;
         let schema = quote_ident(&self.id.schema);
+        let e = |what| move |e| query_error(what, e);
+        self.make_workload_role().await?;
+        {
+            let guard = self.server().await?;
+            let c: &Client = &guard;
+            if self.workload_role && r.workload.holds_logical_slot() {
+                c.batch_execute(step(PRIVILEGE_SQL, "allow-slots"))
+                    .await
+                    .map_err(e("let the workload's role hold a replication slot"))?;
+            }
+            let owner = match self.workload_role {
+                true => WORKLOAD_ROLE,
+                false => "CURRENT_USER",
+            };
+            c.batch_execute(&fill(
+                step(SQL.reset, "recreate-schema"),
+                &[("schema", &schema), ("owner", owner)],
+            ))
+            .await
+            .map_err(e("recreate schema"))?;
+        }
         let guard = self.control().await?;
         let c: &Client = &guard;
-        let e = |what| move |e| query_error(what, e);
-        self.ensure_workload_role(c).await?;
-        if self.workload_role && r.workload.holds_logical_slot() {
-            c.batch_execute(step(PRIVILEGE_SQL, "allow-slots"))
-                .await
-                .map_err(e("let the workload's role hold a replication slot"))?;
-        }
-        // One transaction from DROP to the indexes: with wal_level = minimal (the embedded
-        // default) a table created and filled in the same transaction skips the WAL.
+        // One transaction from the tables to the indexes: with wal_level = minimal (the
+        // embedded default) a table created and filled in the same transaction skips
+        // the WAL.
         c.batch_execute("BEGIN").await.map_err(e("begin reset"))?;
         let seeded = match self.recreate(c, r, &schema).await {
             Ok(n) => n,
@@ -329,40 +400,54 @@ impl PostgresBackend {
         };
         c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
         drop(guard);
-        if let Some(d) = crate::custom_layout::find(&r.workload.custom_layouts, r.layout) {
+        let declared = crate::custom_layout::find(&r.workload.custom_layouts, r.layout);
+        if let Some(d) = declared {
             self.build_declared_layout(d).await?;
         }
+        // A declared layout that dropped or renamed a table fails here: named, not the
+        // vacuum.
+        let named = |what| {
+            move |err| match declared {
+                Some(d) => {
+                    super::layouts::declared_refused(query_error(what, err), &d.file, &d.name)
+                }
+                None => query_error(what, err),
+            }
+        };
         let guard = self.control().await?;
         let c: &Client = &guard;
         // One statement per call: VACUUM refuses to run inside a transaction block.
         c.batch_execute(step(SQL.reset, "vacuum"))
             .await
-            .map_err(e("vacuum analyze"))?;
+            .map_err(named("vacuum analyze after the layout"))?;
         c.batch_execute(step(SQL.reset, "analyze"))
             .await
-            .map_err(e("analyze queues"))?;
+            .map_err(named("analyze queues after the layout"))?;
         Ok(seeded)
     }
 
-    /// Creates [`WORKLOAD_ROLE`] where this backend uses one and the server lacks it.
-    async fn ensure_workload_role(&self, control: &Client) -> Result<(), BackendError> {
-        if !self.workload_role {
+    /// Creates [`WORKLOAD_ROLE`] where this backend uses one and the server lacks it,
+    /// once per backend, on the server connection; through a pooler, also gives it the
+    /// run's schema as its default.
+    async fn make_workload_role(&self) -> Result<(), BackendError> {
+        use std::sync::atomic::Ordering;
+        if !self.workload_role || self.role_made.load(Ordering::Acquire) {
             return Ok(());
         }
-        control
-            .batch_execute(step(PRIVILEGE_SQL, "ensure-role"))
+        let c = self.open_server("claimbench-server").await?;
+        c.batch_execute(step(PRIVILEGE_SQL, "ensure-role"))
             .await
             .map_err(|e| query_error("create the workload's role", e))?;
         if self.pooler.is_some() {
             let schema = quote_ident(&self.id.schema);
-            control
-                .batch_execute(&fill(
-                    step(PRIVILEGE_SQL, "pooled-search-path"),
-                    &[("schema", &schema)],
-                ))
-                .await
-                .map_err(|e| query_error("give the workload's role its schema", e))?;
+            c.batch_execute(&fill(
+                step(PRIVILEGE_SQL, "pooled-search-path"),
+                &[("schema", &schema)],
+            ))
+            .await
+            .map_err(|e| query_error("give the workload's role its schema", e))?;
         }
+        self.role_made.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -392,10 +477,10 @@ impl PostgresBackend {
     ) -> Result<u64, BackendError> {
         let key = pristine::key(r.workload, r.layout, r.seed);
         let mut made = pristine.lock().await;
-        // The control connection may sit in the trial database about to be dropped.
-        *self.control.lock().await = None;
+        // claimbench's connections may sit in the trial database about to be dropped.
+        self.close_connections().await;
         self.use_database(None);
-        let maintenance = self.open("claimbench-control").await?;
+        let maintenance = self.open_server("claimbench-server").await?;
         let e = |what| move |e| query_error(what, e);
         let version: i32 = maintenance
             .query_one(step(SQL.control, "version-num"), &[])
@@ -417,7 +502,7 @@ impl PostgresBackend {
                 self.use_database(Some(name.clone()));
                 let seeded = self.reset_in_place(r).await?;
                 // A template must have no connections while it is copied.
-                *self.control.lock().await = None;
+                self.close_connections().await;
                 self.use_database(None);
                 made.record(key, name.clone(), seeded);
                 (name, seeded)
@@ -435,16 +520,17 @@ impl PostgresBackend {
         Ok(seeded)
     }
 
-    /// The body of `reset`, inside the caller's transaction.
+    /// The body of `reset`, inside the caller's transaction on the control connection
+    /// (the schema's owner).
     async fn recreate(&self, c: &Client, r: Reset<'_>, schema: &str) -> Result<u64, BackendError> {
         let (workload, layout, layout_sql) = (r.workload, r.layout, r.layout_sql);
         let e = |what| move |e| query_error(what, e);
         c.batch_execute(&fill(
-            step(SQL.reset, "recreate-schema"),
+            step(SQL.reset, "enter-schema"),
             &[("schema", schema)],
         ))
         .await
-        .map_err(e("recreate schema"))?;
+        .map_err(e("enter the schema"))?;
         c.batch_execute(SQL.schema)
             .await
             .map_err(e("create tables"))?;
@@ -504,16 +590,8 @@ impl PostgresBackend {
         c.batch_execute(KEYS_SQL)
             .await
             .map_err(e("add primary key"))?;
-        if self.workload_role {
-            c.batch_execute(&fill(
-                step(PRIVILEGE_SQL, "hand-over"),
-                &[("schema", schema)],
-            ))
-            .await
-            .map_err(e("hand the schema to the workload's role"))?;
-        }
         // A declared layout is workload SQL: built after the commit, on a connection of
-        // the workload's role (reset_in_place), never on this superuser's.
+        // its own (reset_in_place), so that nothing of this transaction's is its.
         if crate::custom_layout::find(&workload.custom_layouts, layout).is_none() {
             c.batch_execute(layout_sql)
                 .await
@@ -525,31 +603,39 @@ impl PostgresBackend {
 }
 
 impl PostgresBackend {
-    /// Every row of a statement on the control connection.
-    async fn control_query(
+    /// Every row of a statement on the connection `on` names.
+    async fn rows_on(
         &self,
+        on: Login,
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
         what: &'static str,
     ) -> Result<Vec<tokio_postgres::Row>, BackendError> {
-        let guard = self.control().await?;
+        let guard = match on {
+            Login::Server => self.server().await?,
+            Login::Schema => self.control().await?,
+        };
         guard
             .query(sql, params)
             .await
             .map_err(|e| query_error(what, e))
     }
 
-    /// One row from a parameterless statement on the control connection.
-    async fn control_row(
-        &self,
-        sql: &str,
-        what: &'static str,
-    ) -> Result<tokio_postgres::Row, BackendError> {
-        let guard = self.control().await?;
-        guard
-            .query_one(sql, &[])
-            .await
-            .map_err(|e| query_error(what, e))
+    /// A recipe query on the connection `on` names, its rows as cells. Binds natively:
+    /// numbers as bigint, names as text, lists as text[].
+    async fn recipe_rows(&self, on: Login, q: recipe::Query<'_>) -> recipe::Rows {
+        let recipe::Query { sql, args, what } = q;
+        use tokio_postgres::types::ToSql;
+        let params: Vec<&(dyn ToSql + Sync)> = args
+            .iter()
+            .map(|a| match a {
+                recipe::Arg::Int(i) => i as &(dyn ToSql + Sync),
+                recipe::Arg::Text(t) => t,
+                recipe::Arg::TextList(l) => l,
+            })
+            .collect();
+        let rows = self.rows_on(on, sql, &params, what).await?;
+        Ok(rows.iter().map(cells).collect())
     }
 }
 
@@ -560,7 +646,7 @@ impl std::ops::Deref for ControlGuard<'_> {
     fn deref(&self) -> &Client {
         self.0
             .as_ref()
-            .expect("control() opens the client before handing out the guard")
+            .expect("control() and server() open the client before handing out the guard")
     }
 }
 
@@ -620,20 +706,12 @@ impl recipe::Dialect for PostgresBackend {
         &self.id
     }
 
-    /// Binds natively: numbers as bigint, names as text, lists as text[].
     async fn control_rows(&self, q: recipe::Query<'_>) -> recipe::Rows {
-        let recipe::Query { sql, args, what } = q;
-        use tokio_postgres::types::ToSql;
-        let params: Vec<&(dyn ToSql + Sync)> = args
-            .iter()
-            .map(|a| match a {
-                recipe::Arg::Int(i) => i as &(dyn ToSql + Sync),
-                recipe::Arg::Text(t) => t,
-                recipe::Arg::TextList(l) => l,
-            })
-            .collect();
-        let rows = self.control_query(sql, &params, what).await?;
-        Ok(rows.iter().map(cells).collect())
+        self.recipe_rows(Login::Schema, q).await
+    }
+
+    async fn server_rows(&self, q: recipe::Query<'_>) -> recipe::Rows {
+        self.recipe_rows(Login::Server, q).await
     }
 }
 
@@ -743,7 +821,8 @@ impl Backend for PostgresBackend {
     }
 
     async fn counters(&self) -> Result<ServerCounters, BackendError> {
-        let guard = self.control().await?;
+        // The statistics views and pg_locks: the server's catalogs, nothing of the schema.
+        let guard = self.server().await?;
         let c: &Client = &guard;
         c.batch_execute(step(SQL.control, "clear-stats-snapshot"))
             .await
@@ -788,7 +867,7 @@ impl Backend for PostgresBackend {
         };
         let what = "set the block's durability (ALTER SYSTEM)";
         {
-            let guard = self.control().await?;
+            let guard = self.server().await?;
             for name in ["fsync", "synchronous-commit", "full-page-writes"] {
                 let name = format!("durability-{level}-{name}");
                 guard
@@ -809,7 +888,7 @@ impl Backend for PostgresBackend {
         };
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         loop {
-            let c = self.open("claimbench-control").await?;
+            let c = self.open_server("claimbench-server").await?;
             let row = c
                 .query_one(step(SQL.control, "durability-now"), &[])
                 .await
@@ -843,11 +922,16 @@ impl Backend for PostgresBackend {
     }
 
     async fn server_pid(&self) -> Option<u32> {
-        let row = self
-            .control_row(step(SQL.control, "backend-pid"), "read backend pid")
+        let rows = self
+            .rows_on(
+                Login::Server,
+                step(SQL.control, "backend-pid"),
+                &[],
+                "read backend pid",
+            )
             .await
             .ok()?;
-        u32::try_from(row.get::<_, i32>(0)).ok()
+        u32::try_from(rows.first()?.get::<_, i32>(0)).ok()
     }
 
     async fn load_model_state(&self, state: &crate::model::TableState) -> Result<(), BackendError> {
@@ -873,7 +957,6 @@ impl Backend for PostgresBackend {
     }
 
     async fn workload_role(&self) -> Result<Option<super::WorkloadRole>, BackendError> {
-        self.ensure_workload_role(&*self.control().await?).await?;
         let c = self.open_for_workload("claimbench-check").await?;
         let row = c
             .query_one(step(PRIVILEGE_SQL, "check-role"), &[])
