@@ -305,7 +305,8 @@ fn the_throughput_plot_rings_only_the_recommended_cells() {
             run: r,
             lock_wait: false,
         };
-        plots::render(&figure, dir.path()).unwrap().svg
+        let folder = claimbench::results::Folder::open(dir.path()).unwrap();
+        plots::render(&figure, &folder).unwrap().svg
     };
     let mut r = fixture();
     r.slos.clear();

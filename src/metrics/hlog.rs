@@ -117,9 +117,9 @@ impl PerSecond {
         h
     }
 
-    /// Writes the interval log: StartTime and BaseTime are the trial's start, each
+    /// The interval log's text: StartTime and BaseTime are the trial's start, each
     /// interval is one second after it, values in µs (the max column in ms).
-    pub fn write(&self, path: &Path, trial_start: SystemTime, title: &str) -> std::io::Result<()> {
+    pub fn encode(&self, trial_start: SystemTime, title: &str) -> std::io::Result<Vec<u8>> {
         let mut out = Vec::new();
         let mut serializer = V2DeflateSerializer::new();
         let mut writer = IntervalLogWriterBuilder::new()
@@ -150,7 +150,7 @@ impl PerSecond {
         if let Some(e) = failed {
             return Err(e);
         }
-        std::fs::write(path, out)
+        Ok(out)
     }
 }
 
@@ -257,12 +257,13 @@ mod tests {
 
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.hlog");
-        a.write(
-            &path,
-            SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
-            "t",
-        )
-        .unwrap();
+        let log = a
+            .encode(
+                SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+                "t",
+            )
+            .unwrap();
+        std::fs::write(&path, log).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("#[StartTime: 1700000000.000"), "{text}");
         assert!(text.contains("Tag=claim,2.000,1.000,5.003,"), "{text}");

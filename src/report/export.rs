@@ -8,7 +8,7 @@ use crate::metrics::HistogramSummary;
 use crate::results::{CellResult, RunResult};
 use serde::Serialize;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Serialize)]
 struct CellRow<'a> {
@@ -121,12 +121,8 @@ pub enum ExportError {
     Utf8(#[from] std::string::FromUtf8Error),
     #[error(transparent)]
     Histogram(#[from] crate::metrics::HistogramError),
-    #[error("{path}")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Folder(#[from] crate::results::ResultsError),
 }
 
 fn csv_text(rows: &[CellRow<'_>]) -> Result<String, ExportError> {
@@ -232,11 +228,10 @@ pub fn hgrm(h: &HistogramSummary) -> Result<String, ExportError> {
 }
 
 /// Writes `hgrm/<cell>.claim_latency.hgrm` and `.queue_wait.hgrm` for every cell.
-pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, ExportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ExportError::Write {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+pub fn write_hgrms(
+    r: &RunResult,
+    dir: &crate::results::Folder,
+) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::new();
     for v in view::cells(r) {
         let c = v.cell;
@@ -254,12 +249,7 @@ pub fn write_hgrms(r: &RunResult, dir: &Path) -> Result<Vec<PathBuf>, ExportErro
             c.batch_size
         );
         for (what, h) in [("claim_latency", &v.claim), ("queue_wait", &v.queue_wait)] {
-            let path = dir.join(format!("{stem}.{what}.hgrm"));
-            std::fs::write(&path, hgrm(h)?).map_err(|source| ExportError::Write {
-                path: path.clone(),
-                source,
-            })?;
-            written.push(path);
+            written.push(dir.write(&format!("{stem}.{what}.hgrm"), hgrm(h)?.as_bytes())?);
         }
     }
     Ok(written)

@@ -24,7 +24,7 @@ pub mod tables;
 pub mod terminal;
 pub mod view;
 
-use crate::results::{ResultsError, RunResult, write_atomic};
+use crate::results::{Folder, ResultsError, RunResult};
 use std::path::{Path, PathBuf};
 
 /// What `render_all` wrote, and what it could not draw (each a one-line note that the
@@ -55,20 +55,18 @@ fn render_with(
     dir: &Path,
     compared: Option<(&RunResult, &crate::analysis::compare::Comparison)>,
 ) -> Result<ReportFiles, ResultsError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |reason| ResultsError::Io { path, reason }
-    };
+    // The run's folder may be someone else's (an artifact re-rendered): every file goes
+    // in whole, never through a link there.
+    let dir = Folder::open(dir)?;
     // One document of the run for every format written here.
     let view = view::RunView::of(r);
     let doc = document::Document::of(&view);
-    write_atomic(
-        &dir.join("summary.md"),
-        summary::Markdown.text(&doc).as_bytes(),
-    )?;
+    dir.write("summary.md", summary::Markdown.text(&doc).as_bytes())?;
     let mut problems = Vec::new();
     match document::Renderer::render(&export::CellsCsv, &doc) {
-        Ok(csv) => write_atomic(&dir.join("cells.csv"), csv.as_bytes())?,
+        Ok(csv) => {
+            dir.write("cells.csv", csv.as_bytes())?;
+        }
         Err(e) => problems.push(format!("cells.csv not written: {}", chain(&e))),
     }
     let paired = crate::analysis::paired::judge(r);
@@ -76,22 +74,26 @@ fn render_with(
         // The paired judgement for a script (benches/gate_power.sh, a CI step): the
         // summary's table as data.
         match serde_json::to_vec_pretty(&paired) {
-            Ok(json) => write_atomic(&dir.join("paired.json"), &json)?,
+            Ok(json) => {
+                dir.write("paired.json", &json)?;
+            }
             Err(e) => problems.push(format!("paired.json not written: {e}")),
         }
     }
-    if let Err(e) = export::write_hgrms(r, &dir.join("hgrm")) {
+    if let Err(e) = dir
+        .sub("hgrm")
+        .map_err(export::ExportError::from)
+        .and_then(|hgrm| export::write_hgrms(r, &hgrm))
+    {
         problems.push(format!("hgrm files not written: {}", chain(&e)));
     }
-    let plot_dir = dir.join("plots");
-    std::fs::create_dir_all(&plot_dir).map_err(io(&plot_dir))?;
+    let plot_dir = dir.sub("plots")?;
     let mut rendered = Vec::new();
     let kinds = tables::backends(r);
     if kinds.len() > 1 {
         // One set of figures per backend, each drawn from that backend's cells alone.
         for kind in kinds {
-            let sub = plot_dir.join(kind.as_str());
-            std::fs::create_dir_all(&sub).map_err(io(&sub))?;
+            let sub = plot_dir.sub(kind.as_str())?;
             let mut view = r.clone();
             view.cells.retain(|c| c.backend == kind);
             for mut p in render_figures(&view, &sub, &mut problems) {
@@ -125,18 +127,17 @@ fn render_with(
         compare_plots = drawn;
         section
     });
-    let html_path = dir.join("report.html");
     let page = html::Html {
         plots: &rendered,
         plot_problems: &problems,
         comparison: section.as_deref(),
     }
     .page(&doc);
-    write_atomic(&html_path, page.as_bytes())?;
+    let html_path = dir.write("report.html", page.as_bytes())?;
     let plots = rendered
         .iter()
         .chain(&compare_plots)
-        .flat_map(|p| ["svg", "png"].map(|ext| plot_dir.join(format!("{}.{ext}", p.stem))))
+        .flat_map(|p| ["svg", "png"].map(|ext| plot_dir.join(&format!("{}.{ext}", p.stem))))
         .collect();
     Ok(ReportFiles {
         html: html_path,
@@ -146,7 +147,7 @@ fn render_with(
 }
 
 /// Draws every figure of `r` into `dir`; a figure that fails adds a note to `problems`.
-fn render_figures(r: &RunResult, dir: &Path, problems: &mut Vec<String>) -> Vec<plots::Rendered> {
+fn render_figures(r: &RunResult, dir: &Folder, problems: &mut Vec<String>) -> Vec<plots::Rendered> {
     use plots::*;
     let arrivals = !arrival_cells(r).is_empty();
     let mut figures: Vec<(&str, Result<Rendered, PlotError>)> = vec![

@@ -11,7 +11,6 @@ use crate::results::{CellResult, RunResult, TrialResult};
 use crate::strategy::Strategy;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::path::Path;
 use std::sync::Once;
 
 mod before_after;
@@ -84,8 +83,9 @@ pub struct Rendered {
     pub svg: String,
 }
 
-/// Draws `fig` to `dir/<name>.svg` and `dir/<name>.png`.
-pub fn render(fig: &impl Figure, dir: &Path) -> Result<Rendered, PlotError> {
+/// Draws `fig` to `dir/<name>.svg` and `dir/<name>.png`, each written whole into the
+/// folder (never through a link there).
+pub fn render(fig: &impl Figure, dir: &crate::results::Folder) -> Result<Rendered, PlotError> {
     register_font();
     let size = fig.size();
     let mut svg = String::new();
@@ -95,14 +95,25 @@ pub fn render(fig: &impl Figure, dir: &Path) -> Result<Rendered, PlotError> {
         fig.draw(&root)?;
         root.present().map_err(de)?;
     }
-    std::fs::write(dir.join(format!("{}.svg", fig.name())), &svg).map_err(de)?;
-    let png = dir.join(format!("{}.png", fig.name()));
+    let written = |e: crate::results::ResultsError| PlotError(e.to_string());
+    dir.write(&format!("{}.svg", fig.name()), svg.as_bytes())
+        .map_err(written)?;
+    let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
     {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
         root.fill(&WHITE).map_err(de)?;
         fig.draw(&root)?;
         root.present().map_err(de)?;
     }
+    let mut png = Vec::new();
+    {
+        use image::ImageEncoder as _;
+        image::codecs::png::PngEncoder::new(&mut png)
+            .write_image(&rgb, size.0, size.1, image::ColorType::Rgb8)
+            .map_err(de)?;
+    }
+    dir.write(&format!("{}.png", fig.name()), &png)
+        .map_err(written)?;
     Ok(Rendered {
         name: fig.name(),
         stem: fig.name().to_string(),

@@ -133,21 +133,10 @@ impl RunResult {
         }
     }
 
-    /// Writes `run.json` atomically (temp file + rename): a reader never sees half a file.
+    /// Writes `run.json` whole into `dir` (see [`super::Folder`]): a reader never sees
+    /// half a file, and nothing is written through a link.
     pub fn write(&self, dir: &Path) -> Result<PathBuf, ResultsError> {
-        let path = dir.join("run.json");
         let json = serde_json::to_string_pretty(self).expect("RunResult always serializes");
-        write_atomic(&path, json.as_bytes())?;
-        Ok(path)
+        super::Folder::open(dir)?.write("run.json", json.as_bytes())
     }
-}
-
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
-    let io = |reason| ResultsError::Io {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
 }

@@ -12,8 +12,10 @@ use std::path::PathBuf;
 
 mod faults;
 mod file;
+pub mod folder;
 pub use faults::*;
-pub use file::{MAX_FIGURE, write_atomic};
+pub use file::MAX_FIGURE;
+pub use folder::Folder;
 
 /// Bumped on any change a reader of an older file would misread. Fields added within a
 /// version have defaults, so older files of the same version still read.

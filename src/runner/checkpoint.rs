@@ -37,7 +37,11 @@ impl Checkpoint {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let file = std::fs::File::create(&path)?;
+        // A new file: never one (or a link) that was there before.
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
         let c = Checkpoint {
             path,
             file: Mutex::new(Some(std::io::LineWriter::new(file))),

@@ -549,10 +549,11 @@ fn write_interval_log(
             reason,
         })
     };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    m.claim_seconds.write(path, started, label).map_err(io)?;
+    let log = m.claim_seconds.encode(started, label).map_err(io)?;
+    let (Some(dir), Some(file)) = (path.parent(), path.file_name()) else {
+        return Err(io(std::io::Error::other("not a file's path")));
+    };
+    crate::results::Folder::open(dir)?.write(&file.to_string_lossy(), &log)?;
     Ok(Some(name.clone()))
 }
 
