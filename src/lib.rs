@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod model;
 pub mod names;
 pub mod netdelay;
+pub mod parallel;
 pub mod pooler;
 pub mod privileged_sql;
 pub mod prove;

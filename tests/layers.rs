@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
         "embedded",
         "netdelay",
         "pooler",
+        "parallel",
     ],
     // what a workload names
     &["strategy", "custom_layout"],

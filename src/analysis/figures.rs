@@ -2,7 +2,7 @@
 //! read, computed one way for all of them.
 
 pub use crate::metric::fmt_ms;
-use crate::metrics::{HistogramSummary, merge_summaries};
+use crate::metrics::{HistogramSummary, merge_histograms};
 use crate::results::{CellResult, TrialResult};
 use crate::slo::{Metric, Slo};
 
@@ -42,10 +42,10 @@ fn mean(ts: &[TrialResult], f: impl Fn(&TrialResult) -> f64) -> f64 {
 fn merged(
     ts: &[TrialResult],
     f: impl Fn(&TrialResult) -> &HistogramSummary,
-) -> Option<HistogramSummary> {
-    merge_summaries(ts.iter().map(f))
+) -> Option<hdrhistogram::Histogram<u64>> {
+    merge_histograms(ts.iter().map(f))
         .ok()
-        .filter(|h| h.count > 0)
+        .filter(|h| !h.is_empty())
 }
 
 /// One repetition's throughput: what it completed, or in a claim-only cell what it
@@ -89,10 +89,10 @@ impl CellFigures {
             claim_only,
             completed_per_s: by_rule(Metric::CompletedPerS, ts, |t| t.completed_per_s),
             throughput: by_rule(Metric::Throughput, ts, |t| trial_throughput(claim_only, t)),
-            claim_p50_ms: claim.as_ref().map(|h| ms(h.p50_us)),
-            claim_p99_ms: claim.as_ref().map(|h| ms(h.p99_us)),
-            claim_p999_ms: claim.as_ref().map(|h| ms(h.p999_us)),
-            queue_wait_p99_ms: wait.map(|h| ms(h.p99_us)),
+            claim_p50_ms: claim.as_ref().map(|h| ms(h.value_at_quantile(0.5))),
+            claim_p99_ms: claim.as_ref().map(|h| ms(h.value_at_quantile(0.99))),
+            claim_p999_ms: claim.as_ref().map(|h| ms(h.value_at_quantile(0.999))),
+            queue_wait_p99_ms: wait.map(|h| ms(h.value_at_quantile(0.99))),
             oldest_pending_p99_ms: sampled
                 .then(|| by_rule(Metric::OldestPendingP99, ts, |t| t.oldest_pending.p99_ms)),
             oldest_pending_max_ms: sampled

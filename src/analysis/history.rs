@@ -5,7 +5,8 @@
 //! stands out of that drift.
 
 use super::changepoint::{self, ChangePoint, Settings};
-use super::compare::{Verdict, cell_value, fingerprint};
+use super::compare::{Verdict, fingerprint};
+use super::figures::CellFigures;
 use crate::metric::Metric;
 use crate::results::{RunResult, cell_key};
 use serde::Serialize;
@@ -110,42 +111,64 @@ pub fn history(runs: &[RunResult], settings: Settings, min_change: f64) -> Histo
             (!differ.is_empty()).then_some((i + 1, differ))
         })
         .collect();
-    let mut keys: Vec<Vec<String>> = order
-        .iter()
-        .flat_map(|r| r.cells.iter().map(cell_key))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    let mut series = Vec::new();
-    for key in keys {
-        for entry in Metric::compared() {
-            let points: Vec<(usize, f64)> = order
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| {
-                    let c = r.cells.iter().find(|c| cell_key(c) == key)?;
-                    Some((i, cell_value(entry.metric, c)?))
-                })
-                .filter(|(_, v)| v.is_finite())
-                .collect();
-            if points.len() < min_nights(settings) {
-                continue;
-            }
-            let shifts = shifts_of(&points, entry.metric, settings, min_change);
-            series.push(Series {
-                cell: key.clone(),
-                metric: entry.metric,
-                points,
-                shifts,
-            });
+    // One pass over the nights: each cell's compared figures computed once (the
+    // catalogue's value, as every report shows it), by cell key.
+    let compared: Vec<Metric> = Metric::compared().map(|e| e.metric).collect();
+    let mut by_cell: std::collections::BTreeMap<Vec<String>, Vec<(usize, Figures)>> =
+        Default::default();
+    let figures = nightly_figures(&order, &compared);
+    for (night, cells) in figures.into_iter().enumerate() {
+        for (key, values) in cells {
+            by_cell.entry(key).or_default().push((night, values));
         }
     }
+    let mut todo = Vec::new();
+    for (key, nights) in &by_cell {
+        for (m, &metric) in compared.iter().enumerate() {
+            let points: Vec<(usize, f64)> = nights
+                .iter()
+                .filter_map(|(i, v)| Some((*i, v[m]?)))
+                .filter(|(_, v)| v.is_finite())
+                .collect();
+            if points.len() >= min_nights(settings) {
+                todo.push((key.clone(), metric, points));
+            }
+        }
+    }
+    // Each series' search is its own: spread over the host's cores.
+    let series = crate::parallel::map(todo, |(cell, metric, points)| {
+        let shifts = shifts_of(&points, metric, settings, min_change);
+        Series {
+            cell,
+            metric,
+            points,
+            shifts,
+        }
+    });
     History {
         nights,
         series,
         changes,
         min_change,
     }
+}
+
+/// A cell's compared metrics' values on one night, in `Metric::compared()`'s order.
+type Figures = Vec<Option<f64>>;
+
+/// Each night's cells as (key, the compared metrics' values in `metrics`' order), a
+/// night per thread where the host has several cores (decoding a night's histograms is
+/// most of reading it).
+fn nightly_figures(order: &[&RunResult], metrics: &[Metric]) -> Vec<Vec<(Vec<String>, Figures)>> {
+    crate::parallel::map(order.to_vec(), |r| {
+        r.cells
+            .iter()
+            .map(|c| {
+                let f = CellFigures::of(c);
+                (cell_key(c), metrics.iter().map(|m| f.value(*m)).collect())
+            })
+            .collect()
+    })
 }
 
 /// The change points of `points` as shifts between the mean levels around each, kept

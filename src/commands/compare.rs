@@ -70,7 +70,7 @@ pub(crate) fn compare(
         std::fs::write(&p, xml).with_context(|| format!("cannot write {}", p.display()))?;
     }
     if html {
-        let dir = cur_json.parent().unwrap_or(Path::new("."));
+        let dir = super::run_folder(&cur_json);
         let files = report::render_compared(&cur, dir, &base, &c)?;
         errln!("report with the comparison: {}", files.html.display());
     }
@@ -91,15 +91,24 @@ pub(crate) fn history(
     }
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the folder {}", dir.display()))?;
-    let mut runs = Vec::new();
+    let mut paths = Vec::new();
     for e in entries {
         let path = e?.path().join("run.json");
-        if !path.is_file() {
-            continue;
+        if path.is_file() {
+            paths.push(path);
         }
-        match RunResult::read(&path) {
+    }
+    paths.sort();
+    // A thousand nights are a thousand files to parse: over the host's cores.
+    let mut runs = Vec::new();
+    for read in claimbench::parallel::map(paths, |p| RunResult::read(&p)) {
+        match read {
             Ok(r) => runs.push(r),
-            Err(e) => errln!("skipped {}: {e:#}", path.display()),
+            // The error names the file.
+            Err(e) => errln!(
+                "skipped: {}",
+                claimbench::markdown::printable(&format!("{e:#}"))
+            ),
         }
     }
     // The latest run's workload defines the history: another workload's nights are
@@ -130,7 +139,7 @@ pub(crate) fn history(
     let h = history::history(&runs, settings, min_change);
     out!("{}", report::history::markdown(&h));
     let out = out.unwrap_or_else(|| dir.join("history"));
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let out = claimbench::results::Folder::open(&out)?;
     let mut plotted = 0;
     for entry in claimbench::metric::Metric::compared() {
         if h.series.iter().any(|s| s.metric == entry.metric) {
@@ -143,7 +152,7 @@ pub(crate) fn history(
             plotted += 1;
         }
     }
-    errln!("{plotted} plots in {}", out.display());
+    errln!("{plotted} plots in {}", out.path().display());
     if let Some(p) = json {
         let text = serde_json::to_string_pretty(&h).expect("a history serializes");
         std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
