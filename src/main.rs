@@ -52,7 +52,12 @@ fn main() -> ExitCode {
     match runtime.block_on(dispatch(cli.command, files, privileged)) {
         Ok(code) => code,
         Err(e) => {
-            errln!("error: {e:#}");
+            // A refusal may echo a name or value from a workload, a flag or a results
+            // file: shown without the control sequences it may hold.
+            errln!(
+                "error: {}",
+                claimbench::markdown::printable(&format!("{e:#}"))
+            );
             ExitCode::from(2)
         }
     }

@@ -1,6 +1,8 @@
-//! Text from users in Markdown: queue names, descriptions, connection labels and file
-//! paths are free text, and summary.md, the `compare` report and CI job summaries are
-//! Markdown, so such text is escaped where it enters them (report.html escapes its own).
+//! Text from users where claimbench shows it: queue names, descriptions, connection
+//! labels and file paths are free text, and summary.md, the `compare` report and CI job
+//! summaries are Markdown, so such text is escaped where it enters them (report.html
+//! escapes its own); on a terminal, [`printable`] keeps it from being read as control
+//! sequences.
 //!
 //! Only what Markdown would read as markup is escaped, so a summary printed to a
 //! terminal stays readable: an underscore inside a word (`claim_p99`) is never emphasis
@@ -32,6 +34,23 @@ pub fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// `s` for a terminal: control characters (an escape sequence that recolours or clears
+/// the screen, a carriage return that overwrites the line, a bell) shown escaped, as
+/// `\u{1b}`; line breaks and tabs stay. Every message claimbench prints that may echo a
+/// name, value or path someone else wrote goes through it.
+pub fn printable(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// A table cell: escaped, except that a cell claimbench made bold as a whole
@@ -77,6 +96,14 @@ pub fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_text_never_holds_a_control_sequence() {
+        assert_eq!(printable("plain\nline\t2"), "plain\nline\t2");
+        let shown = printable("a\u{1b}[31mred\rb\u{7}\u{9b}c");
+        assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
+        assert!(shown.contains("\\u{1b}[31mred"), "{shown}");
+    }
 
     #[test]
     fn markup_in_a_name_is_shown_not_applied() {

@@ -111,11 +111,69 @@ const PAIRS: &[(&str, &str, &str, &str)] = &[
     ("bulk", "insert", "BULK INSERT", HOST_FILES),
 ];
 
+/// Words that may stand between `SET` and `ROLE` (`SET SESSION ROLE`, `SET LOCAL ROLE`),
+/// and between `CREATE` and `LANGUAGE` (`CREATE OR REPLACE TRUSTED LANGUAGE`).
+const SET_SCOPES: &[&str] = &["session", "local"];
+const LANGUAGE_MODIFIERS: &[&str] = &["or", "replace", "trusted", "procedural"];
+
+/// A server-wide variable's scope in a MySQL `SET` list: `GLOBAL x = …`, `@@global.x`,
+/// `PERSIST x = …` (MySQL 8 writes it to disk too), `PERSIST_ONLY`.
+fn server_wide(word: &str) -> bool {
+    let w = word.strip_prefix("@@").unwrap_or(word);
+    matches!(w, "global" | "persist" | "persist_only")
+}
+
+/// The word after `i` once `skip` words are passed over.
+fn after<'a>(words: &'a [(String, usize)], i: usize, skip: &[&str]) -> &'a str {
+    words[i + 1..]
+        .iter()
+        .map(|(w, _)| w.as_str())
+        .find(|w| !skip.contains(w))
+        .unwrap_or("")
+}
+
+/// The refusals that need more than two words in a row: a role set through a scope or
+/// a function, a server-wide variable anywhere in a `SET` list, a language created with
+/// modifiers.
+fn statement_refusal(words: &[(String, usize)], i: usize) -> Option<(&'static str, &'static str)> {
+    let w = words[i].0.as_str();
+    match w {
+        "set" if after(words, i, SET_SCOPES) == "role" => Some(("SET ROLE", PRIVILEGES)),
+        "set_config" if matches!(after(words, i, &[]), "role" | "session_authorization") => {
+            Some(("set_config('role', …)", PRIVILEGES))
+        }
+        "create" if after(words, i, LANGUAGE_MODIFIERS) == "language" => {
+            Some(("CREATE LANGUAGE", SERVER_CODE))
+        }
+        // Every item of the SET list, up to the statement's end: `SET @x = 1,
+        // @@global.y = 2`, `SET SESSION a = 1, GLOBAL b = 2`.
+        "set" => words[i + 1..]
+            .iter()
+            .map(|(w, _)| w.as_str())
+            .take_while(|w| *w != ";")
+            .scan(true, |item_start, w| {
+                let hit = w.starts_with("@@") && server_wide(w) || *item_start && server_wide(w);
+                *item_start = w == ",";
+                Some(hit)
+            })
+            .any(|hit| hit)
+            .then_some(("SET GLOBAL", PRIVILEGES)),
+        _ => None,
+    }
+}
+
 /// The first statement in `sql` that no declared layout or claim needs, if any.
 pub fn check(sql: &str) -> Result<(), Refusal> {
     let words = words(sql);
     for (i, (w, line)) in words.iter().enumerate() {
         let next = words.get(i + 1).map_or("", |(n, _)| n.as_str());
+        if let Some((found, why)) = statement_refusal(&words, i) {
+            return Err(Refusal {
+                line: *line,
+                found,
+                why,
+            });
+        }
         if let Some((_, found, why)) = WORDS.iter().find(|(k, _, _)| k == w) {
             return Err(Refusal {
                 line: *line,
@@ -158,7 +216,9 @@ pub fn check_file(file: &str, sql: &str) -> Result<(), String> {
 }
 
 /// The lowercase words of `sql` with their lines, comments (`--` to the line's end,
-/// `/* … */`) left out and string contents kept.
+/// `/* … */`) left out and string contents kept; a MySQL system variable keeps its
+/// `@@`, and `,` and `;` stand as words of their own (a `SET` list's items, a
+/// statement's end).
 fn words(sql: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     let mut line = 1;
@@ -176,6 +236,11 @@ fn words(sql: &str) -> Vec<(String, usize)> {
         }
         flush(&mut word, &mut out, line);
         match (c, chars.peek()) {
+            ('@', Some('@')) => {
+                chars.next();
+                word.push_str("@@");
+            }
+            (',' | ';', _) => out.push((c.to_string(), line)),
             ('-', Some('-')) => {
                 for c in chars.by_ref() {
                     if c == '\n' {
@@ -254,6 +319,23 @@ mod tests {
             ("CREATE EXTENSION file_fdw", "CREATE EXTENSION", 1),
             ("GRANT pg_execute_server_program TO x", "GRANT", 1),
             ("SET ROLE postgres", "SET ROLE", 1),
+            ("SET SESSION ROLE postgres", "SET ROLE", 1),
+            ("SET LOCAL ROLE postgres", "SET ROLE", 1),
+            (
+                "SELECT set_config('role', 'postgres', false)",
+                "set_config('role', …)",
+                1,
+            ),
+            (
+                "CREATE OR REPLACE TRUSTED LANGUAGE plx HANDLER h",
+                "CREATE LANGUAGE",
+                1,
+            ),
+            ("SET @x = 1, @@global.max_connections = 5", "SET GLOBAL", 1),
+            ("SET @x = 1, @@GLOBAL.max_connections = 5", "SET GLOBAL", 1),
+            ("SET SESSION a = 1, GLOBAL b = 2", "SET GLOBAL", 1),
+            ("SET PERSIST max_connections = 5", "SET GLOBAL", 1),
+            ("SET persist_only max_connections = 5", "SET GLOBAL", 1),
         ] {
             let r = check(sql).unwrap_err();
             assert_eq!((r.found, r.line), (found, line), "{sql}");
@@ -274,6 +356,10 @@ mod tests {
             "/* LOAD nothing; GRANT nothing */ SELECT id FROM jobs_hot LIMIT ? FOR UPDATE SKIP LOCKED",
             "SELECT pg_advisory_xact_lock(id) FROM jobs_hot WHERE copy_count = 0",
             "UPDATE jobs_hot SET payload = 'program' || 'x'",
+            "SET SESSION innodb_lock_wait_timeout = 1, SESSION transaction_isolation = 'READ-COMMITTED'",
+            "UPDATE jobs_hot SET payload = 'global', tags = NULL; SELECT @@global.max_connections",
+            "SELECT set_config('work_mem', '8MB', true)",
+            "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
         ] {
             // The last one: a word inside a string counts (a DO body is a string).
             let r = check(sql);

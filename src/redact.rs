@@ -16,9 +16,25 @@ pub fn redact(s: &str) -> String {
     let s = if s.contains("://") {
         redact_userinfo(s)
     } else {
-        s.to_string()
+        redact_bare_userinfo(s)
     };
     redact_keys(&s)
+}
+
+/// `user:password@host:port` without a scheme (an address where a URL's userinfo was
+/// pasted): everything between the first `:` and the last `@` is masked. A string
+/// with a space before the `@` is text, not an address, and stays.
+fn redact_bare_userinfo(s: &str) -> String {
+    let Some(at) = s.rfind('@') else {
+        return s.to_string();
+    };
+    let userinfo = &s[..at];
+    match userinfo.split_once(':') {
+        Some((user, _)) if !userinfo.contains(char::is_whitespace) => {
+            format!("{user}:{MASK}{}", &s[at..])
+        }
+        _ => s.to_string(),
+    }
 }
 
 /// Removes the password from `scheme://user:password@host/...`. The `url` crate splits
@@ -207,6 +223,15 @@ mod tests {
                 assert!(shown.contains(MASK), "{s:?} -> {shown:?}");
             }
         }
+    }
+
+    #[test]
+    fn an_address_with_userinfo_and_no_scheme_is_masked() {
+        assert_eq!(redact("u:Secret@host:1"), "u:***@host:1");
+        assert_eq!(redact("u:Se@cr:et@host:1"), "u:***@host:1");
+        assert_eq!(redact("host:6432"), "host:6432");
+        assert_eq!(redact("u@host:1"), "u@host:1");
+        assert_eq!(redact("see a:b @ c"), "see a:b @ c");
     }
 
     #[test]

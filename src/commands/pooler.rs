@@ -60,16 +60,25 @@ pub(crate) fn flags(
         .ok_or_else(|| anyhow::anyhow!("--pool-mode: give transaction or session"))?;
     let at = match pooler {
         None => None,
-        Some(at) => Some(
-            at.to_socket_addrs()
+        Some(at) => {
+            // A URL pasted here may hold a password: the message shows it masked.
+            let shown = claimbench::redact::redact(&at);
+            let addr = at
+                .to_socket_addrs()
                 .ok()
                 .and_then(|mut a| a.next())
                 .ok_or_else(|| {
                     anyhow::anyhow!(
-                        "--pooler {at}: not an address; give host:port, e.g. 127.0.0.1:6432"
+                        "--pooler {shown}: not an address; give host:port, e.g. 127.0.0.1:6432"
                     )
-                })?,
-        ),
+                })?;
+            if addr.port() == 0 {
+                bail!(
+                    "--pooler {shown}: port 0 is not a pooler's port; give host:port, e.g. 127.0.0.1:6432"
+                );
+            }
+            Some(addr)
+        }
     };
     let admin = match admin {
         None => None,
