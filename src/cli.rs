@@ -179,7 +179,7 @@ pub enum Command {
         /// The folder holding one results folder per night (the runs' --results).
         dir: PathBuf,
         /// The smallest relative shift reported (0.05: 5 %).
-        #[arg(long, default_value_t = 0.05)]
+        #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
         min_change: f64,
         /// Where the plots go (default: DIR/history).
         #[arg(long)]
@@ -250,7 +250,7 @@ pub enum Command {
         backend: Vec<BackendArg>,
         /// Generated states a declared claim that names its `model` is held to it on
         /// (beside claims in flight), after the scripted steps; 0 skips the check.
-        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=100_000))]
         model_cases: u32,
     },
     /// Print the exact statements a strategy sends, with their parameters.

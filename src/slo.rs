@@ -54,6 +54,8 @@ pub enum SloError {
     BadValue(String),
     #[error("`{0}` is a time, but {1} counts jobs; give a plain number")]
     UnitOnCount(String, &'static str),
+    #[error("`{0}` is not a whole number, and {1} counts jobs; give one (e.g. {1}==0)")]
+    FractionOfCount(String, &'static str),
 }
 
 impl Slo {
@@ -100,6 +102,34 @@ impl Slo {
         Ok(Slo { metric, op, value })
     }
 
+    /// Whether some value meets both `self` and `other` (of one metric): `lost==0` and
+    /// `lost>=1` do not, so a gate pair that says both can never pass.
+    pub fn compatible(&self, other: &Slo) -> bool {
+        if self.metric != other.metric {
+            return true;
+        }
+        // Each as an interval (low, low included, high, high included).
+        let bounds = |s: &Slo| match s.op {
+            SloOp::Le => (f64::NEG_INFINITY, false, s.value, true),
+            SloOp::Lt => (f64::NEG_INFINITY, false, s.value, false),
+            SloOp::Ge => (s.value, true, f64::INFINITY, false),
+            SloOp::Gt => (s.value, false, f64::INFINITY, false),
+            SloOp::Eq => (s.value, true, s.value, true),
+        };
+        let (a, b) = (bounds(self), bounds(other));
+        let (low, low_in) = match a.0.partial_cmp(&b.0) {
+            Some(std::cmp::Ordering::Greater) => (a.0, a.1),
+            Some(std::cmp::Ordering::Less) => (b.0, b.1),
+            _ => (a.0, a.1 && b.1),
+        };
+        let (high, high_in) = match a.2.partial_cmp(&b.2) {
+            Some(std::cmp::Ordering::Less) => (a.2, a.3),
+            Some(std::cmp::Ordering::Greater) => (b.2, b.3),
+            _ => (a.2, a.3 && b.3),
+        };
+        low < high || (low == high && low_in && high_in)
+    }
+
     /// Whether `observed` meets the objective (`None`: not measured, so not met).
     pub fn holds(&self, observed: Option<f64>) -> bool {
         let Some(x) = observed else {
@@ -124,6 +154,9 @@ fn threshold(raw: &str, metric: Metric) -> Result<f64, SloError> {
     let v: f64 = number.parse().map_err(|_| bad())?;
     if !v.is_finite() || v < 0.0 {
         return Err(bad());
+    }
+    if metric.entry().unit == crate::metric::Unit::Count && v.fract() != 0.0 {
+        return Err(SloError::FractionOfCount(raw.to_string(), metric.name()));
     }
     match (metric.is_time(), scale) {
         (true, Some(s)) => Ok(v * s),
@@ -184,6 +217,33 @@ pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contradictory_objectives_are_told_apart_from_compatible_ones() {
+        let p = |t| Slo::parse(t).unwrap();
+        for (a, b) in [
+            ("lost==0", "lost>=1"),
+            ("lost<1", "lost>=1"),
+            ("claim_p99<=5ms", "claim_p99>10ms"),
+            ("duplicates==0", "duplicates==1"),
+            ("claim_p99<5ms", "claim_p99>5ms"),
+        ] {
+            assert!(!p(a).compatible(&p(b)), "{a} {b}");
+            assert!(!p(b).compatible(&p(a)), "{b} {a}");
+        }
+        for (a, b) in [
+            ("lost==0", "lost<=1"),
+            ("claim_p99<=5ms", "claim_p99>=5ms"),
+            ("claim_p99<=5ms", "claim_p99>1ms"),
+            ("lost==0", "duplicates>=1"),
+        ] {
+            assert!(p(a).compatible(&p(b)), "{a} {b}");
+        }
+        assert!(matches!(
+            Slo::parse("duplicates<=0.5"),
+            Err(SloError::FractionOfCount(..))
+        ));
+    }
 
     #[test]
     fn parses_times_counts_and_rates() {

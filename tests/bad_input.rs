@@ -166,6 +166,47 @@ fn every_bad_invocation_is_refused_with_one_line_naming_the_flag() {
     assert!(count >= 40, "{count} invocations");
 }
 
+/// Every flag that takes a server's address or URL, in every command that has it (read
+/// from the generated CLI reference), has a refused invocation above whose value carries
+/// a password: a new flag or command cannot print one unseen.
+#[test]
+fn every_flag_that_takes_a_url_has_a_refusal_that_hides_its_password() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let reference = std::fs::read_to_string(root.join("docs/cli-reference.md")).unwrap();
+    let tsv = std::fs::read_to_string(root.join("tests/bad-invocations.tsv")).unwrap();
+    let mut command = String::new();
+    let mut pairs = Vec::new();
+    for line in reference.lines() {
+        if let Some(rest) = line.strip_prefix("## `claimbench") {
+            command = rest.trim_end_matches('`').trim().to_string();
+        } else if let Some(rest) = line.strip_prefix("* `--") {
+            let flag = rest.split([' ', '`']).next().unwrap_or("");
+            let about = line.to_lowercase();
+            let takes_url = ["db", "pooler", "pooler-admin"].contains(&flag)
+                || about.contains("url")
+                || about.contains("address");
+            if takes_url && line.contains('<') && !command.is_empty() {
+                pairs.push((command.clone(), format!("--{flag}")));
+            }
+        }
+    }
+    assert!(pairs.len() >= 5, "{pairs:?}");
+    for (command, flag) in &pairs {
+        let covered = tsv.lines().any(|l| {
+            let args: Vec<&str> = l.split('\t').skip(1).collect();
+            args.first() == Some(&command.as_str())
+                && args
+                    .windows(2)
+                    .any(|w| w[0] == flag && w[1].contains("secret"))
+        });
+        assert!(
+            covered,
+            "`claimbench {command} {flag}` takes a URL: add a refused invocation to \
+             tests/bad-invocations.tsv whose {flag} value has the password `secret`"
+        );
+    }
+}
+
 /// A valid workload to mutate: every table the parser knows, one value each.
 const GOOD: &str = r#"name = "t"
 seed = 1
@@ -707,4 +748,93 @@ fn the_results_folder_is_checked_first() {
         std::fs::read_to_string(dir.path().join("file")).unwrap(),
         "x"
     );
+}
+
+/// Regression: `report` on a results folder someone else made wrote through the links it
+/// held (`summary.tmp`, `plots/`, `hgrm/*.hgrm`), anywhere the user could write; so did
+/// `history`'s default `DIR/history`. Each link where claimbench would write is refused,
+/// naming it, and nothing lands outside the folder.
+#[test]
+fn a_results_folder_of_links_is_never_written_through() {
+    use std::os::unix::fs::symlink;
+    let wire = Tripwire::new();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/run.json");
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    let links: [(&str, &Path); 7] = [
+        ("summary.md", &victim),
+        ("report.html", &victim),
+        ("cells.csv", &victim),
+        ("paired.json", &victim),
+        ("hgrm", outside.path()),
+        ("plots", outside.path()),
+        ("run.json.tmp", &victim),
+    ];
+    for (name, to) in links {
+        let run = tempfile::tempdir().unwrap();
+        std::fs::copy(&fixture, run.path().join("run.json")).unwrap();
+        symlink(to, run.path().join(name)).unwrap();
+        let out = run_bounded(run.path(), &["report", "run.json"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if name == "run.json.tmp" || name == "paired.json" {
+            // Not written for this run (no pair in it; the old temporary name): left
+            // alone, and the report is made.
+            assert_eq!(out.status.code(), Some(0), "{stderr}");
+        } else if name == "hgrm" {
+            // A folder of extras: reported as not written, the report still made.
+            assert_eq!(out.status.code(), Some(0), "{stderr}");
+            assert!(
+                stderr.contains("hgrm") && stderr.contains("symbolic link"),
+                "{stderr}"
+            );
+        } else {
+            assert_refused(name, &out, "symbolic link", &wire);
+            assert!(stderr.contains(name), "{name}: names the path: {stderr}");
+        }
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            0,
+            "{name}: something was written outside the run's folder"
+        );
+    }
+    // compare --report renders into the current run's folder the same way.
+    let base = tempfile::tempdir().unwrap();
+    std::fs::copy(&fixture, base.path().join("run.json")).unwrap();
+    let cur = tempfile::tempdir().unwrap();
+    std::fs::copy(&fixture, cur.path().join("run.json")).unwrap();
+    symlink(&victim, cur.path().join("report.html")).unwrap();
+    let out = run_bounded(
+        cur.path(),
+        &[
+            "compare",
+            base.path().join("run.json").to_str().unwrap(),
+            "run.json",
+            "--report",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // history's default output folder.
+    let nights = tempfile::tempdir().unwrap();
+    symlink(outside.path(), nights.path().join("history")).unwrap();
+    for i in 0..12 {
+        let night = nights.path().join(format!("n{i:02}"));
+        std::fs::create_dir(&night).unwrap();
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+        v["started_at"] = format!("2026-11-{:02}T00:00:00Z", i + 1).into();
+        std::fs::write(night.join("run.json"), v.to_string()).unwrap();
+    }
+    let out = run_bounded(nights.path(), &["history", "."]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("history") && stderr.contains("symbolic link"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }

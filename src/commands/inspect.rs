@@ -20,6 +20,7 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
     let w = Workload::load_with(workload, files)?;
     w.check_runnable()?;
     check_layouts(&w, &w.backends)?;
+    super::targets::check_embedded_settings(&w)?;
     outln!(
         "{}: ok, {} trials{} on {}",
         workload.display(),
@@ -144,7 +145,7 @@ pub(crate) fn sql(
 pub(crate) fn report(run_json: &Path) -> Result<ExitCode> {
     let run_json = run_json_path(run_json);
     let r = RunResult::read(&run_json)?;
-    let dir = run_json.parent().unwrap_or(Path::new("."));
+    let dir = super::run_folder(&run_json);
     out!("{}", report::summary::render(&r));
     print_report_paths(&r, dir)?;
     Ok(ExitCode::SUCCESS)

@@ -32,6 +32,14 @@ pub(crate) fn run_json_path(p: &Path) -> std::path::PathBuf {
     }
 }
 
+/// The folder a run.json is in, where its report files go: `.` for a bare `run.json`.
+pub(crate) fn run_folder(run_json: &Path) -> &Path {
+    match run_json.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 pub(crate) fn parse_slos(texts: &[String]) -> Result<Vec<Slo>> {
     texts
         .iter()

@@ -80,11 +80,23 @@ struct Servers {
 
 /// The backends to prove on without `--db`: those `--backend` names; with `--workload`
 /// alone, every backend one of its declared strategies has a form for; else PostgreSQL.
-fn embedded_kinds(asked: &[BackendKind], strategies: &[Strategy]) -> Vec<BackendKind> {
+/// Declared strategies with a form for none of the servers claimbench can start are
+/// refused before one starts.
+fn embedded_kinds(asked: &[BackendKind], strategies: &[Strategy]) -> Result<Vec<BackendKind>> {
     if !asked.is_empty() {
         let mut kinds = asked.to_vec();
         kinds.dedup();
-        return kinds;
+        return Ok(kinds);
+    }
+    let startable = [BackendKind::Postgres, BackendKind::Mysql];
+    if let Some(s) = strategies.iter().find(|s| {
+        s.is_custom()
+            && !startable.iter().any(|k| s.sql(*k).is_some())
+            && s.sql(BackendKind::Mssql).is_some()
+    }) {
+        bail!(
+            "--strategy {s}: the workload declares it for SQL Server only, and claimbench cannot start a SQL Server here; pass --db mssql://… (or give it a postgres or mysql form)"
+        );
     }
     let kinds: Vec<BackendKind> = [BackendKind::Postgres, BackendKind::Mysql]
         .into_iter()
@@ -94,10 +106,10 @@ fn embedded_kinds(asked: &[BackendKind], strategies: &[Strategy]) -> Vec<Backend
                 .any(|s| s.is_custom() && s.sql(*k).is_some())
         })
         .collect();
-    match kinds.is_empty() {
+    Ok(match kinds.is_empty() {
         true => vec![BackendKind::Postgres],
         false => kinds,
-    }
+    })
 }
 
 /// The server to prove on and the person's pooler in front of it: `--db` (through the
@@ -147,7 +159,7 @@ pub(crate) async fn prove(
     let strategies = asked_strategies(asked.strategies, asked.declared)?;
     let kinds = match db {
         Some(url) => vec![DbTarget::parse(url)?.kind()],
-        None => embedded_kinds(asked.backends, &strategies),
+        None => embedded_kinds(asked.backends, &strategies)?,
     };
     let mut servers = Servers::default();
     let mut failed = 0;

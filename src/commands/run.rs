@@ -70,6 +70,7 @@ pub(crate) async fn run(
         workload.set_repetitions(n);
     }
     workload.check_runnable()?;
+    super::targets::check_embedded_settings(&workload)?;
     if !slo_flags.is_empty() {
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }

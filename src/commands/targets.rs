@@ -80,6 +80,25 @@ pub(crate) fn resolve_targets(
 }
 
 /// Every index layout and strategy of the workload must exist on each of `kinds`.
+/// An embedded server's refusal: a setting's names the workload's file and field.
+fn embedded_refusal(workload: &Workload, e: EmbeddedError) -> anyhow::Error {
+    match e {
+        EmbeddedError::Setting { name, message } => anyhow::anyhow!(
+            "{}: embedded.settings.{name}: {message}",
+            workload.source_path.display()
+        ),
+        e => anyhow::Error::new(e).context("cannot start the embedded PostgreSQL"),
+    }
+}
+
+/// `[embedded.settings]` against the list of the PostgreSQL the embedded server would
+/// start from, before anything starts (`validate` and `run`, with or without --db):
+/// a value of the wrong type is refused naming its field.
+pub(crate) fn check_embedded_settings(workload: &Workload) -> Result<()> {
+    claimbench::embedded::check_settings(&workload.embedded_settings)
+        .map_err(|e| embedded_refusal(workload, e))
+}
+
 pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
     for &kind in kinds {
         // Settings written for PostgreSQL only, in any block.
@@ -316,13 +335,7 @@ pub(crate) fn start_embedded(
             EmbeddedPostgres::start_from(&settings, bindir)
         }
     };
-    let mut pg = started.map_err(|e| match e {
-        EmbeddedError::Setting { name, message } => anyhow::anyhow!(
-            "{}: embedded.settings.{name}: {message}",
-            workload.source_path.display()
-        ),
-        e => anyhow::Error::new(e).context("cannot start the embedded PostgreSQL"),
-    })?;
+    let mut pg = started.map_err(|e| embedded_refusal(workload, e))?;
     if !quiet {
         errln!(
             "embedded PostgreSQL on port {} in {} (removed on exit)",

@@ -42,6 +42,69 @@ pub enum EmbeddedError {
     Setting { name: String, message: String },
 }
 
+/// The workload's own settings against the list of the PostgreSQL the embedded server
+/// would start from (`postgres --describe-config`; nothing starts): each must exist (or
+/// be an extension's dotted one), not be one claimbench keeps, and have the form of its
+/// type. Without PostgreSQL's programs there is no list, and the server's start refuses
+/// what this would have.
+pub fn check_settings(own: &BTreeMap<String, String>) -> Result<(), EmbeddedError> {
+    let Some(bindir) = find_bindir() else {
+        return Ok(());
+    };
+    let run_as = match nix::unistd::geteuid().is_root() {
+        true => match nix::unistd::User::from_name("postgres").ok().flatten() {
+            Some(u) => Some((u.uid.as_raw(), u.gid.as_raw())),
+            None => return Ok(()),
+        },
+        false => None,
+    };
+    check_settings_with(own, &bindir, run_as)
+}
+
+fn check_settings_with(
+    own: &BTreeMap<String, String>,
+    bindir: &Path,
+    run_as: Option<(u32, u32)>,
+) -> Result<(), EmbeddedError> {
+    if own.is_empty() {
+        return Ok(());
+    }
+    let mut cmd = Command::new(bindir.join("postgres"));
+    cmd.arg("--describe-config")
+        .stdin(Stdio::null())
+        .current_dir("/");
+    if let Some((uid, gid)) = run_as {
+        cmd.uid(uid).gid(gid);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| step("postgres --describe-config", e))?;
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let known = settings::parse_describe_config(&listed);
+    for (name, value) in own {
+        let group = known
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, g)| g.as_str());
+        let message = match group {
+            None if !name.contains('.') => Some(format!(
+                "PostgreSQL has no setting `{name}` (this server's list: postgres --describe-config)"
+            )),
+            _ => settings::owned_by_claimbench(name, group).or_else(|| {
+                let kind = settings::setting_type(&listed, name)?;
+                settings::check_value_type(&kind, value).err()
+            }),
+        };
+        if let Some(message) = message {
+            return Err(EmbeddedError::Setting {
+                name: name.clone(),
+                message,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The directory `--pg-bindir` chose, for every server this process starts.
 static CHOSEN_BINDIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
@@ -374,37 +437,9 @@ impl EmbeddedPostgres {
         self.spawn_and_wait("restart the server")
     }
 
-    /// The workload's own settings against the server's list: each must exist (or be
-    /// an extension's dotted one) and not be one claimbench keeps.
+    /// The workload's own settings against this server's list ([`check_settings`]).
     fn check_settings(&self, own: &BTreeMap<String, String>) -> Result<(), EmbeddedError> {
-        if own.is_empty() {
-            return Ok(());
-        }
-        let out = self
-            .command("postgres")
-            .arg("--describe-config")
-            .output()
-            .map_err(|e| step("postgres --describe-config", e))?;
-        let known = settings::parse_describe_config(&String::from_utf8_lossy(&out.stdout));
-        for name in own.keys() {
-            let group = known
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, g)| g.as_str());
-            let message = match group {
-                None if !name.contains('.') => Some(format!(
-                    "PostgreSQL has no setting `{name}` (this server's list: postgres --describe-config)"
-                )),
-                _ => settings::owned_by_claimbench(name, group),
-            };
-            if let Some(message) = message {
-                return Err(EmbeddedError::Setting {
-                    name: name.clone(),
-                    message,
-                });
-            }
-        }
-        Ok(())
+        check_settings_with(own, &self.bindir, self.run_as)
     }
 
     /// Starts the postmaster (no shell: every option is an argument) and waits until

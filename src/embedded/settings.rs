@@ -83,17 +83,113 @@ pub fn owned_by_claimbench(name: &str, group: Option<&str>) -> Option<String> {
 /// The settings a server binary knows, with their groups: `postgres --describe-config`
 /// prints one tab-separated line per setting (name, context, group, ...).
 pub fn parse_describe_config(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|l| {
-            let mut f = l.split('\t');
-            Some((f.next()?.to_string(), f.nth(1)?.to_string()))
-        })
+    described(text)
+        .map(|(name, group, _)| (name, group))
         .collect()
+}
+
+/// Each line of `postgres --describe-config` as (name, group, type).
+fn described(text: &str) -> impl Iterator<Item = (String, String, String)> + '_ {
+    text.lines().filter_map(|l| {
+        let mut f = l.split('\t');
+        let name = f.next()?.to_string();
+        let group = f.nth(1)?.to_string();
+        Some((name, group, f.next()?.to_string()))
+    })
+}
+
+/// The type `--describe-config` gives `name` (`BOOLEAN`, `INTEGER`, `REAL`, `ENUM`,
+/// `STRING`), where it lists it.
+pub fn setting_type(text: &str, name: &str) -> Option<String> {
+    described(text)
+        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, _, t)| t)
+}
+
+/// Whether `value` has the form a setting of type `kind` takes, so that a value of the
+/// wrong type is refused before the server starts (the server would refuse it only
+/// then, or take a prefix of it): a boolean is on/off, true/false, yes/no or 1/0; a
+/// number is digits with an optional sign, fraction, exponent and unit (`64MB`, `5s`);
+/// an enum is a word (`read committed`). Strings take any printable text.
+pub fn check_value_type(kind: &str, value: &str) -> Result<(), String> {
+    let v = value.trim();
+    let ok = match kind {
+        "BOOLEAN" => matches!(
+            v.to_ascii_lowercase().as_str(),
+            "on" | "off" | "true" | "false" | "yes" | "no" | "1" | "0"
+        ),
+        "INTEGER" | "REAL" => {
+            let number_end = v
+                .char_indices()
+                .find(|&(i, c)| {
+                    !(c.is_ascii_digit()
+                        || c == '.'
+                        || ((c == '-' || c == '+') && (i == 0 || v[..i].ends_with(['e', 'E'])))
+                        || ((c == 'e' || c == 'E')
+                            && i > 0
+                            && !v[i + 1..].starts_with(char::is_alphabetic)))
+                })
+                .map_or(v.len(), |(i, _)| i);
+            let unit = v[number_end..].trim_start();
+            number_end > 0
+                && v[..number_end].chars().any(|c| c.is_ascii_digit())
+                && unit.chars().all(|c| c.is_ascii_alphabetic())
+        }
+        "ENUM" => {
+            !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' '))
+        }
+        _ => true,
+    };
+    if ok {
+        return Ok(());
+    }
+    let form = match kind {
+        "BOOLEAN" => "on or off",
+        "INTEGER" | "REAL" => "a number, with its unit where it has one (64MB, 5s)",
+        _ => "one of its words",
+    };
+    Err(format!(
+        "`{}` is not a value of this {} setting; give {form}",
+        value.escape_debug(),
+        kind.to_ascii_lowercase()
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_refused_by_its_type() {
+        for (kind, value) in [
+            ("INTEGER", "64MB"),
+            ("INTEGER", "64 MB"),
+            ("INTEGER", "-1"),
+            ("REAL", "1.5e-3"),
+            ("REAL", "4"),
+            ("BOOLEAN", "OFF"),
+            ("ENUM", "read committed"),
+            ("STRING", "$(anything)"),
+        ] {
+            assert_eq!(check_value_type(kind, value), Ok(()), "{kind} {value}");
+        }
+        for (kind, value) in [
+            ("INTEGER", "4MB$(touch /tmp/x)"),
+            ("INTEGER", "MB"),
+            ("INTEGER", "1;2"),
+            ("REAL", "e5"),
+            ("BOOLEAN", "maybe"),
+            ("ENUM", "on; drop"),
+        ] {
+            let e = check_value_type(kind, value).unwrap_err();
+            assert!(e.contains("is not a value of this"), "{kind} {value}: {e}");
+        }
+        let text = "work_mem\tuser\tResource Usage / Memory\tINTEGER\t0\t64\t2147483647\tx\n";
+        assert_eq!(setting_type(text, "work_mem").as_deref(), Some("INTEGER"));
+        assert_eq!(setting_type(text, "other"), None);
+    }
 
     #[test]
     fn tuning_settings_pass_and_the_rest_is_refused_with_a_reason() {

@@ -182,12 +182,11 @@ impl Strategy {
     /// K in its name, so a run can set several windows side by side.
     fn offset_variant(name: &str) -> Option<Strategy> {
         let base = Strategy::builtin().find(|s| s.def().offset_window.is_some())?;
-        let k: u32 = name
-            .strip_prefix(base.as_str())?
-            .strip_prefix('-')?
-            .parse()
-            .ok()?;
-        if !(1..=MAX_OFFSET_WINDOW).contains(&k) {
+        let digits = name.strip_prefix(base.as_str())?.strip_prefix('-')?;
+        let k: u32 = digits.parse().ok()?;
+        // One name per window: `offset-start-7`, not `-07` or `-+7`, which would run
+        // the same window as two strategies.
+        if digits != k.to_string() || !(1..=MAX_OFFSET_WINDOW).contains(&k) {
             return None;
         }
         let d = base.def();

@@ -162,6 +162,23 @@ fn unquoted(sql: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// Whether `word` stands in `sql` as a keyword: outside comments, strings and quoted
+/// names (`[OUTPUT]`), whole, in any case (`OUTPUT`, `Output`, not `outputs` or `-- OUTPUT`).
+pub fn has_keyword(sql: &str, word: &str) -> bool {
+    let b = sql.as_bytes();
+    let ident = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    unquoted(sql).any(|i| {
+        sql.get(i..i + word.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(word))
+            // A T-SQL [bracketed] name is a name, whatever it spells.
+            && (i == 0 || !(ident(i - 1) || b[i - 1] == b'['))
+            && !ident(i + word.len())
+    })
+}
+
 /// Rewrites each `:name` to `?` (MySQL numbers nothing: a repeated name is bound again)
 /// and returns the parameters in order. With `ids`, `:ids` is allowed and kept as the
 /// marker the session expands to one `?` per id, and [`Param::Ids`] says where they go.
@@ -297,6 +314,27 @@ fn rewrite(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_keyword_counts_only_where_it_is_code() {
+        assert!(has_keyword(
+            "UPDATE t SET a = 1 Output Inserted.[Id]",
+            "output"
+        ));
+        assert!(has_keyword("output inserted.id", "OUTPUT"));
+        assert!(!has_keyword(
+            "UPDATE t SET a = 1 -- OUTPUT INSERTED.[Id]",
+            "OUTPUT"
+        ));
+        assert!(!has_keyword(
+            "UPDATE t SET a = 'OUTPUT' /* OUTPUT */",
+            "OUTPUT"
+        ));
+        assert!(!has_keyword(
+            "UPDATE t SET outputs = 1, [OUTPUT] = 2",
+            "OUTPUT"
+        ));
+    }
 
     #[test]
     fn names_become_numbers_by_first_use() {

@@ -22,6 +22,7 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     faults_within_trials(w)?;
     for (i, g) in w.gates.iter().enumerate() {
         gate_matches(w, i, g)?;
+        gates_agree(w, i, g)?;
     }
     rates_from_earlier_blocks(w)?;
     trials_within_bounds(w)?;
@@ -29,6 +30,33 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     placement_on_a_cluster(w)?;
     hold_kind_with_a_hold(w)?;
     timeline_owns_the_clock(w)?;
+    pool_hold_fits_the_pool(w)?;
+    Ok(())
+}
+
+/// Another client cannot hold more of claimbench's pooler's server connections than
+/// the pool has: the holder would wait for one that never frees, and the trial fail
+/// late. Holding all of them is the scenario of an exhausted pool.
+fn pool_hold_fits_the_pool(w: &Workload) -> Result<(), Refusal> {
+    let Some(hold) = w.faults.hold_pool else {
+        return Ok(());
+    };
+    for (i, m) in w.matrices.iter().enumerate() {
+        let size = m.phase.pool_size.or(w.topology.pooler.map(|p| p.pool_size));
+        if let Some(size) = size.filter(|&n| hold.connections > n) {
+            let whose = match m.phase.pool_size {
+                Some(_) => block_field(w, i, "pool_sizes"),
+                None => "topology.pool_size".to_string(),
+            };
+            return Err((
+                "faults.hold_pool_connections".into(),
+                format!(
+                    "{} is more than the pool of {size} ({whose}) has; another client can hold at most all of it",
+                    hold.connections
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -397,6 +425,39 @@ fn block_faults_within_trial(
         ));
     }
     Ok(())
+}
+
+/// Two gates on the same cells and metric that no value meets together (`lost==0` and
+/// `lost>=1`) fail every run, whatever it measures.
+fn gates_agree(w: &Workload, i: usize, g: &Gate) -> Result<(), Refusal> {
+    let same_cells = |o: &Gate| {
+        (
+            &o.phase,
+            &o.strategy,
+            &o.index_layout,
+            o.workers,
+            o.batch_size,
+        ) == (
+            &g.phase,
+            &g.strategy,
+            &g.index_layout,
+            g.workers,
+            g.batch_size,
+        )
+    };
+    match w.gates[..i]
+        .iter()
+        .position(|o| same_cells(o) && !o.check.compatible(&g.check))
+    {
+        Some(j) => Err((
+            format!("gate[{i}].check"),
+            format!(
+                "`{}` contradicts gate[{j}]'s `{}` on the same cells: no run can pass both; drop one",
+                g.check, w.gates[j].check
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A gate must name at least one cell of the matrix that can measure its metric.

@@ -41,9 +41,17 @@ fn positional(text: &str, e: &toml::de::Error) -> TomlRefusal {
     let at = e.span().map(|s| s.start).unwrap_or(0).min(text.len());
     let line_no = text[..at].matches('\n').count() + 1;
     match e.message().trim() {
-        "duplicate key" => TomlRefusal {
-            field: field_at(text, at),
-            message: "is given twice; keep one".to_string(),
+        "duplicate key" => match blocks_at(text, at) {
+            Some(name) => TomlRefusal {
+                message: format!(
+                    "is given both as a table ([{name}]) and as blocks ([[{name}]]); keep one form"
+                ),
+                field: Some(name),
+            },
+            None => TomlRefusal {
+                field: field_at(text, at),
+                message: "is given twice; keep one".to_string(),
+            },
         },
         // A syntax error has no field yet: the line is what a person can find.
         m => TomlRefusal {
@@ -51,6 +59,14 @@ fn positional(text: &str, e: &toml::de::Error) -> TomlRefusal {
             message: format!("TOML syntax error at line {line_no}: {}", allowed(m)),
         },
     }
+}
+
+/// The name of the `[[blocks]]` header on the line that holds byte `at`, if it is one.
+fn blocks_at(text: &str, at: usize) -> Option<String> {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next().unwrap_or("").trim();
+    let name = line.strip_prefix("[[")?.split("]]").next()?.trim();
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// The dotted key whose line holds byte `at`: `table.key`, with the table from the last

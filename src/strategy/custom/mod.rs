@@ -314,6 +314,16 @@ fn check_constants(d: &Declared) -> Result<(), String> {
             ));
         }
     }
+    // A NUL cuts a text value short in one driver and is refused by another.
+    if let Some((name, _)) = d
+        .params
+        .iter()
+        .find(|(_, v)| matches!(v, Constant::Text(t) if t.contains('\0')))
+    {
+        return Err(format!(
+            "params.{name} holds a NUL character, which no server stores in text; give printable text"
+        ));
+    }
     Ok(())
 }
 

@@ -37,7 +37,7 @@ pub(super) fn mssql_form(m: &DeclaredFile, consts: &[String]) -> Result<MssqlCla
             m.file
         ));
     }
-    if !m.sql.contains("OUTPUT") && !m.sql.contains("output") {
+    if !named_params::has_keyword(&m.sql, "OUTPUT") {
         return Err(format!(
             "{} has no OUTPUT clause; the claim returns its rows with OUTPUT INSERTED.[Id] (and optionally INSERTED.[AttemptCount] and a QueueWaitUs column)",
             m.file

@@ -35,6 +35,8 @@ impl Validator<'_> {
         let many = blocks.len() > 1;
         let mut backends: Option<(String, Vec<BackendKind>)> = None;
         let mut out: Vec<Matrix> = Vec::new();
+        // The names as given, before a list (network, placement, pools) expands a block.
+        let mut given: Vec<String> = Vec::new();
         for (field, value) in blocks {
             let raw: raw::Matrix = toml_errors::from_value(value).map_err(|(path, message)| {
                 let at = if path == "." {
@@ -86,16 +88,19 @@ impl Validator<'_> {
                     "is missing; with several [[matrix]] blocks each needs a name (it labels its cells)",
                 ));
             }
-            if out.iter().any(|o| o.name == m.name) {
+            let expanded = network_blocks.unwrap_or_else(|| vec![m.clone()]);
+            if given.contains(&m.name)
+                || expanded
+                    .iter()
+                    .any(|e| out.iter().any(|o| o.name == e.name))
+            {
                 return Err(self.err(
                     &format!("{field}.name"),
                     format!("`{}` names two blocks; give each its own", m.name),
                 ));
             }
-            match network_blocks {
-                None => out.push(m),
-                Some(blocks) => out.extend(blocks),
-            }
+            given.push(m.name.clone());
+            out.extend(expanded);
         }
         Ok((backends.map(|b| b.1).unwrap_or_default(), out))
     }
@@ -305,7 +310,7 @@ impl Validator<'_> {
                 None => None,
             },
             arrival_rate_per_s: match m.arrival_rate_per_s {
-                Some(r) => Some(self.non_negative(&f("arrival_rate_per_s"), r)?),
+                Some(r) => Some(self.rate(&f("arrival_rate_per_s"), r)?),
                 None => None,
             },
             arrival_rate_from: match m.arrival_rate_from {
@@ -448,10 +453,13 @@ impl Validator<'_> {
     ) -> Result<RateFrom, WorkloadError> {
         let at = format!("{field}.times");
         let times = self.positive(&at, r.times)?;
-        if times > 100.0 {
+        if times > super::MAX_RATE_TIMES {
             return Err(self.err(
                 &at,
-                format!("{times} is not allowed; give a multiple above 0, at most 100"),
+                format!(
+                    "{times} is not allowed; give a multiple above 0, at most {}",
+                    super::MAX_RATE_TIMES
+                ),
             ));
         }
         Ok(RateFrom {
@@ -501,7 +509,8 @@ impl Validator<'_> {
         field: &str,
         s: raw::RateSearch,
     ) -> Result<RateSearch, WorkloadError> {
-        let start_per_s = self.positive(&format!("{field}.start_per_s"), s.start_per_s)?;
+        let at = format!("{field}.start_per_s");
+        let start_per_s = self.rate(&at, self.positive(&at, s.start_per_s)?)?;
         if !(2..=100).contains(&s.max_trials) {
             return Err(self.err(
                 &format!("{field}.max_trials"),

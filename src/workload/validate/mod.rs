@@ -20,6 +20,14 @@ pub(super) struct Validator<'a> {
 
 /// The longest time a workload may give anywhere: a week.
 const MAX_TIME_S: f64 = 604_800.0;
+/// The fastest arrival rate a workload may ask for, jobs per second: far above what a
+/// producer on one host inserts, and low enough that every gap and count made from it
+/// stays finite.
+pub(super) const MAX_RATE_PER_S: f64 = 10_000_000.0;
+/// The largest multiple of a rate (`rate_times`, `arrival_rate_from.times`).
+pub(super) const MAX_RATE_TIMES: f64 = 100.0;
+/// The furthest ahead a seeded job may be scheduled: a year.
+const MAX_SCHEDULED_WITHIN_S: f64 = 31_536_000.0;
 
 /// A number as a person wrote it, or in exponent form when it would print hundreds of
 /// digits (1e300 is one line, not a screenful).
@@ -161,6 +169,36 @@ impl Validator<'_> {
         }
     }
 
+    /// An arrival rate: at least 0, at most [`MAX_RATE_PER_S`].
+    fn rate(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        let v = self.non_negative(field, v)?;
+        if v > MAX_RATE_PER_S {
+            return Err(self.err(
+                field,
+                format!(
+                    "{} jobs/s is not allowed; give at most {MAX_RATE_PER_S} (ten million a second)",
+                    short_float(v)
+                ),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// A multiple of another rate: at least 0, at most [`MAX_RATE_TIMES`].
+    fn multiple(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
+        let v = self.non_negative(field, v)?;
+        if v > MAX_RATE_TIMES {
+            return Err(self.err(
+                field,
+                format!(
+                    "{} is not allowed; give a multiple from 0 to {MAX_RATE_TIMES}",
+                    short_float(v)
+                ),
+            ));
+        }
+        Ok(v)
+    }
+
     fn positive(&self, field: &str, v: f64) -> Result<f64, WorkloadError> {
         if v.is_finite() && v > 0.0 {
             Ok(v)
@@ -266,7 +304,7 @@ impl Validator<'_> {
         let handler = self.handler(w.handler)?;
         let (producer_rate_per_s, arrivals) = match w.producers {
             Some(p) => (
-                Some(self.non_negative("producers.rate_per_s", p.rate_per_s)?),
+                Some(self.rate("producers.rate_per_s", p.rate_per_s)?),
                 p.arrivals,
             ),
             None => (None, Arrivals::default()),
@@ -749,8 +787,20 @@ impl Validator<'_> {
             backlog: p.backlog as u64,
             payload_bytes: p.payload_bytes as u32,
             scheduled_share: self.share("population.scheduled_share", p.scheduled_share)?,
-            scheduled_within_s: self
-                .non_negative("population.scheduled_within_s", p.scheduled_within_s)?,
+            scheduled_within_s: {
+                let field = "population.scheduled_within_s";
+                let v = self.non_negative(field, p.scheduled_within_s)?;
+                if v > MAX_SCHEDULED_WITHIN_S {
+                    return Err(self.err(
+                        field,
+                        format!(
+                            "{} is not allowed; give at most {MAX_SCHEDULED_WITHIN_S} s (a year)",
+                            short_float(v)
+                        ),
+                    ));
+                }
+                v
+            },
             queues,
             priorities,
             history: match p.history {

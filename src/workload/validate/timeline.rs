@@ -40,8 +40,8 @@ impl Validator<'_> {
                         "give rate_per_s (jobs per second) or rate_times (a multiple of the trial's own rate), not both",
                     ));
                 }
-                (Some(r), None) => PhaseRate::PerS(self.non_negative(&field("rate_per_s"), r)?),
-                (None, Some(k)) => PhaseRate::Times(self.non_negative(&field("rate_times"), k)?),
+                (Some(r), None) => PhaseRate::PerS(self.rate(&field("rate_per_s"), r)?),
+                (None, Some(k)) => PhaseRate::Times(self.multiple(&field("rate_times"), k)?),
                 (None, None) => PhaseRate::Trial,
             };
             let pin = match p.pin {
