@@ -2107,59 +2107,91 @@ fn the_model_check_shows_the_first_state_a_declared_claim_gets_wrong() {
     assert!(!text.contains("model)"), "{text}");
 }
 
-/// Every example in `workloads/examples/` runs as shipped (short trials) with no
-/// duplicate claim and no lost job, and `prove --workload` gives each the verdict
-/// docs/strategies.md states: the CTE, the advisory claim with its release step, the
-/// claimed-table claim (on PostgreSQL and the embedded MariaDB, its setup step run) and
-/// the MariaDB two-step claim pass every step; the NOWAIT claim fails the contended step
-/// at once with 55P03; the queue-row-lock claim comes back empty beside A (its queue's
-/// row is A's) and says that is the technique. Its run binds each worker's `:queue`:
-/// every one of the four queues completes jobs.
-#[test]
-fn every_example_runs_and_gets_its_verdict() {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples");
-    let mut ran = 0;
-    for entry in std::fs::read_dir(&examples).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "toml") {
-            continue;
+/// One shipped example, run: every cell completes jobs with no duplicate claim and no
+/// lost job (the queue-row-lock claim serves each of its four queues).
+fn example_runs_clean(name: &str) {
+    let path = examples().join(format!("{name}.toml"));
+    let r = run_quietly(&path);
+    assert!(!r.cells.is_empty(), "{name}");
+    for c in &r.cells {
+        let t = &c.trials[0];
+        assert!(t.counts.jobs_completed > 0, "{name}: {}", c.strategy);
+        assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{}", c.strategy);
+        assert_eq!(t.reconciliation.lost, 0, "{}", c.strategy);
+        if c.strategy.to_string() == "queue-row-lock" {
+            assert_eq!(t.queues.len(), 4, "{:?}", t.queues);
+            assert!(t.queues.iter().all(|q| q.completed > 0), "{:?}", t.queues);
         }
-        let r = run_quietly(&path);
-        for c in &r.cells {
-            let t = &c.trials[0];
-            assert!(
-                t.counts.jobs_completed > 0,
-                "{}: {}",
-                path.display(),
-                c.strategy
-            );
-            assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{}", c.strategy);
-            assert_eq!(t.reconciliation.lost, 0, "{}", c.strategy);
-            if c.strategy.to_string() == "queue-row-lock" {
-                assert_eq!(t.queues.len(), 4, "{:?}", t.queues);
-                assert!(t.queues.iter().all(|q| q.completed > 0), "{:?}", t.queues);
-            }
-        }
-        ran += 1;
     }
-    assert!(ran >= 6, "{ran} examples");
-    let prove = |name: &str| {
-        let out = claimbench()
-            .args(["prove", "--workload"])
-            .arg(examples.join(format!("{name}.toml")))
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-        )
+}
+
+fn examples() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples")
+}
+
+/// `prove --workload` of one shipped example: its exit code and stdout.
+fn prove_example(name: &str) -> (Option<i32>, String) {
+    let out = claimbench()
+        .args(["prove", "--workload"])
+        .arg(examples().join(format!("{name}.toml")))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
+}
+
+/// A test per shipped example (so they run side by side), and one that no example in
+/// the folder is left without its test.
+macro_rules! example_runs {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(#[test]
+        fn $test() {
+            example_runs_clean($name);
+        })*
+        const EXAMPLES: &[&str] = &[$($name),*];
     };
+}
+
+example_runs! {
+    example_advisory_session_runs_clean => "advisory-session",
+    example_claimed_table_runs_clean => "claimed-table",
+    example_cte_skip_locked_runs_clean => "cte-skip-locked",
+    example_mysql_two_step_runs_clean => "mysql-two-step",
+    example_nowait_runs_clean => "nowait",
+    example_queue_row_lock_runs_clean => "queue-row-lock",
+}
+
+#[test]
+fn every_shipped_example_has_its_run_test() {
+    let mut shipped: Vec<String> = std::fs::read_dir(examples())
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.unwrap().path();
+            (path.extension()? == "toml").then(|| path.file_stem().unwrap().to_string_lossy().into())
+        })
+        .collect();
+    shipped.sort();
+    assert_eq!(shipped, EXAMPLES, "add the new example to example_runs! in tests/cli.rs");
+}
+
+/// `prove --workload` gives each shipped example the verdict docs/strategies.md states:
+/// the CTE, the advisory claim with its release step and the MariaDB two-step claim pass
+/// every step.
+#[test]
+fn the_passing_examples_prove_clean() {
     for name in ["cte-skip-locked", "advisory-session", "mysql-two-step"] {
-        let (code, text) = prove(name);
+        let (code, text) = prove_example(name);
         assert_eq!(code, Some(0), "{name}: {text}");
     }
-    // One verdict table per server its forms run on: three steps and the model on each.
-    let (code, text) = prove("claimed-table");
+}
+
+/// The claimed-table claim (on PostgreSQL and the embedded MariaDB, its setup step run)
+/// passes every step on both servers, against the uncapped model.
+#[test]
+fn the_claimed_table_example_proves_clean_on_both_servers() {
+    let (code, text) = prove_example("claimed-table");
     assert_eq!(code, Some(0), "{text}");
     assert_eq!(
         text.lines()
@@ -2170,7 +2202,13 @@ fn every_example_runs_and_gets_its_verdict() {
     );
     assert_eq!(text.matches("(uncapped model)").count(), 2, "{text}");
     assert!(text.contains("on these 2 servers"), "{text}");
-    let (code, text) = prove("queue-row-lock");
+}
+
+/// The queue-row-lock claim comes back empty beside A (its queue's row is A's) and says
+/// that is the technique; the NOWAIT claim fails the contended step at once with 55P03.
+#[test]
+fn the_queue_row_lock_and_nowait_examples_fail_the_contended_step() {
+    let (code, text) = prove_example("queue-row-lock");
     assert_eq!(code, Some(1), "{text}");
     assert!(
         text.lines().any(
@@ -2180,7 +2218,7 @@ fn every_example_runs_and_gets_its_verdict() {
         ),
         "{text}"
     );
-    let (code, text) = prove("nowait");
+    let (code, text) = prove_example("nowait");
     assert_eq!(code, Some(1), "{text}");
     assert!(
         text.lines()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The tests in tiers, fastest first (docs/testing.md):
+#   bash tests/tiers.sh fast      no server: unit, snapshots, bad inputs, docs, layers, report
+#   bash tests/tiers.sh servers   real servers: behaviour, CLI, privilege, pooler, topologies
+#   bash tests/tiers.sh           both, the fast one first
+# With cargo-nextest the server tier runs its tests side by side (.config/nextest.toml);
+# without it, cargo test runs them as it always has. Servers come from CLAIMBENCH_PG_URL
+# and CLAIMBENCH_MYSQL_URL when set, else each test process starts its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tier="${1:-all}"
+fast_binaries=(bad_input docs layers report snapshots)
+server_binaries=(behaviour cli privilege pooler topology)
+
+# Every test binary is in a tier: a new tests/*.rs left out of both would never run.
+for f in tests/*.rs; do
+    b=$(basename "$f" .rs)
+    if [[ " ${fast_binaries[*]} ${server_binaries[*]} " != *" $b "* ]]; then
+        echo "tests/tiers.sh: tests/$b.rs is in no tier; add it to fast_binaries or server_binaries" >&2
+        exit 2
+    fi
+done
+
+have_nextest() { cargo nextest --version >/dev/null 2>&1; }
+
+filter_of() { # binary names -> a nextest filterset
+    local f="" b
+    for b in "$@"; do f="${f:+$f | }binary($b)"; done
+    echo "$f"
+}
+
+args_of() { # binary names -> cargo test --test arguments
+    local b
+    for b in "$@"; do printf -- '--test\n%s\n' "$b"; done
+}
+
+fast() {
+    if have_nextest; then
+        cargo nextest run --no-fail-fast -E "kind(lib) | kind(bin) | $(filter_of "${fast_binaries[@]}")"
+    else
+        mapfile -t a < <(args_of "${fast_binaries[@]}")
+        cargo test --lib --bins "${a[@]}"
+    fi
+}
+
+servers() {
+    if have_nextest; then
+        cargo nextest run --profile servers -E "$(filter_of "${server_binaries[@]}")"
+    else
+        mapfile -t a < <(args_of "${server_binaries[@]}")
+        cargo test "${a[@]}"
+    fi
+}
+
+case "$tier" in
+    fast) fast ;;
+    servers) servers ;;
+    all) fast && servers ;;
+    *) echo "tests/tiers.sh: unknown tier \`$tier\`; give fast, servers or nothing (both)" >&2; exit 2 ;;
+esac
