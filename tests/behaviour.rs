@@ -132,7 +132,11 @@ async fn open_claim_is_skipped_by_production_and_blocks_waiting_until_rollback<D
     assert!(
         seen,
         "B should be waiting on a row lock (B's claim {})",
-        if waiting.is_finished() { "had returned" } else { "was still running" }
+        if waiting.is_finished() {
+            "had returned"
+        } else {
+            "was still running"
+        }
     );
     assert!(!waiting.is_finished(), "B returned while A held its rows");
 

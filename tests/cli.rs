@@ -2169,11 +2169,15 @@ fn every_shipped_example_has_its_run_test() {
         .unwrap()
         .filter_map(|e| {
             let path = e.unwrap().path();
-            (path.extension()? == "toml").then(|| path.file_stem().unwrap().to_string_lossy().into())
+            (path.extension()? == "toml")
+                .then(|| path.file_stem().unwrap().to_string_lossy().into())
         })
         .collect();
     shipped.sort();
-    assert_eq!(shipped, EXAMPLES, "add the new example to example_runs! in tests/cli.rs");
+    assert_eq!(
+        shipped, EXAMPLES,
+        "add the new example to example_runs! in tests/cli.rs"
+    );
 }
 
 /// `prove --workload` gives each shipped example the verdict docs/strategies.md states:
