@@ -150,11 +150,7 @@ pub enum Command {
         /// Compare even when the environments' fingerprints differ.
         #[arg(long)]
         force: bool,
-        /// Replace a metric's threshold (relative change), e.g. --threshold claim_p99=0.5;
-        /// beats the current run's workload [thresholds].
-        /// Defaults: throughput 0.25, claim_p50 0.25, claim_p99 0.35, claim_p999 0.5,
-        /// queue_wait_p99 0.5, oldest_pending_p99 0.5, oldest_pending_max 0.5.
-        #[arg(long)]
+        #[arg(long, help = threshold_help())]
         threshold: Vec<String>,
         /// Also write the Markdown report here (e.g. $GITHUB_STEP_SUMMARY).
         #[arg(long)]
@@ -317,6 +313,19 @@ impl From<BackendArg> for BackendKind {
             BackendArg::Mssql => BackendKind::Mssql,
         }
     }
+}
+
+/// `compare --threshold`'s help, its defaults read from the metric catalogue so that a
+/// new compared metric is listed without anyone writing it here.
+fn threshold_help() -> String {
+    let defaults: Vec<String> = claimbench::metric::Metric::compared()
+        .filter_map(|e| Some(format!("{} {}", e.name, e.compare_threshold?)))
+        .collect();
+    format!(
+        "Replace a metric's threshold (relative change), e.g. --threshold claim_p99=0.5; \
+         beats the current run's workload [thresholds]. Defaults: {}",
+        defaults.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use super::bootstrap::mean_interval;
 use super::figures::CellFigures;
-use crate::metric::Metric;
+use crate::metric::{Combine, Metric};
 use crate::metrics::{HistogramSummary, merge_summaries};
 use crate::results::{CellResult, RunResult, TrialResult};
 use serde::{Deserialize, Serialize};
@@ -56,19 +56,19 @@ impl std::fmt::Display for Verdict {
     }
 }
 
-/// A compared metric: its name, which way is better, and the relative change that
-/// counts (when outside the noise).
-/// How `compare` estimates a catalogue metric from one cell's repetitions (name,
-/// direction and default threshold are the catalogue's: `metric.rs`).
+/// How `compare` estimates a catalogue metric from one cell's repetitions: the value is
+/// the catalogue's (as every report shows it, `CellFigures::value`), the interval the
+/// spread compare judges noise by. Name, direction and default threshold are the
+/// catalogue's too (`metric.rs`).
 fn estimate(metric: Metric, c: &CellResult) -> Option<Estimate> {
     match metric {
-        Metric::Throughput => throughput(c),
+        Metric::Throughput => over_repetitions(metric, &CellFigures::trial_throughputs(c)),
         Metric::ClaimP50 => claim_quantile(c, 0.50),
         Metric::ClaimP99 => claim_quantile(c, 0.99),
         Metric::ClaimP999 => claim_quantile(c, 0.999),
         Metric::QueueWaitP99 => queue_wait_p99(c),
-        Metric::OldestPendingP99 => per_trial(c, |t| t.oldest_pending.p99_ms),
-        Metric::OldestPendingMax => per_trial(c, |t| t.oldest_pending.max_ms),
+        Metric::OldestPendingP99 => per_trial(metric, c, |t| t.oldest_pending.p99_ms),
+        Metric::OldestPendingMax => per_trial(metric, c, |t| t.oldest_pending.max_ms),
         Metric::TransactionsPerJob => transactions_per_job(c),
         Metric::CompletedPerS | Metric::Duplicates | Metric::DuplicateExecutions | Metric::Lost => {
             None
@@ -76,8 +76,8 @@ fn estimate(metric: Metric, c: &CellResult) -> Option<Estimate> {
     }
 }
 
-/// A compared metric's value for one cell (its repetitions combined as `compare`
-/// combines them), without the interval: one night's point in `history`.
+/// A compared metric's value for one cell (its repetitions combined as the catalogue
+/// combines them), without the interval: one side of a pair's round.
 pub fn cell_value(metric: Metric, c: &CellResult) -> Option<f64> {
     estimate(metric, c).map(|e| e.value)
 }
@@ -96,33 +96,40 @@ fn transactions_per_job(c: &CellResult) -> Option<Estimate> {
         .iter()
         .filter_map(|t| super::cost::trial_transactions_per_job(claim_only, t))
         .collect();
-    from_repetitions(&xs)
+    over_repetitions(Metric::TransactionsPerJob, &xs)
 }
 
-fn throughput(c: &CellResult) -> Option<Estimate> {
-    from_repetitions(&CellFigures::trial_throughputs(c))
-}
-
-/// Bootstrap over repetitions; a single repetition leaves the noise unknown.
-fn from_repetitions(xs: &[f64]) -> Option<Estimate> {
-    match xs {
-        [] => None,
-        [x] => Some(Estimate::point(*x)),
-        _ => mean_interval(xs).map(|i| Estimate {
-            value: i.mean,
+/// The repetitions' figures combined as the catalogue combines them, with their spread:
+/// a mean's bootstrap interval, a maximum's range (lowest to largest maximum). A single
+/// repetition leaves the noise unknown.
+fn over_repetitions(metric: Metric, xs: &[f64]) -> Option<Estimate> {
+    let value = metric.over_repetitions(xs.iter().copied())?;
+    if xs.len() < 2 {
+        return Some(Estimate::point(value));
+    }
+    match metric.entry().combine {
+        Combine::Mean => mean_interval(xs).map(|i| Estimate {
+            value,
             low: i.low,
             high: i.high,
             noise_known: true,
         }),
+        Combine::Max => Some(Estimate {
+            value,
+            low: xs.iter().copied().fold(f64::INFINITY, f64::min),
+            high: value,
+            noise_known: true,
+        }),
+        Combine::Sum | Combine::MergedHistogram => Some(Estimate::point(value)),
     }
 }
 
-fn per_trial(c: &CellResult, f: fn(&TrialResult) -> f64) -> Option<Estimate> {
+fn per_trial(metric: Metric, c: &CellResult, f: fn(&TrialResult) -> f64) -> Option<Estimate> {
     if !c.has_arrivals() {
         return None;
     }
     let xs: Vec<f64> = c.trials.iter().map(f).collect();
-    from_repetitions(&xs)
+    over_repetitions(metric, &xs)
 }
 
 fn queue_wait_p99(c: &CellResult) -> Option<Estimate> {
@@ -576,6 +583,40 @@ mod tests {
         let c = compare(&base, &faster_but_dup, false);
         assert_eq!(c.cells[0].metrics[0].verdict, Verdict::Improved);
         assert_eq!(c.exit_code(), exit::CORRECTNESS);
+    }
+
+    /// One figure, one value: on the three-repetition fixture, every metric compare
+    /// judges has the value the catalogue gives the cell (summary.md, cells.csv, the
+    /// terminal and history read that one), its interval around it.
+    #[test]
+    fn compare_reads_every_metric_as_the_catalogue_does() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/three-reps.json");
+        let r = RunResult::read(&path).unwrap();
+        let (mut checked, mut maxima) = (0, 0);
+        for c in &r.cells {
+            let figures = CellFigures::of(c);
+            for e in Metric::compared() {
+                let (estimated, catalogue) = (estimate(e.metric, c), figures.value(e.metric));
+                assert_eq!(
+                    estimated.map(|x| x.value),
+                    catalogue,
+                    "{} of {} {}",
+                    e.name,
+                    c.strategy,
+                    c.workers
+                );
+                if let Some(x) = estimated {
+                    assert!(x.low <= x.value && x.value <= x.high, "{} {x:?}", e.name);
+                    checked += 1;
+                    // The case that drifted: a maximum is the largest repetition's, not
+                    // the mean of the repetitions' maxima.
+                    maxima += usize::from(e.combine == Combine::Max);
+                }
+            }
+        }
+        assert!(checked >= 4 * r.cells.len(), "{checked} figures");
+        assert!(maxima > 0, "the fixture has a cell with arrivals");
     }
 
     #[test]
