@@ -1709,6 +1709,59 @@ fn workers_stuck_in_a_statement_are_cut_off_after_the_stop() {
     psql(&url, &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
 }
 
+/// The smoke workload and `prove` on a MariaDB claimbench did not start (the MySQL test
+/// server: the machine's own in CI), in a database of the test's own that claimbench
+/// creates: every cell completes jobs and accounts for all of them, and the server's
+/// locking gives every built-in strategy its expected verdict.
+#[test]
+fn the_smoke_workload_and_prove_run_on_a_mysql_server_given_by_url() {
+    let url = test_servers::mysql_url();
+    let schema = format!("cbtest_smoke_my_{}", std::process::id());
+    let results = tempfile::tempdir().unwrap();
+    let out = claimbench()
+        .args(["run", "workloads/smoke.toml", "--quiet", "--db", &url])
+        .args(["--schema", &schema, "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, r) = only_run(results.path());
+    assert!(!r.cells.is_empty());
+    for c in &r.cells {
+        assert_eq!(c.backend, claimbench::backend::BackendKind::Mysql);
+        for t in &c.trials {
+            assert!(t.counts.jobs_claimed > 0, "{}: {:?}", c.strategy, t.counts);
+            assert_eq!(t.reconciliation.lost, 0, "{}", c.strategy);
+        }
+    }
+    let out = claimbench()
+        .args(["prove", "--db", &url, "--schema", &schema])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("| production |"), "{stdout}");
+    drop_mysql_database(&url, &schema);
+}
+
+/// Drops a database the test made on the MySQL test server.
+fn drop_mysql_database(url: &str, db: &str) {
+    use mysql_async::prelude::Queryable;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut c = mysql_async::Conn::from_url(url).await.unwrap();
+        c.query_drop(format!("DROP DATABASE IF EXISTS `{db}`"))
+            .await
+            .unwrap();
+        c.disconnect().await.unwrap();
+    });
+}
+
 /// A team's own claim declared for MySQL (`workloads/examples/mysql-two-step.sql`, steps
 /// lock and claim) runs end to end on MariaDB on its own declared index layout: every
 /// job claimed once, nothing lost, both declarations recorded with their files, and `sql`
@@ -2501,17 +2554,24 @@ fn validate_names_the_queues_a_queue_claim_leaves_without_a_worker() {
     );
 }
 
-/// `workloads/soak.toml` shortened from an hour to 64 s: the trial is read as a soak
-/// (its first quarter against its last, at the arrival rate both times), the verdict
-/// says whether anything drifted, every job is accounted, and the ledger held a few
-/// hundred jobs at most while 64,000 went through it.
+/// `workloads/soak.toml` shortened from an hour to 64 s and to half its arrival rate
+/// (the server tier runs tests side by side on 2 cores; the shipped rate leaves a debug
+/// build's producer no slack there): the trial is read as a soak (its first quarter
+/// against its last, at the arrival rate both times), the verdict says whether anything
+/// drifted, every job is accounted, and the ledger held a few hundred jobs at most while
+/// 32,000 went through it.
 #[test]
 fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
     let shipped =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/soak.toml"))
             .unwrap();
-    let short = shipped.replace("duration_s = 3600.0", "duration_s = 64.0");
-    assert_ne!(short, shipped);
+    let short = shipped
+        .replace("duration_s = 3600.0", "duration_s = 64.0")
+        .replace("rate_per_s = 1000", "rate_per_s = 500");
+    assert!(
+        short.contains("duration_s = 64.0\n") && short.contains("rate_per_s = 500\n"),
+        "workloads/soak.toml no longer has the lines this test shortens"
+    );
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path().join("soak.toml");
     std::fs::write(&w, short).unwrap();
@@ -2519,7 +2579,7 @@ fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
     let t = &r.cells[0].trials[0];
     let soak = t.soak.expect("a minute's trial is read as a soak");
     for q in [soak.early, soak.late] {
-        assert!((900.0..1100.0).contains(&q.jobs_per_s), "{q:?}");
+        assert!((450.0..550.0).contains(&q.jobs_per_s), "{q:?}");
         assert!(
             q.claim_p99_us.is_some() && q.dead_tuples_median.is_some(),
             "{q:?}"
@@ -2530,7 +2590,7 @@ fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
     let d = &t.duplicates.ledger;
     assert_eq!(d.duplicate_claims + d.duplicate_executions, 0);
     let peak = t.ledger_peak.expect("recorded");
-    assert!(t.counts.jobs_completed > 55_000, "{:?}", t.counts);
+    assert!(t.counts.jobs_completed > 27_500, "{:?}", t.counts);
     assert!(peak.jobs < 2_000 && peak.events < 20_000, "{peak:?}");
     let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
     assert!(
