@@ -2066,8 +2066,10 @@ fn a_declared_release_step_gives_back_what_the_claim_took() {
     // 4 workers with a batch of 5 in hand: at most 20 (a claim's window unlocks at once).
     let (held, _) = most_held("que");
     assert!(held <= 20, "{held}");
+    // Without it, locks pile up past what any worker has in hand (how far depends on
+    // the host's speed: 76 on a loaded one in a 1 s trial, hundreds on a quiet one).
     let (held, claimed) = most_held("que-no-release");
-    assert!(held > 100 && held <= claimed, "{held} of {claimed}");
+    assert!(held > 20 && held <= claimed, "{held} of {claimed}");
 }
 
 /// A declared claim that `listens`: its idle workers wait for the producer's NOTIFY as

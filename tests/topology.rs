@@ -107,6 +107,9 @@ fn run_cli_with(
 /// beside the timing (CI once measured the 3 ms proxy at 5.04 ms beside four MariaDB
 /// servers, and a full local run at 6.06 ms beside the failover run). A failed holder's
 /// poison is ignored: the next test still needs the host quiet, not the lock clean.
+/// Under cargo-nextest each test is a process and this lock is one process's: there the
+/// topologies run one at a time and the timing test alone on the host
+/// (.config/nextest.toml).
 fn quiet_host() -> std::sync::MutexGuard<'static, ()> {
     static QUIET: std::sync::Mutex<()> = std::sync::Mutex::new(());
     QUIET.lock().unwrap_or_else(|p| p.into_inner())
