@@ -23,6 +23,7 @@
 //! at that moment. Overlaps that end inside a call's round trip are not counted, so the
 //! duplicate-claim count is a lower bound, never an over-count.
 
+pub mod claimed;
 pub mod merged;
 pub mod tally;
 

@@ -20,6 +20,7 @@
 //! minute behind a newer one, and memory stays bounded when one did (a minute of first
 //! claims at most, and never more than [`PASSED_OVER_QUEUE`]).
 
+use super::claimed::ClaimedIds;
 use super::{Chunk, Event, EventKind, Execution, LedgerAnalysis, LedgerPeak, PassedOver, RESCUER};
 use crate::metrics::{HistogramSummary, new_histogram};
 use roaring::RoaringTreemap;
@@ -75,10 +76,12 @@ pub struct Tally {
     low_water: BTreeMap<u32, u64>,
     /// Events at or after the lowest mark, not read yet.
     pending: Vec<Event>,
-    live: HashMap<i64, Live>,
+    /// Keyed by job id with foldhash, not SipHash: ids come from claimbench's own
+    /// sequence, and hashing was a tenth of the client's instructions per claim.
+    live: HashMap<i64, Live, foldhash::fast::RandomState>,
     /// Jobs of this read whose liveness may have ended.
     touched: Vec<i64>,
-    claimed: RoaringTreemap,
+    claimed: ClaimedIds,
     executed: RoaringTreemap,
     succeeded: RoaringTreemap,
     out: LedgerAnalysis,
@@ -100,9 +103,9 @@ impl Tally {
         Tally {
             low_water: sources.into_iter().map(|s| (s, 0)).collect(),
             pending: Vec::new(),
-            live: HashMap::new(),
+            live: HashMap::default(),
             touched: Vec::new(),
-            claimed: RoaringTreemap::new(),
+            claimed: ClaimedIds::default(),
             executed: RoaringTreemap::new(),
             succeeded: RoaringTreemap::new(),
             out: LedgerAnalysis::default(),
@@ -151,10 +154,10 @@ impl Tally {
         match e.kind {
             EventKind::Lost { .. } | EventKind::Completed { .. } => return,
             EventKind::Claim { .. } => {
-                if !self.claimed.contains(bit(job)) {
+                if !self.claimed.contains(job) {
                     // The group of an earlier instant is counted before this id joins.
                     self.passed.first_claim(e.t_ns, job, &self.claimed);
-                    self.claimed.insert(bit(job));
+                    self.claimed.insert(job);
                 }
                 let live = self.live.entry(job).or_default();
                 if live.holders.iter().any(|&w| w != e.worker) {
@@ -205,12 +208,11 @@ impl Tally {
         self.peak.jobs = self.peak.jobs.max(self.live.len() as u64);
         let mut touched = std::mem::take(&mut self.touched);
         for job in touched.drain(..) {
-            if let Some(live) = self.live.remove(&job) {
-                if live.settled() {
-                    self.judge(job, live.runs);
-                } else {
-                    self.live.insert(job, live);
-                }
+            // Looked up, and removed only when settled: most touched jobs are still held.
+            if self.live.get(&job).is_some_and(Live::settled)
+                && let Some(live) = self.live.remove(&job)
+            {
+                self.judge(job, live.runs);
             }
         }
         self.touched = touched;
@@ -271,7 +273,7 @@ struct Passed {
 }
 
 impl Passed {
-    fn first_claim(&mut self, t_ns: u64, job: i64, claimed: &RoaringTreemap) {
+    fn first_claim(&mut self, t_ns: u64, job: i64, claimed: &ClaimedIds) {
         if t_ns != self.group_t {
             self.close_group(claimed);
             self.group_t = t_ns;
@@ -280,7 +282,7 @@ impl Passed {
     }
 
     /// The group's ids are in the bitmap: each one's older claimed ids are counted now.
-    fn close_group(&mut self, claimed: &RoaringTreemap) {
+    fn close_group(&mut self, claimed: &ClaimedIds) {
         for job in self.group.drain(..) {
             self.waiting
                 .push_back((self.group_t, job, older_claimed(claimed, job)));
@@ -291,15 +293,14 @@ impl Passed {
     /// [`PASSED_OVER_SETTLE_NS`] gone by, in which an id below the lowest seen may still
     /// come) or must be taken as final ([`PASSED_OVER_WAIT_NS`] gone by, or
     /// [`PASSED_OVER_QUEUE`] waiting), as of `now_ns`.
-    fn settle_ready(&mut self, now_ns: u64, claimed: &RoaringTreemap) {
+    fn settle_ready(&mut self, now_ns: u64, claimed: &ClaimedIds) {
         let Some(min) = claimed.min() else { return };
-        let min = (min ^ (1 << 63)) as i64;
         // An id below every earlier claim starts the scan again from it.
         let mut low = match self.lowest_unclaimed {
             Some((from, low)) if from == min => low,
             _ => min,
         };
-        while claimed.contains(bit(low)) {
+        while claimed.contains(low) {
             low += 1;
         }
         self.lowest_unclaimed = Some((min, low));
@@ -315,12 +316,12 @@ impl Passed {
         }
     }
 
-    fn settle(&mut self, job: i64, before: u64, claimed: &RoaringTreemap) {
+    fn settle(&mut self, job: i64, before: u64, claimed: &ClaimedIds) {
         let passed = older_claimed(claimed, job) - before;
         *self.counts.entry(passed).or_default() += 1;
     }
 
-    fn finish(mut self, claimed: &RoaringTreemap) -> Option<PassedOver> {
+    fn finish(mut self, claimed: &ClaimedIds) -> Option<PassedOver> {
         self.close_group(claimed);
         for (_, job, before) in std::mem::take(&mut self.waiting) {
             self.settle(job, before, claimed);
@@ -350,11 +351,8 @@ impl Passed {
 }
 
 /// Claimed ids below `job`.
-fn older_claimed(claimed: &RoaringTreemap, job: i64) -> u64 {
-    match bit(job).checked_sub(1) {
-        Some(below) => claimed.rank(below),
-        None => 0,
-    }
+fn older_claimed(claimed: &ClaimedIds, job: i64) -> u64 {
+    claimed.below(job)
 }
 
 #[cfg(test)]
