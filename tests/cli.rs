@@ -397,6 +397,21 @@ fn only_run(results: &Path) -> (std::path::PathBuf, claimbench::results::RunResu
     (dir, run)
 }
 
+/// Runs `cmd`, which writes its results under `results` and must succeed: its only run.
+fn succeeded(
+    cmd: &mut Command,
+    results: &Path,
+) -> (std::path::PathBuf, claimbench::results::RunResult) {
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    only_run(results)
+}
+
 /// `run WORKLOAD --quiet` into a folder of its own, which must succeed: its run.json.
 fn run_quietly(workload: &Path) -> claimbench::results::RunResult {
     let results = tempfile::tempdir().unwrap();
@@ -1718,19 +1733,13 @@ fn the_smoke_workload_and_prove_run_on_a_mysql_server_given_by_url() {
     let url = test_servers::mysql_url();
     let schema = format!("cbtest_smoke_my_{}", std::process::id());
     let results = tempfile::tempdir().unwrap();
-    let out = claimbench()
-        .args(["run", "workloads/smoke.toml", "--quiet", "--db", &url])
-        .args(["--schema", &schema, "--results"])
-        .arg(results.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (_, r) = succeeded(
+        claimbench()
+            .args(["run", "workloads/smoke.toml", "--quiet", "--db", &url])
+            .args(["--schema", &schema, "--results"])
+            .arg(results.path()),
+        results.path(),
     );
-    let (_, r) = only_run(results.path());
     assert!(!r.cells.is_empty());
     for c in &r.cells {
         assert_eq!(c.backend, claimbench::backend::BackendKind::Mysql);
@@ -2387,20 +2396,14 @@ fn one_workload_runs_on_two_postgresql_versions_side_by_side() {
         |r: &claimbench::results::RunResult| r.environment.targets[0].server.version.clone();
     let default = run_quietly(&workload);
     let results = tempfile::tempdir().unwrap();
-    let out = claimbench()
-        .args(["--pg-bindir", other, "run"])
-        .arg(&workload)
-        .args(["--quiet", "--results"])
-        .arg(results.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (dir, theirs) = succeeded(
+        claimbench()
+            .args(["--pg-bindir", other, "run"])
+            .arg(&workload)
+            .args(["--quiet", "--results"])
+            .arg(results.path()),
+        results.path(),
     );
-    let (dir, theirs) = only_run(results.path());
     assert_ne!(version(&default), version(&theirs));
     assert!(
         version(&theirs).starts_with("PostgreSQL "),
@@ -2750,10 +2753,12 @@ fn a_logical_slot_keeps_wal_but_not_the_hot_tables_horizon() {
     // 400 jobs/s for 3 s, each over a kilobyte of WAL.
     assert!(kept > 500_000, "{kept} B kept for the slot");
     // A reading taken while the slot was being made can land just before its window
-    // opens (the window opens when the creation returned), and one taken as it was
-    // dropped just after: those hold next to nothing. The last reading shows no slot.
+    // opens (the window opens when the creation returned, and on a loaded host the
+    // creation waits for running transactions: CI read 141,568 B there beside other
+    // tests), and one taken as it was dropped just after: those hold a sliver of what
+    // the held phase keeps. The last reading shows no slot.
     assert!(
-        p.clean.slot_wal_bytes_max.unwrap_or(0) < 65_536,
+        p.clean.slot_wal_bytes_max.unwrap_or(0) < kept / 8,
         "nothing kept before the slot: {p:?}"
     );
     let last = t.table_series.last().expect("readings");
