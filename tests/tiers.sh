@@ -53,9 +53,15 @@ servers() {
     fi
 }
 
+timed() { # tier function: runs it and says how long it took
+    local start=$SECONDS
+    "$1"
+    echo "tests/tiers.sh: $1 tier took $((SECONDS - start)) s"
+}
+
 case "$tier" in
-    fast) fast ;;
-    servers) servers ;;
-    all) fast && servers ;;
+    fast) timed fast ;;
+    servers) timed servers ;;
+    all) timed fast && timed servers ;;
     *) echo "tests/tiers.sh: unknown tier \`$tier\`; give fast, servers or nothing (both)" >&2; exit 2 ;;
 esac
