@@ -2501,7 +2501,7 @@ fn a_paired_run_catches_a_slower_claim_in_one_run() {
         "{stdout}"
     );
     let (run_dir, r) = only_run(&dir.path().join("r"));
-    let judged = claimbench::analysis::paired::judge(&r);
+    let judged = claimbench::analysis::RunAnalysis::of(&r).paired;
     use claimbench::metric::Metric::{ClaimP50, Throughput};
     let regressed: Vec<_> = judged.regressions().map(|(_, m)| m.metric).collect();
     assert!(

@@ -338,8 +338,8 @@ fn every_output_gives_a_cell_the_same_oldest_pending_p99() {
     r.slos = vec![claimbench::slo::Slo::parse("oldest_pending_p99<=1ms").unwrap()];
     let md = claimbench::report::summary::render(&r);
     let screen = claimbench::report::terminal::render(&r);
-    let views = claimbench::report::view::cells(&r);
-    let csv = claimbench::report::export::cells_csv(&views).unwrap();
+    let view = claimbench::report::view::RunView::of(&r);
+    let csv = claimbench::report::export::cells_csv(&view.cells).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let comparison =
@@ -432,8 +432,8 @@ fn every_output_gives_a_cell_the_same_oldest_pending_p99() {
             .all(|l| l.contains("| – | – |")),
         "{md}"
     );
-    let views = claimbench::report::view::cells(&r);
-    let csv = claimbench::report::export::cells_csv(&views).unwrap();
+    let view = claimbench::report::view::RunView::of(&r);
+    let csv = claimbench::report::export::cells_csv(&view.cells).unwrap();
     for line in csv.lines().skip(1) {
         let row: Vec<&str> = line.split(',').collect();
         for name in [
@@ -444,4 +444,111 @@ fn every_output_gives_a_cell_the_same_oldest_pending_p99() {
             assert!(row[column(name)].is_empty(), "{name} in {line}");
         }
     }
+}
+
+/// Every metric of the catalogue has one value per cell: on the three-repetition fixture
+/// (arrivals, so every metric is measured), the run's analysis, compare's JSON, history's
+/// series, cells.csv and summary.md's table give each cell's figure as the catalogue
+/// combines it. (transactions_per_job is in no table: the fixture's server counted no
+/// transactions for it, and compare and history are held to the analysis there too.)
+#[test]
+fn every_metric_has_one_value_per_cell_in_every_output() {
+    use claimbench::metric::{CATALOGUE, Metric};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/three-reps.json");
+    let r = RunResult::read(&path).unwrap();
+    let view = claimbench::report::view::RunView::of(&r);
+    let figures = &view.analysis.figures;
+    let comparison =
+        serde_json::to_value(claimbench::analysis::compare::compare(&r, &r, false)).unwrap();
+    // Enough nights of the same run for history to draw its series.
+    let settings = claimbench::analysis::changepoint::Settings::default();
+    let nights: Vec<RunResult> = (0..claimbench::analysis::history::min_nights(settings))
+        .map(|i| {
+            let mut n = r.clone();
+            n.run_id = format!("night-{i}");
+            n.started_at = format!("2026-01-{:02}T00:00:00Z", i + 1);
+            n
+        })
+        .collect();
+    let history = claimbench::analysis::history::history(&nights, settings, 0.1);
+    let csv = claimbench::report::export::cells_csv(&view.cells).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    // Each metric's cells.csv column and the factor from the figure's unit to it.
+    let in_csv = |m: Metric| -> Option<(&str, f64)> {
+        Some(match m {
+            Metric::Throughput | Metric::CompletedPerS => ("completed_per_s", 1.0),
+            Metric::ClaimP50 => ("claim_p50_us", 1000.0),
+            Metric::ClaimP99 => ("claim_p99_us", 1000.0),
+            Metric::ClaimP999 => ("claim_p999_us", 1000.0),
+            Metric::QueueWaitP99 => ("queue_wait_p99_us", 1000.0),
+            Metric::OldestPendingP99 => ("oldest_pending_p99_ms", 1.0),
+            Metric::OldestPendingMax => ("oldest_pending_max_ms", 1.0),
+            Metric::Duplicates => ("duplicate_claims", 1.0),
+            Metric::DuplicateExecutions => ("duplicate_executions_ledger", 1.0),
+            Metric::Lost => ("lost", 1.0),
+            Metric::TransactionsPerJob => return None,
+        })
+    };
+    let md = claimbench::report::summary::show(&view);
+    let mut checked = 0;
+    for (i, c) in r.cells.iter().enumerate() {
+        assert_eq!(c.trials.len(), 3);
+        let f = &figures[i];
+        assert_eq!(f, &claimbench::analysis::figures::CellFigures::of(c));
+        let row: Vec<&str> = csv.lines().nth(i + 1).unwrap().split(',').collect();
+        let key = claimbench::results::cell_key(c);
+        for e in &CATALOGUE {
+            let Some(v) = f.value(e.metric) else { continue };
+            let what = format!("{} of {} w={}", e.name, c.strategy, c.workers);
+            // compare's JSON, for the metrics it compares.
+            if let Some(m) = comparison["cells"][i]["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["metric"] == e.name)
+            {
+                let got = m["baseline"]["value"].as_f64().unwrap();
+                assert!((got - v).abs() < 1e-9, "compare: {what}: {got} against {v}");
+                let series = history
+                    .series
+                    .iter()
+                    .find(|s| s.cell == key && s.metric == e.metric)
+                    .unwrap_or_else(|| panic!("history has no series for {what}"));
+                assert!(
+                    series.points.iter().all(|(_, x)| (x - v).abs() < 1e-9),
+                    "history: {what}: {:?} against {v}",
+                    series.points
+                );
+            }
+            if let Some((column, scale)) = in_csv(e.metric) {
+                let at = header.iter().position(|h| *h == column).unwrap();
+                let got: f64 = row[at].parse().unwrap();
+                // Latencies are whole microseconds in cells.csv.
+                let tolerance = if scale > 1.0 { 1.0 } else { 1e-9 };
+                assert!(
+                    (got - v * scale).abs() <= tolerance,
+                    "cells.csv {column}: {what}: {got} against {}",
+                    v * scale
+                );
+            }
+            checked += 1;
+        }
+        // summary.md's table, as it rounds each figure.
+        let line = md
+            .lines()
+            .find(|l| l.contains(&format!("| {} |", c.strategy)) && l.contains("| 2 | 1 |"))
+            .unwrap_or_else(|| panic!("no {} row in {md}", c.strategy));
+        let shown =
+            |m: Metric, decimals: usize| format!("| {:.*} |", decimals, f.value(m).unwrap());
+        for (m, decimals) in [
+            (Metric::ClaimP50, 2),
+            (Metric::ClaimP99, 2),
+            (Metric::QueueWaitP99, 2),
+            (Metric::OldestPendingP99, 0),
+            (Metric::Lost, 0),
+        ] {
+            assert!(line.contains(&shown(m, decimals)), "{m}: {line}");
+        }
+    }
+    assert!(checked >= 10 * r.cells.len(), "{checked} figures checked");
 }

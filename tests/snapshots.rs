@@ -48,12 +48,12 @@ fn summary_md() {
 #[test]
 fn cells_csv() {
     let r = fixture();
-    insta::assert_snapshot!(export::cells_csv(&view::cells(&r)).unwrap());
+    insta::assert_snapshot!(export::cells_csv(&view::RunView::of(&r).cells).unwrap());
 }
 
 #[test]
 fn hgrm_of_the_first_cell() {
-    let v = claimbench::report::view::CellView::of(&fixture().cells[0]).claim;
+    let v = claimbench::report::view::merged(&fixture().cells[0], |t| &t.claim_latency);
     insta::assert_snapshot!(export::hgrm(&v).unwrap());
 }
 
@@ -148,7 +148,7 @@ fn a_paired_run_on_the_screen_and_the_page() {
     let section = &md[md.find("## Paired A/B").expect("a Paired A/B section")..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     insta::assert_snapshot!("paired_summary_section", section);
-    let judged = claimbench::analysis::paired::judge(&r);
+    let judged = claimbench::analysis::RunAnalysis::of(&r).paired;
     assert_eq!(judged.cells.len(), 1);
     assert_eq!(
         (judged.cells[0].a.as_str(), judged.cells[0].b.as_str()),

@@ -19,6 +19,9 @@ pub mod paired;
 pub mod pooler;
 pub mod rate_search;
 pub mod recommend;
+mod run;
 pub mod shards;
 pub mod story;
 pub mod usl;
+
+pub use run::RunAnalysis;

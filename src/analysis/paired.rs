@@ -156,8 +156,9 @@ fn variants(a: &CellResult, b: &CellResult) -> (String, String) {
     }
 }
 
-/// The run's pairs, judged; empty when the run has no paired block.
-pub fn judge(r: &RunResult) -> Paired {
+/// The run's pairs, judged; empty when the run has no paired block. Only
+/// [`super::RunAnalysis`] calls it: a run is judged once.
+pub(super) fn judge(r: &RunResult) -> Paired {
     let pairs: Vec<(&CellResult, &CellResult, f64)> = r
         .cells
         .iter()
@@ -207,6 +208,66 @@ pub fn judge(r: &RunResult) -> Paired {
         cells,
         tests,
         confidence,
+    }
+}
+
+/// A paired block's answer first: what moved beyond its threshold outside the paired
+/// interval, or that nothing did and how closely it was measured.
+pub(super) fn sentences(judged: &Paired, out: &mut Vec<String>) {
+    for c in &judged.cells {
+        let rounds = c.metrics.iter().map(|m| m.rounds).max().unwrap_or(0);
+        let moved: Vec<String> = c
+            .metrics
+            .iter()
+            .filter(|m| matches!(m.verdict, Verdict::Regressed | Verdict::Improved))
+            .filter_map(|m| {
+                let x = m.ratio?;
+                Some(format!(
+                    "{} ×{:.3} ({:.3}–{:.3}), {}",
+                    m.metric.name(),
+                    x.ratio,
+                    x.low,
+                    x.high,
+                    m.verdict
+                ))
+            })
+            .collect();
+        let at = format!("at {} workers, batch {}", c.key[4], c.key[5]);
+        // Where and what, when the sides are not strategies: "in contention: production on".
+        let phase = match c.key[0].as_str() {
+            p if p.starts_with('–') => String::new(),
+            p => format!(" in {p}"),
+        };
+        let what = match c.key[2] == c.a {
+            true => String::new(),
+            false => format!("{} on ", c.key[2]),
+        };
+        let head = format!(
+            "paired{phase}: {what}{} (B) against {} (A) {at}, {rounds} rounds",
+            c.b, c.a
+        );
+        if moved.is_empty() {
+            // The tightest interval says how small a change this run could have seen.
+            let finest = c
+                .metrics
+                .iter()
+                .filter(|m| m.metric != crate::metric::Metric::TransactionsPerJob)
+                .filter_map(|m| Some((m.metric.name(), m.ratio?)))
+                .min_by(|a, b| (a.1.high / a.1.low).total_cmp(&(b.1.high / b.1.low)));
+            let finest = match finest {
+                Some((name, x)) => format!(
+                    "; the finest interval, {name}'s, is {:.3}–{:.3}",
+                    x.low, x.high
+                ),
+                None => String::new(),
+            };
+            out.push(format!(
+                "{head}: no figure moved beyond {:.0} % outside its interval{finest}.",
+                c.threshold * 100.0
+            ));
+        } else {
+            out.push(format!("{head}: {}.", moved.join("; ")));
+        }
     }
 }
 

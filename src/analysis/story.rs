@@ -629,72 +629,11 @@ fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
-/// The verdict, most important first.
-/// A paired block's answer first: what moved beyond its threshold outside the paired
-/// interval, or that nothing did and how closely it was measured.
-fn paired_sentences(r: &RunResult, out: &mut Vec<String>) {
-    use super::compare::Verdict;
-    let judged = super::paired::judge(r);
-    for c in &judged.cells {
-        let rounds = c.metrics.iter().map(|m| m.rounds).max().unwrap_or(0);
-        let moved: Vec<String> = c
-            .metrics
-            .iter()
-            .filter(|m| matches!(m.verdict, Verdict::Regressed | Verdict::Improved))
-            .filter_map(|m| {
-                let x = m.ratio?;
-                Some(format!(
-                    "{} ×{:.3} ({:.3}–{:.3}), {}",
-                    m.metric.name(),
-                    x.ratio,
-                    x.low,
-                    x.high,
-                    m.verdict
-                ))
-            })
-            .collect();
-        let at = format!("at {} workers, batch {}", c.key[4], c.key[5]);
-        // Where and what, when the sides are not strategies: "in contention: production on".
-        let phase = match c.key[0].as_str() {
-            p if p.starts_with('–') => String::new(),
-            p => format!(" in {p}"),
-        };
-        let what = match c.key[2] == c.a {
-            true => String::new(),
-            false => format!("{} on ", c.key[2]),
-        };
-        let head = format!(
-            "paired{phase}: {what}{} (B) against {} (A) {at}, {rounds} rounds",
-            c.b, c.a
-        );
-        if moved.is_empty() {
-            // The tightest interval says how small a change this run could have seen.
-            let finest = c
-                .metrics
-                .iter()
-                .filter(|m| m.metric != crate::metric::Metric::TransactionsPerJob)
-                .filter_map(|m| Some((m.metric.name(), m.ratio?)))
-                .min_by(|a, b| (a.1.high / a.1.low).total_cmp(&(b.1.high / b.1.low)));
-            let finest = match finest {
-                Some((name, x)) => format!(
-                    "; the finest interval, {name}'s, is {:.3}–{:.3}",
-                    x.low, x.high
-                ),
-                None => String::new(),
-            };
-            out.push(format!(
-                "{head}: no figure moved beyond {:.0} % outside its interval{finest}.",
-                c.threshold * 100.0
-            ));
-        } else {
-            out.push(format!("{head}: {}.", moved.join("; ")));
-        }
-    }
-}
-
-pub fn sentences(r: &RunResult) -> Vec<String> {
+/// The verdict, most important first: a paired block's answer, then what went wrong,
+/// then what the run found.
+pub(super) fn sentences(r: &RunResult, paired: &super::paired::Paired) -> Vec<String> {
     let mut out = Vec::new();
-    paired_sentences(r, &mut out);
+    super::paired::sentences(paired, &mut out);
     failover_sentences(r, &mut out);
     over_claim_sentences(r, &mut out);
     duplicate_execution_sentences(r, &mut out);
@@ -768,6 +707,11 @@ mod tests {
     use super::super::durability::at_level;
     use super::*;
 
+    /// The verdict as the run's analysis gives it.
+    fn told(r: &RunResult) -> Vec<String> {
+        crate::analysis::RunAnalysis::of(r).verdict
+    }
+
     #[test]
     fn a_failover_is_told_with_what_it_lost_or_with_the_lag_it_lost_nothing_at() {
         use crate::results::{FailoverEvent, FailoverLosses, StandbyState};
@@ -830,7 +774,7 @@ mod tests {
             cells: vec![c],
             ..RunResult::default()
         };
-        let first = sentences(&r).remove(0);
+        let first = told(&r).remove(0);
         assert_eq!(
             first,
             "over-claimed: production at 8 workers, batch 10 in nested-loops: 16 claims returned more rows than the batch asked for (up to 691), so its limit does not bound what it claims; no plan was sampled."
@@ -884,7 +828,7 @@ mod tests {
             ..RunResult::default()
         };
         assert_eq!(
-            sentences(&r)[0],
+            told(&r)[0],
             "a snapshot held open from 1 s to 3 s (saturated-held against saturated): completions 250/s against 1000/s in the same seconds without it (0.25x); dead tuples up to 1600 against 20 (80.00x); claim p99 8.0 ms against 2.0 ms (4.00x); oldest pending back to its level 0.5 s after the release."
         );
     }
@@ -919,7 +863,7 @@ mod tests {
             cells: vec![c],
             ..RunResult::default()
         };
-        let s = sentences(&r);
+        let s = told(&r);
         assert!(
             s.iter().any(|x| x == "per queue, production at 8 workers: `bulk` falls behind (oldest pending 8.9 s and still climbing at the end) while `orders` keeps up (oldest pending at most 22 ms)."),
             "{s:?}"
@@ -943,11 +887,11 @@ mod tests {
             ..RunResult::default()
         };
         assert!(
-            sentences(&one)
+            told(&one)
                 .iter()
                 .any(|s| s.starts_with("production: 0 duplicates, 0 lost; 4 workers")),
             "{:?}",
-            sentences(&one)
+            told(&one)
         );
         // Two layouts: the figures quoted are the first group's, and it says which.
         let two = RunResult {
@@ -958,7 +902,7 @@ mod tests {
             ],
             ..RunResult::default()
         };
-        let said = sentences(&two);
+        let said = told(&two);
         assert!(
             said.iter()
                 .any(|s| s.starts_with("production on pk-only, batch 5: "))
@@ -980,11 +924,11 @@ mod tests {
             ..RunResult::default()
         };
         assert!(
-            sentences(&r).iter().any(|s| s.starts_with(
+            told(&r).iter().any(|s| s.starts_with(
                 "1 trial ran a second time because the host disturbed the first (the worker threads woke up"
             )),
             "{:?}",
-            sentences(&r)
+            told(&r)
         );
     }
 

@@ -146,8 +146,9 @@ pub(crate) fn report(run_json: &Path) -> Result<ExitCode> {
     let run_json = run_json_path(run_json);
     let r = RunResult::read(&run_json)?;
     let dir = super::run_folder(&run_json);
-    out!("{}", report::summary::render(&r));
-    print_report_paths(&r, dir)?;
+    let view = report::view::RunView::of(&r);
+    out!("{}", report::summary::show(&view));
+    print_report_paths(&view, dir)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -7,12 +7,12 @@ use super::targets::{
     start_mariadb,
 };
 use anyhow::Result;
-use claimbench::analysis::recommend;
+use claimbench::analysis::{RunAnalysis, recommend};
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::recipe::Dialect as _;
 use claimbench::backend::{Backend, BackendKind, DbTarget};
 use claimbench::embedded::mariadb::EmbeddedMariadb;
-use claimbench::report;
+use claimbench::report::{self, view::RunView};
 use claimbench::results::{RunResult, TargetRecord};
 use claimbench::runner::{self, Interrupt, RunOptions};
 use claimbench::slo::Slo;
@@ -136,14 +136,16 @@ pub(crate) async fn run(
             return Err(f.error.into());
         }
     };
+    // The run analysed once, for the screen, the files and the exit code.
+    let view = report::view::RunView::of(&outcome.result);
     let screen = match verbose {
-        true => report::summary::render(&outcome.result),
-        false => report::terminal::render(&outcome.result),
+        true => report::summary::show(&view),
+        false => report::terminal::show(&view),
     };
     out!("{screen}");
-    print_report_paths(&outcome.result, &outcome.dir)?;
+    print_report_paths(&view, &outcome.dir)?;
     drop(servers);
-    Ok(exit_code(&outcome, interrupt.stopping()))
+    Ok(exit_code(&outcome, &view.analysis, interrupt.stopping()))
 }
 
 /// The servers claimbench started for the run, kept alive for it: dropped (stopped and
@@ -248,11 +250,8 @@ impl Drive {
 
 /// 130 after an interrupt, 1 for a failed correctness check, 3 for a failed gate, 4 for
 /// a paired block's B regressed against A, else success (`cli::EXIT_CODES`).
-fn exit_code(outcome: &runner::RunOutcome, interrupted: bool) -> ExitCode {
-    let failed_gates = claimbench::analysis::gates::check(&outcome.result)
-        .iter()
-        .filter(|g| !g.passed)
-        .count();
+fn exit_code(outcome: &runner::RunOutcome, a: &RunAnalysis, interrupted: bool) -> ExitCode {
+    let failed_gates = a.failed_gates();
     if interrupted {
         ExitCode::from(130)
     } else if outcome.failed_checks {
@@ -261,10 +260,7 @@ fn exit_code(outcome: &runner::RunOutcome, interrupted: bool) -> ExitCode {
     } else if failed_gates > 0 {
         errln!("{failed_gates} gate checks failed: see Gates in the summary");
         ExitCode::from(3)
-    } else if let regressed @ 1.. = claimbench::analysis::paired::judge(&outcome.result)
-        .regressions()
-        .count()
-    {
+    } else if let regressed @ 1.. = a.paired.regressions().count() {
         errln!(
             "B regressed against A in {regressed} paired figures: see Paired A/B in the summary"
         );
@@ -495,8 +491,8 @@ fn stop_on_signals(interrupt: Interrupt) {
 }
 
 /// Renders every report file next to run.json and says where they are.
-pub(crate) fn print_report_paths(r: &RunResult, dir: &Path) -> Result<()> {
-    let files = report::render_all(r, dir)?;
+pub(crate) fn print_report_paths(view: &RunView, dir: &Path) -> Result<()> {
+    let files = report::render_view(view, dir)?;
     for p in &files.problems {
         errln!("warning: {p}");
     }

@@ -2,7 +2,9 @@
 //! SLOs, the sustainable arrival rates and the scalability fits, as Markdown text and as
 //! rows that the HTML report lays out the same way.
 
+use crate::analysis::RunAnalysis;
 use crate::analysis::figures::{CellFigures, fmt_ms};
+use crate::analysis::paired::Paired;
 use crate::analysis::recommend::Recommendation;
 use crate::analysis::usl;
 use crate::results::{CellResult, RunResult};
@@ -227,8 +229,8 @@ pub fn confidence_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<Stri
 pub const CONFIDENCE_HOW: &str = "For cells with two or more repetitions: the mean over repetitions of throughput (completed jobs/s, claimed in claim-only phases) and of each repetition's claim p99, with a 95% percentile-bootstrap interval that resamples whole repetitions (2,000 resamples, seeded). With 3 repetitions the interval is coarse; more repetitions narrow it. Repetitions disagree when their throughputs spread more than 10% of the mean (coefficient of variation) or their p99s differ more than 2x: the verdict names such cells.";
 
 /// Every gate checked on every cell it applies to, breaches first.
-pub fn gate_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
-    let mut results = crate::analysis::gates::check(r);
+pub fn gate_rows(a: &RunAnalysis) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut results = a.gates.clone();
     if results.is_empty() {
         return None;
     }
@@ -249,8 +251,7 @@ pub fn gate_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)>
 
 /// One row per paired cell and metric: both sides' figures, the rounds' B/A with its
 /// interval, and the verdict.
-pub fn paired_rows(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
-    let judged = crate::analysis::paired::judge(r);
+pub fn paired_rows(judged: &Paired) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
     if judged.cells.is_empty() {
         return None;
     }

@@ -81,7 +81,7 @@ impl<'a> Document<'a> {
             partial: r
                 .interrupted
                 .then(|| r.stop_reason.clone().unwrap_or("stopped early".into())),
-            verdict: view.verdict.clone(),
+            verdict: view.analysis.verdict.clone(),
             sections: sections(view, Table::of(&header, &rows, 4)),
             glance: tables::glance(view),
             warnings: view
@@ -143,14 +143,14 @@ fn sections(v: &RunView, cells: Table) -> Vec<Section> {
         (
             Part::Gates,
             "Gates",
-            answers::gate_rows(r),
+            answers::gate_rows(&v.analysis),
             2,
             answers::GATES_HOW,
         ),
         (
             Part::Paired,
             "Paired A/B",
-            answers::paired_rows(r),
+            answers::paired_rows(&v.analysis.paired),
             2,
             answers::PAIRED_HOW,
         ),

@@ -3,9 +3,10 @@
 //! HdrHistogram's percentile-distribution text format (`.hgrm`), which HdrHistogram's own
 //! plotting tools read.
 
-use super::view::{self, CellView};
+use super::view::{CellView, RunView};
+use crate::analysis::figures::CellFigures;
 use crate::metrics::HistogramSummary;
-use crate::results::{CellResult, RunResult};
+use crate::results::CellResult;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -159,7 +160,7 @@ pub fn cells_csv(cells: &[CellView]) -> Result<String, ExportError> {
         server: None,
         trials: Vec::new(),
     };
-    let text = csv_text(&[row(&CellView::of(&empty))])?;
+    let text = csv_text(&[row(&CellView::of(&empty, CellFigures::of(&empty)))])?;
     Ok(text
         .lines()
         .next()
@@ -229,11 +230,11 @@ pub fn hgrm(h: &HistogramSummary) -> Result<String, ExportError> {
 
 /// Writes `hgrm/<cell>.claim_latency.hgrm` and `.queue_wait.hgrm` for every cell.
 pub fn write_hgrms(
-    r: &RunResult,
+    view: &RunView,
     dir: &crate::results::Folder,
 ) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::new();
-    for v in view::cells(r) {
+    for v in &view.cells {
         let c = v.cell;
         // The phase and its rate too: one cell can appear in several phases.
         // Every name from the run.json through the one sanitiser: a crafted run names

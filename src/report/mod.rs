@@ -35,8 +35,14 @@ pub struct ReportFiles {
     pub problems: Vec<String>,
 }
 
+/// Every report file of `r`, analysed here; [`render_view`] when the run's analysis is at
+/// hand already.
 pub fn render_all(r: &RunResult, dir: &Path) -> Result<ReportFiles, ResultsError> {
-    render_with(r, dir, None)
+    render_with(&view::RunView::of(r), dir, None)
+}
+
+pub fn render_view(view: &view::RunView, dir: &Path) -> Result<ReportFiles, ResultsError> {
+    render_with(view, dir, None)
 }
 
 /// As [`render_all`], with a comparison against `base` at the top of report.html and
@@ -47,20 +53,20 @@ pub fn render_compared(
     base: &RunResult,
     c: &crate::analysis::compare::Comparison,
 ) -> Result<ReportFiles, ResultsError> {
-    render_with(r, dir, Some((base, c)))
+    render_with(&view::RunView::of(r), dir, Some((base, c)))
 }
 
 fn render_with(
-    r: &RunResult,
+    view: &view::RunView,
     dir: &Path,
     compared: Option<(&RunResult, &crate::analysis::compare::Comparison)>,
 ) -> Result<ReportFiles, ResultsError> {
     // The run's folder may be someone else's (an artifact re-rendered): every file goes
     // in whole, never through a link there.
     let dir = Folder::open(dir)?;
+    let r = view.run;
     // One document of the run for every format written here.
-    let view = view::RunView::of(r);
-    let doc = document::Document::of(&view);
+    let doc = document::Document::of(view);
     dir.write("summary.md", summary::Markdown.text(&doc).as_bytes())?;
     let mut problems = Vec::new();
     match document::Renderer::render(&export::CellsCsv, &doc) {
@@ -69,11 +75,11 @@ fn render_with(
         }
         Err(e) => problems.push(format!("cells.csv not written: {}", chain(&e))),
     }
-    let paired = crate::analysis::paired::judge(r);
+    let paired = &view.analysis.paired;
     if !paired.cells.is_empty() {
         // The paired judgement for a script (benches/gate_power.sh, a CI step): the
         // summary's table as data.
-        match serde_json::to_vec_pretty(&paired) {
+        match serde_json::to_vec_pretty(paired) {
             Ok(json) => {
                 dir.write("paired.json", &json)?;
             }
@@ -83,7 +89,7 @@ fn render_with(
     if let Err(e) = dir
         .sub("hgrm")
         .map_err(export::ExportError::from)
-        .and_then(|hgrm| export::write_hgrms(r, &hgrm))
+        .and_then(|hgrm| export::write_hgrms(view, &hgrm))
     {
         problems.push(format!("hgrm files not written: {}", chain(&e)));
     }

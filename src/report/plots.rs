@@ -4,7 +4,6 @@
 //! (Okabe-Ito, colour-blind safe). Degenerate input (no trials, one point, empty
 //! histograms) draws a note instead of failing; a drawing error becomes a warning.
 
-use super::view::CellView;
 use crate::analysis::figures::CellFigures;
 use crate::metrics::{HistogramSummary, merge_summaries};
 use crate::results::{CellResult, RunResult, TrialResult};

@@ -8,7 +8,12 @@ use crate::results::RunResult;
 use std::fmt::Write;
 
 pub fn render(r: &RunResult) -> String {
-    Markdown.text(&Document::of(&RunView::of(r)))
+    show(&RunView::of(r))
+}
+
+/// As [`render`], of a run analysed already.
+pub fn show(view: &RunView) -> String {
+    Markdown.text(&Document::of(view))
 }
 
 /// summary.md: GitHub-flavoured Markdown, fit for a CI job summary.

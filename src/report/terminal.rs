@@ -31,7 +31,12 @@ fn para(out: &mut String, first: &str, text: &str) {
 }
 
 pub fn render(r: &RunResult) -> String {
-    Terminal.text(&Document::of(&RunView::of(r)))
+    show(&RunView::of(r))
+}
+
+/// As [`render`], of a run analysed already.
+pub fn show(view: &RunView) -> String {
+    Terminal.text(&Document::of(view))
 }
 
 /// The screen: a minute's reading, plain text (no Markdown marks).

@@ -4,27 +4,35 @@
 //! formats what it finds here; the figures SLOs, `recommend` and `compare` judge by are
 //! the same [`CellFigures`], carried along.
 
+use crate::analysis::RunAnalysis;
 use crate::analysis::figures::CellFigures;
 use crate::metrics::{HistogramSummary, merge_summaries};
 use crate::results::{CellResult, RunResult, TrialResult};
 
-/// A run as every renderer shows it, computed once per report: each cell's view, the
-/// verdict and the warnings. summary.md, report.html, cells.csv and the terminal screen
-/// read these; what only one format shows (its sections' rows) each builds from `run`.
+/// A run as every renderer shows it, computed once per run: its analysis, each cell's
+/// view and the warnings. summary.md, report.html, cells.csv, paired.json, the terminal
+/// screen and the run's exit code read these; what only one format shows (its sections'
+/// rows) each builds from `run`.
 pub struct RunView<'a> {
     pub run: &'a RunResult,
+    pub analysis: RunAnalysis,
     pub cells: Vec<CellView<'a>>,
-    pub verdict: Vec<String>,
     /// Markdown bullets (`- ...`), the form summary.md prints.
     pub warnings: Vec<String>,
 }
 
 impl<'a> RunView<'a> {
     pub fn of(run: &'a RunResult) -> RunView<'a> {
+        let analysis = RunAnalysis::of(run);
         RunView {
             run,
-            cells: cells(run),
-            verdict: crate::analysis::story::sentences(run),
+            cells: run
+                .cells
+                .iter()
+                .zip(&analysis.figures)
+                .map(|(c, f)| CellView::of(c, *f))
+                .collect(),
+            analysis,
             warnings: warning_lines(run),
         }
     }
@@ -102,17 +110,16 @@ pub struct CellView<'a> {
 }
 
 impl<'a> CellView<'a> {
-    pub fn of(c: &'a CellResult) -> CellView<'a> {
+    /// `figures` are the cell's, from the run's analysis.
+    pub fn of(c: &'a CellResult, figures: CellFigures) -> CellView<'a> {
         let t = &c.trials;
         let sum = |f: &dyn Fn(&TrialResult) -> u64| t.iter().map(f).sum::<u64>();
         let isum = |f: &dyn Fn(&TrialResult) -> i64| t.iter().map(f).sum::<i64>();
-        let merged = |f: fn(&TrialResult) -> &HistogramSummary| {
-            merge_summaries(t.iter().map(f)).unwrap_or_default()
-        };
+        let merged = |f| merged(c, f);
         let server: Vec<f64> = t.iter().filter_map(|t| t.resources.server_cpu_s).collect();
         CellView {
             cell: c,
-            figures: CellFigures::of(c),
+            figures,
             claims_per_s: Spread::of(t, |t| t.claims_per_s),
             claimed_per_s: Spread::of(t, |t| t.claimed_per_s),
             completed_per_s: Spread::of(t, |t| t.completed_per_s),
@@ -152,13 +159,13 @@ impl<'a> CellView<'a> {
     }
 }
 
-fn ratio(n: u64, d: u64) -> f64 {
-    if d == 0 { 0.0 } else { n as f64 / d as f64 }
+/// One of a cell's histograms over every repetition, merged.
+pub fn merged(c: &CellResult, f: fn(&TrialResult) -> &HistogramSummary) -> HistogramSummary {
+    merge_summaries(c.trials.iter().map(f)).unwrap_or_default()
 }
 
-/// Every cell of a run, in the run's order.
-pub fn cells(r: &RunResult) -> Vec<CellView<'_>> {
-    r.cells.iter().map(CellView::of).collect()
+fn ratio(n: u64, d: u64) -> f64 {
+    if d == 0 { 0.0 } else { n as f64 / d as f64 }
 }
 
 /// One line per cell and kind of warning: repetitions that warn alike are folded into

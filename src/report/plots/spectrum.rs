@@ -108,7 +108,9 @@ impl Figure for Spectrum<'_> {
         if self.queue_wait {
             let cells = arrival_cells(self.run);
             for (c, (label, color)) in cells.iter().zip(arrival_lines(&cells)) {
-                if let Some(pts) = spectrum_points(&CellView::of(c).queue_wait) {
+                if let Some(pts) =
+                    spectrum_points(&crate::report::view::merged(c, |t| &t.queue_wait))
+                {
                     lines.push((label, color, pts));
                 }
             }
@@ -119,7 +121,7 @@ impl Figure for Spectrum<'_> {
                 let views: Vec<HistogramSummary> = focus_cells(self.run)
                     .into_iter()
                     .filter(|c| c.strategy == s)
-                    .map(|c| CellView::of(c).claim)
+                    .map(|c| crate::report::view::merged(c, |t| &t.claim_latency))
                     .collect();
                 if let Some(pts) = merge_summaries(views.iter())
                     .ok()
