@@ -773,7 +773,8 @@ impl Session for MysqlSession {
             match self.conn.query_drop(kill).await {
                 Ok(()) => killed += 1,
                 // Already gone: an earlier kill's, or a connection that closed.
-                Err(mysql_async::Error::Server(e)) if e.code == super::ER_NO_SUCH_THREAD => {}
+                Err(mysql_async::Error::Server(e))
+                    if e.code == super::errors::ER_NO_SUCH_THREAD => {}
                 Err(e) => return Err(session_error(self.cluster, "kill worker connections", e)),
             }
         }

@@ -3,6 +3,7 @@
 //! a transaction pooler needs, and the pooler's own counters read on its admin console.
 
 use super::*;
+use tokio_postgres::NoTls;
 
 /// How workers reach the server through a pooler.
 #[derive(Debug, Clone)]
