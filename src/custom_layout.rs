@@ -39,24 +39,24 @@ impl DeclaredLayout {
 }
 
 /// Checks `d`; the message says why a declaration is refused.
-pub fn check(d: &DeclaredLayout) -> Result<(), String> {
+pub fn check(d: &DeclaredLayout) -> Result<(), crate::invalid::Invalid> {
     check_name(&d.name)?;
     d.files().try_for_each(|(file, sql)| check_form(file, sql))
 }
 
 /// A declared layout's name: plain, and not a shipped layout's.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), crate::invalid::Invalid> {
     let shipped = crate::names::INDEX_LAYOUTS.contains(&name);
     check_declared_name(name, "layout", shipped.then_some("a shipped layout"))
 }
 
 /// One engine's DDL file of a declared layout: a statement, and none that reaches the
 /// host.
-pub fn check_form(file: &str, sql: &str) -> Result<(), String> {
+pub fn check_form(file: &str, sql: &str) -> Result<(), crate::invalid::Invalid> {
     crate::privileged_sql::check_file(file, sql)?;
     if crate::strategy::named_params::is_blank(sql) {
         // Regression: such a file ran with no index at all, and said nothing.
-        return Err(format!(
+        return Err(crate::invalid!(
             "{file} holds no statement; give the index DDL (e.g. CREATE INDEX ... ON jobs_hot ...)"
         ));
     }

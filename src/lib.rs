@@ -8,6 +8,7 @@ pub mod backend_kind;
 pub mod custom_layout;
 pub mod embedded;
 pub mod input_file;
+pub mod invalid;
 pub mod ledger;
 pub mod markdown;
 pub mod metric;

@@ -57,12 +57,18 @@ pub fn file_component(s: &str) -> String {
 
 /// Checks the name a workload declares a strategy or layout under: not one claimbench
 /// ships (`shipped_as` says what it is, e.g. "a built-in strategy"), and plain.
-pub fn check_declared_name(name: &str, kind: &str, shipped_as: Option<&str>) -> Result<(), String> {
+pub fn check_declared_name(
+    name: &str,
+    kind: &str,
+    shipped_as: Option<&str>,
+) -> Result<(), crate::invalid::Invalid> {
     if let Some(what) = shipped_as {
-        return Err(format!("`{name}` is {what}; give yours another name"));
+        return Err(crate::invalid!(
+            "`{name}` is {what}; give yours another name"
+        ));
     }
     if !is_plain_name(name) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "`{name}` is not a {kind} name; use letters, digits, `-` and `_`"
         ));
     }
@@ -77,16 +83,16 @@ pub const MAX_QUEUE_NAME_CHARS: usize = 200;
 /// A queue name every backend can store and every report can show: no control
 /// characters (PostgreSQL's text refuses NUL, and a newline breaks every table), and at
 /// most [`MAX_QUEUE_NAME_CHARS`] characters.
-pub fn check_queue_name(name: &str) -> Result<(), String> {
+pub fn check_queue_name(name: &str) -> Result<(), crate::invalid::Invalid> {
     if let Some(c) = name.chars().find(|c| c.is_control()) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "`{}` holds the control character {c:?}; give printable text",
             name.escape_debug()
         ));
     }
     let n = name.chars().count();
     if n > MAX_QUEUE_NAME_CHARS {
-        return Err(format!(
+        return Err(crate::invalid!(
             "is {n} characters long; give at most {MAX_QUEUE_NAME_CHARS} (the MySQL schema's VARCHAR({MAX_QUEUE_NAME_CHARS}))"
         ));
     }
@@ -95,9 +101,9 @@ pub fn check_queue_name(name: &str) -> Result<(), String> {
 
 /// Whether `name` fits `kind`'s queue columns: SQL Server's are `varchar(255)`, not
 /// Unicode, so a name outside printable ASCII would be stored as another name.
-pub fn queue_name_fits(kind: BackendKind, name: &str) -> Result<(), String> {
+pub fn queue_name_fits(kind: BackendKind, name: &str) -> Result<(), crate::invalid::Invalid> {
     if kind == BackendKind::Mssql && !name.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
-        return Err(format!(
+        return Err(crate::invalid!(
             "`{name}` holds characters outside printable ASCII, which SQL Server's varchar(255) queue columns do not store as given; use ASCII letters, digits and punctuation"
         ));
     }

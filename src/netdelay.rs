@@ -256,7 +256,7 @@ pub fn thread_cpu_ms() -> u64 {
 
 /// A delay as a workload writes it: `"local"` (none), `"5ms"`, `"0.5ms"` or `"5ms±1ms"`
 /// (also `"5ms+-1ms"`), the figures being the round trip and its spread.
-pub fn parse(s: &str) -> Result<Delay, String> {
+pub fn parse(s: &str) -> Result<Delay, crate::invalid::Invalid> {
     let s = s.trim();
     if s == "local" {
         return Ok(Delay::default());
@@ -266,14 +266,14 @@ pub fn parse(s: &str) -> Result<Delay, String> {
         None => (ms(s)?, Duration::ZERO),
     };
     if jitter > rtt {
-        return Err(format!(
+        return Err(crate::invalid!(
             "the spread ({jitter:?}) is larger than the round trip ({rtt:?})"
         ));
     }
     Ok(Delay { rtt, jitter })
 }
 
-fn ms(s: &str) -> Result<Duration, String> {
+fn ms(s: &str) -> Result<Duration, crate::invalid::Invalid> {
     let s = s.trim();
     let n = s
         .strip_suffix("ms")
@@ -282,7 +282,7 @@ fn ms(s: &str) -> Result<Duration, String> {
         Ok(v) if v.is_finite() && (0.0..=10_000.0).contains(&v) => {
             Ok(Duration::from_secs_f64(v / 1e3))
         }
-        _ => Err(format!(
+        _ => Err(crate::invalid!(
             "`{s}`: the milliseconds must be a number from 0 to 10000"
         )),
     }

@@ -205,14 +205,14 @@ pub fn check(sql: &str) -> Result<(), Refusal> {
 
 /// [`check`] for a declared file, and no NUL byte in it (a driver cuts the statement
 /// there, or refuses it as a lost connection): the refusal names the file and the line.
-pub fn check_file(file: &str, sql: &str) -> Result<(), String> {
+pub fn check_file(file: &str, sql: &str) -> Result<(), crate::invalid::Invalid> {
     if let Some(at) = sql.find('\0') {
         let line = sql[..at].matches('\n').count() + 1;
-        return Err(format!(
+        return Err(crate::invalid!(
             "{file} line {line}: holds a NUL byte; a statement file is text"
         ));
     }
-    check(sql).map_err(|r| format!("{file} {r}"))
+    check(sql).map_err(|r| crate::invalid!("{file} {r}"))
 }
 
 /// The lowercase words of `sql` with their lines, comments (`--` to the line's end,

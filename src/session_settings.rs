@@ -73,14 +73,18 @@ const MSSQL_SETS: &[(&str, MssqlValue)] = &[
 /// Checks a setting and returns it as it will be sent: PostgreSQL's and MySQL's as
 /// given (their values are bound), SQL Server's name and value in the one spelling of
 /// [`MSSQL_SETS`]. The message says why one is refused; the caller adds file and field.
-pub fn check(kind: BackendKind, name: &str, value: &str) -> Result<(String, String), String> {
+pub fn check(
+    kind: BackendKind,
+    name: &str,
+    value: &str,
+) -> Result<(String, String), crate::invalid::Invalid> {
     let engine = kind.engine();
     let name_ok = starts_alpha(name)
         && name.chars().all(|c| {
             c.is_ascii_alphanumeric() || c == '_' || engine.setting_name_extra.contains(&c)
         });
     if !name_ok {
-        return Err(format!(
+        return Err(crate::invalid!(
             "`{name}` is not a {kind} setting name (letters, digits and _{})",
             engine.setting_name_rule
         ));
@@ -95,12 +99,12 @@ pub fn check(kind: BackendKind, name: &str, value: &str) -> Result<(String, Stri
 }
 
 /// A SQL Server `SET` option from the allowed list, in its one spelling.
-fn mssql(name: &str, value: &str) -> Result<(String, String), String> {
+fn mssql(name: &str, value: &str) -> Result<(String, String), crate::invalid::Invalid> {
     let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let upper = words(name).to_ascii_uppercase();
     let Some((name, takes)) = MSSQL_SETS.iter().find(|(n, _)| *n == upper) else {
         let names: Vec<&str> = MSSQL_SETS.iter().map(|(n, _)| *n).collect();
-        return Err(format!(
+        return Err(crate::invalid!(
             "`{name}` is not a SQL Server SET option claimbench sends; expected one of: {}",
             names.join(", ")
         ));
@@ -127,7 +131,7 @@ fn mssql(name: &str, value: &str) -> Result<(String, String), String> {
                 format!("{}, or an integer from {lo} to {hi}", list.join(", "))
             }
         };
-        format!("`{value}` is not a value of SET {name}; expected {allowed}")
+        crate::invalid!("`{value}` is not a value of SET {name}; expected {allowed}")
     })
 }
 

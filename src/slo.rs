@@ -194,21 +194,21 @@ impl RawSlos {
 }
 
 /// `metric=share` (e.g. `claim_p99=0.5`) replacing a default threshold.
-pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
+pub fn parse_threshold(text: &str) -> Result<(String, f64), crate::invalid::Invalid> {
     let (name, value) = text
         .split_once('=')
         .ok_or_else(|| format!("`{text}`: write it as metric=share, e.g. claim_p99=0.5"))?;
     let name = name.trim();
     if !Metric::compared().any(|e| e.name == name) {
         let names: Vec<&str> = Metric::compared().map(|e| e.name).collect();
-        return Err(format!(
+        return Err(crate::invalid!(
             "unknown metric `{name}`; expected one of: {}",
             names.join(", ")
         ));
     }
     match value.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok((name.to_string(), v)),
-        _ => Err(format!(
+        _ => Err(crate::invalid!(
             "`{value}` is not a share; give a number > 0, e.g. 0.3 for 30%"
         )),
     }

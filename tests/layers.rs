@@ -19,6 +19,7 @@ const LAYERS: &[&[&str]] = &[
         "markdown",
         "redact",
         "input_file",
+        "invalid",
         "privileged_sql",
         "metric",
         "slo",
@@ -491,4 +492,20 @@ fn the_folder_reader_sees_mod_rs_and_glob_imports() {
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .into()
     );
+}
+
+/// A file over this many lines holds more than one concept; split it by concern.
+const MAX_FILE_LINES: usize = 1000;
+
+#[test]
+fn no_file_in_src_is_over_a_thousand_lines() {
+    let mut files = Vec::new();
+    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .map(|f| (f, std::fs::read_to_string(f).unwrap().lines().count()))
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(f, n)| format!("{} ({n} lines)", f.display()))
+        .collect();
+    assert!(long.is_empty(), "split these by concern: {long:?}");
 }

@@ -37,7 +37,7 @@ fn ado_pairs(s: &str) -> impl Iterator<Item = (String, String)> + '_ {
     })
 }
 
-pub fn parse_ado(s: &str) -> Result<MssqlTarget, String> {
+pub fn parse_ado(s: &str) -> Result<MssqlTarget, crate::invalid::Invalid> {
     let config = Config::from_ado_string(s).map_err(|e| {
         format!(
             "invalid SQL Server connection string: {}",
@@ -65,7 +65,7 @@ pub fn parse_ado(s: &str) -> Result<MssqlTarget, String> {
 /// `mssql://` (or `sqlserver://`) URL. Query parameters: `encrypt` (`true`, the default;
 /// `false` encrypts the login only; `off` not at all) and `trust_server_certificate`
 /// (`true` accepts a self-signed certificate, as a local container has).
-pub fn parse_url(s: &str) -> Result<MssqlTarget, String> {
+pub fn parse_url(s: &str) -> Result<MssqlTarget, crate::invalid::Invalid> {
     let redacted = crate::redact::redact(s);
     let url =
         url::Url::parse(s).map_err(|e| format!("invalid SQL Server URL `{redacted}`: {e}"))?;
@@ -107,7 +107,7 @@ pub fn parse_url(s: &str) -> Result<MssqlTarget, String> {
             }
             ("trust_server_certificate" | "trustservercertificate", "false" | "no") => {}
             (k, _) => {
-                return Err(format!(
+                return Err(crate::invalid!(
                     "invalid SQL Server URL `{redacted}`: unknown or invalid parameter `{k}`; known: encrypt=true|false|off, trust_server_certificate=true|false"
                 ));
             }

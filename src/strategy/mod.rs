@@ -390,10 +390,10 @@ impl fmt::Display for Strategy {
 /// Built-in names only: a declared strategy is known to the workload that declares it,
 /// which resolves its names itself.
 impl std::str::FromStr for Strategy {
-    type Err = String;
+    type Err = crate::invalid::Invalid;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Strategy::builtin_named(s).ok_or_else(|| {
-                format!(
+                crate::invalid!(
                     "unknown strategy `{s}`; expected one of: {} (or a strategy declared under [strategies.<name>])",
                     Strategy::builtin_names()
                 )

@@ -250,7 +250,7 @@ impl Workload {
 
     /// A strategy by name: a built-in, or one this workload declares (known to it only,
     /// never to the process).
-    pub fn strategy_named(&self, name: &str) -> Result<Strategy, String> {
+    pub fn strategy_named(&self, name: &str) -> Result<Strategy, crate::invalid::Invalid> {
         match self.custom_strategies.iter().find(|d| d.name == name) {
             Some(d) => crate::strategy::custom::declare(d),
             None => name.parse(),

@@ -81,7 +81,7 @@ pub fn params(strategy: &Strategy) -> &[Param] {
 impl Binds {
     /// The binds of [`params`] as the server typed them (`types`, from describing the
     /// statement).
-    pub fn of(strategy: &Strategy, types: &[Type]) -> Result<Binds, String> {
+    pub fn of(strategy: &Strategy, types: &[Type]) -> Result<Binds, crate::invalid::Invalid> {
         let window = strategy.def().offset_window.unwrap_or(1);
         let consts = strategy
             .def()
@@ -97,9 +97,9 @@ impl Binds {
         params: &[Param],
         (window, consts): (u32, &[(String, Constant)]),
         types: &[Type],
-    ) -> Result<Binds, String> {
+    ) -> Result<Binds, crate::invalid::Invalid> {
         if types.len() != params.len() || params.len() > MAX_BINDS {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "the statement has {} parameters where claimbench binds {}",
                 types.len(),
                 params.len()
@@ -199,19 +199,25 @@ pub struct ClaimStatement {
 impl ClaimStatement {
     /// Checks `statement` (described from `strategy`'s PostgreSQL form) against what
     /// claimbench binds and reads; the message says which parameter or column is wrong.
-    pub fn describe(strategy: &Strategy, described: Described) -> Result<ClaimStatement, String> {
+    pub fn describe(
+        strategy: &Strategy,
+        described: Described,
+    ) -> Result<ClaimStatement, crate::invalid::Invalid> {
         let binds = Binds::of(strategy, described.stmt.params())?;
         ClaimStatement::with(binds, described)
     }
 
     /// [`ClaimStatement::describe`] with its binds already read (a declared step's).
-    pub fn with(binds: Binds, described: Described) -> Result<ClaimStatement, String> {
+    pub fn with(
+        binds: Binds,
+        described: Described,
+    ) -> Result<ClaimStatement, crate::invalid::Invalid> {
         let Described { stmt, columns } = described;
-        let column = |name: &str, ty: Type| -> Result<Option<usize>, String> {
+        let column = |name: &str, ty: Type| -> Result<Option<usize>, crate::invalid::Invalid> {
             match columns.iter().position(|(n, _)| n == name) {
                 None => Ok(None),
                 Some(i) if columns[i].1 == ty => Ok(Some(i)),
-                Some(i) => Err(format!(
+                Some(i) => Err(crate::invalid!(
                     "column `{name}` is {}; claimbench reads it as {ty}: return it as {} (e.g. `h.{name}::{} AS {name}`)",
                     columns[i].1,
                     sql_type(&ty),
@@ -267,7 +273,7 @@ fn constant(
     name: &str,
     value: &Constant,
     ty: &Type,
-) -> Result<Box<dyn ToSql + Sync + Send>, String> {
+) -> Result<Box<dyn ToSql + Sync + Send>, crate::invalid::Invalid> {
     let out_of_range = || format!("constant :{name} = {value} does not fit the server's {ty}");
     Ok(match (value, ty) {
         (Constant::Int(n), &Type::INT8) => Box::new(*n),
@@ -281,7 +287,7 @@ fn constant(
                 Constant::Bool(_) => ("a boolean", "boolean"),
                 Constant::Text(_) => ("text", "text"),
             };
-            return Err(format!(
+            return Err(crate::invalid!(
                 "constant :{name} is compared with a {ty}; claimbench binds it as {what}: cast it in the statement (:{name}::{cast}::{ty})"
             ));
         }
@@ -297,6 +303,6 @@ fn sql_type(ty: &Type) -> &'static str {
     }
 }
 
-fn wrong_type(param: &str, ty: &Type, want: &str) -> String {
-    format!("parameter {param} is compared with a {ty}; claimbench binds {want}")
+fn wrong_type(param: &str, ty: &Type, want: &str) -> crate::invalid::Invalid {
+    crate::invalid!("parameter {param} is compared with a {ty}; claimbench binds {want}")
 }

@@ -226,7 +226,9 @@ async fn prepare_strategy(
         }
         Shape::Claim => {
             let claim = p(&[claim_step(strategy, file)]).await?.remove(0);
-            Prepared::Claim(ClaimStatement::describe(strategy, claim).map_err(refused)?)
+            Prepared::Claim(
+                ClaimStatement::describe(strategy, claim).map_err(|e| refused(e.into()))?,
+            )
         }
         shape => {
             let second = match shape {

@@ -176,7 +176,7 @@ const NO_MYSQL: &str = "the workload declares it for PostgreSQL only (give `mysq
 
 /// Checks `d` and returns its strategy. `d.sql` holds named parameters; errors are
 /// the message for the workload's field (the caller adds file and field).
-pub fn declare(d: &Declared) -> Result<Strategy, String> {
+pub fn declare(d: &Declared) -> Result<Strategy, crate::invalid::Invalid> {
     let builtin = Strategy::builtin_named(&d.name).is_some();
     check_declared_name(
         &d.name,
@@ -191,7 +191,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
         Some(postgres_form(d, &consts)?)
     };
     if let Some(m) = d.mssql.as_ref().filter(|_| d.listens) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{} is a SQL Server form of a claim that listens; SQL Server has no LISTEN/NOTIFY, so its idle workers could only poll: declare the SQL Server claim as a strategy of its own without `listens`",
             m.file
         ));
@@ -199,7 +199,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
     if let Some(m) = &d.mysql {
         check_declared_mysql(m)?;
         if d.listens {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "{} is a MySQL form of a claim that listens; MySQL has no LISTEN/NOTIFY, so its idle workers could only poll: declare the MySQL claim as a strategy of its own without `listens`",
                 m.file
             ));
@@ -226,9 +226,10 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
             || mssql.as_ref().is_some_and(|m| m.params.contains(&c))
     };
     if let Some(unused) = consts.iter().enumerate().find(|(i, _)| !used(*i)) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "params.{} is declared but no statement of the strategy reads :{}; use it, or remove it",
-            unused.1, unused.1
+            unused.1,
+            unused.1
         ));
     }
     let release = postgres.as_ref().and_then(|p| p.release.clone());
@@ -290,10 +291,10 @@ pub fn declare(d: &Declared) -> Result<Strategy, String> {
 
 /// The names of the declared constants: plain lower-case names that are none of the
 /// parameters claimbench binds itself, at most 16 of them.
-fn check_constants(d: &Declared) -> Result<(), String> {
+fn check_constants(d: &Declared) -> Result<(), crate::invalid::Invalid> {
     const OWN: [&str; 5] = ["batch", "worker_id", "queue", "ids", "window"];
     if d.params.len() > 16 {
-        return Err(format!(
+        return Err(crate::invalid!(
             "params declares {} constants; a claim binds at most 16",
             d.params.len()
         ));
@@ -304,12 +305,12 @@ fn check_constants(d: &Declared) -> Result<(), String> {
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if !plain || name.len() > 40 {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "params.{name:?} is not a parameter name; use lower-case letters, digits and _ (starting with a letter, at most 40)"
             ));
         }
         if OWN.contains(&name.as_str()) {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "params.{name} is a parameter claimbench binds itself; name the constant otherwise"
             ));
         }
@@ -320,7 +321,7 @@ fn check_constants(d: &Declared) -> Result<(), String> {
         .iter()
         .find(|(_, v)| matches!(v, Constant::Text(t) if t.contains('\0')))
     {
-        return Err(format!(
+        return Err(crate::invalid!(
             "params.{name} holds a NUL character, which no server stores in text; give printable text"
         ));
     }
@@ -335,11 +336,11 @@ pub(super) fn checked_steps<'a>(
     sql: &'a str,
     allowed: &[&str],
     say: &str,
-) -> Result<Vec<(&'a str, &'a str)>, String> {
+) -> Result<Vec<(&'a str, &'a str)>, crate::invalid::Invalid> {
     if let Some(first) = sql.find("-- step: ")
         && !named_params::is_blank(&sql[..first])
     {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{file} has statement text before its first `-- step:` line, which would never run; a file of steps has {say}"
         ));
     }
@@ -347,7 +348,7 @@ pub(super) fn checked_steps<'a>(
     for (i, (name, _)) in steps.iter().enumerate() {
         let repeated = steps[..i].iter().any(|(n, _)| n == name);
         if !allowed.contains(name) || repeated {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "{file} has `-- step: {name}`{}; a file of steps has {say}, each once",
                 if repeated { " twice" } else { "" }
             ));

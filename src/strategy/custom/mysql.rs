@@ -5,7 +5,7 @@ use super::*;
 /// What a team's MySQL file must also be, beyond [`mysql_form`]'s shape (which the
 /// shipped two-step files share, setup step and all): no statement that reaches the
 /// host, and its two steps each once with nothing outside them.
-pub(super) fn check_declared_mysql(m: &DeclaredFile) -> Result<(), String> {
+pub(super) fn check_declared_mysql(m: &DeclaredFile) -> Result<(), crate::invalid::Invalid> {
     crate::privileged_sql::check_file(&m.file, &m.sql)?;
     checked_steps(
         &m.file,
@@ -18,7 +18,10 @@ pub(super) fn check_declared_mysql(m: &DeclaredFile) -> Result<(), String> {
 
 /// The MySQL file's `lock` and `claim` steps, checked as far as can be without a server
 /// (the server prepares both before the first trial, and the lock step must return `id`).
-pub(crate) fn mysql_form(m: &DeclaredFile, consts: &[String]) -> Result<MysqlClaim, String> {
+pub(crate) fn mysql_form(
+    m: &DeclaredFile,
+    consts: &[String],
+) -> Result<MysqlClaim, crate::invalid::Invalid> {
     let steps = crate::statements::sql_steps(&m.sql);
     let get = |name: &str| {
         steps
@@ -38,7 +41,7 @@ pub(crate) fn mysql_form(m: &DeclaredFile, consts: &[String]) -> Result<MysqlCla
     for name in ["lock", "claim"] {
         let sql = get(name)?;
         if let Some(line) = named_params::second_statement_line(sql) {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "{} line {}: a second statement in step {name}; each MySQL step is one statement (a claim step that must also write elsewhere can do it in a trigger the setup step creates)",
                 m.file,
                 line_of(&m.sql, sql) + line - 1
@@ -50,13 +53,13 @@ pub(crate) fn mysql_form(m: &DeclaredFile, consts: &[String]) -> Result<MysqlCla
     let (claim, claim_params) = named_params::to_mysql_in(get("claim")?, true, consts)
         .map_err(|e| format!("{} step claim: {e}", m.file))?;
     if !claim_params.contains(&Param::Ids) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{} step claim never uses :ids; it must update the rows the lock step returned: WHERE id IN (:ids)",
             m.file
         ));
     }
     if !claim_params.contains(&Param::WorkerId) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{} step claim never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it: set worker_id = :worker_id",
             m.file
         ));

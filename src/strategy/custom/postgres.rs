@@ -17,10 +17,13 @@ const POSTGRES_STEPS: [&str; 4] = ["setup", "lock", "claim", "release"];
 
 /// The PostgreSQL file: one claim statement, or steps (`claim`, and optionally `setup`,
 /// `lock` and `release`), each with its parameters numbered.
-pub(super) fn postgres_form(d: &Declared, consts: &[String]) -> Result<PostgresForm, String> {
+pub(super) fn postgres_form(
+    d: &Declared,
+    consts: &[String],
+) -> Result<PostgresForm, crate::invalid::Invalid> {
     crate::privileged_sql::check_file(&d.file, &d.sql)?;
     if named_params::is_blank(&d.sql) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{} holds no statement; give the claim statement (an UPDATE ... RETURNING id that sets worker_id = :worker_id)",
             d.file
         ));
@@ -85,7 +88,7 @@ pub(super) fn postgres_form(d: &Declared, consts: &[String]) -> Result<PostgresF
 }
 
 /// A `setup` step: statements run as they are (no parameters) after each reset.
-fn setup_form(file: &str, sql: &str) -> Result<String, String> {
+fn setup_form(file: &str, sql: &str) -> Result<String, crate::invalid::Invalid> {
     named_params::to_postgres_with(sql, &[]).map_err(|e| {
         format!(
             "{file} step setup: {e}; the setup step runs once after each reset and binds nothing"
@@ -143,11 +146,11 @@ fn claim_form(
     (whole, sql): (&str, &str),
     locked: bool,
     consts: &[String],
-) -> Result<(String, Vec<Param>), String> {
+) -> Result<(String, Vec<Param>), crate::invalid::Invalid> {
     // Regression: two statements validated, then failed at the first claim ("cannot
     // insert multiple commands into a prepared statement").
     if let Some(line) = named_params::second_statement_line(sql) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{file} line {}: a second statement; a PostgreSQL claim step is one statement (PostgreSQL prepares one): fold them into one with WITH … (data-modifying CTEs run as one statement), or split the file into `-- step: lock` (a locking read of the ids) and `-- step: claim` (which takes them as :ids), run in one transaction",
             line_of(whole, sql) + line - 1
         ));
@@ -161,12 +164,12 @@ fn claim_form(
     let (sql, params) =
         named_params::to_postgres_in(sql, Names { allowed, consts }).map_err(|e| e.to_string())?;
     if locked && !params.contains(&Param::Ids) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{file} step claim never uses :ids; after a lock step it must claim the rows that step returned: WHERE id = ANY(:ids)"
         ));
     }
     if !params.contains(&Param::WorkerId) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "{file} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim (a claim that owns its jobs by a lock sets it too, and gives the lock back in a release step: workloads/examples/advisory-session.sql)"
         ));
     }

@@ -160,9 +160,9 @@ impl Validator<'_> {
             // the constants, for theirs).
             let s = crate::strategy::custom::declare(&d).map_err(|m| {
                 let engine = match &d.mysql {
-                    _ if m.starts_with("params") => "params",
-                    _ if d.mssql.as_ref().is_some_and(|ms| m.starts_with(&ms.file)) => "mssql",
-                    Some(my) if d.file.is_empty() || m.starts_with(&my.file) => "mysql",
+                    _ if m.0.starts_with("params") => "params",
+                    _ if d.mssql.as_ref().is_some_and(|ms| m.0.starts_with(&ms.file)) => "mssql",
+                    Some(my) if d.file.is_empty() || m.0.starts_with(&my.file) => "mysql",
                     _ => "postgres",
                 };
                 self.err(&f(engine), m)
