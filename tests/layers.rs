@@ -500,7 +500,10 @@ const MAX_FILE_LINES: usize = 1000;
 #[test]
 fn no_file_in_src_is_over_a_thousand_lines() {
     let mut files = Vec::new();
-    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
     let long: Vec<String> = files
         .iter()
         .map(|f| (f, std::fs::read_to_string(f).unwrap().lines().count()))
