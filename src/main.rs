@@ -37,19 +37,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let files = if cli.allow_outside_files {
-        claimbench::workload::Files::Anywhere
-    } else {
-        claimbench::workload::Files::BesideOnly
-    };
-    let privileged = cli.allow_privileged_sql;
-    if let Some(dir) = &cli.pg_bindir
+    if let Some(dir) = cli.command.pg_bindir()
         && let Err(e) = claimbench::embedded::use_bindir(dir)
     {
         errln!("error: --pg-bindir {}: {e}", dir.display());
         return ExitCode::from(2);
     }
-    match runtime.block_on(dispatch(cli.command, files, privileged)) {
+    match runtime.block_on(dispatch(cli.command)) {
         Ok(code) => code,
         Err(e) => {
             // A refusal may echo a name or value from a workload, a flag or a results
@@ -63,127 +57,43 @@ fn main() -> ExitCode {
     }
 }
 
-async fn dispatch(
-    cmd: cli::Command,
-    files: claimbench::workload::Files,
-    allow_privileged_sql: bool,
-) -> Result<ExitCode> {
+/// Each command's flags go to its module, which turns them into its options.
+async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
     use cli::Command;
     use commands::{compare, inspect, parse_slos, prove, run};
     match cmd {
-        Command::Run {
-            workload,
-            db,
-            schema,
-            results,
-            repetitions,
-            quiet,
-            verbose,
-            slo,
-            worker_threads,
-            restart_command,
-            failover_command,
-            pooler,
-            pool_mode,
-            pooler_admin,
-            versus_pg_bindir,
-        } => {
-            let flags = run::RunFlags {
-                results_dir: results,
-                repetitions,
-                quiet,
-                verbose,
-                slos: parse_slos(&slo)?,
-                worker_threads: worker_threads.map(usize::from),
-                restart_command,
-                failover_command,
-                allow_privileged_sql,
-                pooler: commands::pooler::flags(pooler, pool_mode, pooler_admin)?,
-                versus_pg_bindir,
-            };
-            run::run(&workload, files, db, &schema, flags).await
-        }
-        Command::Recommend { run_json, slo } => compare::recommend(&run_json, &parse_slos(&slo)?),
-        Command::Compare {
-            baseline,
-            current,
-            force,
-            threshold,
-            markdown,
-            json,
-            junit,
-            report,
-        } => compare::compare(
-            [&baseline, &current],
-            force,
-            &threshold,
-            [markdown, json, junit],
-            report,
+        Command::Run(a) => run::command(a).await,
+        Command::Recommend(a) => compare::recommend(&a.run_json, &parse_slos(&a.slo)?),
+        Command::Compare(a) => compare::compare(
+            [&a.baseline, &a.current],
+            a.force,
+            &a.threshold,
+            [a.markdown, a.json, a.junit],
+            a.report,
         ),
-        Command::History {
-            dir,
-            min_change,
-            out,
-            json,
-        } => compare::history(&dir, min_change, out, json),
-        Command::Prepare {
-            workload,
-            db,
-            schema,
-            layout,
-        } => {
+        Command::History(a) => compare::history(&a.dir, a.min_change, a.out, a.json),
+        Command::Prepare(a) => {
+            let files = a.files.files();
             inspect::prepare(
-                (&workload, files),
-                &db,
-                &schema,
-                layout,
-                allow_privileged_sql,
+                (&a.workload, files),
+                &a.db,
+                &a.schema,
+                a.layout,
+                a.privilege.allow_privileged_sql,
             )
             .await
         }
-        Command::Prove {
-            db,
-            schema,
-            strategy,
-            set,
-            workload,
-            pool_mode,
-            pooler,
-            pooler_admin,
-            backend,
-            model_cases,
-        } => {
-            let pooler = commands::pooler::flags(pooler, pool_mode, pooler_admin)?;
-            let backends: Vec<_> = backend
-                .into_iter()
-                .map(claimbench::backend_kind::BackendKind::from)
-                .collect();
-            let declared = match &workload {
-                Some(w) => Some(claimbench::workload::Workload::load_with(w, files)?),
-                None => None,
-            };
-            let asked = prove::Asked {
-                strategies: &strategy,
-                set: &set,
-                declared: declared.as_ref(),
-                allow_privileged_sql,
-                backends: &backends,
-                model_cases,
-            };
-            prove::prove(db.as_deref(), &schema, asked, pooler).await
+        Command::Prove(a) => prove::command(a).await,
+        Command::Sql(a) => {
+            let files = a.files.files();
+            inspect::sql(
+                a.backend.into(),
+                &a.strategy,
+                a.batch,
+                a.workload.as_deref().map(|w| (w, files)),
+            )
         }
-        Command::Sql {
-            backend,
-            strategy,
-            batch,
-            workload,
-        } => inspect::sql(
-            backend.into(),
-            &strategy,
-            batch,
-            workload.as_deref().map(|w| (w, files)),
-        ),
-        Command::Validate { workload } => inspect::validate(&workload, files),
-        Command::Report { run_json } => inspect::report(&run_json),
+        Command::Validate(a) => inspect::validate(&a.workload, a.files.files()),
+        Command::Report(a) => inspect::report(&a.run_json),
     }
 }

@@ -2398,9 +2398,9 @@ fn one_workload_runs_on_two_postgresql_versions_side_by_side() {
     let results = tempfile::tempdir().unwrap();
     let (dir, theirs) = succeeded(
         claimbench()
-            .args(["--pg-bindir", other, "run"])
+            .arg("run")
             .arg(&workload)
-            .args(["--quiet", "--results"])
+            .args(["--pg-bindir", other, "--quiet", "--results"])
             .arg(results.path()),
         results.path(),
     );

@@ -44,11 +44,12 @@ pub(crate) struct UserPooler {
 
 /// The flags' pooler: an address that resolves, a mode, an admin console that is a
 /// PostgreSQL URL. `--pool-mode` without `--pooler` says `--db` is the pooler.
-pub(crate) fn flags(
-    pooler: Option<String>,
-    mode: Option<String>,
-    admin: Option<String>,
-) -> Result<Option<PoolerFlags>> {
+pub(crate) fn flags(a: crate::cli::PoolerArgs) -> Result<Option<PoolerFlags>> {
+    let crate::cli::PoolerArgs {
+        pooler,
+        pool_mode: mode,
+        pooler_admin: admin,
+    } = a;
     use std::net::ToSocketAddrs;
     let Some(mode) = mode else {
         if pooler.is_some() {
@@ -175,6 +176,8 @@ async fn behind(
     console: &tokio_postgres::Config,
     alias: &str,
 ) -> Result<(String, u16, String)> {
+    use claimbench::pooler::CONSOLE_SQL;
+    use claimbench::statements::step;
     use tokio_postgres::{NoTls, SimpleQueryMessage};
     let limit = std::time::Duration::from_secs(10);
     let (c, conn) = tokio::time::timeout(limit, pooled.connect(NoTls))
@@ -182,7 +185,7 @@ async fn behind(
         .context("--db (your pooler) accepted no PostgreSQL connection within 10 s")?
         .context("--db (your pooler) did not accept a connection")?;
     let driving = tokio::spawn(conn);
-    c.simple_query("SELECT 1")
+    c.simple_query(step(CONSOLE_SQL, "reachable"))
         .await
         .context("--db (your pooler) did not answer SELECT 1")?;
     drop(c);
@@ -193,7 +196,7 @@ async fn behind(
         .context("--pooler-admin did not accept a connection")?;
     tokio::spawn(conn);
     let rows = admin
-        .simple_query("SHOW DATABASES")
+        .simple_query(step(CONSOLE_SQL, "databases"))
         .await
         .context("--pooler-admin: SHOW DATABASES failed (is it PgBouncer's admin console, and the user in its admin_users or stats_users?)")?;
     let row = rows.iter().find_map(|m| match m {

@@ -149,6 +149,25 @@ async fn prove_target(
 
 /// `prove`: the verdict table per server; exit 1 when a strategy does not behave as
 /// expected on one of them.
+/// `prove`: its flags as what is asked, then the proof.
+pub(crate) async fn command(a: crate::cli::ProveArgs) -> Result<ExitCode> {
+    let pooler = super::pooler::flags(a.pooler)?;
+    let backends: Vec<BackendKind> = a.backend.into_iter().map(BackendKind::from).collect();
+    let declared = match &a.workload {
+        Some(w) => Some(Workload::load_with(w, a.files.files())?),
+        None => None,
+    };
+    let asked = Asked {
+        strategies: &a.strategy,
+        set: &a.set,
+        declared: declared.as_ref(),
+        allow_privileged_sql: a.privilege.allow_privileged_sql,
+        backends: &backends,
+        model_cases: a.model_cases,
+    };
+    prove(a.db.as_deref(), &a.schema, asked, pooler).await
+}
+
 pub(crate) async fn prove(
     db: Option<&str>,
     schema: &str,

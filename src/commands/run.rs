@@ -43,6 +43,24 @@ pub(crate) struct RunFlags {
     pub versus_pg_bindir: Option<std::path::PathBuf>,
 }
 
+/// `run`: its flags as the run's options, then the run.
+pub(crate) async fn command(a: crate::cli::RunArgs) -> Result<ExitCode> {
+    let flags = RunFlags {
+        results_dir: a.results,
+        repetitions: a.repetitions,
+        quiet: a.quiet,
+        verbose: a.verbose,
+        slos: super::parse_slos(&a.slo)?,
+        worker_threads: a.worker_threads.map(usize::from),
+        restart_command: a.restart_command,
+        failover_command: a.failover_command,
+        allow_privileged_sql: a.privilege.allow_privileged_sql,
+        pooler: super::pooler::flags(a.pooler)?,
+        versus_pg_bindir: a.versus_pg_bindir,
+    };
+    run(&a.workload, a.files.files(), a.db, &a.schema, flags).await
+}
+
 pub(crate) async fn run(
     workload_path: &Path,
     files: Files,
