@@ -7,6 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// What claimbench sends a pooler and its admin console (PgBouncer's), by step.
+pub const CONSOLE_SQL: &str = crate::statements::migration!("postgres", "pooler.sql");
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PoolMode {

@@ -3,6 +3,10 @@
 -- itself, how a block sets its pool size. The console speaks the simple protocol only
 -- and takes no parameters: {size} is a number claimbench checked (1 to 200).
 
+-- step: reachable
+-- Through the pooler (not its console): does a client get a server connection?
+SELECT 1
+
 -- step: stats
 -- Cumulative per database: total_xact_count, total_wait_time (µs clients waited for a
 -- server connection).

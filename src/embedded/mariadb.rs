@@ -42,18 +42,13 @@ pub const WORKLOAD_USER: &str = "claimbench";
 pub const FLUSH_AT_COMMIT_SHORTCUT: &str = "2";
 
 /// Run once by each server that initialised its own data directory (the others receive
-/// the account by state transfer): the workload's account, with what the backend needs
-/// and no more. On the server: its own connections and the lock and transaction tables
-/// (`PROCESS`); on the run's database alone: everything but granting (it drops, creates
-/// and fills it, and a declared claim or layout runs there). Not `FILE`, `SUPER` or
-/// `SHUTDOWN`, and no right on any other database, `mysql`'s grant tables included.
+/// the account by state transfer): the workload's account (migrations/mysql/
+/// privilege.sql says what it may do, and why no more).
 fn init_sql(schema: &str) -> String {
+    use crate::statements::{fill, migration, step};
     let db = schema.replace('`', "``");
-    format!(
-        "CREATE USER IF NOT EXISTS '{WORKLOAD_USER}'@'127.0.0.1';\n\
-         GRANT PROCESS ON *.* TO '{WORKLOAD_USER}'@'127.0.0.1';\n\
-         GRANT ALL PRIVILEGES ON `{db}`.* TO '{WORKLOAD_USER}'@'127.0.0.1';\n"
-    )
+    let sql = step(migration!("mysql", "privilege.sql"), "workload-account");
+    fill(sql, &[("user", WORKLOAD_USER), ("db", &db)]) + "\n"
 }
 
 /// One server: its directory, client port, group-communication port, and process.

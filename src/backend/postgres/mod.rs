@@ -43,7 +43,7 @@ const HISTORY_SQL: &str = migration!("postgres", "history.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
 const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
-const POOLER_SQL: &str = migration!("postgres", "pooler.sql");
+const POOLER_SQL: &str = crate::pooler::CONSOLE_SQL;
 
 pub use crate::names::WORKLOAD_ROLE;
 
