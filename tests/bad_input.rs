@@ -838,3 +838,57 @@ fn a_results_folder_of_links_is_never_written_through() {
     );
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
+
+/// `error: …` prints an error and each of its sources (`{:#}`): an error whose own text
+/// shows its source's prints that text twice. Held for the error types that wrap
+/// another, with a real inner error each.
+#[test]
+fn no_error_prints_its_source_twice() {
+    use claimbench::results::{ResultsError, RunResult};
+    use std::error::Error;
+    fn printed_once(e: &dyn Error) -> Result<(), String> {
+        let mut cur = e;
+        while let Some(src) = cur.source() {
+            let (outer, inner) = (cur.to_string(), src.to_string());
+            if outer.contains(&inner) {
+                return Err(format!("`{outer}` shows its source `{inner}`"));
+            }
+            cur = src;
+        }
+        Ok(())
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let missing = RunResult::read(&dir.path().join("run.json")).unwrap_err();
+    let not_json = {
+        let p = dir.path().join("bad.json");
+        std::fs::write(&p, "{").unwrap();
+        RunResult::read(&p).unwrap_err()
+    };
+    let hist = claimbench::metrics::HistogramSummary {
+        hdr_v2_base64: "!".into(),
+        ..Default::default()
+    }
+    .histogram()
+    .unwrap_err();
+    let errors: Vec<Box<dyn Error>> = vec![
+        Box::new(claimbench::runner::RunError::Results(missing)),
+        Box::new(claimbench::runner::RunError::Results(not_json)),
+        Box::new(claimbench::runner::RunError::Backend(
+            claimbench::backend::BackendError::other("read the clock", "no row"),
+        )),
+        Box::new(claimbench::report::export::ExportError::Folder(
+            ResultsError::TooNew {
+                path: dir.path().join("run.json"),
+                found: 99,
+            },
+        )),
+        Box::new(claimbench::report::export::ExportError::Histogram(hist)),
+        Box::new(Workload::load(&dir.path().join("nothing.toml")).unwrap_err()),
+        Box::new(DbTarget::parse("nonsense://x").unwrap_err()),
+    ];
+    for e in &errors {
+        if let Err(twice) = printed_once(e.as_ref()) {
+            panic!("{twice}");
+        }
+    }
+}

@@ -208,7 +208,7 @@ pub struct RunOutcome {
 pub enum RunError {
     #[error(transparent)]
     Backend(#[from] BackendError),
-    #[error("{0}")]
+    #[error(transparent)]
     Results(#[from] crate::results::ResultsError),
     #[error("a worker task panicked: {0}")]
     Task(String),
