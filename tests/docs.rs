@@ -106,3 +106,94 @@ fn every_workload_key_the_parser_accepts_is_in_the_workload_reference() {
         "docs/workload.md does not describe these keys: {missing:?}"
     );
 }
+
+/// The paths the layout block of docs/architecture.md names under `src/`: `a/{b,c/{d}}`
+/// is `a/b` and `a/c/d`, a note in parentheses is skipped, and `a/` alone names a folder
+/// without its files.
+fn layout_paths(block: &str) -> std::collections::BTreeSet<String> {
+    // Notes first: "(the backend)", "(prepared or unnamed)", nested ones too.
+    let mut plain = String::new();
+    let mut depth = 0;
+    for c in block.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            c if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    let mut prefixes: Vec<String> = Vec::new();
+    let chars: Vec<char> = plain.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let name: String = chars[start..i].iter().collect();
+            let path = format!("{}{name}", prefixes.concat());
+            match (chars.get(i), chars.get(i + 1)) {
+                (Some('/'), Some('{')) => {
+                    prefixes.push(format!("{name}/"));
+                    i += 2;
+                }
+                (Some('/'), _) => {
+                    out.insert(format!("{path}/"));
+                    i += 1;
+                }
+                _ => {
+                    out.insert(path);
+                }
+            }
+        } else {
+            if c == '}' {
+                prefixes.pop();
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// docs/architecture.md's layout block names every file of `src/` (a module's `mod.rs`
+/// as its folder's `mod`; unit-test files apart), so a reader finds each file's place
+/// and a new file cannot go unlisted.
+#[test]
+fn the_architecture_layout_names_every_source_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let start = doc
+        .find("```\nsrc/")
+        .expect("the layout block starts with src/")
+        + 8;
+    let end = start + doc[start..].find("\nmigrations/").unwrap();
+    let named = layout_paths(&doc[start..end]);
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            match p.is_dir() {
+                true => dirs.push(p),
+                false if p.extension().is_some_and(|x| x == "rs") => files.push(p),
+                false => {}
+            }
+        }
+    }
+    let missing: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(root.join("src")).unwrap();
+            rel.with_extension("").to_string_lossy().to_string()
+        })
+        .filter(|rel| !matches!(rel.as_str(), "lib") && !rel.ends_with("/tests"))
+        .filter(|rel| !named.contains(rel))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md's layout block does not name {missing:?}"
+    );
+}
