@@ -10,6 +10,16 @@ use serde::{Deserialize, Serialize};
 /// What claimbench sends a pooler and its admin console (PgBouncer's), by step.
 pub const CONSOLE_SQL: &str = crate::statements::migration!("postgres", "pooler.sql");
 
+/// A step of [`CONSOLE_SQL`] as PgBouncer's console takes it: without its comment lines
+/// (the console parses no comments, and names the whole text an invalid command).
+pub fn console_text(step: &str) -> String {
+    let lines: Vec<&str> = step
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect();
+    lines.join("\n").trim().to_string()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PoolMode {

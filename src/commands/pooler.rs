@@ -176,7 +176,7 @@ async fn behind(
     console: &tokio_postgres::Config,
     alias: &str,
 ) -> Result<(String, u16, String)> {
-    use claimbench::pooler::CONSOLE_SQL;
+    use claimbench::pooler::{CONSOLE_SQL, console_text};
     use claimbench::statements::step;
     use tokio_postgres::{NoTls, SimpleQueryMessage};
     let limit = std::time::Duration::from_secs(10);
@@ -185,7 +185,7 @@ async fn behind(
         .context("--db (your pooler) accepted no PostgreSQL connection within 10 s")?
         .context("--db (your pooler) did not accept a connection")?;
     let driving = tokio::spawn(conn);
-    c.simple_query(step(CONSOLE_SQL, "reachable"))
+    c.simple_query(&console_text(step(CONSOLE_SQL, "reachable")))
         .await
         .context("--db (your pooler) did not answer SELECT 1")?;
     drop(c);
@@ -196,7 +196,7 @@ async fn behind(
         .context("--pooler-admin did not accept a connection")?;
     tokio::spawn(conn);
     let rows = admin
-        .simple_query(step(CONSOLE_SQL, "databases"))
+        .simple_query(&console_text(step(CONSOLE_SQL, "databases")))
         .await
         .context("--pooler-admin: SHOW DATABASES failed (is it PgBouncer's admin console, and the user in its admin_users or stats_users?)")?;
     let row = rows.iter().find_map(|m| match m {

@@ -233,12 +233,8 @@ async fn console_rows(
     step_text: &str,
     what: &'static str,
 ) -> Result<Vec<tokio_postgres::SimpleQueryRow>, BackendError> {
-    let command: Vec<&str> = step_text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("--"))
-        .collect();
     let rows = client
-        .simple_query(command.join("\n").trim())
+        .simple_query(&crate::pooler::console_text(step_text))
         .await
         .map_err(|e| query_error(what, e))?;
     Ok(rows
