@@ -11,6 +11,7 @@ use claimbench::backend::{Backend, BackendKind, DbTarget, mssql, mysql, postgres
 use claimbench::report;
 use claimbench::results::RunResult;
 use claimbench::strategy::{self, Strategy};
+use claimbench::workload::plan::{Plan, Targets};
 use claimbench::workload::{Files, Workload};
 use std::path::Path;
 use std::process::ExitCode;
@@ -21,10 +22,13 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
     w.check_runnable()?;
     check_layouts(&w, &w.backends)?;
     super::targets::check_embedded_settings(&w)?;
+    // The plan the run executes on the workload's own backends (validation bounds it).
+    let plan = Plan::of(&w, Targets::declared(&w));
     outln!(
-        "{}: ok, {} trials{} on {}",
+        "{}: ok, {} cells, {} trials{} on {}",
         workload.display(),
-        w.trial_count(),
+        plan.cells(),
+        plan.trials(&w),
         if w.matrices.iter().any(|m| m.phase.search.is_some()) {
             " at most"
         } else {

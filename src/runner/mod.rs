@@ -26,6 +26,7 @@ use crate::resources::ResourceProbe;
 use crate::results::{CellResult, Environment, RunResult, WorkloadRecord};
 use crate::strategy::Strategy;
 use crate::warnings::Warning;
+use crate::workload::plan::{Plan, PlannedCell, Step, Targets};
 use crate::workload::{StopRule, Workload};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -240,6 +241,18 @@ struct CellSpec<'a> {
     batch: u32,
 }
 
+impl<'a> CellSpec<'a> {
+    fn of(phase: &'a Arc<Workload>, c: &'a PlannedCell) -> CellSpec<'a> {
+        CellSpec {
+            phase,
+            strategy: c.strategy.clone(),
+            layout: &c.layout,
+            workers: c.workers,
+            batch: c.batch,
+        }
+    }
+}
+
 /// A run in progress: what it wrote so far and where, and its progress count.
 struct Progress<'a> {
     result: RunResult,
@@ -282,8 +295,8 @@ pub async fn run<B: Backend>(
     let mut p = Progress {
         result,
         dir,
-        // Two servers run every trial twice.
-        total: workload.trial_count() * if opts.versus.is_some() { 2 } else { 1 },
+        // Set from the plan below.
+        total: 0,
         done: 0,
         probe: ResourceProbe::new(),
         interrupt: &interrupt,
@@ -312,43 +325,48 @@ pub async fn run<B: Backend>(
                 partial: None,
             })?;
     }
-    'matrix: for (i, m) in workload.matrices.iter().enumerate() {
-        let phase = Arc::new(workload.phase(i));
-        if p.versus.is_some() || m.phase.paired.is_some() {
-            if !p
-                .paired_block(backends, (&opts.restarts, &opts.failovers), &phase, m)
-                .await?
-            {
-                break 'matrix;
-            }
-            continue;
-        }
-        for layout in &m.index_layouts {
-            for strategy in &m.strategies {
-                for &workers in &m.workers {
-                    for &batch in &m.batch_sizes {
-                        for (b, backend) in backends.iter().enumerate() {
-                            p.restart = opts.restarts.get(b).cloned().flatten();
-                            p.failover = opts.failovers.get(b).cloned().flatten();
-                            let phase = p.at_rate(&phase, backend.kind(), strategy, layout)?;
-                            let cell = CellSpec {
-                                phase: &phase,
-                                strategy: strategy.clone(),
-                                layout,
-                                workers,
-                                batch,
-                            };
-                            let go_on = match m.phase.search {
-                                None => p.cell(backend, &cell).await?,
-                                Some(s) => p.search(backend, &cell, s).await?,
-                            };
-                            if !go_on {
-                                break 'matrix;
-                            }
-                        }
-                    }
+    let plan = Plan::of(
+        &workload,
+        Targets {
+            backends: backends.len(),
+            versus: p.versus.is_some(),
+        },
+    );
+    p.total = plan.trials(&workload);
+    // Each block's phase, made once when its first step comes.
+    let mut phases: Vec<Option<Arc<Workload>>> = vec![None; workload.matrices.len()];
+    for step in &plan.steps {
+        let block = step.block();
+        let phase = phases[block]
+            .get_or_insert_with(|| Arc::new(workload.phase(block)))
+            .clone();
+        let go_on = match step {
+            Step::Cell { target, cell, .. } => {
+                let backend = &backends[*target];
+                p.restart = opts.restarts.get(*target).cloned().flatten();
+                p.failover = opts.failovers.get(*target).cloned().flatten();
+                let phase = p.at_rate(&phase, backend.kind(), &cell.strategy, &cell.layout)?;
+                let spec = CellSpec::of(&phase, cell);
+                match workload.matrices[block].phase.search {
+                    None => p.cell(backend, &spec).await?,
+                    Some(s) => p.search(backend, &spec, s).await?,
                 }
             }
+            Step::Pair { a, b, .. } => {
+                // On one target, its restart and failover; across two servers, neither.
+                let one = (a.0 == b.0).then_some(a.0);
+                p.restart = one.and_then(|t| opts.restarts.get(t).cloned().flatten());
+                p.failover = one.and_then(|t| opts.failovers.get(t).cloned().flatten());
+                // A derived rate is A's: both sides run at one offered load.
+                let kind = backends[a.0].kind();
+                let phase = p.at_rate(&phase, kind, &a.1.strategy, &a.1.layout)?;
+                let (sa, sb) = (CellSpec::of(&phase, &a.1), CellSpec::of(&phase, &b.1));
+                p.pair([(&backends[a.0], &sa), (&backends[b.0], &sb)])
+                    .await?
+            }
+        };
+        if !go_on {
+            break;
         }
     }
     if interrupt.stopping() {

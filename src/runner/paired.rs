@@ -4,10 +4,9 @@
 //! each round's B/A ratio measures the change and not the hour
 //! ([`crate::analysis::paired`] judges them).
 
-use super::{CellSpec, Failover, Progress, Restart, RunFailure, push_cell};
+use super::{CellSpec, Progress, RunFailure, push_cell};
 use crate::backend::Backend;
 use crate::results::{Pair, PairSide};
-use crate::workload::{Matrix, Workload};
 use std::sync::Arc;
 
 /// Which side runs first in round `round`: A in even rounds, B in odd ones, so every
@@ -21,66 +20,6 @@ pub fn order(round: u32) -> [usize; 2] {
 }
 
 impl Progress<'_> {
-    /// A block whose cells run as pairs: its two variants on each backend (`paired =
-    /// true`), or each of its cells on the two servers of `--versus-pg-bindir`. `false`
-    /// when the run must stop.
-    pub(super) async fn paired_block<B: Backend>(
-        &mut self,
-        backends: &[Arc<B>],
-        (restarts, failovers): (&[Option<Restart>], &[Option<Failover>]),
-        phase: &Arc<Workload>,
-        m: &Matrix,
-    ) -> Result<bool, RunFailure> {
-        if self.versus.is_some() {
-            // Cell by cell as an unpaired block runs them, each cell on both servers.
-            for layout in &m.index_layouts {
-                for strategy in &m.strategies {
-                    for &workers in &m.workers {
-                        for &batch in &m.batch_sizes {
-                            // A derived rate is A's (the first cell of its kind found):
-                            // both sides run at one offered load.
-                            let phase =
-                                self.at_rate(phase, backends[0].kind(), strategy, layout)?;
-                            let cell = CellSpec {
-                                phase: &phase,
-                                strategy: strategy.clone(),
-                                layout,
-                                workers,
-                                batch,
-                            };
-                            let sides = [(&backends[0], &cell), (&backends[1], &cell)];
-                            if !self.pair(sides).await? {
-                                return Ok(false);
-                            }
-                        }
-                    }
-                }
-            }
-            return Ok(true);
-        }
-        for &workers in &m.workers {
-            for &batch in &m.batch_sizes {
-                for (b, backend) in backends.iter().enumerate() {
-                    self.restart = restarts.get(b).cloned().flatten();
-                    self.failover = failovers.get(b).cloned().flatten();
-                    // The variants: A first, B the second strategy or the second layout.
-                    let side = |s: usize| CellSpec {
-                        phase,
-                        strategy: m.strategies[s.min(m.strategies.len() - 1)].clone(),
-                        layout: &m.index_layouts[s.min(m.index_layouts.len() - 1)],
-                        workers,
-                        batch,
-                    };
-                    let (a, b) = (side(0), side(1));
-                    if !self.pair([(backend, &a), (backend, &b)]).await? {
-                        return Ok(false);
-                    }
-                }
-            }
-        }
-        Ok(true)
-    }
-
     /// Runs both sides' repetitions as rounds and records the two cells; `false` when
     /// the run must stop. Each trial resets the schema as any trial does.
     pub(super) async fn pair<B: Backend>(

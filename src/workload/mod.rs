@@ -8,6 +8,7 @@
 //! structs, so it does not re-check anything.
 
 mod coherence;
+pub mod plan;
 mod raw;
 mod toml_errors;
 mod types;
@@ -139,8 +140,11 @@ impl Workload {
         claims.chain(layouts).collect()
     }
 
-    /// How many trials the matrices expand to (a rate search counts its most).
-    /// Saturates rather than wraps: validation refuses a count past [`MAX_TRIALS`].
+    /// How many trials the matrices expand to (a rate search counts its most), as
+    /// [`plan::Plan::trials`] counts them (a test holds the two equal), but by
+    /// multiplication: validation asks before refusing a count past [`MAX_TRIALS`], and a
+    /// matrix of a million cells per dimension must not be expanded to say so. Saturates
+    /// rather than wraps.
     pub fn trial_count(&self) -> usize {
         self.matrices
             .iter()
