@@ -169,6 +169,9 @@ impl Tally {
                 if !live.holders.contains(&e.worker) {
                     live.holders.push(e.worker);
                 }
+                // Held now, so not settled by this claim: only a later release, run or
+                // stranding can end its liveness, and each of those marks it touched.
+                return;
             }
             EventKind::Release if e.worker == RESCUER => {
                 let Some(live) = self.live.get_mut(&job) else {
