@@ -84,11 +84,7 @@ impl<'a> Document<'a> {
             verdict: view.analysis.verdict.clone(),
             sections: sections(view, Table::of(&header, &rows, 4)),
             glance: tables::glance(view),
-            warnings: view
-                .warnings
-                .iter()
-                .map(|w| w.trim_start_matches("- ").to_string())
-                .collect(),
+            warnings: view.warnings.clone(),
             trials: appendix::every_trial(r),
             environment: appendix::environment(r),
             durability: tables::durability(r),

@@ -17,7 +17,7 @@ pub struct RunView<'a> {
     pub run: &'a RunResult,
     pub analysis: RunAnalysis,
     pub cells: Vec<CellView<'a>>,
-    /// Markdown bullets (`- ...`), the form summary.md prints.
+    /// One line per cell and kind of warning; each format marks them as its own.
     pub warnings: Vec<String>,
 }
 
@@ -205,7 +205,7 @@ pub fn warning_lines(r: &RunResult) -> Vec<String> {
                 p => format!("{p} "),
             };
             lines.push(format!(
-                "- {phase}{} {} {} w={} b={} ({which}): {first}",
+                "{phase}{} {} {} w={} b={} ({which}): {first}",
                 c.backend_label(),
                 c.strategy,
                 c.index_layout,
