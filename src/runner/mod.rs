@@ -239,16 +239,43 @@ struct CellSpec<'a> {
     layout: &'a str,
     workers: u32,
     batch: u32,
+    /// How its target restarts and fails over for the workload's faults.
+    hooks: Hooks<'a>,
 }
 
 impl<'a> CellSpec<'a> {
-    fn of(phase: &'a Arc<Workload>, c: &'a PlannedCell) -> CellSpec<'a> {
+    fn of(phase: &'a Arc<Workload>, c: &'a PlannedCell, hooks: Hooks<'a>) -> CellSpec<'a> {
         CellSpec {
             phase,
             strategy: c.strategy.clone(),
             layout: &c.layout,
             workers: c.workers,
             batch: c.batch,
+            hooks,
+        }
+    }
+}
+
+/// A target's restart and failover commands (`--restart-command`, `--failover-command`,
+/// or the embedded server's own), for the cells that run on it.
+#[derive(Clone, Copy, Default)]
+struct Hooks<'a> {
+    restart: Option<&'a Restart>,
+    failover: Option<&'a Failover>,
+}
+
+impl<'a> Hooks<'a> {
+    /// Target `t`'s; none for a pair across two servers.
+    fn of(
+        (restarts, failovers): (&'a [Option<Restart>], &'a [Option<Failover>]),
+        t: Option<usize>,
+    ) -> Hooks<'a> {
+        let Some(t) = t else {
+            return Hooks::default();
+        };
+        Hooks {
+            restart: restarts.get(t).and_then(Option::as_ref),
+            failover: failovers.get(t).and_then(Option::as_ref),
         }
     }
 }
@@ -263,10 +290,6 @@ struct Progress<'a> {
     interrupt: &'a Interrupt,
     threads: threads::WorkerThreads,
     quiet: bool,
-    /// How to restart the server of the backend whose cells run now.
-    restart: Option<Restart>,
-    /// How to fail over the primary of the backend whose cells run now.
-    failover: Option<Failover>,
     rerun_disturbed: bool,
     render: Render,
     /// Pairs started so far: the next pair's id.
@@ -302,8 +325,6 @@ pub async fn run<B: Backend>(
         interrupt: &interrupt,
         threads,
         quiet: opts.quiet,
-        restart: None,
-        failover: None,
         rerun_disturbed: opts.rerun_disturbed,
         render: opts.render,
         pairs: 0,
@@ -333,6 +354,7 @@ pub async fn run<B: Backend>(
         },
     );
     p.total = plan.trials(&workload);
+    let hooks = (&opts.restarts[..], &opts.failovers[..]);
     // Each block's phase, made once when its first step comes.
     let mut phases: Vec<Option<Arc<Workload>>> = vec![None; workload.matrices.len()];
     for step in &plan.steps {
@@ -343,10 +365,8 @@ pub async fn run<B: Backend>(
         let go_on = match step {
             Step::Cell { target, cell, .. } => {
                 let backend = &backends[*target];
-                p.restart = opts.restarts.get(*target).cloned().flatten();
-                p.failover = opts.failovers.get(*target).cloned().flatten();
                 let phase = p.at_rate(&phase, backend.kind(), &cell.strategy, &cell.layout)?;
-                let spec = CellSpec::of(&phase, cell);
+                let spec = CellSpec::of(&phase, cell, Hooks::of(hooks, Some(*target)));
                 match workload.matrices[block].phase.search {
                     None => p.cell(backend, &spec).await?,
                     Some(s) => p.search(backend, &spec, s).await?,
@@ -354,13 +374,14 @@ pub async fn run<B: Backend>(
             }
             Step::Pair { a, b, .. } => {
                 // On one target, its restart and failover; across two servers, neither.
-                let one = (a.0 == b.0).then_some(a.0);
-                p.restart = one.and_then(|t| opts.restarts.get(t).cloned().flatten());
-                p.failover = one.and_then(|t| opts.failovers.get(t).cloned().flatten());
+                let hooks = Hooks::of(hooks, (a.0 == b.0).then_some(a.0));
                 // A derived rate is A's: both sides run at one offered load.
                 let kind = backends[a.0].kind();
                 let phase = p.at_rate(&phase, kind, &a.1.strategy, &a.1.layout)?;
-                let (sa, sb) = (CellSpec::of(&phase, &a.1), CellSpec::of(&phase, &b.1));
+                let (sa, sb) = (
+                    CellSpec::of(&phase, &a.1, hooks),
+                    CellSpec::of(&phase, &b.1, hooks),
+                );
                 p.pair([(&backends[a.0], &sa), (&backends[b.0], &sb)])
                     .await?
             }
@@ -747,8 +768,8 @@ impl Progress<'_> {
             threads: &self.threads,
             label: &label,
             quiet: self.quiet,
-            restart: self.restart.as_ref(),
-            failover: self.failover.as_ref(),
+            restart: spec.hooks.restart,
+            failover: spec.hooks.failover,
         };
         let rerun = self.rerun_disturbed;
         let t = trial_or_rerun(backend, w, &trial, &harness, &mut self.probe, rerun).await?;
