@@ -42,16 +42,29 @@ counted() { # batch seconds
   echo "$ir $claims"
 }
 
-printf '%-6s %-8s %14s %14s %12s %12s\n' batch workers claims_short claims_long instr/claim instr/row
+# Inclusive instructions of one function in the long run's profile, per claim.
+inclusive() { # profile function claims
+  callgrind_annotate --inclusive=yes "$1" 2>/dev/null \
+    | awk -v f="$2" -v n="$3" '!done && index($0, f) { gsub(",", "", $1); printf "%.0f", $1 / n; done = 1 }'
+}
+
+# instr/claim (the marginal count of the whole client) moves by about 15 % between two
+# runs of one build: the runs differ in how many events each wake-up finds. The worker's
+# round and the tally's reading, inclusive, per claim of the long run, move by a few
+# percent: compare builds by those.
+printf '%-6s %-8s %14s %14s %12s %12s %14s %14s\n' batch workers claims_short claims_long instr/claim instr/row worker_round tally_take
 for b in "${batches[@]}"; do
   read -r ir1 c1 < <(counted "$b" "$short_s")
   read -r ir2 c2 < <(counted "$b" "$long_s")
-  cp "$tmp/b$b-s$long_s/callgrind.out" "$out/callgrind.b$b.out"
-  python3 - "$b" "$workers" "$ir1" "$c1" "$ir2" "$c2" <<'PY'
+  profile="$out/callgrind.b$b.out"
+  cp "$tmp/b$b-s$long_s/callgrind.out" "$profile"
+  round=$(inclusive "$profile" "Worker::round" "$c2")
+  take=$(inclusive "$profile" "Tally::take" "$c2")
+  python3 - "$b" "$workers" "$ir1" "$c1" "$ir2" "$c2" "${round:-0}" "${take:-0}" <<'PY'
 import sys
-b, w, ir1, c1, ir2, c2 = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+b, w, ir1, c1, ir2, c2, round_, take = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
 per = (ir2 - ir1) / (c2 - c1) if c2 > c1 else float("nan")
-print(f"{b:<6} {w:<8} {c1:>14} {c2:>14} {per:>12.0f} {per / int(b):>12.0f}")
+print(f"{b:<6} {w:<8} {c1:>14} {c2:>14} {per:>12.0f} {per / int(b):>12.0f} {round_:>14} {take:>14}")
 PY
 done
 echo "profiles of the long runs: $out (callgrind_annotate --inclusive=yes FILE | head -60)"
