@@ -2,10 +2,10 @@
 //! twice for every first claim (to count the older jobs it passed over). A roaring
 //! bitmap answers membership in little memory, but its rank counts a dense container's
 //! bits word by word (up to 1,024 of them): callgrind found it was half of the client's
-//! instructions per claim at batch 10 (benches/claim_instructions.sh). Beside the bitmap
-//! sits a plain bitset over the ids' span with a Fenwick tree over its words, which
-//! answers a rank in O(log n); ids spread wider than [`DENSE_SPAN`] (not claimbench's
-//! sequence, which is dense) fall back to the bitmap's rank.
+//! instructions per claim at batch 10 (benches/claim_instructions.sh). While the ids are
+//! dense, a plain bitset over their span takes the bitmap's place, with a Fenwick tree
+//! over its words: a rank in O(log n), membership in one bit. Ids spread wider than
+//! [`DENSE_SPAN`] (not claimbench's sequence, which is dense) move to the bitmap.
 
 use roaring::RoaringTreemap;
 
@@ -22,38 +22,57 @@ fn bit(job: i64) -> u64 {
 
 #[derive(Debug, Default)]
 pub struct ClaimedIds {
-    set: RoaringTreemap,
+    /// Every id while they span at most [`DENSE_SPAN`]: membership is one bit, and no
+    /// bitmap is kept beside it (its inserts and lookups were a tenth of the tally's
+    /// instructions per row).
     dense: Option<Dense>,
-    /// The span outgrew [`DENSE_SPAN`]: ranks come from the bitmap from then on.
+    /// Every id once the span outgrew [`DENSE_SPAN`] (filled from the bitset then).
+    set: RoaringTreemap,
     sparse: bool,
+    len: u64,
+    min: Option<i64>,
 }
 
 impl ClaimedIds {
     pub fn contains(&self, job: i64) -> bool {
-        self.set.contains(bit(job))
+        match &self.dense {
+            Some(d) => d.contains(job),
+            None => self.sparse && self.set.contains(bit(job)),
+        }
     }
 
     pub fn insert(&mut self, job: i64) {
-        if !self.set.insert(bit(job)) || self.sparse {
-            return;
-        }
-        let dense = self.dense.get_or_insert_with(|| Dense::new(job));
-        if !dense.insert(job) {
-            self.dense = None;
-            self.sparse = true;
+        let new = if self.sparse {
+            self.set.insert(bit(job))
+        } else {
+            let dense = self.dense.get_or_insert_with(|| Dense::new(job));
+            match dense.insert(job) {
+                Some(new) => new,
+                None => {
+                    // Too wide for the bitset: every id so far into the bitmap.
+                    self.set = dense.ids().map(bit).collect();
+                    self.dense = None;
+                    self.sparse = true;
+                    self.set.insert(bit(job))
+                }
+            }
+        };
+        if new {
+            self.len += 1;
+            self.min = Some(self.min.map_or(job, |m| m.min(job)));
         }
     }
 
     pub fn min(&self) -> Option<i64> {
-        self.set.min().map(|b| (b ^ (1 << 63)) as i64)
+        self.min
     }
 
     pub fn len(&self) -> u64 {
-        self.set.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
+        self.len == 0
     }
 
     /// How many claimed ids are below `job`.
@@ -84,13 +103,14 @@ impl Dense {
         }
     }
 
-    /// Sets `job`'s bit (not set before); false when the span would pass [`DENSE_SPAN`].
-    fn insert(&mut self, job: i64) -> bool {
+    /// Sets `job`'s bit: whether it was clear, or `None` when the span would pass
+    /// [`DENSE_SPAN`].
+    fn insert(&mut self, job: i64) -> Option<bool> {
         if job < self.base {
             let base = aligned(job.saturating_sub(MARGIN));
             let top = self.base + 64 * self.words.len() as i64;
             if top.saturating_sub(base) > DENSE_SPAN {
-                return false;
+                return None;
             }
             let shift = ((self.base - base) / 64) as usize;
             self.words.splice(0..0, std::iter::repeat_n(0, shift));
@@ -99,20 +119,43 @@ impl Dense {
         }
         let offset = job.saturating_sub(self.base);
         if offset >= DENSE_SPAN {
-            return false;
+            return None;
         }
         let w = (offset / 64) as usize;
         if w >= self.words.len() {
             self.words.resize((w + 1).max(2 * self.words.len()), 0);
             self.rebuild();
         }
-        self.words[w] |= 1 << (offset % 64);
+        let mask = 1 << (offset % 64);
+        if self.words[w] & mask != 0 {
+            return Some(false);
+        }
+        self.words[w] |= mask;
         let mut i = w + 1;
         while i < self.tree.len() {
             self.tree[i] += 1;
             i += i & i.wrapping_neg();
         }
-        true
+        Some(true)
+    }
+
+    fn contains(&self, job: i64) -> bool {
+        let Some(offset) = job.checked_sub(self.base).filter(|o| *o >= 0) else {
+            return false;
+        };
+        let w = usize::try_from(offset / 64).unwrap_or(usize::MAX);
+        self.words
+            .get(w)
+            .is_some_and(|word| word & (1 << (offset % 64)) != 0)
+    }
+
+    /// Every id set, rising.
+    fn ids(&self) -> impl Iterator<Item = i64> + '_ {
+        self.words.iter().enumerate().flat_map(move |(w, &word)| {
+            (0..64)
+                .filter(move |b| word & (1 << b) != 0)
+                .map(move |b| self.base + 64 * w as i64 + b)
+        })
     }
 
     fn below(&self, job: i64) -> u64 {
@@ -190,6 +233,8 @@ mod tests {
                     "seed {seed} step {step} probe {probe}"
                 );
                 assert!(ids.contains(id));
+                assert_eq!(ids.contains(probe), reference.contains(bit(probe)));
+                assert_eq!(ids.min(), reference.min().map(|b| (b ^ (1 << 63)) as i64));
             }
             assert_eq!(ids.len(), reference.len());
             assert_eq!(
