@@ -170,3 +170,47 @@ impl CellFigures {
             .collect()
     }
 }
+
+/// A run's cells' figures, computed once by its analysis and looked up by cell: the
+/// verdict's sentences read them rather than merging each cell's histograms again.
+#[derive(Clone, Copy)]
+pub struct RunFigures<'a> {
+    cells: &'a [CellResult],
+    figures: &'a [CellFigures],
+}
+
+impl<'a> RunFigures<'a> {
+    /// `figures[i]` is `cells[i]`'s.
+    pub fn new(cells: &'a [CellResult], figures: &'a [CellFigures]) -> RunFigures<'a> {
+        RunFigures { cells, figures }
+    }
+
+    /// `c`'s figures: the analysis's when `c` is one of the run's cells, else computed.
+    pub fn of(&self, c: &CellResult) -> CellFigures {
+        self.cells
+            .iter()
+            .position(|x| std::ptr::eq(x, c))
+            .and_then(|i| self.figures.get(i).copied())
+            .unwrap_or_else(|| CellFigures::of(c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cell of the run reads the analysis's figures (here a marked one, to tell them
+    /// apart); a cell from elsewhere, an equal copy included, has its own computed.
+    #[test]
+    fn run_figures_are_looked_up_by_the_cell_itself() {
+        let cells = vec![super::super::durability::at_level(None, 4, 100.0)];
+        let marked = [CellFigures {
+            throughput: 42.0,
+            ..CellFigures::default()
+        }];
+        let run = RunFigures::new(&cells, &marked);
+        assert_eq!(run.of(&cells[0]).throughput, 42.0);
+        let copy = cells[0].clone();
+        assert_eq!(run.of(&copy), CellFigures::of(&copy));
+    }
+}

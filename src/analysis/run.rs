@@ -3,7 +3,7 @@
 //! and the paired.json file read this one value, so a run is judged once and no two of
 //! them can judge it differently (they did: four places each judged the pairs again).
 
-use super::figures::CellFigures;
+use super::figures::{CellFigures, RunFigures};
 use super::gates::GateResult;
 use super::paired::Paired;
 use crate::results::RunResult;
@@ -20,10 +20,12 @@ pub struct RunAnalysis {
 impl RunAnalysis {
     pub fn of(r: &RunResult) -> RunAnalysis {
         let paired = super::paired::judge(r);
+        let figures: Vec<CellFigures> = r.cells.iter().map(CellFigures::of).collect();
+        let verdict = super::story::sentences(r, RunFigures::new(&r.cells, &figures), &paired);
         RunAnalysis {
-            figures: r.cells.iter().map(CellFigures::of).collect(),
+            figures,
             gates: super::gates::check(r),
-            verdict: super::story::sentences(r, &paired),
+            verdict,
             paired,
         }
     }

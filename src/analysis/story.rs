@@ -2,7 +2,7 @@
 //! before any table (terminal, summary.md, report.html). A sentence is written only
 //! when the run holds the cells it needs, so every one of them is about this run.
 
-use super::figures::{CellFigures, fmt_ms, in_phase};
+use super::figures::{RunFigures, fmt_ms, in_phase};
 use super::{bootstrap, recommend, usl};
 use crate::results::{CellResult, RunResult};
 use crate::strategy::{Contention, Strategy};
@@ -47,7 +47,7 @@ fn strategies_in(g: &[&CellResult]) -> Vec<Strategy> {
 
 /// The strategy comparison: the group (without arrivals) with the most strategies, at
 /// its largest worker count.
-fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
+fn strategy_sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     let Some(g) = groups(r)
         .into_iter()
         .filter(|g| !g[0].has_arrivals())
@@ -69,10 +69,10 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
         on = format!(" on {}{on}", g[0].backend_label());
     }
     let at = |s: Strategy| g.iter().find(|c| c.strategy == s && c.workers == top);
-    let prod = at(Strategy::PRODUCTION).map(|c| CellFigures::of(c));
+    let prod = at(Strategy::PRODUCTION).map(|c| figures.of(c));
     for s in strategies_in(&g) {
         let Some(c) = at(s.clone()) else { continue };
-        let f = CellFigures::of(c);
+        let f = figures.of(c);
         let jobs: u64 = c.trials.iter().map(|t| t.counts.jobs_claimed).sum();
         let lost_races: u64 = c.trials.iter().map(|t| t.counts.lost_races).sum();
         let share = |part: u64, whole: u64| {
@@ -126,7 +126,7 @@ fn strategy_sentences(r: &RunResult, out: &mut Vec<String>) {
 
 /// Scaling of production (else the first strategy) in the richest worker sweep, with
 /// the USL fit when there are enough worker counts.
-fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
+fn scaling_sentence(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     let best = groups(r)
         .into_iter()
         .filter(|g| !g[0].has_arrivals())
@@ -139,7 +139,7 @@ fn scaling_sentence(r: &RunResult, out: &mut Vec<String>) {
             let mut pts: Vec<(u32, f64)> = g
                 .iter()
                 .filter(|c| c.strategy == s)
-                .map(|c| (c.workers, CellFigures::of(c).throughput))
+                .map(|c| (c.workers, figures.of(c).throughput))
                 .collect();
             pts.sort_by_key(|p| p.0);
             let who = named(g[0], &s);
@@ -218,7 +218,7 @@ pub fn batch_sweep_phase(r: &RunResult) -> Option<String> {
 }
 
 /// Batch sizes: production's best batch against its smallest, at the largest workers.
-fn batch_sentence(r: &RunResult, out: &mut Vec<String>) {
+fn batch_sentence(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     let Some(phase) = batch_sweep_phase(r) else {
         return;
     };
@@ -231,7 +231,7 @@ fn batch_sentence(r: &RunResult, out: &mut Vec<String>) {
     let mut at_top: Vec<(u32, f64)> = cells
         .iter()
         .filter(|c| c.workers == top)
-        .map(|c| (c.batch_size, CellFigures::of(c).throughput))
+        .map(|c| (c.batch_size, figures.of(c).throughput))
         .collect();
     at_top.sort_by_key(|p| p.0);
     at_top.dedup_by_key(|p| p.0);
@@ -255,7 +255,7 @@ fn batch_sentence(r: &RunResult, out: &mut Vec<String>) {
 }
 
 /// Arrival phases: who kept up with the offered rate and who fell behind.
-fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
+fn arrival_sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     for c in r
         .cells
         .iter()
@@ -264,7 +264,7 @@ fn arrival_sentences(r: &RunResult, out: &mut Vec<String>) {
         // mixes phases offered more and less than the pool can do by design.
         .filter(|c| c.trials.iter().all(|t| t.timeline.is_empty()))
     {
-        let f = CellFigures::of(c);
+        let f = figures.of(c);
         let Some(rate) = c.arrival_rate_per_s else {
             continue;
         };
@@ -480,10 +480,10 @@ fn hold_sentences(r: &RunResult, out: &mut Vec<String>) {
 /// A cell without duplicate claims whose jobs still ran twice: the claim held, and the
 /// job ran again after a rescue of a worker that was still running (a lease that ran out
 /// under it). The seed's point that a claim is not exactly-once, measured.
-fn duplicate_execution_sentences(r: &RunResult, out: &mut Vec<String>) {
+fn duplicate_execution_sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     // A failover's re-runs have their own sentence.
     for c in r.cells.iter().filter(|c| !fails_over(c)) {
-        let f = CellFigures::of(c);
+        let f = figures.of(c);
         if f.claim_only || f.duplicate_claims > 0 || f.duplicate_executions == 0 {
             continue;
         }
@@ -631,24 +631,28 @@ fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
 
 /// The verdict, most important first: a paired block's answer, then what went wrong,
 /// then what the run found.
-pub(super) fn sentences(r: &RunResult, paired: &super::paired::Paired) -> Vec<String> {
+pub(super) fn sentences(
+    r: &RunResult,
+    figures: RunFigures,
+    paired: &super::paired::Paired,
+) -> Vec<String> {
     let mut out = Vec::new();
     super::paired::sentences(paired, &mut out);
     failover_sentences(r, &mut out);
     over_claim_sentences(r, &mut out);
-    duplicate_execution_sentences(r, &mut out);
+    duplicate_execution_sentences(r, figures, &mut out);
     hold_sentences(r, &mut out);
     out.extend(super::drift::sentences(r));
     queue_sentences(r, &mut out);
-    strategy_sentences(r, &mut out);
+    strategy_sentences(r, figures, &mut out);
     super::durability::sentences(r, &mut out);
     out.extend(super::network::sentences(r));
     out.extend(super::cluster::sentences(r));
     out.extend(super::shards::sentences(r));
     out.extend(super::pooler::sentences(r));
-    scaling_sentence(r, &mut out);
-    batch_sentence(r, &mut out);
-    arrival_sentences(r, &mut out);
+    scaling_sentence(r, figures, &mut out);
+    batch_sentence(r, figures, &mut out);
+    arrival_sentences(r, figures, &mut out);
     search_sentences(r, &mut out);
     // Sizing answers belong to phases with arrivals, for strategies whose promises
     // held (recommend::meaningful); the Recommendation section says what it left out.
@@ -755,7 +759,7 @@ mod tests {
         );
         // The rescue sentence leaves a failover's re-runs to this one.
         let mut out = Vec::new();
-        duplicate_execution_sentences(&r, &mut out);
+        duplicate_execution_sentences(&r, RunFigures::new(&[], &[]), &mut out);
         assert!(out.is_empty(), "{out:?}");
     }
 
