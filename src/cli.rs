@@ -89,8 +89,8 @@ impl Command {
     /// the command runs, for every server it starts.
     pub fn pg_bindir(&self) -> Option<&std::path::Path> {
         match self {
-            Command::Run(a) => a.bindir.pg_bindir.as_deref(),
-            Command::Prove(a) => a.bindir.pg_bindir.as_deref(),
+            Command::Run(a) => a.server.bindir.pg_bindir.as_deref(),
+            Command::Prove(a) => a.server.bindir.pg_bindir.as_deref(),
             _ => None,
         }
     }
@@ -135,6 +135,20 @@ pub struct PoolerArgs {
     /// connection). Read only; not recorded in results.
     #[arg(long, requires = "pool_mode", hide_env_values = true)]
     pub pooler_admin: Option<String>,
+}
+
+/// What `run` and `prove` share: a workload's files and SQL, the PostgreSQL they may
+/// start, and a pooler in front of the server.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    pub files: FilesArgs,
+    #[command(flatten)]
+    pub privilege: PrivilegeArgs,
+    #[command(flatten)]
+    pub bindir: BindirArgs,
+    #[command(flatten)]
+    pub pooler: PoolerArgs,
 }
 
 /// `--pg-bindir`, for the commands that may start a PostgreSQL of their own.
@@ -210,13 +224,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub versus_pg_bindir: Option<PathBuf>,
     #[command(flatten)]
-    pub files: FilesArgs,
-    #[command(flatten)]
-    pub privilege: PrivilegeArgs,
-    #[command(flatten)]
-    pub bindir: BindirArgs,
-    #[command(flatten)]
-    pub pooler: PoolerArgs,
+    pub server: ServerArgs,
 }
 
 /// `recommend`'s flags.
@@ -324,13 +332,7 @@ pub struct ProveArgs {
     #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub model_cases: u32,
     #[command(flatten)]
-    pub files: FilesArgs,
-    #[command(flatten)]
-    pub privilege: PrivilegeArgs,
-    #[command(flatten)]
-    pub bindir: BindirArgs,
-    #[command(flatten)]
-    pub pooler: PoolerArgs,
+    pub server: ServerArgs,
 }
 
 /// `sql`'s flags.

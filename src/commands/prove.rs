@@ -151,17 +151,17 @@ async fn prove_target(
 /// expected on one of them.
 /// `prove`: its flags as what is asked, then the proof.
 pub(crate) async fn command(a: crate::cli::ProveArgs) -> Result<ExitCode> {
-    let pooler = super::pooler::flags(a.pooler)?;
+    let pooler = super::pooler::flags(a.server.pooler)?;
     let backends: Vec<BackendKind> = a.backend.into_iter().map(BackendKind::from).collect();
     let declared = match &a.workload {
-        Some(w) => Some(Workload::load_with(w, a.files.files())?),
+        Some(w) => Some(Workload::load_with(w, a.server.files.files())?),
         None => None,
     };
     let asked = Asked {
         strategies: &a.strategy,
         set: &a.set,
         declared: declared.as_ref(),
-        allow_privileged_sql: a.privilege.allow_privileged_sql,
+        allow_privileged_sql: a.server.privilege.allow_privileged_sql,
         backends: &backends,
         model_cases: a.model_cases,
     };

@@ -54,11 +54,11 @@ pub(crate) async fn command(a: crate::cli::RunArgs) -> Result<ExitCode> {
         worker_threads: a.worker_threads.map(usize::from),
         restart_command: a.restart_command,
         failover_command: a.failover_command,
-        allow_privileged_sql: a.privilege.allow_privileged_sql,
-        pooler: super::pooler::flags(a.pooler)?,
+        allow_privileged_sql: a.server.privilege.allow_privileged_sql,
+        pooler: super::pooler::flags(a.server.pooler)?,
         versus_pg_bindir: a.versus_pg_bindir,
     };
-    run(&a.workload, a.files.files(), a.db, &a.schema, flags).await
+    run(&a.workload, a.server.files.files(), a.db, &a.schema, flags).await
 }
 
 pub(crate) async fn run(
