@@ -16,6 +16,8 @@ pub enum BackendKind {
     Postgres,
     Mysql,
     Mssql,
+    /// Redis Streams: a queue that is not a table (a consumer group's deliveries).
+    Redis,
 }
 
 /// One engine's facts.
@@ -51,10 +53,14 @@ pub struct Engine {
     /// Server, where claimbench drops its own tables but never the schema, and a login
     /// without CREATE SCHEMA needs an administrator to create an empty one for it).
     pub adopts_empty_schema: bool,
+    /// Whether the engine runs SQL (claims are statements, with index layouts, session
+    /// settings and `prove`); a broker's claim is a delivery, and only its own
+    /// techniques run on it.
+    pub runs_sql: bool,
 }
 
 /// How many engines there are: the length of every per-engine table.
-pub const ENGINE_COUNT: usize = 3;
+pub const ENGINE_COUNT: usize = 4;
 
 /// Every engine, in `BackendKind` order.
 pub static ENGINES: [Engine; ENGINE_COUNT] = [
@@ -72,6 +78,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         binds_arrays: true,
         embedded: true,
         adopts_empty_schema: false,
+        runs_sql: true,
     },
     Engine {
         kind: BackendKind::Mysql,
@@ -87,6 +94,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         binds_arrays: false,
         embedded: true,
         adopts_empty_schema: false,
+        runs_sql: true,
     },
     Engine {
         kind: BackendKind::Mssql,
@@ -102,6 +110,23 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         binds_arrays: false,
         embedded: false,
         adopts_empty_schema: true,
+        runs_sql: true,
+    },
+    Engine {
+        kind: BackendKind::Redis,
+        name: "redis",
+        url_schemes: &["redis"],
+        example_url: "redis://127.0.0.1:6379/0",
+        // The schema is the prefix of every key claimbench writes (`claimbench:jobs`).
+        reserved_schemas: &[],
+        reserved_prefixes: &[],
+        setting_name_extra: &[],
+        setting_name_rule: "",
+        binds_setting_values: false,
+        binds_arrays: false,
+        embedded: true,
+        adopts_empty_schema: false,
+        runs_sql: false,
     },
 ];
 

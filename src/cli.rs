@@ -401,6 +401,7 @@ pub enum BackendArg {
     Postgres,
     Mysql,
     Mssql,
+    Redis,
 }
 
 impl From<BackendArg> for BackendKind {
@@ -409,6 +410,7 @@ impl From<BackendArg> for BackendKind {
             BackendArg::Postgres => BackendKind::Postgres,
             BackendArg::Mysql => BackendKind::Mysql,
             BackendArg::Mssql => BackendKind::Mssql,
+            BackendArg::Redis => BackendKind::Redis,
         }
     }
 }

@@ -6,13 +6,16 @@
 
 use crate::backend_kind::BackendKind;
 
-/// The index layouts every backend ships; the files live in `migrations/<backend>/indexes/`.
-pub const INDEX_LAYOUTS: [&str; 5] = [
+/// The index layouts claimbench ships (files under `migrations/<engine>/indexes/`), and a
+/// broker's one, `stream` (its queue has no index to choose).
+pub const INDEX_LAYOUTS: [&str; 6] = [
     "pk-only",
     "status-created",
     "fetch-order",
     "pending-partial",
     "queue-fetch-order",
+    // A broker's only layout (`backend::layouts::STREAM`).
+    "stream",
 ];
 
 /// Letters, digits, `-` and `_`, at least one: the names a workload gives (itself,

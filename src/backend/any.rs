@@ -8,6 +8,7 @@ use super::claim::{Ask, Done, Won};
 use super::mssql::{MssqlBackend, MssqlSession};
 use super::mysql::{MysqlBackend, MysqlSession};
 use super::postgres::{PostgresBackend, PostgresSession};
+use super::redis::{RedisBackend, RedisSession};
 use super::{
     Backend, BackendError, BackendKind, ClaimedJob, DbTarget, Sample, ServerCounters, Session,
 };
@@ -22,6 +23,7 @@ pub enum AnyBackend {
     Postgres(PostgresBackend),
     Mysql(MysqlBackend),
     Mssql(MssqlBackend),
+    Redis(RedisBackend),
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -29,6 +31,7 @@ pub enum AnySession {
     Postgres(PostgresSession),
     Mysql(MysqlSession),
     Mssql(MssqlSession),
+    Redis(RedisSession),
 }
 
 impl AnyBackend {
@@ -44,6 +47,7 @@ impl AnyBackend {
                 AnyBackend::Mysql(MysqlBackend::cluster(nodes.clone(), display, schema))
             }
             DbTarget::Mssql(t) => AnyBackend::Mssql(MssqlBackend::new(t.clone(), schema)),
+            DbTarget::Redis(t) => AnyBackend::Redis(RedisBackend::new(t.clone(), schema)),
         }
     }
 
@@ -125,6 +129,7 @@ macro_rules! each {
             $t::Postgres($b) => $e,
             $t::Mysql($b) => $e,
             $t::Mssql($b) => $e,
+            $t::Redis($b) => $e,
         }
     };
 }
@@ -171,7 +176,51 @@ impl Backend for AnyBackend {
             }
             AnyBackend::Mysql(b) => AnySession::Mysql(b.connect_to(role, worker_id, to).await?),
             AnyBackend::Mssql(b) => AnySession::Mssql(b.connect_to(role, worker_id, to).await?),
+            AnyBackend::Redis(b) => AnySession::Redis(b.connect_to(role, worker_id, to).await?),
         })
+    }
+
+    // The control questions the SQL engines answer through the recipe: forwarded, so
+    // that an engine which answers them its own way (a broker) is asked, not the recipe.
+    async fn server_info(&self) -> Result<super::ServerInfo, BackendError> {
+        each!(self, AnyBackend, b => b.server_info().await)
+    }
+
+    async fn check_schema(&self) -> Result<(), BackendError> {
+        each!(self, AnyBackend, b => b.check_schema().await)
+    }
+
+    async fn table_stats(&self) -> Result<super::TableStats, BackendError> {
+        each!(self, AnyBackend, b => b.table_stats().await)
+    }
+
+    async fn reconcile(&self) -> Result<super::DbReconciliation, BackendError> {
+        each!(self, AnyBackend, b => b.reconcile().await)
+    }
+
+    async fn change_shards(
+        &self,
+        change: super::recipe::ShardChange,
+        queues: &[String],
+        workers: &[String],
+    ) -> Result<(), BackendError> {
+        each!(self, AnyBackend, b => b.change_shards(change, queues, workers).await)
+    }
+
+    async fn server_clock_us(&self) -> Result<i64, BackendError> {
+        each!(self, AnyBackend, b => b.server_clock_us().await)
+    }
+
+    async fn completed_by_queue(
+        &self,
+        from_us: i64,
+        to_us: i64,
+    ) -> Result<Vec<(String, i64)>, BackendError> {
+        each!(self, AnyBackend, b => b.completed_by_queue(from_us, to_us).await)
+    }
+
+    async fn job_queues(&self, queues: &[String]) -> Result<Vec<(i64, String)>, BackendError> {
+        each!(self, AnyBackend, b => b.job_queues(queues).await)
     }
 
     async fn rebuild(&self, r: super::Reset<'_>) -> Result<u64, BackendError> {

@@ -38,6 +38,10 @@ static SHIPPED: [(BackendKind, &str, &str); 14] = [
     shipped!(Mssql, "mssql", "queue-fetch-order"),
 ];
 
+/// The one layout of a broker: its queue is a stream (or a broker's queue), with no
+/// index to choose. A SQL engine refuses it, a broker every other.
+pub const STREAM: &str = "stream";
+
 /// Why an index layout cannot be built on a backend.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {
@@ -51,6 +55,14 @@ pub enum LayoutError {
     DeclaredWithoutForm { kind: BackendKind, layout: String },
     #[error("no {kind} index layout named `{layout}`")]
     Unknown { kind: BackendKind, layout: String },
+    #[error(
+        "{kind} keeps its queue in a stream, with no index to choose: give it index_layouts = [\"{STREAM}\"], not `{layout}`"
+    )]
+    NotATable { kind: BackendKind, layout: String },
+    #[error(
+        "`{STREAM}` is a broker's layout (redis): {kind} keeps its queue in a table; name one of its index layouts"
+    )]
+    NotABroker { kind: BackendKind },
 }
 
 /// The DDL of `layout` on `kind`, a shipped one or one of `declared` (the workload's),
@@ -60,6 +72,17 @@ pub fn sql<'a>(
     layout: &str,
     declared: &'a [DeclaredLayout],
 ) -> Result<&'a str, LayoutError> {
+    match (kind.engine().runs_sql, layout == STREAM) {
+        (false, true) => return Ok(""),
+        (false, false) => {
+            return Err(LayoutError::NotATable {
+                kind,
+                layout: layout.to_string(),
+            });
+        }
+        (true, true) => return Err(LayoutError::NotABroker { kind }),
+        (true, false) => {}
+    }
     if let Some((_, _, ddl)) = SHIPPED.iter().find(|(k, n, _)| *k == kind && *n == layout) {
         return Ok(ddl);
     }
@@ -128,7 +151,8 @@ mod tests {
             for l in crate::names::INDEX_LAYOUTS {
                 let partial_on_mysql = kind == BackendKind::Mysql && l == "pending-partial";
                 match sql(kind, l, &[]) {
-                    Ok(_) => assert!(!partial_on_mysql, "{kind} {l}"),
+                    Ok(_) => assert!(!partial_on_mysql && l != STREAM, "{kind} {l}"),
+                    Err(LayoutError::NotABroker { .. }) => assert_eq!(l, STREAM),
                     Err(e) => assert!(
                         partial_on_mysql && e == LayoutError::NoPartialIndexes,
                         "{kind} {l}: {e}"
@@ -139,6 +163,15 @@ mod tests {
                 sql(kind, "btree", &[]),
                 Err(LayoutError::Unknown { .. })
             ));
+        }
+        // A broker builds its one layout, and refuses every table's by name.
+        assert_eq!(sql(BackendKind::Redis, STREAM, &[]), Ok(""));
+        for l in crate::names::INDEX_LAYOUTS.iter().filter(|l| **l != STREAM) {
+            let e = sql(BackendKind::Redis, l, &[]).unwrap_err();
+            assert!(
+                e.to_string().contains("index_layouts = [\"stream\"]"),
+                "{e}"
+            );
         }
     }
 

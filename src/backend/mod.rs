@@ -18,6 +18,7 @@ pub mod ownership;
 pub mod plan;
 pub mod postgres;
 pub mod recipe;
+pub mod redis;
 mod shared;
 pub mod target;
 

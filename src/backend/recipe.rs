@@ -73,8 +73,9 @@ pub struct Instance {
     /// connection id instead): unique per instance, so that two runs in one process (or
     /// on one server) never count or touch each other's workers.
     pub worker_role: String,
-    /// The engine's control statements.
-    pub files: &'static EngineFiles,
+    /// The engine's control statements; none on a broker, which answers each control
+    /// question its own way (its backend overrides every method that would read them).
+    pub files: Option<&'static EngineFiles>,
 }
 
 impl Instance {
@@ -82,7 +83,7 @@ impl Instance {
         kind: BackendKind,
         schema: &str,
         display: String,
-        files: &'static EngineFiles,
+        files: Option<&'static EngineFiles>,
     ) -> Instance {
         static INSTANCES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = INSTANCES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -187,6 +188,18 @@ pub trait Dialect: Sync {
     }
 }
 
+/// The engine's control statements, or why there are none (a broker's backend answers
+/// the recipe's questions itself; reaching here from one is a defect, reported).
+fn files(d: &(impl Dialect + ?Sized)) -> Result<&'static EngineFiles, BackendError> {
+    let i = d.instance();
+    i.files.ok_or_else(|| {
+        BackendError::other(
+            "read the control statements",
+            format!("{} has no SQL control statements", i.kind),
+        )
+    })
+}
+
 /// The first row, or an error naming `what` when the statement returned none.
 fn one_row(mut rows: Vec<Vec<Cell>>, what: &'static str) -> Result<Vec<Cell>, BackendError> {
     if rows.is_empty() {
@@ -206,7 +219,7 @@ pub async fn check_schema(
     kind: BackendKind,
 ) -> Result<(), BackendError> {
     let what = "look up the schema";
-    let sql = step(d.instance().files.control, "schema-facts");
+    let sql = step(files(d)?.control, "schema-facts");
     let args = [
         Arg::Text(&d.instance().schema),
         Arg::Text(ownership::MARKER_TABLE),
@@ -227,7 +240,7 @@ pub async fn check_schema(
 
 /// `version` returns one text; the settings file rows of (name, value).
 pub async fn server_info(d: &(impl Dialect + ?Sized)) -> Result<ServerInfo, BackendError> {
-    let files = d.instance().files;
+    let files = files(d)?;
     let what = "read server version";
     let version_sql = step(files.control, "version");
     let row = one_row(rows_on(d, On::Server, version_sql, &[], what).await?, what)?;
@@ -245,17 +258,14 @@ pub async fn server_info(d: &(impl Dialect + ?Sized)) -> Result<ServerInfo, Back
 /// One row of the nine counts [`DbReconciliation::from_columns`] reads.
 pub async fn reconcile(d: &(impl Dialect + ?Sized)) -> Result<DbReconciliation, BackendError> {
     let what = "reconcile jobs";
-    let row = one_row(
-        rows(d, d.instance().files.reconcile, &[], what).await?,
-        what,
-    )?;
+    let row = one_row(rows(d, files(d)?.reconcile, &[], what).await?, what)?;
     Ok(DbReconciliation::from_columns(|i| cell(&row, i).int()))
 }
 
 /// One number: the server's clock, µs since the epoch.
 pub async fn server_clock_us(d: &(impl Dialect + ?Sized)) -> Result<i64, BackendError> {
     let what = "read the server clock";
-    let row = one_row(rows(d, d.instance().files.clock, &[], what).await?, what)?;
+    let row = one_row(rows(d, files(d)?.clock, &[], what).await?, what)?;
     Ok(cell(&row, 0).int())
 }
 
@@ -268,7 +278,7 @@ pub async fn completed_by_queue(
     let args = [Arg::Int(from_us), Arg::Int(to_us)];
     let found = rows(
         d,
-        d.instance().files.completed_by_queue,
+        files(d)?.completed_by_queue,
         &args,
         "count completed jobs per queue",
     )
@@ -287,7 +297,7 @@ pub async fn job_queues(
 ) -> Result<Vec<(i64, String)>, BackendError> {
     let found = rows(
         d,
-        d.instance().files.job_queues,
+        files(d)?.job_queues,
         &[Arg::TextList(queues)],
         "read job queues",
     )
@@ -364,7 +374,7 @@ pub async fn change_shards(
         ShardChange::Give => ("give-shards", "give shards"),
         ShardChange::Take => ("take-shards", "take shards"),
     };
-    let sql = step(d.instance().files.control, name);
+    let sql = step(files(d)?.control, name);
     let args = [Arg::TextList(queues), Arg::TextList(workers)];
     rows(d, sql, &args, what).await.map(|_| ())
 }
@@ -373,7 +383,7 @@ pub async fn change_shards(
 /// engine without a dead-row count (MySQL's purge backlog stands in; SQL Server has
 /// none) returns what it has there, or 0.
 pub async fn table_stats(d: &(impl Dialect + ?Sized)) -> Result<TableStats, BackendError> {
-    let files = d.instance().files;
+    let files = files(d)?;
     let what = "read table statistics";
     if let Some(name) = files.refresh_stats {
         rows(d, step(files.control, name), &[], what).await?;

@@ -16,6 +16,7 @@ pub enum DbTarget {
     /// host list: `mysql://user@h1:3306,h2:3306,h3:3306/db`.
     MysqlCluster(Vec<mysql_async::Opts>),
     Mssql(super::mssql_target::MssqlTarget),
+    Redis(super::redis::RedisTarget),
 }
 
 impl DbTarget {
@@ -48,6 +49,9 @@ impl DbTarget {
             reason: e.to_string().replace(raw, "<url>"),
         };
         match BackendKind::from_url_scheme(scheme) {
+            Some(BackendKind::Redis) => super::redis::RedisTarget::parse(url)
+                .map(DbTarget::Redis)
+                .map_err(|e| invalid(BackendKind::Redis, &e, url)),
             Some(BackendKind::Mssql) => super::mssql_target::parse_url(url)
                 .map(DbTarget::Mssql)
                 .map_err(|e| TargetError::SqlServer(e.into())),
@@ -98,6 +102,7 @@ impl DbTarget {
             DbTarget::Postgres(_) => BackendKind::Postgres,
             DbTarget::Mysql(_) | DbTarget::MysqlCluster(_) => BackendKind::Mysql,
             DbTarget::Mssql(_) => BackendKind::Mssql,
+            DbTarget::Redis(_) => BackendKind::Redis,
         }
     }
 }
@@ -107,7 +112,7 @@ impl DbTarget {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
     #[error(
-        "cannot tell the backend of `{shown}`; use a postgres://, mysql:// or mssql:// URL (or a libpq key/value string for PostgreSQL, an ADO.NET connection string for SQL Server)"
+        "cannot tell the backend of `{shown}`; use a postgres://, mysql://, mssql:// or redis:// URL (or a libpq key/value string for PostgreSQL, an ADO.NET connection string for SQL Server)"
     )]
     UnknownScheme { shown: String },
     #[error(
@@ -187,6 +192,7 @@ impl std::fmt::Display for DbTarget {
                 )
             }
             DbTarget::Mssql(t) => f.write_str(&t.display),
+            DbTarget::Redis(t) => f.write_str(t.display()),
         }
     }
 }
@@ -321,6 +327,7 @@ mod tests {
             e.contains("invalid mysql URL") && !e.contains("hunter2"),
             "{e}"
         );
+        assert!(!e.contains("pw"), "{e}");
     }
 
     #[test]
@@ -395,11 +402,11 @@ mod tests {
 
     #[test]
     fn unknown_scheme_is_a_clear_error_without_secret() {
-        let e = DbTarget::parse("redis://u:pw@h:1/0")
+        let e = DbTarget::parse("oracle://u:pw@h:1/0")
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("use a postgres://, mysql:// or mssql:// URL"),
+            e.contains("use a postgres://, mysql://, mssql:// or redis:// URL"),
             "{e}"
         );
         assert!(!e.contains("pw@"), "{e}");

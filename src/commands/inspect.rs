@@ -179,6 +179,13 @@ fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
             postgres::strategy_params(&strategy, batch),
             strategy.text(BackendKind::Postgres).to_string(),
         ),
+        // The script as the server runs it: the shared prelude, then the technique.
+        BackendKind::Redis => (
+            format!(
+                "KEYS: the run's eight keys (prelude.lua); ARGV[1] consumer (the worker id), ARGV[2] {batch} (batch)"
+            ),
+            claimbench::backend::redis::script_text(&strategy),
+        ),
     };
     if let Some(src) = &strategy.def().custom {
         // The file of this backend's form: `sql --backend mysql` named the PostgreSQL one.

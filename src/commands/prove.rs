@@ -123,6 +123,12 @@ async fn prove_target(
     servers: &mut Servers,
 ) -> Result<(DbTarget, Option<super::pooler::UserPooler>)> {
     use claimbench::prove;
+    let kind = db.map_or(Ok(kind), |u| DbTarget::parse(u).map(|t| t.kind()))?;
+    if !kind.engine().runs_sql {
+        bail!(
+            "prove runs on the SQL engines: its steps hold one session's claim open in a transaction while another claims, and {kind} has no transaction a delivery is held in (its technique's promises are checked by a run's ledger instead)"
+        );
+    }
     let Some(url) = db else {
         let own_mode = pooler.map(|f| f.own_mode()).transpose()?;
         let w = prove::workload(own_mode)?;
@@ -135,6 +141,7 @@ async fn prove_target(
                 bail!("--backend mssql: no SQL Server can be started here; pass --db mssql://…")
             }
             BackendKind::Postgres => start_embedded(&w, false, &mut servers.pg, None)?.0,
+            BackendKind::Redis => unreachable!("refused above: prove runs on SQL engines"),
         };
         return Ok((target, None));
     };

@@ -4,7 +4,7 @@
 
 use super::targets::{
     Embedded, environment, failover_action, resolve_targets, restart_action, start_embedded,
-    start_mariadb,
+    start_mariadb, start_redis,
 };
 use anyhow::Result;
 use claimbench::analysis::{RunAnalysis, recommend};
@@ -174,6 +174,7 @@ struct OwnServers {
     /// The second PostgreSQL of `--versus-pg-bindir`.
     versus: Option<Embedded>,
     mariadb: Option<EmbeddedMariadb>,
+    redis: Option<claimbench::embedded::redis::EmbeddedRedis>,
 }
 
 /// Per backend, in the targets' order: what the runner drives, and how.
@@ -208,6 +209,7 @@ async fn connect(
             None if kind == BackendKind::Mysql => {
                 start_mariadb(workload, schema, quiet, &mut servers.mariadb)?
             }
+            None if kind == BackendKind::Redis => start_redis(quiet, &mut servers.redis)?,
             None => start_embedded(workload, quiet, &mut servers.embedded, None)?,
         };
         let own_cluster = matches!(kind, BackendKind::Postgres) && servers.embedded.is_some();
@@ -230,7 +232,8 @@ async fn connect(
             (kind, &target),
             failover_command,
         )?);
-        let started_here = own_cluster || own_mariadb.is_some();
+        let own_redis = kind == BackendKind::Redis && servers.redis.is_some();
+        let started_here = own_cluster || own_mariadb.is_some() || own_redis;
         let mut record = record_target(&backend, label, started_here, workload).await?;
         if let Some(p) = user {
             // Read before any trial: a console that contradicts --pool-mode stops here.

@@ -490,6 +490,34 @@ pub(crate) fn start_mariadb(
     Ok((t, label))
 }
 
+/// Starts the Redis a run on `redis` gets without `--db`.
+pub(crate) fn start_redis(
+    quiet: bool,
+    server: &mut Option<claimbench::embedded::redis::EmbeddedRedis>,
+) -> Result<(DbTarget, String)> {
+    if !quiet {
+        errln!("starting the embedded Redis (pass --db redis://… to use an existing server)");
+    }
+    let t0 = std::time::Instant::now();
+    let started = claimbench::embedded::redis::EmbeddedRedis::start()
+        .context("cannot start the embedded Redis")?;
+    if !quiet {
+        errln!(
+            "embedded Redis on {} in {} (started in {:.1} s, removed on exit)",
+            started.url(),
+            started
+                .path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    let t = DbTarget::parse(&started.url())?;
+    let label = format!("embedded Redis ({t})");
+    *server = Some(started);
+    Ok((t, label))
+}
+
 /// The source revision, when claimbench runs from its git checkout ("+dirty" when the
 /// tree has uncommitted changes, since the numbers then belong to no commit).
 fn git_revision() -> Option<String> {

@@ -15,6 +15,7 @@
 
 pub mod mariadb;
 pub mod pgbouncer;
+pub mod redis;
 pub mod settings;
 
 use std::collections::BTreeMap;

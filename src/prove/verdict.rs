@@ -282,6 +282,8 @@ pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdi
                 );
             }
         }
+        // prove runs on the SQL engines only (a stream holds no claim open to contend).
+        BackendKind::Redis => {}
     }
     if let (Step::Model(m), false) = (v.step, v.ok) {
         causes.push(format!(

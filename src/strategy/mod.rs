@@ -305,7 +305,7 @@ impl Strategy {
             return match kind {
                 BackendKind::Postgres => src.setup.as_deref(),
                 BackendKind::Mysql => src.mysql.as_ref()?.setup.as_deref(),
-                BackendKind::Mssql => None,
+                BackendKind::Mssql | BackendKind::Redis => None,
             };
         }
         crate::statements::sql_steps(self.sql(kind)?)

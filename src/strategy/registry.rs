@@ -32,10 +32,16 @@ macro_rules! sql {
 const NO_ADVISORY_FOR_MYSQL: &str = "MySQL's GET_LOCK takes named locks, one per name and connection, with no try-lock inside a scan; the technique is PostgreSQL's";
 const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production claim (UPDLOCK, READPAST with UPDATE ... OUTPUT) is the technique there";
 
+/// Why a SQL technique has no form on a broker: the broker's claim is a delivery.
+pub const SQL_ON_A_BROKER: &str = "a SQL technique, and redis is not a SQL server: its claim is a delivery to a consumer group (strategy redis-streams)";
+
+/// Why a broker's technique has no form on a SQL engine.
+const BROKER_ONLY: &str = "Redis Streams' technique (XREADGROUP, XACK, XAUTOCLAIM): run it on matrix.backends = [\"redis\"]";
+
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 16] = [
+pub static REGISTRY: [Def; 17] = [
     Def {
         name: Cow::Borrowed("production"),
         colour: Colour(0x00, 0x72, 0xB2),
@@ -49,6 +55,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "production.sql"),
             sql!("mysql", "production.sql"),
             sql!("mssql", "production.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -72,6 +79,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "naive.sql"),
             sql!("mysql", "naive.sql"),
             sql!("mssql", "naive.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -92,6 +100,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "waiting.sql"),
             sql!("mysql", "waiting.sql"),
             sql!("mssql", "waiting.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -112,6 +121,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "conditional.sql"),
             sql!("mysql", "conditional.sql"),
             sql!("mssql", "conditional.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -132,6 +142,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "version-cas.sql"),
             sql!("mysql", "version-cas.sql"),
             sql!("mssql", "version-cas.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -154,6 +165,7 @@ pub static REGISTRY: [Def; 16] = [
                 "MySQL and MariaDB reject LIMIT in an IN subquery (error 1235) and an UPDATE that reads its own table (error 1093); production's lock-then-update transaction is their form of it",
             ),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -174,6 +186,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "offset-start.sql"),
             sql!("mysql", "offset-start.sql"),
             sql!("mssql", "offset-start.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -194,6 +207,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "sharded.sql"),
             sql!("mysql", "sharded.sql"),
             sql!("mssql", "sharded.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -214,6 +228,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "sharded-skip-locked.sql"),
             sql!("mysql", "sharded-skip-locked.sql"),
             sql!("mssql", "sharded-skip-locked.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -237,6 +252,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "sharded-read-write.sql"),
             sql!("mysql", "sharded-read-write.sql"),
             sql!("mssql", "sharded-read-write.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -257,6 +273,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "advisory.sql"),
             Form::Absent(NO_ADVISORY_FOR_MYSQL),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: true,
         listens: false,
@@ -277,6 +294,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "advisory-xact.sql"),
             Form::Absent(NO_ADVISORY_FOR_MYSQL),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -297,6 +315,7 @@ pub static REGISTRY: [Def; 16] = [
             sql!("postgres", "ready-table.sql"),
             sql!("mysql", "ready-table.sql"),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -319,6 +338,7 @@ pub static REGISTRY: [Def; 16] = [
             Form::Absent(
                 "SQL Server's counterpart (Service Broker, or WAITFOR on a queue) is not written yet",
             ),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: true,
@@ -337,6 +357,7 @@ pub static REGISTRY: [Def; 16] = [
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             sql!("mssql", "rowlock.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -357,6 +378,31 @@ pub static REGISTRY: [Def; 16] = [
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             sql!("mssql", "paglock.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("redis-streams"),
+        colour: Colour(0xDC, 0x38, 0x2C),
+        about: Cow::Borrowed(
+            "Redis Streams: a consumer group's XREADGROUP of a batch, XACK, and XAUTOCLAIM after the lease as the visibility timeout",
+        ),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        forms: [
+            Form::Absent(BROKER_ONLY),
+            Form::Absent(BROKER_ONLY),
+            Form::Absent(BROKER_ONLY),
+            Form::Sql(Cow::Borrowed(crate::statements::migration!(
+                "redis",
+                "strategies/streams.lua"
+            ))),
         ],
         advisory: false,
         listens: false,
@@ -387,7 +433,10 @@ mod tests {
                 BackendKind::Mssql,
             ];
             assert!(
-                kinds.iter().any(|&k| s.sql(k).is_some()),
+                kinds
+                    .iter()
+                    .chain([&BackendKind::Redis])
+                    .any(|&k| s.sql(k).is_some()),
                 "{s}: a form somewhere"
             );
             if Strategy::CORE.contains(&s) {

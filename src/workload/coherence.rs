@@ -31,6 +31,69 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     hold_kind_with_a_hold(w)?;
     timeline_owns_the_clock(w)?;
     pool_hold_fits_the_pool(w)?;
+    broker_misfit(w)?;
+    Ok(())
+}
+
+/// What a broker's queue cannot express of the production claim and its table: each is
+/// refused naming the field, never approximated (a stream delivers in arrival order to
+/// any consumer, at once, with nothing retained after the acknowledgement).
+fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
+    let Some(kind) = w.backends.iter().find(|k| !k.engine().runs_sql) else {
+        return Ok(());
+    };
+    let p = &w.population;
+    let refuse = |field: String, what: &str| {
+        Err((
+            field,
+            format!(
+                "{what}, and {kind} cannot express it: its queue hands each message to any consumer in arrival order (docs/strategies.md, Queues that are not tables); drop it, or run this workload on postgres or mysql"
+            ),
+        ))
+    };
+    for (i, q) in p.queues.iter().enumerate() {
+        let f = |x: &str| format!("population.queues[{i}].{x}");
+        if q.max_workers.is_some() {
+            return refuse(f("max_workers"), "caps the workers of one queue");
+        }
+        if q.paused || !q.active {
+            return refuse(
+                f(if q.paused { "paused" } else { "active" }),
+                "stops a queue",
+            );
+        }
+    }
+    if p.all_priorities().len() > 1 {
+        return refuse("population.priorities".into(), "orders jobs by priority");
+    }
+    if p.scheduled_share > 0.0 {
+        return refuse("population.scheduled_share".into(), "makes jobs due later");
+    }
+    if p.history.rows() > 0 {
+        return refuse(
+            "population.history".into(),
+            "keeps finished jobs beside the queue",
+        );
+    }
+    let h = &w.handler;
+    if h.retry_delay > Duration::ZERO {
+        return refuse("handler.retry_delay_ms".into(), "delays a retry");
+    }
+    if h.complete != super::Completion::PerJob {
+        return refuse(
+            "handler.complete".into(),
+            "completes a batch in one statement",
+        );
+    }
+    if w.faults.hold_snapshot.is_some() || w.faults.hold_pool.is_some() {
+        return refuse("faults.hold_snapshot_s".into(), "holds a transaction open");
+    }
+    if let Some(s) = w.session_settings.iter().find(|s| s.backend == *kind) {
+        return refuse(
+            format!("session.{kind}.{}", s.name),
+            "sets a session setting",
+        );
+    }
     Ok(())
 }
 

@@ -290,7 +290,12 @@ pub struct MssqlBackend {
 impl MssqlBackend {
     pub fn new(target: MssqlTarget, schema: &str) -> MssqlBackend {
         MssqlBackend {
-            id: recipe::Instance::new(BackendKind::Mssql, schema, target.display.clone(), &SQL),
+            id: recipe::Instance::new(
+                BackendKind::Mssql,
+                schema,
+                target.display.clone(),
+                Some(&SQL),
+            ),
             target,
             rcsi: AtomicBool::new(false),
             control: Control::default(),

@@ -116,7 +116,7 @@ impl MysqlBackend {
             standalone: None,
             on_standalone: Default::default(),
             admin: None,
-            id: recipe::Instance::new(BackendKind::Mysql, schema, display, &SQL),
+            id: recipe::Instance::new(BackendKind::Mysql, schema, display, Some(&SQL)),
             workers: Arc::default(),
             control: Control::default(),
         }

@@ -168,7 +168,7 @@ impl PostgresBackend {
     pub fn new(config: Config, display: String, schema: &str) -> PostgresBackend {
         PostgresBackend {
             config,
-            id: recipe::Instance::new(BackendKind::Postgres, schema, display, &SQL),
+            id: recipe::Instance::new(BackendKind::Postgres, schema, display, Some(&SQL)),
             control: Mutex::new(None),
             server: Mutex::new(None),
             role_made: Default::default(),

@@ -1,0 +1,12 @@
+-- produce (and the seed): new jobs at the stream's tail, each with the next id.
+-- ARGV[1] payload, then pairs of (queue, age µs): a job created that long before now,
+-- its intended arrival. Returns how many were added.
+local now = now_us()
+local n = 0
+for i = 2, #ARGV, 2 do
+  local job = redis.call('INCR', NEXT_ID)
+  redis.call('HSET', QUEUE, job, ARGV[i])
+  enqueue(job, ARGV[i], 0, now - tonumber(ARGV[i + 1]), ARGV[1])
+  n = n + 1
+end
+return n

@@ -1,0 +1,498 @@
+//! One Redis connection of a worker (a consumer of the group, named by its worker id),
+//! the sampler, the producer or the rescuer; and the control reads that walk the
+//! streams (reconciliation, completions per queue).
+
+use super::errors::error;
+use super::scripts::{self, Keys};
+use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
+use crate::backend::lifecycle::{Lifecycle, Reply, Step};
+use crate::backend::{BackendError, ClaimedJob, DbReconciliation, Sample, Session};
+use crate::backend_kind::BackendKind;
+use crate::strategy::Strategy;
+use crate::workload::Workload;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use redis::aio::MultiplexedConnection;
+use redis::{Script, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct RedisSession {
+    conn: MultiplexedConnection,
+    keys: Arc<Keys>,
+    /// This connection's consumer name in the group: the worker's id.
+    consumer: String,
+    /// The claim script of the strategy last claimed with, built from its form once.
+    claim: Option<(Strategy, Script)>,
+    /// Draws each produced job's queue by the workload's weights.
+    rng: SmallRng,
+}
+
+/// An integer of a script's reply (Lua numbers come as integers, stream fields as
+/// strings); `None` for nil or anything else.
+fn int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::BulkString(b) => std::str::from_utf8(b).ok()?.parse().ok(),
+        Value::SimpleString(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+fn ints(v: &[Value]) -> Vec<i64> {
+    v.iter().filter_map(int).collect()
+}
+
+/// A reply that is not the array its script returns.
+fn not_an_array(what: &'static str, v: &Value) -> BackendError {
+    BackendError::other(what, format!("the script answered {v:?}, not an array"))
+}
+
+fn array(what: &'static str, v: Value) -> Result<Vec<Value>, BackendError> {
+    match v {
+        Value::Array(items) => Ok(items),
+        other => Err(not_an_array(what, &other)),
+    }
+}
+
+impl RedisSession {
+    pub(super) fn new(conn: MultiplexedConnection, keys: Arc<Keys>, consumer: &str) -> Self {
+        RedisSession {
+            conn,
+            keys,
+            consumer: consumer.to_string(),
+            claim: None,
+            rng: SmallRng::from_entropy(),
+        }
+    }
+
+    /// Draws queues from `seed` from now on, so a reset seeds the same backlog.
+    pub(super) fn seed_rng(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+    }
+
+    async fn call(
+        &mut self,
+        script: &Script,
+        what: &'static str,
+        args: impl FnOnce(&mut redis::ScriptInvocation<'_>),
+    ) -> Result<Value, BackendError> {
+        let mut call = self.keys.invoke(script);
+        args(&mut call);
+        call.invoke_async(&mut self.conn)
+            .await
+            .map_err(|e| error(what, e))
+    }
+
+    /// Adds one job per entry of `ages_us` (µs before now it arrived), each of a queue
+    /// drawn by the workload's weights, with the workload's payload size.
+    pub(super) async fn add(
+        &mut self,
+        workload: &Workload,
+        ages_us: &[i64],
+        what: &'static str,
+    ) -> Result<u64, BackendError> {
+        let (names, bounds) = workload.population.queue_bounds();
+        let payload = "x".repeat(workload.population.payload_bytes as usize);
+        let queues: Vec<&str> = ages_us
+            .iter()
+            .map(|_| {
+                let r: f64 = self.rng.r#gen();
+                let i = bounds.iter().rposition(|&b| b <= r).unwrap_or(0);
+                names[i].as_str()
+            })
+            .collect();
+        let added = self
+            .call(&scripts::PRODUCE, what, |c| {
+                c.arg(&payload);
+                for (q, age) in queues.iter().zip(ages_us) {
+                    c.arg(*q).arg(*age);
+                }
+            })
+            .await?;
+        Ok(int(&added).unwrap_or(0) as u64)
+    }
+}
+
+/// The claim techniques of the SQL engines' shapes other than a single claim have no
+/// form on a stream; the strategy's forms refuse them before a run (`Form::Absent`).
+fn no_such_step(what: &'static str) -> BackendError {
+    BackendError::other(what, "a SQL claim step; redis claims by delivery")
+}
+
+impl ClaimSteps for RedisSession {
+    /// One `XREADGROUP` of up to the batch through the strategy's script.
+    async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
+        let what = "claim";
+        if self.claim.as_ref().is_none_or(|(s, _)| s != ask.strategy) {
+            let body = ask.strategy.sql(BackendKind::Redis).ok_or_else(|| {
+                BackendError::other(what, format!("{} has no redis form", ask.strategy))
+            })?;
+            self.claim = Some((ask.strategy.clone(), scripts::script(body)));
+        }
+        let (_, script) = self.claim.as_ref().expect("set above");
+        let mut call = self.keys.invoke(script);
+        call.arg(&self.consumer).arg(ask.batch);
+        let reply: Value = call
+            .invoke_async(&mut self.conn)
+            .await
+            .map_err(|e| error(what, e))?;
+        let items = array(what, reply)?;
+        let now = items.first().and_then(int).unwrap_or(0);
+        for job in items.get(1..).unwrap_or_default().chunks_exact(4) {
+            // id, attempts before this one, due (µs), payload (read, then dropped)
+            let (Some(id), Some(attempt), Some(due)) = (int(&job[0]), int(&job[1]), int(&job[2]))
+            else {
+                return Err(BackendError::other(
+                    what,
+                    "a delivered entry lacks j, a or due",
+                ));
+            };
+            out.push(ClaimedJob {
+                id,
+                attempt: attempt as i32,
+                queue_wait_us: (now - due).max(0),
+            });
+        }
+        Ok(())
+    }
+
+    async fn read_then_write(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
+        Err(no_such_step("claim (read, then write)"))
+    }
+
+    async fn candidates(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
+        Err(no_such_step("claim (candidates)"))
+    }
+
+    async fn version_cas(
+        &mut self,
+        _: Ask<'_>,
+        _: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        Err(no_such_step("claim (compare-and-set)"))
+    }
+
+    async fn claim_one(&mut self, _: Ask<'_>, _: ClaimedJob) -> Won {
+        Err(no_such_step("claim (one candidate)"))
+    }
+}
+
+impl Lifecycle for RedisSession {
+    async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
+        let what = step.what();
+        let consumer = self.consumer.clone();
+        let reply = match step {
+            // No per-queue limit on a stream, so nothing for a gated start to re-check
+            // (a workload that asks for one is refused on redis).
+            Step::Start { job, token, .. } => {
+                self.call(&scripts::START, what, |c| {
+                    c.arg(job).arg(&consumer).arg(token);
+                })
+                .await?
+            }
+            Step::Heartbeat { job, token } => {
+                self.call(&scripts::HEARTBEAT, what, |c| {
+                    c.arg(job).arg(&consumer).arg(token);
+                })
+                .await?
+            }
+            Step::Effect(e) => {
+                self.call(&scripts::EFFECT, what, |c| {
+                    c.arg(e.job)
+                        .arg(e.attempt)
+                        .arg(i32::from(e.failed))
+                        .arg(e.started_us)
+                        .arg(e.token)
+                        .arg(&consumer);
+                })
+                .await?
+            }
+            Step::Complete { job } => {
+                self.call(&scripts::COMPLETE, what, |c| {
+                    c.arg(job).arg(&consumer);
+                })
+                .await?
+            }
+            // A stream has no delayed delivery: the retry is due at once (a workload
+            // with a retry delay is refused on redis).
+            Step::Fail {
+                job, max_attempts, ..
+            } => {
+                self.call(&scripts::FAIL, what, |c| {
+                    c.arg(job).arg(&consumer).arg(max_attempts);
+                })
+                .await?
+            }
+        };
+        let items = array(what, reply)?;
+        let at = |i: usize| items.get(i).and_then(int);
+        Ok(Reply::row(at(0), at(1)))
+    }
+}
+
+impl Session for RedisSession {
+    async fn begin(&mut self) -> Result<(), BackendError> {
+        Err(BackendError::other(
+            "open a transaction",
+            "redis has no transaction a claim could be held open in; prove runs on the SQL engines",
+        ))
+    }
+
+    async fn end(&mut self, _commit: bool) -> Result<(), BackendError> {
+        self.begin().await
+    }
+
+    async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
+        match settings.is_empty() {
+            true => Ok(()),
+            false => Err(BackendError::other(
+                "apply session settings",
+                "redis has no session settings",
+            )),
+        }
+    }
+
+    async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
+        let consumer = self.consumer.clone();
+        let reply = self
+            .call(&scripts::RELEASE, "release", |c| {
+                c.arg(&consumer);
+                for j in jobs {
+                    c.arg(*j);
+                }
+            })
+            .await?;
+        Ok(ints(&array("release", reply)?))
+    }
+
+    async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        let consumer = self.consumer.clone();
+        let lease_ms = lease.as_millis().max(1) as u64;
+        let reply = self
+            .call(&scripts::RESCUE, "rescue", |c| {
+                c.arg(lease_ms).arg(&consumer);
+            })
+            .await?;
+        Ok(ints(&array("rescue", reply)?))
+    }
+
+    async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
+        self.add(workload, ages_us, "produce").await
+    }
+
+    /// The oldest undelivered job's age and whether work is left; a stream has no lock
+    /// waits, no statements running and no per-queue limits to report.
+    async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
+        let what = "sample the stream";
+        let items = array(what, self.call(&scripts::SAMPLE, what, |_| {}).await?)?;
+        let at = |i: usize| items.get(i).and_then(int);
+        let now = at(0).unwrap_or(0);
+        Ok(Sample {
+            oldest_pending_ms: at(1).map(|due| (now - due).max(0) as f64 / 1000.0),
+            work_left: at(2).unwrap_or(0) > 0,
+            queue_active: vec![None; workload.population.queues.len()],
+            ..Sample::default()
+        })
+    }
+
+    /// CLIENT KILL of every connection named `role` (each worker names its own).
+    async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
+        let what = "kill worker connections";
+        let list: String = redis::cmd("CLIENT")
+            .arg("LIST")
+            .query_async(&mut self.conn)
+            .await
+            .map_err(|e| error(what, e))?;
+        let ids: Vec<&str> = list
+            .lines()
+            .filter(|l| l.split(' ').any(|f| f == format!("name={role}")))
+            .filter_map(|l| l.split(' ').find_map(|f| f.strip_prefix("id=")))
+            .collect();
+        let mut killed = 0;
+        for id in ids {
+            let n: i64 = redis::cmd("CLIENT")
+                .arg("KILL")
+                .arg("ID")
+                .arg(id)
+                .query_async(&mut self.conn)
+                .await
+                .map_err(|e| error(what, e))?;
+            killed += n as u64;
+        }
+        Ok(killed)
+    }
+}
+
+/// Where every job ended, and the effects' own count of duplicate executions by the
+/// rule `reconcile.sql` applies on the SQL engines: a run that overlaps an earlier run
+/// of its job, or follows one that succeeded.
+pub(super) async fn reconcile(
+    mut c: MultiplexedConnection,
+    keys: &Keys,
+) -> Result<DbReconciliation, BackendError> {
+    let what = "reconcile the streams";
+    let e = |err| error(what, err);
+    let (len, pel_summary, started, done, dead): (i64, Value, i64, i64, i64) = redis::pipe()
+        .cmd("XLEN")
+        .arg(&keys.jobs)
+        .cmd("XPENDING")
+        .arg(&keys.jobs)
+        .arg(scripts::GROUP)
+        .cmd("HLEN")
+        .arg(&keys.exec)
+        .cmd("XLEN")
+        .arg(&keys.done)
+        .cmd("HLEN")
+        .arg(&keys.dead)
+        .query_async(&mut c)
+        .await
+        .map_err(e)?;
+    let delivered = match &pel_summary {
+        Value::Array(a) => a.first().and_then(int).unwrap_or(0),
+        _ => 0,
+    };
+    let runs = effects(&mut c, keys).await?;
+    let dup = duplicate_runs(runs.clone());
+    let mut jobs: Vec<i64> = runs.iter().map(|r| r.job).collect();
+    jobs.sort_unstable();
+    jobs.dedup();
+    Ok(DbReconciliation {
+        pending: len - delivered,
+        fetched: delivered - started,
+        processing: started,
+        completed: done,
+        dead_lettered: dead,
+        effect_rows: runs.len() as i64,
+        duplicate_executions: dup,
+        distinct_executed: jobs.len() as i64,
+        unowned_executions: runs.iter().filter(|r| !r.owned).count() as i64,
+    })
+}
+
+/// One handler run as its EFFECTS entry recorded it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Run {
+    job: i64,
+    ok: bool,
+    started_us: i64,
+    finished_us: i64,
+    owned: bool,
+}
+
+/// Every EFFECTS entry, read in pages.
+async fn effects(c: &mut MultiplexedConnection, keys: &Keys) -> Result<Vec<Run>, BackendError> {
+    let mut out = Vec::new();
+    let mut from = "-".to_string();
+    loop {
+        let page: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+            .arg(&keys.effects)
+            .arg(&from)
+            .arg("+")
+            .arg("COUNT")
+            .arg(10_000)
+            .query_async(c)
+            .await
+            .map_err(|e| error("read the effects", e))?;
+        let Some(last) = page.ids.last() else {
+            return Ok(out);
+        };
+        from = format!("({}", last.id);
+        for entry in &page.ids {
+            let get = |f: &str| entry.get::<i64>(f).unwrap_or(0);
+            out.push(Run {
+                job: get("j"),
+                ok: get("f") == 0,
+                started_us: get("s"),
+                finished_us: get("e"),
+                owned: get("o") == 1,
+            });
+        }
+    }
+}
+
+/// Runs that overlap an earlier run of their job in time, or follow an earlier one
+/// that succeeded, ordered per job by (start, finish) as `reconcile.sql` orders them.
+fn duplicate_runs(mut runs: Vec<Run>) -> i64 {
+    runs.sort_by_key(|r| (r.job, r.started_us, r.finished_us));
+    let mut dup = 0;
+    let mut prev: Option<(i64, i64, bool)> = None; // job, latest finish, any success
+    for r in runs {
+        match prev {
+            Some((job, end, ok)) if job == r.job => {
+                if end > r.started_us || ok {
+                    dup += 1;
+                }
+                prev = Some((job, end.max(r.finished_us), ok || r.ok));
+            }
+            _ => prev = Some((r.job, r.finished_us, r.ok)),
+        }
+    }
+    dup
+}
+
+/// Completions per queue in the DONE stream between two ms instants.
+pub(super) async fn completed_between(
+    c: &mut MultiplexedConnection,
+    keys: &Keys,
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<Vec<(String, i64)>, BackendError> {
+    let page: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+        .arg(&keys.done)
+        .arg(from_ms)
+        .arg(to_ms)
+        .query_async(c)
+        .await
+        .map_err(|e| error("count completions per queue", e))?;
+    let mut by_queue: std::collections::BTreeMap<String, i64> = Default::default();
+    for entry in &page.ids {
+        let q: String = entry.get("q").unwrap_or_default();
+        *by_queue.entry(q).or_default() += 1;
+    }
+    Ok(by_queue.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(job: i64, ok: bool, s: i64, e: i64) -> Run {
+        Run {
+            job,
+            ok,
+            started_us: s,
+            finished_us: e,
+            owned: true,
+        }
+    }
+
+    /// The reconcile.sql rule: overlap with an earlier run, or after a success.
+    #[test]
+    fn a_duplicate_overlaps_an_earlier_run_or_follows_a_success() {
+        // a failed run, then a retry after it: not a duplicate
+        assert_eq!(
+            duplicate_runs(vec![run(1, false, 0, 10), run(1, true, 20, 30)]),
+            0
+        );
+        // two runs at once: the later-starting one is
+        assert_eq!(
+            duplicate_runs(vec![run(1, true, 0, 10), run(1, true, 5, 15)]),
+            1
+        );
+        // after a success, any run is
+        assert_eq!(
+            duplicate_runs(vec![run(2, true, 0, 10), run(2, false, 50, 60)]),
+            1
+        );
+        // other jobs do not count against each other, whatever the input order
+        assert_eq!(
+            duplicate_runs(vec![
+                run(4, true, 5, 15),
+                run(3, true, 0, 10),
+                run(3, false, 1, 2)
+            ]),
+            1
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! The embedded Redis: a throw-away `redis-server` on a free loopback port with its
+//! files in a temporary directory, run as the `redis` user when claimbench runs as
+//! root, in its own process group (a terminal's Ctrl-C reaches only claimbench), and
+//! stopped and removed when dropped — on exit, on error and after Ctrl-C, as the other
+//! embedded servers are. Every setting is an argument claimbench writes; none comes
+//! from a workload, and no shell is involved.
+//!
+//! Durability: every write goes to the append-only file, which Redis never fsyncs
+//! (`appendfsync no`, the kernel flushes it), as the embedded PostgreSQL runs with
+//! `fsync` off and the embedded MariaDB flushes its log once a second: claims measure
+//! the server's work rather than this machine's disk. `run.json` records the settings
+//! beside the server's version; production queues on Redis usually run `everysec`.
+
+use super::EmbeddedError;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct EmbeddedRedis {
+    child: Option<Child>,
+    dir: Option<tempfile::TempDir>,
+    port: u16,
+}
+
+fn step(step: &'static str, e: impl std::fmt::Display) -> EmbeddedError {
+    EmbeddedError::Step {
+        step,
+        detail: e.to_string(),
+    }
+}
+
+fn find_binary() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("redis-server"))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let p = PathBuf::from("/usr/bin/redis-server");
+        p.is_file().then_some(p)
+    })
+}
+
+/// The `redis` user's ids when claimbench runs as root and the user exists.
+fn server_user() -> Option<(u32, u32)> {
+    if !nix::unistd::geteuid().is_root() {
+        return None;
+    }
+    let u = nix::unistd::User::from_name("redis").ok().flatten()?;
+    Some((u.uid.as_raw(), u.gid.as_raw()))
+}
+
+impl EmbeddedRedis {
+    /// Starts the server and returns once it answers.
+    pub fn start() -> Result<EmbeddedRedis, EmbeddedError> {
+        let binary = find_binary().ok_or_else(|| EmbeddedError::Step {
+            step: "find redis-server",
+            detail: "redis-server is not installed; install it (Debian/Ubuntu: apt-get install redis-server) or pass --db redis://host:6379 for an existing server".into(),
+        })?;
+        let dir = tempfile::Builder::new()
+            .prefix("claimbench-redis-")
+            .tempdir()
+            .map_err(|e| step("create the server's directory", e))?;
+        let owner = server_user();
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+                .map_err(|e| step("hand its directory to the redis user", e))?;
+        }
+        let port = super::free_port().map_err(|e| step("find a free port", e))?;
+        let mut cmd = Command::new(binary);
+        cmd.args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--protected-mode", "yes", "--daemonize", "no"])
+            .arg("--dir")
+            .arg(dir.path())
+            .args(["--logfile", "redis.log", "--save", ""])
+            .args(["--appendonly", "yes", "--appendfsync", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .current_dir(dir.path())
+            .process_group(0);
+        if let Some((uid, gid)) = owner {
+            cmd.uid(uid).gid(gid);
+        }
+        let child = cmd.spawn().map_err(|e| step("start redis-server", e))?;
+        let mut me = EmbeddedRedis {
+            child: Some(child),
+            dir: Some(dir),
+            port,
+        };
+        me.wait_ready()?;
+        Ok(me)
+    }
+
+    /// Until a PING over the port gets its PONG (the server listens before it has
+    /// loaded its files, and answers LOADING until then).
+    fn wait_ready(&mut self) -> Result<(), EmbeddedError> {
+        use std::io::{Read, Write};
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+        loop {
+            let pong = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200))
+                .and_then(|mut s| {
+                    s.set_read_timeout(Some(Duration::from_millis(500)))?;
+                    s.write_all(b"PING\r\n")?;
+                    let mut buf = [0u8; 7];
+                    s.read_exact(&mut buf)?;
+                    Ok(&buf == b"+PONG\r\n")
+                });
+            if pong.unwrap_or(false) {
+                return Ok(());
+            }
+            let exited = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
+            if exited.is_some() || Instant::now() > deadline {
+                return Err(EmbeddedError::Step {
+                    step: "start redis-server",
+                    detail: format!(
+                        "it did not answer on port {} ({}); its log: {}",
+                        self.port,
+                        exited.map_or("timed out after 15 s".into(), |s| s.to_string()),
+                        self.log_tail()
+                    ),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn log_tail(&self) -> String {
+        let log = self
+            .path()
+            .and_then(|p| std::fs::read_to_string(p.join("redis.log")).ok())
+            .unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(3)..].join(" | ")
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        self.dir.as_ref().map(|d| d.path())
+    }
+}
+
+impl Drop for EmbeddedRedis {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while child.try_wait().ok().flatten().is_none() {
+                if Instant::now() > deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.close();
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Queues that are not tables, on a real server: the Redis Streams backend against a
+//! `redis-server` each test starts (claimbench's embedded one, on its own port).
+//!
+//! What a delivery promises is checked step by step on the server (two consumers never
+//! hold one entry; only the holder finishes it; the lease hands it back; a release and
+//! a failure put it at the tail), and a whole run with faults checks the ledger against
+//! the effects stream.
+
+use claimbench::backend::any::AnyBackend;
+use claimbench::backend::{Backend, BackendError, ClaimedJob, DbTarget, FailOutcome, Session};
+use claimbench::embedded::redis::EmbeddedRedis;
+use claimbench::strategy::Strategy;
+use claimbench::workload::Workload;
+use std::path::Path;
+use std::time::Duration;
+
+fn streams() -> Strategy {
+    Strategy::builtin_named("redis-streams").expect("shipped")
+}
+
+fn workload(backlog: u64) -> Workload {
+    let text = format!(
+        "name = \"t\"\nseed = 3\n[population]\nbacklog = {backlog}\npayload_bytes = 16\nqueues = [{{ name = \"a\", weight = 3 }}, {{ name = \"b\", weight = 1 }}]\n[handler]\nretry_delay_ms = 0\nmax_attempts = 2\n[matrix]\nbackends = [\"redis\"]\nstrategies = [\"redis-streams\"]\nindex_layouts = [\"stream\"]\nworkers = [2]\nbatch_sizes = [4]\n[trial]\nduration_s = 1\n"
+    );
+    Workload::parse(Path::new("inline.toml"), &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+async fn backend(server: &EmbeddedRedis, prefix: &str) -> AnyBackend {
+    let target = DbTarget::parse(&server.url()).unwrap();
+    AnyBackend::new(&target, target.to_string(), prefix)
+}
+
+async fn claim<S: Session>(s: &mut S, batch: u32) -> Vec<ClaimedJob> {
+    let mut out = Vec::new();
+    s.claim(&streams(), batch, &mut out).await.unwrap();
+    out
+}
+
+fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {
+    jobs.iter().map(|j| j.id).collect()
+}
+
+#[tokio::test]
+async fn a_delivery_is_one_consumers_until_it_is_finished_or_its_lease_runs_out() {
+    let server = EmbeddedRedis::start().unwrap();
+    let b = backend(&server, "cbtest").await;
+    let w = workload(20);
+    assert_eq!(b.reset(&w, "stream", 1).await.unwrap(), 20);
+    let mut a = b.connect("t-worker", "A").await.unwrap();
+    let mut c = b.connect("t-worker", "C").await.unwrap();
+
+    // Two consumers take disjoint batches, in arrival order.
+    let got_a = claim(&mut a, 5).await;
+    let got_c = claim(&mut c, 5).await;
+    assert_eq!(ids(&got_a), vec![1, 2, 3, 4, 5]);
+    assert_eq!(ids(&got_c), vec![6, 7, 8, 9, 10]);
+    assert!(got_a.iter().all(|j| j.attempt == 0 && j.queue_wait_us >= 0));
+
+    // Only the holder starts, writes an owned effect for, or completes its job.
+    assert_eq!(c.start(1, false, 77).await.unwrap(), None);
+    assert!(!c.complete(1).await.unwrap());
+    let started = a.start(1, false, 77).await.unwrap().expect("A holds job 1");
+    assert_eq!(a.start(1, false, 78).await.unwrap(), None, "started once");
+    assert!(a.heartbeat(1, 77).await.unwrap());
+    assert!(
+        !a.heartbeat(1, 12).await.unwrap(),
+        "another execution's token"
+    );
+    let fx = a.effect(1, 0, false, started, 77).await.unwrap();
+    assert!(fx.owned && fx.finished_us >= started);
+    assert!(!c.effect(2, 0, false, started, 5).await.unwrap().owned);
+    assert!(a.complete(1).await.unwrap());
+    assert!(!a.complete(1).await.unwrap(), "finished once");
+
+    // A failure goes to the tail as the next attempt; past max_attempts, to the dead.
+    assert_eq!(
+        a.fail(2, Duration::ZERO, 2).await.unwrap(),
+        FailOutcome::Retried
+    );
+    // An unstarted release goes to the tail too, its attempt count unchanged.
+    assert_eq!(a.release(&[3, 6]).await.unwrap(), vec![3], "6 is C's");
+    let rest = claim(&mut c, 20).await;
+    assert_eq!(
+        ids(&rest),
+        vec![11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 2, 3]
+    );
+    let retried = rest.iter().find(|j| j.id == 2).unwrap();
+    assert_eq!(retried.attempt, 1);
+    assert_eq!(
+        c.fail(2, Duration::ZERO, 2).await.unwrap(),
+        FailOutcome::DeadLettered
+    );
+
+    // The lease: A's idle deliveries (4, 5) go back to the tail as their next attempt;
+    // C's, heartbeaten just before, stay C's.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.start(6, false, 9).await.unwrap().expect("C holds 6");
+    assert!(c.heartbeat(6, 9).await.unwrap());
+    let mut rescuer = b.connect("t-rescuer", "rescuer").await.unwrap();
+    let mut rescued = rescuer.rescue(Duration::from_millis(200)).await.unwrap();
+    rescued.sort_unstable();
+    assert!(rescued.contains(&4) && rescued.contains(&5), "{rescued:?}");
+    assert!(
+        !rescued.contains(&6),
+        "a heartbeat keeps the delivery: {rescued:?}"
+    );
+    assert!(!a.complete(4).await.unwrap(), "the lease took it from A");
+    let again = claim(&mut a, 20).await;
+    assert!(ids(&again).contains(&4));
+    assert!(again.iter().filter(|j| j.id == 4).all(|j| j.attempt == 1));
+
+    // Every job is somewhere, once.
+    let r = b.reconcile().await.unwrap();
+    assert_eq!(r.completed, 1);
+    assert_eq!(r.dead_lettered, 1);
+    assert_eq!(
+        r.pending + r.fetched + r.processing + r.completed + r.dead_lettered,
+        20,
+        "{r:?}"
+    );
+    assert_eq!(r.effect_rows, 2);
+    assert_eq!(r.unowned_executions, 1);
+}
+
+#[tokio::test]
+async fn keys_claimbench_did_not_make_are_refused_and_survive() {
+    let server = EmbeddedRedis::start().unwrap();
+    let url = server.url();
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let _: () = redis::cmd("SET")
+        .arg("theirs:jobs")
+        .arg("payroll")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    let b = backend(&server, "theirs").await;
+    let e = b.reset(&workload(5), "stream", 1).await.unwrap_err();
+    assert!(matches!(e, BackendError::ForeignSchema { .. }), "{e}");
+    let kept: String = redis::cmd("GET")
+        .arg("theirs:jobs")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    assert_eq!(kept, "payroll");
+    // Beside it, a prefix of claimbench's own is made, and made again.
+    let ours = backend(&server, "ours").await;
+    assert_eq!(ours.reset(&workload(5), "stream", 1).await.unwrap(), 5);
+    assert_eq!(ours.reset(&workload(7), "stream", 1).await.unwrap(), 7);
+    assert_eq!(ours.reconcile().await.unwrap().pending, 7);
+}
+
+/// A run of the binary with every fault a worker can meet: the ledger and the effects
+/// stream agree, nothing is lost, and the lease is what brings stranded jobs back.
+#[test]
+fn a_run_with_faults_loses_nothing_and_its_ledger_agrees_with_the_effects() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "run",
+            "workloads/redis-streams-faults.toml",
+            "--quiet",
+            "--results",
+        ])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let run_dir = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["environment"]["embedded"], true);
+    let trial = &run["cells"][0]["trials"][0];
+    let counts = &trial["counts"];
+    assert!(
+        counts["reconnects"].as_u64().unwrap() > 0,
+        "kills reached workers"
+    );
+    assert!(counts["hangs"].as_u64().unwrap() + counts["abandoned"].as_u64().unwrap() > 0);
+    assert!(
+        trial["rescued_jobs"].as_u64().unwrap() > 0,
+        "the lease rescued"
+    );
+    assert_eq!(trial["reconciliation"]["lost"], 0);
+    let d = &trial["duplicates"];
+    assert_eq!(d["ledger"]["duplicate_claims"], 0);
+    assert_eq!(
+        d["ledger"]["duplicate_executions"],
+        d["effects_duplicate_executions"]
+    );
+    assert_eq!(
+        d["effects_rows"], trial["reconciliation"]["db"]["effect_rows"],
+        "one effects entry per run"
+    );
+}
