@@ -201,3 +201,78 @@ fn a_run_with_faults_loses_nothing_and_its_ledger_agrees_with_the_effects() {
         "one effects entry per run"
     );
 }
+
+/// workloads/table-or-broker.toml, shortened: each block runs on its own backend, both
+/// hold their promises, and the verdict sets the stream against the table.
+#[test]
+fn the_table_or_broker_scenario_runs_each_block_on_its_own_backend() {
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/table-or-broker.toml"),
+    )
+    .unwrap();
+    let short = shipped
+        .replace("workers = [4, 16]", "workers = [4]")
+        .replace("duration_s = 10.0", "duration_s = 2.0")
+        .replace("backlog = 30000", "backlog = 10000");
+    assert_eq!(
+        short.matches("workers = [4]\n").count(),
+        2,
+        "workloads/table-or-broker.toml no longer has the lines this test shortens"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("table-or-broker.toml");
+    std::fs::write(&w, short).unwrap();
+    let results = dir.path().join("results");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .arg("run")
+        .arg(&w)
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let run_dir = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    let cells = run["cells"].as_array().unwrap();
+    let on: Vec<(&str, &str, &str)> = cells
+        .iter()
+        .map(|c| {
+            (
+                c["phase"].as_str().unwrap(),
+                c["backend"].as_str().unwrap(),
+                c["strategy"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        on,
+        vec![
+            ("table", "postgres", "production"),
+            ("broker", "redis", "redis-streams")
+        ]
+    );
+    for c in cells {
+        let t = &c["trials"][0];
+        assert_eq!(t["reconciliation"]["lost"], 0, "{}", c["backend"]);
+        assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0);
+        assert!(t["completed_per_s"].as_f64().unwrap() > 0.0);
+    }
+    assert!(
+        stdout.contains(
+            "redis-streams on redis against production on postgres, 4 workers at batch 10:"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("appendfsync no"),
+        "the durability note names Redis's: {stdout}"
+    );
+}

@@ -5,6 +5,7 @@
 //! same answers for an old run.json as the run that wrote it.
 
 pub mod bootstrap;
+mod brokers;
 pub mod changepoint;
 pub mod cluster;
 pub mod compare;

@@ -645,6 +645,7 @@ pub(super) fn sentences(
     out.extend(super::drift::sentences(r));
     queue_sentences(r, &mut out);
     strategy_sentences(r, figures, &mut out);
+    super::brokers::sentences(r, figures, &mut out);
     super::durability::sentences(r, &mut out);
     out.extend(super::network::sentences(r));
     out.extend(super::cluster::sentences(r));

@@ -133,7 +133,10 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
                 )
             })?;
         }
-        for m in &workload.matrices {
+        // Each block on the backends it runs on: a SQL block beside a broker's is
+        // checked on its own engines only.
+        let on_kind = workload.matrices.iter().filter(|m| m.runs_on(kind));
+        for m in on_kind.clone() {
             for s in &m.strategies {
                 if let strategy::Form::Absent(why) = s.form(kind) {
                     bail!(
@@ -143,7 +146,9 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
                 }
             }
         }
-        for layout in &workload.index_layouts() {
+        let mut layouts: Vec<&String> = on_kind.flat_map(|m| &m.index_layouts).collect();
+        layouts.dedup();
+        for layout in layouts {
             AnyBackend::layout_check(kind, layout, workload).map_err(|why| {
                 anyhow::anyhow!(
                     "{}: matrix.index_layouts: `{layout}` on {kind}: {why}",

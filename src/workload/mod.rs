@@ -153,8 +153,12 @@ impl Workload {
                     Some(s) => s.max_trials,
                     None => m.phase.repetitions.unwrap_or(self.trial.repetitions),
                 };
+                let backends = match m.backends.is_empty() {
+                    true => self.backends.len().max(1),
+                    false => m.backends.len(),
+                };
                 [
-                    self.backends.len().max(1),
+                    backends,
                     m.strategies.len(),
                     m.index_layouts.len(),
                     m.workers.len(),

@@ -70,6 +70,9 @@ impl Plan {
     pub fn of(w: &Workload, t: Targets) -> Plan {
         let mut steps = Vec::new();
         for (block, m) in w.matrices.iter().enumerate() {
+            // Target i is the run's i-th backend; a block that names its own runs on
+            // those only.
+            let on = |i: usize| w.backends.get(i).is_none_or(|k| m.runs_on(*k));
             let cell =
                 |strategy: &Strategy, layout: &String, workers: u32, batch: u32| PlannedCell {
                     strategy: strategy.clone(),
@@ -86,7 +89,7 @@ impl Plan {
                 };
                 for &workers in &m.workers {
                     for &batch in &m.batch_sizes {
-                        for target in 0..t.backends {
+                        for target in (0..t.backends).filter(|&i| on(i)) {
                             steps.push(Step::Pair {
                                 block,
                                 a: (target, side(0, workers, batch)),
@@ -110,7 +113,7 @@ impl Plan {
                                 });
                                 continue;
                             }
-                            for target in 0..t.backends {
+                            for target in (0..t.backends).filter(|&i| on(i)) {
                                 steps.push(Step::Cell {
                                     block,
                                     target,
@@ -205,6 +208,35 @@ mod tests {
         assert_eq!((plan.cells(), plan.trials(&w)), (8, 24));
         // The workload's own count is the plan's, on its declared targets.
         assert_eq!(w.trial_count(), 12);
+    }
+
+    /// Blocks that name their own backends run on those targets only (a SQL claim on
+    /// postgres beside a broker's on redis); a block that names none, on every one.
+    #[test]
+    fn a_block_with_its_own_backends_runs_on_those_targets_only() {
+        let text = "name = 't'\n[population]\nbacklog = 100\nqueues = [{ name = 'default' }]\n[handler]\nretry_delay_ms = 0\n\
+            [[matrix]]\nname = 'table'\nbackends = ['postgres']\nstrategies = ['production']\nindex_layouts = ['fetch-order']\nworkers = [1, 2]\nbatch_sizes = [5]\n\
+            [[matrix]]\nname = 'broker'\nbackends = ['redis']\nstrategies = ['redis-streams']\nindex_layouts = ['stream']\nworkers = [2]\nbatch_sizes = [5]\n\
+            [trial]\nduration_s = 1\nrepetitions = 2\n";
+        let w = Workload::parse(std::path::Path::new("w.toml"), text).unwrap();
+        use crate::backend_kind::BackendKind;
+        assert_eq!(w.backends, vec![BackendKind::Postgres, BackendKind::Redis]);
+        let plan = Plan::of(&w, Targets::declared(&w));
+        let on: Vec<(usize, usize, u32)> = plan
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Cell {
+                    block,
+                    target,
+                    cell,
+                } => (*block, *target, cell.workers),
+                Step::Pair { .. } => panic!("{s:?}"),
+            })
+            .collect();
+        assert_eq!(on, vec![(0, 0, 1), (0, 0, 2), (1, 1, 2)]);
+        assert_eq!(plan.trials(&w), 6);
+        assert_eq!(w.trial_count(), 6);
     }
 
     #[test]

@@ -343,11 +343,22 @@ pub struct Handler {
 pub struct Matrix {
     /// The phase's name, part of every cell's key ("" for a lone `[matrix]`).
     pub name: String,
+    /// The backends this block runs on when it names its own (a SQL claim on postgres
+    /// beside a broker's on redis, in one run); empty: every backend of the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backends: Vec<crate::backend_kind::BackendKind>,
     pub strategies: Vec<Strategy>,
     pub index_layouts: Vec<String>,
     pub workers: Vec<u32>,
     pub batch_sizes: Vec<u32>,
     pub phase: PhaseSettings,
+}
+
+impl Matrix {
+    /// Whether this block's cells run on `kind`.
+    pub fn runs_on(&self, kind: crate::backend_kind::BackendKind) -> bool {
+        self.backends.is_empty() || self.backends.contains(&kind)
+    }
 }
 
 /// What a matrix block changes for its own trials; `None` keeps the workload's value.

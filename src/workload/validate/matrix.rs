@@ -6,7 +6,8 @@ use super::Validator;
 
 impl Validator<'_> {
     /// `[matrix]` (one block, fields named `matrix.x`) or `[[matrix]]` (fields named
-    /// `matrix[i].x`), and the backends the blocks list (they must agree).
+    /// `matrix[i].x`), and the run's backends: those the blocks list, in the order first
+    /// named (each block runs on its own list, or on all of them when it gives none).
     #[allow(clippy::type_complexity)]
     pub(super) fn matrices(
         &self,
@@ -33,7 +34,7 @@ impl Validator<'_> {
             return Err(self.err("matrix", "is empty; give at least one [[matrix]] block"));
         }
         let many = blocks.len() > 1;
-        let mut backends: Option<(String, Vec<BackendKind>)> = None;
+        let mut backends: Vec<BackendKind> = Vec::new();
         let mut out: Vec<Matrix> = Vec::new();
         // The names as given, before a list (network, placement, pools) expands a block.
         let mut given: Vec<String> = Vec::new();
@@ -46,16 +47,12 @@ impl Validator<'_> {
                 };
                 self.err(&at, message)
             })?;
-            if let Some(b) = self.block_backends(&field, raw.backends.clone())? {
-                match &backends {
-                    Some((first, listed)) if *listed != b => {
-                        return Err(self.err(
-                            &format!("{field}.backends"),
-                            format!("differs from {first}.backends; every block runs on the same backends, so list them once"),
-                        ));
-                    }
-                    Some(_) => {}
-                    None => backends = Some((field.clone(), b)),
+            // The run's backends are every block's, in the order they are first named;
+            // a block that names none runs on all of them.
+            let own = self.block_backends(&field, raw.backends.clone())?;
+            for k in own.iter().flatten() {
+                if !backends.contains(k) {
+                    backends.push(*k);
                 }
             }
             let (network, placement, pools) = (
@@ -102,7 +99,7 @@ impl Validator<'_> {
             given.push(m.name.clone());
             out.extend(expanded);
         }
-        Ok((backends.map(|b| b.1).unwrap_or_default(), out))
+        Ok((backends, out))
     }
 
     /// `durability`: the embedded servers only, and not over a shortcut the
@@ -381,6 +378,7 @@ impl Validator<'_> {
         }
         Ok(Matrix {
             name,
+            backends: m.backends.unwrap_or_default(),
             strategies,
             index_layouts: m.index_layouts,
             workers: self.counts(&f("workers"), &m.workers, 512)?,

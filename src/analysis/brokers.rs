@@ -1,0 +1,109 @@
+//! The table-or-broker question in the verdict: a broker's technique against the SQL
+//! claim of the same run, on one ledger.
+
+use super::figures::{RunFigures, fmt_ms};
+use crate::results::{CellResult, RunResult};
+use crate::strategy::Strategy;
+
+/// A broker's technique against the SQL claim of the same run (production where it ran,
+/// else the first SQL cell), at the largest worker count both ran with one batch size
+/// and arrival rate: the table-or-broker question, answered on one ledger.
+pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
+    let broker = |c: &CellResult| !c.backend.engine().runs_sql;
+    let mut told: Vec<&Strategy> = Vec::new();
+    let mut brokers: Vec<&CellResult> = r.cells.iter().filter(|c| broker(c)).collect();
+    brokers.sort_by_key(|c| std::cmp::Reverse(c.workers));
+    for b in brokers {
+        if told.contains(&&b.strategy) {
+            continue;
+        }
+        let peers = r.cells.iter().filter(|c| {
+            !broker(c)
+                && (c.workers, c.batch_size, c.arrival_rate_per_s)
+                    == (b.workers, b.batch_size, b.arrival_rate_per_s)
+        });
+        let Some(t) = peers
+            .clone()
+            .find(|c| c.strategy == Strategy::PRODUCTION)
+            .or_else(|| peers.clone().next())
+        else {
+            continue;
+        };
+        told.push(&b.strategy);
+        let (fb, ft) = (figures.of(b), figures.of(t));
+        let ms = |x: Option<f64>| x.map_or("–".into(), fmt_ms);
+        let ratio = match ft.throughput > 0.0 {
+            true => format!(" ({:.2}x)", fb.throughput / ft.throughput),
+            false => String::new(),
+        };
+        out.push(format!(
+            "{} on {} against {} on {}, {} workers at batch {}: {:.0} against {:.0} jobs/s{ratio}, claim p99 {} against {}; duplicates {} against {}, lost {} against {}.",
+            b.strategy,
+            b.backend,
+            t.strategy,
+            t.backend,
+            b.workers,
+            b.batch_size,
+            fb.throughput,
+            ft.throughput,
+            ms(fb.claim_p99_ms),
+            ms(ft.claim_p99_ms),
+            fb.duplicate_claims + fb.duplicate_executions,
+            ft.duplicate_claims + ft.duplicate_executions,
+            fb.lost,
+            ft.lost
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend_kind::BackendKind;
+
+    fn told(r: &RunResult) -> Vec<String> {
+        crate::analysis::RunAnalysis::of(r).verdict
+    }
+
+    /// The table-or-broker question: a broker's cell is set against the SQL claim at the
+    /// same workers and batch (production preferred), once per broker technique.
+    #[test]
+    fn a_brokers_technique_is_set_against_the_sql_claim_of_the_same_pool() {
+        let trial = |completed: u64| crate::results::TrialResult {
+            measured_s: 1.0,
+            completed_per_s: completed as f64,
+            ..Default::default()
+        };
+        let streams = Strategy::builtin_named("redis-streams").unwrap();
+        let on = |s: Strategy, kind, workers, per_s| CellResult {
+            backend: kind,
+            index_layout: if kind == BackendKind::Redis {
+                "stream"
+            } else {
+                "fetch-order"
+            }
+            .into(),
+            ..CellResult::fetch_order(s, workers, 10, vec![trial(per_s)])
+        };
+        let r = RunResult {
+            cells: vec![
+                on(Strategy::NAIVE, BackendKind::Postgres, 16, 9000),
+                on(Strategy::PRODUCTION, BackendKind::Postgres, 4, 1000),
+                on(Strategy::PRODUCTION, BackendKind::Postgres, 16, 3000),
+                on(streams.clone(), BackendKind::Redis, 4, 1500),
+                on(streams, BackendKind::Redis, 16, 6000),
+            ],
+            ..RunResult::default()
+        };
+        let said: Vec<String> = told(&r)
+            .into_iter()
+            .filter(|s| s.starts_with("redis-streams on redis against"))
+            .collect();
+        assert_eq!(
+            said,
+            vec![
+                "redis-streams on redis against production on postgres, 16 workers at batch 10: 6000 against 3000 jobs/s (2.00x), claim p99 – against –; duplicates 0 against 0, lost 0 against 0."
+            ],
+        );
+    }
+}
