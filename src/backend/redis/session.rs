@@ -75,10 +75,10 @@ impl RedisSession {
         &mut self,
         script: &Script,
         what: &'static str,
-        args: impl FnOnce(&mut redis::ScriptInvocation<'_>),
+        args: impl FnOnce(&mut redis::ScriptInvocation<'_>, &str),
     ) -> Result<Value, BackendError> {
         let mut call = self.keys.invoke(script);
-        args(&mut call);
+        args(&mut call, &self.consumer);
         call.invoke_async(&mut self.conn)
             .await
             .map_err(|e| error(what, e))
@@ -103,7 +103,7 @@ impl RedisSession {
             })
             .collect();
         let added = self
-            .call(&scripts::PRODUCE, what, |c| {
+            .call(&scripts::PRODUCE, what, |c, _| {
                 c.arg(&payload);
                 for (q, age) in queues.iter().zip(ages_us) {
                     c.arg(*q).arg(*age);
@@ -181,36 +181,35 @@ impl ClaimSteps for RedisSession {
 impl Lifecycle for RedisSession {
     async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
         let what = step.what();
-        let consumer = self.consumer.clone();
         let reply = match step {
             // No per-queue limit on a stream, so nothing for a gated start to re-check
             // (a workload that asks for one is refused on redis).
             Step::Start { job, token, .. } => {
-                self.call(&scripts::START, what, |c| {
-                    c.arg(job).arg(&consumer).arg(token);
+                self.call(&scripts::START, what, |c, me| {
+                    c.arg(job).arg(me).arg(token);
                 })
                 .await?
             }
             Step::Heartbeat { job, token } => {
-                self.call(&scripts::HEARTBEAT, what, |c| {
-                    c.arg(job).arg(&consumer).arg(token);
+                self.call(&scripts::HEARTBEAT, what, |c, me| {
+                    c.arg(job).arg(me).arg(token);
                 })
                 .await?
             }
             Step::Effect(e) => {
-                self.call(&scripts::EFFECT, what, |c| {
+                self.call(&scripts::EFFECT, what, |c, me| {
                     c.arg(e.job)
                         .arg(e.attempt)
                         .arg(i32::from(e.failed))
                         .arg(e.started_us)
                         .arg(e.token)
-                        .arg(&consumer);
+                        .arg(me);
                 })
                 .await?
             }
             Step::Complete { job } => {
-                self.call(&scripts::COMPLETE, what, |c| {
-                    c.arg(job).arg(&consumer);
+                self.call(&scripts::COMPLETE, what, |c, me| {
+                    c.arg(job).arg(me);
                 })
                 .await?
             }
@@ -219,8 +218,8 @@ impl Lifecycle for RedisSession {
             Step::Fail {
                 job, max_attempts, ..
             } => {
-                self.call(&scripts::FAIL, what, |c| {
-                    c.arg(job).arg(&consumer).arg(max_attempts);
+                self.call(&scripts::FAIL, what, |c, me| {
+                    c.arg(job).arg(me).arg(max_attempts);
                 })
                 .await?
             }
@@ -254,10 +253,9 @@ impl Session for RedisSession {
     }
 
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
-        let consumer = self.consumer.clone();
         let reply = self
-            .call(&scripts::RELEASE, "release", |c| {
-                c.arg(&consumer);
+            .call(&scripts::RELEASE, "release", |c, me| {
+                c.arg(me);
                 for j in jobs {
                     c.arg(*j);
                 }
@@ -267,11 +265,10 @@ impl Session for RedisSession {
     }
 
     async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
-        let consumer = self.consumer.clone();
         let lease_ms = lease.as_millis().max(1) as u64;
         let reply = self
-            .call(&scripts::RESCUE, "rescue", |c| {
-                c.arg(lease_ms).arg(&consumer);
+            .call(&scripts::RESCUE, "rescue", |c, me| {
+                c.arg(lease_ms).arg(me);
             })
             .await?;
         Ok(ints(&array("rescue", reply)?))
@@ -285,7 +282,7 @@ impl Session for RedisSession {
     /// waits, no statements running and no per-queue limits to report.
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
         let what = "sample the stream";
-        let items = array(what, self.call(&scripts::SAMPLE, what, |_| {}).await?)?;
+        let items = array(what, self.call(&scripts::SAMPLE, what, |_, _| {}).await?)?;
         let at = |i: usize| items.get(i).and_then(int);
         let now = at(0).unwrap_or(0);
         Ok(Sample {
