@@ -213,7 +213,7 @@ fn the_table_or_broker_scenario_runs_each_block_on_its_own_backend() {
     let short = shipped
         .replace("workers = [4, 16]", "workers = [4]")
         .replace("duration_s = 10.0", "duration_s = 2.0")
-        .replace("backlog = 30000", "backlog = 10000");
+        .replace("backlog = 100000", "backlog = 10000");
     assert_eq!(
         short.matches("workers = [4]\n").count(),
         2,
@@ -275,4 +275,49 @@ fn the_table_or_broker_scenario_runs_each_block_on_its_own_backend() {
         stdout.contains("appendfsync no"),
         "the durability note names Redis's: {stdout}"
     );
+}
+
+/// A redis:// password reaches no output: not when the server refuses it, not when
+/// nothing listens.
+#[test]
+fn no_redis_password_reaches_any_output() {
+    let server = EmbeddedRedis::start().unwrap();
+    let port = server
+        .url()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/0")
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("tiny.toml");
+    std::fs::write(
+        &w,
+        "name = \"tiny\"\n[population]\nbacklog = 50\nqueues = [{ name = \"q\" }]\n[handler]\nretry_delay_ms = 0\n\
+         [matrix]\nbackends = [\"redis\"]\nstrategies = [\"redis-streams\"]\nindex_layouts = [\"stream\"]\n\
+         workers = [1]\nbatch_sizes = [5]\n[trial]\nwarmup_s = 0\nduration_s = 0.3\n",
+    )
+    .unwrap();
+    let secret = "S3cr3tRedisPw";
+    for at in [port.as_str(), "1"] {
+        let url = format!("redis://app:{secret}@127.0.0.1:{at}/0");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+            .args([
+                "run",
+                w.to_str().unwrap(),
+                "--db",
+                &url,
+                "--quiet",
+                "--results",
+            ])
+            .arg(dir.path().join("results"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{url}: the server has no such user");
+        assert!(stderr.contains("redis://app@127.0.0.1"), "{stderr}");
+        for shown in [&stderr, &String::from_utf8_lossy(&out.stdout)] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+    }
 }

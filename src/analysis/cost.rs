@@ -59,11 +59,13 @@ pub fn of(c: &CellResult) -> Cost {
     let commits = delta(|s| s.commits);
     let rollbacks = delta(|s| s.rollbacks);
     let per_job = |n: f64| (jobs > 0).then(|| n / jobs as f64);
+    // A broker counts no transactions: its cells have no figure, not 0 per job.
+    let per_txn = |n: f64| per_job(n).filter(|_| c.backend.engine().runs_sql);
     let calls: u64 = c.trials.iter().map(|t| t.counts.claim_calls).sum();
     Cost {
         jobs,
-        transactions_per_job: per_job((commits + rollbacks) as f64),
-        rollbacks_per_job: per_job(rollbacks as f64),
+        transactions_per_job: per_txn((commits + rollbacks) as f64),
+        rollbacks_per_job: per_txn(rollbacks as f64),
         claim_calls_per_job: per_job(calls as f64),
         rows_examined_per_row: c
             .trials

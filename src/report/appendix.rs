@@ -109,10 +109,13 @@ pub fn every_trial(r: &RunResult) -> Table {
                 dash(ran, executions),
                 t.reconciliation.lost.to_string(),
                 dash(arrivals, format!("{:.0}", t.oldest_pending.p99_ms)),
-                format!("{:.1}%", t.locks.lock_wait_share * 100.0),
+                dash(
+                    c.backend.engine().runs_sql,
+                    format!("{:.1}%", t.locks.lock_wait_share * 100.0),
+                ),
                 or_dash(t.locks.row_lock_waits),
                 or_dash(t.locks.lock_escalations),
-                t.locks.deadlocks.to_string(),
+                dash(c.backend.engine().runs_sql, t.locks.deadlocks.to_string()),
                 t.resources.table.dead_tuples.to_string(),
             ]);
         }

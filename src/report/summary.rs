@@ -376,6 +376,20 @@ mod tests {
             md.contains("depend on: postgres fsync=off; mysql innodb_flush_log_at_trx_commit=1 sync_binlog=0."),
             "{md}"
         );
+        // Two backends that ran no cell in common (a table's block, a broker's block):
+        // nothing to set side by side.
+        let mut apart = r.clone();
+        for c in apart
+            .cells
+            .iter_mut()
+            .filter(|c| c.backend == BackendKind::Mysql)
+        {
+            c.phase = "elsewhere".into();
+        }
+        assert!(
+            side_by_side(&RunView::of(&apart)).is_none(),
+            "no cell in common"
+        );
         r.cells.retain(|c| c.backend == BackendKind::Postgres);
         assert!(
             side_by_side(&RunView::of(&r)).is_none(),

@@ -607,7 +607,11 @@ pub fn table(v: &RunView) -> ([&'static str; 18], Vec<Vec<String>>) {
                     ),
                 ),
                 v.lost.to_string(),
-                format!("{:.1}%", v.lock_wait_share * 100.0),
+                // A broker's queue has no locks to wait on: no figure, not 0.0%.
+                measured_or_dash(
+                    c.backend.engine().runs_sql,
+                    format!("{:.1}%", v.lock_wait_share * 100.0),
+                ),
                 format!("{:.1}", v.client_cpu_us_per_claim),
             ]);
             row
@@ -685,6 +689,16 @@ pub fn side_by_side(v: &RunView) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     };
     let mut rows = Vec::new();
     let mut seen: Vec<Vec<String>> = Vec::new();
+    // Without one cell run on two backends there is nothing to compare (a table's block
+    // beside a broker's runs other strategies: the verdict sets those side by side).
+    let shared = |v: &CellView| {
+        views
+            .iter()
+            .any(|o| o.cell.backend != v.cell.backend && key(o) == key(v))
+    };
+    if !views.iter().any(shared) {
+        return None;
+    }
     for v in views {
         let row_key = key(v);
         if seen.contains(&row_key) {
