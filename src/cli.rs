@@ -170,13 +170,15 @@ pub struct RunArgs {
     pub workload: PathBuf,
     /// Database URL: postgres://user[:password]@host:port/db,
     /// mysql://user[:password]@host:port/db, mssql://user:password@host:port/db (or
-    /// an ADO.NET connection string). Repeat it to run each cell on several
-    /// backends side by side. Without a postgres URL, claimbench starts a throw-away
-    /// PostgreSQL cluster when the run needs one, and without a mysql URL a
-    /// throw-away MariaDB, and removes them afterwards.
+    /// an ADO.NET connection string), redis://[user:password@]host:port[/db]. Repeat
+    /// it to run each cell on several backends side by side. Without a postgres URL,
+    /// claimbench starts a throw-away PostgreSQL cluster when the run needs one,
+    /// without a mysql URL a throw-away MariaDB, without a redis URL a throw-away
+    /// redis-server, and removes them afterwards.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: Vec<String>,
-    /// Schema (PostgreSQL) or database (MySQL) claimbench creates, fills and drops.
+    /// Schema (PostgreSQL), database (MySQL) or key prefix (Redis) claimbench creates,
+    /// fills and drops.
     #[arg(long, default_value = "claimbench")]
     pub schema: String,
     /// Directory that receives one folder per run.
@@ -282,7 +284,7 @@ pub struct HistoryArgs {
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
     pub workload: PathBuf,
-    /// Database URL (postgres://, mysql:// or mssql://); required, since an embedded cluster
+    /// Database URL (postgres://, mysql://, mssql:// or redis://); required, since an embedded cluster
     /// would vanish on exit.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: String,

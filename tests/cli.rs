@@ -136,9 +136,24 @@ fn backends_and_db_urls_must_agree_before_anything_runs() {
         let err = refused(&["run", &file, "--db", mysql]);
         assert!(err.contains(expected), "{err}");
     }
-    let err = refused(&["run", &file, "--db", "redis://u:hunter2@h/0"]);
+    let err = refused(&["run", &file, "--db", "oracle://u:hunter2@h/0"]);
     assert!(
-        err.contains("use a postgres://, mysql:// or mssql:// URL"),
+        err.contains("use a postgres://, mysql://, mssql:// or redis:// URL"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    // A broker named by --db alone meets the same refusals as one the workload lists.
+    let capped = GOOD
+        .replace(
+            "queues = [{ name = \"q\" }]",
+            "queues = [{ name = \"q\", max_workers = 2 }]",
+        )
+        .replace("\"production\"", "\"redis-streams\"")
+        .replace("\"fetch-order\"", "\"stream\"");
+    let file = workload_file(dir.path(), &capped);
+    let err = refused(&["run", &file, "--db", "redis://u:hunter2@127.0.0.1:1/0"]);
+    assert!(
+        err.contains("population.queues[0].max_workers: caps the workers of one queue, and redis cannot express it"),
         "{err}"
     );
     assert!(!err.contains("hunter2"), "{err}");
@@ -463,6 +478,8 @@ enum Servers {
     /// A primary, its synchronous standby, and a PgBouncer in front of the primary.
     PostgresStandby,
     Mariadb,
+    /// The embedded redis-server (cells on `redis`).
+    Redis,
 }
 
 /// Interrupts a four-trial run during its second trial with `signal`; expects exit code
@@ -480,6 +497,12 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, serv
             text.push_str("\n[topology]\nkind = \"primary-standby\"\nsynchronous = true\npooler = \"transaction\"\n")
         }
         Servers::Mariadb => text = text.replace("[matrix]\n", "[matrix]\nbackends = [\"mysql\"]\n"),
+        Servers::Redis => {
+            text = text
+                .replace("[matrix]\n", "[matrix]\nbackends = [\"redis\"]\n")
+                .replace("\"production\"", "\"redis-streams\"")
+                .replace("\"fetch-order\"", "\"stream\"")
+        }
     }
     let file = workload_file(dir.path(), &text);
     let results = dir.path().join("results");
@@ -526,6 +549,7 @@ fn interrupted_run_writes_partial_results(signal: nix::sys::signal::Signal, serv
     );
     let server = match servers {
         Servers::Mariadb => server_dir(&stderr, "embedded MariaDB on port"),
+        Servers::Redis => server_dir(&stderr, "embedded Redis on"),
         _ => embedded_dir(&stderr),
     };
     assert!(!server.exists(), "{} was not removed", server.display());
@@ -564,6 +588,12 @@ fn sigterm_and_sighup_also_write_partial_results_and_remove_the_cluster() {
 #[test]
 fn sigterm_removes_the_embedded_mariadb() {
     interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGTERM, Servers::Mariadb);
+}
+
+/// And the embedded redis-server, on Ctrl-C.
+#[test]
+fn ctrl_c_removes_the_embedded_redis() {
+    interrupted_run_writes_partial_results(nix::sys::signal::Signal::SIGINT, Servers::Redis);
 }
 
 /// Regression: `--schema public` dropped schema public, with a user's table in it, and

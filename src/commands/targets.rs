@@ -51,6 +51,7 @@ pub(crate) fn resolve_targets(
             extra.kind()
         );
     }
+    workload.check_brokers()?;
     if let Some(why) =
         claimbench::workload::topology_misfit(workload.topology.kind, &workload.backends)
     {

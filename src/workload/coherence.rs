@@ -38,7 +38,7 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
 /// What a broker's queue cannot express of the production claim and its table: each is
 /// refused naming the field, never approximated (a stream delivers in arrival order to
 /// any consumer, at once, with nothing retained after the acknowledgement).
-fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
+pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     let Some(kind) = w.backends.iter().find(|k| !k.engine().runs_sql) else {
         return Ok(());
     };
@@ -76,7 +76,9 @@ fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
         );
     }
     let h = &w.handler;
-    if h.retry_delay > Duration::ZERO {
+    // The delay matters only where a job can fail (it defaults to 100 ms).
+    let fails = h.failure_rate > 0.0 || w.faults.poison_share > 0.0;
+    if h.retry_delay > Duration::ZERO && fails {
         return refuse("handler.retry_delay_ms".into(), "delays a retry");
     }
     if h.complete != super::Completion::PerJob {

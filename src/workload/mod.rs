@@ -313,6 +313,16 @@ impl Workload {
             .or((busiest > 0.0).then_some(busiest))
     }
 
+    /// Refuses what a broker among the run's backends cannot express, once `--db` has
+    /// filled in the backends a workload left to it (the load's check saw none).
+    pub fn check_brokers(&self) -> Result<(), WorkloadError> {
+        coherence::broker_misfit(self).map_err(|(field, message)| WorkloadError::Invalid {
+            file: self.source_path.clone(),
+            field,
+            message,
+        })
+    }
+
     /// Refuses a workload in which no job can be claimed, for a command that would
     /// measure it (`run`, `validate`): it would measure empty polls only; and a paired
     /// block with too few rounds to judge (after `--repetitions`).
