@@ -12,6 +12,19 @@ pub struct CpuSnapshot {
     pub server_cpu_ms: Option<u64>,
 }
 
+/// A server process on this host whose process tree's CPU the probe reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerProcess {
+    /// The root of the server's processes itself: a server of one process (mariadbd,
+    /// redis-server), whose parent is whatever started it (init, or claimbench for an
+    /// embedded one: counting that parent's tree counted the client and every other
+    /// embedded server as the server).
+    Root(u32),
+    /// One backend of a server that forks one per connection (PostgreSQL): its parent,
+    /// the postmaster, is the root.
+    BackendOf(u32),
+}
+
 pub struct ResourceProbe {
     sys: Option<System>,
     own: Option<Pid>,
@@ -25,11 +38,10 @@ impl ResourceProbe {
         }
     }
 
-    /// Reads this process and, given the pid of one server backend process, the server's
-    /// postmaster and all its children (the server process tree). Processes that exited
-    /// since the last reading take their CPU time with them, so read before workers
-    /// disconnect.
-    pub fn snapshot(&mut self, server_backend_pid: Option<u32>) -> CpuSnapshot {
+    /// Reads this process and, given a server process, the root of the server's processes
+    /// and all its children (the server process tree). Processes that exited since the
+    /// last reading take their CPU time with them, so read before workers disconnect.
+    pub fn snapshot(&mut self, server: Option<ServerProcess>) -> CpuSnapshot {
         let Some(sys) = self.sys.as_mut() else {
             return CpuSnapshot::default();
         };
@@ -47,9 +59,14 @@ impl ResourceProbe {
                 .saturating_sub(crate::netdelay::thread_cpu_ms());
             snap.client_rss_bytes = p.memory();
         }
-        let root = server_backend_pid
-            .and_then(|pid| sys.process(Pid::from_u32(pid)))
-            .and_then(|p| p.parent());
+        let root = match server {
+            Some(ServerProcess::Root(pid)) => Some(Pid::from_u32(pid)),
+            Some(ServerProcess::BackendOf(pid)) => {
+                sys.process(Pid::from_u32(pid)).and_then(|p| p.parent())
+            }
+            None => None,
+        }
+        .filter(|root| sys.process(*root).is_some());
         if let Some(root) = root {
             let total: u64 = sys
                 .processes()
@@ -98,5 +115,39 @@ pub fn host_facts() -> HostFacts {
             .unwrap_or(1),
         physical_cores: System::physical_core_count().ok(),
         memory_bytes: sys.map(|s| s.total_memory()).unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a server of one process (mariadbd, redis-server) was read as a
+    /// backend, so its parent's tree was summed: for an embedded server that parent is
+    /// claimbench, and the client's own CPU (and every other embedded server's) counted
+    /// as the server's. A root is read as the root; a backend through its parent.
+    #[test]
+    fn a_root_process_is_not_read_through_its_parent() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep runs");
+        // CPU of this process, which is the child's parent.
+        let t0 = std::time::Instant::now();
+        let mut x = 0u64;
+        while t0.elapsed() < std::time::Duration::from_millis(300) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        let mut probe = ResourceProbe::new();
+        let root = probe.snapshot(Some(ServerProcess::Root(child.id())));
+        let through_parent = probe.snapshot(Some(ServerProcess::BackendOf(child.id())));
+        let _ = child.kill();
+        let _ = child.wait();
+        let own = root.client_cpu_ms;
+        assert!(own >= 100, "this process burnt {own} ms");
+        let server = root.server_cpu_ms.expect("the child is on this host");
+        assert!(server < own / 2, "sleep's tree took {server} ms of {own}");
+        let parent_tree = through_parent.server_cpu_ms.expect("its parent too");
+        assert!(parent_tree >= own, "{parent_tree} < {own}");
     }
 }

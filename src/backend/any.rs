@@ -269,7 +269,7 @@ impl Backend for AnyBackend {
         each!(self, AnyBackend, b => b.acknowledged_missing(effects, completions).await)
     }
 
-    async fn server_pid(&self) -> Option<u32> {
+    async fn server_pid(&self) -> Option<super::ServerProcess> {
         each!(self, AnyBackend, b => b.server_pid().await)
     }
 

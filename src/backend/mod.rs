@@ -36,6 +36,7 @@ pub use lifecycle::{Lifecycle, Step};
 pub use target::DbTarget;
 
 pub use crate::backend_kind::BackendKind;
+pub use crate::resources::ServerProcess;
 
 /// What one reset builds: the workload's population seeded from `seed`, and the
 /// indexes of `layout` (its DDL as `layout_sql`).
@@ -310,9 +311,10 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
 
     fn counters(&self) -> impl Future<Output = Result<ServerCounters, BackendError>> + Send;
 
-    /// The OS pid of one server process serving this backend, for reading the server's
-    /// CPU when it runs on this host.
-    fn server_pid(&self) -> impl Future<Output = Option<u32>> + Send;
+    /// A process of the server on this host (the root of its processes, or one backend of
+    /// a server that forks per connection), for reading the server's CPU; `None` when it
+    /// runs elsewhere or cannot be told.
+    fn server_pid(&self) -> impl Future<Output = Option<ServerProcess>> + Send;
 
     fn table_stats(&self) -> impl Future<Output = Result<TableStats, BackendError>> + Send {
         recipe::table_stats(self)

@@ -702,7 +702,7 @@ impl Backend for MssqlBackend {
         }))
     }
 
-    async fn server_pid(&self) -> Option<u32> {
+    async fn server_pid(&self) -> Option<crate::backend::ServerProcess> {
         // SQL Server does not tell its OS pid; it rarely runs on the client's host.
         None
     }

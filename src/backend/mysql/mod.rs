@@ -683,7 +683,8 @@ impl Backend for MysqlBackend {
         .await
     }
 
-    async fn server_pid(&self) -> Option<u32> {
+    /// mariadbd is one process: its pid (from its pid file) is the root.
+    async fn server_pid(&self) -> Option<crate::backend::ServerProcess> {
         if !self.is_local() {
             return None;
         }
@@ -702,6 +703,7 @@ impl Backend for MysqlBackend {
             .trim()
             .parse()
             .ok()
+            .map(crate::backend::ServerProcess::Root)
     }
 }
 

@@ -709,7 +709,8 @@ impl Backend for PostgresBackend {
         recipe::acknowledged_missing(self, FAILOVER_SQL, effects, completions).await
     }
 
-    async fn server_pid(&self) -> Option<u32> {
+    /// The control connection's backend: its parent is the postmaster.
+    async fn server_pid(&self) -> Option<crate::backend::ServerProcess> {
         let rows = self
             .rows_on(
                 Login::Server,
@@ -719,7 +720,9 @@ impl Backend for PostgresBackend {
             )
             .await
             .ok()?;
-        u32::try_from(rows.first()?.get::<_, i32>(0)).ok()
+        u32::try_from(rows.first()?.get::<_, i32>(0))
+            .ok()
+            .map(crate::backend::ServerProcess::BackendOf)
     }
 
     async fn load_model_state(&self, state: &crate::model::TableState) -> Result<(), BackendError> {

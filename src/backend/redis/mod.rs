@@ -287,8 +287,9 @@ impl Backend for RedisBackend {
         Ok(ServerCounters::default())
     }
 
-    /// The server's pid, when it runs on this host (a loopback address).
-    async fn server_pid(&self) -> Option<u32> {
+    /// redis-server is one process: its pid is the root (when it runs on this host, a
+    /// loopback address).
+    async fn server_pid(&self) -> Option<super::ServerProcess> {
         let local = self.worker_address().is_some_and(|a| a.ip().is_loopback());
         if !local {
             return None;
@@ -299,6 +300,7 @@ impl Backend for RedisBackend {
             .ok()??
             .parse()
             .ok()
+            .map(super::ServerProcess::Root)
     }
 
     /// The stream's entries (jobs not yet finished) and the memory the stream takes;

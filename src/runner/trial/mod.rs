@@ -155,7 +155,7 @@ async fn after_trial<B: Backend>(backend: &B) -> Result<AfterTrial, RunError> {
 /// What the server says just before the workers start: the readings the trial's
 /// figures are differences from.
 struct BeforeTrial {
-    server_pid: Option<u32>,
+    server_pid: Option<crate::backend::ServerProcess>,
     counters: crate::backend::ServerCounters,
     nodes: Vec<crate::backend::cluster::NodeReading>,
     cpu: crate::resources::CpuSnapshot,
