@@ -292,6 +292,12 @@ fn the_table_or_broker_scenario_runs_each_block_on_its_own_backend() {
         ),
         "{stdout}"
     );
+    // Each backend its own plots; none of a figure a stream cannot fill.
+    let plots = |b: &str, name: &str| run_dir.join("plots").join(b).join(name).exists();
+    for name in ["lock_wait_vs_workers.png", "production_heatmap.png"] {
+        assert!(plots("postgres", name) && !plots("redis", name), "{name}");
+    }
+    assert!(plots("redis", "throughput_vs_workers.png"));
     assert!(
         stdout.contains("appendfsync no"),
         "the durability note names Redis's: {stdout}"

@@ -188,18 +188,18 @@ fn render_figures(r: &RunResult, dir: &Folder, problems: &mut Vec<String>) -> Ve
             ),
         ),
         ("duplicates", render(&Duplicates { run: r }, dir)),
-        (
-            "lock_wait_vs_workers",
-            render(
-                &VsWorkers {
-                    run: r,
-                    lock_wait: true,
-                },
-                dir,
-            ),
-        ),
-        ("production_heatmap", render(&Heatmap { run: r }, dir)),
     ];
+    // A broker's queue has no locks to wait on and no production claim: on its own
+    // cells those two figures would be a flat zero and an empty frame.
+    let broker_only = !r.cells.is_empty() && r.cells.iter().all(|c| !c.backend.engine().runs_sql);
+    if !broker_only {
+        let lock_wait = VsWorkers {
+            run: r,
+            lock_wait: true,
+        };
+        figures.push(("lock_wait_vs_workers", render(&lock_wait, dir)));
+        figures.push(("production_heatmap", render(&Heatmap { run: r }, dir)));
+    }
     // Without arrivals, queue wait and oldest-pending age measure the trial's clock:
     // those figures would say nothing, so they are not drawn.
     if arrivals {
