@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every shipped scenario workload on the embedded PostgreSQL (galera.toml on the
+# Runs every shipped scenario workload on the embedded PostgreSQL (the Redis ones also
+# on the embedded redis-server, galera.toml on the
 # Galera cluster it starts; release build) and
 # checks that each still shows its headline finding, so a later change cannot lose one
 # silently. Too long for CI (about 20 minutes on 2 cores); run it before changing a
@@ -57,6 +58,8 @@ scenarios=(
     "durability@@0@@^- production durability \(fsync, synchronous_commit, full_page_writes on; production\) against the embedded default's shortcuts \(shortcuts\), production at 1 worker, batch 1: [+][0-9.]+ ms on claim p99 .* and [1-9][0-9]*% of throughput@@verdict: at one worker, production durability costs claim p99 and throughput against the shortcuts"
     "pooler@@0@@^- server pool for production fetch-order \\[sizing\\] at batch 5: 16 workers need [2-8] server connections .*2 → 1: claim p99 ×[0-9.]+, -[1-9][0-9]* % jobs/s, [0-9.]+ ms pool wait@@verdict: 16 workers need more than one server connection, and one costs them throughput and pool wait"
     "pooler@@0@@^\\| sizing pool 1 \\| postgres \\| production \\| fetch-order \\| 16 \\| 5 \\| 1 \\|( [^|]*\\|){3} 1 \\| 1[0-5] \\|@@table: on a pool of one, never more than one server connection serving and up to 15 of 16 workers waiting"
+    "table-or-broker@@0@@^- redis-streams on redis against production on postgres, 16 workers at batch 10: [0-9]+ against [0-9]+ jobs/s \\([0-9.]+x\\), claim p99 [^;]+; duplicates 0 against 0, lost 0 against 0\\.@@verdict: the stream is set against the SQL claim at the same pool, and neither duplicates nor loses a job"
+    "redis-streams-faults@@0@@^\\| – @400/s \\| redis \\| redis-streams \\| stream \\|([^|]*\\|){11} 0 \\|@@table: 0 lost jobs on the stream under every fault, its lease (XAUTOCLAIM) bringing stranded jobs back"
     "pooler@@0@@^- advisory in session-state through transaction pooling .* [1-9][0-9]* advisory locks were still held after the trial.*advisory-xact beside it, .*: 0 locks left, 0 duplicate claims, 0 lost jobs@@verdict: session advisory locks leak through transaction pooling; the transaction-scoped variant leaves none"
     "pooler@@0@@^- notify in session-state through transaction pooling .* [0-9]+ of its [0-9]+ idle waits ended with a NOTIFY \\(([0-9]|[1-4][0-9]) %\\)@@verdict: through transaction pooling most of notify's idle waits miss their NOTIFY (under half; 99 % end with one on a direct connection)"
     "pool-exhaustion@@0@@^- pool held by another client, production at 8 workers: while it held all 4 of the pool's server connections \\([0-9.]+ s to [0-9.]+ s\\), the workers claimed ([0-9]|[1-9][0-9]) jobs/s against [0-9]{3,} in the seconds before, up to 8 clients waited@@verdict: with the whole pool held by another client the workers all wait and claim almost nothing (under 100 jobs/s against 100 or more before)"
