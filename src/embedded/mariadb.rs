@@ -400,17 +400,7 @@ impl Drop for EmbeddedMariadb {
         // cleanly while the others still run.
         for node in self.nodes.iter_mut().rev() {
             if let Some(mut child) = node.child.take() {
-                let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-                let deadline = Instant::now() + Duration::from_secs(30);
-                while child.try_wait().ok().flatten().is_none() {
-                    if Instant::now() > deadline {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
-                }
+                super::terminate(&mut child, Duration::from_secs(30));
             }
             if let Some(dir) = node.dir.take() {
                 let _ = dir.close();

@@ -696,7 +696,23 @@ impl Drop for EmbeddedPostgres {
     }
 }
 
-fn step(step: &'static str, e: std::io::Error) -> EmbeddedError {
+/// Stops a server claimbench started: SIGTERM, then SIGKILL if it has not exited
+/// `within` (a server that will not stop must not keep a run from ending).
+pub(crate) fn terminate(child: &mut Child, within: Duration) {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+    let deadline = Instant::now() + within;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn step(step: &'static str, e: impl std::fmt::Display) -> EmbeddedError {
     EmbeddedError::Step {
         step,
         detail: e.to_string(),

@@ -165,8 +165,7 @@ impl EmbeddedPgBouncer {
             return String::new();
         };
         let log = std::fs::read_to_string(dir.path().join("pgbouncer.log")).unwrap_or_default();
-        let lines: Vec<&str> = log.lines().collect();
-        lines[lines.len().saturating_sub(3)..].join(" | ")
+        super::last_lines(&log, 3)
     }
 
     pub fn port(&self) -> u16 {
@@ -200,17 +199,7 @@ impl Drop for EmbeddedPgBouncer {
         if let Some(mut child) = self.child.take() {
             // SIGINT: PgBouncer's "safe shutdown" waits for clients; SIGTERM closes them
             // at once, which is what a run that is over wants.
-            let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-            let deadline = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < deadline {
-                if child.try_wait().ok().flatten().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
+            super::terminate(&mut child, Duration::from_secs(5));
         }
         if let Some(dir) = self.dir.take() {
             let _ = dir.close();

@@ -11,7 +11,7 @@
 //! the server's work rather than this machine's disk. `run.json` records the settings
 //! beside the server's version; production queues on Redis usually run `everysec`.
 
-use super::EmbeddedError;
+use super::{EmbeddedError, last_lines, step, terminate};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -21,13 +21,6 @@ pub struct EmbeddedRedis {
     child: Option<Child>,
     dir: Option<tempfile::TempDir>,
     port: u16,
-}
-
-fn step(step: &'static str, e: impl std::fmt::Display) -> EmbeddedError {
-    EmbeddedError::Step {
-        step,
-        detail: e.to_string(),
-    }
 }
 
 fn find_binary() -> Option<PathBuf> {
@@ -135,8 +128,7 @@ impl EmbeddedRedis {
             .path()
             .and_then(|p| std::fs::read_to_string(p.join("redis.log")).ok())
             .unwrap_or_default();
-        let lines: Vec<&str> = log.lines().collect();
-        lines[lines.len().saturating_sub(3)..].join(" | ")
+        last_lines(&log, 3)
     }
 
     pub fn url(&self) -> String {
@@ -151,17 +143,7 @@ impl EmbeddedRedis {
 impl Drop for EmbeddedRedis {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while child.try_wait().ok().flatten().is_none() {
-                if Instant::now() > deadline {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            terminate(&mut child, Duration::from_secs(10));
         }
         if let Some(dir) = self.dir.take() {
             let _ = dir.close();
