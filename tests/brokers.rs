@@ -40,6 +40,47 @@ fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {
     jobs.iter().map(|j| j.id).collect()
 }
 
+/// A finished run of the binary: its folder (kept while this lives), stdout, run.json.
+struct Ran {
+    _dir: tempfile::TempDir,
+    run_dir: std::path::PathBuf,
+    stdout: String,
+    run: serde_json::Value,
+}
+
+/// Runs the binary on the workload `text` (a shipped one, shortened), which must succeed.
+fn run_shortened(name: &str, text: &str) -> Ran {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join(name);
+    std::fs::write(&w, text).unwrap();
+    let results = dir.path().join("results");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .arg("run")
+        .arg(&w)
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run_dir = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run = serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    Ran {
+        _dir: dir,
+        run_dir,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        run,
+    }
+}
+
 #[tokio::test]
 async fn a_delivery_is_one_consumers_until_it_is_finished_or_its_lease_runs_out() {
     let server = EmbeddedRedis::start().unwrap();
@@ -177,27 +218,7 @@ fn a_run_with_faults_loses_nothing_and_its_ledger_agrees_with_the_effects() {
         3,
         "workloads/redis-streams-faults.toml no longer has the lines this test shortens"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let w = dir.path().join("faults.toml");
-    std::fs::write(&w, short).unwrap();
-    let results = dir.path().join("results");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&w)
-        .args(["--quiet", "--results"])
-        .arg(&results)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let run_dir = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    let Ran { run, .. } = run_shortened("faults.toml", &short);
     assert_eq!(run["environment"]["embedded"], true);
     let trial = &run["cells"][0]["trials"][0];
     let counts = &trial["counts"];
@@ -246,28 +267,12 @@ fn the_table_or_broker_scenario_runs_each_block_on_its_own_backend() {
         2,
         "workloads/table-or-broker.toml no longer has the lines this test shortens"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let w = dir.path().join("table-or-broker.toml");
-    std::fs::write(&w, short).unwrap();
-    let results = dir.path().join("results");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&w)
-        .arg("--results")
-        .arg(&results)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let run_dir = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let run: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
+    let Ran {
+        _dir: _kept,
+        run_dir,
+        stdout,
+        run,
+    } = run_shortened("table-or-broker.toml", &short);
     let cells = run["cells"].as_array().unwrap();
     let on: Vec<(&str, &str, &str)> = cells
         .iter()
