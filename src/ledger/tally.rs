@@ -13,12 +13,12 @@
 //!
 //! Older jobs passed over ([`super::PassedOver`]) are counted as each first claim is
 //! read: the first-claimed bitmap's rank gives how many older jobs were claimed by then,
-//! and the count is final once every older id has been claimed too. Until then it waits
-//! in a queue, at most [`PASSED_OVER_WAIT_NS`]: an older job first claimed later than
-//! that after a newer one (or an id never claimed: a gap, a job left pending) is taken
-//! as never claimed. So the figure equals the whole trial's whenever no job waited a
-//! minute behind a newer one, and memory stays bounded when one did (a minute of first
-//! claims at most, and never more than [`PASSED_OVER_QUEUE`]).
+//! and the count is final once every older id from [`FIRST_ID`] up has been claimed too.
+//! Until then it waits in a queue, at most [`PASSED_OVER_WAIT_NS`]: an older job first
+//! claimed later than that after a newer one (or an id never claimed: a gap, a job left
+//! pending) is taken as never claimed. So the figure equals the whole trial's whenever
+//! no job waited a minute behind a newer one, and memory stays bounded when one did (a
+//! minute of first claims at most, and never more than [`PASSED_OVER_QUEUE`]).
 
 use super::claimed::ClaimedIds;
 use super::{Chunk, Event, EventKind, Execution, LedgerAnalysis, LedgerPeak, PassedOver, RESCUER};
@@ -27,10 +27,12 @@ use roaring::RoaringTreemap;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-/// How long a first claim's passed-over count waits before it is settled, even when
-/// every older id is claimed by then: a claim of an id below all those seen so far (a
-/// slower worker's first claim) comes within it.
-pub const PASSED_OVER_SETTLE_NS: u64 = 1_000_000_000;
+/// The lowest job id a trial can claim: every backend's seed numbers the backlog from
+/// it and new jobs follow the backlog and the history. A count may settle only once
+/// every id from here to its job is claimed; settling once every id from the lowest
+/// *claimed so far* was, after a grace second, undercounted whenever a lower id (a slow
+/// worker's, a random pick's) was first claimed later than that.
+pub const FIRST_ID: i64 = 1;
 /// How long it waits for older ids at most: an older job first claimed later than this
 /// after a newer one is not counted as passed over by it.
 pub const PASSED_OVER_WAIT_NS: u64 = 60_000_000_000;
@@ -272,8 +274,9 @@ struct Passed {
     /// First claims whose count waits for older ids, in claim order: (claimed at, id,
     /// older ids claimed by then).
     waiting: VecDeque<(u64, i64, u64)>,
-    /// (the lowest claimed id, the lowest id above it not claimed yet).
-    lowest_unclaimed: Option<(i64, i64)>,
+    /// The lowest id from [`FIRST_ID`] not claimed yet (`None`: not looked for yet);
+    /// it only rises, as the claimed ids only grow.
+    lowest_unclaimed: Option<i64>,
     /// How many first claims passed over each number of older jobs.
     counts: BTreeMap<u64, u64>,
 }
@@ -295,25 +298,18 @@ impl Passed {
         }
     }
 
-    /// Settles the first claims whose counts are final (every older id claimed, and
-    /// [`PASSED_OVER_SETTLE_NS`] gone by, in which an id below the lowest seen may still
-    /// come) or must be taken as final ([`PASSED_OVER_WAIT_NS`] gone by, or
-    /// [`PASSED_OVER_QUEUE`] waiting), as of `now_ns`.
+    /// Settles the first claims whose counts are final (every older id from
+    /// [`FIRST_ID`] claimed) or must be taken as final ([`PASSED_OVER_WAIT_NS`] gone by,
+    /// or [`PASSED_OVER_QUEUE`] waiting), as of `now_ns`.
     fn settle_ready(&mut self, now_ns: u64, claimed: &ClaimedIds) {
-        let Some(min) = claimed.min() else { return };
-        // An id below every earlier claim starts the scan again from it.
-        let mut low = match self.lowest_unclaimed {
-            Some((from, low)) if from == min => low,
-            _ => min,
-        };
+        let mut low = self.lowest_unclaimed.unwrap_or(FIRST_ID);
         while claimed.contains(low) {
             low += 1;
         }
-        self.lowest_unclaimed = Some((min, low));
+        self.lowest_unclaimed = Some(low);
         while let Some(&(t, job, before)) = self.waiting.front() {
             let age = now_ns.saturating_sub(t);
-            let final_now = age >= PASSED_OVER_SETTLE_NS && job < low;
-            if !(final_now || age >= PASSED_OVER_WAIT_NS || self.waiting.len() > PASSED_OVER_QUEUE)
+            if !(job < low || age >= PASSED_OVER_WAIT_NS || self.waiting.len() > PASSED_OVER_QUEUE)
             {
                 break;
             }
@@ -516,6 +512,30 @@ mod tests {
             claims > 100 && runs > 100 && held > 100 && rescued > 100,
             "{duplicates:?}"
         );
+    }
+
+    #[test]
+    fn a_lower_id_first_claimed_seconds_later_is_still_counted() {
+        // Worker 0 claims jobs 2..=400, one per 10 ms; worker 1, slow to start, claims
+        // job 1 only at 5 s. Each of worker 0's claims before then passed job 1 over,
+        // although no claim had gone below job 2 in the seconds before.
+        let ms = 1_000_000;
+        let mut fast = WorkerLedger::new(0);
+        for j in 2..=400i64 {
+            fast.claim(j, j as u64 * 10 * ms, 1);
+        }
+        let mut slow = WorkerLedger::new(1);
+        slow.claim(1, 5_000 * ms, 1);
+        let ledgers = [fast, slow];
+        let (_, whole_passed, _) = whole(&ledgers);
+        let w = whole_passed.unwrap();
+        // Jobs 2..=400 claimed at 20..4000 ms: all 399 before job 1.
+        assert_eq!((w.claims, w.max), (400, 1));
+        assert!((w.mean - 399.0 / 400.0).abs() < 1e-9, "{w:?}");
+        for seed in 0..20 {
+            let got = stream(&ledgers, seed, Tally::new([0, 1], false));
+            assert_eq!(got.passed_over, Some(w), "seed {seed}");
+        }
     }
 
     #[test]
