@@ -6,17 +6,32 @@
 
 use crate::backend_kind::BackendKind;
 
-/// The index layouts claimbench ships (files under `migrations/<engine>/indexes/`), and a
-/// broker's one, `stream` (its queue has no index to choose).
-pub const INDEX_LAYOUTS: [&str; 6] = [
+/// The index layouts claimbench ships (files under `migrations/<engine>/indexes/`), and
+/// Redis's two data models, `stream` and `hash-by-due` (a broker's queue has no index to
+/// choose; the layout chooses where the queue is).
+pub const INDEX_LAYOUTS: [&str; 7] = [
     "pk-only",
     "status-created",
     "fetch-order",
     "pending-partial",
     "queue-fetch-order",
-    // A broker's only layout (`backend::layouts::STREAM`).
+    // Redis's (`backend::layouts::BROKER_LAYOUTS`).
     "stream",
+    "hash-by-due",
 ];
+
+/// A broker's layouts (`backend::layouts`): where its queue is, with no index to choose.
+pub const BROKER_LAYOUTS: [&str; 2] = ["stream", "hash-by-due"];
+
+/// The layout a broker's technique claims on: each Redis technique has its own data
+/// model, and a cell pairing it with the other's is refused before anything starts.
+pub fn broker_layout_of(strategy: &str) -> Option<&'static str> {
+    match strategy {
+        "redis-streams" => Some(BROKER_LAYOUTS[0]),
+        "redis-cas" => Some(BROKER_LAYOUTS[1]),
+        _ => None,
+    }
+}
 
 /// Letters, digits, `-` and `_`, at least one: the names a workload gives (itself,
 /// blocks, declared strategies and layouts), safe in file names and run ids.

@@ -18,9 +18,17 @@ fn streams() -> Strategy {
     Strategy::builtin_named("redis-streams").expect("shipped")
 }
 
+fn cas() -> Strategy {
+    Strategy::builtin_named("redis-cas").expect("shipped")
+}
+
 fn workload(backlog: u64) -> Workload {
+    workload_on(backlog, "redis-streams", "stream")
+}
+
+fn workload_on(backlog: u64, strategy: &str, layout: &str) -> Workload {
     let text = format!(
-        "name = \"t\"\nseed = 3\n[population]\nbacklog = {backlog}\npayload_bytes = 16\nqueues = [{{ name = \"a\", weight = 3 }}, {{ name = \"b\", weight = 1 }}]\n[handler]\nretry_delay_ms = 0\nmax_attempts = 2\n[matrix]\nbackends = [\"redis\"]\nstrategies = [\"redis-streams\"]\nindex_layouts = [\"stream\"]\nworkers = [2]\nbatch_sizes = [4]\n[trial]\nduration_s = 1\n"
+        "name = \"t\"\nseed = 3\n[population]\nbacklog = {backlog}\npayload_bytes = 16\nqueues = [{{ name = \"a\", weight = 3 }}, {{ name = \"b\", weight = 1 }}]\n[handler]\nretry_delay_ms = 0\nmax_attempts = 2\n[matrix]\nbackends = [\"redis\"]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"{layout}\"]\nworkers = [2]\nbatch_sizes = [4]\n[trial]\nduration_s = 1\n"
     );
     Workload::parse(Path::new("inline.toml"), &text).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -31,9 +39,32 @@ async fn backend(server: &EmbeddedRedis, prefix: &str) -> AnyBackend {
 }
 
 async fn claim<S: Session>(s: &mut S, batch: u32) -> Vec<ClaimedJob> {
+    claim_with(s, &streams(), batch).await
+}
+
+async fn claim_with<S: Session>(s: &mut S, strategy: &Strategy, batch: u32) -> Vec<ClaimedJob> {
     let mut out = Vec::new();
-    s.claim(&streams(), batch, &mut out).await.unwrap();
+    s.claim(strategy, batch, &mut out).await.unwrap();
     out
+}
+
+/// Only the holder of job 1 (`a`; `c` holds none of 1, 2) starts it, writes an owned
+/// effect for it, heartbeats it with its own token and completes it, once.
+async fn only_the_holder_finishes<S: Session>(a: &mut S, c: &mut S) {
+    assert_eq!(c.start(1, false, 77).await.unwrap(), None);
+    assert!(!c.complete(1).await.unwrap());
+    let started = a.start(1, false, 77).await.unwrap().expect("A holds job 1");
+    assert_eq!(a.start(1, false, 78).await.unwrap(), None, "started once");
+    assert!(a.heartbeat(1, 77).await.unwrap());
+    assert!(
+        !a.heartbeat(1, 12).await.unwrap(),
+        "another execution's token"
+    );
+    let fx = a.effect(1, 0, false, started, 77).await.unwrap();
+    assert!(fx.owned && fx.finished_us >= started);
+    assert!(!c.effect(2, 0, false, started, 5).await.unwrap().owned);
+    assert!(a.complete(1).await.unwrap());
+    assert!(!a.complete(1).await.unwrap(), "finished once");
 }
 
 fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {
@@ -97,21 +128,7 @@ async fn a_delivery_is_one_consumers_until_it_is_finished_or_its_lease_runs_out(
     assert_eq!(ids(&got_c), vec![6, 7, 8, 9, 10]);
     assert!(got_a.iter().all(|j| j.attempt == 0 && j.queue_wait_us >= 0));
 
-    // Only the holder starts, writes an owned effect for, or completes its job.
-    assert_eq!(c.start(1, false, 77).await.unwrap(), None);
-    assert!(!c.complete(1).await.unwrap());
-    let started = a.start(1, false, 77).await.unwrap().expect("A holds job 1");
-    assert_eq!(a.start(1, false, 78).await.unwrap(), None, "started once");
-    assert!(a.heartbeat(1, 77).await.unwrap());
-    assert!(
-        !a.heartbeat(1, 12).await.unwrap(),
-        "another execution's token"
-    );
-    let fx = a.effect(1, 0, false, started, 77).await.unwrap();
-    assert!(fx.owned && fx.finished_us >= started);
-    assert!(!c.effect(2, 0, false, started, 5).await.unwrap().owned);
-    assert!(a.complete(1).await.unwrap());
-    assert!(!a.complete(1).await.unwrap(), "finished once");
+    only_the_holder_finishes(&mut a, &mut c).await;
 
     // A failure goes to the tail as the next attempt; past max_attempts, to the dead.
     assert_eq!(
@@ -161,6 +178,109 @@ async fn a_delivery_is_one_consumers_until_it_is_finished_or_its_lease_runs_out(
     );
     assert_eq!(r.effect_rows, 2);
     assert_eq!(r.unowned_executions, 1);
+}
+
+/// The key-value store's queue (layout hash-by-due, technique redis-cas): claims in due
+/// order, the same ownership as a delivery, and a job put back goes to its place by due
+/// time, not to a tail: a release and a rescue keep its due time, a retry is due now.
+#[tokio::test]
+async fn a_record_is_one_consumers_and_goes_back_to_its_place_by_due_time() {
+    let server = EmbeddedRedis::start().unwrap();
+    let b = backend(&server, "cbkv").await;
+    let w = workload_on(20, "redis-cas", "hash-by-due");
+    assert_eq!(b.reset(&w, "hash-by-due", 1).await.unwrap(), 20);
+    let mut a = b.connect("t-worker", "A").await.unwrap();
+    let mut c = b.connect("t-worker", "C").await.unwrap();
+    let got_a = claim_with(&mut a, &cas(), 5).await;
+    let got_c = claim_with(&mut c, &cas(), 5).await;
+    assert_eq!(ids(&got_a), vec![1, 2, 3, 4, 5]);
+    assert_eq!(ids(&got_c), vec![6, 7, 8, 9, 10]);
+    assert!(got_a.iter().all(|j| j.attempt == 0 && j.queue_wait_us >= 0));
+    // A stream technique on these keys is refused, not run on the wrong model.
+    let mut out = Vec::new();
+    let e = c.claim(&streams(), 5, &mut out).await.unwrap_err();
+    assert!(e.to_string().contains("runs on the layout `stream`"), "{e}");
+
+    only_the_holder_finishes(&mut a, &mut c).await;
+
+    // A retry is due now (behind every seeded job); a release keeps its place.
+    assert_eq!(
+        a.fail(2, Duration::ZERO, 2).await.unwrap(),
+        FailOutcome::Retried
+    );
+    assert_eq!(a.release(&[3, 6]).await.unwrap(), vec![3], "6 is C's");
+    let rest = claim_with(&mut c, &cas(), 20).await;
+    assert_eq!(
+        ids(&rest),
+        vec![3, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 2]
+    );
+    assert_eq!(rest.iter().find(|j| j.id == 2).unwrap().attempt, 1);
+    assert_eq!(
+        c.fail(2, Duration::ZERO, 2).await.unwrap(),
+        FailOutcome::DeadLettered
+    );
+
+    // The lease: every idle claim (A's 4 and 5, C's others) comes back as its next
+    // attempt, in its place by due time again; C's 6, heartbeaten just before, stays.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.start(6, false, 9).await.unwrap().expect("C holds 6");
+    assert!(c.heartbeat(6, 9).await.unwrap());
+    let mut rescuer = b.connect("t-rescuer", "rescuer").await.unwrap();
+    let mut rescued = rescuer.rescue(Duration::from_millis(200)).await.unwrap();
+    rescued.sort_unstable();
+    let idle: Vec<i64> = [3, 4, 5].into_iter().chain(7..=20).collect();
+    assert_eq!(rescued, idle);
+    assert!(!a.complete(4).await.unwrap(), "the lease took it from A");
+    let again = claim_with(&mut a, &cas(), 3).await;
+    assert_eq!(ids(&again), vec![3, 4, 5]);
+    assert!(again.iter().all(|j| j.attempt == 1));
+
+    let r = b.reconcile().await.unwrap();
+    assert_eq!((r.completed, r.dead_lettered), (1, 1));
+    assert_eq!(
+        r.pending + r.fetched + r.processing + r.completed + r.dead_lettered,
+        20,
+        "{r:?}"
+    );
+    assert_eq!(r.effect_rows, 2);
+}
+
+/// Workers that read the same head of the queue collide: each job is taken by one
+/// compare-and-set, the others' writes rejected and counted as lost races.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_compare_and_sets_take_each_job_once_and_lose_races() {
+    let server = EmbeddedRedis::start().unwrap();
+    let b = std::sync::Arc::new(backend(&server, "cbrace").await);
+    let w = workload_on(2000, "redis-cas", "hash-by-due");
+    assert_eq!(b.reset(&w, "hash-by-due", 1).await.unwrap(), 2000);
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let b = b.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut s = b.connect("t-worker", &format!("w{i}")).await.unwrap();
+            let (mut taken, mut lost) = (Vec::new(), 0);
+            loop {
+                let mut out = Vec::new();
+                let outcome = s.claim(&cas(), 10, &mut out).await.unwrap();
+                lost += outcome.lost_races;
+                if out.is_empty() && outcome.lost_races == 0 {
+                    return (taken, lost);
+                }
+                taken.extend(ids(&out));
+            }
+        }));
+    }
+    let (mut all, mut lost) = (Vec::new(), 0);
+    for t in tasks {
+        let (taken, l) = t.await.unwrap();
+        all.extend(taken);
+        lost += l;
+    }
+    all.sort_unstable();
+    assert_eq!(all, (1..=2000).collect::<Vec<i64>>(), "each job once");
+    assert!(lost > 0, "eight workers at one head never collided");
+    let r = b.reconcile().await.unwrap();
+    assert_eq!((r.pending, r.fetched), (0, 2000), "{r:?}");
 }
 
 #[tokio::test]

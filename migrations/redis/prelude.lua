@@ -1,12 +1,15 @@
--- claimbench on Redis Streams: what every script below begins with. The queue is one
--- stream read by one consumer group, `workers`; a claim is a delivery (an entry in the
--- group's pending entries list, owned by one consumer), and finishing it is XACK + XDEL.
+-- claimbench on Redis: what every script begins with, then its data model's file
+-- (models/*.lua: the same helpers over a stream or over versioned records), then its
+-- own body. The lifecycle scripts are written once against the helpers; the layout
+-- chooses the model.
 --
--- KEYS, the same eight in this order for every script (src/backend/redis/scripts.rs), all
--- under the run's prefix (`--schema`, `claimbench` by default):
---   JOBS     the stream of jobs to run: fields j (job id), q (queue), a (attempts made
---            before this delivery), due (µs since the epoch the job became due), p (payload)
---   ENTRY    hash: job id -> its entry id in JOBS (a job re-added gets a new entry)
+-- KEYS, in this order for every script (src/backend/redis/scripts.rs), all under the
+-- run's prefix (`--schema`, `claimbench` by default); the last two only for the model
+-- of versioned records:
+--   JOBS     where the queue is: the stream of jobs to run (stream), or a hash of job
+--            id -> its record (hash-by-due)
+--   INDEX    the model's way to a job: job id -> its entry id in JOBS (stream), or the
+--            sorted set of pending jobs by due time (hash-by-due)
 --   QUEUE    hash: job id -> queue, for every job ever enqueued (where each job belongs)
 --   EXEC     hash: job id -> the token of the execution that started it (the SQL
 --            engines' exec_token): an effect or completion checks it
@@ -14,23 +17,18 @@
 --   DONE     stream: one entry per completion (its id is the server's ms clock)
 --   DEAD     hash: job id -> queue, for jobs past their last attempt
 --   NEXT_ID  counter: the last job id given out
-local JOBS, ENTRY, QUEUE, EXEC = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+--   LEASES   sorted set: claimed jobs by the server time they were claimed or last
+--            heartbeaten (hash-by-due)
+--   VERSION  counter: the last version given to a record (hash-by-due)
+local JOBS, INDEX, QUEUE, EXEC = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local EFFECTS, DONE, DEAD, NEXT_ID = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local LEASES, VERSION = KEYS[9], KEYS[10]
 local GROUP = 'workers'
 
 -- The server's clock, µs since the epoch (a double holds it exactly until 2255).
 local function now_us()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-
--- The entry id of `job` while `consumer` holds its delivery, else nil: ownership is
--- the group's pending entries list, as a Redis Streams worker would ask it (XPENDING).
-local function held_by(job, consumer)
-  local id = redis.call('HGET', ENTRY, job)
-  if not id then return nil end
-  if #redis.call('XPENDING', JOBS, GROUP, id, id, 1, consumer) == 0 then return nil end
-  return id
 end
 
 -- A number as Redis should store it: digits, never the exponent form a double can
@@ -44,25 +42,4 @@ local function fields_of(flat)
   local f = {}
   for i = 1, #flat, 2 do f[flat[i]] = flat[i + 1] end
   return f
-end
-
-local function fields(id)
-  local r = redis.call('XRANGE', JOBS, id, id)
-  if #r == 0 then return nil end
-  return fields_of(r[1][2])
-end
-
--- A delivery finished, one way or another: out of the group and out of the stream.
-local function settle(job, id)
-  redis.call('XACK', JOBS, GROUP, id)
-  redis.call('XDEL', JOBS, id)
-  redis.call('HDEL', EXEC, job)
-end
-
--- `job` at the stream's tail as a new entry (a Redis stream cannot put an entry back
--- where it was): the field order is what claim reads by position.
-local function enqueue(job, queue, attempt, due_us, payload)
-  local id = redis.call('XADD', JOBS, '*', 'j', job, 'q', queue, 'a', attempt, 'due', int(due_us), 'p', payload)
-  redis.call('HSET', ENTRY, job, id)
-  return id
 end

@@ -38,9 +38,13 @@ static SHIPPED: [(BackendKind, &str, &str); 14] = [
     shipped!(Mssql, "mssql", "queue-fetch-order"),
 ];
 
-/// The one layout of a broker: its queue is a stream (or a broker's queue), with no
-/// index to choose. A SQL engine refuses it, a broker every other.
-pub const STREAM: &str = "stream";
+/// A broker's layouts: where its queue is, with no index to choose. A SQL engine
+/// refuses them, a broker every other. `stream`: a Redis stream and consumer group.
+pub const STREAM: &str = crate::names::BROKER_LAYOUTS[0];
+/// `hash-by-due`: versioned records in a hash and a sorted set of pending jobs by due
+/// time, claimed by compare-and-set (a key-value store's queue).
+pub const HASH_BY_DUE: &str = crate::names::BROKER_LAYOUTS[1];
+pub use crate::names::{BROKER_LAYOUTS, broker_layout_of};
 
 /// Why an index layout cannot be built on a backend.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,13 +60,13 @@ pub enum LayoutError {
     #[error("no {kind} index layout named `{layout}`")]
     Unknown { kind: BackendKind, layout: String },
     #[error(
-        "{kind} keeps its queue in a stream, with no index to choose: give it index_layouts = [\"{STREAM}\"], not `{layout}`"
+        "{kind} keeps its queue outside a table, with no index to choose: give it index_layouts = [\"{STREAM}\"] or [\"{HASH_BY_DUE}\"], not `{layout}`"
     )]
     NotATable { kind: BackendKind, layout: String },
     #[error(
-        "`{STREAM}` is a broker's layout (redis): {kind} keeps its queue in a table; name one of its index layouts"
+        "`{layout}` is a broker's layout (redis): {kind} keeps its queue in a table; name one of its index layouts"
     )]
-    NotABroker { kind: BackendKind },
+    NotABroker { kind: BackendKind, layout: String },
 }
 
 /// The DDL of `layout` on `kind`, a shipped one or one of `declared` (the workload's),
@@ -72,7 +76,7 @@ pub fn sql<'a>(
     layout: &str,
     declared: &'a [DeclaredLayout],
 ) -> Result<&'a str, LayoutError> {
-    match (kind.engine().runs_sql, layout == STREAM) {
+    match (kind.engine().runs_sql, BROKER_LAYOUTS.contains(&layout)) {
         (false, true) => return Ok(""),
         (false, false) => {
             return Err(LayoutError::NotATable {
@@ -80,7 +84,12 @@ pub fn sql<'a>(
                 layout: layout.to_string(),
             });
         }
-        (true, true) => return Err(LayoutError::NotABroker { kind }),
+        (true, true) => {
+            return Err(LayoutError::NotABroker {
+                kind,
+                layout: layout.to_string(),
+            });
+        }
         (true, false) => {}
     }
     if let Some((_, _, ddl)) = SHIPPED.iter().find(|(k, n, _)| *k == kind && *n == layout) {
@@ -151,8 +160,11 @@ mod tests {
             for l in crate::names::INDEX_LAYOUTS {
                 let partial_on_mysql = kind == BackendKind::Mysql && l == "pending-partial";
                 match sql(kind, l, &[]) {
-                    Ok(_) => assert!(!partial_on_mysql && l != STREAM, "{kind} {l}"),
-                    Err(LayoutError::NotABroker { .. }) => assert_eq!(l, STREAM),
+                    Ok(_) => assert!(
+                        !partial_on_mysql && !BROKER_LAYOUTS.contains(&l),
+                        "{kind} {l}"
+                    ),
+                    Err(LayoutError::NotABroker { .. }) => assert!(BROKER_LAYOUTS.contains(&l)),
                     Err(e) => assert!(
                         partial_on_mysql && e == LayoutError::NoPartialIndexes,
                         "{kind} {l}: {e}"
@@ -164,9 +176,14 @@ mod tests {
                 Err(LayoutError::Unknown { .. })
             ));
         }
-        // A broker builds its one layout, and refuses every table's by name.
-        assert_eq!(sql(BackendKind::Redis, STREAM, &[]), Ok(""));
-        for l in crate::names::INDEX_LAYOUTS.iter().filter(|l| **l != STREAM) {
+        // A broker builds its layouts, and refuses every table's by name.
+        for l in BROKER_LAYOUTS {
+            assert_eq!(sql(BackendKind::Redis, l, &[]), Ok(""));
+        }
+        for l in crate::names::INDEX_LAYOUTS
+            .iter()
+            .filter(|l| !BROKER_LAYOUTS.contains(l))
+        {
             let e = sql(BackendKind::Redis, l, &[]).unwrap_err();
             assert!(
                 e.to_string().contains("index_layouts = [\"stream\"]"),

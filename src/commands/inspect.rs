@@ -179,11 +179,10 @@ fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
             postgres::strategy_params(&strategy, batch),
             strategy.text(BackendKind::Postgres).to_string(),
         ),
-        // The script as the server runs it: the shared prelude, then the technique.
+        // The script as the server runs it: the shared prelude, its data model, then
+        // the technique.
         BackendKind::Redis => (
-            format!(
-                "KEYS: the run's eight keys (prelude.lua); ARGV[1] consumer (the worker id), ARGV[2] {batch} (batch)"
-            ),
+            claimbench::backend::redis::script_params(&strategy, batch),
             claimbench::backend::redis::script_text(&strategy),
         ),
     };

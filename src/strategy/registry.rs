@@ -33,15 +33,18 @@ const NO_ADVISORY_FOR_MYSQL: &str = "MySQL's GET_LOCK takes named locks, one per
 const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production claim (UPDLOCK, READPAST with UPDATE ... OUTPUT) is the technique there";
 
 /// Why a SQL technique has no form on a broker: the broker's claim is a delivery.
-pub const SQL_ON_A_BROKER: &str = "a SQL technique, and redis is not a SQL server: its claim is a delivery to a consumer group (strategy redis-streams)";
+pub const SQL_ON_A_BROKER: &str = "a SQL technique, and redis is not a SQL server: its claims are redis-streams (a delivery to a consumer group) and redis-cas (a compare-and-set on a record's version)";
 
 /// Why a broker's technique has no form on a SQL engine.
 const BROKER_ONLY: &str = "Redis Streams' technique (XREADGROUP, XACK, XAUTOCLAIM): run it on matrix.backends = [\"redis\"]";
 
+/// Why the key-value store's compare-and-set has no form on a SQL engine.
+const KV_ONLY: &str = "a key-value store's compare-and-set on Redis (versioned records, layout hash-by-due): run it on matrix.backends = [\"redis\"]; version-cas is the same claim on a table";
+
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 17] = [
+pub static REGISTRY: [Def; 18] = [
     Def {
         name: Cow::Borrowed("production"),
         colour: Colour(0x00, 0x72, 0xB2),
@@ -402,6 +405,30 @@ pub static REGISTRY: [Def; 17] = [
             Form::Sql(Cow::Borrowed(crate::statements::migration!(
                 "redis",
                 "strategies/streams.lua"
+            ))),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("redis-cas"),
+        colour: Colour(0x6B, 0x4C, 0x9A),
+        about: Cow::Borrowed(
+            "a key-value store's queue: versioned records and a sorted set by due time in Redis, an unlocked read then a compare-and-set on each version; lost races, no duplicates",
+        ),
+        shape: Shape::VersionCas,
+        contention: Contention::Rechecks,
+        promises: NO_DUPLICATES,
+        forms: [
+            Form::Absent(KV_ONLY),
+            Form::Absent(KV_ONLY),
+            Form::Absent(KV_ONLY),
+            Form::Sql(Cow::Borrowed(crate::statements::migration!(
+                "redis",
+                "strategies/cas.lua"
             ))),
         ],
         advisory: false,

@@ -32,6 +32,36 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     timeline_owns_the_clock(w)?;
     pool_hold_fits_the_pool(w)?;
     broker_misfit(w)?;
+    broker_layouts_match(w)?;
+    Ok(())
+}
+
+/// A broker's technique runs on its own data model: a block that pairs it with another
+/// layout would build the keys one way and claim them another.
+pub(super) fn broker_layouts_match(w: &Workload) -> Result<(), Refusal> {
+    use crate::names::broker_layout_of;
+    for (i, m) in w.matrices.iter().enumerate() {
+        let on_a_broker = w
+            .backends
+            .iter()
+            .any(|k| !k.engine().runs_sql && m.runs_on(*k));
+        if !on_a_broker {
+            continue;
+        }
+        for s in &m.strategies {
+            let Some(wants) = broker_layout_of(s.as_str()) else {
+                continue;
+            };
+            if let Some(other) = m.index_layouts.iter().find(|l| *l != wants) {
+                return Err((
+                    block_field(w, i, "index_layouts"),
+                    format!(
+                        "`{other}` with {s}, which claims on the layout `{wants}` only; give it index_layouts = [\"{wants}\"] (a technique of another layout goes in a [[matrix]] block of its own)"
+                    ),
+                ));
+            }
+        }
+    }
     Ok(())
 }
 

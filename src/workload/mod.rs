@@ -316,7 +316,9 @@ impl Workload {
     /// Refuses what a broker among the run's backends cannot express, once `--db` has
     /// filled in the backends a workload left to it (the load's check saw none).
     pub fn check_brokers(&self) -> Result<(), WorkloadError> {
-        coherence::broker_misfit(self).map_err(|(field, message)| WorkloadError::Invalid {
+        let refused =
+            coherence::broker_misfit(self).and_then(|()| coherence::broker_layouts_match(self));
+        refused.map_err(|(field, message)| WorkloadError::Invalid {
             file: self.source_path.clone(),
             field,
             message,

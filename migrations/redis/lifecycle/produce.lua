@@ -1,4 +1,5 @@
--- produce (and the seed): new jobs at the stream's tail, each with the next id.
+-- produce (and the seed): new jobs, each with the next id, put where the model puts
+-- a new job (the stream's tail; pending by due time).
 -- ARGV[1] payload, then pairs of (queue, age µs): a job created that long before now,
 -- its intended arrival. Returns how many were added.
 local now = now_us()

@@ -1,4 +1,4 @@
--- start: the worker still holds the delivery and nothing started it yet; records the
+-- start: the worker still holds the job and nothing started it yet; records the
 -- execution's token. ARGV[1] job, ARGV[2] consumer, ARGV[3] token.
 -- Returns {start µs}, or {nil} when the worker no longer holds the job.
 local id = held_by(ARGV[1], ARGV[2])

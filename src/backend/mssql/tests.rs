@@ -334,7 +334,7 @@ fn every_statement() -> Vec<(String, String)> {
         }
     }
     for l in crate::workload::INDEX_LAYOUTS {
-        if l == crate::backend::layouts::STREAM {
+        if crate::backend::layouts::BROKER_LAYOUTS.contains(&l) {
             continue;
         }
         all.push((

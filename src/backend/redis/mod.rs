@@ -27,7 +27,8 @@ use crate::backend_kind::BackendKind;
 use errors::error;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, ConnectionAddr, ConnectionInfo, IntoConnectionInfo};
-use scripts::{GROUP, Keys};
+pub use scripts::model_of;
+use scripts::{CurrentModel, GROUP, Keys, Model};
 use std::sync::Arc;
 
 /// Debug shows the redacted form only, so a `{:?}` cannot leak a password.
@@ -37,9 +38,22 @@ impl std::fmt::Debug for RedisTarget {
     }
 }
 
+/// What `strategy`'s claim script is handed, for `claimbench sql`.
+pub fn script_params(strategy: &crate::strategy::Strategy, batch: u32) -> String {
+    match model_of(strategy) {
+        Some(Model::HashByDue) => format!(
+            "KEYS: the run's ten keys (prelude.lua); two calls: ARGV[1] 'read', ARGV[2] {batch} (batch); then ARGV[1] 'cas', ARGV[2] consumer (the worker id), then each (id, version) read"
+        ),
+        _ => format!(
+            "KEYS: the run's eight keys (prelude.lua); ARGV[1] consumer (the worker id), ARGV[2] {batch} (batch)"
+        ),
+    }
+}
+
 /// `strategy`'s claim script as the server runs it (`claimbench sql --backend redis`).
 pub fn script_text(strategy: &crate::strategy::Strategy) -> String {
-    scripts::text(strategy.text(BackendKind::Redis))
+    let model = model_of(strategy).unwrap_or(Model::Stream);
+    scripts::text(model, strategy.text(BackendKind::Redis))
 }
 
 /// A Redis server named by a `redis://` URL. The URL (with its password) stays inside;
@@ -88,6 +102,7 @@ pub struct RedisBackend {
     target: RedisTarget,
     id: Instance,
     keys: Arc<Keys>,
+    model: CurrentModel,
 }
 
 impl RedisBackend {
@@ -97,6 +112,7 @@ impl RedisBackend {
             target,
             id: Instance::new(BackendKind::Redis, schema, display, None),
             keys: Arc::new(Keys::new(schema)),
+            model: CurrentModel::default(),
         }
     }
 
@@ -199,7 +215,12 @@ impl Backend for RedisBackend {
         to: Endpoint,
     ) -> Result<RedisSession, BackendError> {
         let conn = self.open(role, to.via).await?;
-        Ok(RedisSession::new(conn, self.keys.clone(), worker_id))
+        Ok(RedisSession::new(
+            conn,
+            self.keys.clone(),
+            self.model.clone(),
+            worker_id,
+        ))
     }
 
     async fn server_info(&self) -> Result<ServerInfo, BackendError> {
@@ -245,8 +266,15 @@ impl Backend for RedisBackend {
     }
 
     /// Deletes claimbench's keys (only those: [`Keys::all`]), creates the stream and
-    /// its group, and seeds the backlog through `produce.lua`, in chunks.
+    /// its group on the stream model, and seeds the backlog through `produce.lua`, in
+    /// chunks.
     async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
+        let model = Model::of_layout(r.layout).ok_or_else(|| {
+            BackendError::other(
+                "reset the run's keys",
+                format!("no redis layout named `{}`", r.layout),
+            )
+        })?;
         self.check_schema().await?;
         let mut c = self.control().await?;
         let what = "reset the run's keys";
@@ -258,16 +286,20 @@ impl Backend for RedisBackend {
             .set(&self.keys.marker, "claimbench")
             .await
             .map_err(|e| error(what, e))?;
-        let _: () = redis::cmd("XGROUP")
-            .arg("CREATE")
-            .arg(&self.keys.jobs)
-            .arg(GROUP)
-            .arg("0")
-            .arg("MKSTREAM")
-            .query_async(&mut c)
-            .await
-            .map_err(|e| error(what, e))?;
-        let mut session = RedisSession::new(c, self.keys.clone(), "claimbench-seed");
+        if model == Model::Stream {
+            let _: () = redis::cmd("XGROUP")
+                .arg("CREATE")
+                .arg(&self.keys.jobs)
+                .arg(GROUP)
+                .arg("0")
+                .arg("MKSTREAM")
+                .query_async(&mut c)
+                .await
+                .map_err(|e| error(what, e))?;
+        }
+        self.model.set(model);
+        let mut session =
+            RedisSession::new(c, self.keys.clone(), self.model.clone(), "claimbench-seed");
         session.seed_rng(r.seed);
         let backlog = r.workload.population.backlog;
         let mut left = backlog;
@@ -303,33 +335,39 @@ impl Backend for RedisBackend {
             .map(super::ServerProcess::Root)
     }
 
-    /// The stream's entries (jobs not yet finished) and the memory the stream takes;
-    /// a stream has no dead rows or indexes.
+    /// The jobs not yet finished (the stream's entries, or the records) and the memory
+    /// they take; the records' model's sorted sets of pending and claimed jobs are its
+    /// index. Neither has dead rows.
     async fn table_stats(&self) -> Result<TableStats, BackendError> {
         let mut c = self.control().await?;
-        let what = "read the stream's size";
-        let live: i64 = redis::cmd("XLEN")
-            .arg(&self.keys.jobs)
-            .query_async(&mut c)
-            .await
-            .map_err(|e| error(what, e))?;
-        let bytes: Option<i64> = redis::cmd("MEMORY")
-            .arg("USAGE")
-            .arg(&self.keys.jobs)
-            .query_async(&mut c)
-            .await
-            .map_err(|e| error(what, e))?;
+        let what = "read the queue's size";
+        let model = self.model.get();
+        let len = match model {
+            Model::Stream => "XLEN",
+            Model::HashByDue => "HLEN",
+        };
+        let usage = |key: &str| redis::cmd("MEMORY").arg("USAGE").arg(key).to_owned();
+        let (live, bytes, pending, leases): (i64, Option<i64>, Option<i64>, Option<i64>) =
+            redis::pipe()
+                .cmd(len)
+                .arg(&self.keys.jobs)
+                .add_command(usage(&self.keys.jobs))
+                .add_command(usage(&self.keys.pending))
+                .add_command(usage(&self.keys.leases))
+                .query_async(&mut c)
+                .await
+                .map_err(|e| error(what, e))?;
         Ok(TableStats {
             live_tuples: live,
             dead_tuples: 0,
             table_bytes: bytes.unwrap_or(0),
-            index_bytes: 0,
+            index_bytes: pending.unwrap_or(0) + leases.unwrap_or(0),
         })
     }
 
     async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
         let c = self.control().await?;
-        session::reconcile(c, &self.keys).await
+        session::reconcile(c, &self.keys, self.model.get()).await
     }
 
     async fn change_shards(
@@ -340,7 +378,7 @@ impl Backend for RedisBackend {
     ) -> Result<(), BackendError> {
         Err(BackendError::other(
             "move shards",
-            "a stream has no shard map; the sharded strategies are SQL techniques",
+            "redis keeps no shard map; the sharded strategies are SQL techniques",
         ))
     }
 

@@ -2,8 +2,9 @@
 //! the sampler, the producer or the rescuer; and the control reads that walk the
 //! streams (reconciliation, completions per queue).
 
+use super::CurrentModel;
 use super::errors::error;
-use super::scripts::{self, Keys};
+use super::scripts::{self, Keys, Model};
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, DbReconciliation, Sample, Session};
@@ -20,10 +21,13 @@ use std::time::Duration;
 pub struct RedisSession {
     conn: MultiplexedConnection,
     keys: Arc<Keys>,
+    /// The model the last reset built, read at each call: a session opened before a
+    /// reset follows it.
+    model: CurrentModel,
     /// This connection's consumer name in the group: the worker's id.
     consumer: String,
-    /// The claim script of the strategy last claimed with, built from its form once.
-    claim: Option<(Strategy, Script)>,
+    /// The claim script of the strategy last claimed with, on its model, built once.
+    claim: Option<(Strategy, Model, Script)>,
     /// Draws each produced job's queue by the workload's weights.
     rng: SmallRng,
 }
@@ -56,10 +60,16 @@ fn array(what: &'static str, v: Value) -> Result<Vec<Value>, BackendError> {
 }
 
 impl RedisSession {
-    pub(super) fn new(conn: MultiplexedConnection, keys: Arc<Keys>, consumer: &str) -> Self {
+    pub(super) fn new(
+        conn: MultiplexedConnection,
+        keys: Arc<Keys>,
+        model: CurrentModel,
+        consumer: &str,
+    ) -> Self {
         RedisSession {
             conn,
             keys,
+            model,
             consumer: consumer.to_string(),
             claim: None,
             rng: SmallRng::from_entropy(),
@@ -71,13 +81,54 @@ impl RedisSession {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 
+    /// Builds the claim script of `ask`'s strategy on the current model, once per
+    /// strategy and model; a strategy made for the other model is refused.
+    fn prepare_claim(&mut self, ask: Ask<'_>, what: &'static str) -> Result<(), BackendError> {
+        let model = self.model.get();
+        let cached = self
+            .claim
+            .as_ref()
+            .is_some_and(|(s, m, _)| s == ask.strategy && *m == model);
+        if !cached {
+            let body = ask.strategy.sql(BackendKind::Redis).ok_or_else(|| {
+                BackendError::other(what, format!("{} has no redis form", ask.strategy))
+            })?;
+            if let Some(wants) = scripts::model_of(ask.strategy).filter(|m| *m != model) {
+                return Err(BackendError::other(
+                    what,
+                    format!(
+                        "{} runs on the layout `{}`, and the keys were built as `{}`",
+                        ask.strategy,
+                        wants.layout(),
+                        model.layout()
+                    ),
+                ));
+            }
+            self.claim = Some((ask.strategy.clone(), model, scripts::script(model, body)));
+        }
+        Ok(())
+    }
+
+    /// Runs the lifecycle script `pick` chooses on the current model.
     async fn call(
         &mut self,
+        pick: fn(&scripts::Lifecycle) -> &Script,
+        what: &'static str,
+        args: impl FnOnce(&mut redis::ScriptInvocation<'_>, &str),
+    ) -> Result<Value, BackendError> {
+        let model = self.model.get();
+        self.run(model, pick(scripts::lifecycle(model)), what, args)
+            .await
+    }
+
+    async fn run(
+        &mut self,
+        model: Model,
         script: &Script,
         what: &'static str,
         args: impl FnOnce(&mut redis::ScriptInvocation<'_>, &str),
     ) -> Result<Value, BackendError> {
-        let mut call = self.keys.invoke(script);
+        let mut call = self.keys.invoke(model, script);
         args(&mut call, &self.consumer);
         call.invoke_async(&mut self.conn)
             .await
@@ -103,15 +154,41 @@ impl RedisSession {
             })
             .collect();
         let added = self
-            .call(&scripts::PRODUCE, what, |c, _| {
-                c.arg(&payload);
-                for (q, age) in queues.iter().zip(ages_us) {
-                    c.arg(*q).arg(*age);
-                }
-            })
+            .call(
+                |l| &l.produce,
+                what,
+                |c, _| {
+                    c.arg(&payload);
+                    for (q, age) in queues.iter().zip(ages_us) {
+                        c.arg(*q).arg(*age);
+                    }
+                },
+            )
             .await?;
         Ok(int(&added).unwrap_or(0) as u64)
     }
+}
+
+/// A claimed job from its id, attempts before this claim and due time (µs), read at
+/// `now` on the server's clock.
+fn delivered(
+    what: &'static str,
+    now: i64,
+    id: &Value,
+    attempt: &Value,
+    due: &Value,
+) -> Result<ClaimedJob, BackendError> {
+    let (Some(id), Some(attempt), Some(due)) = (int(id), int(attempt), int(due)) else {
+        return Err(BackendError::other(
+            what,
+            "a claimed job lacks its id, attempts or due time",
+        ));
+    };
+    Ok(ClaimedJob {
+        id,
+        attempt: attempt as i32,
+        queue_wait_us: (now - due).max(0),
+    })
 }
 
 /// The claim techniques of the SQL engines' shapes other than a single claim have no
@@ -124,14 +201,9 @@ impl ClaimSteps for RedisSession {
     /// One `XREADGROUP` of up to the batch through the strategy's script.
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         let what = "claim";
-        if self.claim.as_ref().is_none_or(|(s, _)| s != ask.strategy) {
-            let body = ask.strategy.sql(BackendKind::Redis).ok_or_else(|| {
-                BackendError::other(what, format!("{} has no redis form", ask.strategy))
-            })?;
-            self.claim = Some((ask.strategy.clone(), scripts::script(body)));
-        }
-        let (_, script) = self.claim.as_ref().expect("set above");
-        let mut call = self.keys.invoke(script);
+        self.prepare_claim(ask, what)?;
+        let (_, model, script) = self.claim.as_ref().expect("prepared");
+        let mut call = self.keys.invoke(*model, script);
         call.arg(&self.consumer).arg(ask.batch);
         let reply: Value = call
             .invoke_async(&mut self.conn)
@@ -141,22 +213,10 @@ impl ClaimSteps for RedisSession {
         let now = items.first().and_then(int).unwrap_or(0);
         for job in items.get(1..).unwrap_or_default().chunks_exact(4) {
             // id, attempts before this one, due (µs), payload (read, then dropped)
-            let (Some(id), Some(attempt), Some(due)) = (int(&job[0]), int(&job[1]), int(&job[2]))
-            else {
-                return Err(BackendError::other(
-                    what,
-                    "a delivered entry lacks j, a or due",
-                ));
-            };
-            out.push(ClaimedJob {
-                id,
-                attempt: attempt as i32,
-                queue_wait_us: (now - due).max(0),
-            });
+            out.push(delivered(what, now, &job[0], &job[1], &job[2])?);
         }
         Ok(())
     }
-
     async fn read_then_write(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
         Err(no_such_step("claim (read, then write)"))
     }
@@ -165,12 +225,53 @@ impl ClaimSteps for RedisSession {
         Err(no_such_step("claim (candidates)"))
     }
 
+    /// The read of up to the batch with their versions, then one compare-and-set of
+    /// them (strategies/cas.lua): two calls, between which other workers may take any of
+    /// them. The write is one script, so on an error nothing was taken.
     async fn version_cas(
         &mut self,
-        _: Ask<'_>,
-        _: &mut Vec<ClaimedJob>,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
     ) -> Result<u32, BackendError> {
-        Err(no_such_step("claim (compare-and-set)"))
+        let what = "claim (compare-and-set)";
+        self.prepare_claim(ask, what)?;
+        let (_, model, script) = self.claim.as_ref().expect("prepared");
+        let mut read = self.keys.invoke(*model, script);
+        read.arg("read").arg(ask.batch);
+        let items = array(
+            what,
+            read.invoke_async(&mut self.conn)
+                .await
+                .map_err(|e| error(what, e))?,
+        )?;
+        let now = items.first().and_then(int).unwrap_or(0);
+        let candidates = items.get(1..).unwrap_or_default();
+        if candidates.len() < 4 {
+            return Ok(0);
+        }
+        let mut cas = self.keys.invoke(*model, script);
+        cas.arg("cas").arg(&self.consumer);
+        for c in candidates.chunks_exact(4) {
+            // id, version
+            cas.arg(int(&c[0])).arg(int(&c[1]));
+        }
+        let won = ints(&array(
+            what,
+            cas.invoke_async(&mut self.conn)
+                .await
+                .map_err(|e| error(what, e))?,
+        )?);
+        let mut lost = 0;
+        for c in candidates.chunks_exact(4) {
+            // id, version, attempts before this one, due (µs)
+            match int(&c[0]) {
+                Some(id) if won.contains(&id) => {
+                    out.push(delivered(what, now, &c[0], &c[2], &c[3])?)
+                }
+                _ => lost += 1,
+            }
+        }
+        Ok(lost)
     }
 
     async fn claim_one(&mut self, _: Ask<'_>, _: ClaimedJob) -> Won {
@@ -185,32 +286,48 @@ impl Lifecycle for RedisSession {
             // No per-queue limit on a stream, so nothing for a gated start to re-check
             // (a workload that asks for one is refused on redis).
             Step::Start { job, token, .. } => {
-                self.call(&scripts::START, what, |c, me| {
-                    c.arg(job).arg(me).arg(token);
-                })
+                self.call(
+                    |l| &l.start,
+                    what,
+                    |c, me| {
+                        c.arg(job).arg(me).arg(token);
+                    },
+                )
                 .await?
             }
             Step::Heartbeat { job, token } => {
-                self.call(&scripts::HEARTBEAT, what, |c, me| {
-                    c.arg(job).arg(me).arg(token);
-                })
+                self.call(
+                    |l| &l.heartbeat,
+                    what,
+                    |c, me| {
+                        c.arg(job).arg(me).arg(token);
+                    },
+                )
                 .await?
             }
             Step::Effect(e) => {
-                self.call(&scripts::EFFECT, what, |c, me| {
-                    c.arg(e.job)
-                        .arg(e.attempt)
-                        .arg(i32::from(e.failed))
-                        .arg(e.started_us)
-                        .arg(e.token)
-                        .arg(me);
-                })
+                self.call(
+                    |l| &l.effect,
+                    what,
+                    |c, me| {
+                        c.arg(e.job)
+                            .arg(e.attempt)
+                            .arg(i32::from(e.failed))
+                            .arg(e.started_us)
+                            .arg(e.token)
+                            .arg(me);
+                    },
+                )
                 .await?
             }
             Step::Complete { job } => {
-                self.call(&scripts::COMPLETE, what, |c, me| {
-                    c.arg(job).arg(me);
-                })
+                self.call(
+                    |l| &l.complete,
+                    what,
+                    |c, me| {
+                        c.arg(job).arg(me);
+                    },
+                )
                 .await?
             }
             // A stream has no delayed delivery: the retry is due at once (a workload
@@ -218,9 +335,13 @@ impl Lifecycle for RedisSession {
             Step::Fail {
                 job, max_attempts, ..
             } => {
-                self.call(&scripts::FAIL, what, |c, me| {
-                    c.arg(job).arg(me).arg(max_attempts);
-                })
+                self.call(
+                    |l| &l.fail,
+                    what,
+                    |c, me| {
+                        c.arg(job).arg(me).arg(max_attempts);
+                    },
+                )
                 .await?
             }
         };
@@ -254,12 +375,16 @@ impl Session for RedisSession {
 
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
         let reply = self
-            .call(&scripts::RELEASE, "release", |c, me| {
-                c.arg(me);
-                for j in jobs {
-                    c.arg(*j);
-                }
-            })
+            .call(
+                |l| &l.release,
+                "release",
+                |c, me| {
+                    c.arg(me);
+                    for j in jobs {
+                        c.arg(*j);
+                    }
+                },
+            )
             .await?;
         Ok(ints(&array("release", reply)?))
     }
@@ -267,9 +392,13 @@ impl Session for RedisSession {
     async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
         let lease_ms = lease.as_millis().max(1) as u64;
         let reply = self
-            .call(&scripts::RESCUE, "rescue", |c, me| {
-                c.arg(lease_ms).arg(me);
-            })
+            .call(
+                |l| &l.rescue,
+                "rescue",
+                |c, me| {
+                    c.arg(lease_ms).arg(me);
+                },
+            )
             .await?;
         Ok(ints(&array("rescue", reply)?))
     }
@@ -282,7 +411,7 @@ impl Session for RedisSession {
     /// waits, no statements running and no per-queue limits to report.
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
         let what = "sample the stream";
-        let items = array(what, self.call(&scripts::SAMPLE, what, |_, _| {}).await?)?;
+        let items = array(what, self.call(|l| &l.sample, what, |_, _| {}).await?)?;
         let at = |i: usize| items.get(i).and_then(int);
         let now = at(0).unwrap_or(0);
         Ok(Sample {
@@ -321,21 +450,32 @@ impl Session for RedisSession {
     }
 }
 
-/// Where every job ended, and the effects' own count of duplicate executions by the
+/// Where every job ended on `model`, and the effects' own count of duplicate executions by the
 /// rule `reconcile.sql` applies on the SQL engines: a run that overlaps an earlier run
 /// of its job, or follows one that succeeded.
 pub(super) async fn reconcile(
     mut c: MultiplexedConnection,
     keys: &Keys,
+    model: Model,
 ) -> Result<DbReconciliation, BackendError> {
-    let what = "reconcile the streams";
+    let what = "reconcile the queue";
     let e = |err| error(what, err);
-    let (len, pel_summary, started, done, dead): (i64, Value, i64, i64, i64) = redis::pipe()
-        .cmd("XLEN")
-        .arg(&keys.jobs)
-        .cmd("XPENDING")
-        .arg(&keys.jobs)
-        .arg(scripts::GROUP)
+    let mut pipe = redis::pipe();
+    // Jobs not finished, and of those the ones claimed.
+    match model {
+        Model::Stream => pipe
+            .cmd("XLEN")
+            .arg(&keys.jobs)
+            .cmd("XPENDING")
+            .arg(&keys.jobs)
+            .arg(scripts::GROUP),
+        Model::HashByDue => pipe
+            .cmd("HLEN")
+            .arg(&keys.jobs)
+            .cmd("ZCARD")
+            .arg(&keys.leases),
+    };
+    let (len, claimed, started, done, dead): (i64, Value, i64, i64, i64) = pipe
         .cmd("HLEN")
         .arg(&keys.exec)
         .cmd("XLEN")
@@ -345,9 +485,10 @@ pub(super) async fn reconcile(
         .query_async(&mut c)
         .await
         .map_err(e)?;
-    let delivered = match &pel_summary {
+    // XPENDING's summary begins with the count; ZCARD is the count.
+    let delivered = match &claimed {
         Value::Array(a) => a.first().and_then(int).unwrap_or(0),
-        _ => 0,
+        v => int(v).unwrap_or(0),
     };
     let runs = effects(&mut c, keys).await?;
     let dup = duplicate_runs(runs.clone());
