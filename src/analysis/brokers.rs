@@ -36,8 +36,25 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
             true => format!(" ({:.2}x)", fb.throughput / ft.throughput),
             false => String::new(),
         };
+        // A run that outlived its lease ran a job the queue will hand out again: a
+        // duplicate now where the job went back to its place, later where it went to a
+        // stream's tail (so the duplicates alone would flatter the tail).
+        let outlived = |c: &CellResult| -> i64 {
+            c.trials
+                .iter()
+                .map(|t| t.reconciliation.db.unowned_executions)
+                .sum()
+        };
+        // A compare-and-set's losers: the rejected writes its throughput paid for.
+        let races: u64 = b.trials.iter().map(|t| t.counts.lost_races).sum();
+        let raced = match races {
+            0 => String::new(),
+            n => format!(
+                " Its compare-and-set lost {n} races (candidates another worker took first)."
+            ),
+        };
         out.push(format!(
-            "{} on {} against {} on {}, {} workers at batch {}: {:.0} against {:.0} jobs/s{ratio}, claim p99 {} against {}; duplicates {} against {}, lost {} against {}.",
+            "{} on {} against {} on {}, {} workers at batch {}: {:.0} against {:.0} jobs/s{ratio}, claim p99 {} against {}; duplicates {} against {} (runs that outlived their lease {} against {}), lost {} against {}.{raced}",
             b.strategy,
             b.backend,
             t.strategy,
@@ -50,6 +67,8 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
             ms(ft.claim_p99_ms),
             fb.duplicate_claims + fb.duplicate_executions,
             ft.duplicate_claims + ft.duplicate_executions,
+            outlived(b),
+            outlived(t),
             fb.lost,
             ft.lost
         ));
@@ -75,6 +94,7 @@ mod tests {
             ..Default::default()
         };
         let streams = Strategy::builtin_named("redis-streams").unwrap();
+        let cas = Strategy::builtin_named("redis-cas").unwrap();
         let on = |s: Strategy, kind, workers, per_s| CellResult {
             backend: kind,
             index_layout: if kind == BackendKind::Redis {
@@ -92,17 +112,23 @@ mod tests {
                 on(Strategy::PRODUCTION, BackendKind::Postgres, 16, 3000),
                 on(streams.clone(), BackendKind::Redis, 4, 1500),
                 on(streams, BackendKind::Redis, 16, 6000),
+                on(cas, BackendKind::Redis, 16, 4500),
             ],
             ..RunResult::default()
         };
+        let mut r = r;
+        r.cells[5].index_layout = "hash-by-due".into();
+        r.cells[5].trials[0].counts.lost_races = 812;
+        r.cells[5].trials[0].reconciliation.db.unowned_executions = 3;
         let said: Vec<String> = told(&r)
             .into_iter()
-            .filter(|s| s.starts_with("redis-streams on redis against"))
+            .filter(|s| s.starts_with("redis-"))
             .collect();
         assert_eq!(
             said,
             vec![
-                "redis-streams on redis against production on postgres, 16 workers at batch 10: 6000 against 3000 jobs/s (2.00x), claim p99 – against –; duplicates 0 against 0, lost 0 against 0."
+                "redis-streams on redis against production on postgres, 16 workers at batch 10: 6000 against 3000 jobs/s (2.00x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0.",
+                "redis-cas on redis against production on postgres, 16 workers at batch 10: 4500 against 3000 jobs/s (1.50x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 3 against 0), lost 0 against 0. Its compare-and-set lost 812 races (candidates another worker took first).",
             ],
         );
     }
