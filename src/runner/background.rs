@@ -80,51 +80,30 @@ pub async fn sample<S: Session>(
         wait = period.saturating_sub(took);
         r.max_interval_ms = r.max_interval_ms.max(period.as_secs_f64() * 1e3);
         let at = clock.secs_f64(now);
-        r.samples += 1;
-        r.lock_wait_samples += u64::from(s.lock_waiting);
-        r.active_samples += u64::from(s.active);
-        r.oldest_pending
-            .push((at, trial_age(s.oldest_pending_ms, at)));
-        let mut table = s.table;
-        if let Some(t) = &mut table {
-            t.at_s = at;
-        }
-        if let Some(c) = &shared.checkpoint {
-            c.write(&super::checkpoint::Reading {
-                at_s: at,
-                oldest_pending_ms: trial_age(s.oldest_pending_ms, at),
-                table: table.as_ref(),
-                history_length: s.history_length,
-            });
-        }
-        r.table.extend(table);
-        if let Some(history_length) = s.history_length {
-            r.purge.push(crate::results::PurgeSample {
-                at_s: at,
-                history_length,
-            });
-        }
-        if r.queue_oldest_pending.len() < s.queue_oldest_ms.len() {
-            r.queue_oldest_pending
-                .resize_with(s.queue_oldest_ms.len(), Vec::new);
-        }
-        for (series, age) in r.queue_oldest_pending.iter_mut().zip(&s.queue_oldest_ms) {
-            series.push((at, trial_age(*age, at)));
-        }
-        for (max, seen) in r.max_queue_active.iter_mut().zip(&s.queue_active) {
-            if let Some(seen) = seen {
-                *max = Some(max.unwrap_or(0).max(*seen));
-            }
-        }
-        if s.oldest_pending_ms.is_none()
+        let (oldest_pending_ms, work_left) = (s.oldest_pending_ms, s.work_left);
+        record(&mut r, s, at, &shared);
+        if oldest_pending_ms.is_none()
             && !producers
             && clock.is_steady(now)
             && r.exhausted_at_s.is_none()
         {
             r.exhausted_at_s = Some(at);
         }
-        if drain && !s.work_left {
+        if drain && !work_left {
             shared.stop();
+        }
+    }
+    // A trial shorter than two of the sampler's periods (a slow sample on a loaded host
+    // stretches them) would end with one reading or none: one more as it stops, so the
+    // series always holds two readings to compare. Bounded, so a server that is gone
+    // cannot hold up the trial's end.
+    if r.samples < 2 {
+        let began = Instant::now();
+        let closing = session.call(async |s| s.sample(&workload).await);
+        if let Ok(Ok(Some(s))) = tokio::time::timeout(CLOSING_SAMPLE_WITHIN, closing).await {
+            let now = Instant::now();
+            busy += now - began;
+            record(&mut r, s, clock.secs_f64(now), &shared);
         }
     }
     if r.samples > 0 {
@@ -242,6 +221,50 @@ pub async fn rescue<S: Session>(
         }
     }
     Ok(rescued)
+}
+
+/// How long the closing sample may take before the trial ends without it.
+const CLOSING_SAMPLE_WITHIN: Duration = Duration::from_secs(2);
+
+/// One sampler reading at `at` seconds into the trial, into the report (and the
+/// checkpoint, when the run keeps one).
+fn record(r: &mut SamplerReport, s: crate::backend::Sample, at: f64, shared: &Shared) {
+    r.samples += 1;
+    r.lock_wait_samples += u64::from(s.lock_waiting);
+    r.active_samples += u64::from(s.active);
+    r.oldest_pending
+        .push((at, trial_age(s.oldest_pending_ms, at)));
+    let mut table = s.table;
+    if let Some(t) = &mut table {
+        t.at_s = at;
+    }
+    if let Some(c) = &shared.checkpoint {
+        c.write(&super::checkpoint::Reading {
+            at_s: at,
+            oldest_pending_ms: trial_age(s.oldest_pending_ms, at),
+            table: table.as_ref(),
+            history_length: s.history_length,
+        });
+    }
+    r.table.extend(table);
+    if let Some(history_length) = s.history_length {
+        r.purge.push(crate::results::PurgeSample {
+            at_s: at,
+            history_length,
+        });
+    }
+    if r.queue_oldest_pending.len() < s.queue_oldest_ms.len() {
+        r.queue_oldest_pending
+            .resize_with(s.queue_oldest_ms.len(), Vec::new);
+    }
+    for (series, age) in r.queue_oldest_pending.iter_mut().zip(&s.queue_oldest_ms) {
+        series.push((at, trial_age(*age, at)));
+    }
+    for (max, seen) in r.max_queue_active.iter_mut().zip(&s.queue_active) {
+        if let Some(seen) = seen {
+            *max = Some(max.unwrap_or(0).max(*seen));
+        }
+    }
 }
 
 /// Sleeps until `at` after the trial's start; `false` when the trial stopped first.
