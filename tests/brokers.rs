@@ -27,10 +27,14 @@ fn workload(backlog: u64) -> Workload {
 }
 
 fn workload_on(backlog: u64, strategy: &str, layout: &str) -> Workload {
-    let text = format!(
-        "name = \"t\"\nseed = 3\n[population]\nbacklog = {backlog}\npayload_bytes = 16\nqueues = [{{ name = \"a\", weight = 3 }}, {{ name = \"b\", weight = 1 }}]\n[handler]\nretry_delay_ms = 0\nmax_attempts = 2\n[matrix]\nbackends = [\"redis\"]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"{layout}\"]\nworkers = [2]\nbatch_sizes = [4]\n[trial]\nduration_s = 1\n"
-    );
+    let text = workload_text(backlog, strategy, layout);
     Workload::parse(Path::new("inline.toml"), &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn workload_text(backlog: u64, strategy: &str, layout: &str) -> String {
+    format!(
+        "name = \"t\"\nseed = 3\n[population]\nbacklog = {backlog}\npayload_bytes = 16\nqueues = [{{ name = \"a\", weight = 3 }}, {{ name = \"b\", weight = 1 }}]\n[handler]\nretry_delay_ms = 0\nmax_attempts = 2\n[matrix]\nbackends = [\"redis\"]\nstrategies = [\"{strategy}\"]\nindex_layouts = [\"{layout}\"]\nworkers = [2]\nbatch_sizes = [4]\n[trial]\nduration_s = 1\n"
+    )
 }
 
 async fn backend(server: &EmbeddedRedis, prefix: &str) -> AnyBackend {
@@ -46,6 +50,18 @@ async fn claim_with<S: Session>(s: &mut S, strategy: &Strategy, batch: u32) -> V
     let mut out = Vec::new();
     s.claim(strategy, batch, &mut out).await.unwrap();
     out
+}
+
+/// After 300 ms, `c` (which holds job 6) starts and heartbeats job 6; then a rescue with
+/// a 200 ms lease: the ids it took back, sorted.
+async fn rescue_all_idle_but_6<S: Session>(b: &AnyBackend, c: &mut S) -> Vec<i64> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.start(6, false, 9).await.unwrap().expect("C holds 6");
+    assert!(c.heartbeat(6, 9).await.unwrap());
+    let mut rescuer = b.connect("t-rescuer", "rescuer").await.unwrap();
+    let mut rescued = rescuer.rescue(Duration::from_millis(200)).await.unwrap();
+    rescued.sort_unstable();
+    rescued
 }
 
 /// Only the holder of job 1 (`a`; `c` holds none of 1, 2) starts it, writes an owned
@@ -151,12 +167,7 @@ async fn a_delivery_is_one_consumers_until_it_is_finished_or_its_lease_runs_out(
 
     // The lease: A's idle deliveries (4, 5) go back to the tail as their next attempt;
     // C's, heartbeaten just before, stay C's.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    c.start(6, false, 9).await.unwrap().expect("C holds 6");
-    assert!(c.heartbeat(6, 9).await.unwrap());
-    let mut rescuer = b.connect("t-rescuer", "rescuer").await.unwrap();
-    let mut rescued = rescuer.rescue(Duration::from_millis(200)).await.unwrap();
-    rescued.sort_unstable();
+    let rescued = rescue_all_idle_but_6(&b, &mut c).await;
     assert!(rescued.contains(&4) && rescued.contains(&5), "{rescued:?}");
     assert!(
         !rescued.contains(&6),
@@ -222,12 +233,7 @@ async fn a_record_is_one_consumers_and_goes_back_to_its_place_by_due_time() {
 
     // The lease: every idle claim (A's 4 and 5, C's others) comes back as its next
     // attempt, in its place by due time again; C's 6, heartbeaten just before, stays.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    c.start(6, false, 9).await.unwrap().expect("C holds 6");
-    assert!(c.heartbeat(6, 9).await.unwrap());
-    let mut rescuer = b.connect("t-rescuer", "rescuer").await.unwrap();
-    let mut rescued = rescuer.rescue(Duration::from_millis(200)).await.unwrap();
-    rescued.sort_unstable();
+    let rescued = rescue_all_idle_but_6(&b, &mut c).await;
     let idle: Vec<i64> = [3, 4, 5].into_iter().chain(7..=20).collect();
     assert_eq!(rescued, idle);
     assert!(!a.complete(4).await.unwrap(), "the lease took it from A");
@@ -385,12 +391,14 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         .replace("duration_s = 5.0", "duration_s = 2.0")
         .replace(
             "kill_connections_at_s = [3.0]",
-            "kill_connections_at_s = [2.0]",
+            "kill_connections_at_s = [1.5]",
         )
+        .replace("restart_db_at_s = [4.5]", "restart_db_at_s = [2.0]")
         .replace("backlog = 60000", "backlog = 10000");
     assert!(
         short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 3
-            && short.contains("kill_connections_at_s = [2.0]"),
+            && short.contains("kill_connections_at_s = [1.5]")
+            && short.contains("restart_db_at_s = [2.0]"),
         "workloads/alternatives.toml no longer has the lines this test shortens"
     );
     let Ran {
@@ -422,6 +430,8 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
     for c in cells {
         let t = &c["trials"][0];
         assert_eq!(t["reconciliation"]["lost"], 0, "{}", c["strategy"]);
+        let restarts = t["server_restarts"].as_array().map_or(0, Vec::len);
+        assert_eq!(restarts, 1, "the server restarted once: {}", c["strategy"]);
         assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0);
         assert!(t["completed_per_s"].as_f64().unwrap() > 0.0);
     }
@@ -440,6 +450,23 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         stdout.contains("appendfsync no"),
         "the durability note names Redis's: {stdout}"
     );
+}
+
+/// A trial shorter than the sampler's period still ends with two readings, its start
+/// and its end: the sampler reads once more as the trial stops (a slow sample on a loaded
+/// host stretches the period the same way).
+#[test]
+fn a_trial_shorter_than_the_sampling_period_has_its_closing_reading() {
+    let text = workload_text(2000, "redis-streams", "stream").replace(
+        "duration_s = 1\n",
+        "duration_s = 1\nsample_interval_ms = 5000\n",
+    );
+    let Ran { run, .. } = run_shortened("short.toml", &text);
+    let t = &run["cells"][0]["trials"][0];
+    let series = t["oldest_pending"]["series"].as_array().unwrap();
+    let at: Vec<f64> = series.iter().map(|p| p[0].as_f64().unwrap()).collect();
+    assert_eq!(at.len(), 2, "{at:?}");
+    assert!(at[0] < 0.5 && at[1] >= 1.0, "the start and the end: {at:?}");
 }
 
 /// A redis:// password reaches no output: not when the server refuses it, not when

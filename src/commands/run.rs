@@ -174,7 +174,7 @@ struct OwnServers {
     /// The second PostgreSQL of `--versus-pg-bindir`.
     versus: Option<Embedded>,
     mariadb: Option<EmbeddedMariadb>,
-    redis: Option<claimbench::embedded::redis::EmbeddedRedis>,
+    redis: Option<std::sync::Arc<claimbench::embedded::redis::EmbeddedRedis>>,
 }
 
 /// Per backend, in the targets' order: what the runner drives, and how.
@@ -222,10 +222,28 @@ async fn connect(
         let user = user_pooler.filter(|_| kind == BackendKind::Postgres);
         let own_pooler = own_servers.and_then(|e| e.pooler.as_ref());
         let backend = super::pooler::through(backend, user, own_pooler)?;
-        let own = own_servers.map(|e| &e.pg);
-        drive
-            .restarts
-            .push(restart_action(workload, own, &target, restart_command)?);
+        // A server claimbench started restarts itself: the cluster's primary, or Redis.
+        let own_restart: Option<claimbench::runner::Restart> = match own_servers {
+            Some(e) => {
+                let pg = e.pg.clone();
+                Some(std::sync::Arc::new(move || {
+                    pg.restart().map_err(|e| e.to_string())
+                }))
+            }
+            None => servers
+                .redis
+                .clone()
+                .filter(|_| kind == BackendKind::Redis)
+                .map(|r| -> claimbench::runner::Restart {
+                    std::sync::Arc::new(move || r.restart().map_err(|e| e.to_string()))
+                }),
+        };
+        drive.restarts.push(restart_action(
+            workload,
+            own_restart,
+            &target,
+            restart_command,
+        )?);
         drive.failovers.push(failover_action(
             workload,
             own_servers,
@@ -358,8 +376,10 @@ fn refuse_before_starting(
     // The faults' actions, as restart_action and failover_action will settle them once
     // the servers are up: what they would refuse is refused now.
     for (kind, t) in targets {
-        let embedded_pg = t.is_none() && *kind == BackendKind::Postgres;
-        if !workload.faults.restart_at.is_empty() && !embedded_pg && !given(restart_command) {
+        // claimbench restarts the PostgreSQL and the Redis it starts itself.
+        let restarts_itself =
+            t.is_none() && matches!(kind, BackendKind::Postgres | BackendKind::Redis);
+        if !workload.faults.restart_at.is_empty() && !restarts_itself && !given(restart_command) {
             let label = t
                 .as_ref()
                 .map_or_else(|| format!("the embedded {kind}"), |t| t.to_string());

@@ -182,23 +182,21 @@ pub(crate) fn environment(records: Vec<TargetRecord>) -> Environment {
     }
 }
 
-/// How to restart a backend's server for `faults.restart_db_at_s`: the embedded cluster
-/// restarts itself; a `--db` server only through `--restart-command`, which comes from
-/// the person running claimbench, never from the workload file.
+/// How to restart a backend's server for `faults.restart_db_at_s`: a server claimbench
+/// started restarts itself (`own`: the embedded PostgreSQL, or the embedded Redis); a
+/// `--db` server only through `--restart-command`, which comes from the person running
+/// claimbench, never from the workload file.
 pub(crate) fn restart_action(
     w: &Workload,
-    own: Option<&Arc<EmbeddedPostgres>>,
+    own: Option<Restart>,
     target: &DbTarget,
     command: Option<&str>,
 ) -> Result<Option<Restart>> {
     if w.faults.restart_at.is_empty() {
         return Ok(None);
     }
-    if let Some(pg) = own {
-        let pg = pg.clone();
-        return Ok(Some(Arc::new(move || {
-            pg.restart().map_err(|e| e.to_string())
-        })));
+    if let Some(own) = own {
+        return Ok(Some(own));
     }
     let Some(cmd) = command.filter(|c| !c.trim().is_empty()) else {
         return Err(no_restart_command(w, &target.to_string()));
@@ -499,7 +497,7 @@ pub(crate) fn start_mariadb(
 /// Starts the Redis a run on `redis` gets without `--db`.
 pub(crate) fn start_redis(
     quiet: bool,
-    server: &mut Option<claimbench::embedded::redis::EmbeddedRedis>,
+    server: &mut Option<Arc<claimbench::embedded::redis::EmbeddedRedis>>,
 ) -> Result<(DbTarget, String)> {
     if !quiet {
         errln!("starting the embedded Redis (pass --db redis://… to use an existing server)");
@@ -520,7 +518,7 @@ pub(crate) fn start_redis(
     }
     let t = DbTarget::parse(&started.url())?;
     let label = format!("embedded Redis ({t})");
-    *server = Some(started);
+    *server = Some(Arc::new(started));
     Ok((t, label))
 }
 

@@ -15,12 +15,17 @@ use super::{EmbeddedError, last_lines, step, terminate};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub struct EmbeddedRedis {
-    child: Option<Child>,
+    /// Behind a lock so that a restart (`faults.restart_db_at_s`) can replace it while
+    /// the run holds the server.
+    child: Mutex<Option<Child>>,
     dir: Option<tempfile::TempDir>,
     port: u16,
+    binary: PathBuf,
+    owner: Option<(u32, u32)>,
 }
 
 fn find_binary() -> Option<PathBuf> {
@@ -61,34 +66,58 @@ impl EmbeddedRedis {
                 .map_err(|e| step("hand its directory to the redis user", e))?;
         }
         let port = super::free_port().map_err(|e| step("find a free port", e))?;
-        let mut cmd = Command::new(binary);
-        cmd.args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        let me = EmbeddedRedis {
+            child: Mutex::new(None),
+            dir: Some(dir),
+            port,
+            binary,
+            owner,
+        };
+        me.spawn("start redis-server")?;
+        Ok(me)
+    }
+
+    /// Starts the server on this port and directory and waits until it answers (after
+    /// loading its append-only file, on a restart).
+    fn spawn(&self, what: &'static str) -> Result<(), EmbeddedError> {
+        let dir = self.path().ok_or_else(|| EmbeddedError::Step {
+            step: what,
+            detail: "its directory is gone".into(),
+        })?;
+        let mut cmd = Command::new(&self.binary);
+        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--protected-mode", "yes", "--daemonize", "no"])
             .arg("--dir")
-            .arg(dir.path())
+            .arg(dir)
             .args(["--logfile", "redis.log", "--save", ""])
             .args(["--appendonly", "yes", "--appendfsync", "no"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .current_dir(dir.path())
+            .current_dir(dir)
             .process_group(0);
-        if let Some((uid, gid)) = owner {
+        if let Some((uid, gid)) = self.owner {
             cmd.uid(uid).gid(gid);
         }
-        let child = cmd.spawn().map_err(|e| step("start redis-server", e))?;
-        let mut me = EmbeddedRedis {
-            child: Some(child),
-            dir: Some(dir),
-            port,
-        };
-        me.wait_ready()?;
-        Ok(me)
+        let child = cmd.spawn().map_err(|e| step(what, e))?;
+        *self.child.lock().unwrap_or_else(|p| p.into_inner()) = Some(child);
+        self.wait_ready(what)
+    }
+
+    /// Kills the server as a crash would (SIGKILL: nothing flushed, every connection
+    /// cut) and starts it again on the same port and files; returns once it answers,
+    /// with what its append-only file kept. The `faults.restart_db_at_s` fault.
+    pub fn restart(&self) -> Result<(), EmbeddedError> {
+        if let Some(mut child) = self.child.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.spawn("restart redis-server")
     }
 
     /// Until a PING over the port gets its PONG (the server listens before it has
     /// loaded its files, and answers LOADING until then).
-    fn wait_ready(&mut self) -> Result<(), EmbeddedError> {
+    fn wait_ready(&self, what: &'static str) -> Result<(), EmbeddedError> {
         use std::io::{Read, Write};
         let deadline = Instant::now() + Duration::from_secs(15);
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
@@ -106,11 +135,13 @@ impl EmbeddedRedis {
             }
             let exited = self
                 .child
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
                 .as_mut()
                 .and_then(|c| c.try_wait().ok().flatten());
             if exited.is_some() || Instant::now() > deadline {
                 return Err(EmbeddedError::Step {
-                    step: "start redis-server",
+                    step: what,
                     detail: format!(
                         "it did not answer on port {} ({}); its log: {}",
                         self.port,
@@ -142,7 +173,8 @@ impl EmbeddedRedis {
 
 impl Drop for EmbeddedRedis {
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
+        let child = self.child.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut child) = child.take() {
             terminate(&mut child, Duration::from_secs(10));
         }
         if let Some(dir) = self.dir.take() {

@@ -137,6 +137,12 @@ impl RedisBackend {
             .get_multiplexed_async_connection()
             .await
             .map_err(refused)?;
+        // A restarted server accepts connections before it has loaded its data: not
+        // connected yet, so a reconnecting worker tries again.
+        redis::cmd("PING")
+            .query_async::<()>(&mut conn)
+            .await
+            .map_err(refused)?;
         redis::cmd("CLIENT")
             .arg("SETNAME")
             .arg(role)

@@ -188,18 +188,30 @@ impl Keys {
     /// Every key claimbench writes, on either model: what a reset deletes, and nothing
     /// else.
     pub fn all(&self) -> [&str; 12] {
+        let [
+            jobs,
+            entry,
+            queue,
+            exec,
+            effects,
+            done,
+            dead,
+            next_id,
+            leases,
+            version,
+        ] = self.scripted(Model::Stream);
         [
-            &self.jobs,
-            &self.entry,
+            jobs,
+            entry,
             &self.pending,
-            &self.queue,
-            &self.exec,
-            &self.effects,
-            &self.done,
-            &self.dead,
-            &self.next_id,
-            &self.leases,
-            &self.version,
+            queue,
+            exec,
+            effects,
+            done,
+            dead,
+            next_id,
+            leases,
+            version,
             &self.marker,
         ]
     }
