@@ -67,7 +67,9 @@ pub(super) fn broker_layouts_match(w: &Workload) -> Result<(), Refusal> {
 
 /// What a broker's queue cannot express of the production claim and its table: each is
 /// refused naming the field, never approximated (a stream delivers in arrival order to
-/// any consumer, at once, with nothing retained after the acknowledgement).
+/// any consumer, at once, with nothing retained after the acknowledgement; the records'
+/// model claims by due time, and claimbench builds neither priorities nor future due
+/// times into it).
 pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     let Some(kind) = w.backends.iter().find(|k| !k.engine().runs_sql) else {
         return Ok(());
@@ -77,7 +79,7 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
         Err((
             field,
             format!(
-                "{what}, and {kind} cannot express it: its queue hands each message to any consumer in arrival order (docs/strategies.md, Queues that are not tables); drop it, or run this workload on postgres or mysql"
+                "{what}, and {kind} cannot express it: its queues (a stream delivered in arrival order, records claimed by due time) have no such field (docs/strategies.md, Queues that are not tables); drop it, or run this workload on postgres or mysql"
             ),
         ))
     };

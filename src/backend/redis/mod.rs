@@ -1,16 +1,20 @@
-//! Redis Streams: the first queue claimbench measures that is not a table. A job is an
-//! entry of one stream, a claim is a delivery to one consumer of a consumer group, and
-//! the lifecycle (start, heartbeat, effect, complete, fail, release, rescue) is one Lua
-//! script each under `migrations/redis/`, atomic on the server as a SQL statement is.
+//! Redis: queues that are not tables, in two data models chosen by the layout. On
+//! `stream` a job is an entry of one stream and a claim is a delivery to one consumer of
+//! a consumer group (Redis Streams); on `hash-by-due` a job is a record with a version
+//! and a claim is a compare-and-set on it (a key-value store without transactions).
+//! The lifecycle (start, heartbeat, effect, complete, fail, release, rescue) is one Lua
+//! script each under `migrations/redis/`, written once over the model's helpers and
+//! atomic on the server as a SQL statement is.
 //!
 //! It answers the runner's questions through the same [`Backend`] and [`Session`] as
-//! the SQL engines: its claim is [`crate::strategy::Shape::Claim`] (one call returns
-//! the batch) and its lifecycle answers as [`super::lifecycle`] reads them, so the
-//! ledger, faults, figures and report need nothing of their own. Every control question
-//! the SQL engines answer from statement files ([`super::recipe`]) is answered here
-//! from the stream and its hashes; what a stream cannot express (per-queue limits,
-//! pauses, priorities, future due times, retry delays, index layouts, transactions) is
-//! refused before a run starts (`workload::coherence::broker_misfit`).
+//! the SQL engines: its claims are [`crate::strategy::Shape::Claim`] (one call returns
+//! the batch) and [`crate::strategy::Shape::VersionCas`] (a read, then a conditional
+//! write), and its lifecycle answers as [`super::lifecycle`] reads them, so the ledger,
+//! faults, figures and report need nothing of their own. Every control question the SQL
+//! engines answer from statement files ([`super::recipe`]) is answered here from the
+//! model's keys; what neither model expresses (per-queue limits, pauses, priorities,
+//! future due times, retry delays, index layouts, transactions) is refused before a run
+//! starts (`workload::coherence::broker_misfit`).
 
 mod errors;
 mod scripts;

@@ -1,10 +1,9 @@
-//! One Redis connection of a worker (a consumer of the group, named by its worker id),
-//! the sampler, the producer or the rescuer; and the control reads that walk the
-//! streams (reconciliation, completions per queue).
+//! One Redis connection of a worker (a consumer of the group, or a record's owner, named
+//! by its worker id), the sampler, the producer or the rescuer; and the control reads
+//! that walk the run's keys (reconciliation, completions per queue).
 
-use super::CurrentModel;
 use super::errors::error;
-use super::scripts::{self, Keys, Model};
+use super::scripts::{self, CurrentModel, Keys, Model};
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, DbReconciliation, Sample, Session};
@@ -407,10 +406,10 @@ impl Session for RedisSession {
         self.add(workload, ages_us, "produce").await
     }
 
-    /// The oldest undelivered job's age and whether work is left; a stream has no lock
-    /// waits, no statements running and no per-queue limits to report.
+    /// The oldest unclaimed job's age and whether work is left; Redis has no lock waits,
+    /// no statements running and no per-queue limits to report.
     async fn sample(&mut self, workload: &Workload) -> Result<Sample, BackendError> {
-        let what = "sample the stream";
+        let what = "sample the queue";
         let items = array(what, self.call(|l| &l.sample, what, |_, _| {}).await?)?;
         let at = |i: usize| items.get(i).and_then(int);
         let now = at(0).unwrap_or(0);
@@ -450,9 +449,9 @@ impl Session for RedisSession {
     }
 }
 
-/// Where every job ended on `model`, and the effects' own count of duplicate executions by the
-/// rule `reconcile.sql` applies on the SQL engines: a run that overlaps an earlier run
-/// of its job, or follows one that succeeded.
+/// Where every job ended on `model`, and the effects' own count of duplicate executions
+/// by the rule `reconcile.sql` applies on the SQL engines: a run that overlaps an earlier
+/// run of its job, or follows one that succeeded.
 pub(super) async fn reconcile(
     mut c: MultiplexedConnection,
     keys: &Keys,
