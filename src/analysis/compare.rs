@@ -90,12 +90,7 @@ pub fn thresholds() -> Vec<(&'static str, f64)> {
 }
 
 fn transactions_per_job(c: &CellResult) -> Option<Estimate> {
-    let claim_only = c.is_claim_only();
-    let xs: Vec<f64> = c
-        .trials
-        .iter()
-        .filter_map(|t| super::cost::trial_transactions_per_job(claim_only, t))
-        .collect();
+    let xs = super::cost::transactions_per_job_by_trial(c);
     over_repetitions(Metric::TransactionsPerJob, &xs)
 }
 

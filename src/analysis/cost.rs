@@ -28,16 +28,45 @@ pub struct Cost {
     pub passed_over_p99: Option<u64>,
 }
 
+/// Each repetition's (transactions, rollbacks) per job of `c`, where its server counts
+/// transactions (a broker counts none: no figure rather than 0 per job). The one rule
+/// the report, the verdict and `compare` read.
+fn rates_by_trial(c: &CellResult) -> Vec<(f64, f64)> {
+    let claim_only = c.is_claim_only();
+    c.trials
+        .iter()
+        .filter(|_| c.backend.engine().runs_sql)
+        .filter_map(|t| trial_rates(claim_only, t))
+        .collect()
+}
+
+/// Each repetition's transactions per job of `c` ([`rates_by_trial`]).
+pub fn transactions_per_job_by_trial(c: &CellResult) -> Vec<f64> {
+    rates_by_trial(c).into_iter().map(|r| r.0).collect()
+}
+
 /// One repetition's server transactions per job (completed, or claimed when
-/// `claim_only`); `None` when no job finished.
+/// `claim_only`); `None` when no job finished or its counters cannot be read over it.
 pub fn trial_transactions_per_job(claim_only: bool, t: &TrialResult) -> Option<f64> {
+    trial_rates(claim_only, t).map(|r| r.0)
+}
+
+/// One repetition's server (transactions, rollbacks) per job; `None` when no job
+/// finished, or when the server restarted or failed over during it: its counters started
+/// again from zero with it (a crash loses PostgreSQL's statistics, and MariaDB's status
+/// counters start at zero), so the difference would count from the restart only.
+fn trial_rates(claim_only: bool, t: &TrialResult) -> Option<(f64, f64)> {
+    if !t.server_restarts.is_empty() || !t.failovers.is_empty() {
+        return None;
+    }
     let jobs = match claim_only {
         true => t.counts.jobs_claimed,
         false => t.counts.jobs_completed,
     };
     let (b, a) = (&t.locks.server_before, &t.locks.server_after);
-    let n = (a.commits - b.commits).max(0) + (a.rollbacks - b.rollbacks).max(0);
-    (jobs > 0).then(|| n as f64 / jobs as f64)
+    let rollbacks = (a.rollbacks - b.rollbacks).max(0) as f64;
+    let n = (a.commits - b.commits).max(0) as f64 + rollbacks;
+    (jobs > 0).then(|| (n / jobs as f64, rollbacks / jobs as f64))
 }
 
 pub fn of(c: &CellResult) -> Cost {
@@ -50,22 +79,17 @@ pub fn of(c: &CellResult) -> Cost {
             false => t.counts.jobs_completed,
         })
         .sum();
-    let delta = |f: fn(&crate::results::ServerCounters) -> i64| -> i64 {
-        c.trials
-            .iter()
-            .map(|t| (f(&t.locks.server_after) - f(&t.locks.server_before)).max(0))
-            .sum()
-    };
-    let commits = delta(|s| s.commits);
-    let rollbacks = delta(|s| s.rollbacks);
     let per_job = |n: f64| (jobs > 0).then(|| n / jobs as f64);
-    // A broker counts no transactions: its cells have no figure, not 0 per job.
-    let per_txn = |n: f64| per_job(n).filter(|_| c.backend.engine().runs_sql);
+    // Combined over the repetitions as the catalogue combines transactions per job.
+    let rates = rates_by_trial(c);
+    let combined = |f: fn(&(f64, f64)) -> f64| {
+        crate::metric::Metric::TransactionsPerJob.over_repetitions(rates.iter().map(f))
+    };
     let calls: u64 = c.trials.iter().map(|t| t.counts.claim_calls).sum();
     Cost {
         jobs,
-        transactions_per_job: per_txn((commits + rollbacks) as f64),
-        rollbacks_per_job: per_txn(rollbacks as f64),
+        transactions_per_job: combined(|r| r.0),
+        rollbacks_per_job: combined(|r| r.1),
         claim_calls_per_job: per_job(calls as f64),
         rows_examined_per_row: c
             .trials
@@ -127,5 +151,25 @@ mod tests {
             vec![TrialResult::default()],
         );
         assert_eq!(of(&idle).transactions_per_job, None);
+        // A broker counts no transactions: no figure, in the report and in compare alike.
+        let mut broker = c.clone();
+        broker.backend = crate::backend_kind::BackendKind::Redis;
+        assert_eq!(transactions_per_job_by_trial(&c), vec![4.75, 4.75]);
+        assert!(transactions_per_job_by_trial(&broker).is_empty());
+        assert_eq!(of(&broker).transactions_per_job, None);
+        // A restart starts the server's counters again: that repetition has no figure.
+        let mut restarted = c.clone();
+        restarted.trials[1]
+            .server_restarts
+            .push(crate::results::RestartEvent {
+                at_s: 1.0,
+                took_s: 0.1,
+            });
+        assert_eq!(transactions_per_job_by_trial(&restarted), vec![4.75]);
+        let compared = crate::analysis::compare::cell_value(
+            crate::metric::Metric::TransactionsPerJob,
+            &broker,
+        );
+        assert_eq!(compared, None);
     }
 }

@@ -104,12 +104,8 @@ impl CellFigures {
             duplicate_executions: ts.iter().map(TrialResult::duplicate_executions).sum(),
             lost: ts.iter().map(|t| t.reconciliation.lost).sum(),
             lock_wait_share: mean(ts, |t| t.locks.lock_wait_share),
-            // A broker counts no transactions: no figure rather than 0 per job.
-            transactions_per_job: Metric::TransactionsPerJob.over_repetitions(
-                ts.iter()
-                    .filter(|_| c.backend.engine().runs_sql)
-                    .filter_map(|t| super::cost::trial_transactions_per_job(claim_only, t)),
-            ),
+            transactions_per_job: Metric::TransactionsPerJob
+                .over_repetitions(super::cost::transactions_per_job_by_trial(c).into_iter()),
         }
     }
 
