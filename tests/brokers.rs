@@ -447,6 +447,10 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
     }
     assert!(plots("redis", "throughput_vs_workers.png"));
     assert!(
+        run_dir.join("plots/throughput_by_backend.png").exists(),
+        "every backend on one set of axes"
+    );
+    assert!(
         stdout.contains("appendfsync no"),
         "the durability note names Redis's: {stdout}"
     );

@@ -248,9 +248,14 @@ fn two_backends_render_side_by_side_and_one_plot_set_each() {
     assert!(files.problems.is_empty(), "{:?}", files.problems);
     assert_eq!(
         files.plots.len(),
-        2 * expected_plots(&r).len() * 2,
-        "png + svg per backend"
+        (2 * expected_plots(&r).len() + 1) * 2,
+        "png + svg per backend, and the backends on one set of axes"
     );
+    let across = std::fs::read_to_string(dir.path().join("plots/throughput_by_backend.svg"))
+        .expect("both backends on one figure");
+    for line in ["on postgres", "on mysql"] {
+        assert!(across.contains(line), "{line}");
+    }
     for backend in ["postgres", "mysql"] {
         for name in expected_plots(&r) {
             let svg =

@@ -97,7 +97,16 @@ fn render_with(
     let mut rendered = Vec::new();
     let kinds = tables::backends(r);
     if kinds.len() > 1 {
-        // One set of figures per backend, each drawn from that backend's cells alone.
+        // Every backend on one set of axes first, then one set of figures per backend,
+        // each drawn from that backend's cells alone.
+        if plots::AcrossBackends::applies(r) {
+            match plots::render(&plots::AcrossBackends { run: r }, &plot_dir) {
+                Ok(p) => rendered.push(p),
+                Err(e) => problems.push(format!(
+                    "plot throughput_by_backend could not be drawn: {e}"
+                )),
+            }
+        }
         for kind in kinds {
             let sub = plot_dir.sub(kind.as_str())?;
             let mut view = r.clone();

@@ -12,6 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::sync::Once;
 
+mod across;
 mod before_after;
 mod heatmap;
 mod history;
@@ -19,6 +20,7 @@ pub use history::OverNights;
 mod over_time;
 mod spectrum;
 mod table_health;
+pub use across::AcrossBackends;
 pub use before_after::{SpectrumBeforeAfter, ThroughputBeforeAfter};
 pub use heatmap::Heatmap;
 pub use over_time::OverTime;
