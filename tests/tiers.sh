@@ -53,10 +53,13 @@ servers() {
     fi
 }
 
-timed() { # tier function: runs it and says how long it took
-    local start=$SECONDS
-    "$1"
+timed() { # tier function: runs it, says how long it took, and returns its status
+    # (`set -e` does not act inside a function called before `&&`: without the explicit
+    # status, a failing fast tier returned the echo's 0 and CI went on, and passed).
+    local start=$SECONDS status=0
+    "$1" || status=$?
     echo "tests/tiers.sh: $1 tier took $((SECONDS - start)) s"
+    return "$status"
 }
 
 case "$tier" in

@@ -20,6 +20,7 @@ pub mod paired;
 pub mod pooler;
 pub mod rate_search;
 pub mod recommend;
+mod reruns;
 mod run;
 pub mod shards;
 pub mod story;

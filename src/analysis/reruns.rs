@@ -1,0 +1,106 @@
+//! Jobs that ran again although no claim was duplicated: the seed's point that a claim
+//! is not exactly-once, measured, as the verdict tells it.
+
+use super::figures::{RunFigures, in_phase};
+use crate::results::{CellResult, RunResult};
+
+/// A cell without duplicate claims whose jobs still ran twice: the claim held, and the
+/// job ran again after a rescue of a worker that was still running (a lease that ran out
+/// under it). The seed's point that a claim is not exactly-once, measured. One sentence
+/// per strategy of a phase on a backend: a sweep whose cells all met it says so once.
+pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
+    // A failover's re-runs have their own sentence.
+    let cells: Vec<&CellResult> = r.cells.iter().filter(|c| !fails_over(c)).collect();
+    let group = |c: &CellResult| (c.phase.clone(), c.backend, c.strategy.clone());
+    let mut groups: Vec<_> = cells.iter().map(|c| group(c)).collect();
+    groups.dedup();
+    let mut told = Vec::new();
+    for g in groups {
+        if told.contains(&g) {
+            continue;
+        }
+        let of_group: Vec<&CellResult> = cells.iter().copied().filter(|c| group(c) == g).collect();
+        let rerun: Vec<(&CellResult, u64)> = of_group
+            .iter()
+            .map(|c| (*c, figures.of(c)))
+            .filter(|(_, f)| !f.claim_only && f.duplicate_claims == 0 && f.duplicate_executions > 0)
+            .map(|(c, f)| (c, f.duplicate_executions))
+            .collect();
+        told.push(g);
+        let Some(&(first, n)) = rerun.first() else {
+            continue;
+        };
+        let why = "a rescue took back a lease that ran out under a live worker, and the job ran again (a claim is not exactly-once)";
+        if rerun.len() == 1 {
+            out.push(format!(
+                "{} at {} worker{}{}: 0 duplicate claims, yet {n} job runs overlapped another run of the same job or followed it without a release: {why}.",
+                first.strategy,
+                first.workers,
+                if first.workers == 1 { "" } else { "s" },
+                in_phase(first),
+            ));
+            continue;
+        }
+        let low = rerun.iter().map(|r| r.1).min().unwrap_or(0);
+        let high = rerun.iter().map(|r| r.1).max().unwrap_or(0);
+        let mut workers: Vec<u32> = rerun.iter().map(|r| r.0.workers).collect();
+        workers.sort_unstable();
+        workers.dedup();
+        let workers: Vec<String> = workers.iter().map(u32::to_string).collect();
+        out.push(format!(
+            "{}{} on {}, {} of {} cells (at {} workers): 0 duplicate claims, yet {low}–{high} job runs per cell overlapped another run of the same job or followed it without a release: {why}.",
+            first.strategy,
+            in_phase(first),
+            first.backend,
+            rerun.len(),
+            of_group.len(),
+            workers.join(", "),
+        ));
+    }
+}
+
+/// Whether a trial of `c` failed over: its re-runs have the failover's own sentence.
+pub(super) fn fails_over(c: &CellResult) -> bool {
+    c.trials.iter().any(|t| !t.failovers.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::Strategy;
+
+    /// Runs that a rescue made again: one sentence for a lone cell, one per strategy
+    /// for a sweep, naming how many of its cells and the range per cell.
+    #[test]
+    fn jobs_that_ran_again_are_told_once_per_strategy_of_a_sweep() {
+        let cell = |workers: u32, reran: u64| {
+            let mut t = crate::results::TrialResult::completing(1000.0);
+            t.duplicates.ledger.duplicate_executions = reran;
+            CellResult::fetch_order(Strategy::PRODUCTION, workers, 10, vec![t])
+        };
+        let said = |cells: Vec<CellResult>| {
+            let r = RunResult {
+                cells,
+                ..RunResult::default()
+            };
+            let mut out = Vec::new();
+            super::super::reruns::sentences(&r, RunFigures::new(&[], &[]), &mut out);
+            out
+        };
+        let one = said(vec![cell(8, 3)]);
+        assert_eq!(one.len(), 1);
+        assert!(
+            one[0].starts_with("production at 8 workers: 0 duplicate claims, yet 3 job runs"),
+            "{one:?}"
+        );
+        let sweep = said(vec![cell(1, 0), cell(4, 2), cell(16, 12)]);
+        assert_eq!(sweep.len(), 1, "{sweep:?}");
+        assert!(
+            sweep[0].starts_with(
+                "production on postgres, 2 of 3 cells (at 4, 16 workers): 0 duplicate claims, yet 2–12 job runs per cell"
+            ),
+            "{sweep:?}"
+        );
+        assert!(said(vec![cell(1, 0), cell(4, 0)]).is_empty());
+    }
+}
