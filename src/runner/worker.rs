@@ -727,25 +727,33 @@ mod tests {
         }
     }
 
-    /// `handler.complete = "batched"`: the batch's jobs are acknowledged in one call
-    /// after the batch (the scripted session panics on a per-job `complete`), and each
-    /// counts as completed.
-    #[tokio::test]
-    async fn batched_completion_acknowledges_a_batch_in_one_call() {
+    /// One worker of production at `batch`, on a one-job workload whose `[handler]` and
+    /// `[faults]` sections are `sections`, recording into a ledger of its own.
+    fn one_worker(sections: &str, batch: u32) -> Worker {
         let w = crate::workload::Workload::parse(
             std::path::Path::new("t.toml"),
-            "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\ncomplete = \"batched\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
+            &format!(
+                "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{{ name = \"q\" }}]\n{sections}[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [{batch}]\n[trial]\nduration_s = 1\n"
+            ),
         )
         .unwrap();
-        let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 3, 1));
+        let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, batch, 1));
         let clock = TrialClock::new(&w, Instant::now());
-        let mut worker = Worker::new(
+        Worker::new(
             WorkerLedger::new(0),
             spec,
             clock,
             Arc::default(),
             Arc::default(),
-        );
+        )
+    }
+
+    /// `handler.complete = "batched"`: the batch's jobs are acknowledged in one call
+    /// after the batch (the scripted session panics on a per-job `complete`), and each
+    /// counts as completed.
+    #[tokio::test]
+    async fn batched_completion_acknowledges_a_batch_in_one_call() {
+        let mut worker = one_worker("[handler]\ncomplete = \"batched\"\n", 3);
         let mut s = Scripted {
             rows: 3,
             ..Scripted::default()
@@ -762,19 +770,9 @@ mod tests {
     /// hanging job itself out of the stranded rest.
     #[tokio::test]
     async fn a_hang_strands_the_rest_of_its_own_batch_whatever_the_last_one_was() {
-        let w = crate::workload::Workload::parse(
-            std::path::Path::new("t.toml"),
-            "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\ncomplete = \"batched\"\n[faults]\nlease_s = 1\nhang_rate = 1.0\nhang_s = 0.001\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [3]\n[trial]\nduration_s = 1\n",
-        )
-        .unwrap();
-        let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 3, 1));
-        let clock = TrialClock::new(&w, Instant::now());
-        let mut worker = Worker::new(
-            WorkerLedger::new(0),
-            spec,
-            clock,
-            Arc::default(),
-            Arc::default(),
+        let mut worker = one_worker(
+            "[handler]\ncomplete = \"batched\"\n[faults]\nlease_s = 1\nhang_rate = 1.0\nhang_s = 0.001\n",
+            3,
         );
         for rows in [1, 3, 1] {
             let mut s = Scripted {
@@ -790,20 +788,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_claim_returning_more_rows_than_its_batch_is_an_over_claim() {
-        let w = crate::workload::Workload::parse(
-            std::path::Path::new("t.toml"),
-            "name = \"t\"\n[population]\nbacklog = 1\nqueues = [{ name = \"q\" }]\n[handler]\nmode = \"claim-only\"\n[matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [2]\n[trial]\nduration_s = 1\n",
-        )
-        .unwrap();
-        let spec = Arc::new(WorkerSpec::new(&w, &Strategy::PRODUCTION, 2, 1));
-        let clock = TrialClock::new(&w, Instant::now());
-        let mut worker = Worker::new(
-            WorkerLedger::new(0),
-            spec,
-            clock,
-            Arc::default(),
-            Arc::default(),
-        );
+        let mut worker = one_worker("[handler]\nmode = \"claim-only\"\n", 2);
         for rows in [2, 5, 1] {
             let mut s = Scripted {
                 rows,
