@@ -251,6 +251,45 @@ async fn a_record_is_one_consumers_and_goes_back_to_its_place_by_due_time() {
     assert_eq!(r.effect_rows, 2);
 }
 
+/// A retry on the records' model waits for its delay (a stream would deliver it at
+/// once, which is why a retry delay is refused there and accepted here): not claimed
+/// before it is due, claimed as its next attempt after; the sampler sees no eligible job
+/// meanwhile, yet work left.
+#[tokio::test]
+async fn a_retry_on_the_records_waits_for_its_delay() {
+    let text = workload_text(2, "redis-cas", "hash-by-due").replace(
+        "retry_delay_ms = 0\n",
+        "retry_delay_ms = 400\nfailure_rate = 0.5\n",
+    );
+    let w = Workload::parse(Path::new("delay.toml"), &text)
+        .expect("a retry delay is accepted on hash-by-due");
+    let server = EmbeddedRedis::start().unwrap();
+    let b = backend(&server, "cbdelay").await;
+    assert_eq!(b.reset(&w, "hash-by-due", 1).await.unwrap(), 2);
+    let mut a = b.connect("t-worker", "A").await.unwrap();
+    assert_eq!(ids(&claim_with(&mut a, &cas(), 2).await), vec![1, 2]);
+    assert!(a.complete(2).await.unwrap());
+    assert_eq!(
+        a.fail(1, Duration::from_millis(400), 3).await.unwrap(),
+        FailOutcome::Retried
+    );
+    assert!(claim_with(&mut a, &cas(), 2).await.is_empty(), "held back");
+    let held = a.sample(&w).await.unwrap();
+    assert_eq!(held.oldest_pending_ms, None, "nothing is due yet");
+    assert!(held.work_left);
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let again = claim_with(&mut a, &cas(), 2).await;
+    assert_eq!(ids(&again), vec![1]);
+    assert_eq!(again[0].attempt, 1);
+    // On a stream the same workload is refused, naming the field.
+    let streamed = workload_text(2, "redis-streams", "stream").replace(
+        "retry_delay_ms = 0\n",
+        "retry_delay_ms = 400\nfailure_rate = 0.5\n",
+    );
+    let e = Workload::parse(Path::new("delay.toml"), &streamed).unwrap_err();
+    assert!(e.to_string().contains("handler.retry_delay_ms"), "{e}");
+}
+
 /// Workers that read the same head of the queue collide: each job is taken by one
 /// compare-and-set, the others' writes rejected and counted as lost races.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

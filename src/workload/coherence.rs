@@ -68,8 +68,8 @@ pub(super) fn broker_layouts_match(w: &Workload) -> Result<(), Refusal> {
 /// What a broker's queue cannot express of the production claim and its table: each is
 /// refused naming the field, never approximated (a stream delivers in arrival order to
 /// any consumer, at once, with nothing retained after the acknowledgement; the records'
-/// model claims by due time, and claimbench builds neither priorities nor future due
-/// times into it).
+/// model claims by due time, so it holds a retry back for its delay, and claimbench
+/// builds neither priorities nor scheduled jobs into it).
 pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     let Some(kind) = w.backends.iter().find(|k| !k.engine().runs_sql) else {
         return Ok(());
@@ -108,9 +108,16 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
         );
     }
     let h = &w.handler;
-    // The delay matters only where a job can fail (it defaults to 100 ms).
+    // The delay matters only where a job can fail (it defaults to 100 ms), and only a
+    // stream cannot hold a retry back (the records' model puts it at its due time).
     let fails = h.failure_rate > 0.0 || w.faults.poison_share > 0.0;
-    if h.retry_delay > Duration::ZERO && fails {
+    let on_a_stream = w.matrices.iter().any(|m| {
+        m.runs_on(*kind)
+            && m.strategies.iter().any(|s| {
+                crate::names::broker_layout_of(s.as_str()) == Some(crate::names::BROKER_LAYOUTS[0])
+            })
+    });
+    if h.retry_delay > Duration::ZERO && fails && on_a_stream {
         return refuse("handler.retry_delay_ms".into(), "delays a retry");
     }
     if h.complete != super::Completion::PerJob {

@@ -87,10 +87,11 @@ local function take_idle(lease_ms, _)
   return out
 end
 
--- What the sampler reads: the due time of the oldest pending job or false, the jobs
--- not finished (records), and the claims held (leases).
+-- What the sampler reads: the due time of the oldest job due by now or false (a retry
+-- held back by its delay is not eligible yet), the jobs not finished (records), and the
+-- claims held (leases).
 local function queue_state()
-  local first = redis.call('ZRANGE', INDEX, 0, 0, 'WITHSCORES')
+  local first = redis.call('ZRANGEBYSCORE', INDEX, '-inf', int(now_us()), 'WITHSCORES', 'LIMIT', 0, 1)
   local due = false
   if #first > 0 then due = tonumber(first[2]) end
   return due, redis.call('HLEN', JOBS), redis.call('ZCARD', LEASES)

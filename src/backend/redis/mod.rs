@@ -13,8 +13,8 @@
 //! faults, figures and report need nothing of their own. Every control question the SQL
 //! engines answer from statement files ([`super::recipe`]) is answered here from the
 //! model's keys; what neither model expresses (per-queue limits, pauses, priorities,
-//! future due times, retry delays, index layouts, transactions) is refused before a run
-//! starts (`workload::coherence::broker_misfit`).
+//! future due times, index layouts, transactions; retry delays on a stream) is refused
+//! before a run starts (`workload::coherence::broker_misfit`).
 
 mod errors;
 mod scripts;

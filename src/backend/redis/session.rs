@@ -329,16 +329,20 @@ impl Lifecycle for RedisSession {
                 )
                 .await?
             }
-            // A stream has no delayed delivery: the retry is due at once (a workload
-            // with a retry delay is refused on redis).
+            // The retry is due after its delay (held back on the records' model; a
+            // workload with a delay is refused on a stream, which delivers at once).
             Step::Fail {
-                job, max_attempts, ..
+                job,
+                retry_delay,
+                max_attempts,
             } => {
+                // At most a year: the server adds it to its clock as a double.
+                let delay_us = retry_delay.as_micros().min(365 * 86_400 * 1_000_000) as u64;
                 self.call(
                     |l| &l.fail,
                     what,
                     |c, me| {
-                        c.arg(job).arg(me).arg(max_attempts);
+                        c.arg(job).arg(me).arg(max_attempts).arg(delay_us);
                     },
                 )
                 .await?
