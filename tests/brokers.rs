@@ -290,6 +290,38 @@ async fn a_retry_on_the_records_waits_for_its_delay() {
     assert!(e.to_string().contains("handler.retry_delay_ms"), "{e}");
 }
 
+/// Scheduled jobs on the records' model: a share of the seeded backlog is due up to
+/// `scheduled_within_s` ahead and is not claimed before it is due (a stream cannot hold
+/// one back, so the same population is refused there).
+#[tokio::test]
+async fn scheduled_jobs_on_the_records_wait_until_they_are_due() {
+    let scheduled = |strategy: &str, layout: &str| {
+        workload_text(20, strategy, layout).replace(
+            "payload_bytes = 16\n",
+            "payload_bytes = 16\nscheduled_share = 0.5\nscheduled_within_s = 0.4\n",
+        )
+    };
+    let text = scheduled("redis-cas", "hash-by-due");
+    let w = Workload::parse(Path::new("s.toml"), &text).expect("accepted on hash-by-due");
+    let server = EmbeddedRedis::start().unwrap();
+    let b = backend(&server, "cbsched").await;
+    assert_eq!(b.reset(&w, "hash-by-due", 1).await.unwrap(), 20);
+    let mut a = b.connect("t-worker", "A").await.unwrap();
+    let now: Vec<i64> = ids(&claim_with(&mut a, &cas(), 20).await);
+    assert!(
+        !now.is_empty() && now.len() < 20,
+        "only the unscheduled and the already due: {now:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let mut all = now.clone();
+    all.extend(ids(&claim_with(&mut a, &cas(), 20).await));
+    all.sort_unstable();
+    assert_eq!(all, (1..=20).collect::<Vec<i64>>(), "each once, when due");
+    let e =
+        Workload::parse(Path::new("s.toml"), &scheduled("redis-streams", "stream")).unwrap_err();
+    assert!(e.to_string().contains("population.scheduled_share"), "{e}");
+}
+
 /// Workers that read the same head of the queue collide: each job is taken by one
 /// compare-and-set, the others' writes rejected and counted as lost races.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

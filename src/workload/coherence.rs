@@ -68,8 +68,8 @@ pub(super) fn broker_layouts_match(w: &Workload) -> Result<(), Refusal> {
 /// What a broker's queue cannot express of the production claim and its table: each is
 /// refused naming the field, never approximated (a stream delivers in arrival order to
 /// any consumer, at once, with nothing retained after the acknowledgement; the records'
-/// model claims by due time, so it holds a retry back for its delay, and claimbench
-/// builds neither priorities nor scheduled jobs into it).
+/// model claims by due time, so it holds scheduled jobs and retries back until they are
+/// due, and claimbench builds no priorities into it).
 pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     let Some(kind) = w.backends.iter().find(|k| !k.engine().runs_sql) else {
         return Ok(());
@@ -98,7 +98,15 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     if p.all_priorities().len() > 1 {
         return refuse("population.priorities".into(), "orders jobs by priority");
     }
-    if p.scheduled_share > 0.0 {
+    // Only a stream cannot hold a job back until it is due: the records' model claims by
+    // due time, so it takes scheduled jobs and a retry's delay.
+    let on_a_stream = w.matrices.iter().any(|m| {
+        m.runs_on(*kind)
+            && m.strategies.iter().any(|s| {
+                crate::names::broker_layout_of(s.as_str()) == Some(crate::names::BROKER_LAYOUTS[0])
+            })
+    });
+    if p.scheduled_share > 0.0 && on_a_stream {
         return refuse("population.scheduled_share".into(), "makes jobs due later");
     }
     if p.history.rows() > 0 {
@@ -108,15 +116,8 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
         );
     }
     let h = &w.handler;
-    // The delay matters only where a job can fail (it defaults to 100 ms), and only a
-    // stream cannot hold a retry back (the records' model puts it at its due time).
+    // The delay matters only where a job can fail (it defaults to 100 ms).
     let fails = h.failure_rate > 0.0 || w.faults.poison_share > 0.0;
-    let on_a_stream = w.matrices.iter().any(|m| {
-        m.runs_on(*kind)
-            && m.strategies.iter().any(|s| {
-                crate::names::broker_layout_of(s.as_str()) == Some(crate::names::BROKER_LAYOUTS[0])
-            })
-    });
     if h.retry_delay > Duration::ZERO && fails && on_a_stream {
         return refuse("handler.retry_delay_ms".into(), "delays a retry");
     }

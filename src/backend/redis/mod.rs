@@ -13,7 +13,7 @@
 //! faults, figures and report need nothing of their own. Every control question the SQL
 //! engines answer from statement files ([`super::recipe`]) is answered here from the
 //! model's keys; what neither model expresses (per-queue limits, pauses, priorities,
-//! future due times, index layouts, transactions; retry delays on a stream) is refused
+//! index layouts, transactions; scheduled jobs and retry delays on a stream) is refused
 //! before a run starts (`workload::coherence::broker_misfit`).
 
 mod errors;
@@ -313,9 +313,10 @@ impl Backend for RedisBackend {
         session.seed_rng(r.seed);
         let backlog = r.workload.population.backlog;
         let mut left = backlog;
-        let ages = [0i64; 1000];
+        let mut ages = [0i64; 1000];
         while left > 0 {
             let n = left.min(ages.len() as u64) as usize;
+            session.scheduled_ages(r.workload, &mut ages[..n]);
             session
                 .add(r.workload, &ages[..n], "seed the backlog")
                 .await?;

@@ -134,6 +134,21 @@ impl RedisSession {
             .map_err(|e| error(what, e))
     }
 
+    /// The seed's ages (µs before now each job became due): 0, or for the workload's
+    /// `scheduled_share` of jobs a due time up to `scheduled_within_s` ahead (a negative
+    /// age), drawn from the seeded generator. Only the records' model holds a job back
+    /// until then; scheduled jobs on a stream are refused before a run.
+    pub(super) fn scheduled_ages(&mut self, workload: &Workload, ages_us: &mut [i64]) {
+        let p = &workload.population;
+        for age in ages_us.iter_mut() {
+            *age = 0;
+            if p.scheduled_share > 0.0 && self.rng.r#gen::<f64>() < p.scheduled_share {
+                let ahead: f64 = self.rng.r#gen::<f64>() * p.scheduled_within_s * 1e6;
+                *age = -(ahead as i64);
+            }
+        }
+    }
+
     /// Adds one job per entry of `ages_us` (µs before now it arrived), each of a queue
     /// drawn by the workload's weights, with the workload's payload size.
     pub(super) async fn add(
