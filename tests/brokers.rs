@@ -322,6 +322,82 @@ async fn scheduled_jobs_on_the_records_wait_until_they_are_due() {
     assert!(e.to_string().contains("population.scheduled_share"), "{e}");
 }
 
+/// Priorities on the records' model: a claim takes the highest priority first, in due
+/// order within it, as the production claim does (a stream has one order, arrival, so
+/// the same population is refused there).
+#[tokio::test]
+async fn the_records_claim_the_highest_priority_first() {
+    let prioritised = |strategy: &str, layout: &str| {
+        workload_text(30, strategy, layout).replace(
+            "payload_bytes = 16\n",
+            "payload_bytes = 16\npriorities = [{ value = 0, weight = 2 }, { value = 5, weight = 1 }]\n",
+        )
+    };
+    let w = Workload::parse(
+        Path::new("p.toml"),
+        &prioritised("redis-cas", "hash-by-due"),
+    )
+    .expect("accepted on hash-by-due");
+    let server = EmbeddedRedis::start().unwrap();
+    let b = backend(&server, "cbprio").await;
+    assert_eq!(b.reset(&w, "hash-by-due", 1).await.unwrap(), 30);
+    let mut a = b.connect("t-worker", "A").await.unwrap();
+    let mut order = Vec::new();
+    loop {
+        let got = ids(&claim_with(&mut a, &cas(), 4).await);
+        if got.is_empty() {
+            break;
+        }
+        order.extend(got);
+    }
+    assert_eq!(order.len(), 30, "every job once");
+    // Each record (claimed, still there) says which priority its job drew.
+    let client = redis::Client::open(server.url().as_str()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let mut priority_of = std::collections::HashMap::new();
+    for job in 1..=30i64 {
+        let record: String = redis::cmd("HGET")
+            .arg("cbprio:jobs")
+            .arg(job)
+            .query_async(&mut c)
+            .await
+            .unwrap();
+        priority_of.insert(
+            job,
+            record.split('\t').nth(5).unwrap().parse::<i32>().unwrap(),
+        );
+    }
+    let high = order.iter().take_while(|j| priority_of[*j] == 5).count();
+    let highs = priority_of.values().filter(|p| **p == 5).count();
+    assert!(
+        highs > 0 && highs < 30,
+        "both priorities drawn: {priority_of:?}"
+    );
+    assert_eq!(
+        high, highs,
+        "every priority-5 job before any priority-0 one: {order:?}"
+    );
+    let within = |p: i32| -> Vec<i64> {
+        order
+            .iter()
+            .copied()
+            .filter(|j| priority_of[j] == p)
+            .collect()
+    };
+    for p in [5, 0] {
+        let mut sorted = within(p);
+        sorted.sort_unstable();
+        assert_eq!(
+            within(p),
+            sorted,
+            "due order (one seed instant: by id) within {p}"
+        );
+    }
+    let e =
+        Workload::parse(Path::new("p.toml"), &prioritised("redis-streams", "stream")).unwrap_err();
+    assert!(e.to_string().contains("population.priorities"), "{e}");
+}
+
 /// Workers that read the same head of the queue collide: each job is taken by one
 /// compare-and-set, the others' writes rejected and counted as lost races.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

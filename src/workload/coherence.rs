@@ -68,8 +68,8 @@ pub(super) fn broker_layouts_match(w: &Workload) -> Result<(), Refusal> {
 /// What a broker's queue cannot express of the production claim and its table: each is
 /// refused naming the field, never approximated (a stream delivers in arrival order to
 /// any consumer, at once, with nothing retained after the acknowledgement; the records'
-/// model claims by due time, so it holds scheduled jobs and retries back until they are
-/// due, and claimbench builds no priorities into it).
+/// model claims by priority and due time, so it orders by priority and holds scheduled
+/// jobs and retries back until they are due).
 pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     let Some(kind) = w.backends.iter().find(|k| !k.engine().runs_sql) else {
         return Ok(());
@@ -95,17 +95,18 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
             );
         }
     }
-    if p.all_priorities().len() > 1 {
-        return refuse("population.priorities".into(), "orders jobs by priority");
-    }
-    // Only a stream cannot hold a job back until it is due: the records' model claims by
-    // due time, so it takes scheduled jobs and a retry's delay.
+    // Only a stream cannot order by priority or hold a job back until it is due: the
+    // records' model claims in the production claim's order (priority, then due time),
+    // so it takes priorities, scheduled jobs and a retry's delay.
     let on_a_stream = w.matrices.iter().any(|m| {
         m.runs_on(*kind)
             && m.strategies.iter().any(|s| {
                 crate::names::broker_layout_of(s.as_str()) == Some(crate::names::BROKER_LAYOUTS[0])
             })
     });
+    if p.all_priorities().len() > 1 && on_a_stream {
+        return refuse("population.priorities".into(), "orders jobs by priority");
+    }
     if p.scheduled_share > 0.0 && on_a_stream {
         return refuse("population.scheduled_share".into(), "makes jobs due later");
     }

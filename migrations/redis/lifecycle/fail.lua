@@ -13,5 +13,5 @@ if attempt >= tonumber(ARGV[3]) then
   redis.call('HSET', DEAD, ARGV[1], f.q)
   return {0, 1}
 end
-enqueue(ARGV[1], f.q, attempt, now_us() + tonumber(ARGV[4]), f.p)
+enqueue(ARGV[1], f.q, attempt, now_us() + tonumber(ARGV[4]), f.p, f.pr)
 return {1, 0}

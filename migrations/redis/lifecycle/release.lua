@@ -8,7 +8,7 @@ for i = 2, #ARGV do
   if id and redis.call('HEXISTS', EXEC, job) == 0 then
     local f = fields(job, id)
     settle(job, id)
-    enqueue(job, f.q, f.a, f.due, f.p)
+    enqueue(job, f.q, f.a, f.due, f.p, f.pr)
     out[#out + 1] = tonumber(job)
   end
 end

@@ -6,7 +6,7 @@ local out = {}
 for _, t in ipairs(take_idle(ARGV[1], ARGV[2])) do
   local job, id, f = t[1], t[2], t[3]
   settle(job, id)
-  enqueue(job, f.q, tonumber(f.a) + 1, f.due, f.p)
+  enqueue(job, f.q, tonumber(f.a) + 1, f.due, f.p, f.pr)
   out[#out + 1] = tonumber(job)
 end
 return out

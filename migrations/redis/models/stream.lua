@@ -28,8 +28,8 @@ local function settle(job, id)
 end
 
 -- `job` at the stream's tail as a new entry: the field order is what the claim reads
--- by position.
-local function enqueue(job, queue, attempt, due_us, payload)
+-- by position. A stream has one order, arrival: a priority is not kept.
+local function enqueue(job, queue, attempt, due_us, payload, _)
   local id = redis.call('XADD', JOBS, '*', 'j', job, 'q', queue, 'a', attempt, 'due', int(due_us), 'p', payload)
   redis.call('HSET', ENTRY, job, id)
   return id

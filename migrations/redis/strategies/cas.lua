@@ -1,11 +1,12 @@
 -- redis-cas: compare-and-set on a record's version, the claim of a key-value store
 -- without transactions across keys (the layout `hash-by-due`, models/hash-by-due.lua).
 -- Two calls, as a store's client makes them: an unlocked read of up to a batch of the
--- earliest-due pending jobs with their versions, then one conditional write of them,
--- which takes each job only while its version is still the one read. Between the two,
+-- pending jobs due by now, in the production claim's order (priority, due time, id),
+-- with their versions, then one conditional write of them, which takes each job only
+-- while its version is still the one read. Between the two,
 -- other workers read the same head of the queue and write first: each job whose
 -- version moved is a lost race (the loser's write rejected), never a duplicate.
--- No priorities, per-queue limits or pauses (docs/strategies.md).
+-- No per-queue limits or pauses (docs/strategies.md).
 --
 -- ARGV[1] `read`: ARGV[2] batch. Returns now (µs), then per candidate: id, version,
 -- attempts before this one, due (µs).
@@ -14,8 +15,7 @@
 local now = now_us()
 if ARGV[1] == 'read' then
   local out = {now}
-  for _, m in ipairs(redis.call('ZRANGEBYSCORE', INDEX, '-inf', int(now), 'LIMIT', 0, ARGV[2])) do
-    local job = tostring(tonumber(m))
+  for _, job in ipairs(eligible(now, tonumber(ARGV[2]))) do
     local r = record(job)
     if r then
       out[#out + 1] = job

@@ -12,8 +12,8 @@
 //! write), and its lifecycle answers as [`super::lifecycle`] reads them, so the ledger,
 //! faults, figures and report need nothing of their own. Every control question the SQL
 //! engines answer from statement files ([`super::recipe`]) is answered here from the
-//! model's keys; what neither model expresses (per-queue limits, pauses, priorities,
-//! index layouts, transactions; scheduled jobs and retry delays on a stream) is refused
+//! model's keys; what neither model expresses (per-queue limits, pauses, index layouts,
+//! transactions; priorities, scheduled jobs and retry delays on a stream) is refused
 //! before a run starts (`workload::coherence::broker_misfit`).
 
 mod errors;

@@ -157,14 +157,25 @@ impl RedisSession {
         ages_us: &[i64],
         what: &'static str,
     ) -> Result<u64, BackendError> {
-        let (names, bounds) = workload.population.queue_bounds();
-        let payload = "x".repeat(workload.population.payload_bytes as usize);
-        let queues: Vec<&str> = ages_us
+        let p = &workload.population;
+        let (names, bounds) = p.queue_bounds();
+        let (levels, level_bounds) = p.priority_bounds();
+        let own = p.queue_priorities();
+        let payload = "x".repeat(p.payload_bytes as usize);
+        // Each job's queue by the queues' weights, then its priority as the SQL seed
+        // gives it: the queue's own, else one drawn by the priorities' weights.
+        let jobs: Vec<(&str, i32)> = ages_us
             .iter()
             .map(|_| {
                 let r: f64 = self.rng.r#gen();
                 let i = bounds.iter().rposition(|&b| b <= r).unwrap_or(0);
-                names[i].as_str()
+                let r: f64 = self.rng.r#gen();
+                let drawn = level_bounds
+                    .iter()
+                    .rposition(|&b| b <= r)
+                    .and_then(|k| levels.get(k).copied())
+                    .unwrap_or(0);
+                (names[i].as_str(), own[i].unwrap_or(drawn))
             })
             .collect();
         let added = self
@@ -173,8 +184,8 @@ impl RedisSession {
                 what,
                 |c, _| {
                     c.arg(&payload);
-                    for (q, age) in queues.iter().zip(ages_us) {
-                        c.arg(*q).arg(*age);
+                    for ((q, priority), age) in jobs.iter().zip(ages_us) {
+                        c.arg(*q).arg(*age).arg(*priority);
                     }
                 },
             )
