@@ -64,6 +64,28 @@ async fn rescue_all_idle_but_6<S: Session>(b: &AnyBackend, c: &mut S) -> Vec<i64
     rescued
 }
 
+/// The priority each of jobs 1..=`jobs` drew, from its record on the records' model
+/// under `prefix` (the sixth field of `version state owner attempts due priority …`).
+async fn priorities(
+    server: &EmbeddedRedis,
+    prefix: &str,
+    jobs: i64,
+) -> std::collections::HashMap<i64, i32> {
+    let client = redis::Client::open(server.url().as_str()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let mut out = std::collections::HashMap::new();
+    for job in 1..=jobs {
+        let record: String = redis::cmd("HGET")
+            .arg(format!("{prefix}:jobs"))
+            .arg(job)
+            .query_async(&mut c)
+            .await
+            .unwrap();
+        out.insert(job, record.split('\t').nth(5).unwrap().parse().unwrap());
+    }
+    out
+}
+
 /// Only the holder of job 1 (`a`; `c` holds none of 1, 2) starts it, writes an owned
 /// effect for it, heartbeats it with its own token and completes it, once.
 async fn only_the_holder_finishes<S: Session>(a: &mut S, c: &mut S) {
@@ -352,21 +374,7 @@ async fn the_records_claim_the_highest_priority_first() {
     }
     assert_eq!(order.len(), 30, "every job once");
     // Each record (claimed, still there) says which priority its job drew.
-    let client = redis::Client::open(server.url().as_str()).unwrap();
-    let mut c = client.get_multiplexed_async_connection().await.unwrap();
-    let mut priority_of = std::collections::HashMap::new();
-    for job in 1..=30i64 {
-        let record: String = redis::cmd("HGET")
-            .arg("cbprio:jobs")
-            .arg(job)
-            .query_async(&mut c)
-            .await
-            .unwrap();
-        priority_of.insert(
-            job,
-            record.split('\t').nth(5).unwrap().parse::<i32>().unwrap(),
-        );
-    }
+    let priority_of = priorities(&server, "cbprio", 30).await;
     let high = order.iter().take_while(|j| priority_of[*j] == 5).count();
     let highs = priority_of.values().filter(|p| **p == 5).count();
     assert!(
@@ -703,8 +711,8 @@ mod model {
     }
 
     /// One job waiting or held: its place in the claim order (a stream's entry order; a
-    /// record's due time, ties by id), its job, the attempts made before it, who holds
-    /// it and whether that holder started it.
+    /// record's due time, ties by id, within its job's priority), its job, the attempts
+    /// made before it, who holds it and whether that holder started it.
     #[derive(Debug, Clone)]
     struct Entry {
         seq: u64,
@@ -719,6 +727,9 @@ mod model {
         /// A job released or rescued keeps its place (the records' model); else it goes
         /// to the tail (a stream). A retry goes last on both: it is due now.
         keeps_place: bool,
+        /// Each job's priority, as its seed drew it (a stream's: all 0); a job keeps it
+        /// through every retry, release and rescue.
+        priority: std::collections::HashMap<i64, i32>,
         next: u64,
         entries: Vec<Entry>,
         done: Vec<i64>,
@@ -726,9 +737,10 @@ mod model {
     }
 
     impl Model {
-        fn new(keeps_place: bool) -> Model {
+        fn new(keeps_place: bool, priority: std::collections::HashMap<i64, i32>) -> Model {
             let mut m = Model {
                 keeps_place,
+                priority,
                 ..Model::default()
             };
             for job in 1..=JOBS {
@@ -754,9 +766,13 @@ mod model {
                 .position(|e| e.job == job && e.holder == Some(c))
         }
 
-        /// The first `n` jobs nobody holds, in claim order.
+        /// The first `n` jobs nobody holds, in claim order: the highest priority first.
         fn claim(&mut self, c: usize, n: u32) -> Vec<(i64, i32)> {
-            self.entries.sort_by_key(|e| (e.seq, e.job));
+            let priority = &self.priority;
+            self.entries.sort_by_key(|e| {
+                let p = priority.get(&e.job).copied().unwrap_or(0);
+                (std::cmp::Reverse(p), e.seq, e.job)
+            });
             let mut out = Vec::new();
             for e in self
                 .entries
@@ -887,6 +903,8 @@ mod model {
         matches_its_model(streams(), "stream", false).await;
     }
 
+    /// With two priorities: the claim's order and every way back to pending keep each
+    /// job's priority.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_records_lifecycle_matches_its_model_on_generated_sequences() {
         matches_its_model(cas(), "hash-by-due", true).await;
@@ -895,7 +913,24 @@ mod model {
     async fn matches_its_model(strategy: Strategy, layout: &str, keeps_place: bool) {
         let server = EmbeddedRedis::start().unwrap();
         let b = backend(&server, "cbmodel").await;
-        let w = workload_on(JOBS as u64, strategy.as_str(), layout);
+        let mut text = workload_text(JOBS as u64, strategy.as_str(), layout);
+        if keeps_place {
+            text = text.replace(
+                "payload_bytes = 16\n",
+                "payload_bytes = 16\npriorities = [{ value = 0 }, { value = 3 }]\n",
+            );
+        }
+        let w = Workload::parse(Path::new("model.toml"), &text).unwrap();
+        // Each job's priority as the seed drew it: the same every reset (seed 1).
+        b.reset(&w, layout, 1).await.unwrap();
+        let mut priority = std::collections::HashMap::new();
+        if keeps_place {
+            priority = priorities(&server, "cbmodel", JOBS).await;
+            assert!(
+                priority.values().any(|p| *p == 3) && priority.values().any(|p| *p == 0),
+                "both priorities drawn: {priority:?}"
+            );
+        }
         let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -916,7 +951,7 @@ mod model {
                         sessions.push(b.connect("t-worker", &format!("c{c}")).await.unwrap());
                     }
                     let mut rescuer = b.connect("t-rescuer", "rescuer").await.unwrap();
-                    let mut m = Model::new(keeps_place);
+                    let mut m = Model::new(keeps_place, priority.clone());
                     for op in &ops {
                         apply(&strategy, op, &mut m, &mut sessions, &mut rescuer).await?;
                     }
