@@ -69,6 +69,36 @@ fn run_cli(
     run_cli_with(workload, extra, under, &[])
 }
 
+/// The Warnings section of the summary a run under `results` wrote, if any: a failed
+/// correctness check names itself there, and the results folder is gone with the test.
+fn warnings_of(results: &std::path::Path) -> String {
+    let summary = std::fs::read_dir(results)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .find_map(|d| std::fs::read_to_string(d.path().join("summary.md")).ok());
+    summary
+        .and_then(|s| s.find("## Warnings").map(|i| format!("\n{}", &s[i..])))
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_failed_runs_warnings_reach_the_test_output() {
+    let results = tempfile::tempdir().unwrap();
+    assert_eq!(warnings_of(results.path()), "", "no run, nothing to say");
+    let run = results.path().join("20261206-galera");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(
+        run.join("summary.md"),
+        "# run\n\n## Verdict\n\n- x\n\n## Warnings\n\n- production duplicated 2 claims\n",
+    )
+    .unwrap();
+    assert_eq!(
+        warnings_of(results.path()),
+        "\n## Warnings\n\n- production duplicated 2 claims\n"
+    );
+}
+
 /// [`run_cli`] with environment variables for the process.
 fn run_cli_with(
     workload: &std::path::Path,
@@ -88,8 +118,9 @@ fn run_cli_with(
         .unwrap();
     assert!(
         out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        warnings_of(&under.join("out"))
     );
     let dir = std::fs::read_dir(under.join("out"))
         .unwrap()
