@@ -15,20 +15,25 @@ pub const INDEX_LAYOUTS: [&str; 7] = [
     "fetch-order",
     "pending-partial",
     "queue-fetch-order",
-    // Redis's (`backend::layouts::BROKER_LAYOUTS`).
-    "stream",
-    "hash-by-due",
+    // Redis's ([`BROKER_LAYOUTS`]).
+    STREAM,
+    HASH_BY_DUE,
 ];
 
 /// A broker's layouts (`backend::layouts`): where its queue is, with no index to choose.
-pub const BROKER_LAYOUTS: [&str; 2] = ["stream", "hash-by-due"];
+/// `stream`: a Redis stream and consumer group.
+pub const STREAM: &str = "stream";
+/// `hash-by-due`: versioned records and a sorted set of pending jobs, claimed by
+/// compare-and-set (a key-value store's queue).
+pub const HASH_BY_DUE: &str = "hash-by-due";
+pub const BROKER_LAYOUTS: [&str; 2] = [STREAM, HASH_BY_DUE];
 
 /// The layout a broker's technique claims on: each Redis technique has its own data
 /// model, and a cell pairing it with the other's is refused before anything starts.
 pub fn broker_layout_of(strategy: &str) -> Option<&'static str> {
     match strategy {
-        "redis-streams" => Some(BROKER_LAYOUTS[0]),
-        "redis-cas" => Some(BROKER_LAYOUTS[1]),
+        "redis-streams" => Some(STREAM),
+        "redis-cas" => Some(HASH_BY_DUE),
         _ => None,
     }
 }

@@ -39,12 +39,8 @@ static SHIPPED: [(BackendKind, &str, &str); 14] = [
 ];
 
 /// A broker's layouts: where its queue is, with no index to choose. A SQL engine
-/// refuses them, a broker every other. `stream`: a Redis stream and consumer group.
-pub const STREAM: &str = crate::names::BROKER_LAYOUTS[0];
-/// `hash-by-due`: versioned records in a hash and a sorted set of pending jobs by due
-/// time, claimed by compare-and-set (a key-value store's queue).
-pub const HASH_BY_DUE: &str = crate::names::BROKER_LAYOUTS[1];
-pub use crate::names::{BROKER_LAYOUTS, broker_layout_of};
+/// refuses them, a broker every other.
+pub use crate::names::{BROKER_LAYOUTS, HASH_BY_DUE, STREAM};
 
 /// Why an index layout cannot be built on a backend.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -100,9 +100,9 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     // so it takes priorities, scheduled jobs and a retry's delay.
     let on_a_stream = w.matrices.iter().any(|m| {
         m.runs_on(*kind)
-            && m.strategies.iter().any(|s| {
-                crate::names::broker_layout_of(s.as_str()) == Some(crate::names::BROKER_LAYOUTS[0])
-            })
+            && m.strategies
+                .iter()
+                .any(|s| crate::names::broker_layout_of(s.as_str()) == Some(crate::names::STREAM))
     });
     if p.all_priorities().len() > 1 && on_a_stream {
         return refuse("population.priorities".into(), "orders jobs by priority");
