@@ -12,13 +12,14 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
     // A failover's re-runs have their own sentence.
     let cells: Vec<&CellResult> = r.cells.iter().filter(|c| !fails_over(c)).collect();
     let group = |c: &CellResult| (c.phase.clone(), c.backend, c.strategy.clone());
-    let mut groups: Vec<_> = cells.iter().map(|c| group(c)).collect();
-    groups.dedup();
-    let mut told = Vec::new();
-    for g in groups {
-        if told.contains(&g) {
-            continue;
+    // Each group once, in the run's order.
+    let mut groups = Vec::new();
+    for c in &cells {
+        if !groups.contains(&group(c)) {
+            groups.push(group(c));
         }
+    }
+    for g in groups {
         let of_group: Vec<&CellResult> = cells.iter().copied().filter(|c| group(c) == g).collect();
         let rerun: Vec<(&CellResult, u64)> = of_group
             .iter()
@@ -26,7 +27,6 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
             .filter(|(_, f)| !f.claim_only && f.duplicate_claims == 0 && f.duplicate_executions > 0)
             .map(|(c, f)| (c, f.duplicate_executions))
             .collect();
-        told.push(g);
         let Some(&(first, n)) = rerun.first() else {
             continue;
         };
