@@ -2161,3 +2161,227 @@ async fn advisory_comes_back_empty_only_when_others_hold_its_whole_window() {
     }
     backend.drop_schema().await;
 }
+
+/// One generated state for the cleanup job: archive rows (the trial's own, ids from 1,
+/// and seeded history, ids below 1), each finished some seconds ago, distinct and clear
+/// of the retention's edge so the cutoff cannot move across one while the test runs;
+/// and the batch the job removes per statement.
+#[derive(Debug, Clone)]
+struct CleanupCase {
+    /// (id, seconds since it finished).
+    archive: Vec<(i64, u32)>,
+    batch: u32,
+}
+
+/// The retention the generated states are cleaned with.
+const CLEANUP_RETAIN_S: u32 = 600;
+
+fn cleanup_case() -> impl proptest::strategy::Strategy<Value = CleanupCase> {
+    // Ages well inside or well past the retention, distinct (a shuffled range), so
+    // "oldest first" names one order.
+    let ages = Just((0..400u32).collect::<Vec<_>>()).prop_shuffle();
+    (1..40usize, 0..12usize, 1..9u32, ages).prop_map(|(trial, history, batch, ages)| {
+        let age = |i: usize| {
+            let a = ages[i];
+            if a < 200 {
+                a
+            } else {
+                CLEANUP_RETAIN_S + 60 + a
+            }
+        };
+        let archive = (0..trial)
+            .map(|i| (i as i64 + 1, age(i)))
+            .chain((0..history).map(|i| (-(i as i64) - 1, age(trial + i))))
+            .collect();
+        CleanupCase { archive, batch }
+    })
+}
+
+/// The cleanup job's statement against its model on generated states in the real
+/// server: each statement removes the `batch` oldest archive rows past retention (fewer
+/// only when fewer are left), never one inside retention and never a row of the hot
+/// table, whatever its status or age; the trial's own rows it removed (ids from 1) are
+/// kept for the counts, seeded history is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cleanup_job_removes_only_the_oldest_finished_rows_past_retention() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = <PostgresBackend as TestDb>::open("cleanup_model").await;
+    let w = common::workload(
+        "backlog = 20\nqueues = [{ name = \"q\" }]\nhistory = { finished = 5, failed = 3 }",
+        "[cleanup]\nretain_s = 600\nevery_s = 1\n",
+    );
+    backend.reset(&w, "fetch-order", w.seed).await.unwrap();
+    let mut s = backend.connect("cbtest-cleaner", "cleaner").await.unwrap();
+    // Every hot row as old as the oldest archive row, some claimed and processing: only
+    // where a row is, not its age or status, may decide what the job removes.
+    s.client()
+        .batch_execute(
+            "UPDATE jobs_hot SET created_at = now() - interval '2 days',
+                                 last_updated_at = now() - interval '2 days';
+             UPDATE jobs_hot SET status = 1, worker_id = 'w' WHERE id IN (1, 2);
+             UPDATE jobs_hot SET status = 2, worker_id = 'w' WHERE id = 3;",
+        )
+        .await
+        .unwrap();
+    let hot_before: Vec<(i64, i16)> = s
+        .client()
+        .query("SELECT id, status FROM jobs_hot ORDER BY id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let retain = Duration::from_secs(u64::from(CLEANUP_RETAIN_S));
+    let s = tokio::sync::Mutex::new(s);
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases: model_cases() / 4,
+        failure_persistence: None,
+        max_shrink_iters: 100,
+        ..ProptestConfig::default()
+    });
+    let rt = tokio::runtime::Handle::current();
+    let result = tokio::task::block_in_place(|| {
+        runner.run(&cleanup_case(), |case| {
+            rt.block_on(async {
+                let mut s = s.lock().await;
+                let c = s.client();
+                c.batch_execute("TRUNCATE jobs_archive, jobs_cleaned").await.unwrap();
+                for (id, age) in &case.archive {
+                    c.execute(
+                        "INSERT INTO jobs_archive (id, queue, type, payload, priority, attempt_count,
+                                                   created_at, started_at, finished_at)
+                         VALUES ($1, 'q', 'bench', '', 0, 1, now() - interval '3 days',
+                                 now() - make_interval(secs => $2::float8 + 1),
+                                 now() - make_interval(secs => $2::float8))",
+                        &[id, &f64::from(*age)],
+                    )
+                    .await
+                    .unwrap();
+                }
+                // The model: past retention, oldest first, `batch` per statement.
+                let mut past: Vec<(u32, i64)> = case
+                    .archive
+                    .iter()
+                    .filter(|(_, age)| *age > CLEANUP_RETAIN_S)
+                    .map(|&(id, age)| (age, id))
+                    .collect();
+                past.sort_unstable_by_key(|p| std::cmp::Reverse(p.0));
+                let mut left: Vec<i64> = past.iter().map(|p| p.1).collect();
+                loop {
+                    let removed = s.clean(retain, case.batch).await.unwrap();
+                    let want: Vec<i64> = left.drain(..left.len().min(case.batch as usize)).collect();
+                    prop_assert_eq!(removed, want.len() as u64);
+                    let gone: Vec<i64> = s
+                        .client()
+                        .query(
+                            "SELECT id FROM unnest($1::bigint[]) AS w(id)
+                              WHERE NOT EXISTS (SELECT 1 FROM jobs_archive a WHERE a.id = w.id)",
+                            &[&want],
+                        )
+                        .await
+                        .unwrap()
+                        .iter()
+                        .map(|r| r.get(0))
+                        .collect();
+                    prop_assert_eq!(gone.len(), want.len(), "the oldest went first");
+                    if removed < u64::from(case.batch) {
+                        break;
+                    }
+                }
+                let c = s.client();
+                let kept: i64 = c.query_one("SELECT count(*) FROM jobs_archive", &[]).await.unwrap().get(0);
+                let inside = case.archive.iter().filter(|(_, a)| *a < CLEANUP_RETAIN_S).count();
+                prop_assert_eq!(kept as usize, inside, "every row inside retention stays");
+                let mut cleaned: Vec<i64> = c
+                    .query("SELECT id FROM jobs_cleaned ORDER BY id", &[])
+                    .await
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect();
+                cleaned.sort_unstable();
+                let mut trial: Vec<i64> = past.iter().map(|p| p.1).filter(|&id| id >= 1).collect();
+                trial.sort_unstable();
+                prop_assert_eq!(cleaned, trial, "the trial's removed rows are kept for the counts");
+                let hot_now: Vec<(i64, i16)> = c
+                    .query("SELECT id, status FROM jobs_hot ORDER BY id", &[])
+                    .await
+                    .unwrap()
+                    .iter()
+                    .map(|r| (r.get(0), r.get(1)))
+                    .collect();
+                prop_assert_eq!(&hot_now, &hot_before, "the hot table is never the job's");
+                Ok(())
+            })
+        })
+    });
+    if let Err(e) = result {
+        panic!("the cleanup job differs from its model: {e}");
+    }
+    backend.drop_schema().await;
+}
+
+/// A full trial with the cleanup job removing every finished row as soon as it can
+/// (retention 0) beside failing, retrying and dead-lettering workers, over an archive
+/// that already holds history: every job of the trial is still accounted for (none
+/// lost, the completions the workers saw are the completions counted), no seeded
+/// history row is counted as one, and the job's figures are recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cleanup_job_beside_the_workers_loses_no_job_from_the_counts() {
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = Arc::new(<PostgresBackend as TestDb>::open("cleanup_run").await);
+    let w = common::workload(
+        "backlog = 1500\nqueues = [{ name = \"a\", weight = 2 }, { name = \"capped\", max_workers = 2 }]\n\
+         history = { archived = 4000 }",
+        r#"
+[handler]
+duration = { dist = "fixed", ms = 0.0 }
+failure_rate = 0.1
+max_attempts = 2
+retry_delay_ms = 10
+[cleanup]
+retain_s = 0
+every_s = 0.2
+batch = 300
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [10]
+[trial]
+stop = "drain"
+max_s = 30
+sample_interval_ms = 100
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    let c = t.cleanup.as_ref().expect("the job's figures");
+    let db = &t.reconciliation.db;
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert_eq!(db.pending + db.fetched + db.processing, 0, "drained");
+    assert_eq!(
+        db.completed + db.dead_lettered,
+        1500,
+        "history is not a completion"
+    );
+    assert_eq!(
+        db.completed as u64, t.counts.jobs_completed,
+        "the workers' completions, all counted"
+    );
+    assert!(db.dead_lettered > 0, "some jobs failed twice");
+    assert!(
+        c.removed >= 4000,
+        "the history went, and the trial's rows with it: {c:?}"
+    );
+    assert!(c.statements >= c.runs && c.runs > 0, "{c:?}");
+    let (start, end) = (c.start.unwrap(), c.end.unwrap());
+    assert_eq!(
+        start.past_retention, 4000,
+        "the history, all past a retention of 0"
+    );
+    assert!(end.past_retention < 300, "{end:?}");
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    backend.drop_schema().await;
+}

@@ -28,3 +28,24 @@ FROM generate_series(1, $2::bigint + $3::bigint + $4::bigint + $5::bigint) AS g
 -- The paused rows' queue; only when there are paused rows.
 INSERT INTO queues (name, is_paused, is_active, max_workers)
 VALUES ('claimbench-paused', true, true, NULL)
+-- step: archived
+-- Finished jobs already in the archive (population.history.archived): what a cleanup job
+-- finds on a system that has run for a while. Each finished at a random time over the
+-- past day, a second after it started. Ids -1, -2, …: below every job of the trial, so
+-- no count after it includes one (evidence/ reads ids from 1).
+-- $1 rows, $2 queue names, $3 queue lower bounds, $4 payload bytes.
+INSERT INTO jobs_archive (id, queue, type, payload, priority, attempt_count, worker_id,
+                          created_at, started_at, finished_at, created_by)
+SELECT -t.g,
+       ($2::text[])[width_bucket(random(), $3::float8[])],
+       'bench',
+       repeat('x', $4::int),
+       0,
+       1,
+       'claimbench-history',
+       t.finished_at - interval '2 seconds',
+       t.finished_at - interval '1 second',
+       t.finished_at,
+       'claimbench-history'
+FROM (SELECT g, now() - make_interval(secs => random() * 86400) AS finished_at
+        FROM generate_series(1, $1::bigint) AS g) t

@@ -91,6 +91,17 @@ CREATE TABLE jobs_dead_letter (
     last_modified_by text        NULL
 );
 
+-- What the cleanup job ([cleanup], cleanup.sql) removed of the trial's own jobs: their
+-- id, queue, start and finish, which the counts after the trial read beside the archive
+-- (evidence/), so removing finished rows loses no job from them. No key: an insert here
+-- is the only cost claimbench adds to the cleanup's statement.
+CREATE TABLE jobs_cleaned (
+    id          bigint      NOT NULL,
+    queue       text        NOT NULL,
+    started_at  timestamptz NULL,
+    finished_at timestamptz NOT NULL
+);
+
 -- The simulated handler's side effect: one row per handler run, written by the database
 -- from the row the worker owns (lifecycle/effect.sql), not from what the worker
 -- remembers: the independent witness of duplicate executions. No foreign key: the hot

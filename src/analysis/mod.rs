@@ -7,6 +7,7 @@
 pub mod bootstrap;
 mod brokers;
 pub mod changepoint;
+pub mod cleanup;
 pub mod cluster;
 pub mod compare;
 pub mod cost;

@@ -380,6 +380,18 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.rescue(lease).await)
     }
 
+    async fn clean(&mut self, retain: Duration, batch: u32) -> Result<u64, BackendError> {
+        each!(self, AnySession, s => s.clean(retain, batch).await)
+    }
+
+    async fn cleanup_state(
+        &mut self,
+        retain: Duration,
+        cap: u64,
+    ) -> Result<crate::results::CleanupState, BackendError> {
+        each!(self, AnySession, s => s.cleanup_state(retain, cap).await)
+    }
+
     async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
         each!(self, AnySession, s => s.produce(workload, ages_us).await)
     }

@@ -494,6 +494,15 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
 /// One connection with its prepared statements, owned by one task (a worker, the
 /// sampler, a producer or the rescuer). Hot-path methods take `&mut self` and reuse
 /// caller-owned buffers, so a claim allocates nothing the caller did not ask for.
+/// A backend without the cleanup job's statements (the run refuses `[cleanup]` on it
+/// before it starts; this is the guard behind that).
+fn cleanup_refused() -> BackendError {
+    BackendError::other(
+        "clean up finished rows ([cleanup])",
+        "written for PostgreSQL only for now",
+    )
+}
+
 pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
     /// Claims up to `batch` jobs with `strategy`, appending them to `out`. On an error,
     /// `out` holds exactly the jobs this call claimed and committed before it (a
@@ -666,6 +675,26 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
         &mut self,
         lease: Duration,
     ) -> impl Future<Output = Result<Vec<i64>, BackendError>> + Send;
+
+    /// One statement of the cleanup job (`[cleanup]`): removes up to `batch` of the
+    /// oldest finished rows that finished more than `retain` ago; yields how many.
+    fn clean(
+        &mut self,
+        _retain: Duration,
+        _batch: u32,
+    ) -> impl Future<Output = Result<u64, BackendError>> + Send {
+        async { Err(cleanup_refused()) }
+    }
+
+    /// What the cleanup job has left: finished rows past `retain` (counted up to
+    /// `cap`) and the archive's bytes.
+    fn cleanup_state(
+        &mut self,
+        _retain: Duration,
+        _cap: u64,
+    ) -> impl Future<Output = Result<crate::results::CleanupState, BackendError>> + Send {
+        async { Err(cleanup_refused()) }
+    }
 
     /// Inserts one new due job per entry of `ages_us`, drawn from the workload's
     /// population, created that many µs before now: each job's intended arrival time,

@@ -112,6 +112,11 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
                 phases.iter().any(|p| p.population.history.rows() > 0),
             ),
             (
+                "population.history.archived",
+                phases.iter().any(|p| p.population.history.archived > 0),
+            ),
+            ("[cleanup]", workload.cleanup.is_some()),
+            (
                 "handler.complete = \"batched\"",
                 phases
                     .iter()

@@ -8,6 +8,7 @@
 pub mod answers;
 pub mod appendix;
 pub mod blocks;
+pub mod cleanup;
 pub mod cluster;
 pub mod comparison;
 pub mod cost;

@@ -301,11 +301,11 @@ pub struct Section {
     pub left: usize,
 }
 
-/// Per queue, max workers, table health, plans, cost per job, faults and the cluster's
-/// nodes, each when it applies.
+/// Per queue, max workers, table health, plans, cost per job, faults, shard moves, the
+/// cluster's nodes, the pooler and the cleanup job, each when it applies.
 pub fn sections(r: &RunResult) -> Vec<Section> {
     type Table = Option<(Vec<&'static str>, Vec<Vec<String>>)>;
-    let all: [(&'static str, &'static str, Table, usize); 9] = [
+    let all: [(&'static str, &'static str, Table, usize); 10] = [
         ("Per queue", QUEUES_HOW, queue_table(r), 7),
         ("Max workers", MAX_WORKERS_HOW, max_workers_table(r), 7),
         ("Table health", TABLE_HEALTH_HOW, table_health_table(r), 6),
@@ -333,6 +333,12 @@ pub fn sections(r: &RunResult) -> Vec<Section> {
             "Pooler",
             super::pooler::POOLER_HOW,
             super::pooler::table(r),
+            6,
+        ),
+        (
+            "Cleanup job",
+            super::cleanup::CLEANUP_HOW,
+            super::cleanup::table(r),
             6,
         ),
     ];

@@ -10,10 +10,12 @@ use crate::warnings::Warning;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+mod cleanup;
 mod faults;
 mod file;
 pub mod folder;
 mod readings;
+pub use cleanup::{CleanupFigures, CleanupState};
 pub use faults::*;
 pub use file::MAX_FIGURE;
 pub use folder::Folder;
@@ -287,6 +289,9 @@ pub struct TrialResult {
     pub producer_max_lag_ms: f64,
     /// Claims the rescuer returned to pending after their lease expired.
     pub rescued_jobs: u64,
+    /// The cleanup job beside the workers (`[cleanup]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<CleanupFigures>,
     /// The injected connection kills (`faults.kill_connections_*`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connection_kills: Vec<KillEvent>,

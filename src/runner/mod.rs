@@ -4,6 +4,7 @@
 
 pub mod background;
 pub(crate) mod checkpoint;
+mod cleanup;
 mod failover;
 mod lag;
 mod network;
@@ -106,6 +107,23 @@ pub struct TrialClock {
     start: Instant,
     steady_from: Instant,
     end: Option<Instant>,
+}
+
+#[cfg(test)]
+impl TrialClock {
+    /// A clock from `start` without warm-up or planned end, for tests of what reads it.
+    pub fn starting(start: Instant) -> TrialClock {
+        TrialClock {
+            start,
+            steady_from: start,
+            end: None,
+        }
+    }
+
+    /// `s` seconds after the start.
+    pub fn at(&self, s: f64) -> Instant {
+        self.start + Duration::from_secs_f64(s)
+    }
 }
 
 impl TrialClock {

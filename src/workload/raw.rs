@@ -20,6 +20,8 @@ pub struct Workload {
     pub worker: Worker,
     #[serde(default)]
     pub faults: Faults,
+    #[serde(default)]
+    pub cleanup: Option<Cleanup>,
     /// One `[matrix]` table, or several `[[matrix]]` blocks: parsed block by block so
     /// an error can name the block.
     pub matrix: toml::Value,
@@ -129,6 +131,22 @@ pub struct History {
     pub future: i64,
     #[serde(default)]
     pub paused: i64,
+    #[serde(default)]
+    pub archived: i64,
+}
+
+/// `[cleanup]`: the job that removes finished rows beside the workers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cleanup {
+    pub retain_s: f64,
+    pub every_s: f64,
+    #[serde(default = "default_cleanup_batch")]
+    pub batch: i64,
+}
+
+fn default_cleanup_batch() -> i64 {
+    1000
 }
 
 fn default_payload() -> i64 {

@@ -233,9 +233,15 @@ pub struct History {
     /// ahead of new jobs in fetch order.
     #[serde(default)]
     pub paused: u64,
+    /// Finished jobs already in the archive, finished over the past day: what a cleanup
+    /// job finds on a system that has run for a while. Negative ids, so no count of the
+    /// trial's jobs ever includes one.
+    #[serde(default)]
+    pub archived: u64,
 }
 
 impl History {
+    /// Rows in the hot table.
     pub fn rows(&self) -> u64 {
         self.finished + self.failed + self.future + self.paused
     }
@@ -561,6 +567,17 @@ pub struct Faults {
     pub hold_pool: Option<PoolHold>,
 }
 
+/// `[cleanup]`: the job a deployment runs beside its workers to remove finished rows, on
+/// its own connection, as production's would: every `every`, it removes finished rows
+/// older than `retain`, oldest first, `batch` per statement, until a statement removes
+/// fewer than `batch`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Cleanup {
+    pub retain: Duration,
+    pub every: Duration,
+    pub batch: u32,
+}
+
 /// What pins the server's horizon during `faults.hold_snapshot_s` (`faults.hold_kind`),
 /// each on a connection claimbench opens and ends itself.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -733,6 +750,9 @@ pub struct Workload {
     pub empty_backoff: Duration,
     pub empty_backoff_max: Duration,
     pub faults: Faults,
+    /// The cleanup job beside the workers (`[cleanup]`), if the workload runs one.
+    #[serde(default)]
+    pub cleanup: Option<Cleanup>,
     /// Backends to run every cell on, side by side. Empty: the backends of the `--db`
     /// URLs given (the embedded PostgreSQL when none is); `main` fills it in before a run.
     pub backends: Vec<BackendKind>,

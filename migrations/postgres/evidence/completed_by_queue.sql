@@ -1,7 +1,10 @@
 -- Jobs completed per queue within the trial's steady window ($1 to $2, µs since the
--- epoch on the server's clock): per-queue throughput.
+-- epoch on the server's clock): per-queue throughput. The cleanup job's removed rows
+-- (jobs_cleaned) count as the archive's.
 SELECT queue, count(*)
-FROM jobs_archive
+FROM (SELECT queue, finished_at FROM jobs_archive
+      UNION ALL
+      SELECT queue, finished_at FROM jobs_cleaned) done
 WHERE finished_at >= 'epoch'::timestamptz + $1::bigint * interval '1 microsecond'
   AND finished_at < 'epoch'::timestamptz + $2::bigint * interval '1 microsecond'
 GROUP BY queue

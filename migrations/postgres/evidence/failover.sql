@@ -3,7 +3,8 @@
 -- its start time (the start statement's clock_timestamp(), which the effects and
 -- archive rows keep):
 -- $1 the handler effects the workers saw written, $2 the completions they saw
--- acknowledged. Returns one row per missing write: ('effect' | 'completion', job id).
+-- acknowledged (in the archive, or removed from it by the cleanup job). Returns one
+-- row per missing write: ('effect' | 'completion', job id).
 -- A completed job whose archive row carries another run's start ran again after its
 -- acknowledged completion was lost: that completion is missing too.
 SELECT 'effect' AS kind, (a ->> 0)::bigint AS job
@@ -14,6 +15,8 @@ SELECT 'effect' AS kind, (a ->> 0)::bigint AS job
 UNION ALL
 SELECT 'completion', (a ->> 0)::bigint
   FROM json_array_elements($2::text::json) AS a
- WHERE NOT EXISTS (SELECT 1 FROM jobs_archive j
+ WHERE NOT EXISTS (SELECT 1 FROM (SELECT id, started_at FROM jobs_archive
+                                  UNION ALL
+                                  SELECT id, started_at FROM jobs_cleaned) j
                     WHERE j.id = (a ->> 0)::bigint
                       AND (extract(epoch FROM j.started_at) * 1000000)::bigint = (a ->> 1)::bigint)

@@ -24,6 +24,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config};
 
 mod claim;
+mod cleanup;
 mod login;
 mod model_state;
 mod pooled;
@@ -40,6 +41,7 @@ const REPLICATION_SQL: &str = migration!("postgres", "evidence/replication.sql")
 const FAILOVER_SQL: &str = migration!("postgres", "evidence/failover.sql");
 const KEYS_SQL: &str = migration!("postgres", "keys.sql");
 const HISTORY_SQL: &str = migration!("postgres", "history.sql");
+pub(super) const CLEANUP_SQL: &str = migration!("postgres", "cleanup.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
 const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
@@ -408,6 +410,22 @@ impl PostgresBackend {
                     .await
                     .map_err(e("add the paused history queue"))?;
             }
+        }
+        if h.archived > 0 {
+            let args: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
+                &(h.archived as i64),
+                &qnames,
+                &qbounds,
+                &(p.payload_bytes as i32),
+            ];
+            c.execute(step(HISTORY_SQL, "archived"), &args)
+                .await
+                .map_err(e("seed the archive's history"))?;
+        }
+        if workload.cleanup.is_some() {
+            c.batch_execute(step(CLEANUP_SQL, "index"))
+                .await
+                .map_err(e("build the cleanup job's index"))?;
         }
         c.batch_execute(KEYS_SQL)
             .await

@@ -113,6 +113,8 @@ pub struct PostgresSession {
     versions: Vec<i64>,
     /// Reused: what a declared lock step returned.
     locked: Vec<ClaimedJob>,
+    /// The cleanup job's statements, on the cleaner's session.
+    cleanup: super::cleanup::Cleaner,
 }
 
 impl PostgresSession {
@@ -144,6 +146,7 @@ impl PostgresSession {
             ids: Vec::new(),
             versions: Vec::new(),
             locked: Vec::new(),
+            cleanup: Default::default(),
         })
     }
 }
@@ -764,6 +767,22 @@ impl Session for PostgresSession {
             .await
             .map_err(|e| query_error("rescue", e))?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn clean(&mut self, retain: Duration, batch: u32) -> Result<u64, BackendError> {
+        self.cleanup
+            .clean(&self.client, self.keep, (retain, batch))
+            .await
+    }
+
+    async fn cleanup_state(
+        &mut self,
+        retain: Duration,
+        cap: u64,
+    ) -> Result<crate::results::CleanupState, BackendError> {
+        self.cleanup
+            .state(&self.client, self.keep, (retain, cap))
+            .await
     }
 
     async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {

@@ -9,7 +9,7 @@ mod tasks;
 use super::placement::Routes;
 use super::reconnect::Resilient;
 use super::threads::WorkerThreads;
-use super::{Interrupt, RunError, Shared, TrialClock, background, lag, verdict, worker};
+use super::{Interrupt, RunError, Shared, TrialClock, background, cleanup, lag, verdict, worker};
 use crate::backend::plan::PlanSample;
 use crate::backend::{Backend, BackendKind, Endpoint, ServerCounters, Session as _};
 use crate::ledger::{self, LedgerAnalysis};
@@ -64,6 +64,8 @@ struct Sessions<S> {
     sampler: Option<S>,
     producer: Option<S>,
     rescuer: Option<S>,
+    /// The cleanup job's (`[cleanup]`).
+    cleaner: Option<S>,
     killer: Option<S>,
     planner: Option<S>,
     holder: Option<S>,
@@ -92,6 +94,7 @@ struct Running<S> {
     sampler: Option<JoinHandle<Result<background::SamplerReport, crate::backend::BackendError>>>,
     producer: Option<JoinHandle<Result<background::ProducerReport, crate::backend::BackendError>>>,
     rescuer: Option<JoinHandle<Result<u64, crate::backend::BackendError>>>,
+    cleaner: Option<Task<cleanup::CleanupReport>>,
     /// Reads the workers' and the rescuer's ledgers as they hand them over.
     tally: ledger::TallyThread,
     faults: FaultTasks,
@@ -112,6 +115,7 @@ struct Collected<S> {
     sampled: background::SamplerReport,
     produced: background::ProducerReport,
     rescued: u64,
+    cleaned: Option<cleanup::CleanupReport>,
     kills: Vec<KillEvent>,
     restarts: Vec<RestartEvent>,
     failover: Option<super::failover::Injected>,
@@ -428,6 +432,13 @@ async fn conclude<B: Backend>(
         produced_jobs: ran.collected.produced.produced,
         producer_max_lag_ms: ran.collected.produced.max_lag_ms,
         rescued_jobs: ran.collected.rescued,
+        cleanup: ran.collected.cleaned.take().map(|r| {
+            let measured = (
+                steady_from_s.ceil() as usize,
+                (steady_from_s + measured_s) as usize,
+            );
+            cleanup::figures(r, &m.claim_seconds, measured, wall_s)
+        }),
         connection_kills: ran.collected.kills,
         server_restarts: ran.collected.restarts,
         failovers,
@@ -661,6 +672,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
     if let Some(t) = running.rescuer {
         rescued = t.await.map_err(spawn_err)??;
     }
+    let cleaned = match running.cleaner {
+        Some(t) => Some(t.await.map_err(spawn_err)??),
+        None => None,
+    };
     // Every ledger went with its task: the tally has read all there was.
     let ledger = running.tally.finish().map_err(RunError::Accounting)?;
     let kills = match running.faults.killer {
@@ -710,6 +725,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         sampled: sampled?,
         produced,
         rescued,
+        cleaned,
         kills,
         restarts,
         failover,

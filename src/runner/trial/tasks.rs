@@ -80,6 +80,7 @@ pub(super) async fn open_sessions<B: Backend>(
         )
         .await?,
         rescuer: one(w.faults.lease.is_some(), "claimbench-rescuer").await?,
+        cleaner: one(w.cleanup.is_some(), "claimbench-cleaner").await?,
         killer: one(w.faults.kills_connections(), "claimbench-killer").await?,
         // Evidence, like the sampler's: none in a trial that runs without one.
         planner,
@@ -222,8 +223,8 @@ pub(super) fn connector<B: Backend>(
     }))
 }
 
-/// Starts the workers, the sampler, the producer, the rescuer and the killer on their
-/// sessions.
+/// Starts the workers, the sampler, the producer, the rescuer, the cleanup job and the
+/// killer on their sessions.
 pub(super) fn spawn<B: Backend>(
     backend: &Arc<B>,
     workload: &Arc<Workload>,
@@ -309,6 +310,13 @@ pub(super) fn spawn<B: Backend>(
             tally.ledger(crate::ledger::RESCUER),
         ))
     });
+    let cleaner = sessions.cleaner.map(|c| {
+        tokio::spawn(crate::runner::cleanup::clean(
+            resilient(c, "claimbench-cleaner"),
+            w.cleanup.expect("session only with a cleanup"),
+            (clock, shared.clone()),
+        ))
+    });
     let faults = spawn_faults(
         backend,
         (w, spec),
@@ -344,6 +352,7 @@ pub(super) fn spawn<B: Backend>(
         sampler,
         producer,
         rescuer,
+        cleaner,
         tally,
         progress,
         shared,

@@ -4,6 +4,7 @@
 
 use super::*;
 
+mod cleanup;
 mod declared;
 mod faults;
 mod matrix;
@@ -320,6 +321,7 @@ impl Validator<'_> {
             ));
         }
         let faults = self.faults(w.faults)?;
+        let cleanup = w.cleanup.map(|c| self.cleanup(c)).transpose()?;
         let (backends, matrices) = self.matrices(w.matrix)?;
         let timed = matrices.iter().all(|m| !m.phase.timeline.is_empty());
         let trial = self.trial(w.trial, timed)?;
@@ -389,6 +391,7 @@ impl Validator<'_> {
             empty_backoff,
             empty_backoff_max,
             faults,
+            cleanup,
             backends,
             matrices,
             trial,
@@ -827,6 +830,7 @@ impl Validator<'_> {
             failed: count("failed", h.failed)?,
             future: count("future", h.future)?,
             paused: count("paused", h.paused)?,
+            archived: count("archived", h.archived)?,
         })
     }
 

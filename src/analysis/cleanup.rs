@@ -1,0 +1,252 @@
+//! The cleanup job (`[cleanup]`) over a cell's repetitions: whether it kept up with the
+//! rows the workers finished, and what it cost their claims while it ran.
+
+use crate::metric::fmt_ms;
+use crate::results::{CellResult, CleanupFigures, RunResult};
+
+/// Where the job stood at a trial's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// No more rows past retention than one period's completions and one batch: what
+    /// the next run would remove at once.
+    KeptUp,
+    /// Fewer past retention than at the start, more than one run removes.
+    CatchingUp,
+    /// As many or more than at the start.
+    FellBehind,
+}
+
+impl Standing {
+    pub fn words(self) -> &'static str {
+        match self {
+            Standing::KeptUp => "kept up",
+            Standing::CatchingUp => "catching up",
+            Standing::FellBehind => "fell behind",
+        }
+    }
+}
+
+/// A cell's job over its repetitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellCleanup {
+    pub removed_per_s: f64,
+    pub statements: u64,
+    pub statement_p99_us: u64,
+    /// Means over the repetitions that have each, µs.
+    pub claim_p99_during_us: Option<f64>,
+    pub claim_p99_between_us: Option<f64>,
+    /// The first repetition's start and the worst end.
+    pub past_retention_start: Option<u64>,
+    pub past_retention_end: Option<u64>,
+    pub archive_mb: Option<(f64, f64)>,
+    /// The worst over repetitions.
+    pub standing: Option<Standing>,
+}
+
+impl CellCleanup {
+    pub fn claim_p99_ratio(&self) -> Option<f64> {
+        match (self.claim_p99_during_us, self.claim_p99_between_us) {
+            (Some(d), Some(b)) if b > 0.0 => Some(d / b),
+            _ => None,
+        }
+    }
+}
+
+/// Where one trial's job stood at its end, with `done_per_s` the jobs the workers
+/// finished per second.
+pub fn standing(f: &CleanupFigures, done_per_s: f64) -> Option<Standing> {
+    let (start, end) = (f.start?.past_retention, f.end?.past_retention);
+    let one_period = done_per_s * f.every_s + f64::from(f.batch);
+    Some(if end as f64 <= one_period {
+        Standing::KeptUp
+    } else if end < start {
+        Standing::CatchingUp
+    } else {
+        Standing::FellBehind
+    })
+}
+
+/// `None` for a cell whose trials ran no cleanup job.
+pub fn of(c: &CellResult) -> Option<CellCleanup> {
+    let runs: Vec<(&CleanupFigures, f64)> = c
+        .trials
+        .iter()
+        .filter_map(|t| Some((t.cleanup.as_ref()?, t.completed_per_s)))
+        .collect();
+    let first = runs.first()?.0;
+    let n = runs.len() as f64;
+    let mean = |pick: fn(&CleanupFigures) -> Option<u64>| {
+        let v: Vec<u64> = runs.iter().filter_map(|(f, _)| pick(f)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<u64>() as f64 / v.len() as f64)
+    };
+    let worst_end = runs
+        .iter()
+        .filter_map(|(f, _)| f.end)
+        .max_by_key(|e| e.past_retention);
+    let mb = |b: i64| b as f64 / 1_048_576.0;
+    Some(CellCleanup {
+        removed_per_s: runs.iter().map(|(f, _)| f.removed_per_s).sum::<f64>() / n,
+        statements: runs.iter().map(|(f, _)| f.statements).sum(),
+        statement_p99_us: runs
+            .iter()
+            .map(|(f, _)| f.statement_latency.p99_us)
+            .max()
+            .unwrap_or(0),
+        claim_p99_during_us: mean(|f| f.claim_p99_during_us),
+        claim_p99_between_us: mean(|f| f.claim_p99_between_us),
+        past_retention_start: first.start.map(|s| s.past_retention),
+        past_retention_end: worst_end.map(|e| e.past_retention),
+        archive_mb: first
+            .start
+            .zip(runs.last()?.0.end)
+            .map(|(s, e)| (mb(s.archive_bytes), mb(e.archive_bytes))),
+        standing: runs
+            .iter()
+            .filter_map(|(f, done)| standing(f, *done))
+            .max_by_key(|s| *s as u8),
+    })
+}
+
+/// One sentence for the run: what the job removed, whether it kept up in every cell
+/// (naming those where it did not), and the cell whose claims it slowed most.
+pub fn sentences(r: &RunResult) -> Vec<String> {
+    let cells: Vec<(&CellResult, CellCleanup)> =
+        r.cells.iter().filter_map(|c| Some((c, of(c)?))).collect();
+    let Some(config) = r
+        .cells
+        .iter()
+        .find_map(|c| c.trials.first()?.cleanup.as_ref())
+    else {
+        return Vec::new();
+    };
+    let name = |c: &CellResult| {
+        format!(
+            "{} at {} workers, batch {}{}",
+            c.strategy,
+            c.workers,
+            c.batch_size,
+            super::figures::in_phase(c)
+        )
+    };
+    let rates: Vec<f64> = cells.iter().map(|(_, k)| k.removed_per_s).collect();
+    let (lo, hi) = rates.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
+        (lo.min(v), hi.max(v))
+    });
+    let removed = match lo == hi {
+        true => format!("{lo:.0} rows/s"),
+        false => format!("{lo:.0}–{hi:.0} rows/s"),
+    };
+    let not_kept: Vec<String> = cells
+        .iter()
+        .filter(|(_, k)| k.standing.is_some_and(|s| s != Standing::KeptUp))
+        .map(|(c, k)| format!("{} ({})", name(c), k.standing.expect("filtered").words()))
+        .collect();
+    let kept = match (not_kept.is_empty(), cells.len()) {
+        (true, 1) => "and kept up".to_string(),
+        (true, n) => format!("and kept up in all {n} cells"),
+        (false, _) => format!("and did not keep up in {}", not_kept.join(", ")),
+    };
+    let mut s = format!(
+        "the cleanup job (rows finished over {} s ago, {} per statement, every {} s) removed {removed} {kept}",
+        config.retain_s, config.batch, config.every_s
+    );
+    let slowest = cells
+        .iter()
+        .filter_map(|(c, k)| Some((c, k, k.claim_p99_ratio()?)))
+        .max_by(|a, b| a.2.total_cmp(&b.2));
+    match slowest {
+        Some((c, k, ratio)) => s.push_str(&format!(
+            "; the claims' p99 in the seconds it ran was up to ×{ratio:.2} that of the seconds between its runs ({}: {} against {})",
+            name(c),
+            fmt_ms(k.claim_p99_during_us.expect("a ratio has both") / 1000.0),
+            fmt_ms(k.claim_p99_between_us.expect("a ratio has both") / 1000.0),
+        )),
+        // Its cost is read per second: a job busy in every second leaves nothing to
+        // compare against.
+        None if cells.iter().all(|(_, k)| k.claim_p99_between_us.is_none()) => s.push_str(
+            "; it ran in every measured second, so no second without it shows what it cost the claims (an every_s of a few seconds leaves some)",
+        ),
+        None => {}
+    }
+    s.push('.');
+    vec![s]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{CleanupState, TrialResult};
+    use crate::strategy::Strategy;
+
+    fn trial(start: u64, end: u64, during: u64, between: u64) -> TrialResult {
+        TrialResult {
+            completed_per_s: 1000.0,
+            cleanup: Some(CleanupFigures {
+                retain_s: 2.0,
+                batch: 500,
+                every_s: 1.0,
+                removed_per_s: 900.0,
+                claim_p99_during_us: Some(during),
+                claim_p99_between_us: Some(between),
+                start: Some(CleanupState {
+                    past_retention: start,
+                    archive_bytes: 8 << 20,
+                }),
+                end: Some(CleanupState {
+                    past_retention: end,
+                    archive_bytes: 4 << 20,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_job_keeps_up_when_what_is_left_is_one_periods_work() {
+        // One period: 1000 jobs/s × 1 s + a batch of 500 = 1500 rows.
+        let f = |start, end| standing(trial(start, end, 1, 1).cleanup.as_ref().unwrap(), 1000.0);
+        assert_eq!(f(100_000, 1_500), Some(Standing::KeptUp));
+        assert_eq!(f(100_000, 1_501), Some(Standing::CatchingUp));
+        assert_eq!(f(1_000, 1_600), Some(Standing::FellBehind));
+    }
+
+    #[test]
+    fn the_sentence_names_the_cells_it_did_not_keep_up_in_and_the_worst_slowdown() {
+        let cell =
+            |workers, trials| CellResult::fetch_order(Strategy::PRODUCTION, workers, 10, trials);
+        let r = RunResult {
+            cells: vec![
+                cell(
+                    4,
+                    vec![trial(50_000, 0, 3000, 2000), trial(50_000, 10, 3400, 2000)],
+                ),
+                cell(16, vec![trial(50_000, 60_000, 9000, 3000)]),
+            ],
+            ..Default::default()
+        };
+        let k = of(&r.cells[0]).unwrap();
+        assert_eq!(k.claim_p99_during_us, Some(3200.0));
+        assert_eq!(k.standing, Some(Standing::KeptUp));
+        assert_eq!(k.archive_mb, Some((8.0, 4.0)));
+        let s = sentences(&r);
+        assert_eq!(s.len(), 1);
+        assert!(s[0].starts_with("the cleanup job (rows finished over 2 s ago, 500 per statement, every 1 s) removed 900 rows/s and did not keep up in production at 16 workers, batch 10 (fell behind)"), "{}", s[0]);
+        assert!(s[0].contains("up to ×3.00 that of the seconds between its runs (production at 16 workers, batch 10: 9.0 ms against 3.0 ms)"), "{}", s[0]);
+        // A run without the job says nothing of it.
+        let none = RunResult {
+            cells: vec![cell(4, vec![TrialResult::default()])],
+            ..Default::default()
+        };
+        assert!(sentences(&none).is_empty());
+        // A job busy in every second: nothing to compare, and the sentence says why.
+        let mut busy = trial(50_000, 0, 3000, 0);
+        busy.cleanup.as_mut().unwrap().claim_p99_between_us = None;
+        let r = RunResult {
+            cells: vec![cell(4, vec![busy])],
+            ..Default::default()
+        };
+        assert_eq!(of(&r.cells[0]).unwrap().claim_p99_during_us, Some(3000.0));
+        assert!(sentences(&r)[0].ends_with("kept up; it ran in every measured second, so no second without it shows what it cost the claims (an every_s of a few seconds leaves some)."), "{:?}", sentences(&r));
+    }
+}

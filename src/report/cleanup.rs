@@ -1,0 +1,56 @@
+//! The report's view of the cleanup job (`[cleanup]`): per cell, what it removed, what
+//! its statements took, what it cost the workers' claims while it ran, and whether it
+//! kept up.
+
+use crate::analysis::cleanup::of;
+use crate::results::{RunResult, cell_key};
+
+/// How to read the cleanup table.
+pub const CLEANUP_HOW: &str = "Per cell, the cleanup job beside the workers ([cleanup]: on its own connection, a run every every_s seconds that repeats one statement removing at most batch of the oldest archive rows finished more than retain_s seconds ago, until a statement removes fewer than a batch), over the repetitions: rows removed per second of trial (mean), its statements and their slowest p99; the workers' claim p99 over the measured seconds in which one of its statements ran and over those in which none did (means over repetitions; their ratio is what the job cost the claim); the archive rows past retention at the first trial's start and at the worst trial's end (counted up to ten million), and the archive's size with its indexes from the first trial's start to the last one's end. It kept up when at most one period's completions and one batch were past retention at the end (what its next run would remove at once); catching up when fewer than at the start; fell behind otherwise. The archive's finished_at index is the job's, built only when a workload has one: each completion pays for an entry in it. This trial's jobs the job removed stay counted (claimbench keeps their id, queue and times beside the archive for the counts after the trial), and seeded history (population.history.archived) is never counted as completed.";
+
+/// One row per cell whose trials ran the job; `None` when none did.
+pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
+    let mut header = crate::results::KEY_HEADER.to_vec();
+    header.extend([
+        "removed rows/s",
+        "statements",
+        "statement p99 ms",
+        "claim p99 ms while it ran / between",
+        "past retention start→end",
+        "archive MB",
+        "kept up",
+    ]);
+    let dash = || "–".to_string();
+    let ms = |us: Option<f64>| us.map_or_else(dash, |v| format!("{:.2}", v / 1000.0));
+    let rows: Vec<Vec<String>> = r
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let k = of(c)?;
+            let mut row = cell_key(c);
+            let past = |n: Option<u64>| n.map_or_else(dash, |n| n.to_string());
+            row.extend([
+                format!("{:.0}", k.removed_per_s),
+                k.statements.to_string(),
+                format!("{:.2}", k.statement_p99_us as f64 / 1000.0),
+                format!(
+                    "{} / {}{}",
+                    ms(k.claim_p99_during_us),
+                    ms(k.claim_p99_between_us),
+                    k.claim_p99_ratio()
+                        .map_or(String::new(), |x| format!(" (×{x:.2})"))
+                ),
+                format!(
+                    "{}→{}",
+                    past(k.past_retention_start),
+                    past(k.past_retention_end)
+                ),
+                k.archive_mb
+                    .map_or_else(dash, |(a, b)| format!("{a:.1}→{b:.1}")),
+                k.standing.map_or_else(dash, |s| s.words().to_string()),
+            ]);
+            Some(row)
+        })
+        .collect();
+    (!rows.is_empty()).then_some((header, rows))
+}
