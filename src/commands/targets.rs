@@ -115,7 +115,6 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
                 "population.history.archived",
                 phases.iter().any(|p| p.population.history.archived > 0),
             ),
-            ("[cleanup]", workload.cleanup.is_some()),
             (
                 "handler.complete = \"batched\"",
                 phases
@@ -130,6 +129,12 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
                     workload.source_path.display()
                 );
             }
+        }
+        if workload.cleanup.is_some() && kind == BackendKind::Mssql {
+            bail!(
+                "{}: [cleanup] on {kind}: written for PostgreSQL, MySQL and MariaDB only for now",
+                workload.source_path.display()
+            );
         }
         for (i, q) in workload.population.queues.iter().enumerate() {
             claimbench::workload::queue_name_fits(kind, &q.name).map_err(|why| {

@@ -110,11 +110,14 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     if p.scheduled_share > 0.0 && on_a_stream {
         return refuse("population.scheduled_share".into(), "makes jobs due later");
     }
-    if p.history.rows() > 0 {
+    if p.history.rows() > 0 || p.history.archived > 0 {
         return refuse(
             "population.history".into(),
             "keeps finished jobs beside the queue",
         );
+    }
+    if w.cleanup.is_some() {
+        return refuse("cleanup".into(), "removes finished rows from an archive");
     }
     let h = &w.handler;
     // The delay matters only where a job can fail (it defaults to 100 ms).

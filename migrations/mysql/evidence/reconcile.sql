@@ -2,12 +2,13 @@
 -- a handler run of a job that overlaps an earlier run of that job in time, or that
 -- follows an earlier run which succeeded (so nothing legitimately released the job for
 -- another run), whatever attempt number each had. The ledger counts the same rule from
--- the workers' records (src/ledger.rs); the two must agree.
+-- the workers' records (src/ledger.rs); the two must agree. Completed jobs are the
+-- archive's and those the cleanup job removed from it (jobs_cleaned).
 SELECT
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 0) AS pending,
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 1) AS fetched,
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 2) AS processing,
-    (SELECT COUNT(*) FROM jobs_archive) AS completed,
+    (SELECT COUNT(*) FROM jobs_archive) + (SELECT COUNT(*) FROM jobs_cleaned) AS completed,
     (SELECT COUNT(*) FROM jobs_dead_letter) AS dead_lettered,
     (SELECT COUNT(*) FROM effects) AS effect_rows,
     (SELECT COUNT(*)

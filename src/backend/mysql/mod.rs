@@ -38,6 +38,7 @@ const SQL: crate::backend::files::EngineFiles =
     crate::backend::files::engine_files!("mysql", refresh_stats: "analyze-hot");
 const PRODUCTION_SQL: &str = migration!("mysql", "strategies/production.sql");
 const GALERA_SQL: &str = migration!("mysql", "evidence/galera.sql");
+pub(super) const CLEANUP_SQL: &str = migration!("mysql", "cleanup.sql");
 
 /// The steps this backend reads by name, per file (names apart by spaces): a test
 /// checks each is there.
@@ -340,6 +341,11 @@ impl MysqlBackend {
         .await
         .map_err(e("seed backlog"))?;
         let seeded = c.affected_rows();
+        if workload.cleanup.is_some() {
+            c.query_drop(step(CLEANUP_SQL, "index"))
+                .await
+                .map_err(e("build the cleanup job's index"))?;
+        }
         // A declared layout runs on this connection too: the workload's account on the
         // server claimbench started, and on --db a role the run checked first.
         let declared = crate::custom_layout::find(&workload.custom_layouts, r.layout)

@@ -3,8 +3,8 @@
 //! lifecycle, each multi-statement step in its own short transaction.
 
 use super::{
-    COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COL_VERSION, PRODUCTION_SQL, SQL,
-    allow_recursion, expand_ids, int, query_error, session_error,
+    CLEANUP_SQL, COL_ATTEMPT, COL_ID, COL_PRIORITY, COL_QUEUE_WAIT_US, COL_VERSION, PRODUCTION_SQL,
+    SQL, allow_recursion, expand_ids, int, query_error, session_error,
 };
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
@@ -671,6 +671,45 @@ impl Session for MysqlSession {
             step(SQL.rescue, "update"),
         )
         .await
+    }
+
+    async fn clean(&mut self, retain: Duration, batch: u32) -> Result<u64, BackendError> {
+        let what = "clean up";
+        let lock = (
+            step(CLEANUP_SQL, "lock"),
+            (retain.as_micros() as i64, batch),
+        );
+        self.in_transaction(what, async |s| {
+            let err = |e| session_error(s.cluster, what, e);
+            let ids: Vec<i64> = s.conn.exec(lock.0, lock.1).await.map_err(err)?;
+            if !ids.is_empty() {
+                for name in ["keep", "delete"] {
+                    let sql = expand_ids(step(CLEANUP_SQL, name), ids.len());
+                    let err = |e| session_error(s.cluster, what, e);
+                    s.conn.exec_drop(sql, ids.clone()).await.map_err(err)?;
+                }
+            }
+            Ok((ids.len() as u64, true))
+        })
+        .await
+    }
+
+    async fn cleanup_state(
+        &mut self,
+        retain: Duration,
+        cap: u64,
+    ) -> Result<crate::results::CleanupState, BackendError> {
+        let args = (retain.as_micros() as i64, cap);
+        let row: Option<(i64, Option<i64>)> = self
+            .conn
+            .exec_first(step(CLEANUP_SQL, "state"), args)
+            .await
+            .map_err(|e| session_error(self.cluster, "read what the cleanup left", e))?;
+        let (past, bytes) = row.unwrap_or_default();
+        Ok(crate::results::CleanupState {
+            past_retention: past as u64,
+            archive_bytes: bytes.unwrap_or(0),
+        })
     }
 
     async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
