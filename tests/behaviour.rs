@@ -2395,3 +2395,97 @@ sample_interval_ms = 100
     assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
     backend.drop_schema().await;
 }
+
+/// `storage = "update-in-place"`: a finished job's row stays in the hot table (status 3,
+/// a dead one 4) and every count still adds up, with retries and poison jobs; beside it a
+/// cleanup job with a retention of 0 removes the finished rows — the seeded history's
+/// and the trial's — and never a live one (a removed live row would be a lost job), and
+/// the dead rows stay, as the dead-letter table does under the archive move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_in_place_keeps_finished_rows_in_the_hot_table_and_loses_no_job() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = Arc::new(<PostgresBackend as TestDb>::open("update_in_place").await);
+    let body = |cleanup: &str| {
+        format!(
+            r#"
+[handler]
+duration = {{ dist = "fixed", ms = 0.0 }}
+failure_rate = 0.1
+max_attempts = 2
+retry_delay_ms = 10
+[faults]
+poison_share = 0.05
+lease_s = 5
+{cleanup}
+[matrix]
+storage = "update-in-place"
+strategies = ["production"]
+index_layouts = ["pending-partial"]
+workers = [4]
+batch_sizes = [10]
+[trial]
+stop = "drain"
+max_s = 30
+sample_interval_ms = 100
+"#
+        )
+    };
+    let population = "backlog = 1000\nqueues = [{ name = \"a\" }, { name = \"capped\", max_workers = 2 }]\n\
+         history = { finished = 3000, failed = 500 }";
+    for cleanup in ["", "[cleanup]\nretain_s = 0\nevery_s = 0.2\nbatch = 500"] {
+        let w = common::workload(population, &body(cleanup));
+        assert_eq!(
+            w.phase(0).storage,
+            claimbench::workload::Storage::UpdateInPlace,
+            "the block's storage"
+        );
+        let r = run(&backend, w).await;
+        let t = &r.cells[0].trials[0];
+        let db = &t.reconciliation.db;
+        assert_eq!(
+            t.reconciliation.lost, 0,
+            "{cleanup}: {:?}",
+            t.reconciliation
+        );
+        assert_eq!(db.pending + db.fetched + db.processing, 0, "drained");
+        assert_eq!(
+            db.completed + db.dead_lettered,
+            1000,
+            "{cleanup}: seeded history counts as neither"
+        );
+        assert_eq!(db.completed as u64, t.counts.jobs_completed);
+        assert_eq!(db.dead_lettered as u64, t.counts.jobs_dead_lettered);
+        assert!(db.dead_lettered > 0, "poison jobs died");
+        assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+        let c = {
+            let mut s = backend.connect("cbtest-inspect", "inspect").await.unwrap();
+            let row = s
+                .client()
+                .query_one(
+                    "SELECT (SELECT count(*) FROM jobs_hot WHERE status = 3),
+                            (SELECT count(*) FROM jobs_hot WHERE status = 4),
+                            (SELECT count(*) FROM jobs_archive) + (SELECT count(*) FROM jobs_dead_letter)",
+                    &[],
+                )
+                .await
+                .unwrap();
+            let n = |i| row.get::<_, i64>(i);
+            (n(0), n(1), n(2))
+        };
+        assert_eq!(c.2, 0, "nothing moved out of the hot table");
+        assert_eq!(
+            c.1,
+            500 + db.dead_lettered,
+            "dead rows stay where they died"
+        );
+        match t.cleanup.as_ref() {
+            None => assert_eq!(c.0, 3000 + db.completed, "finished rows stay in place"),
+            Some(job) => {
+                assert!(job.removed >= 3000, "{job:?}");
+                assert!(c.0 < 500, "the job removed the finished rows: {} left", c.0);
+            }
+        }
+    }
+    backend.drop_schema().await;
+}

@@ -37,4 +37,4 @@ SELECT (SELECT COUNT(*)
                  LIMIT ?) behind) AS past_retention,
        (SELECT CAST(COALESCE(data_length + index_length, 0) AS SIGNED)
           FROM information_schema.tables
-         WHERE table_schema = DATABASE() AND table_name = 'jobs_archive') AS archive_bytes
+         WHERE table_schema = DATABASE() AND table_name = 'jobs_archive') AS table_bytes

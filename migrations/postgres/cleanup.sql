@@ -1,5 +1,7 @@
--- The cleanup job ([cleanup]): what a deployment runs beside its workers so the archive
--- does not grow for ever. It runs on its own connection (role claimbench-cleaner).
+-- The cleanup job ([cleanup]): what a deployment runs beside its workers so finished
+-- rows do not pile up for ever: from the archive (storage = "archive-move"), or from the
+-- hot table's finished rows (storage = "update-in-place", the -in-place steps). It runs
+-- on its own connection (role claimbench-cleaner).
 
 -- step: index
 -- The job's index: it removes the oldest finished rows first, so it reads the archive in
@@ -40,4 +42,46 @@ SELECT (SELECT count(*)
           FROM (SELECT 1 FROM jobs_archive
                  WHERE finished_at < now() - make_interval(secs => $1::float8)
                  LIMIT $2::bigint) behind) AS past_retention,
-       pg_total_relation_size('jobs_archive') AS archive_bytes
+       pg_total_relation_size('jobs_archive') AS table_bytes
+
+-- step: index-in-place
+-- Under update-in-place the finished rows are the hot table's, finished at their
+-- last_updated_at: a partial index on them is the job's.
+CREATE INDEX jobs_hot_finished_at ON jobs_hot (last_updated_at) WHERE status = 3
+
+-- step: batch-in-place
+-- One statement of the job under update-in-place: removes up to $2 of the oldest
+-- finished rows (status 3) of the hot table that finished more than $1 seconds ago. Dead
+-- rows (status 4) stay, as the dead-letter table does under the archive move. The
+-- trial's own jobs leave their id, queue, start and finish in jobs_cleaned; seeded
+-- history (population.history) leaves nothing. A row of any live status is never the
+-- job's: status 3 is final, and the DELETE checks it again.
+WITH doomed AS (
+    SELECT id
+    FROM jobs_hot
+    WHERE status = 3
+      AND last_updated_at < now() - make_interval(secs => $1::float8)
+    ORDER BY last_updated_at
+    LIMIT $2::bigint
+),
+gone AS (
+    DELETE FROM jobs_hot h
+    USING doomed d
+    WHERE h.id = d.id AND h.status = 3
+    RETURNING h.id, h.queue, h.started_at, h.last_updated_at, h.created_by
+),
+kept AS (
+    INSERT INTO jobs_cleaned (id, queue, started_at, finished_at)
+    SELECT id, queue, started_at, last_updated_at FROM gone
+    WHERE created_by IS DISTINCT FROM 'claimbench-history'
+)
+SELECT count(*) FROM gone
+
+-- step: state-in-place
+-- As `state`, for the hot table's finished rows and the hot table's bytes.
+SELECT (SELECT count(*)
+          FROM (SELECT 1 FROM jobs_hot
+                 WHERE status = 3
+                   AND last_updated_at < now() - make_interval(secs => $1::float8)
+                 LIMIT $2::bigint) behind) AS past_retention,
+       pg_total_relation_size('jobs_hot') AS table_bytes

@@ -38,7 +38,7 @@ pub struct CellCleanup {
     /// The first repetition's start and the worst end.
     pub past_retention_start: Option<u64>,
     pub past_retention_end: Option<u64>,
-    pub archive_mb: Option<(f64, f64)>,
+    pub table_mb: Option<(f64, f64)>,
     /// The worst over repetitions.
     pub standing: Option<Standing>,
 }
@@ -96,10 +96,10 @@ pub fn of(c: &CellResult) -> Option<CellCleanup> {
         claim_p99_between_us: mean(|f| f.claim_p99_between_us),
         past_retention_start: first.start.map(|s| s.past_retention),
         past_retention_end: worst_end.map(|e| e.past_retention),
-        archive_mb: first
+        table_mb: first
             .start
             .zip(runs.last()?.0.end)
-            .map(|(s, e)| (mb(s.archive_bytes), mb(e.archive_bytes))),
+            .map(|(s, e)| (mb(s.table_bytes), mb(e.table_bytes))),
         standing: runs
             .iter()
             .filter_map(|(f, done)| standing(f, *done))
@@ -190,11 +190,11 @@ mod tests {
                 claim_p99_between_us: Some(between),
                 start: Some(CleanupState {
                     past_retention: start,
-                    archive_bytes: 8 << 20,
+                    table_bytes: 8 << 20,
                 }),
                 end: Some(CleanupState {
                     past_retention: end,
-                    archive_bytes: 4 << 20,
+                    table_bytes: 4 << 20,
                 }),
                 ..Default::default()
             }),
@@ -228,7 +228,7 @@ mod tests {
         let k = of(&r.cells[0]).unwrap();
         assert_eq!(k.claim_p99_during_us, Some(3200.0));
         assert_eq!(k.standing, Some(Standing::KeptUp));
-        assert_eq!(k.archive_mb, Some((8.0, 4.0)));
+        assert_eq!(k.table_mb, Some((8.0, 4.0)));
         let s = sentences(&r);
         assert_eq!(s.len(), 1);
         assert!(s[0].starts_with("the cleanup job (rows finished over 2 s ago, 500 per statement, every 1 s) removed 900 rows/s and did not keep up in production at 16 workers, batch 10 (fell behind)"), "{}", s[0]);

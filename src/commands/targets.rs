@@ -112,6 +112,12 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
                 phases.iter().any(|p| p.population.history.rows() > 0),
             ),
             (
+                "storage = \"update-in-place\"",
+                phases
+                    .iter()
+                    .any(|p| p.storage == claimbench::workload::Storage::UpdateInPlace),
+            ),
+            (
                 "population.history.archived",
                 phases.iter().any(|p| p.population.history.archived > 0),
             ),

@@ -6,7 +6,7 @@ use crate::analysis::cleanup::of;
 use crate::results::{RunResult, cell_key};
 
 /// How to read the cleanup table.
-pub const CLEANUP_HOW: &str = "Per cell, the cleanup job beside the workers ([cleanup]: on its own connection, a run every every_s seconds that repeats one statement removing at most batch of the oldest archive rows finished more than retain_s seconds ago, until a statement removes fewer than a batch), over the repetitions: rows removed per second of trial (mean), its statements and their slowest p99; the workers' claim p99 over the measured seconds in which one of its statements ran and over those in which none did (means over repetitions; their ratio is what the job cost the claim); the archive rows past retention at the first trial's start and at the worst trial's end (counted up to ten million), and the archive's size with its indexes from the first trial's start to the last one's end (InnoDB's estimate on MySQL and MariaDB). It kept up when at most one period's completions and one batch were past retention at the end (what its next run would remove at once); catching up when fewer than at the start; fell behind otherwise. The archive's finished_at index is the job's, built only when a workload has one: each completion pays for an entry in it. This trial's jobs the job removed stay counted (claimbench keeps their id, queue and times beside the archive for the counts after the trial), and seeded history (population.history.archived) is never counted as completed.";
+pub const CLEANUP_HOW: &str = "Per cell, the cleanup job beside the workers ([cleanup]: on its own connection, a run every every_s seconds that repeats one statement removing at most batch of the oldest finished rows — the archive's, or the hot table's under storage = \"update-in-place\" — finished more than retain_s seconds ago, until a statement removes fewer than a batch), over the repetitions: rows removed per second of trial (mean), its statements and their slowest p99; the workers' claim p99 over the measured seconds in which one of its statements ran and over those in which none did (means over repetitions; their ratio is what the job cost the claim); the finished rows past retention at the first trial's start and at the worst trial's end (counted up to ten million), and the size of the table it cleans (the archive; the hot table under storage = \"update-in-place\") with its indexes from the first trial's start to the last one's end (InnoDB's estimate on MySQL and MariaDB). It kept up when at most one period's completions and one batch were past retention at the end (what its next run would remove at once); catching up when fewer than at the start; fell behind otherwise. The index on the finish time (the archive's finished_at; a partial index on the hot table's finished rows under update-in-place) is the job's, built only when a workload has one: each completion pays for an entry in it. This trial's jobs the job removed stay counted (claimbench keeps their id, queue and times for the counts after the trial), and seeded history (population.history) is never counted as completed.";
 
 /// One row per cell whose trials ran the job; `None` when none did.
 pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
@@ -17,7 +17,7 @@ pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
         "statement p99 ms",
         "claim p99 ms while it ran / between",
         "past retention start→end",
-        "archive MB",
+        "cleaned table MB",
         "kept up",
     ]);
     let dash = || "–".to_string();
@@ -45,7 +45,7 @@ pub fn table(r: &RunResult) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
                     past(k.past_retention_start),
                     past(k.past_retention_end)
                 ),
-                k.archive_mb
+                k.table_mb
                     .map_or_else(dash, |(a, b)| format!("{a:.1}→{b:.1}")),
                 k.standing.map_or_else(dash, |s| s.words().to_string()),
             ]);

@@ -10,8 +10,9 @@ pub struct CleanupState {
     /// Finished rows older than the retention, counted up to
     /// [`CleanupFigures::PAST_RETENTION_CAP`].
     pub past_retention: u64,
-    /// The archive's heap, indexes and TOAST, bytes.
-    pub archive_bytes: i64,
+    /// The table the job cleans (the archive, or the hot table under update-in-place):
+    /// its heap, indexes and TOAST, bytes.
+    pub table_bytes: i64,
 }
 
 /// The job's own figures for one trial.

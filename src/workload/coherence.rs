@@ -119,6 +119,16 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     if w.cleanup.is_some() {
         return refuse("cleanup".into(), "removes finished rows from an archive");
     }
+    let in_place = (0..w.matrices.len()).find(|&i| {
+        w.matrices[i].runs_on(*kind) && w.phase(i).storage == super::Storage::UpdateInPlace
+    });
+    if let Some(i) = in_place {
+        let field = match w.matrices[i].phase.storage {
+            Some(_) => block_field(w, i, "storage"),
+            None => "storage".into(),
+        };
+        return refuse(field, "keeps finished rows in the hot table");
+    }
     let h = &w.handler;
     // The delay matters only where a job can fail (it defaults to 100 ms).
     let fails = h.failure_rate > 0.0 || w.faults.poison_share > 0.0;

@@ -192,6 +192,9 @@ impl Workload {
         if let Some(h) = p.history {
             w.population.history = h;
         }
+        if let Some(s) = p.storage {
+            w.storage = s;
+        }
         if let Some(hold) = p.hold_snapshot {
             w.faults.hold_snapshot = hold;
         }

@@ -22,6 +22,8 @@ pub struct Workload {
     pub faults: Faults,
     #[serde(default)]
     pub cleanup: Option<Cleanup>,
+    #[serde(default)]
+    pub storage: Option<super::Storage>,
     /// One `[matrix]` table, or several `[[matrix]]` blocks: parsed block by block so
     /// an error can name the block.
     pub matrix: toml::Value,
@@ -326,6 +328,8 @@ pub struct Matrix {
     pub handler_mode: Option<super::HandlerMode>,
     #[serde(default)]
     pub complete: Option<super::Completion>,
+    #[serde(default)]
+    pub storage: Option<super::Storage>,
     #[serde(default)]
     pub empty_backoff_max_ms: Option<f64>,
     #[serde(default)]

@@ -39,6 +39,30 @@ pub enum Completion {
     Batched,
 }
 
+/// Where a finished job's row goes: the table's design, which decides what finished work
+/// costs the claim and the cleanup job over hours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Storage {
+    /// The source design's: a finished job moves from the hot table to the archive (and a
+    /// dead one to the dead-letter table); the hot table holds live jobs only.
+    #[default]
+    ArchiveMove,
+    /// A finished job's row stays in the hot table with a final status (3 finished, 4
+    /// dead): one UPDATE instead of a DELETE and an INSERT, and finished rows beside the
+    /// live ones for every claim's index to skip, until a cleanup job removes them.
+    UpdateInPlace,
+}
+
+impl Storage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Storage::ArchiveMove => "archive-move",
+            Storage::UpdateInPlace => "update-in-place",
+        }
+    }
+}
+
 /// Which servers claimbench starts for a run on its embedded PostgreSQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -387,6 +411,9 @@ pub struct PhaseSettings {
     /// Replaces `population.history` for this block.
     #[serde(default)]
     pub history: Option<History>,
+    /// Replaces `storage` for this block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<Storage>,
     pub warmup: Option<Duration>,
     pub duration: Option<Duration>,
     pub repetitions: Option<u32>,
@@ -753,6 +780,9 @@ pub struct Workload {
     /// The cleanup job beside the workers (`[cleanup]`), if the workload runs one.
     #[serde(default)]
     pub cleanup: Option<Cleanup>,
+    /// Where finished jobs' rows go (`storage`; a block may set its own).
+    #[serde(default)]
+    pub storage: Storage,
     /// Backends to run every cell on, side by side. Empty: the backends of the `--db`
     /// URLs given (the embedded PostgreSQL when none is); `main` fills it in before a run.
     pub backends: Vec<BackendKind>,

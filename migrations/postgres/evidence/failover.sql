@@ -3,7 +3,7 @@
 -- its start time (the start statement's clock_timestamp(), which the effects and
 -- archive rows keep):
 -- $1 the handler effects the workers saw written, $2 the completions they saw
--- acknowledged (in the archive, or removed from it by the cleanup job). Returns one
+-- acknowledged (in the archive, removed by the cleanup job, or finished in place). Returns one
 -- row per missing write: ('effect' | 'completion', job id).
 -- A completed job whose archive row carries another run's start ran again after its
 -- acknowledged completion was lost: that completion is missing too.
@@ -17,6 +17,8 @@ SELECT 'completion', (a ->> 0)::bigint
   FROM json_array_elements($2::text::json) AS a
  WHERE NOT EXISTS (SELECT 1 FROM (SELECT id, started_at FROM jobs_archive
                                   UNION ALL
-                                  SELECT id, started_at FROM jobs_cleaned) j
+                                  SELECT id, started_at FROM jobs_cleaned
+                                  UNION ALL
+                                  SELECT id, started_at FROM jobs_hot WHERE status = 3) j
                     WHERE j.id = (a ->> 0)::bigint
                       AND (extract(epoch FROM j.started_at) * 1000000)::bigint = (a ->> 1)::bigint)

@@ -3,15 +3,20 @@
 -- follows an earlier run which succeeded (so nothing legitimately released the job for
 -- another run), whatever attempt number each had. The ledger counts the same rule from
 -- the workers' records (src/ledger.rs); the two must agree. Completed jobs are the
--- archive's (seeded history, population.history.archived, has ids below 1) and those
--- the cleanup job removed from it (jobs_cleaned).
+-- archive's (seeded history, population.history.archived, has ids below 1), those the
+-- cleanup job removed (jobs_cleaned), and under storage = "update-in-place" the hot
+-- table's finished rows (status 3; dead ones 4), seeded history's left out.
 SELECT
     (SELECT count(*) FROM jobs_hot WHERE status = 0) AS pending,
     (SELECT count(*) FROM jobs_hot WHERE status = 1) AS fetched,
     (SELECT count(*) FROM jobs_hot WHERE status = 2) AS processing,
     (SELECT count(*) FROM jobs_archive WHERE id >= 1)
-      + (SELECT count(*) FROM jobs_cleaned) AS completed,
-    (SELECT count(*) FROM jobs_dead_letter) AS dead_lettered,
+      + (SELECT count(*) FROM jobs_cleaned)
+      + (SELECT count(*) FROM jobs_hot
+          WHERE status = 3 AND created_by IS DISTINCT FROM 'claimbench-history') AS completed,
+    (SELECT count(*) FROM jobs_dead_letter)
+      + (SELECT count(*) FROM jobs_hot
+          WHERE status = 4 AND created_by IS DISTINCT FROM 'claimbench-history') AS dead_lettered,
     (SELECT count(*) FROM effects) AS effect_rows,
     (SELECT count(*)
        FROM (SELECT started_at,

@@ -33,7 +33,8 @@ SELECT
       WHERE application_name = $1 AND state = 'active')::int AS active,
     EXISTS (SELECT 1 FROM jobs_hot h
               LEFT JOIN queues q ON q.name = h.queue
-             WHERE q.is_paused IS NOT TRUE
+             WHERE h.status IN (0, 1, 2)
+               AND q.is_paused IS NOT TRUE
                AND q.is_active IS NOT FALSE) AS work_left,
     ARRAY(SELECT count(h.id)
             FROM unnest($2::text[]) WITH ORDINALITY AS u(name, ord)

@@ -708,7 +708,7 @@ impl Session for MysqlSession {
         let (past, bytes) = row.unwrap_or_default();
         Ok(crate::results::CleanupState {
             past_retention: past as u64,
-            archive_bytes: bytes.unwrap_or(0),
+            table_bytes: bytes.unwrap_or(0),
         })
     }
 

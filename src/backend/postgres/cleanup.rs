@@ -6,20 +6,33 @@ use super::{CLEANUP_SQL, query_error};
 use crate::backend::BackendError;
 use crate::backend::sql::step;
 use crate::results::CleanupState;
+use crate::workload::Storage;
 use std::time::Duration;
 use tokio_postgres::Client;
 use tokio_postgres::types::ToSql;
 
-#[derive(Default)]
 pub(super) struct Cleaner {
-    /// `batch` and `state`.
+    /// Whose finished rows it removes: the archive's, or the hot table's.
+    storage: Storage,
+    /// `batch` and `state` (or their `-in-place` steps).
     prepared: Option<[Stmt; 2]>,
 }
 
 impl Cleaner {
+    pub(super) fn new(storage: Storage) -> Cleaner {
+        Cleaner {
+            storage,
+            prepared: None,
+        }
+    }
+
     async fn statements(&mut self, c: &Client, keep: Keep) -> Result<&[Stmt; 2], BackendError> {
         if self.prepared.is_none() {
-            let sqls = [step(CLEANUP_SQL, "batch"), step(CLEANUP_SQL, "state")];
+            let sqls = match self.storage {
+                Storage::ArchiveMove => ["batch", "state"],
+                Storage::UpdateInPlace => ["batch-in-place", "state-in-place"],
+            }
+            .map(|name| step(CLEANUP_SQL, name));
             let described = describe_all(c, keep, &sqls, false)
                 .await
                 .map_err(|e| query_error("prepare the cleanup job", e))?;
@@ -57,7 +70,7 @@ impl Cleaner {
         let r = &rows.map_err(|e| query_error("read what the cleanup left", e))?[0];
         Ok(CleanupState {
             past_retention: r.get::<_, i64>(0) as u64,
-            archive_bytes: r.get(1),
+            table_bytes: r.get(1),
         })
     }
 }

@@ -15,7 +15,7 @@ use super::{
 use crate::backend::Reset;
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
-use crate::workload::Workload;
+use crate::workload::{Storage, Workload};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Mutex, Notify};
@@ -44,6 +44,7 @@ const HISTORY_SQL: &str = migration!("postgres", "history.sql");
 pub(super) const CLEANUP_SQL: &str = migration!("postgres", "cleanup.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
+const IN_PLACE_SQL: &str = migration!("postgres", "storage/update-in-place.sql");
 const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
 const POOLER_SQL: &str = crate::pooler::CONSOLE_SQL;
 
@@ -163,6 +164,9 @@ pub struct PostgresBackend {
     pooler_admin: Option<Config>,
     /// The console connection the trial's pool watcher keeps open between readings.
     pooler_console: Mutex<Option<Client>>,
+    /// Where finished jobs go in the trial the last reset made (`storage`): sessions
+    /// opened after it prepare that model's statements.
+    storage: std::sync::RwLock<Storage>,
 }
 
 impl PostgresBackend {
@@ -180,6 +184,7 @@ impl PostgresBackend {
             pooler: None,
             pooler_admin: None,
             pooler_console: Mutex::new(None),
+            storage: Default::default(),
         }
     }
 
@@ -423,7 +428,11 @@ impl PostgresBackend {
                 .map_err(e("seed the archive's history"))?;
         }
         if workload.cleanup.is_some() {
-            c.batch_execute(step(CLEANUP_SQL, "index"))
+            let index = match workload.storage {
+                Storage::ArchiveMove => "index",
+                Storage::UpdateInPlace => "index-in-place",
+            };
+            c.batch_execute(step(CLEANUP_SQL, index))
                 .await
                 .map_err(e("build the cleanup job's index"))?;
         }
@@ -606,10 +615,13 @@ impl Backend for PostgresBackend {
             true => statement::Keep::Unnamed,
             false => statement::Keep::Prepared,
         };
-        PostgresSession::open(client, wakeups, worker_id, self.worker_role(), keep).await
+        let storage = *self.storage.read().expect("not poisoned");
+        let (role, ways) = (self.worker_role(), (keep, storage));
+        PostgresSession::open(client, wakeups, worker_id, role, ways).await
     }
 
     async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
+        *self.storage.write().expect("not poisoned") = r.workload.storage;
         match &self.pristine {
             Some(p) => self.reset_by_copy(p, r).await,
             None => self.reset_in_place(r).await,

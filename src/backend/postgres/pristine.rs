@@ -43,8 +43,9 @@ impl Pristine {
     }
 }
 
-/// What a pristine copy is a copy of: the population, the layout, the seed and whether
-/// the cleanup job's index is built (the rest of the workload does not reach the tables).
+/// What a pristine copy is a copy of: the population, the layout, the seed, the storage
+/// model and whether the cleanup job's index is built (the rest of the workload does
+/// not reach the tables).
 pub fn key(workload: &Workload, layout: &str, seed: u64) -> String {
     let population = serde_json::to_string(&workload.population).expect("serializes");
     let mut h = Sha256::new();
@@ -52,6 +53,7 @@ pub fn key(workload: &Workload, layout: &str, seed: u64) -> String {
     h.update(layout.as_bytes());
     h.update(seed.to_le_bytes());
     h.update([u8::from(workload.cleanup.is_some())]);
+    h.update(workload.storage.name().as_bytes());
     hex::encode(h.finalize())
 }
 

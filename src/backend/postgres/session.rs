@@ -37,17 +37,24 @@ pub(super) fn claim_step<'a>(strategy: &Strategy, file: &'a str) -> &'a str {
 }
 
 impl Statements {
-    async fn prepare(c: &Client, keep: Keep) -> Result<Statements, BackendError> {
+    async fn prepare(c: &Client, keep: Keep, storage: Storage) -> Result<Statements, BackendError> {
+        // What finishing a job writes is the storage model's; the rest is the same.
+        let [complete, complete_batch, fail] = match storage {
+            Storage::ArchiveMove => [SQL.complete, COMPLETE_BATCH_SQL, SQL.fail],
+            Storage::UpdateInPlace => {
+                ["complete", "complete-batch", "fail"].map(|name| step(IN_PLACE_SQL, name))
+            }
+        };
         let sqls = [
             step(SQL.session, "unlock"),
-            COMPLETE_BATCH_SQL,
+            complete_batch,
             step(SQL.session, "announce"),
             SQL.start,
             START_UNGATED_SQL,
             SQL.heartbeat,
             SQL.effect,
-            SQL.complete,
-            SQL.fail,
+            complete,
+            fail,
             SQL.release,
             SQL.rescue,
             SQL.produce,
@@ -113,7 +120,7 @@ pub struct PostgresSession {
     versions: Vec<i64>,
     /// Reused: what a declared lock step returned.
     locked: Vec<ClaimedJob>,
-    /// The cleanup job's statements, on the cleaner's session.
+    /// The cleanup job's statements (the storage model's), on the cleaner's session.
     cleanup: super::cleanup::Cleaner,
 }
 
@@ -124,9 +131,9 @@ impl PostgresSession {
         wakeups: Arc<Notify>,
         worker_id: &str,
         worker_role: String,
-        keep: Keep,
+        (keep, storage): (Keep, Storage),
     ) -> Result<PostgresSession, BackendError> {
-        let statements = Statements::prepare(&client, keep).await?;
+        let statements = Statements::prepare(&client, keep, storage).await?;
         Ok(PostgresSession {
             client,
             keep,
@@ -146,7 +153,7 @@ impl PostgresSession {
             ids: Vec::new(),
             versions: Vec::new(),
             locked: Vec::new(),
-            cleanup: Default::default(),
+            cleanup: super::cleanup::Cleaner::new(storage),
         })
     }
 }

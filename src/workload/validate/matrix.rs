@@ -316,6 +316,7 @@ impl Validator<'_> {
             },
             handler_mode: m.handler_mode,
             complete: m.complete,
+            storage: m.storage,
             history: match m.history {
                 Some(h) => Some(self.history(&f("history"), h)?),
                 None => None,

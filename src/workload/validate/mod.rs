@@ -392,6 +392,7 @@ impl Validator<'_> {
             empty_backoff_max,
             faults,
             cleanup,
+            storage: w.storage.unwrap_or_default(),
             backends,
             matrices,
             trial,
