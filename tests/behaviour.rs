@@ -2392,6 +2392,7 @@ sample_interval_ms = 100
         "the history, all past a retention of 0"
     );
     assert!(end.past_retention < 300, "{end:?}");
+    assert_eq!(c.caught_up, Some(true), "its last run ended short: {c:?}");
     assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
     backend.drop_schema().await;
 }

@@ -7,10 +7,10 @@ use crate::results::{CellResult, CleanupFigures, RunResult};
 /// Where the job stood at a trial's end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Standing {
-    /// No more rows past retention than one period's completions and one batch: what
-    /// the next run would remove at once.
+    /// Its last whole run removed everything past retention (a statement came back
+    /// short): what is past it at the end arrived since.
     KeptUp,
-    /// Fewer past retention than at the start, more than one run removes.
+    /// Not caught up, but fewer past retention than at the start.
     CatchingUp,
     /// As many or more than at the start.
     FellBehind,
@@ -52,26 +52,24 @@ impl CellCleanup {
     }
 }
 
-/// Where one trial's job stood at its end, with `done_per_s` the jobs the workers
-/// finished per second.
-pub fn standing(f: &CleanupFigures, done_per_s: f64) -> Option<Standing> {
+/// Where one trial's job stood at its end; `None` when no run of it ended.
+pub fn standing(f: &CleanupFigures) -> Option<Standing> {
+    if f.caught_up? {
+        return Some(Standing::KeptUp);
+    }
     let (start, end) = (f.start?.past_retention, f.end?.past_retention);
-    let one_period = done_per_s * f.every_s + f64::from(f.batch);
-    Some(if end as f64 <= one_period {
-        Standing::KeptUp
-    } else if end < start {
-        Standing::CatchingUp
-    } else {
-        Standing::FellBehind
+    Some(match end < start {
+        true => Standing::CatchingUp,
+        false => Standing::FellBehind,
     })
 }
 
 /// `None` for a cell whose trials ran no cleanup job.
 pub fn of(c: &CellResult) -> Option<CellCleanup> {
-    let runs: Vec<(&CleanupFigures, f64)> = c
+    let runs: Vec<(&CleanupFigures, ())> = c
         .trials
         .iter()
-        .filter_map(|t| Some((t.cleanup.as_ref()?, t.completed_per_s)))
+        .filter_map(|t| Some((t.cleanup.as_ref()?, ())))
         .collect();
     let first = runs.first()?.0;
     let n = runs.len() as f64;
@@ -102,7 +100,7 @@ pub fn of(c: &CellResult) -> Option<CellCleanup> {
             .map(|(s, e)| (mb(s.table_bytes), mb(e.table_bytes))),
         standing: runs
             .iter()
-            .filter_map(|(f, done)| standing(f, *done))
+            .filter_map(|(f, _)| standing(f))
             .max_by_key(|s| *s as u8),
     })
 }
@@ -180,8 +178,8 @@ mod tests {
 
     fn trial(start: u64, end: u64, during: u64, between: u64) -> TrialResult {
         TrialResult {
-            completed_per_s: 1000.0,
             cleanup: Some(CleanupFigures {
+                caught_up: Some(end < 1000),
                 retain_s: 2.0,
                 batch: 500,
                 every_s: 1.0,
@@ -203,12 +201,18 @@ mod tests {
     }
 
     #[test]
-    fn a_job_keeps_up_when_what_is_left_is_one_periods_work() {
-        // One period: 1000 jobs/s × 1 s + a batch of 500 = 1500 rows.
-        let f = |start, end| standing(trial(start, end, 1, 1).cleanup.as_ref().unwrap(), 1000.0);
-        assert_eq!(f(100_000, 1_500), Some(Standing::KeptUp));
-        assert_eq!(f(100_000, 1_501), Some(Standing::CatchingUp));
-        assert_eq!(f(1_000, 1_600), Some(Standing::FellBehind));
+    fn a_job_kept_up_when_its_last_whole_run_removed_everything_past_retention() {
+        let f = |caught_up, start, end| {
+            let mut t = trial(start, end, 1, 1);
+            t.cleanup.as_mut().unwrap().caught_up = caught_up;
+            standing(t.cleanup.as_ref().unwrap())
+        };
+        // What is past retention at the end arrived after its last run: kept up.
+        assert_eq!(f(Some(true), 100_000, 9_000), Some(Standing::KeptUp));
+        assert_eq!(f(Some(false), 100_000, 9_000), Some(Standing::CatchingUp));
+        assert_eq!(f(Some(false), 1_000, 1_600), Some(Standing::FellBehind));
+        // No run ended: nothing to say.
+        assert_eq!(f(None, 1_000, 1_600), None);
     }
 
     #[test]

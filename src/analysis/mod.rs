@@ -24,6 +24,7 @@ pub mod recommend;
 mod reruns;
 mod run;
 pub mod shards;
+mod storage;
 pub mod story;
 pub mod usl;
 

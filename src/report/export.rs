@@ -156,6 +156,7 @@ pub fn cells_csv(cells: &[CellView]) -> Result<String, ExportError> {
         server_settings: Vec::new(),
         pool_size: None,
         claim_only: None,
+        storage: None,
         pair: None,
         server: None,
         trials: Vec::new(),

@@ -183,6 +183,7 @@ mod tests {
                 server_settings: Vec::new(),
                 pool_size: None,
                 claim_only: None,
+                storage: None,
                 pair: None,
                 server: None,
                 trials: vec![
@@ -287,6 +288,7 @@ mod tests {
             server_settings: Vec::new(),
             pool_size: None,
             claim_only: None,
+            storage: None,
             pair: None,
             server: None,
             trials: vec![trial(0, claimed, lat, vec![])],
@@ -414,6 +416,7 @@ mod tests {
                 server_settings: Vec::new(),
                 pool_size: None,
                 claim_only: None,
+                storage: None,
                 pair: None,
                 server: None,
                 trials: vec![TrialResult::default()],

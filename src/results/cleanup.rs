@@ -41,6 +41,11 @@ pub struct CleanupFigures {
     pub claim_p99_between_us: Option<u64>,
     pub seconds_during: u32,
     pub seconds_between: u32,
+    /// Whether its last run that the trial's end did not cut short ended with a
+    /// statement that removed fewer than a batch: nothing was left past retention then.
+    /// `None` when no run ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caught_up: Option<bool>,
     /// At the trial's start and after it.
     pub start: Option<CleanupState>,
     pub end: Option<CleanupState>,

@@ -210,6 +210,10 @@ pub struct CellResult {
     /// runs written before this was recorded (see [`CellResult::is_claim_only`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_only: Option<bool>,
+    /// The block's storage model (`storage`) when it is not the default archive move:
+    /// where its finished jobs' rows went (`update-in-place`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<String>,
     /// In a paired block, which side the cell is: its trials ran interleaved with the
     /// other side's, repetition *r* of both in round *r* (A first in even rounds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -402,6 +406,7 @@ impl CellResult {
             server_settings: Vec::new(),
             pool_size: None,
             claim_only: None,
+            storage: None,
             pair: None,
             server: None,
             trials,

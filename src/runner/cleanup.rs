@@ -25,6 +25,7 @@ pub struct CleanupReport {
     removed: u64,
     latency: Histogram<u64>,
     busy_ms: Vec<u32>,
+    caught_up: Option<bool>,
     start: Option<CleanupState>,
     end: Option<CleanupState>,
 }
@@ -43,6 +44,7 @@ pub async fn clean<S: Session>(
         removed: 0,
         latency: new_histogram(),
         busy_ms: Vec::new(),
+        caught_up: None,
         start: session
             .call(async |s| s.cleanup_state(c.retain, cap).await)
             .await?,
@@ -60,6 +62,7 @@ pub async fn clean<S: Session>(
             break;
         }
         r.runs += 1;
+        let mut caught_up = false;
         while !shared.stopping() {
             let t0 = Instant::now();
             let done = session
@@ -75,12 +78,17 @@ pub async fn clean<S: Session>(
                 Some(n) => {
                     r.removed += n;
                     if n < u64::from(c.batch) {
+                        caught_up = true;
                         break;
                     }
                 }
                 // Reconnected: the next run starts over.
                 None => break,
             }
+        }
+        // A run the trial's end cut short says nothing of whether the job keeps up.
+        if caught_up || !shared.stopping() {
+            r.caught_up = Some(caught_up);
         }
         let now = Instant::now();
         while next <= now {
@@ -149,6 +157,7 @@ pub fn figures(
         seconds_during,
         seconds_between,
         busy_ms_series: r.busy_ms,
+        caught_up: r.caught_up,
         start: r.start,
         end: r.end,
     }
@@ -170,6 +179,7 @@ mod tests {
             removed: 2500,
             latency: new_histogram(),
             busy_ms,
+            caught_up: Some(true),
             start: None,
             end: None,
         }

@@ -725,6 +725,8 @@ impl Progress<'_> {
             server_settings: Vec::new(),
             pool_size: None,
             claim_only: Some(w.handler.mode == crate::workload::HandlerMode::ClaimOnly),
+            storage: (w.storage != crate::workload::Storage::ArchiveMove)
+                .then(|| w.storage.name().to_string()),
             pair: None,
             server: None,
             trials: Vec::new(),
