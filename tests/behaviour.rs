@@ -2323,6 +2323,27 @@ async fn the_cleanup_job_removes_only_the_oldest_finished_rows_past_retention() 
     backend.drop_schema().await;
 }
 
+/// A drained trial of `jobs` jobs whose handlers fail and retry: each finished once,
+/// completed or dead (seeded history counts as neither), exactly as the workers saw it,
+/// none lost, none claimed twice.
+fn every_job_finished_once(t: &TrialResult, jobs: i64, what: &str) {
+    let db = &t.reconciliation.db;
+    assert_eq!(t.reconciliation.lost, 0, "{what}: {:?}", t.reconciliation);
+    assert_eq!(
+        db.pending + db.fetched + db.processing,
+        0,
+        "{what}: drained"
+    );
+    assert_eq!(db.completed + db.dead_lettered, jobs, "{what}: {db:?}");
+    assert_eq!(db.completed as u64, t.counts.jobs_completed, "{what}");
+    assert_eq!(
+        db.dead_lettered as u64, t.counts.jobs_dead_lettered,
+        "{what}"
+    );
+    assert!(db.dead_lettered > 0, "{what}: some jobs failed for good");
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{what}");
+}
+
 /// A full trial with the cleanup job removing every finished row as soon as it can
 /// (retention 0) beside failing, retrying and dead-lettering workers (on PostgreSQL over
 /// an archive that already holds history): every job of the trial is still accounted for
@@ -2368,19 +2389,7 @@ sample_interval_ms = 100
     let r = run(&backend, w).await;
     let t = &r.cells[0].trials[0];
     let c = t.cleanup.as_ref().expect("the job's figures");
-    let db = &t.reconciliation.db;
-    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
-    assert_eq!(db.pending + db.fetched + db.processing, 0, "drained");
-    assert_eq!(
-        db.completed + db.dead_lettered,
-        1500,
-        "history is not a completion"
-    );
-    assert_eq!(
-        db.completed as u64, t.counts.jobs_completed,
-        "the workers' completions, all counted"
-    );
-    assert!(db.dead_lettered > 0, "some jobs failed twice");
+    every_job_finished_once(t, 1500, "retention 0");
     assert!(
         c.removed >= archived + 100,
         "the history went, and the trial's rows with it: {c:?}"
@@ -2393,7 +2402,6 @@ sample_interval_ms = 100
     );
     assert!(end.past_retention < 300, "{end:?}");
     assert_eq!(c.caught_up, Some(true), "its last run ended short: {c:?}");
-    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
     backend.drop_schema().await;
 }
 
@@ -2443,22 +2451,8 @@ sample_interval_ms = 100
         );
         let r = run(&backend, w).await;
         let t = &r.cells[0].trials[0];
+        every_job_finished_once(t, 1000, cleanup);
         let db = &t.reconciliation.db;
-        assert_eq!(
-            t.reconciliation.lost, 0,
-            "{cleanup}: {:?}",
-            t.reconciliation
-        );
-        assert_eq!(db.pending + db.fetched + db.processing, 0, "drained");
-        assert_eq!(
-            db.completed + db.dead_lettered,
-            1000,
-            "{cleanup}: seeded history counts as neither"
-        );
-        assert_eq!(db.completed as u64, t.counts.jobs_completed);
-        assert_eq!(db.dead_lettered as u64, t.counts.jobs_dead_lettered);
-        assert!(db.dead_lettered > 0, "poison jobs died");
-        assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
         let c = {
             let mut s = backend.connect("cbtest-inspect", "inspect").await.unwrap();
             let row = s

@@ -52,15 +52,16 @@ impl CellCleanup {
     }
 }
 
-/// Where one trial's job stood at its end; `None` when no run of it ended.
+/// Where one trial's job stood at its end; `None` when what it left was not read.
 pub fn standing(f: &CleanupFigures) -> Option<Standing> {
-    if f.caught_up? {
-        return Some(Standing::KeptUp);
-    }
     let (start, end) = (f.start?.past_retention, f.end?.past_retention);
-    Some(match end < start {
-        true => Standing::CatchingUp,
-        false => Standing::FellBehind,
+    Some(if f.caught_up == Some(true) || end == 0 {
+        Standing::KeptUp
+    } else if end < start {
+        // Also a job whose one run the trial's end cut short, if it had gained.
+        Standing::CatchingUp
+    } else {
+        Standing::FellBehind
     })
 }
 
@@ -211,8 +212,10 @@ mod tests {
         assert_eq!(f(Some(true), 100_000, 9_000), Some(Standing::KeptUp));
         assert_eq!(f(Some(false), 100_000, 9_000), Some(Standing::CatchingUp));
         assert_eq!(f(Some(false), 1_000, 1_600), Some(Standing::FellBehind));
-        // No run ended: nothing to say.
-        assert_eq!(f(None, 1_000, 1_600), None);
+        // No run ended whole: what it left against what it found.
+        assert_eq!(f(None, 500_000, 130_000), Some(Standing::CatchingUp));
+        assert_eq!(f(None, 1_000, 1_600), Some(Standing::FellBehind));
+        assert_eq!(f(None, 0, 0), Some(Standing::KeptUp));
     }
 
     #[test]
