@@ -31,6 +31,8 @@ impl Standing {
 pub struct CellCleanup {
     pub removed_per_s: f64,
     pub statements: u64,
+    /// Of them, rolled back in a deadlock or lock timeout with the workers.
+    pub conflicts: u64,
     pub statement_p99_us: u64,
     /// Means over the repetitions that have each, µs.
     pub claim_p99_during_us: Option<f64>,
@@ -86,6 +88,7 @@ pub fn of(c: &CellResult) -> Option<CellCleanup> {
     Some(CellCleanup {
         removed_per_s: runs.iter().map(|(f, _)| f.removed_per_s).sum::<f64>() / n,
         statements: runs.iter().map(|(f, _)| f.statements).sum(),
+        conflicts: runs.iter().map(|(f, _)| f.conflicts).sum(),
         statement_p99_us: runs
             .iter()
             .map(|(f, _)| f.statement_latency.p99_us)

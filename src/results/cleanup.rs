@@ -29,6 +29,10 @@ pub struct CleanupFigures {
     pub runs: u64,
     pub statements: u64,
     pub removed: u64,
+    /// Statements that ended in a deadlock or lock timeout with the workers and rolled
+    /// back (the run ended there; the next one starts over).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub conflicts: u64,
     /// Rows removed per second over the whole trial: the job runs from its start.
     pub removed_per_s: f64,
     /// Each statement's time, from send to answer.
@@ -49,6 +53,10 @@ pub struct CleanupFigures {
     /// At the trial's start and after it.
     pub start: Option<CleanupState>,
     pub end: Option<CleanupState>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl CleanupFigures {

@@ -23,6 +23,7 @@ pub struct CleanupReport {
     runs: u64,
     statements: u64,
     removed: u64,
+    conflicts: u64,
     latency: Histogram<u64>,
     busy_ms: Vec<u32>,
     caught_up: Option<bool>,
@@ -42,6 +43,7 @@ pub async fn clean<S: Session>(
         runs: 0,
         statements: 0,
         removed: 0,
+        conflicts: 0,
         latency: new_histogram(),
         busy_ms: Vec::new(),
         caught_up: None,
@@ -65,9 +67,20 @@ pub async fn clean<S: Session>(
         let mut caught_up = false;
         while !shared.stopping() {
             let t0 = Instant::now();
-            let done = session
+            let done = match session
                 .call(async |s| s.clean(c.retain, c.batch).await)
-                .await?;
+                .await
+            {
+                Ok(done) => done,
+                // A deadlock or lock timeout with the workers (InnoDB's gap locks on the
+                // archive's index): the statement rolled back, as a deployment's job
+                // would see it; counted, and the run ends there.
+                Err(e) if e.is_retryable() => {
+                    r.conflicts += 1;
+                    None
+                }
+                Err(e) => return Err(e),
+            };
             let t1 = Instant::now();
             r.statements += 1;
             let _ = r
@@ -82,7 +95,7 @@ pub async fn clean<S: Session>(
                         break;
                     }
                 }
-                // Reconnected: the next run starts over.
+                // Reconnected, or rolled back: the next run starts over.
                 None => break,
             }
         }
@@ -147,6 +160,7 @@ pub fn figures(
         runs: r.runs,
         statements: r.statements,
         removed: r.removed,
+        conflicts: r.conflicts,
         removed_per_s: match trial_s > 0.0 {
             true => r.removed as f64 / trial_s,
             false => 0.0,
@@ -177,6 +191,7 @@ mod tests {
             runs: 2,
             statements: 3,
             removed: 2500,
+            conflicts: 0,
             latency: new_histogram(),
             busy_ms,
             caught_up: Some(true),
