@@ -191,6 +191,11 @@ pub struct RunArgs {
     /// No progress bar or per-trial lines; the summary is still printed.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Run each trial once, even one the host or the harness disturbed (by default
+    /// such a trial runs again once and the second run is reported): for a job with a
+    /// fixed time budget, such as a test suite, where its warnings suffice.
+    #[arg(long, env = "CLAIMBENCH_NO_RERUN", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_rerun: bool,
     /// At the end print all of summary.md (every section) instead of the screen of
     /// verdict, one line per cell and the first warnings.
     #[arg(long, short)]

@@ -26,6 +26,8 @@ pub(crate) struct RunFlags {
     pub results_dir: std::path::PathBuf,
     pub repetitions: Option<u32>,
     pub quiet: bool,
+    /// `--no-rerun`: a disturbed trial is reported with its warnings, not run again.
+    pub no_rerun: bool,
     /// `--verbose`: all of summary.md at the end, not the screen.
     pub verbose: bool,
     pub slos: Vec<Slo>,
@@ -49,6 +51,7 @@ pub(crate) async fn command(a: crate::cli::RunArgs) -> Result<ExitCode> {
         results_dir: a.results,
         repetitions: a.repetitions,
         quiet: a.quiet,
+        no_rerun: a.no_rerun,
         verbose: a.verbose,
         slos: super::parse_slos(&a.slo)?,
         worker_threads: a.worker_threads.map(usize::from),
@@ -72,6 +75,7 @@ pub(crate) async fn run(
         results_dir,
         repetitions,
         quiet,
+        no_rerun,
         verbose,
         slos: slo_flags,
         worker_threads,
@@ -134,7 +138,7 @@ pub(crate) async fn run(
         worker_threads,
         restarts,
         failovers,
-        rerun_disturbed: true,
+        rerun_disturbed: !no_rerun,
         allow_privileged_sql,
         render: runner::Render {
             trial_line: report::tables::trial_line,
