@@ -69,29 +69,25 @@ pub fn standing(f: &CleanupFigures) -> Option<Standing> {
 
 /// `None` for a cell whose trials ran no cleanup job.
 pub fn of(c: &CellResult) -> Option<CellCleanup> {
-    let runs: Vec<(&CleanupFigures, ())> = c
-        .trials
-        .iter()
-        .filter_map(|t| Some((t.cleanup.as_ref()?, ())))
-        .collect();
-    let first = runs.first()?.0;
+    let runs: Vec<&CleanupFigures> = c.trials.iter().filter_map(|t| t.cleanup.as_ref()).collect();
+    let first = *runs.first()?;
     let n = runs.len() as f64;
     let mean = |pick: fn(&CleanupFigures) -> Option<u64>| {
-        let v: Vec<u64> = runs.iter().filter_map(|(f, _)| pick(f)).collect();
+        let v: Vec<u64> = runs.iter().filter_map(|f| pick(f)).collect();
         (!v.is_empty()).then(|| v.iter().sum::<u64>() as f64 / v.len() as f64)
     };
     let worst_end = runs
         .iter()
-        .filter_map(|(f, _)| f.end)
+        .filter_map(|f| f.end)
         .max_by_key(|e| e.past_retention);
     let mb = |b: i64| b as f64 / 1_048_576.0;
     Some(CellCleanup {
-        removed_per_s: runs.iter().map(|(f, _)| f.removed_per_s).sum::<f64>() / n,
-        statements: runs.iter().map(|(f, _)| f.statements).sum(),
-        conflicts: runs.iter().map(|(f, _)| f.conflicts).sum(),
+        removed_per_s: runs.iter().map(|f| f.removed_per_s).sum::<f64>() / n,
+        statements: runs.iter().map(|f| f.statements).sum(),
+        conflicts: runs.iter().map(|f| f.conflicts).sum(),
         statement_p99_us: runs
             .iter()
-            .map(|(f, _)| f.statement_latency.p99_us)
+            .map(|f| f.statement_latency.p99_us)
             .max()
             .unwrap_or(0),
         claim_p99_during_us: mean(|f| f.claim_p99_during_us),
@@ -100,11 +96,11 @@ pub fn of(c: &CellResult) -> Option<CellCleanup> {
         past_retention_end: worst_end.map(|e| e.past_retention),
         table_mb: first
             .start
-            .zip(runs.last()?.0.end)
+            .zip(runs.last()?.end)
             .map(|(s, e)| (mb(s.table_bytes), mb(e.table_bytes))),
         standing: runs
             .iter()
-            .filter_map(|(f, _)| standing(f))
+            .filter_map(|f| standing(f))
             .max_by_key(|s| *s as u8),
     })
 }
