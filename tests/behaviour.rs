@@ -2484,3 +2484,166 @@ sample_interval_ms = 100
     }
     backend.drop_schema().await;
 }
+
+/// `storage = "partitioned"`: jobs arrive over the trial into rotating time slots of
+/// 0.2 s, and the cleanup job (retention 0) truncates whole partitions beside the
+/// workers, failing, retrying a second later (so older slots hold pending rows for five
+/// slots' time) and dead-lettering: it removes thousands of finished rows,
+/// moves the dead ones it takes to the dead-letter table (nothing else writes it under
+/// this model), and never a live row (one would be a lost job); every count still adds
+/// up, and the hot table ends with most partitions empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitioned_storage_truncates_finished_partitions_and_loses_no_job() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = Arc::new(<PostgresBackend as TestDb>::open("partitioned").await);
+    let w = common::workload(
+        "backlog = 200\nqueues = [{ name = \"a\" }]",
+        r#"
+[producers]
+rate_per_s = 1000
+[handler]
+duration = { dist = "fixed", ms = 0.0 }
+failure_rate = 0.1
+max_attempts = 2
+retry_delay_ms = 1000
+[cleanup]
+retain_s = 0
+every_s = 0.2
+batch = 100
+[matrix]
+storage = "partitioned"
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [10]
+[trial]
+warmup_s = 0.5
+duration_s = 3
+sample_interval_ms = 100
+"#,
+    );
+    let r = run(&backend, w).await;
+    let t = &r.cells[0].trials[0];
+    let db = &t.reconciliation.db;
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(db.completed as u64, t.counts.jobs_completed, "{db:?}");
+    assert_eq!(
+        db.dead_lettered as u64, t.counts.jobs_dead_lettered,
+        "{db:?}"
+    );
+    let c = t.cleanup.as_ref().expect("the job's figures");
+    assert!(c.removed >= 1000, "whole partitions went: {c:?}");
+    let mut s = backend.connect("cbtest-inspect", "inspect").await.unwrap();
+    let row = s
+        .client()
+        .query_one(
+            "SELECT (SELECT count(*) FROM jobs_dead_letter),
+                    (SELECT count(*) FROM jobs_cleaned),
+                    (SELECT count(DISTINCT tableoid) FROM jobs_hot),
+                    (SELECT count(*) FROM pg_partition_tree('jobs_hot') WHERE isleaf)",
+            &[],
+        )
+        .await
+        .unwrap();
+    let n = |i| row.get::<_, i64>(i);
+    assert!(n(0) > 0, "the truncated partitions' dead jobs moved");
+    assert!(n(1) >= 1000, "the removed jobs stay counted: {}", n(1));
+    assert_eq!(n(3), 8, "eight partitions");
+    assert!(n(2) < 8, "some partitions are empty at the end: {}", n(2));
+    backend.drop_schema().await;
+}
+
+/// Under storage = "delete" a finished row is gone, and only the effects table witnesses
+/// that its job ran: every count still adds up (with retries, poison and dead jobs, two
+/// queues, one capped), no finished row is left anywhere, and the per-queue counts and the
+/// capped queue's exact figures still see the deleted jobs. The worst case of that
+/// shortcut, a row gone with a successful run behind it, is a completion only under
+/// delete: the same row removed by hand under the archive move is a lost job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_keeps_no_finished_row_and_the_effects_count_what_ran() {
+    use claimbench::backend::Backend;
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = Arc::new(<PostgresBackend as TestDb>::open("delete_storage").await);
+    let body = |storage: &str| {
+        format!(
+            r#"
+[handler]
+duration = {{ dist = "fixed", ms = 0.0 }}
+failure_rate = 0.1
+max_attempts = 2
+retry_delay_ms = 10
+[faults]
+poison_share = 0.05
+lease_s = 5
+[matrix]
+storage = "{storage}"
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [4]
+batch_sizes = [10]
+[trial]
+stop = "drain"
+max_s = 30
+sample_interval_ms = 100
+"#
+        )
+    };
+    let population =
+        "backlog = 1000\nqueues = [{ name = \"a\" }, { name = \"capped\", max_workers = 2 }]";
+    for storage in ["delete", "archive-move"] {
+        let w = common::workload(population, &body(storage));
+        assert_eq!(w.phase(0).storage.name(), storage, "the block's storage");
+        let r = run(&backend, w).await;
+        let t = &r.cells[0].trials[0];
+        every_job_finished_once(t, 1000, storage);
+        let by_queue: i64 = t.queues.iter().map(|q| q.completed).sum();
+        assert!(
+            t.queues.len() == 2 && t.queues.iter().all(|q| q.completed > 0),
+            "{storage}: completions per queue {:?}",
+            t.queues
+        );
+        assert!(by_queue <= t.reconciliation.db.completed, "{storage}");
+        let queues = ["a".to_string(), "capped".to_string()];
+        let known = backend.job_queues(&queues).await.unwrap();
+        assert_eq!(known.len(), 1000, "{storage}: every job's queue is known");
+        let mut inspect = backend.connect("cbtest-inspect", "inspect").await.unwrap();
+        let c = inspect.client();
+        let left: i64 = c
+            .query_one(
+                "SELECT (SELECT count(*) FROM jobs_hot) + (SELECT count(*) FROM jobs_archive)",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        let before = backend.reconcile().await.unwrap().completed;
+        // A finished job's row taken away behind claimbench's back.
+        let gone = match storage {
+            "delete" => {
+                "DELETE FROM effects WHERE job_id = (SELECT min(job_id) FROM effects e
+                          WHERE outcome = 0 AND NOT EXISTS
+                            (SELECT 1 FROM jobs_dead_letter d WHERE d.id = e.job_id))"
+            }
+            _ => "DELETE FROM jobs_archive WHERE id = (SELECT min(id) FROM jobs_archive)",
+        };
+        c.execute(gone, &[]).await.unwrap();
+        let after = backend.reconcile().await.unwrap().completed;
+        match storage {
+            "delete" => {
+                assert_eq!(left, 0, "no finished row is kept");
+                assert_eq!(
+                    after,
+                    before - 1,
+                    "the effects are what counts a deleted job"
+                );
+            }
+            _ => {
+                assert_eq!(left, before, "finished rows are the archive's");
+                assert_eq!(after, before - 1, "a vanished archive row is not completed");
+            }
+        }
+    }
+    backend.drop_schema().await;
+}

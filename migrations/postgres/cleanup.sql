@@ -78,10 +78,13 @@ kept AS (
 SELECT count(*) FROM gone
 
 -- step: state-in-place
--- As `state`, for the hot table's finished rows and the hot table's bytes.
+-- As `state`, for the hot table's finished rows and the hot table's bytes (its
+-- partitions' under storage = "partitioned", whose job is storage/partitioned.sql's).
 SELECT (SELECT count(*)
           FROM (SELECT 1 FROM jobs_hot
                  WHERE status = 3
                    AND last_updated_at < now() - make_interval(secs => $1::float8)
                  LIMIT $2::bigint) behind) AS past_retention,
-       pg_total_relation_size('jobs_hot') AS table_bytes
+       (SELECT sum(pg_total_relation_size(relid))::bigint
+          FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) AS table_bytes

@@ -16,6 +16,11 @@ DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema} AUTHORIZATION {ow
 -- {schema} the run's schema, quoted: the first statement of the reset's transaction.
 SET LOCAL search_path TO {schema}
 
+-- step: storage
+-- $1 the workload's storage model (archive-move, update-in-place, delete): the evidence
+-- read after the trial (evidence/) looks here for where the finished jobs went.
+INSERT INTO claimbench_schema (storage) VALUES ($1)
+
 -- step: queues
 -- $1 names, $2 paused, $3 active, $4 max workers: one array each, in the workload's order.
 INSERT INTO queues (name, is_paused, is_active, max_workers)

@@ -4,9 +4,12 @@
 
 -- The marker: claimbench created this schema, so a later run may drop it
 -- (src/backend/ownership.rs refuses a schema that exists without it).
+-- Its one row (reset.sql) names the trial's storage model, which the counts after the
+-- trial (evidence/) read to know where finished jobs went.
 CREATE TABLE claimbench_schema (
     created_by text        NOT NULL DEFAULT 'claimbench',
-    created_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz NOT NULL DEFAULT now(),
+    storage    text        NOT NULL DEFAULT 'archive-move'
 );
 
 CREATE TABLE queues (
@@ -118,5 +121,8 @@ CREATE TABLE effects (
     -- Whether the worker still owned the row (same worker, processing, same token)
     -- when the handler finished; an execution without ownership is recorded as such.
     owned       boolean     NOT NULL,
-    token       bigint      NULL
+    token       bigint      NULL,
+    -- The owned row's queue: under storage = "delete" nothing else keeps a finished
+    -- job's queue for the per-queue counts.
+    queue       text        NULL
 );

@@ -106,17 +106,17 @@ pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Resul
         let phases: Vec<Workload> = (0..workload.matrices.len())
             .map(|i| workload.phase(i))
             .collect();
+        let other_storage = phases
+            .iter()
+            .map(|p| p.storage)
+            .find(|s| *s != claimbench::workload::Storage::ArchiveMove);
+        let storage = other_storage.map(|s| format!("storage = \"{}\"", s.name()));
         let postgres_only = [
             (
                 "population.history",
                 phases.iter().any(|p| p.population.history.rows() > 0),
             ),
-            (
-                "storage = \"update-in-place\"",
-                phases
-                    .iter()
-                    .any(|p| p.storage == claimbench::workload::Storage::UpdateInPlace),
-            ),
+            (storage.as_deref().unwrap_or("storage"), storage.is_some()),
             (
                 "population.history.archived",
                 phases.iter().any(|p| p.population.history.archived > 0),

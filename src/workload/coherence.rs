@@ -119,15 +119,15 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     if w.cleanup.is_some() {
         return refuse("cleanup".into(), "removes finished rows from an archive");
     }
-    let in_place = (0..w.matrices.len()).find(|&i| {
-        w.matrices[i].runs_on(*kind) && w.phase(i).storage == super::Storage::UpdateInPlace
+    let other_storage = (0..w.matrices.len()).find(|&i| {
+        w.matrices[i].runs_on(*kind) && w.phase(i).storage != super::Storage::ArchiveMove
     });
-    if let Some(i) = in_place {
+    if let Some(i) = other_storage {
         let field = match w.matrices[i].phase.storage {
             Some(_) => block_field(w, i, "storage"),
             None => "storage".into(),
         };
-        return refuse(field, "keeps finished rows in the hot table");
+        return refuse(field, "chooses where a finished job's row goes in a table");
     }
     let h = &w.handler;
     // The delay matters only where a job can fail (it defaults to 100 ms).

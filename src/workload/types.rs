@@ -52,6 +52,16 @@ pub enum Storage {
     /// dead): one UPDATE instead of a DELETE and an INSERT, and finished rows beside the
     /// live ones for every claim's index to skip, until a cleanup job removes them.
     UpdateInPlace,
+    /// A finished job's row is deleted (a dead one still moves to the dead-letter
+    /// table): the cheapest completion and nothing finished left to skip or clean, at
+    /// the price of no record of what ran; claimbench's own effects table is then what
+    /// counts the completions.
+    Delete,
+    /// The hot table partitioned by a rotating time slot (one per cleanup interval):
+    /// finished rows stay in their partition with a final status, and the cleanup job
+    /// truncates a partition once all of it is finished: nothing is vacuumed row by row,
+    /// but every statement that does not name the slot reads every partition.
+    Partitioned,
 }
 
 impl Storage {
@@ -59,7 +69,15 @@ impl Storage {
         match self {
             Storage::ArchiveMove => "archive-move",
             Storage::UpdateInPlace => "update-in-place",
+            Storage::Delete => "delete",
+            Storage::Partitioned => "partitioned",
         }
+    }
+
+    /// Whether finished rows stay in the hot table with a final status (else they
+    /// leave it: to the archive, or nowhere under `delete`).
+    pub fn finishes_in_place(self) -> bool {
+        matches!(self, Storage::UpdateInPlace | Storage::Partitioned)
     }
 }
 

@@ -1,14 +1,22 @@
 -- Jobs completed per queue within the trial's steady window ($1 to $2, µs since the
 -- epoch on the server's clock): per-queue throughput. The cleanup job's removed rows
 -- (jobs_cleaned) count as the archive's, and so do the hot table's finished rows under
--- storage = "update-in-place".
+-- storage = "update-in-place"; under storage = "delete", a job whose row is gone counts at
+-- the finish of its last successful run, in the queue that run's effect kept.
 SELECT queue, count(*)
 FROM (SELECT queue, finished_at FROM jobs_archive
       UNION ALL
       SELECT queue, finished_at FROM jobs_cleaned
       UNION ALL
       SELECT queue, last_updated_at FROM jobs_hot
-       WHERE status = 3 AND created_by IS DISTINCT FROM 'claimbench-history') done
+       WHERE status = 3 AND created_by IS DISTINCT FROM 'claimbench-history'
+      UNION ALL
+      SELECT max(e.queue), max(e.finished_at) FROM effects e
+       WHERE (SELECT storage FROM claimbench_schema LIMIT 1) = 'delete'
+         AND e.outcome = 0
+         AND NOT EXISTS (SELECT 1 FROM jobs_hot h WHERE h.id = e.job_id)
+         AND NOT EXISTS (SELECT 1 FROM jobs_dead_letter d WHERE d.id = e.job_id)
+       GROUP BY e.job_id) done
 WHERE finished_at >= 'epoch'::timestamptz + $1::bigint * interval '1 microsecond'
   AND finished_at < 'epoch'::timestamptz + $2::bigint * interval '1 microsecond'
 GROUP BY queue

@@ -59,14 +59,23 @@ SELECT
             FROM unnest($4::text[]) WITH ORDINALITY AS u(name, ord)
             LEFT JOIN queues q ON q.name = u.name
            ORDER BY u.ord) AS queue_oldest_ms,
-    (SELECT COALESCE(n_dead_tup, 0) FROM pg_stat_user_tables
-      WHERE relid = 'jobs_hot'::regclass) AS dead_tuples,
-    pg_table_size('jobs_hot'::regclass) AS table_bytes,
-    pg_indexes_size('jobs_hot'::regclass) AS index_bytes,
-    (SELECT COALESCE(n_tup_upd, 0) FROM pg_stat_user_tables
-      WHERE relid = 'jobs_hot'::regclass) AS updates,
-    (SELECT COALESCE(n_tup_hot_upd, 0) FROM pg_stat_user_tables
-      WHERE relid = 'jobs_hot'::regclass) AS hot_updates,
+    -- The hot table's figures are its partitions' sums under storage = "partitioned"
+    -- (pg_partition_tree lists a plain table's partitions: none).
+    (SELECT sum(COALESCE(n_dead_tup, 0))::bigint FROM pg_stat_user_tables
+      WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
+                     UNION SELECT 'jobs_hot'::regclass)) AS dead_tuples,
+    (SELECT sum(pg_table_size(relid))::bigint
+       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) AS table_bytes,
+    (SELECT sum(pg_indexes_size(relid))::bigint
+       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) AS index_bytes,
+    (SELECT sum(COALESCE(n_tup_upd, 0))::bigint FROM pg_stat_user_tables
+      WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
+                     UNION SELECT 'jobs_hot'::regclass)) AS updates,
+    (SELECT sum(COALESCE(n_tup_hot_upd, 0))::bigint FROM pg_stat_user_tables
+      WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
+                     UNION SELECT 'jobs_hot'::regclass)) AS hot_updates,
     -- The standbys' replay, the slowest one's: how long recent WAL took to be replayed
     -- there, and the WAL written here and not yet replayed there (NULL without one).
     (SELECT max(extract(epoch FROM replay_lag) * 1000)
@@ -95,10 +104,14 @@ SELECT
            FROM pg_replication_slots
           WHERE database IS NULL OR database = current_database())), 0)::bigint
     END AS horizon_age,
-    CASE WHEN $5 THEN (SELECT autovacuum_count FROM pg_stat_user_tables
-                        WHERE relid = 'jobs_hot'::regclass) END AS autovacuums,
-    CASE WHEN $5 THEN (SELECT autoanalyze_count FROM pg_stat_user_tables
-                        WHERE relid = 'jobs_hot'::regclass) END AS autoanalyzes,
+    CASE WHEN $5 THEN (SELECT sum(autovacuum_count)::bigint FROM pg_stat_user_tables
+                        WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
+                     UNION SELECT 'jobs_hot'::regclass))
+    END AS autovacuums,
+    CASE WHEN $5 THEN (SELECT sum(autoanalyze_count)::bigint FROM pg_stat_user_tables
+                        WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
+                     UNION SELECT 'jobs_hot'::regclass))
+    END AS autoanalyzes,
     -- Who holds the horizon_age above: the session (its application_name, else its
     -- kind, and its state: `idle in transaction`) or the slot (`slot <name>`). Every
     -- snapshot taken while a transaction id is open has that xid as its xmin, so many

@@ -2,7 +2,7 @@
 //! session, prepared on its first run: no worker connection prepares them.
 
 use super::statement::{Keep, Stmt, describe_all};
-use super::{CLEANUP_SQL, query_error};
+use super::{CLEANUP_SQL, PARTITIONED_SQL, query_error};
 use crate::backend::BackendError;
 use crate::backend::sql::step;
 use crate::results::CleanupState;
@@ -14,7 +14,7 @@ use tokio_postgres::types::ToSql;
 pub(super) struct Cleaner {
     /// Whose finished rows it removes: the archive's, or the hot table's.
     storage: Storage,
-    /// `batch` and `state` (or their `-in-place` steps).
+    /// `batch` and `state` (or their `-in-place` steps; a partition's rotation).
     prepared: Option<[Stmt; 2]>,
 }
 
@@ -29,10 +29,14 @@ impl Cleaner {
     async fn statements(&mut self, c: &Client, keep: Keep) -> Result<&[Stmt; 2], BackendError> {
         if self.prepared.is_none() {
             let sqls = match self.storage {
-                Storage::ArchiveMove => ["batch", "state"],
+                Storage::ArchiveMove | Storage::Delete => ["batch", "state"],
                 Storage::UpdateInPlace => ["batch-in-place", "state-in-place"],
+                Storage::Partitioned => ["rotate", "state-in-place"],
             }
-            .map(|name| step(CLEANUP_SQL, name));
+            .map(|name| match name {
+                "rotate" => step(PARTITIONED_SQL, "clean"),
+                name => step(CLEANUP_SQL, name),
+            });
             let described = describe_all(c, keep, &sqls, false)
                 .await
                 .map_err(|e| query_error("prepare the cleanup job", e))?;

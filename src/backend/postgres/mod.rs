@@ -45,6 +45,10 @@ pub(super) const CLEANUP_SQL: &str = migration!("postgres", "cleanup.sql");
 const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
 const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
 const IN_PLACE_SQL: &str = migration!("postgres", "storage/update-in-place.sql");
+const DELETE_SQL: &str = migration!("postgres", "storage/delete.sql");
+pub(super) const PARTITIONED_SQL: &str = migration!("postgres", "storage/partitioned.sql");
+/// How many time slots (partitions) `storage = "partitioned"` rotates through.
+const PARTITION_SLOTS: u32 = 8;
 const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
 const POOLER_SQL: &str = crate::pooler::CONSOLE_SQL;
 
@@ -56,7 +60,7 @@ pub use crate::names::WORKLOAD_ROLE;
 pub(crate) const STEPS: &[(&str, &str)] = &[
     (
         SQL.reset,
-        "recreate-schema enter-schema queues setseed vacuum analyze",
+        "recreate-schema enter-schema storage queues setseed vacuum analyze",
     ),
     (
         SQL.control,
@@ -67,6 +71,9 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         "search-path current-schema listen announce unlock unlock-all apply hold-snapshot hold-xid hold-slot drop-slot scan-held kill-workers explain-plan explain-analyze",
     ),
     (HISTORY_SQL, "rows paused-queue"),
+    (IN_PLACE_SQL, "complete complete-batch fail"),
+    (DELETE_SQL, "complete complete-batch"),
+    (PARTITIONED_SQL, "table keys clean"),
     (
         PRIVILEGE_SQL,
         "ensure-role allow-slots server-search-path check-role pooled-search-path",
@@ -363,6 +370,27 @@ impl PostgresBackend {
         c.batch_execute(SQL.schema)
             .await
             .map_err(e("create tables"))?;
+        c.execute(step(SQL.reset, "storage"), &[&workload.storage.name()])
+            .await
+            .map_err(e("record the storage model"))?;
+        let partitioned = workload.storage == Storage::Partitioned;
+        if partitioned {
+            // One slot per run of the cleanup job: a partition is whole by the next run.
+            let width = workload
+                .cleanup
+                .as_ref()
+                .map_or(10.0, |c| c.every.as_secs_f64());
+            let table = fill(
+                step(PARTITIONED_SQL, "table"),
+                &[
+                    ("width", &width.to_string()),
+                    ("slots", &PARTITION_SLOTS.to_string()),
+                ],
+            );
+            c.batch_execute(&table)
+                .await
+                .map_err(e("partition the hot table"))?;
+        }
         let p = &workload.population;
         let names: Vec<&str> = p.queues.iter().map(|q| q.name.as_str()).collect();
         let paused: Vec<bool> = p.queues.iter().map(|q| q.paused).collect();
@@ -427,18 +455,22 @@ impl PostgresBackend {
                 .await
                 .map_err(e("seed the archive's history"))?;
         }
-        if workload.cleanup.is_some() {
-            let index = match workload.storage {
-                Storage::ArchiveMove => "index",
-                Storage::UpdateInPlace => "index-in-place",
-            };
+        // The job's index on finish times; a partition goes whole, and needs none.
+        let index = match workload.storage {
+            Storage::ArchiveMove | Storage::Delete => Some("index"),
+            Storage::UpdateInPlace => Some("index-in-place"),
+            Storage::Partitioned => None,
+        };
+        if let (Some(index), Some(_)) = (index, &workload.cleanup) {
             c.batch_execute(step(CLEANUP_SQL, index))
                 .await
                 .map_err(e("build the cleanup job's index"))?;
         }
-        c.batch_execute(KEYS_SQL)
-            .await
-            .map_err(e("add primary key"))?;
+        let keys = match partitioned {
+            true => step(PARTITIONED_SQL, "keys"),
+            false => KEYS_SQL,
+        };
+        c.batch_execute(keys).await.map_err(e("add primary key"))?;
         // A declared layout is workload SQL: built after the commit, on a connection of
         // its own (reset_in_place), so that nothing of this transaction's is its.
         if crate::custom_layout::find(&workload.custom_layouts, layout).is_none() {

@@ -41,9 +41,14 @@ impl Statements {
         // What finishing a job writes is the storage model's; the rest is the same.
         let [complete, complete_batch, fail] = match storage {
             Storage::ArchiveMove => [SQL.complete, COMPLETE_BATCH_SQL, SQL.fail],
-            Storage::UpdateInPlace => {
+            Storage::UpdateInPlace | Storage::Partitioned => {
                 ["complete", "complete-batch", "fail"].map(|name| step(IN_PLACE_SQL, name))
             }
+            Storage::Delete => [
+                step(DELETE_SQL, "complete"),
+                step(DELETE_SQL, "complete-batch"),
+                SQL.fail,
+            ],
         };
         let sqls = [
             step(SQL.session, "unlock"),
