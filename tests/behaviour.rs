@@ -2486,12 +2486,13 @@ sample_interval_ms = 100
 }
 
 /// `storage = "partitioned"`: jobs arrive over the trial into rotating time slots of
-/// 0.2 s, and the cleanup job (retention 0) truncates whole partitions beside the
-/// workers, failing, retrying a second later (so older slots hold pending rows for five
-/// slots' time) and dead-lettering: it removes thousands of finished rows,
-/// moves the dead ones it takes to the dead-letter table (nothing else writes it under
-/// this model), and never a live row (one would be a lost job); every count still adds
-/// up, and the hot table ends with most partitions empty.
+/// 0.5 s (a wheel of 4 s), and the cleanup job (retention 0) truncates whole partitions
+/// beside the workers, failing, retrying a second later (so older slots hold pending
+/// rows for two slots' time) and dead-lettering, at an arrival rate (300/s) the workers
+/// keep up with on a loaded host (a backlog would leave a live row in every partition):
+/// it removes hundreds of finished rows, moves the dead ones it takes to the dead-letter
+/// table (nothing else writes it under this model), and never a live row (one would be
+/// a lost job); every count still adds up, and the hot table ends with partitions empty.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn partitioned_storage_truncates_finished_partitions_and_loses_no_job() {
     use claimbench::backend::Backend;
@@ -2501,15 +2502,15 @@ async fn partitioned_storage_truncates_finished_partitions_and_loses_no_job() {
         "backlog = 200\nqueues = [{ name = \"a\" }]",
         r#"
 [producers]
-rate_per_s = 1000
+rate_per_s = 300
 [handler]
 duration = { dist = "fixed", ms = 0.0 }
-failure_rate = 0.1
+failure_rate = 0.2
 max_attempts = 2
 retry_delay_ms = 1000
 [cleanup]
 retain_s = 0
-every_s = 0.2
+every_s = 0.5
 batch = 100
 [matrix]
 storage = "partitioned"
@@ -2519,7 +2520,7 @@ workers = [4]
 batch_sizes = [10]
 [trial]
 warmup_s = 0.5
-duration_s = 3
+duration_s = 4
 sample_interval_ms = 100
 "#,
     );
@@ -2534,7 +2535,7 @@ sample_interval_ms = 100
         "{db:?}"
     );
     let c = t.cleanup.as_ref().expect("the job's figures");
-    assert!(c.removed >= 1000, "whole partitions went: {c:?}");
+    assert!(c.removed >= 300, "whole partitions went: {c:?}");
     let mut s = backend.connect("cbtest-inspect", "inspect").await.unwrap();
     let row = s
         .client()
@@ -2549,7 +2550,7 @@ sample_interval_ms = 100
         .unwrap();
     let n = |i| row.get::<_, i64>(i);
     assert!(n(0) > 0, "the truncated partitions' dead jobs moved");
-    assert!(n(1) >= 1000, "the removed jobs stay counted: {}", n(1));
+    assert!(n(1) >= 250, "the removed jobs stay counted: {}", n(1));
     assert_eq!(n(3), 8, "eight partitions");
     assert!(n(2) < 8, "some partitions are empty at the end: {}", n(2));
     backend.drop_schema().await;
