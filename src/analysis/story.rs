@@ -628,6 +628,7 @@ pub(super) fn sentences(
     out.extend(super::shards::sentences(r));
     out.extend(super::pooler::sentences(r));
     out.extend(super::storage::sentences(r));
+    out.extend(super::storage::index_sentences(r));
     out.extend(super::cleanup::sentences(r));
     scaling_sentence(r, figures, &mut out);
     batch_sentence(r, figures, &mut out);
