@@ -11,6 +11,11 @@ CREATE DATABASE {db}
 -- step: use-database
 USE {db}
 
+-- step: storage
+-- ? the workload's storage model (archive-move, delete): the evidence read after the
+-- trial (evidence/) looks here for where the finished jobs went.
+INSERT INTO claimbench_schema (storage) VALUES (?)
+
 -- step: queues
 -- One row per queue of the workload: name, paused, active, max workers.
 INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)

@@ -16,9 +16,12 @@
 
 -- The marker: claimbench created this database, so a later run may drop it
 -- (src/backend/ownership.rs refuses a database that exists without it).
+-- Its one row (reset.sql) names the trial's storage model, which the counts after the
+-- trial (evidence/) read to know where finished jobs went.
 CREATE TABLE claimbench_schema (
     created_by VARCHAR(100) NOT NULL DEFAULT 'claimbench',
-    created_at DATETIME(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    created_at DATETIME(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+    storage    VARCHAR(40)  NOT NULL DEFAULT 'archive-move'
 ) ENGINE = InnoDB;
 
 CREATE TABLE queues (
@@ -124,7 +127,10 @@ CREATE TABLE effects (
     started_at  DATETIME(6)  NOT NULL,
     finished_at DATETIME(6)  NOT NULL,
     owned       BOOLEAN      NOT NULL,
-    token       BIGINT       NULL
+    token       BIGINT       NULL,
+    -- The owned row's queue: under storage = "delete" nothing else keeps a finished
+    -- job's queue for the per-queue counts.
+    queue       VARCHAR(200) NULL
 ) ENGINE = InnoDB;
 
 -- The workload's weighted choices: a row is picked when its lower bound is the largest

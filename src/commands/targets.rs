@@ -102,21 +102,34 @@ pub(crate) fn check_embedded_settings(workload: &Workload) -> Result<()> {
 
 pub(crate) fn check_layouts(workload: &Workload, kinds: &[BackendKind]) -> Result<()> {
     for &kind in kinds {
-        // Settings written for PostgreSQL only, in any block.
+        // Settings written for PostgreSQL only, in any block that runs on `kind`.
         let phases: Vec<Workload> = (0..workload.matrices.len())
+            .filter(|&i| workload.matrices[i].runs_on(kind))
             .map(|i| workload.phase(i))
             .collect();
-        let other_storage = phases
-            .iter()
-            .map(|p| p.storage)
-            .find(|s| *s != claimbench::workload::Storage::ArchiveMove);
-        let storage = other_storage.map(|s| format!("storage = \"{}\"", s.name()));
+        // A storage model other than the archive move, where `kind` lacks it.
+        use claimbench::workload::Storage;
+        let has = |s: Storage| match kind {
+            BackendKind::Postgres => true,
+            BackendKind::Mysql => s.runs_on_mysql(),
+            _ => s == Storage::ArchiveMove,
+        };
+        if let Some(s) = phases.iter().map(|p| p.storage).find(|s| !has(*s)) {
+            let on = match s.runs_on_mysql() {
+                true => "PostgreSQL, MySQL and MariaDB",
+                false => "PostgreSQL",
+            };
+            bail!(
+                "{}: storage = \"{}\" on {kind}: written for {on} only for now",
+                workload.source_path.display(),
+                s.name()
+            );
+        }
         let postgres_only = [
             (
                 "population.history",
                 phases.iter().any(|p| p.population.history.rows() > 0),
             ),
-            (storage.as_deref().unwrap_or("storage"), storage.is_some()),
             (
                 "population.history.archived",
                 phases.iter().any(|p| p.population.history.archived > 0),

@@ -74,6 +74,11 @@ impl Storage {
         }
     }
 
+    /// Whether MySQL and MariaDB have the model (the others are PostgreSQL's only).
+    pub fn runs_on_mysql(self) -> bool {
+        matches!(self, Storage::ArchiveMove | Storage::Delete)
+    }
+
     /// Whether finished rows stay in the hot table with a final status (else they
     /// leave it: to the archive, or nowhere under `delete`).
     pub fn finishes_in_place(self) -> bool {

@@ -74,6 +74,13 @@ pub trait TestDb: Backend + Sized {
 
     async fn inspect(&self, s: &mut Self::Session, what: Inspect) -> Vec<i64>;
 
+    /// The first column of the first row of `sql` (a query of the test schema's tables,
+    /// written for both PostgreSQL and MySQL), as an integer.
+    async fn count(&self, s: &mut Self::Session, sql: &str) -> i64;
+
+    /// Runs `sql` (a statement on the test schema's tables) on `s`, committed.
+    async fn exec(&self, s: &mut Self::Session, sql: &str);
+
     /// Whether an idle session of this test's schema holds a transaction with a snapshot
     /// open: what `faults.hold_snapshot_s` leaves while it holds.
     async fn snapshot_held(&self, probe: &mut Self::Session) -> bool;

@@ -229,6 +229,16 @@ impl TestDb for MssqlBackend {
             .unwrap();
     }
 
+    async fn count(&self, s: &mut MssqlSession, sql: &str) -> i64 {
+        let sql = mssql::with_schema(sql, self.schema());
+        int(&rows(s.client(), &sql, &[]).await[0], 0)
+    }
+
+    async fn exec(&self, s: &mut MssqlSession, sql: &str) {
+        let sql = mssql::with_schema(sql, self.schema());
+        s.client().execute(sql, &[]).await.unwrap();
+    }
+
     async fn user_rows(&self) -> Option<i64> {
         let mut s = self.connect("cbtest-user", "user").await.unwrap();
         let sql = mssql::with_schema(

@@ -208,6 +208,14 @@ impl TestDb for MysqlBackend {
         c.disconnect().await.unwrap();
     }
 
+    async fn count(&self, s: &mut MysqlSession, sql: &str) -> i64 {
+        s.conn().query_first::<i64, _>(sql).await.unwrap().unwrap()
+    }
+
+    async fn exec(&self, s: &mut MysqlSession, sql: &str) {
+        s.conn().query_drop(sql).await.unwrap();
+    }
+
     async fn user_rows(&self) -> Option<i64> {
         let mut c = mysql_async::Conn::from_url(url()).await.unwrap();
         let n = c

@@ -184,6 +184,14 @@ impl TestDb for PostgresBackend {
         .unwrap();
     }
 
+    async fn count(&self, s: &mut PostgresSession, sql: &str) -> i64 {
+        s.client().query_one(sql, &[]).await.unwrap().get(0)
+    }
+
+    async fn exec(&self, s: &mut PostgresSession, sql: &str) {
+        s.client().batch_execute(sql).await.unwrap();
+    }
+
     async fn user_rows(&self) -> Option<i64> {
         let c = raw_client().await;
         let q = format!("\"{}\"", self.schema());

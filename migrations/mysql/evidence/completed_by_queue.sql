@@ -1,10 +1,18 @@
 -- Jobs completed per queue within the trial's steady window (? to ?, µs since the epoch
 -- on the server's clock): per-queue throughput. The cleanup job's removed rows
--- (jobs_cleaned) count as the archive's.
+-- (jobs_cleaned) count as the archive's; under storage = "delete", a job whose row is
+-- gone counts at the finish of its last successful run, in the queue its effects kept.
 SELECT queue, COUNT(*)
 FROM (SELECT queue, finished_at FROM jobs_archive
       UNION ALL
-      SELECT queue, finished_at FROM jobs_cleaned) done
+      SELECT queue, finished_at FROM jobs_cleaned
+      UNION ALL
+      SELECT MAX(e.queue), MAX(e.finished_at) FROM effects e
+       WHERE (SELECT storage FROM claimbench_schema LIMIT 1) = 'delete'
+         AND e.outcome = 0
+         AND NOT EXISTS (SELECT 1 FROM jobs_hot h WHERE h.id = e.job_id)
+         AND NOT EXISTS (SELECT 1 FROM jobs_dead_letter d WHERE d.id = e.job_id)
+       GROUP BY e.job_id) done
 WHERE finished_at >= TIMESTAMPADD(MICROSECOND, ?, '1970-01-01')
   AND finished_at < TIMESTAMPADD(MICROSECOND, ?, '1970-01-01')
 GROUP BY queue

@@ -3,12 +3,21 @@
 -- follows an earlier run which succeeded (so nothing legitimately released the job for
 -- another run), whatever attempt number each had. The ledger counts the same rule from
 -- the workers' records (src/ledger.rs); the two must agree. Completed jobs are the
--- archive's and those the cleanup job removed from it (jobs_cleaned).
+-- archive's and those the cleanup job removed from it (jobs_cleaned), and under storage =
+-- "delete" (claimbench_schema names the model) the jobs with a successful run in effects
+-- whose row is in neither the hot nor the dead-letter table: the rows are gone, and
+-- only the effects witness what ran. Under any other model such a job is lost, and must
+-- stay uncounted.
 SELECT
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 0) AS pending,
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 1) AS fetched,
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 2) AS processing,
-    (SELECT COUNT(*) FROM jobs_archive) + (SELECT COUNT(*) FROM jobs_cleaned) AS completed,
+    (SELECT COUNT(*) FROM jobs_archive) + (SELECT COUNT(*) FROM jobs_cleaned)
+      + (SELECT COUNT(DISTINCT e.job_id) FROM effects e
+          WHERE (SELECT storage FROM claimbench_schema LIMIT 1) = 'delete'
+            AND e.outcome = 0
+            AND NOT EXISTS (SELECT 1 FROM jobs_hot h WHERE h.id = e.job_id)
+            AND NOT EXISTS (SELECT 1 FROM jobs_dead_letter d WHERE d.id = e.job_id)) AS completed,
     (SELECT COUNT(*) FROM jobs_dead_letter) AS dead_lettered,
     (SELECT COUNT(*) FROM effects) AS effect_rows,
     (SELECT COUNT(*)

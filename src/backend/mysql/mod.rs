@@ -39,6 +39,7 @@ const SQL: crate::backend::files::EngineFiles =
 const PRODUCTION_SQL: &str = migration!("mysql", "strategies/production.sql");
 const GALERA_SQL: &str = migration!("mysql", "evidence/galera.sql");
 pub(super) const CLEANUP_SQL: &str = migration!("mysql", "cleanup.sql");
+const DELETE_SQL: &str = migration!("mysql", "storage/delete.sql");
 
 /// The steps this backend reads by name, per file (names apart by spaces): a test
 /// checks each is there.
@@ -46,7 +47,7 @@ pub(super) const CLEANUP_SQL: &str = migration!("mysql", "cleanup.sql");
 pub(crate) const STEPS: &[(&str, &str)] = &[
     (
         SQL.reset,
-        "drop-database create-database use-database queues seed-queues seed-priorities recursion-mariadb recursion-mysql analyze",
+        "drop-database create-database use-database storage queues seed-queues seed-priorities recursion-mariadb recursion-mysql analyze",
     ),
     (
         SQL.control,
@@ -57,6 +58,7 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         "isolation catch-up time-zone existing analyze-json apply kill scan-held",
     ),
     (GALERA_SQL, "status settings"),
+    (DELETE_SQL, "create"),
     (
         crate::statements::migration!("mysql", "strategies/ready-table.sql"),
         "setup lock claim",
@@ -289,7 +291,15 @@ impl MysqlBackend {
             .await
             .map_err(e("use database"))?;
         c.query_drop(SQL.schema).await.map_err(e("create tables"))?;
-        for file in [SQL.start, SQL.effect, SQL.complete, SQL.fail] {
+        c.exec_drop(step(SQL.reset, "storage"), (workload.storage.name(),))
+            .await
+            .map_err(e("record the storage model"))?;
+        // What completing a job writes is the storage model's, behind the same procedure.
+        let complete = match workload.storage {
+            crate::workload::Storage::Delete => DELETE_SQL,
+            _ => SQL.complete,
+        };
+        for file in [SQL.start, SQL.effect, complete, SQL.fail] {
             c.query_drop(step(file, "create"))
                 .await
                 .map_err(e("create lifecycle procedures"))?;
