@@ -2327,6 +2327,35 @@ async fn the_cleanup_job_removes_only_the_oldest_finished_rows_past_retention() 
 /// A drained trial of `jobs` jobs whose handlers fail and retry: each finished once,
 /// completed or dead (seeded history counts as neither), exactly as the workers saw it,
 /// none lost, none claimed twice.
+/// A workload's body for a drained trial of 4 workers at batch 10 on `storage` and
+/// `layout` whose handler fails one run in ten (two attempts, 10 ms apart) and whose
+/// poison jobs always fail: every end a job can come to. `extra` goes before the matrix.
+fn failing_drain(storage: &str, layout: &str, extra: &str) -> String {
+    format!(
+        r#"
+[handler]
+duration = {{ dist = "fixed", ms = 0.0 }}
+failure_rate = 0.1
+max_attempts = 2
+retry_delay_ms = 10
+[faults]
+poison_share = 0.05
+lease_s = 5
+{extra}
+[matrix]
+storage = "{storage}"
+strategies = ["production"]
+index_layouts = ["{layout}"]
+workers = [4]
+batch_sizes = [10]
+[trial]
+stop = "drain"
+max_s = 30
+sample_interval_ms = 100
+"#
+    )
+}
+
 fn every_job_finished_once(t: &TrialResult, jobs: i64, what: &str) {
     let db = &t.reconciliation.db;
     assert_eq!(t.reconciliation.lost, 0, "{what}: {:?}", t.reconciliation);
@@ -2416,31 +2445,7 @@ async fn update_in_place_keeps_finished_rows_in_the_hot_table_and_loses_no_job()
     use claimbench::backend::Backend;
     use claimbench::backend::postgres::PostgresBackend;
     let backend = Arc::new(<PostgresBackend as TestDb>::open("update_in_place").await);
-    let body = |cleanup: &str| {
-        format!(
-            r#"
-[handler]
-duration = {{ dist = "fixed", ms = 0.0 }}
-failure_rate = 0.1
-max_attempts = 2
-retry_delay_ms = 10
-[faults]
-poison_share = 0.05
-lease_s = 5
-{cleanup}
-[matrix]
-storage = "update-in-place"
-strategies = ["production"]
-index_layouts = ["pending-partial"]
-workers = [4]
-batch_sizes = [10]
-[trial]
-stop = "drain"
-max_s = 30
-sample_interval_ms = 100
-"#
-        )
-    };
+    let body = |cleanup: &str| failing_drain("update-in-place", "pending-partial", cleanup);
     let population = "backlog = 1000\nqueues = [{ name = \"a\" }, { name = \"capped\", max_workers = 2 }]\n\
          history = { finished = 3000, failed = 500 }";
     for cleanup in ["", "[cleanup]\nretain_s = 0\nevery_s = 0.2\nbatch = 500"] {
@@ -2569,30 +2574,7 @@ async fn delete_keeps_no_finished_row_and_the_effects_count_what_ran<D: TestDb>(
         return;
     }
     let backend = Arc::new(backend);
-    let body = |storage: &str| {
-        format!(
-            r#"
-[handler]
-duration = {{ dist = "fixed", ms = 0.0 }}
-failure_rate = 0.1
-max_attempts = 2
-retry_delay_ms = 10
-[faults]
-poison_share = 0.05
-lease_s = 5
-[matrix]
-storage = "{storage}"
-strategies = ["production"]
-index_layouts = ["fetch-order"]
-workers = [4]
-batch_sizes = [10]
-[trial]
-stop = "drain"
-max_s = 30
-sample_interval_ms = 100
-"#
-        )
-    };
+    let body = |storage: &str| failing_drain(storage, "fetch-order", "");
     let population =
         "backlog = 1000\nqueues = [{ name = \"a\" }, { name = \"capped\", max_workers = 2 }]";
     for storage in ["delete", "archive-move"] {
