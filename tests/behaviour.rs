@@ -2395,26 +2395,11 @@ async fn the_cleanup_job_beside_the_workers_loses_no_job_from_the_counts<D: Test
         &format!(
             "backlog = 1500\nqueues = [{{ name = \"a\", weight = 2 }}, {{ name = \"capped\", max_workers = 2 }}]{history}"
         ),
-        r#"
-[handler]
-duration = { dist = "fixed", ms = 0.0 }
-failure_rate = 0.1
-max_attempts = 2
-retry_delay_ms = 10
-[cleanup]
-retain_s = 0
-every_s = 0.2
-batch = 300
-[matrix]
-strategies = ["production"]
-index_layouts = ["fetch-order"]
-workers = [4]
-batch_sizes = [10]
-[trial]
-stop = "drain"
-max_s = 30
-sample_interval_ms = 100
-"#,
+        &failing_drain(
+            "archive-move",
+            "fetch-order",
+            "[cleanup]\nretain_s = 0\nevery_s = 0.2\nbatch = 300",
+        ),
     );
     let r = run(&backend, w).await;
     let t = &r.cells[0].trials[0];
