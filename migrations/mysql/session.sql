@@ -40,3 +40,8 @@ KILL CONNECTION {id}
 -- An analytics reader's scan, inside the read view START TRANSACTION WITH CONSISTENT
 -- SNAPSHOT opened: every row changed since is rebuilt from undo to the version it sees.
 SELECT COUNT(*) FROM jobs_hot
+
+-- step: storage
+-- The trial's storage model, as reset recorded it: which finished rows the cleanup job
+-- removes.
+SELECT storage FROM claimbench_schema LIMIT 1

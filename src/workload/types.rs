@@ -76,7 +76,10 @@ impl Storage {
 
     /// Whether MySQL and MariaDB have the model (the others are PostgreSQL's only).
     pub fn runs_on_mysql(self) -> bool {
-        matches!(self, Storage::ArchiveMove | Storage::Delete)
+        matches!(
+            self,
+            Storage::ArchiveMove | Storage::Delete | Storage::UpdateInPlace
+        )
     }
 
     /// Whether finished rows stay in the hot table with a final status (else they

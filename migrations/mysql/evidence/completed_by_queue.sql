@@ -1,11 +1,14 @@
 -- Jobs completed per queue within the trial's steady window (? to ?, µs since the epoch
 -- on the server's clock): per-queue throughput. The cleanup job's removed rows
--- (jobs_cleaned) count as the archive's; under storage = "delete", a job whose row is
+-- (jobs_cleaned) count as the archive's, and so do the hot table's finished rows under
+-- storage = "update-in-place"; under storage = "delete", a job whose row is
 -- gone counts at the finish of its last successful run, in the queue its effects kept.
 SELECT queue, COUNT(*)
 FROM (SELECT queue, finished_at FROM jobs_archive
       UNION ALL
       SELECT queue, finished_at FROM jobs_cleaned
+      UNION ALL
+      SELECT queue, last_updated_at FROM jobs_hot WHERE status = 3
       UNION ALL
       SELECT MAX(e.queue), MAX(e.finished_at) FROM effects e
        WHERE (SELECT storage FROM claimbench_schema LIMIT 1) = 'delete'

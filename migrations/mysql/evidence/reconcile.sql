@@ -3,7 +3,8 @@
 -- follows an earlier run which succeeded (so nothing legitimately released the job for
 -- another run), whatever attempt number each had. The ledger counts the same rule from
 -- the workers' records (src/ledger.rs); the two must agree. Completed jobs are the
--- archive's and those the cleanup job removed from it (jobs_cleaned), and under storage =
+-- archive's and those the cleanup job removed (jobs_cleaned), under storage =
+-- "update-in-place" the hot table's finished rows (status 3; dead ones 4), and under storage =
 -- "delete" (claimbench_schema names the model) the jobs with a successful run in effects
 -- whose row is in neither the hot nor the dead-letter table: the rows are gone, and
 -- only the effects witness what ran. Under any other model such a job is lost, and must
@@ -13,12 +14,14 @@ SELECT
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 1) AS fetched,
     (SELECT COUNT(*) FROM jobs_hot WHERE status = 2) AS processing,
     (SELECT COUNT(*) FROM jobs_archive) + (SELECT COUNT(*) FROM jobs_cleaned)
+      + (SELECT COUNT(*) FROM jobs_hot WHERE status = 3)
       + (SELECT COUNT(DISTINCT e.job_id) FROM effects e
           WHERE (SELECT storage FROM claimbench_schema LIMIT 1) = 'delete'
             AND e.outcome = 0
             AND NOT EXISTS (SELECT 1 FROM jobs_hot h WHERE h.id = e.job_id)
             AND NOT EXISTS (SELECT 1 FROM jobs_dead_letter d WHERE d.id = e.job_id)) AS completed,
-    (SELECT COUNT(*) FROM jobs_dead_letter) AS dead_lettered,
+    (SELECT COUNT(*) FROM jobs_dead_letter)
+      + (SELECT COUNT(*) FROM jobs_hot WHERE status = 4) AS dead_lettered,
     (SELECT COUNT(*) FROM effects) AS effect_rows,
     (SELECT COUNT(*)
        FROM (SELECT started_at,

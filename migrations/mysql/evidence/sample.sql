@@ -31,7 +31,8 @@ SELECT
          ON w.id = p.ID
       WHERE p.COMMAND <> 'Sleep') AS active,
     EXISTS (SELECT 1 FROM jobs_hot h
-             WHERE NOT EXISTS (SELECT 1 FROM queues q
+             WHERE h.status IN (0, 1, 2)
+               AND NOT EXISTS (SELECT 1 FROM queues q
                                WHERE q.name = h.queue
                                  AND (q.is_paused OR NOT q.is_active))) AS work_left,
     (SELECT GROUP_CONCAT(c.n ORDER BY c.ord SEPARATOR ',')

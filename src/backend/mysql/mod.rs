@@ -40,6 +40,7 @@ const PRODUCTION_SQL: &str = migration!("mysql", "strategies/production.sql");
 const GALERA_SQL: &str = migration!("mysql", "evidence/galera.sql");
 pub(super) const CLEANUP_SQL: &str = migration!("mysql", "cleanup.sql");
 const DELETE_SQL: &str = migration!("mysql", "storage/delete.sql");
+const IN_PLACE_SQL: &str = migration!("mysql", "storage/update-in-place.sql");
 
 /// The steps this backend reads by name, per file (names apart by spaces): a test
 /// checks each is there.
@@ -55,10 +56,15 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
     ),
     (
         SQL.session,
-        "isolation catch-up time-zone existing analyze-json apply kill scan-held",
+        "isolation catch-up time-zone existing analyze-json apply kill scan-held storage",
     ),
     (GALERA_SQL, "status settings"),
     (DELETE_SQL, "create"),
+    (IN_PLACE_SQL, "complete fail"),
+    (
+        CLEANUP_SQL,
+        "index lock keep delete state index-in-place lock-in-place keep-in-place delete-in-place state-in-place",
+    ),
     (
         crate::statements::migration!("mysql", "strategies/ready-table.sql"),
         "setup lock claim",
@@ -294,13 +300,20 @@ impl MysqlBackend {
         c.exec_drop(step(SQL.reset, "storage"), (workload.storage.name(),))
             .await
             .map_err(e("record the storage model"))?;
-        // What completing a job writes is the storage model's, behind the same procedure.
-        let complete = match workload.storage {
-            crate::workload::Storage::Delete => DELETE_SQL,
-            _ => SQL.complete,
+        // What finishing a job writes is the storage model's, behind the same procedures.
+        use crate::workload::Storage;
+        let [complete, fail] = match workload.storage {
+            Storage::Delete => [step(DELETE_SQL, "create"), step(SQL.fail, "create")],
+            Storage::UpdateInPlace => [step(IN_PLACE_SQL, "complete"), step(IN_PLACE_SQL, "fail")],
+            _ => [step(SQL.complete, "create"), step(SQL.fail, "create")],
         };
-        for file in [SQL.start, SQL.effect, complete, SQL.fail] {
-            c.query_drop(step(file, "create"))
+        for sql in [
+            step(SQL.start, "create"),
+            step(SQL.effect, "create"),
+            complete,
+            fail,
+        ] {
+            c.query_drop(sql)
                 .await
                 .map_err(e("create lifecycle procedures"))?;
         }
@@ -352,7 +365,11 @@ impl MysqlBackend {
         .map_err(e("seed backlog"))?;
         let seeded = c.affected_rows();
         if workload.cleanup.is_some() {
-            c.query_drop(step(CLEANUP_SQL, "index"))
+            let index = match workload.storage.finishes_in_place() {
+                false => "index",
+                true => "index-in-place",
+            };
+            c.query_drop(step(CLEANUP_SQL, index))
                 .await
                 .map_err(e("build the cleanup job's index"))?;
         }
@@ -530,6 +547,7 @@ impl Backend for MysqlBackend {
             candidates: Vec::new(),
             held: false,
             cluster,
+            cleanup_steps: None,
         })
     }
 

@@ -128,6 +128,10 @@ pub struct MysqlSession {
     /// On a node of a multi-primary cluster, where the cluster's own aborts reach the
     /// session as errors a single server gives for other reasons ([`session_error`]).
     pub(super) cluster: bool,
+    /// Whose finished rows the cleanup job removes: `-in-place` for the hot table's
+    /// (storage = "update-in-place"), empty for the archive's; read from the schema's
+    /// marker on the job's first statement.
+    pub(super) cleanup_steps: Option<&'static str>,
 }
 
 impl MysqlSession {
@@ -508,6 +512,26 @@ impl ClaimSteps for MysqlSession {
     }
 }
 
+impl MysqlSession {
+    /// The cleanup job's step suffix for the trial's storage model (claimbench_schema).
+    async fn cleanup_steps(&mut self) -> Result<&'static str, BackendError> {
+        if let Some(s) = self.cleanup_steps {
+            return Ok(s);
+        }
+        let model: Option<String> = self
+            .conn
+            .query_first(step(SQL.session, "storage"))
+            .await
+            .map_err(|e| session_error(self.cluster, "read the storage model", e))?;
+        let suffix = match model.as_deref() {
+            Some("update-in-place") => "-in-place",
+            _ => "",
+        };
+        self.cleanup_steps = Some(suffix);
+        Ok(suffix)
+    }
+}
+
 impl Session for MysqlSession {
     /// A declared claim's steps now, so that a statement the server refuses fails
     /// before a trial (the claim step for one id; a claim prepares it per batch size).
@@ -675,8 +699,9 @@ impl Session for MysqlSession {
 
     async fn clean(&mut self, retain: Duration, batch: u32) -> Result<u64, BackendError> {
         let what = "clean up";
+        let suffix = self.cleanup_steps().await?;
         let lock = (
-            step(CLEANUP_SQL, "lock"),
+            step(CLEANUP_SQL, &format!("lock{suffix}")),
             (retain.as_micros() as i64, batch),
         );
         self.in_transaction(what, async |s| {
@@ -684,7 +709,8 @@ impl Session for MysqlSession {
             let ids: Vec<i64> = s.conn.exec(lock.0, lock.1).await.map_err(err)?;
             if !ids.is_empty() {
                 for name in ["keep", "delete"] {
-                    let sql = expand_ids(step(CLEANUP_SQL, name), ids.len());
+                    let name = format!("{name}{suffix}");
+                    let sql = expand_ids(step(CLEANUP_SQL, &name), ids.len());
                     let err = |e| session_error(s.cluster, what, e);
                     s.conn.exec_drop(sql, ids.clone()).await.map_err(err)?;
                 }
@@ -700,9 +726,10 @@ impl Session for MysqlSession {
         cap: u64,
     ) -> Result<crate::results::CleanupState, BackendError> {
         let args = (retain.as_micros() as i64, cap);
+        let state = format!("state{}", self.cleanup_steps().await?);
         let row: Option<(i64, Option<i64>)> = self
             .conn
-            .exec_first(step(CLEANUP_SQL, "state"), args)
+            .exec_first(step(CLEANUP_SQL, &state), args)
             .await
             .map_err(|e| session_error(self.cluster, "read what the cleanup left", e))?;
         let (past, bytes) = row.unwrap_or_default();
