@@ -2635,6 +2635,102 @@ fn the_soak_runs_shortened_and_says_whether_anything_drifted() {
     );
 }
 
+/// workloads/storage.toml as CI can afford it: the PostgreSQL blocks only, on fetch-order,
+/// with a 10,000-job capacity backlog and phases of seconds. Every model runs its own
+/// statements through a pin beside the cleanup job and loses nothing, and the verdict
+/// reads all four side by side: the shipped scenario's pipeline, checked on every
+/// change (its findings are `benches/scenario_findings.sh storage`'s, at full length).
+#[test]
+fn the_storage_scenario_runs_shortened_and_reads_every_model_through_the_pin() {
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/storage.toml"),
+    )
+    .unwrap();
+    let postgres_only = &shipped[..shipped
+        .find("[[matrix]]\nname = \"capacity-mariadb\"")
+        .expect("workloads/storage.toml no longer has its MariaDB blocks where this test cuts")];
+    let trial = &shipped[shipped.find("[trial]").expect("a [trial] section")..];
+    let short = format!("{postgres_only}{trial}")
+        .replace("backlog = 150000", "backlog = 10000")
+        .replace(
+            r#"index_layouts = ["fetch-order", "pending-partial"]"#,
+            r#"index_layouts = ["fetch-order"]"#,
+        )
+        .replace("for_s = 20.0", "for_s = 2.0")
+        .replace("for_s = 30.0", "for_s = 3.0")
+        .replace("for_s = 15.0", "for_s = 1.0")
+        .replace("warmup_s = 3.0", "warmup_s = 0.5")
+        .replace("duration_s = 12.0", "duration_s = 2.0")
+        .replace("every_s = 5", "every_s = 1")
+        .replace("retain_s = 10", "retain_s = 1");
+    for gone in [
+        "for_s = 20.0",
+        "for_s = 30.0",
+        "pending-partial\"]",
+        "backlog = 150000",
+    ] {
+        assert!(
+            !short.contains(gone),
+            "workloads/storage.toml changed: {gone}"
+        );
+    }
+    for set in [
+        "warmup_s = 0.5",
+        "duration_s = 2.0",
+        "every_s = 1\n",
+        "retain_s = 1\n",
+    ] {
+        assert!(short.contains(set), "workloads/storage.toml changed: {set}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("storage.toml");
+    std::fs::write(&w, short).unwrap();
+    let (run_dir, r) = run_quietly_into(&w, &dir.path().join("results"));
+    let models: Vec<Option<&str>> = r.cells.iter().map(|c| c.storage.as_deref()).collect();
+    assert_eq!(
+        models,
+        [
+            None,
+            None,
+            Some("update-in-place"),
+            Some("delete"),
+            Some("partitioned")
+        ],
+        "the capacity cell, then one per model"
+    );
+    for c in &r.cells {
+        let t = &c.trials[0];
+        assert_eq!(
+            t.reconciliation.lost, 0,
+            "{:?}: {:?}",
+            c.storage, t.reconciliation
+        );
+        assert_eq!(t.duplicates.ledger.duplicate_claims, 0, "{:?}", c.storage);
+        assert!(t.cleanup.is_some(), "{:?}: the cleanup job ran", c.storage);
+    }
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    let line = summary
+        .lines()
+        .find(|l| {
+            l.starts_with(
+                "- storage models, production at 8 workers, batch 10 on fetch-order (postgres)",
+            )
+        })
+        .unwrap_or_else(|| panic!("no storage models line: {summary}"));
+    for model in [
+        "archive-move jobs/s",
+        "; update-in-place jobs/s",
+        "; delete jobs/s",
+        "; partitioned jobs/s",
+    ] {
+        assert!(line.contains(model), "{model} in: {line}");
+    }
+    assert!(
+        line.contains("nothing for the cleanup job to remove"),
+        "{line}"
+    );
+}
+
 /// A block's timeline offers each phase its own rate (none in a phase at 0) and holds
 /// its pin in its own phase; run.json reads each phase over its own seconds, and the
 /// verdict tells each against the first.
