@@ -218,9 +218,10 @@ fn least_degraded(group: &[(&CellResult, ThroughThePin<'_>)]) -> String {
 
 /// One sentence per group of cells (backend, strategy, workers, batch, storage model)
 /// that ran more than one index layout through a pin: which index the model needs. A
-/// layout is read through the pin as the models are (claim p99 against its own steady
-/// phase), with the rows its claim examined in the plan sampled half-way through the
-/// trial, and the one with the lowest pinned claim p99 is named.
+/// layout is read through the pin as the models are (the share of its offered rate it
+/// carried, its claim p99 against its own steady phase), with the rows its claim examined
+/// in the plan sampled half-way through the trial, and the one that carried a share at
+/// least 10 % larger than another's is named.
 pub fn index_sentences(r: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     let key = |c: &CellResult| {
@@ -249,7 +250,8 @@ pub fn index_sentences(r: &RunResult) -> Vec<String> {
         if layouts.len() < 2 {
             continue;
         }
-        let pinned_p99 = |pin: &HoldPhase| pin.claim_p99_us.map(|us| us as f64);
+        // Each layout was offered half its own capacity: they compare on the share of it
+        // they carried through the pin, as the models do.
         let each: Vec<String> = group
             .iter()
             .map(|(o, (_, p99, pin))| {
@@ -260,8 +262,14 @@ pub fn index_sentences(r: &RunResult) -> Vec<String> {
                     .map_or(String::new(), |p| {
                         format!(", {} rows examined per claim", p.rows_examined)
                     });
+                let carried = carried(o).map_or(String::new(), |(done, offered)| {
+                    format!(
+                        " carried {:.0} % of the {offered:.0} jobs/s offered,",
+                        done / offered * 100.0
+                    )
+                });
                 format!(
-                    "{} claim p99 {}{}{rows}",
+                    "{}{carried} claim p99 {}{}{rows}",
                     o.index_layout,
                     pin.claim_p99_us
                         .map_or("–".into(), |us| fmt_ms(us as f64 / 1000.0)),
@@ -271,15 +279,18 @@ pub fn index_sentences(r: &RunResult) -> Vec<String> {
             .collect();
         let mut ranked: Vec<(&str, f64)> = group
             .iter()
-            .filter_map(|(o, (_, _, pin))| Some((o.index_layout.as_str(), pinned_p99(pin)?)))
+            .filter_map(|(o, _)| {
+                let (done, offered) = carried(o)?;
+                Some((o.index_layout.as_str(), done / offered))
+            })
             .collect();
-        ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
-        // A lead within the noise of one trial's p99 names no layout.
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        // A lead within a few points of one trial's share names no layout.
         let verdict = match ranked.as_slice() {
-            [(best, b), .., (worst, w)] if *w > 0.0 && b / w < 0.9 => {
-                format!("; {best} held the lowest (×{:.2} {worst}'s)", b / w)
+            [(best, b), .., (worst, w)] if *w > 0.0 && b / w >= 1.1 => {
+                format!("; {best} carried the most (×{:.2} {worst}'s share)", b / w)
             }
-            [_, ..] => "; no layout held it 10 % lower than another".into(),
+            [_, ..] => "; no layout carried 10 % more than another".into(),
             [] => String::new(),
         };
         out.push(format!(
@@ -388,9 +399,9 @@ mod tests {
     }
 
     #[test]
-    fn each_model_names_the_layout_that_held_its_claim_best_through_the_pin() {
-        let with_plan = |storage, layout, p99, rows| {
-            let mut c = cell(storage, layout, phase(450.0, p99, 100));
+    fn each_model_names_the_layout_that_carried_most_through_the_pin() {
+        let with_plan = |storage, layout, jobs, p99, rows| {
+            let mut c = cell(storage, layout, phase(jobs, p99, 100));
             c.trials[0].plan = Some(crate::results::PlanSample {
                 at_s: 40.0,
                 statement: "claim".into(),
@@ -406,13 +417,14 @@ mod tests {
         };
         let r = RunResult {
             cells: vec![
-                with_plan(None, "fetch-order", 8000, 900),
-                with_plan(None, "pending-partial", 4000, 40),
+                // The lower p99 does not decide: what each carried of what it was offered.
+                with_plan(None, "fetch-order", 300.0, 4000, 900),
+                with_plan(None, "pending-partial", 450.0, 8000, 40),
                 // One layout only: nothing to choose between.
-                with_plan(Some("delete"), "fetch-order", 3000, 30),
+                with_plan(Some("delete"), "fetch-order", 450.0, 3000, 30),
                 // Within 10 %: no layout named.
-                with_plan(Some("update-in-place"), "fetch-order", 4000, 90),
-                with_plan(Some("update-in-place"), "pending-partial", 3700, 60),
+                with_plan(Some("update-in-place"), "fetch-order", 450.0, 4000, 90),
+                with_plan(Some("update-in-place"), "pending-partial", 430.0, 3700, 60),
             ],
             ..Default::default()
         };
@@ -420,8 +432,8 @@ mod tests {
         assert_eq!(
             s,
             vec![
-                "index layouts under archive-move, production at 8 workers, batch 10 (postgres), through the pin: fetch-order claim p99 8.0 ms (×4.00 its steady phase's), 900 rows examined per claim; pending-partial claim p99 4.0 ms (×2.00 its steady phase's), 40 rows examined per claim; pending-partial held the lowest (×0.50 fetch-order's).",
-                "index layouts under update-in-place, production at 8 workers, batch 10 (postgres), through the pin: fetch-order claim p99 4.0 ms (×2.00 its steady phase's), 90 rows examined per claim; pending-partial claim p99 3.7 ms (×1.85 its steady phase's), 60 rows examined per claim; no layout held it 10 % lower than another."
+                "index layouts under archive-move, production at 8 workers, batch 10 (postgres), through the pin: fetch-order carried 60 % of the 500 jobs/s offered, claim p99 4.0 ms (×2.00 its steady phase's), 900 rows examined per claim; pending-partial carried 90 % of the 500 jobs/s offered, claim p99 8.0 ms (×4.00 its steady phase's), 40 rows examined per claim; pending-partial carried the most (×1.50 fetch-order's share).",
+                "index layouts under update-in-place, production at 8 workers, batch 10 (postgres), through the pin: fetch-order carried 90 % of the 500 jobs/s offered, claim p99 4.0 ms (×2.00 its steady phase's), 90 rows examined per claim; pending-partial carried 86 % of the 500 jobs/s offered, claim p99 3.7 ms (×1.85 its steady phase's), 60 rows examined per claim; no layout carried 10 % more than another."
             ]
         );
     }
