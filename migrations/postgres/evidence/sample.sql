@@ -60,22 +60,25 @@ SELECT
             LEFT JOIN queues q ON q.name = u.name
            ORDER BY u.ord) AS queue_oldest_ms,
     -- The hot table's figures are its partitions' sums under storage = "partitioned"
-    -- (pg_partition_tree lists a plain table's partitions: none).
-    (SELECT sum(COALESCE(n_dead_tup, 0))::bigint FROM pg_stat_user_tables
-      WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
-                     UNION SELECT 'jobs_hot'::regclass)) AS dead_tuples,
+    -- (pg_partition_tree lists a plain table's partitions: none). The statistics come
+    -- from the functions behind pg_stat_user_tables, called per relation: the view
+    -- filtered by a list of relations scans every relation of the database (7 ms each
+    -- time on a test server with 800, against 0.03 ms for the functions).
+    (SELECT sum(pg_stat_get_dead_tuples(relid))::bigint
+       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) AS dead_tuples,
     (SELECT sum(pg_table_size(relid))::bigint
        FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
              UNION SELECT 'jobs_hot'::regclass) t) AS table_bytes,
     (SELECT sum(pg_indexes_size(relid))::bigint
        FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
              UNION SELECT 'jobs_hot'::regclass) t) AS index_bytes,
-    (SELECT sum(COALESCE(n_tup_upd, 0))::bigint FROM pg_stat_user_tables
-      WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
-                     UNION SELECT 'jobs_hot'::regclass)) AS updates,
-    (SELECT sum(COALESCE(n_tup_hot_upd, 0))::bigint FROM pg_stat_user_tables
-      WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
-                     UNION SELECT 'jobs_hot'::regclass)) AS hot_updates,
+    (SELECT sum(pg_stat_get_tuples_updated(relid))::bigint
+       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) AS updates,
+    (SELECT sum(pg_stat_get_tuples_hot_updated(relid))::bigint
+       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) AS hot_updates,
     -- The standbys' replay, the slowest one's: how long recent WAL took to be replayed
     -- there, and the WAL written here and not yet replayed there (NULL without one).
     (SELECT max(extract(epoch FROM replay_lag) * 1000)
@@ -104,14 +107,12 @@ SELECT
            FROM pg_replication_slots
           WHERE database IS NULL OR database = current_database())), 0)::bigint
     END AS horizon_age,
-    CASE WHEN $5 THEN (SELECT sum(autovacuum_count)::bigint FROM pg_stat_user_tables
-                        WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
-                     UNION SELECT 'jobs_hot'::regclass))
-    END AS autovacuums,
-    CASE WHEN $5 THEN (SELECT sum(autoanalyze_count)::bigint FROM pg_stat_user_tables
-                        WHERE relid IN (SELECT relid FROM pg_partition_tree('jobs_hot')
-                     UNION SELECT 'jobs_hot'::regclass))
-    END AS autoanalyzes,
+    CASE WHEN $5 THEN (SELECT sum(pg_stat_get_autovacuum_count(relid))::bigint
+       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) END AS autovacuums,
+    CASE WHEN $5 THEN (SELECT sum(pg_stat_get_autoanalyze_count(relid))::bigint
+       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
+             UNION SELECT 'jobs_hot'::regclass) t) END AS autoanalyzes,
     -- Who holds the horizon_age above: the session (its application_name, else its
     -- kind, and its state: `idle in transaction`) or the slot (`slot <name>`). Every
     -- snapshot taken while a transaction id is open has that xid as its xmin, so many
