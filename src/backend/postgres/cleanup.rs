@@ -1,10 +1,9 @@
 //! The cleanup job's statements (`migrations/postgres/cleanup.sql`) on the cleaner's
 //! session, prepared on its first run: no worker connection prepares them.
 
+use super::query_error;
 use super::statement::{Keep, Stmt, describe_all};
-use super::{CLEANUP_SQL, PARTITIONED_SQL, query_error};
 use crate::backend::BackendError;
-use crate::backend::sql::step;
 use crate::results::CleanupState;
 use crate::workload::Storage;
 use std::time::Duration;
@@ -28,15 +27,7 @@ impl Cleaner {
 
     async fn statements(&mut self, c: &Client, keep: Keep) -> Result<&[Stmt; 2], BackendError> {
         if self.prepared.is_none() {
-            let sqls = match self.storage {
-                Storage::ArchiveMove | Storage::Delete => ["batch", "state"],
-                Storage::UpdateInPlace => ["batch-in-place", "state-in-place"],
-                Storage::Partitioned => ["rotate", "state-in-place"],
-            }
-            .map(|name| match name {
-                "rotate" => step(PARTITIONED_SQL, "clean"),
-                name => step(CLEANUP_SQL, name),
-            });
+            let sqls = super::storage::cleaning(self.storage);
             let described = describe_all(c, keep, &sqls, false)
                 .await
                 .map_err(|e| query_error("prepare the cleanup job", e))?;

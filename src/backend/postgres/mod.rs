@@ -31,6 +31,7 @@ mod pooled;
 mod pristine;
 mod session;
 mod statement;
+mod storage;
 use claim::ClaimStatement;
 pub use pooled::PoolerRoute;
 use pristine::Pristine;
@@ -39,16 +40,17 @@ pub use session::PostgresSession;
 const SQL: super::files::EngineFiles = super::files::engine_files!("postgres");
 const REPLICATION_SQL: &str = migration!("postgres", "evidence/replication.sql");
 const FAILOVER_SQL: &str = migration!("postgres", "evidence/failover.sql");
-const KEYS_SQL: &str = migration!("postgres", "keys.sql");
 const HISTORY_SQL: &str = migration!("postgres", "history.sql");
 pub(super) const CLEANUP_SQL: &str = migration!("postgres", "cleanup.sql");
-const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
-const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
-const IN_PLACE_SQL: &str = migration!("postgres", "storage/update-in-place.sql");
-const DELETE_SQL: &str = migration!("postgres", "storage/delete.sql");
+const KEYS_SQL: &str = migration!("postgres", "keys.sql");
+pub(super) const COMPLETE_BATCH_SQL: &str = migration!("postgres", "lifecycle/complete_batch.sql");
+pub(super) const IN_PLACE_SQL: &str = migration!("postgres", "storage/update-in-place.sql");
+pub(super) const DELETE_SQL: &str = migration!("postgres", "storage/delete.sql");
 pub(super) const PARTITIONED_SQL: &str = migration!("postgres", "storage/partitioned.sql");
 /// How many time slots (partitions) `storage = "partitioned"` rotates through.
 const PARTITION_SLOTS: u32 = 8;
+
+const START_UNGATED_SQL: &str = migration!("postgres", "lifecycle/start_ungated.sql");
 const PRIVILEGE_SQL: &str = migration!("postgres", "privilege.sql");
 const POOLER_SQL: &str = crate::pooler::CONSOLE_SQL;
 
@@ -370,27 +372,7 @@ impl PostgresBackend {
         c.batch_execute(SQL.schema)
             .await
             .map_err(e("create tables"))?;
-        c.execute(step(SQL.reset, "storage"), &[&workload.storage.name()])
-            .await
-            .map_err(e("record the storage model"))?;
-        let partitioned = workload.storage == Storage::Partitioned;
-        if partitioned {
-            // One slot per run of the cleanup job: a partition is whole by the next run.
-            let width = workload
-                .cleanup
-                .as_ref()
-                .map_or(10.0, |c| c.every.as_secs_f64());
-            let table = fill(
-                step(PARTITIONED_SQL, "table"),
-                &[
-                    ("width", &width.to_string()),
-                    ("slots", &PARTITION_SLOTS.to_string()),
-                ],
-            );
-            c.batch_execute(&table)
-                .await
-                .map_err(e("partition the hot table"))?;
-        }
+        storage_before_seed(c, workload).await?;
         let p = &workload.population;
         let names: Vec<&str> = p.queues.iter().map(|q| q.name.as_str()).collect();
         let paused: Vec<bool> = p.queues.iter().map(|q| q.paused).collect();
@@ -455,22 +437,7 @@ impl PostgresBackend {
                 .await
                 .map_err(e("seed the archive's history"))?;
         }
-        // The job's index on finish times; a partition goes whole, and needs none.
-        let index = match workload.storage {
-            Storage::ArchiveMove | Storage::Delete => Some("index"),
-            Storage::UpdateInPlace => Some("index-in-place"),
-            Storage::Partitioned => None,
-        };
-        if let (Some(index), Some(_)) = (index, &workload.cleanup) {
-            c.batch_execute(step(CLEANUP_SQL, index))
-                .await
-                .map_err(e("build the cleanup job's index"))?;
-        }
-        let keys = match partitioned {
-            true => step(PARTITIONED_SQL, "keys"),
-            false => KEYS_SQL,
-        };
-        c.batch_execute(keys).await.map_err(e("add primary key"))?;
+        storage_after_seed(c, workload).await?;
         // A declared layout is workload SQL: built after the commit, on a connection of
         // its own (reset_in_place), so that nothing of this transaction's is its.
         if crate::custom_layout::find(&workload.custom_layouts, layout).is_none() {
@@ -481,6 +448,55 @@ impl PostgresBackend {
         // Pending history rows stay pending through the trial: they count as seeded.
         Ok(seeded + p.history.pending())
     }
+}
+
+/// Right after schema.sql, in the reset's transaction: records the model for the counts
+/// after the trial and, partitioned, rebuilds the hot table as partitions of one slot
+/// per run of the cleanup job (so a partition is whole by the next run).
+async fn storage_before_seed(c: &Client, workload: &Workload) -> Result<(), BackendError> {
+    let e = |what| move |e| query_error(what, e);
+    c.execute(step(SQL.reset, "storage"), &[&workload.storage.name()])
+        .await
+        .map_err(e("record the storage model"))?;
+    if workload.storage == Storage::Partitioned {
+        let width = workload
+            .cleanup
+            .as_ref()
+            .map_or(10.0, |c| c.every.as_secs_f64());
+        let table = fill(
+            step(PARTITIONED_SQL, "table"),
+            &[
+                ("width", &width.to_string()),
+                ("slots", &PARTITION_SLOTS.to_string()),
+            ],
+        );
+        c.batch_execute(&table)
+            .await
+            .map_err(e("partition the hot table"))?;
+    }
+    Ok(())
+}
+
+/// After the seed: the cleanup job's index on finish times (a partition goes whole and
+/// needs none), then the hot table's primary key (a partitioned table's holds its slot).
+async fn storage_after_seed(c: &Client, workload: &Workload) -> Result<(), BackendError> {
+    let e = |what| move |e| query_error(what, e);
+    let index = match workload.storage {
+        Storage::ArchiveMove | Storage::Delete => Some("index"),
+        Storage::UpdateInPlace => Some("index-in-place"),
+        Storage::Partitioned => None,
+    };
+    if let (Some(index), Some(_)) = (index, &workload.cleanup) {
+        c.batch_execute(step(CLEANUP_SQL, index))
+            .await
+            .map_err(e("build the cleanup job's index"))?;
+    }
+    let keys = match workload.storage {
+        Storage::Partitioned => step(PARTITIONED_SQL, "keys"),
+        _ => KEYS_SQL,
+    };
+    c.batch_execute(keys).await.map_err(e("add primary key"))?;
+    Ok(())
 }
 
 impl PostgresBackend {

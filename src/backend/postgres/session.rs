@@ -39,17 +39,7 @@ pub(super) fn claim_step<'a>(strategy: &Strategy, file: &'a str) -> &'a str {
 impl Statements {
     async fn prepare(c: &Client, keep: Keep, storage: Storage) -> Result<Statements, BackendError> {
         // What finishing a job writes is the storage model's; the rest is the same.
-        let [complete, complete_batch, fail] = match storage {
-            Storage::ArchiveMove => [SQL.complete, COMPLETE_BATCH_SQL, SQL.fail],
-            Storage::UpdateInPlace | Storage::Partitioned => {
-                ["complete", "complete-batch", "fail"].map(|name| step(IN_PLACE_SQL, name))
-            }
-            Storage::Delete => [
-                step(DELETE_SQL, "complete"),
-                step(DELETE_SQL, "complete-batch"),
-                SQL.fail,
-            ],
-        };
+        let [complete, complete_batch, fail] = super::storage::finishing(storage);
         let sqls = [
             step(SQL.session, "unlock"),
             complete_batch,
