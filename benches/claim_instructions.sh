@@ -27,7 +27,9 @@ source benches/throwaway_pg.sh
 out=${OUT:-$tmp/out}
 mkdir -p "$out"
 
-# One run under callgrind: "instructions claims".
+# One run under callgrind: "instructions claims". Never a second trial: under callgrind
+# every trial looks disturbed (the scheduling delay is valgrind's), and a rerun's
+# instructions would be in the profile but its first run's claims nowhere in run.json.
 counted() { # batch seconds
   local w="$tmp/b$1-s$2"
   mkdir -p "$w"
@@ -35,7 +37,7 @@ counted() { # batch seconds
       -e "s/^duration_s = .*/duration_s = $2/" -e "s/^warmup_s = .*/warmup_s = 0.0/" \
       -e "s/^backlog = .*/backlog = 300000/" workloads/claim-only.toml > "$w/w.toml"
   valgrind --tool=callgrind --callgrind-out-file="$w/callgrind.out" \
-    "$bin" run "$w/w.toml" --db "$url" --quiet --results "$w/results" >/dev/null 2>"$w/valgrind.log"
+    "$bin" run "$w/w.toml" --db "$url" --quiet --no-rerun --results "$w/results" >/dev/null 2>"$w/valgrind.log"
   local ir claims
   ir=$(awk '/^(summary|totals):/ {print $2; exit}' "$w/callgrind.out")
   claims=$(jq -r '.cells[0].trials[0].counts.claim_calls' "$w"/results/*/run.json)
