@@ -3,9 +3,10 @@
 //! library read, so a latency spike can be placed in time with someone else's tools.
 //!
 //! A worker cannot keep a histogram per second (about 170 KB each at these bounds: a
-//! 16-worker, 10-minute trial would hold 1.6 GB), so [`PerSecond`] keeps one histogram for
-//! the current second and, when the second changes, only its recorded (value, count)
-//! pairs. The trial's log is built at the end, one second at a time across all workers.
+//! 16-worker, 10-minute trial would hold 1.6 GB), so [`PerSecond`] keeps the current
+//! second's values and, when the second changes, only their (value, count) pairs as the
+//! histogram would count them. The trial's log is built at the end, one second at a
+//! time across all workers.
 
 use crate::metrics::new_histogram;
 use hdrhistogram::Histogram;
@@ -20,46 +21,61 @@ use std::time::{Duration, SystemTime};
 pub const CLAIM_TAG: &str = "claim";
 
 /// One worker's recording split by second since the trial started.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct PerSecond {
     sec: usize,
-    current: Histogram<u64>,
+    /// The current second's values as recorded, encoded when the second ends. Not a
+    /// histogram: ending a second walked and zeroed all of one (170 KB), which was the
+    /// largest of claimbench's own costs per claim on a worker (benches/
+    /// claim_instructions.sh), and each record touched a line of it beside the
+    /// trial's own histogram.
+    current: Vec<u32>,
     /// Finished seconds, in order: (second, its recorded values and counts as LEB128
     /// varints, each value as its distance from the one before: about 3 bytes a
     /// distinct value, where (value, count) pairs took 16 and a decoded histogram takes
-    /// 170 KB. An hour of a busy worker's seconds is a few hundred KB.)
+    /// 170 KB. An hour of a busy worker's seconds is a few hundred KB.) A busy second
+    /// may be in more than one part.
     done: Vec<(usize, Vec<u8>)>,
 }
 
-impl Default for PerSecond {
-    fn default() -> Self {
-        PerSecond {
-            sec: 0,
-            current: new_histogram(),
-            done: Vec::new(),
-        }
-    }
+/// The most values a second keeps before they are encoded (256 KB): a worker claiming
+/// faster than this per second has its second in several parts.
+const SECOND_VALUES: usize = 1 << 16;
+
+/// The bounds' shape, to read each value as the histogram would count it.
+fn template() -> &'static Histogram<u64> {
+    static TEMPLATE: std::sync::OnceLock<Histogram<u64>> = std::sync::OnceLock::new();
+    TEMPLATE.get_or_init(new_histogram)
 }
 
 impl PerSecond {
     /// Records `value_us` in second `sec`; seconds only move forward for one worker.
+    /// A value above the bounds counts as their highest, as the histogram's
+    /// saturating record does.
     pub fn record(&mut self, sec: usize, value_us: u64) {
-        if sec != self.sec {
+        if sec != self.sec || self.current.len() >= SECOND_VALUES {
             self.flush();
             self.sec = sec;
         }
-        self.current.saturating_record(value_us);
+        self.current
+            .push(value_us.min(template().high()).min(u64::from(u32::MAX)) as u32);
     }
 
-    /// The current second, encoded; empty when nothing was recorded in it.
+    /// The current second, encoded as the histogram's recorded values (each value at
+    /// the highest of its bucket) would be; empty when nothing was recorded in it.
     fn current_encoded(&self) -> Vec<u8> {
+        let mut values: Vec<u64> = self
+            .current
+            .iter()
+            .map(|&v| template().highest_equivalent(u64::from(v)))
+            .collect();
+        values.sort_unstable();
         let mut out = Vec::new();
         let mut last = 0;
-        for v in self.current.iter_recorded() {
-            let value = v.value_iterated_to();
-            leb128(&mut out, value - last);
-            leb128(&mut out, v.count_at_value());
-            last = value;
+        for run in values.chunk_by(|a, b| a == b) {
+            leb128(&mut out, run[0] - last);
+            leb128(&mut out, run.len() as u64);
+            last = run[0];
         }
         out
     }
@@ -67,7 +83,7 @@ impl PerSecond {
     fn flush(&mut self) {
         if !self.current.is_empty() {
             self.done.push((self.sec, self.current_encoded()));
-            self.current.reset();
+            self.current.clear();
         }
     }
 
@@ -234,6 +250,44 @@ pub fn read(path: &Path, tag: &str) -> Result<Vec<(Duration, Histogram<u64>)>, R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Against the histogram itself: each second read back equals one histogram that
+    /// recorded the same values, whatever their spread (every bucket size, the bounds'
+    /// edges, above them), for seconds split into parts by a fast worker.
+    #[test]
+    fn each_second_reads_back_what_a_histogram_of_its_values_counts() {
+        use rand::rngs::SmallRng;
+        use rand::{Rng, SeedableRng};
+        let mut rng = SmallRng::seed_from_u64(59);
+        let mut kept = PerSecond::default();
+        let mut want: Vec<Histogram<u64>> = (0..4).map(|_| new_histogram()).collect();
+        for (sec, h) in want.iter_mut().enumerate() {
+            // The second of a fast worker: more values than one part holds.
+            let n = if sec == 2 {
+                SECOND_VALUES * 2 + 7
+            } else {
+                5_000
+            };
+            for _ in 0..n {
+                let v = match rng.gen_range(0..5) {
+                    0 => rng.gen_range(0..2_048),
+                    1 => rng.gen_range(0..1_000_000),
+                    2 => rng.gen_range(0..template().high()),
+                    3 => template().high() + rng.gen_range(0..1_000),
+                    _ => 1u64 << rng.gen_range(0..40),
+                };
+                kept.record(sec, v);
+                h.saturating_record(v);
+            }
+        }
+        let mut seen = 0;
+        kept.each_second(|sec, h| {
+            assert_eq!(h, &want[sec], "second {sec}");
+            seen += 1;
+        });
+        assert_eq!(seen, 4);
+        assert!(kept.done.iter().filter(|(sec, _)| *sec == 2).count() >= 3);
+    }
 
     #[test]
     fn seconds_sum_workers_and_round_trip_through_the_log() {
