@@ -24,6 +24,7 @@
 //! duplicate-claim count is a lower bound, never an over-count.
 
 pub mod claimed;
+pub mod held;
 pub mod merged;
 pub mod tally;
 

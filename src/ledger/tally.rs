@@ -21,6 +21,7 @@
 //! minute of first claims at most, and never more than [`PASSED_OVER_QUEUE`]).
 
 use super::claimed::ClaimedIds;
+use super::held::HeldWindow;
 use super::{Chunk, Event, EventKind, Execution, LedgerAnalysis, LedgerPeak, PassedOver, RESCUER};
 use crate::metrics::{HistogramSummary, new_histogram};
 use roaring::RoaringTreemap;
@@ -40,14 +41,23 @@ pub const PASSED_OVER_WAIT_NS: u64 = 60_000_000_000;
 pub const PASSED_OVER_QUEUE: usize = 1 << 20;
 
 /// A job someone holds, or a hung handler may still record a run of, or a stranding
-/// of which the rescuer has not answered.
+/// of which the rescuer has not answered (a job only held, by one worker, is in the
+/// [`HeldWindow`] instead). 56 bytes, so a map entry is one cache line.
 #[derive(Debug, Default)]
 struct Live {
-    /// Inline: in claim-only mode every claimed job stays held to the end, and a heap
-    /// allocation per held row was a tenth of the tally's instructions per row.
+    /// Inline: a heap allocation per held row was a tenth of the tally's instructions
+    /// per row.
     holders: SmallVec<[u32; 2]>,
     /// Runs recorded while live, judged when it is no longer.
     runs: Vec<Execution>,
+    /// What only a hang or a stranding leaves: boxed, as few jobs have it.
+    hang: Option<Box<Hang>>,
+}
+
+const _: () = assert!(std::mem::size_of::<(i64, Live)>() <= 64);
+
+#[derive(Debug, Default)]
+struct Hang {
     /// Workers whose hang stranded the job and who have recorded nothing of it since.
     hung: SmallVec<[u32; 2]>,
     /// The latest stranding not yet answered by a release: (at, by worker).
@@ -58,7 +68,22 @@ impl Live {
     /// Nobody holds it, no hung handler may record a run, no stranding waits for its
     /// rescue (a worker may strand a job the rescuer took back already).
     fn settled(&self) -> bool {
-        self.holders.is_empty() && self.hung.is_empty() && self.stranded.is_none()
+        self.holders.is_empty()
+            && self
+                .hang
+                .as_ref()
+                .is_none_or(|h| h.hung.is_empty() && h.stranded.is_none())
+    }
+
+    fn held_by(workers: &[u32]) -> Live {
+        Live {
+            holders: SmallVec::from_slice(workers),
+            ..Live::default()
+        }
+    }
+
+    fn hang(&mut self) -> &mut Hang {
+        self.hang.get_or_insert_default()
     }
 }
 
@@ -81,9 +106,13 @@ pub struct Tally {
     low_water: BTreeMap<u32, u64>,
     /// Events at or after the lowest mark, not read yet.
     pending: Vec<Event>,
+    /// The events of one read (a buffer kept between reads).
+    ready: Vec<Event>,
     /// Keyed by job id with foldhash, not SipHash: ids come from claimbench's own
     /// sequence, and hashing was a tenth of the client's instructions per claim.
     live: HashMap<i64, Live, foldhash::fast::RandomState>,
+    /// Jobs held by one worker and nothing more yet: not in `live`.
+    held: HeldWindow,
     /// Jobs of this read whose liveness may have ended.
     touched: Vec<i64>,
     claimed: ClaimedIds,
@@ -108,7 +137,9 @@ impl Tally {
         Tally {
             low_water: sources.into_iter().map(|s| (s, 0)).collect(),
             pending: Vec::new(),
+            ready: Vec::new(),
             live: HashMap::default(),
+            held: HeldWindow::default(),
             touched: Vec::new(),
             claimed: ClaimedIds::default(),
             executed: RoaringTreemap::new(),
@@ -121,36 +152,63 @@ impl Tally {
         }
     }
 
+    /// A window of at most `cap` held jobs, so tests reach its edges.
+    #[cfg(test)]
+    fn with_window_cap(mut self, cap: usize) -> Tally {
+        self.held = HeldWindow::with_cap(cap);
+        self
+    }
+
     /// Takes one source's chunk and reads whatever no source can precede any more.
     pub fn take(&mut self, chunk: Chunk) {
         self.pending.extend(chunk.events);
         self.peak.events = self.peak.events.max(self.pending.len() as u64);
+        let before = self.upto();
         let mark = self.low_water.entry(chunk.source).or_insert(0);
         *mark = (*mark).max(chunk.low_water_ns);
-        let upto = self.low_water.values().copied().min().unwrap_or(u64::MAX);
-        self.read_before(upto);
+        let upto = self.upto();
+        // The lowest mark rises only when its own source hands over: a chunk of another
+        // source holds nothing before it (a source stamps nothing before its last mark),
+        // so there is nothing new to read, and the waiting events need no scan (while
+        // a hung worker holds the lowest mark, every other source's chunk comes here).
+        if upto > before {
+            self.read_before(upto);
+        }
+    }
+
+    /// The instant before which every source has handed over all it will record.
+    fn upto(&self) -> u64 {
+        self.low_water.values().copied().min().unwrap_or(u64::MAX)
     }
 
     fn read_before(&mut self, upto: u64) {
-        if self.pending.is_empty() {
+        // Only what is ready is sorted: sorting every waiting event at each read sorted
+        // each one once per source while it waited. Both parts keep their order, so
+        // the stable sort of the ready part reads as the whole one's prefix would.
+        let mut ready = std::mem::take(&mut self.ready);
+        self.pending.retain(|e| {
+            let now = e.t_ns < upto;
+            if now {
+                ready.push(*e);
+            }
+            !now
+        });
+        if ready.is_empty() {
+            self.ready = ready;
             return;
         }
         // Stable: one worker's events at one instant stay in the order it made them.
-        self.pending.sort_by_key(Event::key);
-        let n = self.pending.partition_point(|e| e.t_ns < upto);
-        if n == 0 {
-            return;
-        }
-        let rest = self.pending.split_off(n);
-        let ready = std::mem::replace(&mut self.pending, rest);
+        ready.sort_by_key(Event::key);
         for e in &ready {
             self.read(e);
         }
+        match &mut self.kept {
+            Some(kept) => kept.append(&mut ready),
+            None => ready.clear(),
+        }
+        self.ready = ready;
         self.passed.close_group(&self.claimed);
         self.passed.settle_ready(upto, &self.claimed);
-        if let Some(kept) = &mut self.kept {
-            kept.extend(ready);
-        }
         self.settle();
     }
 
@@ -158,21 +216,16 @@ impl Tally {
         let job = e.job;
         match e.kind {
             EventKind::Lost { .. } | EventKind::Completed { .. } => return,
-            EventKind::Claim { .. } => {
-                if !self.claimed.contains(job) {
-                    // The group of an earlier instant is counted before this id joins.
-                    self.passed.first_claim(e.t_ns, job, &self.claimed);
-                    self.claimed.insert(job);
+            EventKind::Claim { .. } => return self.claim(e),
+            // Anything else of a job held in the window: it is a live job from now on.
+            _ => {
+                if let Some(w) = self.held.take(job) {
+                    self.live.insert(job, Live::held_by(&[w]));
                 }
-                let live = self.live.entry(job).or_default();
-                if live.holders.iter().any(|&w| w != e.worker) {
-                    self.out.duplicate_claims += 1;
-                }
-                if !live.holders.contains(&e.worker) {
-                    live.holders.push(e.worker);
-                }
-                // Held now, so not settled by this claim: only a later release, run or
-                // stranding can end its liveness, and each of those marks it touched.
+            }
+        }
+        match e.kind {
+            EventKind::Lost { .. } | EventKind::Completed { .. } | EventKind::Claim { .. } => {
                 return;
             }
             EventKind::Release if e.worker == RESCUER => {
@@ -180,7 +233,7 @@ impl Tally {
                     return;
                 };
                 live.holders.clear();
-                if let Some((at, _)) = live.stranded.take() {
+                if let Some((at, _)) = live.hang.as_mut().and_then(|h| h.stranded.take()) {
                     self.rescues
                         .saturating_record(((e.t_ns - at) / 1000).max(1));
                 }
@@ -190,30 +243,74 @@ impl Tally {
                     return;
                 };
                 live.holders.retain(|w| *w != e.worker);
-                live.hung.retain(|w| *w != e.worker);
-                if live.stranded.is_some_and(|(_, w)| w == e.worker) {
-                    live.stranded = None;
+                if let Some(h) = &mut live.hang {
+                    h.hung.retain(|w| *w != e.worker);
+                    if h.stranded.is_some_and(|(_, w)| w == e.worker) {
+                        h.stranded = None;
+                    }
                 }
             }
             EventKind::Strand { resumes } => {
-                let live = self.live.entry(job).or_default();
-                live.stranded = Some((e.t_ns, e.worker));
-                if resumes && !live.hung.contains(&e.worker) {
-                    live.hung.push(e.worker);
+                let hang = self.live.entry(job).or_default().hang();
+                hang.stranded = Some((e.t_ns, e.worker));
+                if resumes && !hang.hung.contains(&e.worker) {
+                    hang.hung.push(e.worker);
                 }
             }
             EventKind::Run(x) => {
                 let live = self.live.entry(job).or_default();
-                live.hung.retain(|w| *w != e.worker);
+                if let Some(h) = &mut live.hang {
+                    h.hung.retain(|w| *w != e.worker);
+                }
                 live.runs.push(x);
             }
         }
         self.touched.push(job);
     }
 
+    /// A claim: held now, so not settled by it (only a later release, run or stranding
+    /// can end its liveness, and each of those marks it touched).
+    fn claim(&mut self, e: &Event) {
+        let job = e.job;
+        if !self.claimed.contains(job) {
+            // The group of an earlier instant is counted before this id joins.
+            self.passed.first_claim(e.t_ns, job, &self.claimed);
+            self.claimed.insert(job);
+        }
+        match self.held.holder(job) {
+            Some(w) if w == e.worker => {}
+            Some(w) => {
+                self.held.take(job);
+                self.out.duplicate_claims += 1;
+                self.live.insert(job, Live::held_by(&[w, e.worker]));
+            }
+            None => {
+                if self.live.contains_key(&job) || !self.hold(job, e.worker) {
+                    let live = self.live.entry(job).or_default();
+                    if live.holders.iter().any(|&w| w != e.worker) {
+                        self.out.duplicate_claims += 1;
+                    }
+                    if !live.holders.contains(&e.worker) {
+                        live.holders.push(e.worker);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Holds `job` for `worker` in the window, moving the oldest jobs it gives up to
+    /// make room into `live`; false when the job is for `live` itself.
+    fn hold(&mut self, job: i64, worker: u32) -> bool {
+        for (j, w) in self.held.make_room(job) {
+            self.live.insert(j, Live::held_by(&[w]));
+        }
+        self.held.hold(job, worker)
+    }
+
     /// Judges the runs of every job this read left settled, and forgets the job.
     fn settle(&mut self) {
-        self.peak.jobs = self.peak.jobs.max(self.live.len() as u64);
+        let jobs = self.live.len() as u64 + self.held.held();
+        self.peak.jobs = self.peak.jobs.max(jobs);
         let mut touched = std::mem::take(&mut self.touched);
         for job in touched.drain(..) {
             // Looked up, and removed only when settled: most touched jobs are still held.
@@ -250,7 +347,7 @@ impl Tally {
             held += u64::from(!l.holders.is_empty());
             self.judge(job, l.runs);
         }
-        self.out.held_at_end = held;
+        self.out.held_at_end = held + self.held.held();
         self.out.distinct_claimed = self.claimed.len();
         self.out.distinct_executed = self.executed.len();
         TallyFindings {
@@ -319,7 +416,19 @@ impl Passed {
     }
 
     fn settle(&mut self, job: i64, before: u64, claimed: &ClaimedIds) {
-        let passed = older_claimed(claimed, job) - before;
+        // Below the lowest unclaimed id every older id from FIRST_ID is claimed, so the
+        // count needs no rank (when no id below FIRST_ID was claimed): one of the two
+        // ranks per first claim.
+        let all_older = FIRST_ID <= job
+            && self.lowest_unclaimed.is_some_and(|low| job < low)
+            && claimed.min().is_some_and(|m| m >= FIRST_ID);
+        let older = if all_older {
+            (job - FIRST_ID) as u64
+        } else {
+            older_claimed(claimed, job)
+        };
+        debug_assert_eq!(older, older_claimed(claimed, job));
+        let passed = older - before;
         *self.counts.entry(passed).or_default() += 1;
     }
 
@@ -512,6 +621,21 @@ mod tests {
             claims > 100 && runs > 100 && held > 100 && rescued > 100,
             "{duplicates:?}"
         );
+    }
+
+    /// The same with a window of held jobs a few ids wide: most jobs are held below it
+    /// or given up by it to the map of live jobs, and the counts do not change.
+    #[test]
+    fn a_narrow_window_of_held_jobs_reads_as_the_whole_trial_does() {
+        for seed in 0..200 {
+            let ledgers = history(seed, 1 + (seed % 5) as u32, 60, 600);
+            let (analysis, passed, _) = whole(&ledgers);
+            let sources = ledgers.iter().map(|l| l.worker);
+            let tally = Tally::new(sources, false).with_window_cap(1 + (seed % 4) as usize);
+            let got = stream(&ledgers, seed, tally);
+            assert_eq!(got.analysis, analysis, "seed {seed}");
+            assert_eq!(got.passed_over, passed, "seed {seed}");
+        }
     }
 
     #[test]
