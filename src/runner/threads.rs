@@ -28,9 +28,12 @@ impl WorkerThreads {
             joins: Vec::new(),
         };
         for i in 0..n.max(1) {
-            // Timers and sockets only: a signal or process driver would be polled on
-            // every park (tokio reaps orphaned child processes there), a cost per
-            // claim for nothing a worker uses; Ctrl-C is the main runtime's.
+            // Timers and sockets. Enabling sockets brings tokio's signal and, with its
+            // `process` feature, process drivers too, polled on every park: the
+            // process driver's orphan reaping (a lock shared by every runtime) was
+            // 0.5 µs of each claim on the worker threads (perf record, claim-only,
+            // batch 10), so claimbench builds tokio without that feature (it starts
+            // its servers with std::process). Ctrl-C is the main runtime's.
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_io()
                 .enable_time()
