@@ -13,8 +13,11 @@
 
 use std::collections::VecDeque;
 
-/// The most slots a window spans by default (64 MB).
-pub const CAP: usize = 1 << 24;
+/// The most slots a window spans by default (16 MB). Its front stays at the oldest job
+/// held, so a job held for minutes while others come and go spans every id claimed
+/// since: 4 bytes each, until the window gives the oldest up to the map. A claim-only
+/// trial past 4 million jobs holds its older ones in the map, as before the window.
+pub const CAP: usize = 1 << 22;
 
 #[derive(Debug)]
 pub struct HeldWindow {

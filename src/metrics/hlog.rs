@@ -57,17 +57,19 @@ impl PerSecond {
             self.flush();
             self.sec = sec;
         }
-        self.current
-            .push(value_us.min(template().high()).min(u64::from(u32::MAX)) as u32);
+        // Above the bounds is clamped when the second is encoded: nothing but a push
+        // per claim here.
+        self.current.push(value_us.min(u64::from(u32::MAX)) as u32);
     }
 
     /// The current second, encoded as the histogram's recorded values (each value at
     /// the highest of its bucket) would be; empty when nothing was recorded in it.
     fn current_encoded(&self) -> Vec<u8> {
+        let h = template();
         let mut values: Vec<u64> = self
             .current
             .iter()
-            .map(|&v| template().highest_equivalent(u64::from(v)))
+            .map(|&v| h.highest_equivalent(u64::from(v).min(h.high())))
             .collect();
         values.sort_unstable();
         let mut out = Vec::new();
