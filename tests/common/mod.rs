@@ -160,8 +160,23 @@ pub fn workload(population: &str, rest: &str) -> Workload {
 /// Held by every test that takes PostgreSQL advisory locks. `advisory` locks job ids,
 /// and advisory locks belong to the database, not the schema: two such tests at once,
 /// each in its own schema with ids from 1, would each see the other's locks as claims
-/// in flight.
-pub async fn advisory_keys() -> tokio::sync::MutexGuard<'static, ()> {
-    static KEYS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    KEYS.lock().await
+/// in flight. A lock on a file, not a mutex: cargo-nextest runs each test in its own
+/// process, where a mutex kept nothing apart (prove's `advisory` contention step once
+/// saw another test's lock and failed in CI).
+pub async fn advisory_keys() -> std::fs::File {
+    let path = std::env::temp_dir().join("claimbench-tests-advisory-keys.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+    tokio::task::spawn_blocking(move || {
+        // Released when the file is closed, with the guard.
+        file.lock()
+            .unwrap_or_else(|e| panic!("cannot lock {}: {e}", path.display()));
+        file
+    })
+    .await
+    .expect("the lock's thread")
 }
