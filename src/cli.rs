@@ -174,11 +174,12 @@ pub struct RunArgs {
     /// it to run each cell on several backends side by side. Without a postgres URL,
     /// claimbench starts a throw-away PostgreSQL cluster when the run needs one,
     /// without a mysql URL a throw-away MariaDB, without a redis URL a throw-away
-    /// redis-server, and removes them afterwards.
+    /// redis-server, and removes them afterwards. A redis URL is also where a
+    /// `lock-service` claim takes its leases.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: Vec<String>,
-    /// Schema (PostgreSQL), database (MySQL) or key prefix (Redis) claimbench creates,
-    /// fills and drops.
+    /// Schema (PostgreSQL), database (MySQL) or key prefix (Redis, and a lock
+    /// service's leases) claimbench creates, fills and drops.
     #[arg(long, default_value = "claimbench")]
     pub schema: String,
     /// Directory that receives one folder per run.

@@ -4,9 +4,13 @@
 //! What a delivery promises is checked step by step on the server (two consumers never
 //! hold one entry; only the holder finishes it; the lease hands it back; a release and
 //! a failure put it at the tail), and a whole run with faults checks the ledger against
-//! the effects stream.
+//! the effects stream. A lock service beside a read-then-write is checked the same way:
+//! its leases on their own, and a PostgreSQL claim that takes them.
+
+mod common;
 
 use claimbench::backend::any::AnyBackend;
+use claimbench::backend::lock_service::LockService;
 use claimbench::backend::{Backend, BackendError, ClaimedJob, DbTarget, FailOutcome, Session};
 use claimbench::embedded::redis::EmbeddedRedis;
 use claimbench::strategy::Strategy;
@@ -148,6 +152,126 @@ fn run_shortened(name: &str, text: &str) -> Ran {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         run,
     }
+}
+
+/// The lock service of `server`, with the run's leases under `schema`.
+fn lock_service(server: &EmbeddedRedis, schema: &str) -> LockService {
+    let DbTarget::Redis(t) = DbTarget::parse(&server.url()).unwrap() else {
+        panic!("a redis:// URL");
+    };
+    LockService::new(t, schema)
+}
+
+/// A lease is one worker's: another's take loses it; only its holder gives it back,
+/// and not once it expired and another took it; clearing removes the run's leases and
+/// no other key.
+#[tokio::test]
+async fn a_lease_is_one_workers_until_it_expires_and_only_its_holder_gives_it_back() {
+    let server = EmbeddedRedis::start().unwrap();
+    let service = lock_service(&server, "cbtest");
+    let lease = Duration::from_millis(300);
+    let mut a = service.leases("t-a", "A", lease).await.unwrap();
+    let mut b = service.leases("t-b", "B", lease).await.unwrap();
+    let mut ids = vec![1, 2, 3];
+    assert_eq!(a.take(&mut ids).await.unwrap(), 0);
+    assert_eq!(ids, [1, 2, 3]);
+    let mut ids = vec![3, 4];
+    assert_eq!(b.take(&mut ids).await.unwrap(), 1, "3 is A's");
+    assert_eq!(ids, [4]);
+    assert_eq!(a.give_back(&[1, 4]).await.unwrap(), 1, "4 is B's");
+    let mut ids = vec![1, 4];
+    assert_eq!(
+        b.take(&mut ids).await.unwrap(),
+        1,
+        "1 was given back; 4 is B's own"
+    );
+    assert_eq!(ids, [1]);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let mut ids = vec![2];
+    assert_eq!(b.take(&mut ids).await.unwrap(), 0, "A's lease on 2 expired");
+    assert_eq!(a.give_back(&[2, 3]).await.unwrap(), 0, "2 is B's now");
+    let mut c = service.leases("t-c", "C", lease).await.unwrap();
+    let mut ids = vec![2, 3];
+    assert_eq!(
+        c.take(&mut ids).await.unwrap(),
+        1,
+        "B's lease on 2 survived A"
+    );
+    assert_eq!(ids, [3]);
+    let client = redis::Client::open(server.url().as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    redis::cmd("SET")
+        .arg("theirs:lock:1")
+        .arg("x")
+        .query_async::<()>(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(service.clear().await.unwrap(), 2, "B's 2 and C's 3");
+    let kept: Vec<String> = redis::cmd("KEYS")
+        .arg("*")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(kept, ["theirs:lock:1"]);
+}
+
+/// On PostgreSQL: two workers' lock-service claims are disjoint; a worker that hangs
+/// past the lease loses its rows to the rescuer and its leases to the next claim, which
+/// runs the job again (the duplicate the technique allows), and the first worker's
+/// give-back leaves the new holder's lease in place.
+#[tokio::test]
+async fn a_lock_service_claim_runs_a_job_twice_once_a_lease_expires_under_its_worker() {
+    use claimbench::backend::Backend;
+    use common::TestDb;
+    let server = EmbeddedRedis::start().unwrap();
+    let test = "lock_service_claim";
+    let b = claimbench::backend::postgres::PostgresBackend::open(test).await;
+    let schema = common::schema_for(test);
+    let b = b.with_lock_service(lock_service(&server, &schema));
+    let w = common::workload(
+        "backlog = 6\nqueues = [{ name = \"q\" }]",
+        "[faults]\nlease_s = 0.3\n",
+    );
+    assert_eq!(b.reset(&w, "fetch-order", 1).await.unwrap(), 6);
+    let strategy = Strategy::builtin_named("lock-service").unwrap();
+    let role = b.worker_role();
+    let mut a = b.connect(&role, "A").await.unwrap();
+    let mut c = b.connect(&role, "C").await.unwrap();
+    let got_a = ids(&claim_with(&mut a, &strategy, 2).await);
+    let got_c = ids(&claim_with(&mut c, &strategy, 2).await);
+    assert_eq!(got_a.len(), 2);
+    assert_eq!(got_c.len(), 2);
+    assert!(
+        got_a.iter().all(|j| !got_c.contains(j)),
+        "{got_a:?} {got_c:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let mut rescuer = b.connect("t-rescuer", "rescuer").await.unwrap();
+    let mut rescued = rescuer.rescue(Duration::from_millis(300)).await.unwrap();
+    rescued.sort_unstable();
+    let mut all = [got_a.clone(), got_c.clone()].concat();
+    all.sort_unstable();
+    assert_eq!(rescued, all, "both workers' rows outlived the lease");
+    let mut d = b.connect(&role, "D").await.unwrap();
+    let got_d = ids(&claim_with(&mut d, &strategy, 6).await);
+    assert!(
+        got_a.iter().all(|j| got_d.contains(j)),
+        "A's jobs claimed again: {got_d:?}"
+    );
+    assert!(!a.complete(got_a[0]).await.unwrap(), "the row is D's now");
+    a.release(&got_a).await.unwrap();
+    let client = redis::Client::open(server.url().as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let holder: Option<String> = redis::cmd("GET")
+        .arg(format!("{schema}:lock:{}", got_a[0]))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(
+        holder.as_deref().is_some_and(|h| h.starts_with("D:")),
+        "A's give-back left D's lease: {holder:?}"
+    );
+    b.drop_schema().await;
 }
 
 #[tokio::test]
@@ -551,7 +675,7 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         .replace("restart_db_at_s = [4.5]", "restart_db_at_s = [2.0]")
         .replace("backlog = 60000", "backlog = 10000");
     assert!(
-        short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 3
+        short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 4
             && short.contains("kill_connections_at_s = [1.5]")
             && short.contains("restart_db_at_s = [2.0]"),
         "workloads/alternatives.toml no longer has the lines this test shortens"
@@ -578,6 +702,7 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         on,
         vec![
             ("table", "postgres", "production", "fetch-order"),
+            ("lock", "postgres", "lock-service", "fetch-order"),
             ("stream", "redis", "redis-streams", "stream"),
             ("kv", "redis", "redis-cas", "hash-by-due"),
         ]
@@ -590,9 +715,13 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0);
         assert!(t["completed_per_s"].as_f64().unwrap() > 0.0);
     }
-    for technique in ["redis-streams", "redis-cas"] {
+    for (technique, on) in [
+        ("redis-streams", "redis"),
+        ("redis-cas", "redis"),
+        ("lock-service", "postgres"),
+    ] {
         let said =
-            format!("{technique} on redis against production on postgres, 4 workers at batch 10:");
+            format!("{technique} on {on} against production on postgres, 4 workers at batch 10:");
         assert!(stdout.contains(&said), "{stdout}");
     }
     // Each backend its own plots; none of a figure a stream cannot fill.

@@ -1,15 +1,16 @@
-//! The table-or-broker question in the verdict: a broker's technique against the SQL
-//! claim of the same run, on one ledger.
+//! The table-or-broker question in the verdict: a broker's technique, or a lock service
+//! beside the table, against the SQL claim of the same run, on one ledger.
 
 use super::figures::{RunFigures, fmt_ms};
 use crate::results::{CellResult, RunResult};
 use crate::strategy::Strategy;
 
-/// A broker's technique against the SQL claim of the same run (production where it ran,
-/// else the first SQL cell), at the largest worker count both ran with one batch size
-/// and arrival rate: the table-or-broker question, answered on one ledger.
+/// A broker's technique (or a lock service beside the table) against the SQL claim of
+/// the same run (production where it ran, else the first SQL cell), at the largest
+/// worker count both ran with one batch size and arrival rate: the table-or-broker
+/// question, answered on one ledger.
 pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
-    let broker = |c: &CellResult| !c.backend.engine().runs_sql;
+    let broker = |c: &CellResult| !c.backend.engine().runs_sql || c.strategy.needs_lock_service();
     let mut told: Vec<&Strategy> = Vec::new();
     let mut brokers: Vec<&CellResult> = r.cells.iter().filter(|c| broker(c)).collect();
     brokers.sort_by_key(|c| std::cmp::Reverse(c.workers));
@@ -47,9 +48,13 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
         };
         // A compare-and-set's losers: the rejected writes its throughput paid for.
         let races: u64 = b.trials.iter().map(|t| t.counts.lost_races).sum();
-        let raced = match races {
-            0 => String::new(),
-            n => format!(
+        let leases = b.strategy.needs_lock_service();
+        let raced = match (races, leases) {
+            (0, _) => String::new(),
+            (n, true) => {
+                format!(" Its lock service refused {n} leases (candidates another worker held).")
+            }
+            (n, false) => format!(
                 " Its compare-and-set lost {n} races (candidates another worker took first)."
             ),
         };
@@ -95,6 +100,7 @@ mod tests {
         };
         let streams = Strategy::builtin_named("redis-streams").unwrap();
         let cas = Strategy::builtin_named("redis-cas").unwrap();
+        let lock = Strategy::builtin_named("lock-service").unwrap();
         let on = |s: Strategy, kind, workers, per_s| CellResult {
             backend: kind,
             index_layout: if kind == BackendKind::Redis {
@@ -113,6 +119,7 @@ mod tests {
                 on(streams.clone(), BackendKind::Redis, 4, 1500),
                 on(streams, BackendKind::Redis, 16, 6000),
                 on(cas, BackendKind::Redis, 16, 4500),
+                on(lock.clone(), BackendKind::Postgres, 16, 2000),
             ],
             ..RunResult::default()
         };
@@ -120,15 +127,17 @@ mod tests {
         r.cells[5].index_layout = "hash-by-due".into();
         r.cells[5].trials[0].counts.lost_races = 812;
         r.cells[5].trials[0].reconciliation.db.unowned_executions = 3;
+        r.cells[6].trials[0].counts.lost_races = 40;
         let said: Vec<String> = told(&r)
             .into_iter()
-            .filter(|s| s.starts_with("redis-"))
+            .filter(|s| s.starts_with("redis-") || s.starts_with("lock-service on postgres"))
             .collect();
         assert_eq!(
             said,
             vec![
                 "redis-streams on redis against production on postgres, 16 workers at batch 10: 6000 against 3000 jobs/s (2.00x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0.",
                 "redis-cas on redis against production on postgres, 16 workers at batch 10: 4500 against 3000 jobs/s (1.50x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 3 against 0), lost 0 against 0. Its compare-and-set lost 812 races (candidates another worker took first).",
+                "lock-service on postgres against production on postgres, 16 workers at batch 10: 2000 against 3000 jobs/s (0.67x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0. Its lock service refused 40 leases (candidates another worker held).",
             ],
         );
     }

@@ -109,6 +109,13 @@ fn strategy_sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>)
                 f.lock_wait_share * 100.0,
                 f.throughput
             ),
+            Contention::Rechecks if s.needs_lock_service() => format!(
+                "{s}{on}: {:.0}% of the leases it asked for were held by another worker at {top} workers, {:.0} jobs/s, {} duplicate claims and {} duplicate executions{p99_vs}.",
+                share(lost_races, lost_races + jobs),
+                f.throughput,
+                f.duplicate_claims,
+                f.duplicate_executions
+            ),
             Contention::Rechecks => format!(
                 "{s}{on}: {:.0}% of its row updates lost the race and changed nothing at {top} workers, {:.0} jobs/s{p99_vs}.",
                 share(lost_races, lost_races + jobs),

@@ -72,6 +72,17 @@ impl AnyBackend {
         }
     }
 
+    /// On PostgreSQL: workers of a `lock-service` claim take their leases in `service`.
+    pub fn with_lock_service(
+        self,
+        service: Option<crate::backend::lock_service::LockService>,
+    ) -> AnyBackend {
+        match (self, service) {
+            (AnyBackend::Postgres(b), Some(s)) => AnyBackend::Postgres(b.with_lock_service(s)),
+            (other, _) => other,
+        }
+    }
+
     /// On a server claimbench started: workload SQL runs as a role without host rights
     /// that it creates (PostgreSQL only; see `PostgresBackend::with_workload_role`).
     pub fn with_workload_role(self) -> AnyBackend {
@@ -320,6 +331,14 @@ impl super::ClaimSteps for AnySession {
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
         each!(self, AnySession, s => s.candidates(ask, out).await)
+    }
+
+    async fn read_lock_write(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        each!(self, AnySession, s => s.read_lock_write(ask, out).await)
     }
 
     async fn version_cas(

@@ -60,6 +60,25 @@ pub trait ClaimSteps {
         out: &mut Vec<ClaimedJob>,
     ) -> impl Future<Output = Result<u32, BackendError>> + Send;
 
+    /// [`Shape::ReadLockWrite`]: an unlocked read of up to `batch` ids, a lease on each
+    /// from the lock service, then one unconditional update of the ids it won; appends
+    /// the jobs the update reached and returns how many leases another worker held. An
+    /// engine without a lock service refuses (the strategy has no form there, so a run
+    /// never gets here).
+    fn read_lock_write(
+        &mut self,
+        ask: Ask<'_>,
+        _out: &mut Vec<ClaimedJob>,
+    ) -> impl Future<Output = Result<u32, BackendError>> + Send {
+        let strategy = ask.strategy.to_string();
+        async move {
+            Err(BackendError::other(
+                "claim",
+                format!("{strategy} needs a lock service, and this engine has none"),
+            ))
+        }
+    }
+
     /// One candidate's update, conditional on the row still being pending at the
     /// attempt read: the job as claimed, or `None` when another worker got there first.
     fn claim_one(
@@ -103,6 +122,7 @@ pub async fn by_shape<S: ClaimSteps + ?Sized>(
             out.truncate(kept);
         }
         Shape::VersionCas => outcome.lost_races = s.version_cas(ask, out).await?,
+        Shape::ReadLockWrite => outcome.lost_races = s.read_lock_write(ask, out).await?,
     }
     Ok(outcome)
 }

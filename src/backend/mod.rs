@@ -11,6 +11,7 @@ pub mod cluster;
 pub mod files;
 pub mod layouts;
 pub mod lifecycle;
+pub mod lock_service;
 pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;

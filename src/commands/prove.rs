@@ -251,15 +251,21 @@ async fn prove_on(
                 .map_err(|e| anyhow::anyhow!("--set {s}: {e}"))
         })
         .collect::<Result<Vec<_>>>()?;
-    // Every built-in technique the server has, unless --strategy chose.
+    // Every built-in technique the server has, unless --strategy chose; not one whose
+    // claim needs a lock service beside the server.
     let strategies: Vec<Strategy> = if strategies.is_empty() {
         Strategy::builtin()
-            .filter(|s| s.sql(target.kind()).is_some())
+            .filter(|s| s.sql(target.kind()).is_some() && !s.needs_lock_service())
             .collect()
     } else {
         for s in strategies {
             if let strategy::Form::Absent(why) = s.form(target.kind()) {
                 bail!("--strategy {s}: no {} form: {why}", target.kind());
+            }
+            if s.needs_lock_service() {
+                bail!(
+                    "--strategy {s}: prove runs the claim on the server alone, and {s}'s lock lives in a Redis beside it; `run` measures it (tests/brokers.rs holds its leases to their promises)"
+                );
             }
         }
         strategies.to_vec()

@@ -97,6 +97,7 @@ pub(crate) async fn run(
         workload.slos = recommend::effective_slos(&workload.slos, &slo_flags);
     }
     let mut targets = resolve_targets(&mut workload, &db)?;
+    let lock_url = super::targets::lock_service_url(&workload, &db)?;
     super::pooler::refuse_mix(&workload, &targets)?;
     let user_pooler = match user_pooler {
         Some(f) => Some(super::pooler::locate(f, &mut targets).await?),
@@ -120,7 +121,15 @@ pub(crate) async fn run(
     let mut servers = OwnServers::default();
     let commands = [restart_command.as_deref(), failover_command.as_deref()];
     let setup = (workload.as_ref(), schema, quiet);
-    let mut drive = connect(setup, targets, user_pooler.as_ref(), commands, &mut servers).await?;
+    let lock = lock_service(setup, lock_url, &mut servers)?;
+    let mut drive = connect(
+        setup,
+        targets,
+        (user_pooler.as_ref(), lock.as_ref()),
+        commands,
+        &mut servers,
+    )
+    .await?;
     let versus = match versus {
         Some(dir) => Some(drive.versus(setup, &dir, &mut servers.versus).await?),
         None => None,
@@ -199,7 +208,10 @@ type Setup<'a> = (&'a Workload, &'a str, bool);
 async fn connect(
     (workload, schema, quiet): Setup<'_>,
     targets: Vec<(BackendKind, Option<DbTarget>)>,
-    user_pooler: Option<&super::pooler::UserPooler>,
+    (user_pooler, lock): (
+        Option<&super::pooler::UserPooler>,
+        Option<&claimbench::backend::lock_service::LockService>,
+    ),
     [restart_command, failover_command]: [Option<&str>; 2],
     servers: &mut OwnServers,
 ) -> Result<Drive> {
@@ -222,6 +234,12 @@ async fn connect(
             .as_ref()
             .filter(|_| kind == BackendKind::Mysql);
         let backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
+        let backend =
+            backend.with_lock_service(lock.filter(|_| kind == BackendKind::Postgres).cloned());
+        let label = match lock.filter(|_| kind == BackendKind::Postgres) {
+            Some(l) => with_leases(label, l.display()),
+            None => label,
+        };
         let own_servers = servers.embedded.as_ref().filter(|_| own_cluster);
         let user = user_pooler.filter(|_| kind == BackendKind::Postgres);
         let own_pooler = own_servers.and_then(|e| e.pooler.as_ref());
@@ -269,6 +287,37 @@ async fn connect(
         drive.backends.push(backend);
     }
     Ok(drive)
+}
+
+/// A target's label that says where its `lock-service` leases are: inside the
+/// embedded server's parentheses, or in its own after a URL.
+fn with_leases(label: String, leases: &str) -> String {
+    match label.strip_suffix(')') {
+        Some(open) => format!("{open}, lock-service leases in {leases})"),
+        None => format!("{label} (lock-service leases in {leases})"),
+    }
+}
+
+/// The Redis a workload's `lock-service` claims take their leases in: `--db redis://…`,
+/// or the embedded Redis (started here, shared with a redis backend of the run).
+fn lock_service(
+    (workload, schema, quiet): Setup<'_>,
+    url: Option<DbTarget>,
+    servers: &mut OwnServers,
+) -> Result<Option<claimbench::backend::lock_service::LockService>> {
+    if !workload.uses_lock_service() {
+        return Ok(None);
+    }
+    let target = match url {
+        Some(t) => t,
+        None => start_redis(quiet, &mut servers.redis)?.0,
+    };
+    let DbTarget::Redis(redis) = target else {
+        anyhow::bail!("the lock service is a Redis server; give --db redis://…");
+    };
+    Ok(Some(claimbench::backend::lock_service::LockService::new(
+        redis, schema,
+    )))
 }
 
 impl Drive {

@@ -34,15 +34,25 @@ pub(crate) fn resolve_targets(
         given.push(t);
     }
     let path = workload.source_path.display().to_string();
+    // A redis:// URL beside a lock-service claim names the lock service; it is a
+    // backend only where the matrix lists redis.
+    let lock_service = workload.uses_lock_service();
+    let leases_only = |t: &DbTarget| {
+        lock_service && t.kind() == BackendKind::Redis && !workload.backends.contains(&t.kind())
+    };
     if workload.backends.is_empty() {
-        workload.backends = if given.is_empty() {
-            vec![BackendKind::Postgres]
-        } else {
-            given.iter().map(DbTarget::kind).collect()
+        let kinds: Vec<BackendKind> = given
+            .iter()
+            .filter(|t| !leases_only(t))
+            .map(DbTarget::kind)
+            .collect();
+        workload.backends = match kinds.is_empty() {
+            true => vec![BackendKind::Postgres],
+            false => kinds,
         };
     } else if let Some(extra) = given
         .iter()
-        .find(|t| !workload.backends.contains(&t.kind()))
+        .find(|t| !workload.backends.contains(&t.kind()) && !leases_only(t))
     {
         bail!(
             "--db gives a {} URL but {path}'s matrix.backends lists only {}; add {} there or drop that --db",
@@ -78,6 +88,22 @@ pub(crate) fn resolve_targets(
         out.push((kind, target));
     }
     Ok(out)
+}
+
+/// The lock service of a workload's `lock-service` claims: the `--db redis://` URL
+/// when one is given, else `None` (the run starts its own Redis); never asked for a
+/// workload without such a claim.
+pub(crate) fn lock_service_url(workload: &Workload, urls: &[String]) -> Result<Option<DbTarget>> {
+    if !workload.uses_lock_service() {
+        return Ok(None);
+    }
+    for url in urls {
+        let t = DbTarget::parse(url)?;
+        if t.kind() == BackendKind::Redis {
+            return Ok(Some(t));
+        }
+    }
+    Ok(None)
 }
 
 /// Every index layout and strategy of the workload must exist on each of `kinds`.
@@ -523,11 +549,17 @@ pub(crate) fn start_mariadb(
     Ok((t, label))
 }
 
-/// Starts the Redis a run on `redis` gets without `--db`.
+/// Starts the Redis a run on `redis` (or a lock service) gets without `--db`: one per
+/// run, shared when both ask.
 pub(crate) fn start_redis(
     quiet: bool,
     server: &mut Option<Arc<claimbench::embedded::redis::EmbeddedRedis>>,
 ) -> Result<(DbTarget, String)> {
+    if let Some(started) = server.as_ref() {
+        let t = DbTarget::parse(&started.url())?;
+        let label = format!("embedded Redis ({t})");
+        return Ok((t, label));
+    }
     if !quiet {
         errln!("starting the embedded Redis (pass --db redis://… to use an existing server)");
     }

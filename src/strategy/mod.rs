@@ -35,6 +35,11 @@ pub enum Shape {
     /// rows it changed (PostgreSQL's RETURNING, SQL Server's OUTPUT), else one per
     /// candidate. A candidate whose version moved is a lost race.
     VersionCas,
+    /// An unlocked read of candidate ids, a lease per candidate from a lock service
+    /// beside the database (a lost race where another worker holds it), then an
+    /// unconditional update of the ids whose lease it won; the lease is given back once
+    /// the job leaves the worker.
+    ReadLockWrite,
 }
 
 /// What a claim does when it meets a row another claim holds; `prove` expects it.
@@ -228,6 +233,12 @@ impl Strategy {
 
     pub fn contention(&self) -> Contention {
         self.def().contention
+    }
+
+    /// Its claim takes leases in a lock service beside the database (`lock-service`):
+    /// what runs a claim on the server alone (`prove`) cannot run it.
+    pub fn needs_lock_service(&self) -> bool {
+        self.shape() == Shape::ReadLockWrite
     }
 
     pub fn is_custom(&self) -> bool {

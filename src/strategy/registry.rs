@@ -41,10 +41,13 @@ const BROKER_ONLY: &str = "Redis Streams' technique (XREADGROUP, XACK, XAUTOCLAI
 /// Why the key-value store's compare-and-set has no form on a SQL engine.
 const KV_ONLY: &str = "a key-value store's compare-and-set on Redis (versioned records, layout hash-by-due): run it on matrix.backends = [\"redis\"]; version-cas is the same claim on a table";
 
+/// Why the lock service is PostgreSQL's so far.
+const LOCK_SERVICE_ON_POSTGRES: &str = "written for PostgreSQL so far: its read and update are naive's, its lock is Redis's (run it on matrix.backends = [\"postgres\"])";
+
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 18] = [
+pub static REGISTRY: [Def; 19] = [
     Def {
         name: Cow::Borrowed("production"),
         colour: Colour(0x00, 0x72, 0xB2),
@@ -430,6 +433,30 @@ pub static REGISTRY: [Def; 18] = [
                 "redis",
                 "strategies/cas.lua"
             ))),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("lock-service"),
+        colour: Colour(0x99, 0x66, 0x00),
+        about: Cow::Borrowed(
+            "an unlocked read, a lease per job from a lock service (Redis SET NX PX), then naive's unconditional update of the ids it won: lost races at the lock, duplicates where a lease expires or a read is stale",
+        ),
+        shape: Shape::ReadLockWrite,
+        contention: Contention::Rechecks,
+        promises: Promises {
+            prevents_duplicates: false,
+            respects_max_workers: false,
+        },
+        forms: [
+            sql!("postgres", "lock-service.sql"),
+            Form::Absent(LOCK_SERVICE_ON_POSTGRES),
+            Form::Absent(LOCK_SERVICE_ON_POSTGRES),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,

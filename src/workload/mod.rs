@@ -328,6 +328,14 @@ impl Workload {
         })
     }
 
+    /// Whether a block claims through a lock service beside its database
+    /// (`lock-service`): the run then needs a Redis for the leases.
+    pub fn uses_lock_service(&self) -> bool {
+        self.matrices
+            .iter()
+            .any(|m| m.strategies.iter().any(|s| s.needs_lock_service()))
+    }
+
     /// Refuses a workload in which no job can be claimed, for a command that would
     /// measure it (`run`, `validate`): it would measure empty polls only; and a paired
     /// block with too few rounds to judge (after `--repetitions`).

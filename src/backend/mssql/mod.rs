@@ -254,7 +254,7 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
             let (binds, n) = claim_binds(strategy, batch, "<worker id>");
             show(&binds[..n])
         }
-        Shape::ReadThenWrite => format!(
+        Shape::ReadThenWrite | Shape::ReadLockWrite => format!(
             "select: {select}; update: {}",
             show(&naive_update_binds("<worker id>", "[<ids read>]"))
         ),

@@ -40,7 +40,7 @@ pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
         Shape::Claim => format!(
             "capacity: ? = {batch}; lock: ? = {batch}, then per capped queue with room ? = its name, ? = its room; claim: ? = worker id, :ids = {batch} placeholders"
         ),
-        Shape::ReadThenWrite => format!(
+        Shape::ReadThenWrite | Shape::ReadLockWrite => format!(
             "select: {}? = {batch}; update: ? = worker id, :ids = {batch} placeholders",
             shard_key(strategy)
         ),

@@ -28,6 +28,8 @@ mod cleanup;
 mod login;
 mod model_state;
 mod pooled;
+mod prepared;
+pub use prepared::strategy_params;
 mod pristine;
 mod session;
 mod statement;
@@ -89,47 +91,6 @@ const COL_ID: usize = 0;
 const COL_ATTEMPT: usize = 8;
 const COL_QUEUE_WAIT_US: usize = 17;
 
-/// The parameters a strategy binds for a batch of `batch`, in the order of its `$n`s.
-pub fn strategy_params(strategy: &Strategy, batch: u32) -> String {
-    match strategy.shape() {
-        Shape::Claim => claim::params(strategy)
-            .iter()
-            .enumerate()
-            .map(|(i, p)| match p {
-                Param::Batch => format!("${} = {batch} (batch)", i + 1),
-                Param::WorkerId => format!("${} = worker id", i + 1),
-                Param::Window => format!(
-                    "${} = {} (window)",
-                    i + 1,
-                    strategy.def().offset_window.unwrap_or(1)
-                ),
-                Param::Ids => format!("${} = ids", i + 1),
-                p => format!("${} = {}", i + 1, strategy.param_note(*p)),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        Shape::ReadThenWrite => format!(
-            "select: $1 = {batch}{}; update: $1 = ids read, $2 = worker id",
-            shard_key(strategy)
-        ),
-        Shape::ReadThenConditional => format!(
-            "select: $1 = {batch}{}; claim-one, per id: $1 = id, $2 = worker id, $3 = attempt count read",
-            shard_key(strategy)
-        ),
-        Shape::VersionCas => format!(
-            "select: $1 = {batch}; claim-batch: $1 = ids read, $2 = their versions, $3 = worker id"
-        ),
-    }
-}
-
-/// What a sharded strategy's select binds after the batch.
-fn shard_key(strategy: &Strategy) -> &'static str {
-    match strategy.def().sharded {
-        true => ", $2 = worker id (its shards)",
-        false => "",
-    }
-}
-
 /// Which of claimbench's own connections a statement needs.
 ///
 /// The privilege boundary, by construction: the server connection is the target's login
@@ -176,6 +137,10 @@ pub struct PostgresBackend {
     /// Where finished jobs go in the trial the last reset made (`storage`): sessions
     /// opened after it prepare that model's statements.
     storage: std::sync::RwLock<Storage>,
+    /// The run's lock service (`lock-service`): each worker session takes its leases
+    /// there, for the lease the last reset read from the workload.
+    lock_service: Option<crate::backend::lock_service::LockService>,
+    lease: std::sync::RwLock<std::time::Duration>,
 }
 
 impl PostgresBackend {
@@ -194,6 +159,8 @@ impl PostgresBackend {
             pooler_admin: None,
             pooler_console: Mutex::new(None),
             storage: Default::default(),
+            lock_service: None,
+            lease: std::sync::RwLock::new(crate::backend::lock_service::DEFAULT_LEASE),
         }
     }
 
@@ -202,6 +169,15 @@ impl PostgresBackend {
     /// file ran `COPY … TO PROGRAM` on the host as the superuser before this.
     pub fn with_workload_role(mut self) -> PostgresBackend {
         self.workload_role = true;
+        self
+    }
+
+    /// Workers take leases in `service` for a `lock-service` claim.
+    pub fn with_lock_service(
+        mut self,
+        service: crate::backend::lock_service::LockService,
+    ) -> PostgresBackend {
+        self.lock_service = Some(service);
         self
     }
 
@@ -664,12 +640,27 @@ impl Backend for PostgresBackend {
             false => statement::Keep::Prepared,
         };
         let storage = *self.storage.read().expect("not poisoned");
-        let (role, ways) = (self.worker_role(), (keep, storage));
-        PostgresSession::open(client, wakeups, worker_id, role, ways).await
+        let (role_name, ways) = (self.worker_role(), (keep, storage));
+        let session = PostgresSession::open(client, wakeups, worker_id, role_name, ways).await?;
+        match self.lock_service.as_ref().filter(|_| worker) {
+            Some(service) => {
+                let lease = *self.lease.read().expect("not poisoned");
+                let name = format!("{role}-leases");
+                let leases = service.leases(&name, worker_id, lease).await?;
+                Ok(session.with_leases(leases))
+            }
+            None => Ok(session),
+        }
     }
 
     async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         *self.storage.write().expect("not poisoned") = r.workload.storage;
+        if let Some(service) = &self.lock_service {
+            let lease = r.workload.faults.lease;
+            *self.lease.write().expect("not poisoned") =
+                lease.unwrap_or(crate::backend::lock_service::DEFAULT_LEASE);
+            service.clear().await?;
+        }
         match &self.pristine {
             Some(p) => self.reset_by_copy(p, r).await,
             None => self.reset_in_place(r).await,
@@ -850,7 +841,7 @@ impl Backend for PostgresBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::session::claim_step;
+    use super::prepared::claim_step;
     use super::*;
 
     const PRODUCTION_SQL: &str = migration!("postgres", "strategies/production.sql");

@@ -4,9 +4,9 @@
 //! control connection.
 
 use super::claim::Call;
+use super::prepared::{Prepared, Stepped, custom_lock, explained_statement, prepare_strategy};
 use super::statement::{Keep, Stmt, describe_all};
 use super::*;
-use crate::strategy::custom::Lock;
 /// A session's statements, kept as [`Keep`] says: prepared once per connection so that
 /// the hot path sends only Bind/Execute, or described once and sent unnamed through a
 /// transaction pooler.
@@ -24,16 +24,6 @@ struct Statements {
     rescue: Stmt,
     produce: Stmt,
     sample: Stmt,
-}
-
-/// A claim-shaped strategy's statement: its `claim` step when its file has steps (a
-/// `setup` before it), else the whole file. A declared statement is always taken whole,
-/// so a comment of the user's that reads like a step marker cannot split it.
-pub(super) fn claim_step<'a>(strategy: &Strategy, file: &'a str) -> &'a str {
-    match strategy.is_custom() {
-        true => file,
-        false => step(file, "claim"),
-    }
 }
 
 impl Statements {
@@ -117,6 +107,8 @@ pub struct PostgresSession {
     locked: Vec<ClaimedJob>,
     /// The cleanup job's statements (the storage model's), on the cleaner's session.
     cleanup: super::cleanup::Cleaner,
+    /// A worker's leases in the lock service, when the run has one (`lock-service`).
+    leases: Option<Box<crate::backend::lock_service::Leases>>,
 }
 
 impl PostgresSession {
@@ -149,144 +141,19 @@ impl PostgresSession {
             versions: Vec::new(),
             locked: Vec::new(),
             cleanup: super::cleanup::Cleaner::new(storage),
+            leases: None,
         })
+    }
+
+    /// Takes its leases in `leases` from now on (`lock-service`).
+    pub(super) fn with_leases(mut self, leases: crate::backend::lock_service::Leases) -> Self {
+        self.leases = Some(Box::new(leases));
+        self
     }
 }
 
 /// See [`PostgresSession::conditional`].
 type Conditional<'a> = (&'a Client, &'a Stmt, &'a Stmt, &'a String);
-
-/// A strategy's statements by its shape.
-enum Prepared {
-    Claim(ClaimStatement),
-    /// A declared claim with a `lock` step: the locking read, then the claim of the ids
-    /// it returned, in one transaction.
-    Stepped(Box<Stepped>),
-    ReadThenWrite {
-        select: Stmt,
-        update: Stmt,
-    },
-    ReadThenConditional {
-        select: Stmt,
-        claim_one: Stmt,
-    },
-    VersionCas {
-        select: Stmt,
-        claim_batch: Stmt,
-    },
-}
-
-/// A declared claim's lock and claim steps, described.
-struct Stepped {
-    lock: ClaimStatement,
-    claim: ClaimStatement,
-}
-
-/// Prepares `strategy`'s statements. A custom statement the server refuses, or that
-/// binds or returns what claimbench cannot use, fails with its file named.
-async fn prepare_strategy(
-    c: &Client,
-    strategy: &Strategy,
-    (keep, in_transaction): (Keep, bool),
-) -> Result<Prepared, BackendError> {
-    let refused = |message: String| {
-        let message = match &strategy.def().custom {
-            Some(src) => format!("{}: strategies.{strategy}.postgres: {message}", src.file),
-            None => format!("strategy `{strategy}`: {message}"),
-        };
-        BackendError::other("prepare the claim", message)
-    };
-    let file = strategy
-        .sql(BackendKind::Postgres)
-        .ok_or_else(|| refused("no PostgreSQL form".into()))?;
-    let p = async |sqls: &[&str]| {
-        describe_all(c, keep, sqls, in_transaction)
-            .await
-            .map_err(|e| match query_error("prepare", e) {
-                BackendError::Query {
-                    kind: ErrorKind::Other,
-                    code,
-                    message,
-                    ..
-                } => refused(match code {
-                    Some(code) => format!("the server refused it (SQLSTATE {code}): {message}"),
-                    None => format!("the server refused it: {message}"),
-                }),
-                other => other,
-            })
-    };
-    Ok(match strategy.shape() {
-        Shape::Claim if let Some((src, lock)) = custom_lock(strategy) => {
-            let mut both = p(&[&lock.sql, file]).await?.into_iter();
-            let (l, c) = (both.next().unwrap(), both.next().unwrap());
-            let step = |name: &str, params: &[Param], d: super::statement::Described| {
-                claim::Binds::listed(params, (1, &src.consts), d.stmt.params())
-                    .and_then(|b| ClaimStatement::with(b, d))
-                    .map_err(|e| refused(format!("step {name}: {e}")))
-            };
-            Prepared::Stepped(Box::new(Stepped {
-                lock: step("lock", &lock.params, l)?,
-                claim: step("claim", &src.params, c)?,
-            }))
-        }
-        Shape::Claim => {
-            let claim = p(&[claim_step(strategy, file)]).await?.remove(0);
-            Prepared::Claim(
-                ClaimStatement::describe(strategy, claim).map_err(|e| refused(e.into()))?,
-            )
-        }
-        shape => {
-            let second = match shape {
-                Shape::ReadThenWrite => "update",
-                Shape::ReadThenConditional => "claim-one",
-                _ => "claim-batch",
-            };
-            let mut both = p(&[step(file, "select"), step(file, second)])
-                .await?
-                .into_iter()
-                .map(|d| d.stmt);
-            let (select, then) = (both.next().unwrap(), both.next().unwrap());
-            match shape {
-                Shape::ReadThenWrite => Prepared::ReadThenWrite {
-                    select,
-                    update: then,
-                },
-                Shape::ReadThenConditional => Prepared::ReadThenConditional {
-                    select,
-                    claim_one: then,
-                },
-                _ => Prepared::VersionCas {
-                    select,
-                    claim_batch: then,
-                },
-            }
-        }
-    })
-}
-
-/// A declared claim's source and its `lock` step, when it has one.
-fn custom_lock(strategy: &Strategy) -> Option<(&crate::strategy::custom::Source, &Lock)> {
-    let src = strategy.def().custom.as_ref()?;
-    Some((src, src.lock.as_ref()?))
-}
-
-/// Which statement a plan sample explains, and its text: the claim, or a two-step
-/// strategy's select step (a declared claim's lock step).
-fn explained_statement(strategy: &Strategy) -> (&'static str, &str) {
-    if let Some((_, lock)) = custom_lock(strategy) {
-        return ("lock step", &lock.sql);
-    }
-    match strategy.shape() {
-        Shape::Claim => (
-            "claim",
-            claim_step(strategy, strategy.text(BackendKind::Postgres)),
-        ),
-        Shape::ReadThenWrite | Shape::ReadThenConditional | Shape::VersionCas => (
-            "select step",
-            step(strategy.text(BackendKind::Postgres), "select"),
-        ),
-    }
-}
 
 impl PostgresSession {
     /// `form` (a step of session.sql: `explain-plan`, `explain-analyze`) of `strategy`'s
@@ -428,9 +295,13 @@ impl Lifecycle for PostgresSession {
         }
     }
 
-    /// Gives up the advisory locks of `jobs` after an `advisory` claim, and runs a
-    /// declared claim's `release` step for them; nothing otherwise.
+    /// Gives up the advisory locks of `jobs` after an `advisory` claim, gives back
+    /// their leases in the lock service, and runs a declared claim's `release` step for
+    /// them; nothing otherwise.
     async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
+        if let Some(l) = self.leases.as_mut().filter(|l| l.held() > 0) {
+            l.give_back(jobs).await?;
+        }
         if self.advisory {
             self.statements
                 .unlock
@@ -529,6 +400,68 @@ fn push_claimed(rows: &[tokio_postgres::Row], out: &mut Vec<ClaimedJob>) {
     out.extend(rows.iter().map(claimed_row));
 }
 
+impl PostgresSession {
+    /// naive's read and update, with (`leased`) a lease per id between them: the update
+    /// then reaches only the ids whose lease this worker won, and a lease whose row the
+    /// update did not reach (another worker finished the job after the read) is given
+    /// back. Returns how many leases another worker held.
+    async fn read_write(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+        leased: bool,
+    ) -> Result<u32, BackendError> {
+        let Ask { strategy, batch } = ask;
+        let i = self.prepared_index(strategy).await?;
+        let Prepared::ReadThenWrite { select, update } = &self.prepared[i].1 else {
+            unreachable!("a read-then-write strategy (leased or not) is prepared as one");
+        };
+        let mut leases = match (leased, self.leases.as_deref_mut()) {
+            (false, _) => None,
+            (true, Some(l)) => Some(l),
+            (true, None) => {
+                return Err(BackendError::other(
+                    "claim",
+                    format!("{strategy} needs a lock service, and this run has none"),
+                ));
+            }
+        };
+        let (c, ids, e) = (&self.client, &mut self.ids, |e| query_error("claim", e));
+        ids.clear();
+        let b = batch as i64;
+        let (args, n) = select_args(strategy, &b, &self.worker_id);
+        let rows = select.query(c, &args[..n]).await.map_err(e)?;
+        ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+        let lost = match leases.as_mut() {
+            Some(l) => l.take(ids).await?,
+            None => 0,
+        };
+        if ids.is_empty() {
+            return Ok(lost);
+        }
+        let before = out.len();
+        let rows = match update.query(c, &[&*ids, &self.worker_id]).await {
+            Ok(rows) => rows,
+            Err(err) => {
+                // Unknown whether the update reached the rows: the leases only expire.
+                if let Some(l) = leases {
+                    l.forget(ids);
+                }
+                return Err(e(err));
+            }
+        };
+        push_claimed(&rows, out);
+        if let Some(l) = leases
+            && out.len() - before < ids.len()
+        {
+            let reached = &out[before..];
+            ids.retain(|id| !reached.iter().any(|j| j.id == *id));
+            l.give_back(ids).await?;
+        }
+        Ok(lost)
+    }
+}
+
 /// Each strategy's statements are prepared on its first claim on this connection.
 impl ClaimSteps for PostgresSession {
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
@@ -577,25 +510,15 @@ impl ClaimSteps for PostgresSession {
     }
 
     async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
-        let Ask { strategy, batch } = ask;
-        let i = self.prepared_index(strategy).await?;
-        let Prepared::ReadThenWrite { select, update } = &self.prepared[i].1 else {
-            unreachable!("a read-then-write strategy is prepared as one");
-        };
-        let (c, ids, e) = (&self.client, &mut self.ids, |e| query_error("claim", e));
-        ids.clear();
-        let b = batch as i64;
-        let (args, n) = select_args(strategy, &b, &self.worker_id);
-        let rows = select.query(c, &args[..n]).await.map_err(e)?;
-        ids.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
-        if !ids.is_empty() {
-            let rows = update
-                .query(c, &[&*ids, &self.worker_id])
-                .await
-                .map_err(e)?;
-            push_claimed(&rows, out);
-        }
-        Ok(())
+        self.read_write(ask, out, false).await.map(drop)
+    }
+
+    async fn read_lock_write(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        self.read_write(ask, out, true).await
     }
 
     /// One UPDATE over the candidates' (id, version) pairs: what it returns was won.

@@ -6,7 +6,7 @@ use crate::backend::{BackendError, ErrorKind};
 /// or a server still loading its data after a restart (`LOADING`), ends the worker's
 /// connection (it reconnects once the server answers), anything else ends the trial.
 /// Redis has no deadlocks or lock timeouts to retry.
-pub(super) fn error(what: &'static str, e: redis::RedisError) -> BackendError {
+pub(crate) fn error(what: &'static str, e: redis::RedisError) -> BackendError {
     let lost = e.is_io_error()
         || e.is_connection_dropped()
         || e.is_connection_refusal()

@@ -16,7 +16,7 @@
 //! transactions; priorities, scheduled jobs and retry delays on a stream) is refused
 //! before a run starts (`workload::coherence::broker_misfit`).
 
-mod errors;
+pub(crate) mod errors;
 mod scripts;
 mod session;
 
@@ -101,6 +101,42 @@ impl RedisTarget {
     }
 }
 
+/// One connection to `target`, named `role` on the server (CLIENT SETNAME), through
+/// `via` when given: a worker's, the control's, or a lock service's.
+pub(crate) async fn open(
+    target: &RedisTarget,
+    role: &str,
+    via: Option<std::net::SocketAddr>,
+) -> Result<MultiplexedConnection, BackendError> {
+    let mut info = target.info.clone();
+    if let Some(via) = via {
+        info.addr = ConnectionAddr::Tcp(via.ip().to_string(), via.port());
+    }
+    let refused = |e: redis::RedisError| BackendError::Connect {
+        target: target.display.clone(),
+        reason: e.to_string(),
+        hint: "is a Redis server listening there (redis-server), and is the password right? check --db",
+    };
+    let client = redis::Client::open(info).map_err(refused)?;
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .map_err(refused)?;
+    // A restarted server accepts connections before it has loaded its data: not
+    // connected yet, so a reconnecting worker tries again.
+    redis::cmd("PING")
+        .query_async::<()>(&mut conn)
+        .await
+        .map_err(refused)?;
+    redis::cmd("CLIENT")
+        .arg("SETNAME")
+        .arg(role)
+        .query_async::<()>(&mut conn)
+        .await
+        .map_err(|e| error("name the connection", e))?;
+    Ok(conn)
+}
+
 /// A Redis server, with claimbench's keys under the prefix `schema`.
 pub struct RedisBackend {
     target: RedisTarget,
@@ -127,33 +163,7 @@ impl RedisBackend {
         role: &str,
         via: Option<std::net::SocketAddr>,
     ) -> Result<MultiplexedConnection, BackendError> {
-        let mut info = self.target.info.clone();
-        if let Some(via) = via {
-            info.addr = ConnectionAddr::Tcp(via.ip().to_string(), via.port());
-        }
-        let refused = |e: redis::RedisError| BackendError::Connect {
-            target: self.target.display.clone(),
-            reason: e.to_string(),
-            hint: "is a Redis server listening there (redis-server), and is the password right? check --db",
-        };
-        let client = redis::Client::open(info).map_err(refused)?;
-        let mut conn = client
-            .get_multiplexed_async_connection()
-            .await
-            .map_err(refused)?;
-        // A restarted server accepts connections before it has loaded its data: not
-        // connected yet, so a reconnecting worker tries again.
-        redis::cmd("PING")
-            .query_async::<()>(&mut conn)
-            .await
-            .map_err(refused)?;
-        redis::cmd("CLIENT")
-            .arg("SETNAME")
-            .arg(role)
-            .query_async::<()>(&mut conn)
-            .await
-            .map_err(|e| error("name the connection", e))?;
-        Ok(conn)
+        open(&self.target, role, via).await
     }
 
     async fn control(&self) -> Result<MultiplexedConnection, BackendError> {

@@ -1,0 +1,195 @@
+//! A lock service beside a read-then-write claim (`lock-service`): the alternative to
+//! the database's own row locks that a team reaches for when it distrusts them. A
+//! worker takes a lease per candidate job in Redis (`SET <schema>:lock:<id> <token> NX
+//! PX <lease>`, one pipelined round trip for the batch), updates only the ids it won,
+//! and gives a lease back with a compare-and-delete on its token once the job has left
+//! it, so a lease that expired and was taken by another worker is never deleted by the
+//! first. The row does not know about the lock: what the technique costs in duplicates
+//! (a lease that expires under a slow handler, a read that saw the row before another
+//! worker finished with it, a lock server that forgets) is the ledger's to count.
+
+use super::BackendError;
+use super::redis::errors::error;
+use super::redis::{RedisTarget, open};
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncCommands, Script};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The lease when the workload sets no `faults.lease_s`: long enough that no healthy
+/// handler outlives it, short enough that a crashed worker's jobs come back in a run.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// Deletes each key whose value is still the token beside it: a lease given back by its
+/// holder only. Returns how many it deleted.
+const GIVE_BACK: &str = r"
+local n = 0
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i] then
+    n = n + redis.call('DEL', key)
+  end
+end
+return n
+";
+
+fn give_back_script() -> &'static Script {
+    static S: OnceLock<Script> = OnceLock::new();
+    S.get_or_init(|| Script::new(GIVE_BACK))
+}
+
+/// Where the run's leases live: a Redis server and the run's key prefix (its schema).
+#[derive(Clone, Debug)]
+pub struct LockService {
+    target: RedisTarget,
+    prefix: String,
+}
+
+impl LockService {
+    pub fn new(target: RedisTarget, schema: &str) -> LockService {
+        LockService {
+            target,
+            prefix: format!("{schema}:lock:"),
+        }
+    }
+
+    /// The server as results and messages name it (no password).
+    pub fn display(&self) -> &str {
+        self.target.display()
+    }
+
+    fn key(&self, job: i64) -> String {
+        format!("{}{job}", self.prefix)
+    }
+
+    /// A worker's leases, on a connection of its own named `role`.
+    pub async fn leases(
+        &self,
+        role: &str,
+        owner: &str,
+        lease: Duration,
+    ) -> Result<Leases, BackendError> {
+        Ok(Leases {
+            conn: open(&self.target, role, None).await?,
+            service: self.clone(),
+            owner: owner.to_string(),
+            lease_ms: lease.as_millis().max(1) as u64,
+            taken: 0,
+            held: HashMap::new(),
+        })
+    }
+
+    /// Removes every lease of the run's prefix (a new trial's jobs reuse the ids, and a
+    /// hung worker of the last one may still hold some). Only keys under the prefix are
+    /// touched, on a server claimbench may share.
+    pub async fn clear(&self) -> Result<u64, BackendError> {
+        let what = "clear the lock service's leases";
+        let mut c = open(&self.target, "claimbench-control", None).await?;
+        let pattern = format!("{}*", self.prefix);
+        let mut keys: Vec<String> = Vec::new();
+        let mut cursor = 0u64;
+        loop {
+            let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(1000)
+                .query_async(&mut c)
+                .await
+                .map_err(|e| error(what, e))?;
+            keys.extend(batch);
+            if next == 0 {
+                break;
+            }
+            cursor = next;
+        }
+        let mut removed = 0u64;
+        for chunk in keys.chunks(1000) {
+            let n: u64 = c.del(chunk).await.map_err(|e| error(what, e))?;
+            removed += n;
+        }
+        Ok(removed)
+    }
+}
+
+/// One worker's leases: the tokens of the jobs it holds.
+pub struct Leases {
+    conn: MultiplexedConnection,
+    service: LockService,
+    owner: String,
+    lease_ms: u64,
+    /// Leases taken so far: each token is `<worker>:<n>`, unique to one taking.
+    taken: u64,
+    held: HashMap<i64, String>,
+}
+
+impl Leases {
+    /// Tries a lease on each of `ids` in one round trip and keeps in `ids` (in order)
+    /// those it won; returns how many were held by another worker.
+    pub async fn take(&mut self, ids: &mut Vec<i64>) -> Result<u32, BackendError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let mut pipe = redis::pipe();
+        let mut tokens = Vec::with_capacity(ids.len());
+        for &id in ids.iter() {
+            self.taken += 1;
+            let token = format!("{}:{}", self.owner, self.taken);
+            pipe.cmd("SET")
+                .arg(self.service.key(id))
+                .arg(&token)
+                .arg("NX")
+                .arg("PX")
+                .arg(self.lease_ms);
+            tokens.push(token);
+        }
+        let won: Vec<Option<String>> = pipe
+            .query_async(&mut self.conn)
+            .await
+            .map_err(|e| error("take the leases", e))?;
+        let before = ids.len();
+        let mut kept = 0;
+        for (i, (token, w)) in tokens.into_iter().zip(won).enumerate() {
+            if w.is_some() {
+                self.held.insert(ids[i], token);
+                ids[kept] = ids[i];
+                kept += 1;
+            }
+        }
+        ids.truncate(kept);
+        Ok((before - kept) as u32)
+    }
+
+    /// Gives back the leases this worker holds on `jobs` (others are ignored); a lease
+    /// that expired and was taken by another worker stays that worker's.
+    pub async fn give_back(&mut self, jobs: &[i64]) -> Result<u64, BackendError> {
+        let mut inv = give_back_script().prepare_invoke();
+        let mut any = false;
+        for job in jobs {
+            if let Some(token) = self.held.remove(job) {
+                inv.key(self.service.key(*job)).arg(token);
+                any = true;
+            }
+        }
+        if !any {
+            return Ok(0);
+        }
+        inv.invoke_async(&mut self.conn)
+            .await
+            .map_err(|e| error("give back the leases", e))
+    }
+
+    /// Forgets the leases of `jobs` without giving them back: the claim that took them
+    /// did not reach their rows, so they only expire (as a crashed worker's would).
+    pub fn forget(&mut self, jobs: &[i64]) {
+        for job in jobs {
+            self.held.remove(job);
+        }
+    }
+
+    /// How many leases this worker holds.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+}
