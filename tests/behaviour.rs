@@ -34,6 +34,7 @@ async fn try_run<D: TestDb>(
         worker_threads: None,
         restarts: Vec::new(),
         failovers: Vec::new(),
+        lock_restarts: Vec::new(),
         // These tests act on the trial's timeline from outside (holding rows, killing
         // sessions): a second run would not see that.
         rerun_disturbed: false,

@@ -673,11 +673,16 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
             "kill_connections_at_s = [1.5]",
         )
         .replace("restart_db_at_s = [4.5]", "restart_db_at_s = [2.0]")
+        .replace(
+            "restart_lock_service_at_s = [2.0]",
+            "restart_lock_service_at_s = [1.2]",
+        )
         .replace("backlog = 60000", "backlog = 10000");
     assert!(
         short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 4
             && short.contains("kill_connections_at_s = [1.5]")
-            && short.contains("restart_db_at_s = [2.0]"),
+            && short.contains("restart_db_at_s = [2.0]")
+            && short.contains("restart_lock_service_at_s = [1.2]"),
         "workloads/alternatives.toml no longer has the lines this test shortens"
     );
     let Ran {
@@ -712,6 +717,10 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         assert_eq!(t["reconciliation"]["lost"], 0, "{}", c["strategy"]);
         let restarts = t["server_restarts"].as_array().map_or(0, Vec::len);
         assert_eq!(restarts, 1, "the server restarted once: {}", c["strategy"]);
+        // Only the cell that takes leases has a lock service to lose.
+        let lock_restarts = t["lock_service_restarts"].as_array().map_or(0, Vec::len);
+        let leases = c["strategy"] == "lock-service";
+        assert_eq!(lock_restarts, usize::from(leases), "{}", c["strategy"]);
         assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0);
         assert!(t["completed_per_s"].as_f64().unwrap() > 0.0);
     }
@@ -737,6 +746,11 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
     assert!(
         stdout.contains("appendfsync no"),
         "the durability note names Redis's: {stdout}"
+    );
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("lock service restarted empty at 1.2 s"),
+        "{summary}"
     );
 }
 

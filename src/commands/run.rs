@@ -6,9 +6,10 @@ use super::targets::{
     Embedded, environment, failover_action, resolve_targets, restart_action, start_embedded,
     start_mariadb, start_redis,
 };
-use anyhow::Result;
+use anyhow::{Context, Result};
 use claimbench::analysis::{RunAnalysis, recommend};
 use claimbench::backend::any::AnyBackend;
+use claimbench::backend::lock_service::LockService;
 use claimbench::backend::recipe::Dialect as _;
 use claimbench::backend::{Backend, BackendKind, DbTarget};
 use claimbench::embedded::mariadb::EmbeddedMariadb;
@@ -121,7 +122,7 @@ pub(crate) async fn run(
     let mut servers = OwnServers::default();
     let commands = [restart_command.as_deref(), failover_command.as_deref()];
     let setup = (workload.as_ref(), schema, quiet);
-    let lock = lock_service(setup, lock_url, &mut servers)?;
+    let (lock, lock_restart) = lock_service(setup, lock_url, &mut servers)?.unzip();
     let mut drive = connect(
         setup,
         targets,
@@ -130,6 +131,17 @@ pub(crate) async fn run(
         &mut servers,
     )
     .await?;
+    // The lock service's restart is the PostgreSQL target's, whose workers take leases.
+    drive.lock_restarts = drive
+        .records
+        .iter()
+        .map(|r| {
+            lock_restart
+                .clone()
+                .flatten()
+                .filter(|_| r.backend == BackendKind::Postgres)
+        })
+        .collect();
     let versus = match versus {
         Some(dir) => Some(drive.versus(setup, &dir, &mut servers.versus).await?),
         None => None,
@@ -139,6 +151,7 @@ pub(crate) async fn run(
         records,
         restarts,
         failovers,
+        lock_restarts,
     } = drive;
     let opts = RunOptions {
         results_dir,
@@ -147,6 +160,7 @@ pub(crate) async fn run(
         worker_threads,
         restarts,
         failovers,
+        lock_restarts,
         rerun_disturbed: !no_rerun,
         allow_privileged_sql,
         render: runner::Render {
@@ -188,6 +202,8 @@ struct OwnServers {
     versus: Option<Embedded>,
     mariadb: Option<EmbeddedMariadb>,
     redis: Option<std::sync::Arc<claimbench::embedded::redis::EmbeddedRedis>>,
+    /// The lock service's own, when the workload restarts it.
+    lock_redis: Option<std::sync::Arc<claimbench::embedded::redis::EmbeddedRedis>>,
 }
 
 /// Per backend, in the targets' order: what the runner drives, and how.
@@ -197,6 +213,7 @@ struct Drive {
     records: Vec<TargetRecord>,
     restarts: Vec<Option<runner::Restart>>,
     failovers: Vec<Option<runner::Failover>>,
+    lock_restarts: Vec<Option<runner::Restart>>,
 }
 
 /// The workload, the schema it works in, and whether to stay quiet.
@@ -300,24 +317,51 @@ fn with_leases(label: String, leases: &str) -> String {
 
 /// The Redis a workload's `lock-service` claims take their leases in: `--db redis://…`,
 /// or the embedded Redis (started here, shared with a redis backend of the run).
+/// A workload that restarts its lock service (`faults.restart_lock_service_at_s`) gets
+/// one of its own that keeps nothing on disk, so the restart forgets every lease; a
+/// `--db redis://` that was to be the lock service is then refused (claimbench restarts
+/// only what it starts).
 fn lock_service(
     (workload, schema, quiet): Setup<'_>,
     url: Option<DbTarget>,
     servers: &mut OwnServers,
-) -> Result<Option<claimbench::backend::lock_service::LockService>> {
+) -> Result<Option<(LockService, Option<runner::Restart>)>> {
     if !workload.uses_lock_service() {
         return Ok(None);
     }
-    let target = match url {
-        Some(t) => t,
-        None => start_redis(quiet, &mut servers.redis)?.0,
+    let restarts = !workload.faults.restart_lock_service_at.is_empty();
+    let (target, restart) = match (url, restarts) {
+        (Some(t), true) if !workload.backends.contains(&BackendKind::Redis) => {
+            anyhow::bail!(
+                "{}: faults.restart_lock_service_at_s: claimbench restarts only the lock service it starts, not {t}; drop that --db (the run then starts its own)",
+                workload.source_path.display()
+            )
+        }
+        (Some(t), false) => (t, None),
+        (_, true) => {
+            let started = claimbench::embedded::redis::EmbeddedRedis::start_volatile()
+                .context("cannot start the lock service's Redis")?;
+            if !quiet {
+                errln!(
+                    "embedded Redis for the lock service's leases on {} (keeps nothing on disk, so a restart forgets every lease; removed on exit)",
+                    started.url()
+                );
+            }
+            let started = Arc::new(started);
+            servers.lock_redis = Some(started.clone());
+            let restart: runner::Restart =
+                Arc::new(move || started.restart().map_err(|e| e.to_string()));
+            (
+                DbTarget::parse(&servers.lock_redis.as_ref().expect("set").url())?,
+                Some(restart),
+            )
+        }
+        (None, false) => (start_redis(quiet, &mut servers.redis)?.0, None),
     };
     let DbTarget::Redis(redis) = target else {
         anyhow::bail!("the lock service is a Redis server; give --db redis://…");
     };
-    Ok(Some(claimbench::backend::lock_service::LockService::new(
-        redis, schema,
-    )))
+    Ok(Some((LockService::new(redis, schema), restart)))
 }
 
 impl Drive {

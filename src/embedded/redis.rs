@@ -26,6 +26,8 @@ pub struct EmbeddedRedis {
     port: u16,
     binary: PathBuf,
     owner: Option<(u32, u32)>,
+    /// Keeps nothing on disk (a lock service's Redis): a restart comes back empty.
+    volatile: bool,
 }
 
 fn find_binary() -> Option<PathBuf> {
@@ -52,6 +54,17 @@ fn server_user() -> Option<(u32, u32)> {
 impl EmbeddedRedis {
     /// Starts the server and returns once it answers.
     pub fn start() -> Result<EmbeddedRedis, EmbeddedError> {
+        Self::start_keeping(true)
+    }
+
+    /// A server that keeps nothing on disk (no append-only file, no snapshots), as a
+    /// lock service often runs: a restart forgets every key
+    /// (`faults.restart_lock_service_at_s`).
+    pub fn start_volatile() -> Result<EmbeddedRedis, EmbeddedError> {
+        Self::start_keeping(false)
+    }
+
+    fn start_keeping(appendonly: bool) -> Result<EmbeddedRedis, EmbeddedError> {
         let binary = find_binary().ok_or_else(|| EmbeddedError::Step {
             step: "find redis-server",
             detail: "redis-server is not installed; install it (Debian/Ubuntu: apt-get install redis-server) or pass --db redis://host:6379 for an existing server".into(),
@@ -72,6 +85,7 @@ impl EmbeddedRedis {
             port,
             binary,
             owner,
+            volatile: !appendonly,
         };
         me.spawn("start redis-server")?;
         Ok(me)
@@ -90,7 +104,10 @@ impl EmbeddedRedis {
             .arg("--dir")
             .arg(dir)
             .args(["--logfile", "redis.log", "--save", ""])
-            .args(["--appendonly", "yes", "--appendfsync", "no"])
+            .args(match self.volatile {
+                false => ["--appendonly", "yes", "--appendfsync", "no"],
+                true => ["--appendonly", "no", "--appendfsync", "no"],
+            })
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -106,7 +123,8 @@ impl EmbeddedRedis {
 
     /// Kills the server as a crash would (SIGKILL: nothing flushed, every connection
     /// cut) and starts it again on the same port and files; returns once it answers,
-    /// with what its append-only file kept. The `faults.restart_db_at_s` fault.
+    /// with what its append-only file kept (nothing, when volatile). The
+    /// `faults.restart_db_at_s` and `faults.restart_lock_service_at_s` faults.
     pub fn restart(&self) -> Result<(), EmbeddedError> {
         if let Some(mut child) = self.child.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let _ = child.kill();

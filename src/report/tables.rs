@@ -464,13 +464,17 @@ fn injected(t: &crate::results::TrialResult) -> String {
             h.from_s, h.to_s
         ));
     }
-    if !t.server_restarts.is_empty() {
-        let each: Vec<String> = t
-            .server_restarts
-            .iter()
-            .map(|e| format!("{:.1} s (back in {:.1} s)", e.at_s, e.took_s))
-            .collect();
-        parts.push(format!("server restarted at {}", each.join(", ")));
+    for (events, what) in [
+        (&t.server_restarts, "server restarted"),
+        (&t.lock_service_restarts, "lock service restarted empty"),
+    ] {
+        if !events.is_empty() {
+            let each: Vec<String> = events
+                .iter()
+                .map(|e| format!("{:.1} s (back in {:.1} s)", e.at_s, e.took_s))
+                .collect();
+            parts.push(format!("{what} at {}", each.join(", ")));
+        }
     }
     for (n, what) in [
         (k.abandoned, "crashed after claim"),

@@ -329,6 +329,9 @@ pub struct TrialResult {
     /// The injected server restarts (`faults.restart_db_at_s`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_restarts: Vec<RestartEvent>,
+    /// The lock service's restarts without its data (`faults.restart_lock_service_at_s`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lock_service_restarts: Vec<RestartEvent>,
     /// The round trip added between the workers and the server (`network`), as
     /// configured and as measured before the trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -303,13 +303,13 @@ pub async fn kill<S: Session>(
 /// Restarts the server at each instant of `schedule` (since the trial's start) and
 /// waits until it is back; returns when each began and how long it took.
 pub async fn restart(
-    action: super::Restart,
+    (action, what): (super::Restart, &'static str),
     schedule: Vec<Duration>,
     clock: TrialClock,
     shared: Arc<Shared>,
 ) -> Result<Vec<RestartEvent>, BackendError> {
     let failed = |message: String| BackendError::Query {
-        what: "restart the server (faults.restart_db_at_s)",
+        what,
         kind: crate::backend::ErrorKind::Other,
         code: None,
         message,

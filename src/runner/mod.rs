@@ -186,6 +186,9 @@ pub struct RunOptions {
     /// How to fail each backend's primary over (same order), for the workload's
     /// `faults.failover_at_s`; empty when it has none.
     pub failovers: Vec<Option<Failover>>,
+    /// How to restart each backend's lock service without its data (same order), for
+    /// the workload's `faults.restart_lock_service_at_s`; empty when it has none.
+    pub lock_restarts: Vec<Option<Restart>>,
     /// Run a trial the host or the harness disturbed once more before reporting it.
     /// Off where something outside the run acts on the trial's timeline (a test that
     /// holds rows during it would act on the first run only).
@@ -280,20 +283,26 @@ impl<'a> CellSpec<'a> {
 struct Hooks<'a> {
     restart: Option<&'a Restart>,
     failover: Option<&'a Failover>,
+    lock_restart: Option<&'a Restart>,
 }
+
+/// Every target's hooks, in the targets' order: restarts, failovers, lock restarts.
+type AllHooks<'a> = (
+    &'a [Option<Restart>],
+    &'a [Option<Failover>],
+    &'a [Option<Restart>],
+);
 
 impl<'a> Hooks<'a> {
     /// Target `t`'s; none for a pair across two servers.
-    fn of(
-        (restarts, failovers): (&'a [Option<Restart>], &'a [Option<Failover>]),
-        t: Option<usize>,
-    ) -> Hooks<'a> {
+    fn of((restarts, failovers, locks): AllHooks<'a>, t: Option<usize>) -> Hooks<'a> {
         let Some(t) = t else {
             return Hooks::default();
         };
         Hooks {
             restart: restarts.get(t).and_then(Option::as_ref),
             failover: failovers.get(t).and_then(Option::as_ref),
+            lock_restart: locks.get(t).and_then(Option::as_ref),
         }
     }
 }
@@ -372,7 +381,11 @@ pub async fn run<B: Backend>(
         },
     );
     p.total = plan.trials(&workload);
-    let hooks = (&opts.restarts[..], &opts.failovers[..]);
+    let hooks = (
+        &opts.restarts[..],
+        &opts.failovers[..],
+        &opts.lock_restarts[..],
+    );
     // Each block's phase, made once when its first step comes.
     let mut phases: Vec<Option<Arc<Workload>>> = vec![None; workload.matrices.len()];
     for step in &plan.steps {
@@ -790,6 +803,7 @@ impl Progress<'_> {
             quiet: self.quiet,
             restart: spec.hooks.restart,
             failover: spec.hooks.failover,
+            lock_restart: spec.hooks.lock_restart,
         };
         let rerun = self.rerun_disturbed;
         let t = trial_or_rerun(backend, w, &trial, &harness, &mut self.probe, rerun).await?;

@@ -27,6 +27,7 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     rates_from_earlier_blocks(w)?;
     trials_within_bounds(w)?;
     failover_on_postgres(w)?;
+    lock_restart_with_a_lock_service(w)?;
     placement_on_a_cluster(w)?;
     hold_kind_with_a_hold(w)?;
     timeline_owns_the_clock(w)?;
@@ -351,6 +352,17 @@ fn failover_on_postgres(w: &Workload) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// A restart of the lock service needs a block that takes leases in one.
+fn lock_restart_with_a_lock_service(w: &Workload) -> Result<(), Refusal> {
+    if !w.faults.restart_lock_service_at.is_empty() && !w.uses_lock_service() {
+        return Err((
+            "faults.restart_lock_service_at_s".into(),
+            "restarts the lock service of a `lock-service` claim, and no block runs one; add `lock-service` to a block's strategies, or drop it".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `arrival_rate_from` names an earlier block that runs, for every strategy and layout
 /// of this one, the cell whose throughput it scales.
 fn rates_from_earlier_blocks(w: &Workload) -> Result<(), Refusal> {
@@ -508,6 +520,11 @@ fn block_faults_within_trial(
             .map(|t| at("faults.kill_connections_at_s", t)),
     );
     instants.extend(f.restart_at.iter().map(|t| at("faults.restart_db_at_s", t)));
+    instants.extend(
+        f.restart_lock_service_at
+            .iter()
+            .map(|t| at("faults.restart_lock_service_at_s", t)),
+    );
     instants.extend(f.failover_at.iter().map(|t| at("faults.failover_at_s", t)));
     if let Some(every) = &f.kill_connections_every {
         instants.push(at("faults.kill_connections_every_s", every));

@@ -413,6 +413,7 @@ duration_s = 1
             kill_connections_at: vec![Duration::from_millis(2500), Duration::from_secs(9)],
             kill_connections_every: Some(Duration::from_secs(2)),
             restart_at: vec![],
+            restart_lock_service_at: vec![],
             failover_at: vec![],
             hold_snapshot: None,
             hold_kind: HoldKind::default(),
@@ -536,6 +537,30 @@ duration_s = 1
         assert!(!e.contains('\n'), "{e}");
         let e = error_of(&MINIMAL.replace("backlog = 100", "backlog = 100\nbaclog = 3"));
         assert!(e.contains("unknown field `baclog`"), "{e}");
+    }
+
+    /// A lock service's restart needs a block that takes leases in one, and an instant
+    /// inside the trial.
+    #[test]
+    fn a_lock_service_restart_needs_a_lock_service_claim_inside_the_trial() {
+        let faults = "[faults]\nlease_s = 1.0\nrestart_lock_service_at_s = [0.5]\n";
+        let e = error_of(&format!("{MINIMAL}{faults}"));
+        assert_eq!(
+            e,
+            "w.toml: faults.restart_lock_service_at_s: restarts the lock service of a `lock-service` claim, and no block runs one; add `lock-service` to a block's strategies, or drop it"
+        );
+        let leased = MINIMAL.replace("\"production\"", "\"production\", \"lock-service\"");
+        let w = Workload::parse(Path::new("w.toml"), &format!("{leased}{faults}")).unwrap();
+        assert_eq!(
+            w.faults.restart_lock_service_at,
+            vec![Duration::from_millis(500)]
+        );
+        let late = faults.replace("[0.5]", "[3.0]");
+        let e = error_of(&format!("{leased}{late}"));
+        assert!(e.contains("faults.restart_lock_service_at_s"), "{e}");
+        let unleased = faults.replace("lease_s = 1.0\n", "");
+        let e = error_of(&format!("{leased}{unleased}"));
+        assert!(e.contains("faults.lease_s"), "{e}");
     }
 
     #[test]

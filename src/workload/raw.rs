@@ -288,6 +288,8 @@ pub struct Faults {
     #[serde(default)]
     pub restart_db_at_s: Vec<f64>,
     #[serde(default)]
+    pub restart_lock_service_at_s: Vec<f64>,
+    #[serde(default)]
     pub failover_at_s: Vec<f64>,
     #[serde(default)]
     pub failover_command: Option<String>,

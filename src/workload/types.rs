@@ -602,6 +602,11 @@ pub struct Faults {
     /// (`--restart-command`): a workload file never carries one.
     #[serde(default)]
     pub restart_at: Vec<Duration>,
+    /// Instants after the trial's start at which a `lock-service` claim's lock server
+    /// restarts without persistence (every lease gone): the Redis claimbench starts for
+    /// the leases, never a `--db` one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restart_lock_service_at: Vec<Duration>,
     /// The instant after the trial's start at which the primary fails over to its
     /// standby: on the embedded topology, the primary stops in immediate mode and the
     /// standby is promoted (the pair is made again before the next trial); on a `--db`
@@ -757,7 +762,10 @@ impl Faults {
     /// Whether the server ends connections mid-trial (kills, restarts, a failover): then every
     /// task reconnects and goes on, instead of ending the trial.
     pub fn breaks_connections(&self) -> bool {
-        self.kills_connections() || !self.restart_at.is_empty() || !self.failover_at.is_empty()
+        self.kills_connections()
+            || !self.restart_at.is_empty()
+            || !self.failover_at.is_empty()
+            || !self.restart_lock_service_at.is_empty()
     }
 
     /// Whether a fault can leave a job claimed or processing when the trial ends.

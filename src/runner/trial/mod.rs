@@ -54,6 +54,8 @@ pub(super) struct Harness<'a> {
     pub quiet: bool,
     /// How to restart the server, for `faults.restart_db_at_s`.
     pub restart: Option<&'a super::Restart>,
+    /// How to restart the lock service empty, for `faults.restart_lock_service_at_s`.
+    pub lock_restart: Option<&'a super::Restart>,
     /// How to fail the primary over, for `faults.failover_at_s`.
     pub failover: Option<&'a super::Failover>,
 }
@@ -81,6 +83,8 @@ type Task<T> = JoinHandle<Result<T, crate::backend::BackendError>>;
 struct FaultTasks {
     killer: Option<Task<Vec<KillEvent>>>,
     restarter: Option<Task<Vec<RestartEvent>>>,
+    /// The lock service's restarts (`faults.restart_lock_service_at_s`).
+    lock_restarter: Option<Task<Vec<RestartEvent>>>,
     failover: Option<Task<Option<super::failover::Injected>>>,
     holder: Option<Task<Option<background::HeldSnapshot>>>,
     pool_holder: Option<Task<Option<(f64, f64)>>>,
@@ -118,6 +122,7 @@ struct Collected<S> {
     cleaned: Option<cleanup::CleanupReport>,
     kills: Vec<KillEvent>,
     restarts: Vec<RestartEvent>,
+    lock_restarts: Vec<RestartEvent>,
     failover: Option<super::failover::Injected>,
     plan: Option<PlanSample>,
     /// The pooler's peaks: server connections in use, clients waiting.
@@ -441,6 +446,7 @@ async fn conclude<B: Backend>(
         }),
         connection_kills: ran.collected.kills,
         server_restarts: ran.collected.restarts,
+        lock_service_restarts: ran.collected.lock_restarts,
         failovers,
         plan: ran.collected.plan,
         table_series,
@@ -686,6 +692,10 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         Some(t) => t.await.map_err(spawn_err)??,
         None => Vec::new(),
     };
+    let lock_restarts = match running.faults.lock_restarter {
+        Some(t) => t.await.map_err(spawn_err)??,
+        None => Vec::new(),
+    };
     let failover = match running.faults.failover {
         Some(t) => t.await.map_err(spawn_err)??,
         None => None,
@@ -728,6 +738,7 @@ async fn collect<S>(running: Running<S>, w: &Workload) -> Result<Collected<S>, R
         cleaned,
         kills,
         restarts,
+        lock_restarts,
         failover,
         plan,
         pool_peaks,

@@ -138,8 +138,27 @@ pub(super) fn spawn_faults<B: Backend>(
         .filter(|_| !w.faults.restart_at.is_empty())
         .map(|action| {
             tokio::spawn(background::restart(
-                action.clone(),
+                (
+                    action.clone(),
+                    "restart the server (faults.restart_db_at_s)",
+                ),
                 w.faults.restart_at.clone(),
+                clock,
+                shared.clone(),
+            ))
+        });
+    // Only a cell that takes leases has a lock service to lose.
+    let lock_restarter = harness
+        .lock_restart
+        .filter(|_| spec.strategy.needs_lock_service())
+        .filter(|_| !w.faults.restart_lock_service_at.is_empty())
+        .map(|action| {
+            tokio::spawn(background::restart(
+                (
+                    action.clone(),
+                    "restart the lock service (faults.restart_lock_service_at_s)",
+                ),
+                w.faults.restart_lock_service_at.clone(),
                 clock,
                 shared.clone(),
             ))
@@ -189,6 +208,7 @@ pub(super) fn spawn_faults<B: Backend>(
     FaultTasks {
         killer,
         restarter,
+        lock_restarter,
         failover,
         holder,
         pool_holder,

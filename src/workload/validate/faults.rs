@@ -48,6 +48,11 @@ impl Validator<'_> {
                 .iter()
                 .map(|&t| self.positive_secs("faults.restart_db_at_s", t))
                 .collect::<Result<_, _>>()?,
+            restart_lock_service_at: f
+                .restart_lock_service_at_s
+                .iter()
+                .map(|&t| self.positive_secs("faults.restart_lock_service_at_s", t))
+                .collect::<Result<_, _>>()?,
             failover_at: match f.failover_at_s.as_slice() {
                 [] => Vec::new(),
                 [t] => vec![self.positive_secs("faults.failover_at_s", *t)?],
