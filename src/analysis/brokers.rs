@@ -1,21 +1,33 @@
 //! The table-or-broker question in the verdict: a broker's technique, or a lock service
 //! beside the table, against the SQL claim of the same run, on one ledger.
 
-use super::figures::{RunFigures, fmt_ms};
+use super::figures::{RunFigures, fmt_ms, in_phase};
 use crate::results::{CellResult, RunResult};
 use crate::strategy::Strategy;
 
 /// A broker's technique (or a lock service beside the table) against the SQL claim of
 /// the same run (production where it ran, else the first SQL cell), at the largest
 /// worker count both ran with one batch size and arrival rate: the table-or-broker
-/// question, answered on one ledger.
+/// question, answered on one ledger. Once per technique and phase; a peer in the same
+/// phase comes first (the same storage model, the same faults), and where a technique
+/// ran in several phases each sentence names its phase.
 pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     let broker = |c: &CellResult| !c.backend.engine().runs_sql || c.strategy.needs_lock_service();
-    let mut told: Vec<&Strategy> = Vec::new();
+    let mut told: Vec<(&str, &Strategy)> = Vec::new();
     let mut brokers: Vec<&CellResult> = r.cells.iter().filter(|c| broker(c)).collect();
     brokers.sort_by_key(|c| std::cmp::Reverse(c.workers));
-    for b in brokers {
-        if told.contains(&&b.strategy) {
+    let phases_of = |s: &Strategy| {
+        let mut p: Vec<&str> = brokers
+            .iter()
+            .filter(|c| c.strategy == *s)
+            .map(|c| c.phase.as_str())
+            .collect();
+        p.sort_unstable();
+        p.dedup();
+        p.len()
+    };
+    for &b in &brokers {
+        if told.contains(&(b.phase.as_str(), &b.strategy)) {
             continue;
         }
         let peers = r.cells.iter().filter(|c| {
@@ -23,14 +35,22 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
                 && (c.workers, c.batch_size, c.arrival_rate_per_s)
                     == (b.workers, b.batch_size, b.arrival_rate_per_s)
         });
+        let here = |c: &&CellResult| c.phase == b.phase;
+        let production = |c: &&CellResult| c.strategy == Strategy::PRODUCTION;
         let Some(t) = peers
             .clone()
-            .find(|c| c.strategy == Strategy::PRODUCTION)
+            .find(|c| here(c) && production(c))
+            .or_else(|| peers.clone().find(here))
+            .or_else(|| peers.clone().find(production))
             .or_else(|| peers.clone().next())
         else {
             continue;
         };
-        told.push(&b.strategy);
+        told.push((b.phase.as_str(), &b.strategy));
+        let named = |c: &CellResult| match phases_of(&b.strategy) > 1 {
+            true => format!("{}{}", c.strategy, in_phase(c)),
+            false => c.strategy.to_string(),
+        };
         let (fb, ft) = (figures.of(b), figures.of(t));
         let ms = |x: Option<f64>| x.map_or("–".into(), fmt_ms);
         let ratio = match ft.throughput > 0.0 {
@@ -60,9 +80,9 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
         };
         out.push(format!(
             "{} on {} against {} on {}, {} workers at batch {}: {:.0} against {:.0} jobs/s{ratio}, claim p99 {} against {}; duplicates {} against {} (runs that outlived their lease {} against {}), lost {} against {}.{raced}",
-            b.strategy,
+            named(b),
             b.backend,
-            t.strategy,
+            named(t),
             t.backend,
             b.workers,
             b.batch_size,
@@ -139,6 +159,47 @@ mod tests {
                 "redis-cas on redis against production on postgres, 16 workers at batch 10: 4500 against 3000 jobs/s (1.50x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 3 against 0), lost 0 against 0. Its compare-and-set lost 812 races (candidates another worker took first).",
                 "lock-service on postgres against production on postgres, 16 workers at batch 10: 2000 against 3000 jobs/s (0.67x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0. Its lock service refused 40 leases (candidates another worker held).",
             ],
+        );
+    }
+
+    /// A technique in two phases (two storage models) is set against the SQL claim of
+    /// its own phase, once per phase, each sentence naming it.
+    #[test]
+    fn a_technique_in_two_phases_meets_the_claim_of_its_own_phase() {
+        let lock = Strategy::builtin_named("lock-service").unwrap();
+        let cell = |phase: &str, s: Strategy, per_s: u64| CellResult {
+            phase: phase.into(),
+            ..CellResult::fetch_order(
+                s,
+                16,
+                1,
+                vec![crate::results::TrialResult {
+                    measured_s: 1.0,
+                    completed_per_s: per_s as f64,
+                    ..Default::default()
+                }],
+            )
+        };
+        let r = RunResult {
+            cells: vec![
+                cell("in-place", Strategy::PRODUCTION, 2000),
+                cell("in-place", lock.clone(), 1000),
+                cell("archive", Strategy::PRODUCTION, 1600),
+                cell("archive", lock, 800),
+            ],
+            ..RunResult::default()
+        };
+        let said: Vec<String> = told(&r)
+            .into_iter()
+            .filter(|s| s.starts_with("lock-service in"))
+            .map(|s| s[..s.find("jobs/s").unwrap()].to_string())
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "lock-service in in-place on postgres against production in in-place on postgres, 16 workers at batch 1: 1000 against 2000 ",
+                "lock-service in archive on postgres against production in archive on postgres, 16 workers at batch 1: 800 against 1600 ",
+            ]
         );
     }
 }

@@ -6,8 +6,11 @@ use crate::results::{CellResult, RunResult};
 
 /// A cell without duplicate claims whose jobs still ran twice: the claim held, and the
 /// job ran again after a rescue of a worker that was still running (a lease that ran out
-/// under it). The seed's point that a claim is not exactly-once, measured. One sentence
-/// per strategy of a phase on a backend: a sweep whose cells all met it says so once.
+/// under it). The seed's point that a claim is not exactly-once, measured. Where no
+/// rescue took a job back, the second run came from a claim that read the row before
+/// the first run finished and wrote it without checking it (a stale read), and the
+/// sentence says that instead. One sentence per strategy of a phase on a backend: a
+/// sweep whose cells all met it says so once.
 pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     // A failover's re-runs have their own sentence.
     let cells: Vec<&CellResult> = r.cells.iter().filter(|c| !fails_over(c)).collect();
@@ -30,7 +33,19 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
         let Some(&(first, n)) = rerun.first() else {
             continue;
         };
-        let why = "a rescue took back a lease that ran out under a live worker, and the job ran again (a claim is not exactly-once)";
+        let rescued: u64 = rerun
+            .iter()
+            .flat_map(|(c, _)| &c.trials)
+            .map(|t| t.rescued_jobs)
+            .sum();
+        let why = match rescued {
+            0 => {
+                "no rescue took a job back, so a worker claimed a job after its run had finished: its claim read the row before that run ended and wrote it without checking it (a stale read)"
+            }
+            _ => {
+                "a rescue took back a lease that ran out under a live worker, and the job ran again (a claim is not exactly-once)"
+            }
+        };
         if rerun.len() == 1 {
             out.push(format!(
                 "{} at {} worker{}{}: 0 duplicate claims, yet {n} job runs overlapped another run of the same job or followed it without a release: {why}.",
@@ -76,6 +91,7 @@ mod tests {
         let cell = |workers: u32, reran: u64| {
             let mut t = crate::results::TrialResult::completing(1000.0);
             t.duplicates.ledger.duplicate_executions = reran;
+            t.rescued_jobs = reran;
             CellResult::fetch_order(Strategy::PRODUCTION, workers, 10, vec![t])
         };
         let said = |cells: Vec<CellResult>| {
@@ -102,5 +118,26 @@ mod tests {
             "{sweep:?}"
         );
         assert!(said(vec![cell(1, 0), cell(4, 0)]).is_empty());
+        assert!(sweep[0].ends_with("a rescue took back a lease that ran out under a live worker, and the job ran again (a claim is not exactly-once)."), "{sweep:?}");
+    }
+
+    /// Runs again without any rescue: a stale read's unchecked write, said as such.
+    #[test]
+    fn a_rerun_without_a_rescue_is_told_as_a_stale_read() {
+        let mut t = crate::results::TrialResult::completing(1000.0);
+        t.duplicates.ledger.duplicate_executions = 2;
+        let lock = Strategy::builtin_named("lock-service").unwrap();
+        let r = RunResult {
+            cells: vec![CellResult::fetch_order(lock, 16, 1, vec![t])],
+            ..RunResult::default()
+        };
+        let mut out = Vec::new();
+        sentences(&r, RunFigures::new(&[], &[]), &mut out);
+        assert_eq!(
+            out,
+            [
+                "lock-service at 16 workers: 0 duplicate claims, yet 2 job runs overlapped another run of the same job or followed it without a release: no rescue took a job back, so a worker claimed a job after its run had finished: its claim read the row before that run ended and wrote it without checking it (a stale read)."
+            ]
+        );
     }
 }
