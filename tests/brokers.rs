@@ -169,9 +169,12 @@ fn lock_service(server: &EmbeddedRedis, schema: &str) -> LockService {
 async fn a_lease_is_one_workers_until_it_expires_and_only_its_holder_gives_it_back() {
     let server = EmbeddedRedis::start().unwrap();
     let service = lock_service(&server, "cbtest");
-    let lease = Duration::from_millis(300);
-    let mut a = service.leases("t-a", "A", lease).await.unwrap();
-    let mut b = service.leases("t-b", "B", lease).await.unwrap();
+    service
+        .reset(Some(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    let mut a = service.leases("t-a", "A").await.unwrap();
+    let mut b = service.leases("t-b", "B").await.unwrap();
     let mut ids = vec![1, 2, 3];
     assert_eq!(a.take(&mut ids).await.unwrap(), 0);
     assert_eq!(ids, [1, 2, 3]);
@@ -190,7 +193,7 @@ async fn a_lease_is_one_workers_until_it_expires_and_only_its_holder_gives_it_ba
     let mut ids = vec![2];
     assert_eq!(b.take(&mut ids).await.unwrap(), 0, "A's lease on 2 expired");
     assert_eq!(a.give_back(&[2, 3]).await.unwrap(), 0, "2 is B's now");
-    let mut c = service.leases("t-c", "C", lease).await.unwrap();
+    let mut c = service.leases("t-c", "C").await.unwrap();
     let mut ids = vec![2, 3];
     assert_eq!(
         c.take(&mut ids).await.unwrap(),
@@ -215,19 +218,34 @@ async fn a_lease_is_one_workers_until_it_expires_and_only_its_holder_gives_it_ba
     assert_eq!(kept, ["theirs:lock:1"]);
 }
 
-/// On PostgreSQL: two workers' lock-service claims are disjoint; a worker that hangs
-/// past the lease loses its rows to the rescuer and its leases to the next claim, which
-/// runs the job again (the duplicate the technique allows), and the first worker's
-/// give-back leaves the new holder's lease in place.
+/// On PostgreSQL and on MariaDB: two workers' lock-service claims are disjoint; a
+/// worker that hangs past the lease loses its rows to the rescuer and its leases to the
+/// next claim, which runs the job again (the duplicate the technique allows), and the
+/// first worker's give-back leaves the new holder's lease in place.
 #[tokio::test]
 async fn a_lock_service_claim_runs_a_job_twice_once_a_lease_expires_under_its_worker() {
-    use claimbench::backend::Backend;
     use common::TestDb;
     let server = EmbeddedRedis::start().unwrap();
     let test = "lock_service_claim";
-    let b = claimbench::backend::postgres::PostgresBackend::open(test).await;
     let schema = common::schema_for(test);
+    let b = claimbench::backend::postgres::PostgresBackend::open(test).await;
     let b = b.with_lock_service(lock_service(&server, &schema));
+    lease_expiry_reruns(b, &server, &schema).await;
+}
+
+#[tokio::test]
+async fn a_lock_service_claim_on_mariadb_runs_a_job_twice_once_a_lease_expires() {
+    use common::TestDb;
+    let server = EmbeddedRedis::start().unwrap();
+    let test = "lock_service_claim_mysql";
+    let schema = common::schema_for(test);
+    let b = claimbench::backend::mysql::MysqlBackend::open(test).await;
+    let b = b.with_lock_service(lock_service(&server, &schema));
+    lease_expiry_reruns(b, &server, &schema).await;
+}
+
+/// See [`a_lock_service_claim_runs_a_job_twice_once_a_lease_expires_under_its_worker`].
+async fn lease_expiry_reruns<B: common::TestDb>(b: B, server: &EmbeddedRedis, schema: &str) {
     let w = common::workload(
         "backlog = 6\nqueues = [{ name = \"q\" }]",
         "[faults]\nlease_s = 0.3\n",

@@ -72,13 +72,15 @@ impl AnyBackend {
         }
     }
 
-    /// On PostgreSQL: workers of a `lock-service` claim take their leases in `service`.
+    /// On PostgreSQL and MySQL: workers of a `lock-service` claim take their leases in
+    /// `service`.
     pub fn with_lock_service(
         self,
         service: Option<crate::backend::lock_service::LockService>,
     ) -> AnyBackend {
         match (self, service) {
             (AnyBackend::Postgres(b), Some(s)) => AnyBackend::Postgres(b.with_lock_service(s)),
+            (AnyBackend::Mysql(b), Some(s)) => AnyBackend::Mysql(b.with_lock_service(s)),
             (other, _) => other,
         }
     }

@@ -14,7 +14,7 @@ use super::redis::{RedisTarget, open};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, Script};
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 /// The lease when the workload sets no `faults.lease_s`: long enough that no healthy
@@ -38,11 +38,14 @@ fn give_back_script() -> &'static Script {
     S.get_or_init(|| Script::new(GIVE_BACK))
 }
 
-/// Where the run's leases live: a Redis server and the run's key prefix (its schema).
+/// Where the run's leases live: a Redis server and the run's key prefix (its schema),
+/// and the lease the last reset read from the workload (shared by every clone: the
+/// backend's sessions opened after a reset take leases that long).
 #[derive(Clone, Debug)]
 pub struct LockService {
     target: RedisTarget,
     prefix: String,
+    lease: Arc<RwLock<Duration>>,
 }
 
 impl LockService {
@@ -50,7 +53,15 @@ impl LockService {
         LockService {
             target,
             prefix: format!("{schema}:lock:"),
+            lease: Arc::new(RwLock::new(DEFAULT_LEASE)),
         }
+    }
+
+    /// Before a trial: leases last `lease` (the workload's `faults.lease_s`, else
+    /// [`DEFAULT_LEASE`]) from now on, and the last trial's are removed.
+    pub async fn reset(&self, lease: Option<Duration>) -> Result<u64, BackendError> {
+        *self.lease.write().unwrap_or_else(|p| p.into_inner()) = lease.unwrap_or(DEFAULT_LEASE);
+        self.clear().await
     }
 
     /// The server as results and messages name it (no password).
@@ -63,12 +74,8 @@ impl LockService {
     }
 
     /// A worker's leases, on a connection of its own named `role`.
-    pub async fn leases(
-        &self,
-        role: &str,
-        owner: &str,
-        lease: Duration,
-    ) -> Result<Leases, BackendError> {
+    pub async fn leases(&self, role: &str, owner: &str) -> Result<Leases, BackendError> {
+        let lease = *self.lease.read().unwrap_or_else(|p| p.into_inner());
         Ok(Leases {
             conn: open(&self.target, role, None).await?,
             service: self.clone(),
@@ -110,6 +117,23 @@ impl LockService {
             removed += n;
         }
         Ok(removed)
+    }
+}
+
+/// A claim's leases: none for a plain read-then-write (`leased` false), the session's
+/// for a `lock-service` claim, refused where the run gave the session none.
+pub fn for_claim<'a>(
+    leases: Option<&'a mut Leases>,
+    leased: bool,
+    strategy: &crate::strategy::Strategy,
+) -> Result<Option<&'a mut Leases>, BackendError> {
+    match (leased, leases) {
+        (false, _) => Ok(None),
+        (true, Some(l)) => Ok(Some(l)),
+        (true, None) => Err(BackendError::other(
+            "claim",
+            format!("{strategy} needs a lock service, and this run has none"),
+        )),
     }
 }
 
@@ -162,7 +186,9 @@ impl Leases {
     }
 
     /// Gives back the leases this worker holds on `jobs` (others are ignored); a lease
-    /// that expired and was taken by another worker stays that worker's.
+    /// that expired and was taken by another worker stays that worker's. They are
+    /// forgotten here even when the call fails (they then only expire), so a caller
+    /// may ignore the error.
     pub async fn give_back(&mut self, jobs: &[i64]) -> Result<u64, BackendError> {
         let mut inv = give_back_script().prepare_invoke();
         let mut any = false;

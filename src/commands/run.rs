@@ -131,7 +131,7 @@ pub(crate) async fn run(
         &mut servers,
     )
     .await?;
-    // The lock service's restart is the PostgreSQL target's, whose workers take leases.
+    // The lock service's restart is the SQL targets', whose workers take leases.
     drive.lock_restarts = drive
         .records
         .iter()
@@ -139,7 +139,7 @@ pub(crate) async fn run(
             lock_restart
                 .clone()
                 .flatten()
-                .filter(|_| r.backend == BackendKind::Postgres)
+                .filter(|_| takes_leases(r.backend))
         })
         .collect();
     let versus = match versus {
@@ -251,9 +251,8 @@ async fn connect(
             .as_ref()
             .filter(|_| kind == BackendKind::Mysql);
         let backend = backend_for(&target, schema, own_cluster, own_mariadb)?;
-        let backend =
-            backend.with_lock_service(lock.filter(|_| kind == BackendKind::Postgres).cloned());
-        let label = match lock.filter(|_| kind == BackendKind::Postgres) {
+        let backend = backend.with_lock_service(lock.filter(|_| takes_leases(kind)).cloned());
+        let label = match lock.filter(|_| takes_leases(kind)) {
             Some(l) => with_leases(label, l.display()),
             None => label,
         };
@@ -304,6 +303,11 @@ async fn connect(
         drive.backends.push(backend);
     }
     Ok(drive)
+}
+
+/// Whether `kind`'s workers take `lock-service` leases (the engines with its form).
+fn takes_leases(kind: BackendKind) -> bool {
+    matches!(kind, BackendKind::Postgres | BackendKind::Mysql)
 }
 
 /// A target's label that says where its `lock-service` leases are: inside the

@@ -41,8 +41,8 @@ const BROKER_ONLY: &str = "Redis Streams' technique (XREADGROUP, XACK, XAUTOCLAI
 /// Why the key-value store's compare-and-set has no form on a SQL engine.
 const KV_ONLY: &str = "a key-value store's compare-and-set on Redis (versioned records, layout hash-by-due): run it on matrix.backends = [\"redis\"]; version-cas is the same claim on a table";
 
-/// Why the lock service is PostgreSQL's so far.
-const LOCK_SERVICE_ON_POSTGRES: &str = "written for PostgreSQL so far: its read and update are naive's, its lock is Redis's (run it on matrix.backends = [\"postgres\"])";
+/// Why the lock service has no SQL Server form yet.
+const LOCK_SERVICE_NOT_FOR_MSSQL: &str = "written for PostgreSQL and MySQL so far: its read and update are naive's, its lock is Redis's (run it on matrix.backends = [\"postgres\"] or [\"mysql\"])";
 
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
@@ -454,8 +454,8 @@ pub static REGISTRY: [Def; 19] = [
         },
         forms: [
             sql!("postgres", "lock-service.sql"),
-            Form::Absent(LOCK_SERVICE_ON_POSTGRES),
-            Form::Absent(LOCK_SERVICE_ON_POSTGRES),
+            sql!("mysql", "lock-service.sql"),
+            Form::Absent(LOCK_SERVICE_NOT_FOR_MSSQL),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,

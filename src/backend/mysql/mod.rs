@@ -107,6 +107,8 @@ pub struct MysqlBackend {
     /// active counts. Cleared at every reset.
     workers: Arc<std::sync::Mutex<Vec<u32>>>,
     control: Control<Conn>,
+    /// The run's lock service (`lock-service`), where each worker takes its leases.
+    lock_service: Option<crate::backend::lock_service::LockService>,
 }
 
 impl MysqlBackend {
@@ -128,7 +130,17 @@ impl MysqlBackend {
             id: recipe::Instance::new(BackendKind::Mysql, schema, display, Some(&SQL)),
             workers: Arc::default(),
             control: Control::default(),
+            lock_service: None,
         }
+    }
+
+    /// Workers take leases in `service` for a `lock-service` claim.
+    pub fn with_lock_service(
+        mut self,
+        service: crate::backend::lock_service::LockService,
+    ) -> MysqlBackend {
+        self.lock_service = Some(service);
+        self
     }
 
     /// The plain server a `standalone` placement runs on.
@@ -527,6 +539,16 @@ impl Backend for MysqlBackend {
                 .map_err(|e| query_error("catch up with the cluster", e))?;
         }
         let statements = Statements::prepare(&mut conn).await?;
+        let leases = match self
+            .lock_service
+            .as_ref()
+            .filter(|_| role == self.id.worker_role)
+        {
+            Some(s) => Some(Box::new(
+                s.leases(&format!("{role}-leases"), worker_id).await?,
+            )),
+            None => None,
+        };
         if role == self.id.worker_role {
             self.workers
                 .lock()
@@ -548,11 +570,15 @@ impl Backend for MysqlBackend {
             held: false,
             cluster,
             cleanup_steps: None,
+            leases,
         })
     }
 
     async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         self.check_schema().await?;
+        if let Some(service) = &self.lock_service {
+            service.reset(r.workload.faults.lease).await?;
+        }
         self.workers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -893,36 +919,6 @@ mod tests {
             } else {
                 assert_eq!(cols.len(), COL_QUEUE_WAIT_US + 1);
             }
-        }
-    }
-
-    #[test]
-    fn naive_update_is_the_statement_the_session_sends() {
-        // Sessions prepare one `UPDATE ... WHERE id IN (:ids)` from production.sql's
-        // `claim` step and send it for naive too: the two files must say the same SQL.
-        let sql = |s: &str| {
-            s.lines()
-                .filter(|l| !l.starts_with("--"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        assert_eq!(
-            sql(step(SQL.naive, "update")),
-            sql(step(PRODUCTION_SQL, "claim"))
-        );
-    }
-
-    #[test]
-    fn ids_marker_expands_to_placeholders() {
-        assert_eq!(expand_ids("IN (:ids)", 3), "IN (?, ?, ?)");
-        assert_eq!(expand_ids("IN (:ids)", 0), "IN (?)");
-        for sql in [
-            step(PRODUCTION_SQL, "claim"),
-            step(SQL.naive, "update"),
-            step(SQL.release, "lock"),
-            step(SQL.rescue, "update"),
-        ] {
-            assert!(sql.contains("(:ids)"), "{sql}");
         }
     }
 

@@ -8,6 +8,7 @@ use super::{
 };
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
+use crate::backend::lock_service::for_claim;
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
 };
@@ -132,6 +133,8 @@ pub struct MysqlSession {
     /// (storage = "update-in-place"), empty for the archive's; read from the schema's
     /// marker on the job's first statement.
     pub(super) cleanup_steps: Option<&'static str>,
+    /// A worker's leases in the lock service, when the run has one (`lock-service`).
+    pub(super) leases: Option<Box<crate::backend::lock_service::Leases>>,
 }
 
 impl MysqlSession {
@@ -429,6 +432,66 @@ impl Lifecycle for MysqlSession {
         let r = self.call(step.what(), statement, params).await?;
         Ok(Reply::row(int(&r, 0), int(&r, 1)))
     }
+
+    /// Gives back the leases of `jobs` in the lock service, when the run has one.
+    async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
+        if let Some(l) = self.leases.as_mut().filter(|l| l.held() > 0) {
+            // A lock service out of reach leaves the leases to expire; the job's own
+            // step succeeded and stays so.
+            let _ = l.give_back(jobs).await;
+        }
+        Ok(())
+    }
+}
+
+impl MysqlSession {
+    /// naive's read and update, with (`leased`) a lease per id between them. The
+    /// update reaches only rows that still exist: when it changed fewer than it named,
+    /// the worker owns those still there (deleted ids never come back), and gives back
+    /// the leases of the others. Returns how many leases another worker held.
+    async fn read_write(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+        leased: bool,
+    ) -> Result<u32, BackendError> {
+        let batch = ask.batch;
+        let cluster = self.cluster;
+        let e = |e| session_error(cluster, "claim", e);
+        for_claim(self.leases.as_deref_mut(), leased, ask.strategy)?;
+        let rows = self.select(ask, |s| &s.naive_select).await.map_err(e)?;
+        let mut ids: Vec<i64> = rows.iter().map(|r| claimed(r).id).collect();
+        let lost = match self.leases.as_deref_mut().filter(|_| leased) {
+            Some(l) => l.take(&mut ids).await?,
+            None => 0,
+        };
+        if ids.is_empty() {
+            return Ok(lost);
+        }
+        let selected = rows.iter().map(claimed).filter(|j| ids.contains(&j.id));
+        let update = self.batch_update(batch).await?;
+        let params = self.update_params(ids.iter().copied(), batch);
+        if let Err(err) = self.conn.exec_drop(&update, params).await {
+            // Unknown whether the update reached the rows: the leases only expire.
+            if let Some(l) = self.leases.as_deref_mut().filter(|_| leased) {
+                l.forget(&ids);
+            }
+            return Err(e(err));
+        }
+        if self.conn.affected_rows() == ids.len() as u64 {
+            out.extend(selected);
+            return Ok(lost);
+        }
+        let sql = expand_ids(step(SQL.session, "existing"), ids.len());
+        let existing: Vec<i64> = self.conn.exec(sql, ids.clone()).await.map_err(e)?;
+        out.extend(naive_claimed(selected, &existing));
+        if let Some(l) = self.leases.as_deref_mut().filter(|_| leased) {
+            ids.retain(|id| !existing.contains(id));
+            // The claim stands; the leases expire if this fails.
+            let _ = l.give_back(&ids).await;
+        }
+        Ok(lost)
+    }
 }
 
 impl ClaimSteps for MysqlSession {
@@ -443,29 +506,16 @@ impl ClaimSteps for MysqlSession {
         }
     }
 
-    /// The update reaches only rows that still exist: when it changed fewer than it
-    /// read, the worker owns those still there (deleted ids never come back).
     async fn read_then_write(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
-        let batch = ask.batch;
-        let cluster = self.cluster;
-        let e = |e| session_error(cluster, "claim", e);
-        let rows = self.select(ask, |s| &s.naive_select).await.map_err(e)?;
-        if rows.is_empty() {
-            return Ok(());
-        }
-        let update = self.batch_update(batch).await?;
-        let params = self.update_params(rows.iter().map(|r| claimed(r).id), batch);
-        self.conn.exec_drop(&update, params).await.map_err(e)?;
-        let selected = rows.iter().map(claimed);
-        if self.conn.affected_rows() == rows.len() as u64 {
-            out.extend(selected);
-        } else {
-            let sql = expand_ids(step(SQL.session, "existing"), rows.len());
-            let ids: Vec<i64> = rows.iter().map(|r| claimed(r).id).collect();
-            let existing: Vec<i64> = self.conn.exec(sql, ids).await.map_err(e)?;
-            out.extend(naive_claimed(selected, &existing));
-        }
-        Ok(())
+        self.read_write(ask, out, false).await.map(drop)
+    }
+
+    async fn read_lock_write(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+    ) -> Result<u32, BackendError> {
+        self.read_write(ask, out, true).await
     }
 
     async fn candidates(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
@@ -683,6 +733,7 @@ impl Session for MysqlSession {
             )
             .await;
         let _ = self.conn.close(lock).await;
+        self.finished(jobs).await?;
         released
     }
 

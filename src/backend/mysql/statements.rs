@@ -112,3 +112,46 @@ pub fn expand_ids(sql: &str, n: usize) -> String {
     let list = vec!["?"; n.max(1)].join(", ");
     sql.replace(IDS_MARKER, &list)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn naive_update_is_the_statement_the_session_sends() {
+        // Sessions prepare one `UPDATE ... WHERE id IN (:ids)` from production.sql's
+        // `claim` step and send it for naive too: the two files must say the same SQL.
+        let sql = |s: &str| {
+            s.lines()
+                .filter(|l| !l.starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(
+            sql(step(SQL.naive, "update")),
+            sql(step(PRODUCTION_SQL, "claim"))
+        );
+        // lock-service's file says what the session sends for it: naive's statements.
+        let lock = crate::strategy::Strategy::builtin_named("lock-service").unwrap();
+        for s in ["select", "update"] {
+            assert_eq!(
+                sql(step(lock.text(BackendKind::Mysql), s)),
+                sql(step(SQL.naive, s))
+            );
+        }
+    }
+
+    #[test]
+    fn ids_marker_expands_to_placeholders() {
+        assert_eq!(expand_ids("IN (:ids)", 3), "IN (?, ?, ?)");
+        assert_eq!(expand_ids("IN (:ids)", 0), "IN (?)");
+        for sql in [
+            step(PRODUCTION_SQL, "claim"),
+            step(SQL.naive, "update"),
+            step(SQL.release, "lock"),
+            step(SQL.rescue, "update"),
+        ] {
+            assert!(sql.contains("(:ids)"), "{sql}");
+        }
+    }
+}

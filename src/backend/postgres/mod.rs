@@ -140,7 +140,6 @@ pub struct PostgresBackend {
     /// The run's lock service (`lock-service`): each worker session takes its leases
     /// there, for the lease the last reset read from the workload.
     lock_service: Option<crate::backend::lock_service::LockService>,
-    lease: std::sync::RwLock<std::time::Duration>,
 }
 
 impl PostgresBackend {
@@ -160,7 +159,6 @@ impl PostgresBackend {
             pooler_console: Mutex::new(None),
             storage: Default::default(),
             lock_service: None,
-            lease: std::sync::RwLock::new(crate::backend::lock_service::DEFAULT_LEASE),
         }
     }
 
@@ -644,9 +642,8 @@ impl Backend for PostgresBackend {
         let session = PostgresSession::open(client, wakeups, worker_id, role_name, ways).await?;
         match self.lock_service.as_ref().filter(|_| worker) {
             Some(service) => {
-                let lease = *self.lease.read().expect("not poisoned");
                 let name = format!("{role}-leases");
-                let leases = service.leases(&name, worker_id, lease).await?;
+                let leases = service.leases(&name, worker_id).await?;
                 Ok(session.with_leases(leases))
             }
             None => Ok(session),
@@ -656,10 +653,7 @@ impl Backend for PostgresBackend {
     async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         *self.storage.write().expect("not poisoned") = r.workload.storage;
         if let Some(service) = &self.lock_service {
-            let lease = r.workload.faults.lease;
-            *self.lease.write().expect("not poisoned") =
-                lease.unwrap_or(crate::backend::lock_service::DEFAULT_LEASE);
-            service.clear().await?;
+            service.reset(r.workload.faults.lease).await?;
         }
         match &self.pristine {
             Some(p) => self.reset_by_copy(p, r).await,

@@ -7,6 +7,7 @@ use super::claim::Call;
 use super::prepared::{Prepared, Stepped, custom_lock, explained_statement, prepare_strategy};
 use super::statement::{Keep, Stmt, describe_all};
 use super::*;
+use crate::backend::lock_service::for_claim;
 /// A session's statements, kept as [`Keep`] says: prepared once per connection so that
 /// the hot path sends only Bind/Execute, or described once and sent unnamed through a
 /// transaction pooler.
@@ -300,7 +301,10 @@ impl Lifecycle for PostgresSession {
     /// them; nothing otherwise.
     async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
         if let Some(l) = self.leases.as_mut().filter(|l| l.held() > 0) {
-            l.give_back(jobs).await?;
+            // A lock service out of reach leaves the leases to expire: the job's own
+            // step succeeded and stays so; the next claim's lease finds the lost
+            // connection and the worker reconnects then.
+            let _ = l.give_back(jobs).await;
         }
         if self.advisory {
             self.statements
@@ -416,16 +420,7 @@ impl PostgresSession {
         let Prepared::ReadThenWrite { select, update } = &self.prepared[i].1 else {
             unreachable!("a read-then-write strategy (leased or not) is prepared as one");
         };
-        let mut leases = match (leased, self.leases.as_deref_mut()) {
-            (false, _) => None,
-            (true, Some(l)) => Some(l),
-            (true, None) => {
-                return Err(BackendError::other(
-                    "claim",
-                    format!("{strategy} needs a lock service, and this run has none"),
-                ));
-            }
-        };
+        let mut leases = for_claim(self.leases.as_deref_mut(), leased, strategy)?;
         let (c, ids, e) = (&self.client, &mut self.ids, |e| query_error("claim", e));
         ids.clear();
         let b = batch as i64;
@@ -456,7 +451,8 @@ impl PostgresSession {
         {
             let reached = &out[before..];
             ids.retain(|id| !reached.iter().any(|j| j.id == *id));
-            l.give_back(ids).await?;
+            // As in `finished`: the claim stands, the leases expire if this fails.
+            let _ = l.give_back(ids).await;
         }
         Ok(lost)
     }
