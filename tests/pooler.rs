@@ -319,6 +319,27 @@ duration_s = 0.5
                     .unwrap();
             tokio::spawn(conn);
             admin.simple_query("RECONNECT").await.unwrap();
+            // Until the pool serves again: under a loaded host its new server
+            // connections have come after the run's 10 s startup limit.
+            let through = format!("postgres://postgres@{at}/postgres");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            loop {
+                let probe = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+                    let (c, conn) =
+                        tokio_postgres::connect(&through, tokio_postgres::NoTls).await?;
+                    tokio::spawn(conn);
+                    c.simple_query("SELECT 1").await
+                })
+                .await;
+                if matches!(probe, Ok(Ok(_))) {
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the pooler never served again: {probe:?}"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
             std::fs::remove_dir_all(&out).unwrap();
             std::fs::create_dir_all(&out).unwrap();
             let (ok, stderr, run) = run_cli(&out, workload, &flags);

@@ -50,7 +50,8 @@ pub struct Counts {
     pub jobs_completed_steady: u64,
     pub jobs_failed: u64,
     pub jobs_dead_lettered: u64,
-    /// Conditional claims that changed 0 rows.
+    /// Candidates a claim read and did not get: a conditional update or a
+    /// compare-and-set that changed 0 rows, a lease the lock service refused.
     pub lost_races: u64,
     /// Starts refused by the ownership gate.
     pub start_refused: u64,

@@ -112,8 +112,13 @@ impl PostgresBackend {
         let (client, wakeups) = match tokio::time::timeout(limit * 2, connecting).await {
             Ok(r) => r?,
             Err(_) => {
+                // Through a pooler or a proxy, the port that did not answer is theirs.
+                let target = match via {
+                    Some(addr) => format!("{} through {addr}", self.id.display),
+                    None => self.id.display.clone(),
+                };
                 return Err(BackendError::Connect {
-                    target: self.id.display.clone(),
+                    target,
                     reason: format!(
                         "the port accepted the connection but no PostgreSQL answered within {} s",
                         (limit * 2).as_secs()
