@@ -21,21 +21,15 @@ use std::time::Duration;
 /// handler outlives it, short enough that a crashed worker's jobs come back in a run.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
-/// Deletes each key whose value is still the token beside it: a lease given back by its
-/// holder only. Returns how many it deleted.
-const GIVE_BACK: &str = r"
-local n = 0
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[i] then
-    n = n + redis.call('DEL', key)
-  end
-end
-return n
-";
-
+/// The compare-and-delete in `migrations/redis/lock-service/give-back.lua`, built once.
 fn give_back_script() -> &'static Script {
     static S: OnceLock<Script> = OnceLock::new();
-    S.get_or_init(|| Script::new(GIVE_BACK))
+    S.get_or_init(|| {
+        Script::new(crate::statements::migration!(
+            "redis",
+            "lock-service/give-back.lua"
+        ))
+    })
 }
 
 /// Where the run's leases live: a Redis server and the run's key prefix (its schema),
