@@ -235,3 +235,31 @@ where
     });
     wakeups
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A port that accepts and never answers, reached through a pooler or proxy: the
+    /// timeout names that address beside the server's URL (it named the URL alone, and
+    /// sent the reader to a server that was fine).
+    #[tokio::test]
+    async fn a_silent_port_through_a_pooler_is_named_in_the_timeout() {
+        // Accepted by the kernel's backlog, never answered.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = silent.local_addr().unwrap();
+        let config: tokio_postgres::Config = "postgres://u@127.0.0.1:9/db?connect_timeout=1"
+            .parse()
+            .unwrap();
+        let b = PostgresBackend::new(config, "postgres://u@127.0.0.1:9/db".into(), "s");
+        let Err(e) = b.open_as("t", Some(addr), Login::Schema).await else {
+            panic!("nothing answers there");
+        };
+        let e = e.to_string();
+        assert!(
+            e.contains(&format!("postgres://u@127.0.0.1:9/db through {addr}"))
+                && e.contains("no PostgreSQL answered within 2 s"),
+            "{e}"
+        );
+    }
+}
