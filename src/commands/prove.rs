@@ -52,7 +52,16 @@ fn asked_strategies(named: &[String], declared: Option<&Workload>) -> Result<Vec
     match (named.is_empty(), declared) {
         (false, _) => named
             .iter()
-            .map(|s| resolve(s).map_err(|e| anyhow::anyhow!("--strategy: {e}")))
+            .map(|s| {
+                let s = resolve(s).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
+                if s.needs_lock_service() {
+                    // Before any server starts.
+                    bail!(
+                        "--strategy {s}: prove runs the claim on the server alone, and {s}'s lock lives in a Redis beside it; `run` measures it (tests/brokers.rs holds its leases to their promises)"
+                    );
+                }
+                Ok(s)
+            })
             .collect(),
         (true, Some(w)) => {
             if w.custom_strategies.is_empty() {
@@ -261,11 +270,6 @@ async fn prove_on(
         for s in strategies {
             if let strategy::Form::Absent(why) = s.form(target.kind()) {
                 bail!("--strategy {s}: no {} form: {why}", target.kind());
-            }
-            if s.needs_lock_service() {
-                bail!(
-                    "--strategy {s}: prove runs the claim on the server alone, and {s}'s lock lives in a Redis beside it; `run` measures it (tests/brokers.rs holds its leases to their promises)"
-                );
             }
         }
         strategies.to_vec()

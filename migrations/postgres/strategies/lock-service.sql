@@ -1,6 +1,6 @@
 -- lock-service: read, take a lease per job from a lock service, then write. Teams that
 -- distrust the database's own locks put a distributed lock beside a plain read and
--- update: the worker reads candidates unlocked, sets `claimbench:<schema>:lock:<id>`
+-- update: the worker reads candidates unlocked, sets `<schema>:lock:<id>`
 -- in Redis (SET NX PX, the lease) for each, and updates only the ids whose lock it won;
 -- it gives a lock back (a compare-and-delete on its token) once the job has left it.
 -- The lock is not the row: a lease that expires under a slow handler, a lock server
