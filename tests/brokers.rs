@@ -218,6 +218,27 @@ async fn a_lease_is_one_workers_until_it_expires_and_only_its_holder_gives_it_ba
     assert_eq!(kept, ["theirs:lock:1"]);
 }
 
+/// The lock service's own Redis keeps nothing on disk: its restart (the
+/// `faults.restart_lock_service_at_s` fault) forgets every lease, where the embedded
+/// Redis of a redis backend reloads what it had.
+#[tokio::test]
+async fn a_restarted_lock_service_has_forgotten_every_lease() {
+    for (server, kept) in [
+        (EmbeddedRedis::start_volatile().unwrap(), false),
+        (EmbeddedRedis::start().unwrap(), true),
+    ] {
+        let service = lock_service(&server, "cbtest");
+        let mut a = service.leases("t-a", "A").await.unwrap();
+        let mut ids = vec![1, 2];
+        assert_eq!(a.take(&mut ids).await.unwrap(), 0);
+        server.restart().unwrap();
+        let mut b = service.leases("t-b", "B").await.unwrap();
+        let mut ids = vec![1, 2];
+        let refused = b.take(&mut ids).await.unwrap();
+        assert_eq!(refused, if kept { 2 } else { 0 }, "kept: {kept}");
+    }
+}
+
 /// On PostgreSQL and on MariaDB: two workers' lock-service claims are disjoint; a
 /// worker that hangs past the lease loses its rows to the rescuer and its leases to the
 /// next claim, which runs the job again (the duplicate the technique allows), and the

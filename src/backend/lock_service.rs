@@ -14,6 +14,7 @@ use super::redis::{RedisTarget, open};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, Script};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
@@ -31,6 +32,10 @@ fn give_back_script() -> &'static Script {
         ))
     })
 }
+
+/// Numbers each worker session's leases apart: a worker that reconnects starts a new
+/// session, and its tokens must not repeat the old one's.
+static SESSIONS: AtomicU64 = AtomicU64::new(0);
 
 /// Where the run's leases live: a Redis server and the run's key prefix (its schema),
 /// and the lease the last reset read from the workload (shared by every clone: the
@@ -63,17 +68,14 @@ impl LockService {
         self.target.display()
     }
 
-    fn key(&self, job: i64) -> String {
-        format!("{}{job}", self.prefix)
-    }
-
     /// A worker's leases, on a connection of its own named `role`.
     pub async fn leases(&self, role: &str, owner: &str) -> Result<Leases, BackendError> {
         let lease = *self.lease.read().unwrap_or_else(|p| p.into_inner());
+        let session = SESSIONS.fetch_add(1, Ordering::Relaxed);
         Ok(Leases {
             conn: open(&self.target, role, None).await?,
-            service: self.clone(),
-            owner: owner.to_string(),
+            prefix: self.prefix.clone(),
+            owner: format!("{owner}:{session}"),
             lease_ms: lease.as_millis().max(1) as u64,
             taken: 0,
             held: HashMap::new(),
@@ -87,8 +89,7 @@ impl LockService {
         let what = "clear the lock service's leases";
         let mut c = open(&self.target, "claimbench-control", None).await?;
         let pattern = format!("{}*", self.prefix);
-        let mut keys: Vec<String> = Vec::new();
-        let mut cursor = 0u64;
+        let (mut cursor, mut removed) = (0u64, 0u64);
         loop {
             let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
                 .arg(cursor)
@@ -99,18 +100,16 @@ impl LockService {
                 .query_async(&mut c)
                 .await
                 .map_err(|e| error(what, e))?;
-            keys.extend(batch);
+            // Deleting what a SCAN returned does not make it skip other keys.
+            if !batch.is_empty() {
+                let n: u64 = c.del(&batch).await.map_err(|e| error(what, e))?;
+                removed += n;
+            }
             if next == 0 {
-                break;
+                return Ok(removed);
             }
             cursor = next;
         }
-        let mut removed = 0u64;
-        for chunk in keys.chunks(1000) {
-            let n: u64 = c.del(chunk).await.map_err(|e| error(what, e))?;
-            removed += n;
-        }
-        Ok(removed)
     }
 }
 
@@ -134,15 +133,21 @@ pub fn for_claim<'a>(
 /// One worker's leases: the tokens of the jobs it holds.
 pub struct Leases {
     conn: MultiplexedConnection,
-    service: LockService,
+    /// The run's key prefix (`<schema>:lock:`).
+    prefix: String,
+    /// `<worker>:<session>`: with `taken`, each token is unique to one taking.
     owner: String,
     lease_ms: u64,
-    /// Leases taken so far: each token is `<worker>:<n>`, unique to one taking.
+    /// Leases taken so far by this session.
     taken: u64,
     held: HashMap<i64, String>,
 }
 
 impl Leases {
+    fn key(&self, job: i64) -> String {
+        format!("{}{job}", self.prefix)
+    }
+
     /// Tries a lease on each of `ids` in one round trip and keeps in `ids` (in order)
     /// those it won; returns how many were held by another worker.
     pub async fn take(&mut self, ids: &mut Vec<i64>) -> Result<u32, BackendError> {
@@ -155,7 +160,7 @@ impl Leases {
             self.taken += 1;
             let token = format!("{}:{}", self.owner, self.taken);
             pipe.cmd("SET")
-                .arg(self.service.key(id))
+                .arg(self.key(id))
                 .arg(&token)
                 .arg("NX")
                 .arg("PX")
@@ -188,7 +193,7 @@ impl Leases {
         let mut any = false;
         for job in jobs {
             if let Some(token) = self.held.remove(job) {
-                inv.key(self.service.key(*job)).arg(token);
+                inv.key(self.key(*job)).arg(token);
                 any = true;
             }
         }
@@ -200,8 +205,9 @@ impl Leases {
             .map_err(|e| error("give back the leases", e))
     }
 
-    /// Forgets the leases of `jobs` without giving them back: the claim that took them
-    /// did not reach their rows, so they only expire (as a crashed worker's would).
+    /// Forgets the leases of `jobs` without giving them back (their update failed, and
+    /// whether it reached the rows is unknown): they only expire, as a crashed worker's
+    /// would.
     pub fn forget(&mut self, jobs: &[i64]) {
         for job in jobs {
             self.held.remove(job);

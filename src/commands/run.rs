@@ -351,14 +351,12 @@ fn lock_service(
                     started.url()
                 );
             }
+            let target = DbTarget::parse(&started.url())?;
             let started = Arc::new(started);
             servers.lock_redis = Some(started.clone());
             let restart: runner::Restart =
                 Arc::new(move || started.restart().map_err(|e| e.to_string()));
-            (
-                DbTarget::parse(&servers.lock_redis.as_ref().expect("set").url())?,
-                Some(restart),
-            )
+            (target, Some(restart))
         }
         (None, false) => (start_redis(quiet, &mut servers.redis)?.0, None),
     };

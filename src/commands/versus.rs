@@ -32,6 +32,11 @@ pub(crate) fn check(
             "--versus-pg-bindir runs one server per side: drop {path}'s [topology] (a standby or a pooler) for this run"
         );
     }
+    if w.uses_lock_service() {
+        bail!(
+            "--versus-pg-bindir: {path} runs lock-service, whose leases live in one Redis beside one server; run it without --versus-pg-bindir"
+        );
+    }
     if !w.faults.restart_at.is_empty() || !w.faults.failover_at.is_empty() {
         bail!(
             "--versus-pg-bindir: {path}'s restart and failover faults act on one server; run them without it"
