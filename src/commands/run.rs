@@ -131,17 +131,7 @@ pub(crate) async fn run(
         &mut servers,
     )
     .await?;
-    // The lock service's restart is the SQL targets', whose workers take leases.
-    drive.lock_restarts = drive
-        .records
-        .iter()
-        .map(|r| {
-            lock_restart
-                .clone()
-                .flatten()
-                .filter(|_| takes_leases(r.backend))
-        })
-        .collect();
+    drive.restart_locks_with(lock_restart.flatten());
     let versus = match versus {
         Some(dir) => Some(drive.versus(setup, &dir, &mut servers.versus).await?),
         None => None,
@@ -367,6 +357,15 @@ fn lock_service(
 }
 
 impl Drive {
+    /// The lock service's restart is the SQL targets', whose workers take leases.
+    fn restart_locks_with(&mut self, restart: Option<runner::Restart>) {
+        self.lock_restarts = self
+            .records
+            .iter()
+            .map(|r| restart.clone().filter(|_| takes_leases(r.backend)))
+            .collect();
+    }
+
     /// `--versus-pg-bindir`: the second embedded PostgreSQL, from `dir`'s programs, as
     /// the last backend; returns both servers' names for the cells.
     async fn versus(
