@@ -591,8 +591,8 @@ pub struct ShardMovesSeen {
     /// Claims counted in no window: before the first move, or after a window's grace.
     pub outside: ShardMoveWindow,
     /// How long after a window's end a claim that returned still counts in it (the
-    /// longest claim call after warm-up that took jobs: it may have read while its worker
-    /// owned the shard).
+    /// longest claim call after warm-up, empty ones included: it may have read while its
+    /// worker owned the shard).
     pub grace_s: f64,
 }
 

@@ -96,7 +96,7 @@ pub fn changes(queues: &[String], workers: u32, moves: &ShardMoves) -> Vec<Chang
 }
 
 /// Applies `changes` at their instants; returns each move's window as it happened
-/// (from its give to its take, seconds since the trial's start). A stop ends it early:
+/// (from its give's sending to its take's return, seconds since the trial's start). A stop ends it early:
 /// a window whose take did not happen ends at the stop.
 pub async fn mover<B: Backend>(
     backend: Arc<B>,
@@ -109,15 +109,19 @@ pub async fn mover<B: Backend>(
         if !reached(c.at, clock, &shared).await {
             break;
         }
+        // A give is visible from the moment its commit lands, which may come before
+        // its call returns: the window opens when it is sent, and closes when the take
+        // has returned (the old owner may see its shard until then).
+        let sent = clock.secs_f64(Instant::now());
         backend
             .change_shards(c.change, &c.queues, &c.workers)
             .await?;
-        let now = clock.secs_f64(Instant::now());
+        let returned = clock.secs_f64(Instant::now());
         match c.change {
-            ShardChange::Give => windows.push((now, f64::INFINITY)),
+            ShardChange::Give => windows.push((sent, f64::INFINITY)),
             ShardChange::Take => {
                 if let Some(w) = windows.last_mut() {
-                    w.1 = now;
+                    w.1 = returned;
                 }
             }
         }
@@ -131,15 +135,18 @@ pub async fn mover<B: Backend>(
 
 /// The trial's shard moves as the results keep them: `windows` as they happened, with
 /// the ledger's duplicate claims and lost races counted in each and outside them all.
-/// The grace is the longest claim call after warm-up that took jobs (the claim-latency
-/// histogram's maximum): a claim that returned that long after a window ended may have
-/// read while its worker still owned the shard.
+/// The grace is the longest claim call after warm-up, empty ones included (a claim
+/// that lost every candidate took no jobs): a claim that returned that long after a
+/// window ended may have read while its worker still owned the shard.
 pub fn seen(
     windows: &[(f64, f64)],
-    claim_latency_us: &hdrhistogram::Histogram<u64>,
+    m: &crate::metrics::WorkerMetrics,
     ledger: &crate::ledger::MergedLedger,
 ) -> crate::results::ShardMovesSeen {
-    let grace_s = claim_latency_us.max() as f64 / 1e6;
+    // Every claim call's: one whose candidates were all taken returned nothing (an
+    // empty claim, recorded apart) and is stamped with its lost races all the same.
+    let longest_us = m.claim_latency.max().max(m.empty_claim_latency.max());
+    let grace_s = longest_us as f64 / 1e6;
     let (windows, outside) = per_window(
         windows,
         grace_s,

@@ -230,7 +230,7 @@ async fn ledger_findings<B: Backend, S>(
     found.shard_moves = collected
         .shard_windows
         .take()
-        .map(|windows| super::shards::seen(&windows, &collected.metrics.claim_latency, &merged));
+        .map(|windows| super::shards::seen(&windows, &collected.metrics, &merged));
     found.holds = exact_holds(backend, w, &merged).await?;
     Ok(found)
 }
