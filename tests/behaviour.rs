@@ -2415,9 +2415,11 @@ async fn the_cleanup_job_beside_the_workers_loses_no_job_from_the_counts<D: Test
     );
     assert!(c.statements >= c.runs && c.runs > 0, "{c:?}");
     let (start, end) = (c.start.unwrap(), c.end.unwrap());
-    assert_eq!(
-        start.past_retention, archived,
-        "the history, all past a retention of 0"
+    // The history, all past a retention of 0; the first reading may follow the
+    // workers' first completions, which are past it at once (4,002 once in CI).
+    assert!(
+        (archived..archived + 1500).contains(&start.past_retention),
+        "the history, all past a retention of 0: {start:?}"
     );
     assert!(end.past_retention < 300, "{end:?}");
     assert_eq!(c.caught_up, Some(true), "its last run ended short: {c:?}");
