@@ -30,6 +30,9 @@ const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
 pub const CLUSTER_NAME: &str = "claimbench";
 /// How long a server may take to be ready (a joining node's state transfer included).
 const READY_TIMEOUT: Duration = Duration::from_secs(90);
+/// How many times a joiner whose state transfer failed is started again, with fresh
+/// ports, before the cluster's start fails.
+const JOIN_RETRIES: usize = 2;
 /// The account workers and declared SQL use (no password; it exists only on
 /// loopback, on a server that lives as long as the run).
 pub const WORKLOAD_USER: &str = "claimbench";
@@ -218,10 +221,42 @@ impl EmbeddedMariadb {
                 .filter(|(n, _)| *n == i)
                 .map(|(_, o)| *o)
                 .collect();
-            servers.spawn(i, &server, (address.as_deref(), &options), mysql.is_some())?;
-            servers.wait_ready(i)?;
+            let mut tries = 0;
+            loop {
+                servers.spawn(i, &server, (address.as_deref(), &options), mysql.is_some())?;
+                match servers.wait_ready(i) {
+                    Err(_) if i > 0 && tries < JOIN_RETRIES && servers.transfer_failed(i) => {
+                        tries += 1;
+                        servers.clear_data(i)?;
+                    }
+                    ready => break ready?,
+                }
+            }
         }
         Ok(servers)
+    }
+
+    /// Whether joiner `i` exited because its state transfer failed, which Galera calls
+    /// unrecoverable until the node is restarted ("restart required"): a loaded host's
+    /// rsync that missed its timeout, or a receive port another process took between
+    /// [`free_port`] and the transfer. Any other exit (a refused option) is final.
+    fn transfer_failed(&mut self, i: usize) -> bool {
+        let node = &mut self.nodes[i];
+        let exited = node
+            .child
+            .as_mut()
+            .is_some_and(|c| c.try_wait().ok().flatten().is_some());
+        let log = std::fs::read_to_string(node.log()).unwrap_or_default();
+        exited && state_transfer_failed(&log)
+    }
+
+    /// Empties joiner `i`'s data directory after a failed state transfer, whose partial
+    /// copy the next transfer would otherwise start from.
+    fn clear_data(&mut self, i: usize) -> Result<(), EmbeddedError> {
+        let node = &mut self.nodes[i];
+        node.child = None;
+        let data = node.root().join("data");
+        std::fs::remove_dir_all(&data).map_err(|e| step("clear a joiner's data", e))
     }
 
     /// The servers that initialise their own data directory: a cluster's first node and
@@ -394,6 +429,19 @@ impl EmbeddedMariadb {
     }
 }
 
+/// Whether a node's error log says its state transfer failed before its data arrived
+/// (the SST script's failure, or Galera's "Application state transfer failed" after a
+/// transfer that delivered nothing). A node that received its data and then stopped
+/// (an option it refused, read only after the transfer) failed for a reason a restart
+/// does not change.
+fn state_transfer_failed(log: &str) -> bool {
+    let log = log.to_ascii_lowercase();
+    let failed = ["state transfer failed", "sst failed", "sst script aborted"]
+        .iter()
+        .any(|m| log.contains(m));
+    failed && !log.contains("sst completed on joiner")
+}
+
 impl Drop for EmbeddedMariadb {
     fn drop(&mut self) {
         // The joiners first, the node that bootstrapped last: each leaves the cluster
@@ -406,5 +454,23 @@ impl Drop for EmbeddedMariadb {
                 let _ = dir.close();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::state_transfer_failed;
+
+    #[test]
+    fn a_failed_state_transfer_is_told_from_another_exit() {
+        // A joiner's last lines from a CI run whose rsync transfer failed.
+        let sst = "\tReceived: 00000000-0000-0000-0000-000000000000\n\tRequired: c2bd2f46-f1e2-11f1-b0e5-8b0c25128bd9\n2026-12-07  2:06:18 2 [ERROR] WSREP: Application state transfer failed. This is unrecoverable condition, restart required.";
+        assert!(state_transfer_failed(sst));
+        assert!(state_transfer_failed(
+            "[ERROR] WSREP: SST failed: 1 (Operation not permitted)"
+        ));
+        // A refused option stops the joiner after its transfer, with the same line.
+        let option = "WSREP_SST: [INFO] rsync SST completed on joiner\n[ERROR] /usr/sbin/mariadbd: unknown option '--no-such-option'\n[ERROR] Aborting\n[ERROR] WSREP: sst_received failed: State wait was interrupted\n[ERROR] WSREP: Application state transfer failed. This is unrecoverable condition, restart required.";
+        assert!(!state_transfer_failed(option));
     }
 }
