@@ -1282,7 +1282,7 @@ async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) 
     let kind = backend.kind();
     // Not lock-service, whose lease `prove` cannot take (the command refuses it).
     for s in Strategy::builtin().filter(|s| s.sql(kind).is_some() && !s.needs_lock_service()) {
-        let verdicts = claimbench::prove::prove(&backend, &s, &s, &[])
+        let verdicts = claimbench::prove::prove(&backend, &s, &s, &[], &Default::default())
             .await
             .unwrap();
         assert_eq!(verdicts.len(), claimbench::prove::Step::of(&s).len());
@@ -1301,10 +1301,15 @@ async fn prove_gives_every_strategy_its_expected_verdict<D: TestDb>(backend: D) 
 /// see the prove module's tests) must fail production's contend step, and only it.
 async fn a_claim_without_skip_locked_fails_prove<D: TestDb>(backend: D) {
     use claimbench::prove::Step;
-    let verdicts =
-        claimbench::prove::prove(&backend, &Strategy::PRODUCTION, &Strategy::WAITING, &[])
-            .await
-            .unwrap();
+    let verdicts = claimbench::prove::prove(
+        &backend,
+        &Strategy::PRODUCTION,
+        &Strategy::WAITING,
+        &[],
+        &Default::default(),
+    )
+    .await
+    .unwrap();
     let failed: Vec<Step> = verdicts.iter().filter(|v| !v.ok).map(|v| v.step).collect();
     assert_eq!(failed, vec![Step::Contend], "{verdicts:?}");
     assert!(
@@ -1733,9 +1738,10 @@ async fn a_sharded_read_then_write_fails_the_ownership_move<D: TestDb>(backend: 
     use claimbench::prove::Step;
     let named = |n: &str| Strategy::builtin_named(n).unwrap();
     let (sharded, read_write) = (named("sharded"), named("sharded-read-write"));
-    let verdicts = claimbench::prove::prove(&backend, &sharded, &read_write, &[])
-        .await
-        .unwrap();
+    let verdicts =
+        claimbench::prove::prove(&backend, &sharded, &read_write, &[], &Default::default())
+            .await
+            .unwrap();
     let failed: Vec<Step> = verdicts.iter().filter(|v| !v.ok).map(|v| v.step).collect();
     assert_eq!(
         failed,
@@ -1743,9 +1749,10 @@ async fn a_sharded_read_then_write_fails_the_ownership_move<D: TestDb>(backend: 
         "{verdicts:?}"
     );
     // Proved as itself, the read then write shows the move's duplicate as expected.
-    let own = claimbench::prove::prove(&backend, &read_write, &read_write, &[])
-        .await
-        .unwrap();
+    let own =
+        claimbench::prove::prove(&backend, &read_write, &read_write, &[], &Default::default())
+            .await
+            .unwrap();
     let step = own.iter().find(|v| v.step == Step::OwnershipMove).unwrap();
     assert!(
         step.ok && step.expected.contains("fails the move"),
@@ -1822,7 +1829,7 @@ async fn a_declared_t_sql_claim_skips_locked_rows_on_sql_server() {
     })
     .unwrap();
     let backend = <MssqlBackend as TestDb>::open("declared_t_sql").await;
-    let verdicts = claimbench::prove::prove(&backend, &team, &team, &[])
+    let verdicts = claimbench::prove::prove(&backend, &team, &team, &[], &Default::default())
         .await
         .unwrap();
     assert_eq!(verdicts.len(), 3);
@@ -1947,7 +1954,7 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
         Ok(())
     });
     drop(sessions);
-    for v in claimbench::prove::prove(&backend, &team, &team, &[])
+    for v in claimbench::prove::prove(&backend, &team, &team, &[], &Default::default())
         .await
         .unwrap()
     {

@@ -2201,6 +2201,57 @@ fn the_model_check_shows_the_first_state_a_declared_claim_gets_wrong() {
     assert!(!text.contains("model)"), "{text}");
 }
 
+/// A claim that names its queue by value, as most queue libraries' claims do, is proved
+/// on rows of the workload's own queue (it passes); one whose filter matches none of
+/// them is told which rows it was offered, not that SKIP LOCKED went missing.
+#[test]
+fn prove_offers_a_claim_the_workloads_own_queue_and_says_what_a_claim_matched_none_of() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples");
+    let dir = tempfile::tempdir().unwrap();
+    let sql = std::fs::read_to_string(examples.join("cte-skip-locked.sql")).unwrap();
+    let toml = std::fs::read_to_string(examples.join("cte-skip-locked.toml")).unwrap();
+    assert!(toml.contains("queues = [{ name = \"default\" }]"), "{toml}");
+    let w = dir.path().join("named-queue.toml");
+    std::fs::write(&w, toml).unwrap();
+    let prove = |queue: &str| {
+        let named = sql.replace(
+            "WHERE j.status = 0",
+            &format!("WHERE j.status = 0 AND j.queue = '{queue}'"),
+        );
+        assert_ne!(named, sql);
+        std::fs::write(dir.path().join("cte-skip-locked.sql"), named).unwrap();
+        let out = claimbench()
+            .args([
+                "prove",
+                "--strategy",
+                "cte-skip-locked",
+                "--model-cases",
+                "0",
+                "--workload",
+            ])
+            .arg(&w)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, text) = prove("default");
+    assert_eq!(code, Some(0), "{text}");
+    let (code, text) = prove("nowhere");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains(r#"A claimed nothing of the 8 pending, due rows of queue "default" (type "bench", priority 0, payload 128 bytes) offered it"#),
+        "{text}"
+    );
+    assert!(
+        text.contains("matched none of the rows prove offered"),
+        "{text}"
+    );
+    assert!(!text.contains("SKIP LOCKED (READPAST"), "{text}");
+}
+
 /// One shipped example, run: every cell completes jobs with no duplicate claim and no
 /// lost job (the queue-row-lock claim serves each of its four queues).
 fn example_runs_clean(name: &str) {

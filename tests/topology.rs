@@ -642,7 +642,7 @@ async fn joins_and_skip_locked_stops_at_the_node() {
         "{record:?}"
     );
     for s in claimbench::strategy::Strategy::CORE {
-        let verdicts = claimbench::prove::prove(&backend, &s, &s, &[])
+        let verdicts = claimbench::prove::prove(&backend, &s, &s, &[], &Default::default())
             .await
             .unwrap();
         for v in &verdicts {

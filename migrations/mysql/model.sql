@@ -18,7 +18,7 @@ INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)
 -- id, queue, priority, status, creation and scheduled time in seconds from @now (NULL:
 -- not scheduled); a row that is not pending belongs to another worker.
 INSERT INTO jobs_hot (id, queue, type, payload, priority, status, worker_id, created_at, scheduled_at)
-VALUES (?, ?, 'model', '', ?, ?, IF(? > 0, 'other', NULL), @now + INTERVAL ? SECOND,
+VALUES (?, ?, 'bench', '', ?, ?, IF(? > 0, 'other', NULL), @now + INTERVAL ? SECOND,
         @now + INTERVAL ? SECOND)
 
 -- step: hold

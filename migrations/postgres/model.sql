@@ -16,7 +16,7 @@ SELECT * FROM unnest($1::text[], $2::bool[], $3::bool[], $4::int[])
 -- scheduled times in seconds from now (NULL: not scheduled). A row that is not pending
 -- belongs to another worker.
 INSERT INTO jobs_hot (id, queue, type, payload, priority, status, worker_id, created_at, scheduled_at)
-SELECT id, queue, 'model', '', priority, status, CASE WHEN status > 0 THEN 'other' END,
+SELECT id, queue, 'bench', '', priority, status, CASE WHEN status > 0 THEN 'other' END,
        now() + make_interval(secs => created), now() + make_interval(secs => scheduled)
 FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int2[], $5::float8[], $6::float8[])
      AS u(id, queue, priority, status, created, scheduled)

@@ -140,7 +140,7 @@ async fn prove_target(
     }
     let Some(url) = db else {
         let own_mode = pooler.map(|f| f.own_mode()).transpose()?;
-        let w = prove::workload(own_mode)?;
+        let w = prove::workload(own_mode, &prove::Scratch::default())?;
         let target = match kind {
             BackendKind::Mysql if own_mode.is_some() => {
                 bail!("--pool-mode: a pooler is PostgreSQL's; prove on mysql without it")
@@ -309,9 +309,10 @@ async fn prove_on(
         prove::BACKLOG,
         prove::PATIENCE.as_secs()
     );
+    let scratch = declared.map_or_else(prove::Scratch::default, prove::Scratch::like);
     let mut verdicts = Vec::new();
     for s in &strategies {
-        verdicts.extend(prove::prove(&backend, s, s, &settings).await?);
+        verdicts.extend(prove::prove(&backend, s, s, &settings, &scratch).await?);
         let model = s.def().custom.as_ref().and_then(|c| c.model);
         if let Some(m) = model.filter(|_| asked.model_cases > 0) {
             let cases = (asked.model_cases, 1);

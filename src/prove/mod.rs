@@ -29,26 +29,82 @@ pub const BACKLOG: u32 = 8;
 pub const PATIENCE: Duration = Duration::from_secs(1);
 /// How long B may still take once A has ended before the step fails as stuck.
 const AFTER_END: Duration = Duration::from_secs(10);
-/// The scratch schema's one queue (a sharded strategy's one shard).
+/// The scratch schema's one queue without a workload (a sharded strategy's one shard).
 const QUEUE: &str = "prove";
 /// The layout every backend has; plans do not matter with eight rows.
 const LAYOUT: &str = "fetch-order";
 
-/// The scratch schema's contents: one queue, [`BACKLOG`] due jobs; with `pooler`, the
-/// throw-away server behind a PgBouncer in that mode, with a server connection for each
-/// session and two to spare.
+/// What the scratch rows look like: [`BACKLOG`] pending, due rows of one queue, with the
+/// seed's job type. Under `prove --workload` they sit in the workload's first queue a
+/// claim may take from, with its priority and payload size, so a claim that names its
+/// queue by value (as most queue libraries' claims do) finds them as it would the
+/// workload's own rows.
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    queue: String,
+    priority: Option<i32>,
+    payload_bytes: u32,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            queue: QUEUE.to_string(),
+            priority: None,
+            payload_bytes: 0,
+        }
+    }
+}
+
+impl Scratch {
+    /// Rows like `w`'s: its first queue neither paused nor inactive (else the default).
+    pub fn like(w: &Workload) -> Scratch {
+        let queue = w.population.queues.iter().find(|q| !q.paused && q.active);
+        match queue {
+            Some(q) => Scratch {
+                queue: q.name.clone(),
+                priority: q.priority,
+                payload_bytes: w.population.payload_bytes,
+            },
+            None => Scratch::default(),
+        }
+    }
+
+    /// The rows as a reader would filter them: what a claim that took none of them is
+    /// compared with.
+    pub fn describe(&self) -> String {
+        format!(
+            "{BACKLOG} pending, due rows of queue {:?} (type \"bench\", priority {}, payload {} bytes)",
+            self.queue,
+            self.priority.unwrap_or(0),
+            self.payload_bytes
+        )
+    }
+}
+
+/// The scratch schema's contents: [`Scratch`]'s rows; with `pooler`, the throw-away
+/// server behind a PgBouncer in that mode, with a server connection for each session
+/// and two to spare.
 pub fn workload(
     pooler: Option<crate::pooler::PoolMode>,
+    scratch: &Scratch,
 ) -> Result<Workload, crate::workload::WorkloadError> {
     let topology = match pooler {
         Some(mode) => format!("[topology]\npooler = \"{mode}\"\npool_size = 4\n"),
         None => String::new(),
     };
+    // The name as a TOML string: a workload's queue name is data, quoted whatever it holds.
+    let name = toml::Value::String(scratch.queue.clone());
+    let priority = scratch
+        .priority
+        .map_or(String::new(), |p| format!(", priority = {p}"));
     let text = format!(
         "name = \"prove\"\nseed = 1\n\
-         [population]\nbacklog = {BACKLOG}\nqueues = [{{ name = \"{QUEUE}\" }}]\n\
+         [population]\nbacklog = {BACKLOG}\npayload_bytes = {}\n\
+         queues = [{{ name = {name}{priority} }}]\n\
          [matrix]\nstrategies = [\"production\"]\nindex_layouts = [\"{LAYOUT}\"]\n\
-         workers = [2]\nbatch_sizes = [{HELD}]\n[trial]\nduration_s = 1\n{topology}"
+         workers = [2]\nbatch_sizes = [{HELD}]\n[trial]\nduration_s = 1\n{topology}",
+        scratch.payload_bytes
     );
     Workload::parse(Path::new("prove (built in)"), &text)
 }
@@ -62,8 +118,9 @@ pub async fn prove<B: Backend>(
     strategy: &Strategy,
     run_as: &Strategy,
     settings: &[(String, String)],
+    scratch: &Scratch,
 ) -> Result<Vec<Verdict>, BackendError> {
-    let w = workload(None).map_err(|e| BackendError::Query {
+    let w = workload(None, scratch).map_err(|e| BackendError::Query {
         what: "build the scratch workload",
         kind: crate::backend::ErrorKind::Other,
         code: None,
@@ -78,6 +135,7 @@ pub async fn prove<B: Backend>(
         let shards = ShardMap {
             backend,
             sharded: run_as.def().sharded,
+            queue: &scratch.queue,
         };
         let owners: &[&str] = match step {
             Step::OwnershipMove => &["prove-a"],
@@ -96,8 +154,8 @@ pub async fn prove<B: Backend>(
         let mut a = backend.connect(&role, "prove-a").await?;
         let mut b = backend.connect_to(&role, "prove-b", b_node).await?;
         // Both serve the scratch queue, as a worker of one-queue workload would.
-        a.serve_queue(QUEUE);
-        b.serve_queue(QUEUE);
+        a.serve_queue(&scratch.queue);
+        b.serve_queue(&scratch.queue);
         if !settings.is_empty() {
             a.apply(settings).await?;
             b.apply(settings).await?;
@@ -111,6 +169,7 @@ pub async fn prove<B: Backend>(
         }
         let mut o = observe(&mut a, &mut b, (step, &shards), strategy, run_as, across).await?;
         o.across_nodes = across;
+        o.offered = scratch.describe();
         verdicts.push(judge(backend.kind(), strategy, step, &o));
     }
     Ok(verdicts)
@@ -127,7 +186,7 @@ pub async fn model_check<B: Backend>(
     (cases, seed): (u32, u64),
     settings: &[(String, String)],
 ) -> Result<Verdict, BackendError> {
-    let w = workload(None)
+    let w = workload(None, &Scratch::default())
         .map_err(|e| BackendError::other("build the scratch workload", e.to_string()))?;
     backend.reset(&w, LAYOUT, w.seed).await?;
     backend.setup_strategy(strategy).await?;
@@ -149,6 +208,7 @@ pub async fn model_check<B: Backend>(
         observed,
         ok,
         short: false,
+        matched_none: false,
     };
     for (i, case) in states::cases(seed, cases).into_iter().enumerate() {
         backend.load_model_state(&case.state).await?;
@@ -258,6 +318,7 @@ fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {
 struct ShardMap<'a, B> {
     backend: &'a B,
     sharded: bool,
+    queue: &'a str,
 }
 
 impl<B: Backend> ShardMap<'_, B> {
@@ -266,7 +327,7 @@ impl<B: Backend> ShardMap<'_, B> {
         if !self.sharded {
             return Ok(());
         }
-        let queues = vec![QUEUE.to_string(); sessions.len()];
+        let queues = vec![self.queue.to_string(); sessions.len()];
         let workers: Vec<String> = sessions.iter().map(|s| s.to_string()).collect();
         (self.backend)
             .change_shards(ShardChange::Give, &queues, &workers)
@@ -380,8 +441,37 @@ mod tests {
 
     #[test]
     fn the_scratch_workload_parses() {
-        let w = workload(None).unwrap();
+        let w = workload(None, &Scratch::default()).unwrap();
         assert_eq!(w.population.eligible_at_start(), u64::from(BACKLOG));
+    }
+
+    /// Under `prove --workload` the rows sit in the workload's first queue a claim may
+    /// take from, with its priority, whatever its name holds.
+    #[test]
+    fn the_scratch_rows_look_like_the_workloads_first_open_queue() {
+        let text = r#"name = "w"
+[population]
+backlog = 10
+payload_bytes = 64
+queues = [{ name = "paused", paused = true }, { name = "say \"hi\"", priority = 7 }]
+[matrix]
+strategies = ["production"]
+index_layouts = ["fetch-order"]
+workers = [1]
+batch_sizes = [1]
+[trial]
+duration_s = 1
+"#;
+        let w = Workload::parse(Path::new("w.toml"), text).unwrap();
+        let scratch = Scratch::like(&w);
+        let built = workload(None, &scratch).unwrap();
+        let q = &built.population.queues[0];
+        assert_eq!((q.name.as_str(), q.priority), ("say \"hi\"", Some(7)));
+        assert_eq!(built.population.payload_bytes, 64);
+        assert_eq!(
+            scratch.describe(),
+            r#"8 pending, due rows of queue "say \"hi\"" (type "bench", priority 7, payload 64 bytes)"#
+        );
     }
 
     /// The broken strategy the behaviour suite proves is `waiting`: production's

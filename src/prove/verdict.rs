@@ -91,6 +91,10 @@ pub struct Observation {
     /// Across nodes, in the contend step: A's COMMIT after B's claim returned failed
     /// with this (the cluster's abort); `None` when it committed.
     pub a_commit_error: Option<String>,
+    /// The rows A was offered, as a reader would filter them (`8 pending, due rows of
+    /// queue "default" (type "bench", …)`): what to compare a claim that took nothing
+    /// with.
+    pub offered: String,
 }
 
 impl Observation {
@@ -110,6 +114,10 @@ pub struct Verdict {
     /// B came back at once with fewer rows than A left free, none of A's: what a claim
     /// that locks something every claim shares (a queue's row, one advisory key) does.
     pub short: bool,
+    /// A's claim returned nothing, without an error: its filter matched none of the
+    /// rows offered, so the step observed no interleaving at all.
+    #[serde(skip)]
+    pub matched_none: bool,
 }
 
 /// Judges one observation against what `strategy` promises on `kind`.
@@ -183,6 +191,7 @@ pub fn judge(kind: BackendKind, strategy: &Strategy, step: Step, o: &Observation
             && o.error.is_none()
             && overlap == 0
             && o.got.len() < n.min(o.available),
+        matched_none: n == 0 && o.error.is_none(),
     }
 }
 
@@ -191,7 +200,10 @@ fn observed(o: &Observation, overlap: usize) -> String {
         return format!("error after {}: {e}", ms(o.elapsed));
     }
     if o.held.is_empty() {
-        return "A claimed nothing: no interleaving to observe".into();
+        return match o.offered.as_str() {
+            "" => "A claimed nothing: no interleaving to observe".into(),
+            rows => format!("A claimed nothing of the {rows} offered it"),
+        };
     }
     let races = match o.lost_races {
         0 => String::new(),
@@ -290,6 +302,15 @@ pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdi
             "the claim's pick differs from the {} model on that state: compare what it takes with the model's eligibility (pending, due, queue not paused or inactive), order (priority descending, due time, id) and limit (docs/strategies.md, Reference models); or declare the model it does follow",
             m.name()
         ));
+    } else if v.matched_none {
+        causes.push(
+            "the claim's filter matched none of the rows prove offered (the observation says \
+             which): a claim that names a queue, type or priority by value must match the \
+             workload's own rows, and prove --workload puts its rows in the workload's first \
+             queue a claim may take from; a claim that serves each worker's queue reads \
+             :queue instead (docs/strategies.md, Declared strategies)"
+                .into(),
+        );
     } else if v.short && !v.ok {
         causes.push(
             "B came back at once with fewer of the free rows than it asked for, none of A's: \
@@ -325,7 +346,43 @@ mod tests {
             error: None,
             across_nodes: false,
             a_commit_error: None,
+            offered: String::new(),
         }
+    }
+
+    /// A claim whose filter matches none of the rows offered fails every step, and is
+    /// told which rows it was offered and why nothing was observed; SKIP LOCKED is not
+    /// blamed for it.
+    #[test]
+    fn a_claim_that_matched_none_of_the_rows_is_told_which_rows_it_was_offered() {
+        let mut o = obs(&[], &[], false);
+        o.offered = r#"8 pending, due rows of queue "default""#.into();
+        let v = judge(
+            BackendKind::Postgres,
+            &Strategy::PRODUCTION,
+            Step::Contend,
+            &o,
+        );
+        assert!(!v.ok && v.matched_none);
+        assert_eq!(
+            v.observed,
+            r#"A claimed nothing of the 8 pending, due rows of queue "default" offered it"#
+        );
+        let causes = likely_causes(BackendKind::Postgres, &[], &v).join("\n");
+        assert!(
+            causes.contains("matched none of the rows prove offered"),
+            "{causes}"
+        );
+        assert!(!causes.contains("SKIP LOCKED"), "{causes}");
+        // A claim that failed took nothing too, but its error is the cause.
+        o.error = Some("relation \"jobs\" does not exist".into());
+        let v = judge(
+            BackendKind::Postgres,
+            &Strategy::PRODUCTION,
+            Step::Contend,
+            &o,
+        );
+        assert!(!v.matched_none);
     }
 
     /// Across two Galera nodes every strategy takes A's rows at once, and the check is

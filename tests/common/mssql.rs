@@ -192,7 +192,7 @@ impl TestDb for MssqlBackend {
         for j in &state.jobs {
             sql.push_str(&format!(
                 " INSERT INTO [{{SCHEMA}}].[JobsHot] ([Id], [Queue], [Type], [Payload], [Priority], [Status], [WorkerId], [CreatedAtUtc], [ScheduledAtUtc]) \
-                  VALUES ({}, '{}', 'model', N'', {}, {}, {}, DATEADD(second, {}, SYSUTCDATETIME()), {});",
+                  VALUES ({}, '{}', 'bench', N'', {}, {}, {}, DATEADD(second, {}, SYSUTCDATETIME()), {});",
                 j.id,
                 j.queue,
                 j.priority,
