@@ -1478,6 +1478,78 @@ async fn advisory_locks_are_held_while_jobs_are_in_hand_and_no_longer() {
     backend.drop_schema().await;
 }
 
+/// A session-advisory claim gives back, in the same statement, the lock of every row it
+/// locked but could not mark, also when it marks none: the rows were pending in its
+/// snapshot, and another transaction claimed them while its UPDATE waited. As a join
+/// against the claimed rows, the unlock never ran when none were claimed, and the
+/// worker's session kept those locks (here 3) until it closed; a job retried later could
+/// then never be claimed by another worker. For the built-in `advisory` and the shipped
+/// example `workloads/examples/advisory-session.sql`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_advisory_claim_that_marks_nothing_keeps_no_lock() {
+    use claimbench::strategy::custom::{Declared, declare};
+    let _keys = common::advisory_keys().await;
+    let example = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("workloads/examples/advisory-session.sql"),
+    )
+    .unwrap();
+    let declared = declare(&Declared {
+        name: "advisory-session".into(),
+        file: "advisory-session.sql".into(),
+        sql: example,
+        mysql: None,
+        mssql: None,
+        prevents_duplicates: true,
+        respects_max_workers: false,
+        listens: false,
+        params: Default::default(),
+        model: None,
+    })
+    .unwrap();
+    let builtin = Strategy::builtin_named("advisory").unwrap();
+    for strategy in [builtin, declared] {
+        marks_nothing_keeps_no_lock(&strategy).await;
+    }
+}
+
+async fn marks_nothing_keeps_no_lock(strategy: &Strategy) {
+    use claimbench::backend::Backend;
+    use claimbench::backend::postgres::PostgresBackend;
+    let backend = <PostgresBackend as TestDb>::open("advisory_marks_nothing").await;
+    let w = common::workload("backlog = 3\nqueues = [{ name = \"q\" }]", "");
+    backend.reset(&w, "fetch-order", w.seed).await.unwrap();
+    backend.setup_strategy(strategy).await.unwrap();
+    let mut s = backend.connect("cbtest-advisory", "a").await.unwrap();
+    let mut other = backend.connect("cbtest-advisory", "b").await.unwrap();
+    // Another worker's claim of every row, uncommitted: the claim's snapshot still sees
+    // them pending, and its UPDATE waits on their row locks, then finds them taken.
+    other
+        .client()
+        .batch_execute("BEGIN; UPDATE jobs_hot SET status = 1, worker_id = 'b' WHERE status = 0")
+        .await
+        .unwrap();
+    let mut jobs = Vec::new();
+    let commit = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        other.client().batch_execute("COMMIT").await.unwrap();
+    };
+    let (claimed, ()) = tokio::join!(s.claim(strategy, 3, &mut jobs), commit);
+    claimed.unwrap();
+    assert!(jobs.is_empty(), "{strategy}: {jobs:?}");
+    let held: i64 = s
+        .client()
+        .query_one(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(held, 0, "{strategy}: locks of rows it could not mark, kept");
+    backend.drop_schema().await;
+}
+
 /// What a claim of another worker, still in flight, holds on PostgreSQL, whatever its
 /// technique: the hot rows (row locks), their ready rows when the `ready-table` technique
 /// is set up, and their advisory locks (transaction-level, so the rollback frees them).

@@ -23,13 +23,17 @@ claimed AS (
     FROM locked l
     WHERE h.id = l.id AND h.status = 0
     RETURNING h.id, h.attempt_count
+),
+-- The unlock of the rows it could not mark gates the result (an InitPlan the executor
+-- runs before the first row), so it runs when the claim marks none of them too: as a
+-- join it was never run when nothing was claimed, and the session kept those locks.
+unlocked AS (
+    SELECT count(pg_advisory_unlock(l.id)) AS n
+    FROM locked l
+    WHERE NOT EXISTS (SELECT 1 FROM claimed c2 WHERE c2.id = l.id)
 )
 SELECT c.id, c.attempt_count
 FROM claimed c
-CROSS JOIN (
-    SELECT count(pg_advisory_unlock(l.id)) AS unlocked
-    FROM locked l
-    WHERE NOT EXISTS (SELECT 1 FROM claimed c2 WHERE c2.id = l.id)
-) u
+WHERE (SELECT n FROM unlocked) >= 0
 -- step: release
 SELECT count(pg_advisory_unlock(id)) FROM unnest(:ids::bigint[]) AS id

@@ -45,11 +45,15 @@ claimed AS (
               h.created_at, h.started_at, h.last_updated_at, h.created_by, h.last_modified_by,
               (extract(epoch FROM clock_timestamp() - COALESCE(h.scheduled_at, h.created_at))
                * 1000000)::bigint AS queue_wait_us
+),
+-- The unlock gates the result as an InitPlan, which the executor runs before the first
+-- row whether or not any row was claimed: as the other side of a join it never ran when
+-- the claim marked nothing, and the session kept every lock of its window's rows.
+unlocked AS (
+    SELECT count(pg_advisory_unlock(l.id)) AS n
+    FROM locked l
+    WHERE NOT EXISTS (SELECT 1 FROM claimed c2 WHERE c2.id = l.id)
 )
 SELECT c.*
 FROM claimed c
-CROSS JOIN (
-    SELECT count(pg_advisory_unlock(l.id)) AS unlocked
-    FROM locked l
-    WHERE NOT EXISTS (SELECT 1 FROM claimed c2 WHERE c2.id = l.id)
-) u
+WHERE (SELECT n FROM unlocked) >= 0
