@@ -68,6 +68,17 @@ pub enum Warning {
     /// or a lock timeout) and that were sent again: such a claim neither skips nor
     /// waits, and its retries are its cost. Their back-off is not in claim latency.
     ClaimsRefusedLocks { refused: u64, claims: u64 },
+    /// PostgreSQL: the sampler saw more advisory locks held than the workers' jobs in
+    /// hand and claims in flight could hold: a claim's session-level locks outlive their
+    /// jobs (a release step missing, or one that misses its lock). Neither the ledger
+    /// nor the effects table sees it; the server's shared lock table does, until it is
+    /// full.
+    AdvisoryLocksPiled {
+        /// The most held at one reading, above the level before the trial.
+        most: i64,
+        /// The most claims in hand and in flight could hold: 2 x workers x batch.
+        bound: i64,
+    },
     /// SQL Server: one claim's UPDATE takes about batch × (1 + secondary indexes) key
     /// locks; near 5,000 in one statement SQL Server escalates to a table lock, and then
     /// every READPAST claimer waits on it.
@@ -186,6 +197,10 @@ impl fmt::Display for Warning {
             Warning::ClaimsRefusedLocks { refused, claims } => write!(
                 f,
                 "{refused} claim attempts were refused a lock (NOWAIT, or a lock timeout) and sent again, beside {claims} claim calls that returned: the claim neither skips locked rows nor waits for them, so under contention its time goes to retries (their back-off is not in claim latency); see claim_lock_refusals in run.json"
+            ),
+            Warning::AdvisoryLocksPiled { most, bound } => write!(
+                f,
+                "the server held up to {most} advisory locks during the trial, more than the {bound} its workers' jobs in hand and claims in flight could hold: the claim's session-level locks outlive their jobs, so each worker's session keeps one per job it ran until it closes, a retried job stays locked against every other worker, and the lock table fills (max_locks_per_transaction x max_connections); give the strategy a release step that unlocks :ids (docs/strategies.md)"
             ),
             Warning::LockEscalationRisk {
                 eligible,

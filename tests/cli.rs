@@ -2064,7 +2064,8 @@ fn prove_judges_a_declared_claim_by_its_promises() {
 /// declares a `release` step, which claimbench runs as each job leaves the worker: the
 /// sampler never saw more advisory locks held than the jobs the workers can hold at once;
 /// the same claim without the step left one per job it ever claimed held by the
-/// workers' sessions until they closed. Neither duplicates a claim.
+/// workers' sessions until they closed, which the trial's warnings and the verdict say
+/// with the count. Neither duplicates a claim.
 #[test]
 fn a_declared_release_step_gives_back_what_the_claim_took() {
     let dir = tempfile::tempdir().unwrap();
@@ -2086,10 +2087,24 @@ fn a_declared_release_step_gives_back_what_the_claim_took() {
          [strategies.que]\npostgres = \"que-style.sql\"\npromises = [\"prevents-duplicates\"]\n\
          [strategies.que-no-release]\npostgres = \"que-style-no-release.sql\"\npromises = [\"prevents-duplicates\"]\n\
          [matrix]\nstrategies = [\"que\", \"que-no-release\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [4]\nbatch_sizes = [5]\n\
-         [trial]\nwarmup_s = 0.2\nduration_s = 1\n",
+         [trial]\nwarmup_s = 0.2\nduration_s = 2\n",
     )
     .unwrap();
-    let r = run_quietly(&w);
+    let results = tempfile::tempdir().unwrap();
+    let (run_dir, r) = run_quietly_into(&w, results.path());
+    let piled = |name: &str| {
+        let c = r
+            .cells
+            .iter()
+            .find(|c| c.strategy.as_str() == name)
+            .unwrap();
+        c.trials[0].warnings.iter().find_map(|w| match w {
+            claimbench::warnings::Warning::AdvisoryLocksPiled { most, bound } => {
+                Some((*most, *bound))
+            }
+            _ => None,
+        })
+    };
     let most_held = |name: &str| {
         let c = r
             .cells
@@ -2105,10 +2120,19 @@ fn a_declared_release_step_gives_back_what_the_claim_took() {
     // 4 workers with a batch of 5 in hand: at most 20 (a claim's window unlocks at once).
     let (held, _) = most_held("que");
     assert!(held <= 20, "{held}");
+    assert_eq!(piled("que"), None);
     // Without it, locks pile up past what any worker has in hand (how far depends on
-    // the host's speed: 76 on a loaded one in a 1 s trial, hundreds on a quiet one).
+    // the host's speed: 76 on a loaded one in a 1 s trial, hundreds on a quiet one),
+    // and past the 40 that claims in hand and in flight could hold: a warning.
     let (held, claimed) = most_held("que-no-release");
-    assert!(held > 20 && held <= claimed, "{held} of {claimed}");
+    assert!(held > 40 && held <= claimed, "{held} of {claimed}");
+    assert_eq!(piled("que-no-release"), Some((held, 40)));
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(&format!("advisory locks piled up: que-no-release at 4 workers, batch 5: the server held up to {held} advisory locks")),
+        "{summary}"
+    );
+    assert!(!summary.contains("piled up: que at"), "{summary}");
 }
 
 /// A declared claim that `listens`: its idle workers wait for the producer's NOTIFY as

@@ -4,6 +4,7 @@
 //! functions of a [`crate::results::RunResult`], so `recommend` and `report` give the
 //! same answers for an old run.json as the run that wrote it.
 
+mod advisory;
 pub mod bootstrap;
 mod brokers;
 pub mod changepoint;

@@ -623,6 +623,7 @@ pub(super) fn sentences(
     super::paired::sentences(paired, &mut out);
     failover_sentences(r, &mut out);
     over_claim_sentences(r, &mut out);
+    super::advisory::sentences(r, &mut out);
     super::reruns::sentences(r, figures, &mut out);
     hold_sentences(r, &mut out);
     out.extend(super::drift::sentences(r));

@@ -510,7 +510,7 @@ duration_s = 1
         };
         let advisory = body("advisory");
         let unlock = advisory
-            .find("\nSELECT c.*")
+            .find(",\nunlocked AS (")
             .expect("advisory ends by unlocking what it did not claim");
         assert_eq!(
             advisory[..unlock].replace("pg_try_advisory_lock(", "pg_try_advisory_xact_lock(")

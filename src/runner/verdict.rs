@@ -125,6 +125,10 @@ pub struct TrialFacts<'a> {
     pub stop_forced: (u32, f64),
     /// Claim attempts refused a lock and sent again, and claim calls.
     pub claim_lock_refusals: (u64, u64),
+    /// The most advisory locks one sampler reading saw above the level before the
+    /// trial, and the most the trial's claims could hold (2 x workers x batch); `None`
+    /// where the server has no advisory locks or they were not read.
+    pub advisory_locks: Option<(i64, i64)>,
 }
 
 /// Tail percentiles from fewer claims than this are noise.
@@ -181,6 +185,11 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     }
     if let (refused @ 1.., claims) = f.claim_lock_refusals {
         warnings.push(Warning::ClaimsRefusedLocks { refused, claims });
+    }
+    if let Some((most, bound)) = f.advisory_locks
+        && most > bound
+    {
+        warnings.push(Warning::AdvisoryLocksPiled { most, bound });
     }
     if f.claims_recorded < MIN_CLAIMS {
         warnings.push(Warning::FewSamples {
@@ -324,7 +333,36 @@ mod tests {
             arrivals: true,
             stop_forced: (0, 10.0),
             claim_lock_refusals: (0, 5000),
+            advisory_locks: Some((12, 40)),
         }
+    }
+
+    /// Regression: a session-advisory claim without a release step left 4,460 locks
+    /// held by the trial's end, and the run said nothing; up to the bound is a claim's
+    /// own.
+    #[test]
+    fn advisory_locks_past_what_claims_can_hold_are_a_warning_with_their_count() {
+        let l = LedgerAnalysis::default();
+        let mut f = facts(&l, &[]);
+        let piled = |f: &TrialFacts| {
+            quality_warnings(f)
+                .into_iter()
+                .find(|w| matches!(w, Warning::AdvisoryLocksPiled { .. }))
+        };
+        assert_eq!(piled(&f), None);
+        f.advisory_locks = Some((40, 40));
+        assert_eq!(piled(&f), None);
+        f.advisory_locks = None;
+        assert_eq!(piled(&f), None);
+        f.advisory_locks = Some((4460, 80));
+        let w = piled(&f).unwrap();
+        assert!(!w.is_failure() && !w.invalidates());
+        assert!(
+            w.to_string().starts_with(
+                "the server held up to 4460 advisory locks during the trial, more than the 80"
+            ),
+            "{w}"
+        );
     }
 
     /// Regression: a NOWAIT claim had 964 of 3,033 claims refused for locks, counted

@@ -343,6 +343,17 @@ struct Ran<S> {
     collected: Collected<S>,
 }
 
+/// The most advisory locks one sampler reading saw above the level before the trial
+/// (locks other clients of the database held then are not the trial's); `None` when
+/// the server reports none.
+fn advisory_locks_piled(
+    before: Option<i64>,
+    series: &[crate::results::TableSample],
+) -> Option<i64> {
+    let most = series.iter().filter_map(|s| s.advisory_locks).max()?;
+    Some((most - before.unwrap_or(0)).max(0))
+}
+
 /// The trial's result from what it ran: the server's readings after it, the merged
 /// ledger, the reconciliation, the quality warnings and every figure.
 async fn conclude<B: Backend>(
@@ -411,6 +422,8 @@ async fn conclude<B: Backend>(
         arrivals: w.offered_mean().is_some(),
         stop_forced: (ran.overran, STOP_GRACE.as_secs_f64()),
         claim_lock_refusals: (m.counts.claim_lock_refusals, m.counts.claim_calls),
+        advisory_locks: advisory_locks_piled(ran.before.counters.advisory_locks, &table_series)
+            .map(|most| (most, 2 * i64::from(spec.workers) * i64::from(spec.batch))),
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);
