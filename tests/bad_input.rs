@@ -892,3 +892,34 @@ fn no_error_prints_its_source_twice() {
         }
     }
 }
+
+/// A workload whose declared strategy has only a MySQL form validates (a run with
+/// `--db mysql://…` takes it), and says that a run without `--db`, on the embedded
+/// PostgreSQL, refuses it; named in `matrix.backends`, nothing is left to say.
+#[test]
+fn validate_says_what_a_run_without_db_would_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("team.mysql.sql"),
+        "-- step: lock\nSELECT id FROM jobs_hot WHERE status = 0 LIMIT :batch FOR UPDATE SKIP LOCKED\n-- step: claim\nUPDATE jobs_hot SET status = 1, worker_id = :worker_id WHERE id IN (:ids)\n",
+    )
+    .unwrap();
+    let text = "name = \"mysql-only\"\n[population]\nbacklog = 100\nqueues = [{ name = \"q\" }]\n\
+         [strategies.team]\nmysql = \"team.mysql.sql\"\npromises = [\"prevents-duplicates\"]\n\
+         [matrix]\nstrategies = [\"team\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [2]\nbatch_sizes = [5]\n\
+         [trial]\nduration_s = 1\n";
+    let validate = |text: &str| {
+        std::fs::write(dir.path().join("w.toml"), text).unwrap();
+        let out = run_bounded(dir.path(), &["validate", "w.toml"]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let said = validate(text);
+    assert!(
+        said.contains("note: a run without --db (the embedded PostgreSQL) refuses it: ")
+            && said.contains("`team` on postgres: the workload declares it for MySQL only"),
+        "{said}"
+    );
+    let said = validate(&text.replace("[matrix]\n", "[matrix]\nbackends = [\"mysql\"]\n"));
+    assert!(!said.contains("note: a run without --db"), "{said}");
+}

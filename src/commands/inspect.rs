@@ -21,6 +21,12 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
     let w = Workload::load_with(workload, files)?;
     w.check_runnable()?;
     check_layouts(&w, &w.backends)?;
+    // Without matrix.backends the engine is --db's, which validate does not take: what
+    // a run without --db (the embedded PostgreSQL) would refuse is said, not failed.
+    let default_refusal = match w.backends.is_empty() {
+        true => check_layouts(&w, &[BackendKind::Postgres]).err(),
+        false => None,
+    };
     super::targets::check_embedded_settings(&w)?;
     // The plan the run executes on the workload's own backends (validation bounds it).
     let plan = Plan::of(&w, Targets::declared(&w));
@@ -40,6 +46,11 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
             format!("{} backends", w.backends.len())
         },
     );
+    if let Some(e) = default_refusal {
+        outln!(
+            "  note: a run without --db (the embedded PostgreSQL) refuses it: {e}; run it with --db on a server it has a form for, or name its engines in matrix.backends"
+        );
+    }
     for (i, m) in w.matrices.iter().enumerate() {
         let p = w.phase(i);
         outln!(
