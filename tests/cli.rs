@@ -251,6 +251,53 @@ fn sql_prints_each_strategy_and_refuses_unknown_ones() {
     }
 }
 
+/// `sql --workload` names the file of the form it prints, on each engine (it printed
+/// "-- declared in ;" for a SQL Server form).
+#[test]
+fn sql_names_the_declared_file_of_each_engines_form() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("team.sql"),
+        "UPDATE jobs_hot SET status = 1, worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot WHERE status = 0 LIMIT :batch FOR UPDATE SKIP LOCKED) RETURNING id\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("team.mssql.sql"),
+        "UPDATE TOP (:batch) [{SCHEMA}].[JobsHot] SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id] WHERE [Status] = 0\n",
+    )
+    .unwrap();
+    let w = dir.path().join("w.toml");
+    std::fs::write(
+        &w,
+        "name = \"forms\"\n[population]\nbacklog = 10\nqueues = [{ name = \"q\" }]\n\
+         [strategies.team]\npostgres = \"team.sql\"\nmssql = \"team.mssql.sql\"\n\
+         [matrix]\nstrategies = [\"team\"]\nindex_layouts = [\"fetch-order\"]\nworkers = [1]\nbatch_sizes = [1]\n\
+         [trial]\nduration_s = 1\n",
+    )
+    .unwrap();
+    for (backend, file) in [("postgres", "team.sql"), ("mssql", "team.mssql.sql")] {
+        let out = claimbench()
+            .args([
+                "sql",
+                "--backend",
+                backend,
+                "--strategy",
+                "team",
+                "--workload",
+            ])
+            .arg(&w)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{backend}: {out:?}");
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("-- declared in ") && first.contains(file),
+            "{backend}: {first}"
+        );
+    }
+}
+
 /// The embedded default end to end: starts a cluster, runs the CI smoke workload, writes
 /// results, prints the summary, and removes the cluster.
 #[test]

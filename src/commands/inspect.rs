@@ -201,6 +201,7 @@ fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
         // The file of this backend's form: `sql --backend mysql` named the PostgreSQL one.
         let file = match kind {
             BackendKind::Mysql => src.mysql.as_ref().map_or("", |m| m.file.as_str()),
+            BackendKind::Mssql => src.mssql.as_ref().map_or("", |m| m.file.as_str()),
             _ => src.file.as_str(),
         };
         outln!("-- declared in {file}; named parameters numbered as sent");

@@ -179,6 +179,37 @@ pub fn has_keyword(sql: &str, word: &str) -> bool {
     })
 }
 
+/// The first of `tables` that T-SQL `sql` names without `[{SCHEMA}].` in front, with
+/// its line (from 1), outside comments and strings, bracketed (`[JobsHot]`) or bare, in
+/// any case. On SQL Server an unqualified name resolves in the login's default schema
+/// (`dbo`), not the run's: the claim would read another table, or none.
+pub fn unqualified_table<'t>(sql: &str, tables: &[&'t str]) -> Option<(&'t str, usize)> {
+    let b = sql.as_bytes();
+    let ident = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    unquoted(sql).find_map(|i| {
+        let rest = &sql[i..];
+        let (bracketed, at) = match rest.strip_prefix('[') {
+            Some(inner) => (true, inner),
+            None => (false, rest),
+        };
+        if !bracketed && i > 0 && (ident(i - 1) || b[i - 1] == b'[') {
+            return None;
+        }
+        let table = tables.iter().find(|t| {
+            at.get(..t.len()).is_some_and(|w| w.eq_ignore_ascii_case(t))
+                && match bracketed {
+                    true => at.as_bytes().get(t.len()) == Some(&b']'),
+                    false => !ident(i + t.len()),
+                }
+        })?;
+        let qualified = sql[..i].ends_with("[{SCHEMA}].");
+        (!qualified).then(|| (*table, sql[..i].matches('\n').count() + 1))
+    })
+}
+
 /// Rewrites each `:name` to `?` (MySQL numbers nothing: a repeated name is bound again)
 /// and returns the parameters in order. With `ids`, `:ids` is allowed and kept as the
 /// marker the session expands to one `?` per id, and [`Param::Ids`] says where they go.

@@ -2,6 +2,17 @@
 
 use super::*;
 
+/// claimbench's tables on SQL Server (migrations/mssql/schema.sql), which a claim must
+/// name in the run's schema.
+const TABLES: [&str; 6] = [
+    "JobsHot",
+    "JobsArchive",
+    "JobsDLQ",
+    "Queues",
+    "ShardOwners",
+    "Effects",
+];
+
 /// The SQL Server file: one T-SQL batch with its named parameters numbered as tiberius
 /// sends them, checked as far as can be without a server (none runs here: the session
 /// sends it as written, with `[{SCHEMA}]` filled in).
@@ -25,6 +36,12 @@ pub(super) fn mssql_form(
     if named_params::is_blank(&m.sql) {
         return Err(crate::invalid!(
             "{} holds no statement; give the claim (an UPDATE … SET [WorkerId] = :worker_id … OUTPUT INSERTED.[Id])",
+            m.file
+        ));
+    }
+    if let Some((table, line)) = named_params::unqualified_table(&m.sql, &TABLES) {
+        return Err(crate::invalid!(
+            "{} line {line}: names [{table}] without [{{SCHEMA}}]. in front: SQL Server would look for it in the login's default schema (dbo), not the run's; write [{{SCHEMA}}].[{table}], as the shipped claims do",
             m.file
         ));
     }

@@ -183,7 +183,7 @@ fn a_sql_server_declaration_says_what_is_wrong() {
         sql: String::new(),
         ..declared("team-claim", "")
     };
-    let ok = "UPDATE TOP (:batch) [{SCHEMA}].[JobsHot] SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id] WHERE [Status] = 0";
+    let ok = "UPDATE TOP (:batch) [{SCHEMA}].[JobsHot] SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id] WHERE [Status] = 0 AND [Queue] <> 'JobsHot' AND [JobsHotFlag] = 0";
     let s = declare(&mssql(ok)).unwrap();
     assert!(s.sql(BackendKind::Mssql).unwrap().contains("TOP (@P1)"));
     assert!(s.sql(BackendKind::Postgres).is_none());
@@ -204,6 +204,20 @@ fn a_sql_server_declaration_says_what_is_wrong() {
         (
             "-- step: setup\nCREATE TABLE t (a int)\n-- step: claim\nUPDATE t SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id]",
             "line 1: a SQL Server claim has no steps",
+        ),
+        // Unqualified, a name resolves in the login's default schema (dbo): bracketed,
+        // bare, or in another schema, each is refused at its line.
+        (
+            "UPDATE TOP (:batch) [JobsHot] SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id]",
+            "line 1: names [JobsHot] without [{SCHEMA}]. in front",
+        ),
+        (
+            "-- [JobsHot] in a comment is no name\nUPDATE TOP (:batch) [{SCHEMA}].[JobsHot]\nSET [WorkerId] = :worker_id OUTPUT INSERTED.[Id]\nWHERE [Queue] NOT IN (SELECT [Name] FROM queues)",
+            "line 4: names [Queues] without",
+        ),
+        (
+            "UPDATE TOP (:batch) [dbo].[JobsHot] SET [WorkerId] = :worker_id OUTPUT INSERTED.[Id]",
+            "names [JobsHot] without",
         ),
     ] {
         let e = declare(&mssql(sql)).unwrap_err();
