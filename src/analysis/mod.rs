@@ -20,6 +20,7 @@ pub mod history;
 pub mod network;
 pub mod paired;
 pub mod pooler;
+mod queues;
 pub mod rate_search;
 pub mod recommend;
 mod reruns;

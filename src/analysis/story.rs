@@ -567,51 +567,6 @@ fn failover_sentences(r: &RunResult, out: &mut Vec<String>) {
     }
 }
 
-/// Where the queues of one cell part ways in its first trial: some keep up with their
-/// arrivals while others fall behind (a capped queue at its limit, a low priority under
-/// a high one). A queue falls behind when its oldest pending job passed a second and was
-/// still within a tenth of its oldest at the trial's last reading.
-fn queue_sentences(r: &RunResult, out: &mut Vec<String>) {
-    for c in r.cells.iter().filter(|c| c.has_arrivals()) {
-        let Some(t) = c.trials.first() else { continue };
-        if t.queues.len() < 2 {
-            continue;
-        }
-        let mut behind = Vec::new();
-        let mut kept = Vec::new();
-        for q in &t.queues {
-            let last = q.oldest_pending_series.iter().rev().find_map(|(_, a)| *a);
-            let max = q.oldest_pending_max_ms.unwrap_or(0.0);
-            if max >= 1000.0 && last.is_some_and(|l| l >= 0.9 * max) {
-                behind.push((q.queue.as_str(), max));
-            } else {
-                kept.push((q.queue.as_str(), max));
-            }
-        }
-        if behind.is_empty() || kept.is_empty() {
-            continue;
-        }
-        let names = |v: &[(&str, f64)]| {
-            v.iter()
-                .map(|(n, _)| crate::markdown::code(n))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let worst = |v: &[(&str, f64)]| v.iter().map(|(_, m)| *m).fold(0.0, f64::max);
-        out.push(format!(
-            "per queue, {} at {} workers{}: {} falls behind (oldest pending {} and still climbing at the end) while {} keep{} up (oldest pending at most {}).",
-            c.strategy,
-            c.workers,
-            in_phase(c),
-            names(&behind),
-            fmt_ms(worst(&behind)),
-            names(&kept),
-            if kept.len() == 1 { "s" } else { "" },
-            fmt_ms(worst(&kept))
-        ));
-    }
-}
-
 /// The verdict, most important first: a paired block's answer, then what went wrong,
 /// then what the run found.
 pub(super) fn sentences(
@@ -627,7 +582,7 @@ pub(super) fn sentences(
     super::reruns::sentences(r, figures, &mut out);
     hold_sentences(r, &mut out);
     out.extend(super::drift::sentences(r));
-    queue_sentences(r, &mut out);
+    super::queues::sentences(r, &mut out);
     strategy_sentences(r, figures, &mut out);
     super::brokers::sentences(r, figures, &mut out);
     super::durability::sentences(r, &mut out);
