@@ -1505,6 +1505,7 @@ async fn an_advisory_claim_that_marks_nothing_keeps_no_lock() {
         listens: false,
         params: Default::default(),
         model: None,
+        pauses_in_worker: false,
     })
     .unwrap();
     let builtin = Strategy::builtin_named("advisory").unwrap();
@@ -1898,6 +1899,7 @@ async fn a_declared_t_sql_claim_skips_locked_rows_on_sql_server() {
         listens: false,
         params: Default::default(),
         model: None,
+        pauses_in_worker: false,
     })
     .unwrap();
     let backend = <MssqlBackend as TestDb>::open("declared_t_sql").await;
@@ -1997,6 +1999,7 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
         listens: false,
         params: Default::default(),
         model: None,
+        pauses_in_worker: false,
     })
     .unwrap();
     let backend = <MysqlBackend as TestDb>::open("declared_claim").await;

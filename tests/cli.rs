@@ -2374,6 +2374,7 @@ example_runs! {
     example_advisory_session_runs_clean => "advisory-session",
     example_claimed_table_runs_clean => "claimed-table",
     example_cte_skip_locked_runs_clean => "cte-skip-locked",
+    example_hashed_advisory_runs_clean => "hashed-advisory",
     example_mysql_two_step_runs_clean => "mysql-two-step",
     example_nowait_runs_clean => "nowait",
     example_queue_row_lock_runs_clean => "queue-row-lock",
@@ -2405,6 +2406,49 @@ fn the_passing_examples_prove_clean() {
         let (code, text) = prove_example(name);
         assert_eq!(code, Some(0), "{name}: {text}");
     }
+}
+
+/// GoodJob's technique (a session lock keyed by a hash of the id, pausing in worker
+/// code) passes the model check only as its declaration says how it holds a claim in
+/// flight (`-- step: hold`) and where it pauses (`pauses = "worker"`): without the step
+/// its claim waits on the rows the check held, without the setting it takes a paused
+/// queue's job the model leaves; each failure says what to declare.
+#[test]
+fn the_model_check_holds_a_claim_as_its_technique_does() {
+    let (code, text) = prove_example("hashed-advisory");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("(advisory model)"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let sql = std::fs::read_to_string(examples().join("hashed-advisory.sql")).unwrap();
+    let toml = std::fs::read_to_string(examples().join("hashed-advisory.toml")).unwrap();
+    let prove = |sql: &str, toml: &str| {
+        std::fs::write(dir.path().join("hashed-advisory.sql"), sql).unwrap();
+        std::fs::write(dir.path().join("w.toml"), toml).unwrap();
+        let out = claimbench()
+            .args(["prove", "--workload"])
+            .arg(dir.path().join("w.toml"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let row = text
+            .lines()
+            .find(|l| l.contains("(advisory model)"))
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_string();
+        (out.status.code(), row, text)
+    };
+    let no_hold = sql.split("-- step: hold").next().unwrap();
+    let (code, row, _) = prove(no_hold, &toml);
+    assert_eq!(code, Some(1), "{row}");
+    assert!(
+        row.contains("the claim waited on rows claims in flight hold")
+            && row.contains("-- step: hold"),
+        "{row}"
+    );
+    let (code, row, text) = prove(&sql, &toml.replace("pauses = \"worker\"\n", ""));
+    assert_eq!(code, Some(1), "{row}");
+    assert!(row.contains("(paused"), "{row}");
+    assert!(text.contains("declares `pauses = \"worker\"`"), "{text}");
 }
 
 /// The claimed-table claim (on PostgreSQL and the embedded MariaDB, its setup step run)

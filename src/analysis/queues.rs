@@ -116,6 +116,7 @@ mod tests {
             listens: false,
             params: Default::default(),
             model: None,
+            pauses_in_worker: false,
         })
         .unwrap();
         assert!(by_queue.reads_queue());

@@ -377,8 +377,12 @@ impl Session for AnySession {
         each!(self, AnySession, s => s.serve_queue(queue))
     }
 
-    async fn hold_in_flight(&mut self, ids: &[i64]) -> Result<(), BackendError> {
-        each!(self, AnySession, s => s.hold_in_flight(ids).await)
+    async fn hold_in_flight(
+        &mut self,
+        strategy: &Strategy,
+        ids: &[i64],
+    ) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.hold_in_flight(strategy, ids).await)
     }
 
     async fn begin(&mut self) -> Result<(), BackendError> {

@@ -526,11 +526,13 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
         async { Ok(()) }
     }
 
-    /// Opens a transaction that holds `ids` as claims in flight would (their rows, and on
-    /// PostgreSQL the advisory locks an advisory claim takes on them), until
-    /// [`Session::end`]: the model check's other claims.
+    /// Opens a transaction that holds `ids` as `strategy`'s claims in flight would,
+    /// until [`Session::end`]: the model check's other claims. What is held is the
+    /// declared claim's `hold` step where it has one (PostgreSQL), else their rows and,
+    /// on PostgreSQL, the advisory locks an advisory claim takes on their ids.
     fn hold_in_flight(
         &mut self,
+        _strategy: &Strategy,
         _ids: &[i64],
     ) -> impl Future<Output = Result<(), BackendError>> + Send {
         async {

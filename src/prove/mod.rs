@@ -201,6 +201,11 @@ pub async fn model_check<B: Backend>(
         b.apply(settings).await?;
     }
     let per_queue = strategy.reads_queue();
+    let pauses_in_worker = strategy
+        .def()
+        .custom
+        .as_ref()
+        .is_some_and(|c| c.pauses_in_worker);
     let verdict = |ok: bool, observed: String| Verdict {
         strategy: strategy.clone(),
         step: Step::Model(model),
@@ -213,7 +218,7 @@ pub async fn model_check<B: Backend>(
     for (i, case) in states::cases(seed, cases).into_iter().enumerate() {
         backend.load_model_state(&case.state).await?;
         if !case.held.is_empty() {
-            b.hold_in_flight(&case.held).await?;
+            b.hold_in_flight(strategy, &case.held).await?;
         }
         let mut out = Vec::new();
         let claimed = tokio::time::timeout(PATIENCE, a.claim(strategy, case.batch, &mut out)).await;
@@ -232,7 +237,7 @@ pub async fn model_check<B: Backend>(
                 return Ok(verdict(
                     false,
                     format!(
-                        "{at}: the claim waited on rows claims in flight hold; a step that locks rows of its own tables must lock or skip the job rows too (FOR UPDATE OF … SKIP LOCKED)"
+                        "{at}: the claim waited on rows claims in flight hold; a step that locks rows of its own tables must lock or skip the job rows too (FOR UPDATE OF … SKIP LOCKED), and a technique whose claims in flight hold something else (a lock keyed by a hash of the id, another table's rows, and no job row) says what in a `-- step: hold` binding :ids"
                     ),
                 ));
             }
@@ -248,6 +253,13 @@ pub async fn model_check<B: Backend>(
         let mut state = case.state.clone();
         if per_queue {
             state.jobs.retain(|j| j.queue == served);
+        }
+        // A technique that pauses in its workers' code claims a paused queue's jobs, and
+        // is held to a model that takes them too.
+        if pauses_in_worker {
+            for q in &mut state.queues {
+                (q.is_paused, q.is_active) = (false, true);
+            }
         }
         let mut want = model.pick()(&state, &held, case.batch);
         want.sort_unstable();

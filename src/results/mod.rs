@@ -681,6 +681,7 @@ mod tests {
             listens: false,
             params: Default::default(),
             model: None,
+            pauses_in_worker: false,
         };
         let mut r = RunResult::default();
         r.workload.custom_strategies = vec![d.clone()];

@@ -98,6 +98,9 @@ pub struct CustomStrategy {
     /// The reference model its pick follows (seed, uncapped, advisory, none).
     #[serde(default)]
     pub model: Option<String>,
+    /// Where the technique honours a paused queue: "claim" (default) or "worker".
+    #[serde(default)]
+    pub pauses: Option<String>,
 }
 
 fn default_seed() -> u64 {

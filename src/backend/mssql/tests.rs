@@ -443,6 +443,7 @@ fn a_declared_claim_is_sent_and_bound_as_pinned() {
         listens: false,
         params: [("max_attempts".to_string(), Constant::Int(5))].into(),
         model: None,
+        pauses_in_worker: false,
     })
     .unwrap();
     let m = s.def().custom.as_ref().unwrap().mssql.clone().unwrap();

@@ -599,7 +599,8 @@ impl Session for MysqlSession {
         self.queue = queue.to_string();
     }
 
-    async fn hold_in_flight(&mut self, ids: &[i64]) -> Result<(), BackendError> {
+    /// A declared `hold` step is PostgreSQL's: a MySQL form is held by its rows.
+    async fn hold_in_flight(&mut self, _: &Strategy, ids: &[i64]) -> Result<(), BackendError> {
         self.begin().await?;
         let sql =
             super::statements::expand_ids(step(super::model_state::MODEL_SQL, "hold"), ids.len());

@@ -856,6 +856,7 @@ mod tests {
             listens: false,
             params: Default::default(),
 model: None,
+pauses_in_worker: false,
         };
         let s = crate::strategy::custom::declare(&d).unwrap();
         assert!(claim_step(&s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));

@@ -602,11 +602,17 @@ impl Session for PostgresSession {
         self.queue = queue.to_string();
     }
 
-    async fn hold_in_flight(&mut self, ids: &[i64]) -> Result<(), BackendError> {
+    async fn hold_in_flight(
+        &mut self,
+        strategy: &Strategy,
+        ids: &[i64],
+    ) -> Result<(), BackendError> {
         self.begin().await?;
-        let hold = super::model_state::MODEL_SQL;
+        let declared = strategy.def().custom.as_ref().and_then(|c| c.hold.as_ref());
+        // A hold step binds :ids alone, as its only parameter.
+        let sql = declared.map_or(step(super::model_state::MODEL_SQL, "hold"), |h| &h.sql);
         self.client
-            .execute(step(hold, "hold"), &[&ids])
+            .execute(sql, &[&ids])
             .await
             .map_err(|e| query_error("hold rows", e))?;
         Ok(())

@@ -22,9 +22,11 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// A declared claim's `release` step (PostgreSQL): run after each job leaves the worker
-/// (completed, failed, released), to give up what the claim took beyond the row, such as
-/// session-level advisory locks. Its text numbered, and what each `$n` binds.
+/// A declared claim's step that binds `:ids` (PostgreSQL): `release`, run after each job
+/// leaves the worker (completed, failed, released), to give up what the claim took
+/// beyond the row, such as session-level advisory locks; or `hold`, what a claim in
+/// flight holds of jobs until its transaction ends, for the model check. Its text
+/// numbered, and what each `$n` binds.
 #[derive(Debug, Clone)]
 pub struct Release {
     pub sql: String,
@@ -52,6 +54,13 @@ pub struct Source {
     pub mysql: Option<MysqlClaim>,
     /// PostgreSQL: the `release` step, when the file has one.
     pub release: Option<Release>,
+    /// PostgreSQL: the `hold` step, when the file has one: how the model check's other
+    /// session holds jobs as this technique's claims in flight would (else their rows
+    /// and advisory locks on their ids).
+    pub hold: Option<Release>,
+    /// The technique honours a paused or inactive queue in its workers' code, not in
+    /// its claim: the model check's reference model then takes such queues' jobs too.
+    pub pauses_in_worker: bool,
     /// PostgreSQL: the `lock` step, when the file has one.
     pub lock: Option<Lock>,
     /// PostgreSQL: the `setup` step (tables, functions, triggers on claimbench's schema),
@@ -167,6 +176,10 @@ pub struct Declared {
     /// The reference model its pick follows, which `prove` holds it to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<crate::model::ModelRef>,
+    /// `pauses = "worker"`: its claim takes the jobs of paused and inactive queues (the
+    /// library pauses in worker code), and the model check's model does too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pauses_in_worker: bool,
 }
 
 const NO_MSSQL: &str = "the workload declares no SQL Server form (give `mssql = \"file.sql\"`: one T-SQL batch, UPDATE … OUTPUT)";
@@ -233,6 +246,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, crate::invalid::Invalid> {
         ));
     }
     let release = postgres.as_ref().and_then(|p| p.release.clone());
+    let hold = postgres.as_ref().and_then(|p| p.hold.clone());
     let lock = postgres.as_ref().and_then(|p| p.lock.clone());
     let setup = postgres.as_ref().and_then(|p| p.setup.clone());
     let forms = [
@@ -281,6 +295,8 @@ pub fn declare(d: &Declared) -> Result<Strategy, crate::invalid::Invalid> {
             params: postgres.map(|p| p.params).unwrap_or_default(),
             mysql,
             release,
+            hold,
+            pauses_in_worker: d.pauses_in_worker,
             lock,
             setup,
             consts: d.params.clone().into_iter().collect(),
@@ -395,6 +411,8 @@ pub fn placeholder(name: &str) -> Strategy {
             params: Vec::new(),
             mysql: None,
             release: None,
+            hold: None,
+            pauses_in_worker: false,
             lock: None,
             setup: None,
             consts: Vec::new(),

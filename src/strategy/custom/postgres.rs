@@ -8,12 +8,13 @@ pub(super) struct PostgresForm {
     pub(super) claim: String,
     pub(super) params: Vec<Param>,
     pub(super) release: Option<Release>,
+    pub(super) hold: Option<Release>,
     pub(super) lock: Option<Lock>,
     pub(super) setup: Option<String>,
 }
 
 /// The steps a declared PostgreSQL file may have, when it has any.
-const POSTGRES_STEPS: [&str; 4] = ["setup", "lock", "claim", "release"];
+const POSTGRES_STEPS: [&str; 5] = ["setup", "lock", "claim", "release", "hold"];
 
 /// The PostgreSQL file: one claim statement, or steps (`claim`, and optionally `setup`,
 /// `lock` and `release`), each with its parameters numbered.
@@ -41,6 +42,7 @@ pub(super) fn postgres_form(
             claim,
             params,
             release: None,
+            hold: None,
             lock: None,
             setup: None,
         });
@@ -49,7 +51,7 @@ pub(super) fn postgres_form(
         &d.file,
         &d.sql,
         &POSTGRES_STEPS,
-        "`-- step: claim` and, optionally, `-- step: setup` (run after each reset), `-- step: lock` (a locking read of the ids the claim step takes as :ids) and `-- step: release` (run with :ids after each job leaves the worker)",
+        "`-- step: claim` and, optionally, `-- step: setup` (run after each reset), `-- step: lock` (a locking read of the ids the claim step takes as :ids), `-- step: release` (run with :ids after each job leaves the worker) and `-- step: hold` (what a claim in flight holds of :ids, for prove's model check)",
     )?;
     let find = |name: &str| steps.iter().find(|(n, _)| *n == name).map(|(_, sql)| *sql);
     let claim = find("claim")
@@ -69,7 +71,10 @@ pub(super) fn postgres_form(
         StepError::Other(e) => format!("{e}{}", at(sql)),
     };
     let release = find("release")
-        .map(|sql| release_form(&d.file, sql).map_err(|e| in_file(e, sql)))
+        .map(|sql| ids_form(&d.file, sql, IdsStep::Release).map_err(|e| in_file(e, sql)))
+        .transpose()?;
+    let hold = find("hold")
+        .map(|sql| ids_form(&d.file, sql, IdsStep::Hold).map_err(|e| in_file(e, sql)))
         .transpose()?;
     let lock = find("lock")
         .map(|sql| lock_form(&d.file, sql, consts).map_err(|e| in_file(e, sql)))
@@ -82,6 +87,7 @@ pub(super) fn postgres_form(
         claim,
         params,
         release,
+        hold,
         lock,
         setup,
     })
@@ -121,19 +127,43 @@ fn lock_form(file: &str, sql: &str, consts: &[String]) -> Result<Lock, StepError
     Ok(Lock { sql, params })
 }
 
-/// A `release` step: one statement that uses `:ids`.
-fn release_form(file: &str, sql: &str) -> Result<Release, StepError> {
+/// The steps that bind `:ids`.
+#[derive(Clone, Copy)]
+enum IdsStep {
+    /// Run after jobs leave the worker (with `:worker_id` if it reads it).
+    Release,
+    /// Run by the model check's other session, in its open transaction.
+    Hold,
+}
+
+/// A `release` or `hold` step: one statement that uses `:ids`.
+fn ids_form(file: &str, sql: &str, kind: IdsStep) -> Result<Release, StepError> {
+    let (name, allowed, example): (_, &[Param], _) = match kind {
+        IdsStep::Release => (
+            "release",
+            &[Param::Ids, Param::WorkerId],
+            "it runs after jobs leave the worker and gives up what their claim took, e.g. SELECT count(pg_advisory_unlock(id)) FROM unnest(:ids::bigint[]) AS id",
+        ),
+        IdsStep::Hold => (
+            "hold",
+            &[Param::Ids],
+            "it takes what claims in flight hold of those jobs until the transaction ends, e.g. SELECT count(pg_advisory_xact_lock(id)) FROM unnest(:ids::bigint[]) AS id",
+        ),
+    };
     if let Some(line) = named_params::second_statement_line(sql) {
-        return Err(StepError::SecondAt(
-            line,
-            "a second statement in step release; a release step is one statement",
-        ));
+        let why = match kind {
+            IdsStep::Release => {
+                "a second statement in step release; a release step is one statement"
+            }
+            IdsStep::Hold => "a second statement in step hold; a hold step is one statement",
+        };
+        return Err(StepError::SecondAt(line, why));
     }
-    let (sql, params) = named_params::to_postgres_with(sql, &[Param::Ids, Param::WorkerId])
-        .map_err(|e| StepError::Other(format!("{file} step release: {e}")))?;
+    let (sql, params) = named_params::to_postgres_with(sql, allowed)
+        .map_err(|e| StepError::Other(format!("{file} step {name}: {e}")))?;
     if !params.contains(&Param::Ids) {
         return Err(StepError::Other(format!(
-            "{file} step release never uses :ids; it runs after jobs leave the worker and gives up what their claim took, e.g. SELECT count(pg_advisory_unlock(id)) FROM unnest(:ids::bigint[]) AS id"
+            "{file} step {name} never uses :ids; {example}"
         )));
     }
     Ok(Release { sql, params })

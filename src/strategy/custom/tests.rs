@@ -16,6 +16,7 @@ fn declared(name: &str, sql: &str) -> Declared {
         listens: false,
         params: BTreeMap::new(),
         model: None,
+        pauses_in_worker: false,
     }
 }
 
@@ -266,6 +267,7 @@ fn a_mysql_declaration_is_two_steps_with_ids_and_worker_id() {
         listens: false,
         params: BTreeMap::new(),
         model: None,
+        pauses_in_worker: false,
     };
     let s = declare(&mysql(
         "-- step: setup\nCREATE TABLE claimed (job_id BIGINT PRIMARY KEY)\n\

@@ -144,6 +144,18 @@ impl Validator<'_> {
                     )
                 })?),
             };
+            let pauses_in_worker = match c.pauses.as_deref() {
+                None | Some("claim") => false,
+                Some("worker") => true,
+                Some(other) => {
+                    return Err(self.err(
+                        &f("pauses"),
+                        format!(
+                            "unknown `{other}`; expected claim (the claim leaves out jobs of paused and inactive queues: the default) or worker (the claim takes them and the library's workers pause; the model check's model takes them too)"
+                        ),
+                    ));
+                }
+            };
             let d = crate::strategy::custom::Declared {
                 name: name.clone(),
                 file,
@@ -155,6 +167,7 @@ impl Validator<'_> {
                 listens: c.listens,
                 params,
                 model,
+                pauses_in_worker,
             };
             // The message names its file; the field is the engine whose file it is (or
             // the constants, for theirs).
