@@ -217,10 +217,19 @@ pub(super) fn draw_fault_marks<DB: DrawingBackend>(
 }
 
 /// When the first trial of the first of `cells` had connections killed or its server
-/// restarted (every cell of a workload has the same schedule): (seconds, label).
+/// restarted (every cell of a workload has the same schedule), and when the lock service
+/// restarted (in the lock-service cells only, on one schedule): (seconds, label).
 fn fault_marks(cells: &[&CellResult]) -> Vec<(f64, &'static str)> {
+    let mut lock: Vec<f64> = cells
+        .iter()
+        .filter_map(|c| c.trials.first())
+        .flat_map(|t| t.lock_service_restarts.iter().map(|r| r.at_s))
+        .collect();
+    lock.sort_by(f64::total_cmp);
+    lock.dedup();
+    let lock = lock.into_iter().map(|at| (at, " lock service restart"));
     let Some(t) = cells.first().and_then(|c| c.trials.first()) else {
-        return Vec::new();
+        return lock.collect();
     };
     let kills = t.connection_kills.iter().map(|k| (k.at_s, " kill"));
     let restarts = t.server_restarts.iter().map(|r| (r.at_s, " restart"));
@@ -228,5 +237,34 @@ fn fault_marks(cells: &[&CellResult]) -> Vec<(f64, &'static str)> {
         .snapshot_held
         .iter()
         .flat_map(|h| [(h.from_s, " pin taken"), (h.to_s, " released")]);
-    kills.chain(restarts).chain(held).collect()
+    kills.chain(restarts).chain(held).chain(lock).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{RestartEvent, TrialResult};
+    use crate::strategy::Strategy;
+
+    /// The lock service restarts in the lock-service cells only: the plot marks it
+    /// whichever cell comes first, once per instant.
+    #[test]
+    fn a_lock_service_restart_is_marked_from_the_cells_that_had_it() {
+        let trial = |lock_at: &[f64]| TrialResult {
+            lock_service_restarts: lock_at
+                .iter()
+                .map(|&at_s| RestartEvent { at_s, took_s: 0.1 })
+                .collect(),
+            ..Default::default()
+        };
+        let lock = Strategy::builtin_named("lock-service").unwrap();
+        let cells = [
+            CellResult::fetch_order(Strategy::PRODUCTION, 16, 1, vec![trial(&[])]),
+            CellResult::fetch_order(lock.clone(), 16, 1, vec![trial(&[2.0])]),
+            CellResult::fetch_order(lock, 16, 10, vec![trial(&[2.0])]),
+        ];
+        let refs: Vec<&CellResult> = cells.iter().collect();
+        assert_eq!(fault_marks(&refs), [(2.0, " lock service restart")]);
+        assert!(fault_marks(&refs[..1]).is_empty());
+    }
 }
