@@ -1494,19 +1494,11 @@ async fn an_advisory_claim_that_marks_nothing_keeps_no_lock() {
             .join("workloads/examples/advisory-session.sql"),
     )
     .unwrap();
-    let declared = declare(&Declared {
-        name: "advisory-session".into(),
-        file: "advisory-session.sql".into(),
-        sql: example,
-        mysql: None,
-        mssql: None,
-        prevents_duplicates: true,
-        respects_max_workers: false,
-        listens: false,
-        params: Default::default(),
-        model: None,
-        pauses_in_worker: false,
-    })
+    let declared = declare(&Declared::postgres(
+        "advisory-session",
+        "advisory-session.sql",
+        &example,
+    ))
     .unwrap();
     let builtin = Strategy::builtin_named("advisory").unwrap();
     for strategy in [builtin, declared] {
@@ -1886,20 +1878,11 @@ async fn a_declared_t_sql_claim_skips_locked_rows_on_sql_server() {
     use claimbench::strategy::custom::{Declared, DeclaredFile, declare};
     let text = "WITH picked AS (\n    SELECT TOP (:batch) [Id] FROM [{SCHEMA}].[JobsHot] WITH (UPDLOCK, READPAST)\n    WHERE [Status] = 0 ORDER BY [Priority] DESC, [Id]\n)\nUPDATE h SET h.[Status] = 1, h.[WorkerId] = :worker_id\nOUTPUT INSERTED.[Id], INSERTED.[AttemptCount]\nFROM [{SCHEMA}].[JobsHot] h INNER JOIN picked p ON p.[Id] = h.[Id];\n";
     let team = declare(&Declared {
-        name: "team-claim".into(),
-        file: String::new(),
-        sql: String::new(),
-        mysql: None,
         mssql: Some(DeclaredFile {
             file: "team.mssql.sql".into(),
             sql: text.into(),
         }),
-        prevents_duplicates: true,
-        respects_max_workers: false,
-        listens: false,
-        params: Default::default(),
-        model: None,
-        pauses_in_worker: false,
+        ..Declared::postgres("team-claim", "", "")
     })
     .unwrap();
     let backend = <MssqlBackend as TestDb>::open("declared_t_sql").await;
@@ -1986,20 +1969,11 @@ async fn a_declared_mysql_claim_matches_its_model_and_skips_locked_rows() {
     use claimbench::strategy::custom::{Declared, DeclaredFile, declare};
     let file = "workloads/examples/mysql-two-step.sql";
     let team = declare(&Declared {
-        name: "team-claim".into(),
-        file: String::new(),
-        sql: String::new(),
         mysql: Some(DeclaredFile {
             file: file.into(),
             sql: std::fs::read_to_string(file).unwrap(),
         }),
-        mssql: None,
-        prevents_duplicates: true,
-        respects_max_workers: false,
-        listens: false,
-        params: Default::default(),
-        model: None,
-        pauses_in_worker: false,
+        ..Declared::postgres("team-claim", "", "")
     })
     .unwrap();
     let backend = <MysqlBackend as TestDb>::open("declared_claim").await;

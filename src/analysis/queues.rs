@@ -105,19 +105,7 @@ mod tests {
             queues: vec![queue("a", 90), queue("b", 80), queue("c", 0)],
             ..Default::default()
         };
-        let by_queue = crate::strategy::custom::declare(&crate::strategy::custom::Declared {
-            name: "by-queue".into(),
-            file: "by-queue.sql".into(),
-            sql: "UPDATE jobs_hot SET status = 1, worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot WHERE status = 0 AND queue = :queue LIMIT :batch FOR UPDATE SKIP LOCKED) RETURNING id".into(),
-            mysql: None,
-            mssql: None,
-            prevents_duplicates: true,
-            respects_max_workers: false,
-            listens: false,
-            params: Default::default(),
-            model: None,
-            pauses_in_worker: false,
-        })
+        let by_queue = crate::strategy::custom::declare(&crate::strategy::custom::Declared::postgres("by-queue", "by-queue.sql", "UPDATE jobs_hot SET status = 1, worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot WHERE status = 0 AND queue = :queue LIMIT :batch FOR UPDATE SKIP LOCKED) RETURNING id"))
         .unwrap();
         assert!(by_queue.reads_queue());
         let r = RunResult {

@@ -671,17 +671,12 @@ mod tests {
     #[test]
     fn a_saved_declared_strategy_reads_back_with_its_promises() {
         let d = crate::strategy::custom::Declared {
-            name: "team-claim".into(),
-            file: "team.sql".into(),
-            sql: "UPDATE jobs_hot SET worker_id = :worker_id RETURNING id".into(),
-            mysql: None,
-            mssql: None,
             prevents_duplicates: false,
-            respects_max_workers: false,
-            listens: false,
-            params: Default::default(),
-            model: None,
-            pauses_in_worker: false,
+            ..crate::strategy::custom::Declared::postgres(
+                "team-claim",
+                "team.sql",
+                "UPDATE jobs_hot SET worker_id = :worker_id RETURNING id",
+            )
         };
         let mut r = RunResult::default();
         r.workload.custom_strategies = vec![d.clone()];

@@ -430,20 +430,12 @@ fn a_declared_claim_is_sent_and_bound_as_pinned() {
     use crate::strategy::custom::{Declared, DeclaredFile, declare};
     let text = "WITH picked AS (\n    SELECT TOP (:batch) [Id] FROM [{SCHEMA}].[JobsHot] WITH (UPDLOCK, READPAST)\n    WHERE [Status] = 0 AND [Queue] = :queue AND [AttemptCount] < :max_attempts\n    ORDER BY [Priority] DESC, [Id]\n)\nUPDATE h SET h.[Status] = 1, h.[WorkerId] = :worker_id\nOUTPUT INSERTED.[Id], INSERTED.[AttemptCount]\nFROM [{SCHEMA}].[JobsHot] h INNER JOIN picked p ON p.[Id] = h.[Id];\n";
     let s = declare(&Declared {
-        name: "team-claim".into(),
-        file: String::new(),
-        sql: String::new(),
-        mysql: None,
         mssql: Some(DeclaredFile {
             file: "team.mssql.sql".into(),
             sql: text.into(),
         }),
-        prevents_duplicates: true,
-        respects_max_workers: false,
-        listens: false,
         params: [("max_attempts".to_string(), Constant::Int(5))].into(),
-        model: None,
-        pauses_in_worker: false,
+        ..Declared::postgres("team-claim", "", "")
     })
     .unwrap();
     let m = s.def().custom.as_ref().unwrap().mssql.clone().unwrap();

@@ -845,19 +845,11 @@ mod tests {
     /// shipped file with steps sends its claim step and runs its setup step.
     #[test]
     fn declared_statements_are_never_split_into_steps() {
-        let d = crate::strategy::custom::Declared {
-            name: "unit-stepped-comment".into(),
-            file: "c.sql".into(),
-            sql: "-- step: lock the rows first\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id".into(),
-            mysql: None,
-            mssql: None,
-            prevents_duplicates: true,
-            respects_max_workers: false,
-            listens: false,
-            params: Default::default(),
-model: None,
-pauses_in_worker: false,
-        };
+        let d = crate::strategy::custom::Declared::postgres(
+            "unit-stepped-comment",
+            "c.sql",
+            "-- step: lock the rows first\nUPDATE jobs_hot SET worker_id = :worker_id WHERE id IN (SELECT id FROM jobs_hot LIMIT :batch) RETURNING id",
+        );
         let s = crate::strategy::custom::declare(&d).unwrap();
         assert!(claim_step(&s, s.text(BackendKind::Postgres)).contains("UPDATE jobs_hot"));
         assert!(s.setup_step(BackendKind::Postgres).is_none());

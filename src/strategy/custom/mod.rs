@@ -182,6 +182,26 @@ pub struct Declared {
     pub pauses_in_worker: bool,
 }
 
+impl Declared {
+    /// A PostgreSQL claim in `file` holding `sql`, promising no duplicates and nothing
+    /// else: the common case, which other forms extend with struct update syntax.
+    pub fn postgres(name: &str, file: &str, sql: &str) -> Declared {
+        Declared {
+            name: name.into(),
+            file: file.into(),
+            sql: sql.into(),
+            mysql: None,
+            mssql: None,
+            prevents_duplicates: true,
+            respects_max_workers: false,
+            listens: false,
+            params: BTreeMap::new(),
+            model: None,
+            pauses_in_worker: false,
+        }
+    }
+}
+
 const NO_MSSQL: &str = "the workload declares no SQL Server form (give `mssql = \"file.sql\"`: one T-SQL batch, UPDATE … OUTPUT)";
 const NO_POSTGRES: &str =
     "the workload declares it for MySQL only (give `postgres = \"file.sql\"` too)";

@@ -5,19 +5,7 @@ use super::*;
 use crate::backend_kind::BackendKind;
 
 fn declared(name: &str, sql: &str) -> Declared {
-    Declared {
-        name: name.into(),
-        file: format!("{name}.sql"),
-        sql: sql.into(),
-        mysql: None,
-        mssql: None,
-        prevents_duplicates: true,
-        respects_max_workers: false,
-        listens: false,
-        params: BTreeMap::new(),
-        model: None,
-        pauses_in_worker: false,
-    }
+    Declared::postgres(name, &format!("{name}.sql"), sql)
 }
 
 /// A file with `claim` and `release` steps: the claim alone is the form, the
@@ -254,20 +242,11 @@ fn a_declared_statement_runs_as_a_claim_with_numbered_parameters() {
 #[test]
 fn a_mysql_declaration_is_two_steps_with_ids_and_worker_id() {
     let mysql = |sql: &str| Declared {
-        name: "team-claim".into(),
-        file: String::new(),
-        sql: String::new(),
         mysql: Some(DeclaredFile {
             file: "team.mysql.sql".into(),
             sql: sql.into(),
         }),
-        mssql: None,
-        prevents_duplicates: true,
-        respects_max_workers: false,
-        listens: false,
-        params: BTreeMap::new(),
-        model: None,
-        pauses_in_worker: false,
+        ..Declared::postgres("team-claim", "", "")
     };
     let s = declare(&mysql(
         "-- step: setup\nCREATE TABLE claimed (job_id BIGINT PRIMARY KEY)\n\
