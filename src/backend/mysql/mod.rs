@@ -571,6 +571,7 @@ impl Backend for MysqlBackend {
             cluster,
             cleanup_steps: None,
             leases,
+            ids: Vec::new(),
         })
     }
 

@@ -135,6 +135,9 @@ pub struct MysqlSession {
     pub(super) cleanup_steps: Option<&'static str>,
     /// A worker's leases in the lock service, when the run has one (`lock-service`).
     pub(super) leases: Option<Box<crate::backend::lock_service::Leases>>,
+    /// The ids a read-then-write claim read, kept between claims so that a claim
+    /// allocates no list of its own.
+    pub(super) ids: Vec<i64>,
 }
 
 impl MysqlSession {
@@ -455,14 +458,29 @@ impl MysqlSession {
         out: &mut Vec<ClaimedJob>,
         leased: bool,
     ) -> Result<u32, BackendError> {
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
+        let result = self.read_write_ids(ask, out, leased, &mut ids).await;
+        self.ids = ids;
+        result
+    }
+
+    /// [`MysqlSession::read_write`] with the session's id list lent as `ids`.
+    async fn read_write_ids(
+        &mut self,
+        ask: Ask<'_>,
+        out: &mut Vec<ClaimedJob>,
+        leased: bool,
+        ids: &mut Vec<i64>,
+    ) -> Result<u32, BackendError> {
         let batch = ask.batch;
         let cluster = self.cluster;
         let e = |e| session_error(cluster, "claim", e);
         for_claim(self.leases.as_deref_mut(), leased, ask.strategy)?;
         let rows = self.select(ask, |s| &s.naive_select).await.map_err(e)?;
-        let mut ids: Vec<i64> = rows.iter().map(|r| claimed(r).id).collect();
+        ids.extend(rows.iter().map(|r| claimed(r).id));
         let lost = match self.leases.as_deref_mut().filter(|_| leased) {
-            Some(l) => l.take(&mut ids).await?,
+            Some(l) => l.take(ids).await?,
             None => 0,
         };
         if ids.is_empty() {
@@ -474,7 +492,7 @@ impl MysqlSession {
         if let Err(err) = self.conn.exec_drop(&update, params).await {
             // Unknown whether the update reached the rows: the leases only expire.
             if let Some(l) = self.leases.as_deref_mut().filter(|_| leased) {
-                l.forget(&ids);
+                l.forget(ids);
             }
             return Err(e(err));
         }
@@ -488,7 +506,7 @@ impl MysqlSession {
         if let Some(l) = self.leases.as_deref_mut().filter(|_| leased) {
             ids.retain(|id| !existing.contains(id));
             // The claim stands; the leases expire if this fails.
-            let _ = l.give_back(&ids).await;
+            let _ = l.give_back(ids).await;
         }
         Ok(lost)
     }
