@@ -18,6 +18,8 @@ pub enum BackendKind {
     Mssql,
     /// Redis Streams: a queue that is not a table (a consumer group's deliveries).
     Redis,
+    /// NATS JetStream: a work-queue stream and a durable pull consumer.
+    Nats,
 }
 
 /// One engine's facts.
@@ -57,10 +59,15 @@ pub struct Engine {
     /// settings and `prove`); a broker's claim is a delivery, and only its own
     /// techniques run on it.
     pub runs_sql: bool,
+    /// A broker's data models (its `index_layouts`: where the queue is, with no index
+    /// to choose); empty on a SQL engine, whose layouts are index files. Written out
+    /// here (`names`, which defines them, imports this table); a test in `names` holds
+    /// the two together.
+    pub broker_layouts: &'static [&'static str],
 }
 
 /// How many engines there are: the length of every per-engine table.
-pub const ENGINE_COUNT: usize = 4;
+pub const ENGINE_COUNT: usize = 5;
 
 /// Every engine, in `BackendKind` order.
 pub static ENGINES: [Engine; ENGINE_COUNT] = [
@@ -79,6 +86,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         embedded: true,
         adopts_empty_schema: false,
         runs_sql: true,
+        broker_layouts: &[],
     },
     Engine {
         kind: BackendKind::Mysql,
@@ -95,6 +103,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         embedded: true,
         adopts_empty_schema: false,
         runs_sql: true,
+        broker_layouts: &[],
     },
     Engine {
         kind: BackendKind::Mssql,
@@ -111,6 +120,7 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         embedded: false,
         adopts_empty_schema: true,
         runs_sql: true,
+        broker_layouts: &[],
     },
     Engine {
         kind: BackendKind::Redis,
@@ -127,6 +137,25 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         embedded: true,
         adopts_empty_schema: false,
         runs_sql: false,
+        broker_layouts: &["stream", "hash-by-due"],
+    },
+    Engine {
+        kind: BackendKind::Nats,
+        name: "nats",
+        url_schemes: &["nats"],
+        example_url: "nats://127.0.0.1:4222",
+        // The schema names claimbench's two streams (`claimbench_jobs`, `claimbench_ledger`)
+        // and prefixes their subjects.
+        reserved_schemas: &[],
+        reserved_prefixes: &[],
+        setting_name_extra: &[],
+        setting_name_rule: "",
+        binds_setting_values: false,
+        binds_arrays: false,
+        embedded: true,
+        adopts_empty_schema: false,
+        runs_sql: false,
+        broker_layouts: &["work-queue"],
     },
 ];
 

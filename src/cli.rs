@@ -410,6 +410,7 @@ pub enum BackendArg {
     Mysql,
     Mssql,
     Redis,
+    Nats,
 }
 
 impl From<BackendArg> for BackendKind {
@@ -419,6 +420,7 @@ impl From<BackendArg> for BackendKind {
             BackendArg::Mysql => BackendKind::Mysql,
             BackendArg::Mssql => BackendKind::Mssql,
             BackendArg::Redis => BackendKind::Redis,
+            BackendArg::Nats => BackendKind::Nats,
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::backend_kind::BackendKind;
 /// The index layouts claimbench ships (files under `migrations/<engine>/indexes/`), and
 /// Redis's two data models, `stream` and `hash-by-due` (a broker's queue has no index to
 /// choose; the layout chooses where the queue is).
-pub const INDEX_LAYOUTS: [&str; 7] = [
+pub const INDEX_LAYOUTS: [&str; 8] = [
     "pk-only",
     "status-created",
     "fetch-order",
@@ -18,6 +18,8 @@ pub const INDEX_LAYOUTS: [&str; 7] = [
     // Redis's ([`BROKER_LAYOUTS`]).
     STREAM,
     HASH_BY_DUE,
+    // NATS JetStream's.
+    WORK_QUEUE,
 ];
 
 /// A broker's layouts (`backend::layouts`): where its queue is, with no index to choose.
@@ -26,7 +28,10 @@ pub const STREAM: &str = "stream";
 /// `hash-by-due`: versioned records and a sorted set of pending jobs, claimed by
 /// compare-and-set (a key-value store's queue).
 pub const HASH_BY_DUE: &str = "hash-by-due";
-pub const BROKER_LAYOUTS: [&str; 2] = [STREAM, HASH_BY_DUE];
+/// `work-queue`: a JetStream stream with work-queue retention (a message is gone once
+/// acknowledged) and one durable pull consumer the workers share.
+pub const WORK_QUEUE: &str = "work-queue";
+pub const BROKER_LAYOUTS: [&str; 3] = [STREAM, HASH_BY_DUE, WORK_QUEUE];
 
 /// The layout a broker's technique claims on: each Redis technique has its own data
 /// model, and a cell pairing it with the other's is refused before anything starts.
@@ -34,6 +39,7 @@ pub fn broker_layout_of(strategy: &str) -> Option<&'static str> {
     match strategy {
         "redis-streams" => Some(STREAM),
         "redis-cas" => Some(HASH_BY_DUE),
+        "jetstream" => Some(WORK_QUEUE),
         _ => None,
     }
 }
@@ -141,6 +147,20 @@ pub const WORKLOAD_ROLE: &str = "claimbench_workload";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every broker layout belongs to exactly one engine, and each engine's are these.
+    #[test]
+    fn each_broker_layout_is_one_engines() {
+        let mut all: Vec<&str> = crate::backend_kind::ENGINES
+            .iter()
+            .flat_map(|e| e.broker_layouts.iter().copied())
+            .collect();
+        all.sort_unstable();
+        let mut want = BROKER_LAYOUTS.to_vec();
+        want.sort_unstable();
+        assert_eq!(all, want);
+        assert_eq!(BackendKind::Nats.engine().broker_layouts, [WORK_QUEUE]);
+    }
     use std::path::Path;
 
     #[test]

@@ -7,6 +7,7 @@
 use super::claim::{Ask, Done, Won};
 use super::mssql::{MssqlBackend, MssqlSession};
 use super::mysql::{MysqlBackend, MysqlSession};
+use super::nats::{NatsBackend, NatsSession};
 use super::postgres::{PostgresBackend, PostgresSession};
 use super::redis::{RedisBackend, RedisSession};
 use super::{
@@ -24,6 +25,7 @@ pub enum AnyBackend {
     Mysql(MysqlBackend),
     Mssql(MssqlBackend),
     Redis(RedisBackend),
+    Nats(NatsBackend),
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -32,6 +34,7 @@ pub enum AnySession {
     Mysql(MysqlSession),
     Mssql(MssqlSession),
     Redis(RedisSession),
+    Nats(NatsSession),
 }
 
 impl AnyBackend {
@@ -48,6 +51,7 @@ impl AnyBackend {
             }
             DbTarget::Mssql(t) => AnyBackend::Mssql(MssqlBackend::new(t.clone(), schema)),
             DbTarget::Redis(t) => AnyBackend::Redis(RedisBackend::new(t.clone(), schema)),
+            DbTarget::Nats(t) => AnyBackend::Nats(NatsBackend::new(t.clone(), schema)),
         }
     }
 
@@ -143,6 +147,7 @@ macro_rules! each {
             $t::Mysql($b) => $e,
             $t::Mssql($b) => $e,
             $t::Redis($b) => $e,
+            $t::Nats($b) => $e,
         }
     };
 }
@@ -190,6 +195,7 @@ impl Backend for AnyBackend {
             AnyBackend::Mysql(b) => AnySession::Mysql(b.connect_to(role, worker_id, to).await?),
             AnyBackend::Mssql(b) => AnySession::Mssql(b.connect_to(role, worker_id, to).await?),
             AnyBackend::Redis(b) => AnySession::Redis(b.connect_to(role, worker_id, to).await?),
+            AnyBackend::Nats(b) => AnySession::Nats(b.connect_to(role, worker_id, to).await?),
         })
     }
 

@@ -40,7 +40,7 @@ static SHIPPED: [(BackendKind, &str, &str); 14] = [
 
 /// A broker's layouts: where its queue is, with no index to choose. A SQL engine
 /// refuses them, a broker every other.
-pub use crate::names::{BROKER_LAYOUTS, HASH_BY_DUE, STREAM};
+pub use crate::names::{BROKER_LAYOUTS, HASH_BY_DUE, STREAM, WORK_QUEUE};
 
 /// Why an index layout cannot be built on a backend.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,13 +56,32 @@ pub enum LayoutError {
     #[error("no {kind} index layout named `{layout}`")]
     Unknown { kind: BackendKind, layout: String },
     #[error(
-        "{kind} keeps its queue outside a table, with no index to choose: give it index_layouts = [\"{STREAM}\"] or [\"{HASH_BY_DUE}\"], not `{layout}`"
+        "{kind} keeps its queue outside a table, with no index to choose: give it index_layouts = {}, not `{layout}`", broker_layouts(*kind)
     )]
     NotATable { kind: BackendKind, layout: String },
     #[error(
-        "`{layout}` is a broker's layout (redis): {kind} keeps its queue in a table; name one of its index layouts"
+        "`{layout}` is a broker's layout ({}): {kind} keeps its queue in a table; name one of its index layouts", broker_of(layout)
     )]
     NotABroker { kind: BackendKind, layout: String },
+}
+
+/// A broker's layouts as a workload writes them: `["stream"] or ["hash-by-due"]`.
+fn broker_layouts(kind: BackendKind) -> String {
+    let each: Vec<String> = kind
+        .engine()
+        .broker_layouts
+        .iter()
+        .map(|l| format!("[\"{l}\"]"))
+        .collect();
+    each.join(" or ")
+}
+
+/// The broker whose layout `layout` is.
+fn broker_of(layout: &str) -> &'static str {
+    crate::backend_kind::ENGINES
+        .iter()
+        .find(|e| e.broker_layouts.contains(&layout))
+        .map_or("a broker", |e| e.name)
 }
 
 /// The DDL of `layout` on `kind`, a shipped one or one of `declared` (the workload's),
@@ -73,8 +92,8 @@ pub fn sql<'a>(
     declared: &'a [DeclaredLayout],
 ) -> Result<&'a str, LayoutError> {
     match (kind.engine().runs_sql, BROKER_LAYOUTS.contains(&layout)) {
-        (false, true) => return Ok(""),
-        (false, false) => {
+        (false, _) if kind.engine().broker_layouts.contains(&layout) => return Ok(""),
+        (false, _) => {
             return Err(LayoutError::NotATable {
                 kind,
                 layout: layout.to_string(),
@@ -172,19 +191,24 @@ mod tests {
                 Err(LayoutError::Unknown { .. })
             ));
         }
-        // A broker builds its layouts, and refuses every table's by name.
-        for l in BROKER_LAYOUTS {
-            assert_eq!(sql(BackendKind::Redis, l, &[]), Ok(""));
-        }
-        for l in crate::names::INDEX_LAYOUTS
-            .iter()
-            .filter(|l| !BROKER_LAYOUTS.contains(l))
-        {
-            let e = sql(BackendKind::Redis, l, &[]).unwrap_err();
-            assert!(
-                e.to_string().contains("index_layouts = [\"stream\"]"),
-                "{e}"
-            );
+        // A broker builds its own layouts, and refuses every table's and every other
+        // broker's by name.
+        for (kind, own) in [
+            (
+                BackendKind::Redis,
+                "index_layouts = [\"stream\"] or [\"hash-by-due\"]",
+            ),
+            (BackendKind::Nats, "index_layouts = [\"work-queue\"]"),
+        ] {
+            for l in crate::names::INDEX_LAYOUTS {
+                match kind.engine().broker_layouts.contains(&l) {
+                    true => assert_eq!(sql(kind, l, &[]), Ok("")),
+                    false => {
+                        let e = sql(kind, l, &[]).unwrap_err().to_string();
+                        assert!(e.contains(own), "{kind} {l}: {e}");
+                    }
+                }
+            }
         }
     }
 

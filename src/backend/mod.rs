@@ -6,6 +6,7 @@
 //! the runner may do about it (retry a deadlock, give up on a lost connection).
 
 pub mod any;
+mod broker_runs;
 pub mod claim;
 pub mod cluster;
 pub mod files;
@@ -15,6 +16,7 @@ pub mod lock_service;
 pub mod mssql;
 pub mod mssql_target;
 pub mod mysql;
+pub mod nats;
 pub mod ownership;
 pub mod plan;
 pub mod postgres;

@@ -17,6 +17,7 @@ pub enum DbTarget {
     MysqlCluster(Vec<mysql_async::Opts>),
     Mssql(super::mssql_target::MssqlTarget),
     Redis(super::redis::RedisTarget),
+    Nats(super::nats::NatsTarget),
 }
 
 impl DbTarget {
@@ -52,6 +53,9 @@ impl DbTarget {
             Some(BackendKind::Redis) => super::redis::RedisTarget::parse(url)
                 .map(DbTarget::Redis)
                 .map_err(|e| invalid(BackendKind::Redis, &e, url)),
+            Some(BackendKind::Nats) => super::nats::NatsTarget::parse(url)
+                .map(DbTarget::Nats)
+                .map_err(|e| invalid(BackendKind::Nats, &e, url)),
             Some(BackendKind::Mssql) => super::mssql_target::parse_url(url)
                 .map(DbTarget::Mssql)
                 .map_err(|e| TargetError::SqlServer(e.into())),
@@ -103,6 +107,7 @@ impl DbTarget {
             DbTarget::Mysql(_) | DbTarget::MysqlCluster(_) => BackendKind::Mysql,
             DbTarget::Mssql(_) => BackendKind::Mssql,
             DbTarget::Redis(_) => BackendKind::Redis,
+            DbTarget::Nats(_) => BackendKind::Nats,
         }
     }
 }
@@ -112,7 +117,7 @@ impl DbTarget {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
     #[error(
-        "cannot tell the backend of `{shown}`; use a postgres://, mysql://, mssql:// or redis:// URL (or a libpq key/value string for PostgreSQL, an ADO.NET connection string for SQL Server)"
+        "cannot tell the backend of `{shown}`; use a postgres://, mysql://, mssql://, redis:// or nats:// URL (or a libpq key/value string for PostgreSQL, an ADO.NET connection string for SQL Server)"
     )]
     UnknownScheme { shown: String },
     #[error(
@@ -193,6 +198,7 @@ impl std::fmt::Display for DbTarget {
             }
             DbTarget::Mssql(t) => f.write_str(&t.display),
             DbTarget::Redis(t) => f.write_str(t.display()),
+            DbTarget::Nats(t) => f.write_str(t.display()),
         }
     }
 }
@@ -406,7 +412,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("use a postgres://, mysql://, mssql:// or redis:// URL"),
+            e.contains("use a postgres://, mysql://, mssql://, redis:// or nats:// URL"),
             "{e}"
         );
         assert!(!e.contains("pw@"), "{e}");

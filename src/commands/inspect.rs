@@ -196,6 +196,11 @@ fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
             claimbench::backend::redis::script_params(&strategy, batch),
             claimbench::backend::redis::script_text(&strategy),
         ),
+        // No script: the calls the technique sends, as its file lists them.
+        BackendKind::Nats => (
+            format!("batch {batch}: the fetch's max_messages"),
+            strategy.text(BackendKind::Nats).to_string(),
+        ),
     };
     if let Some(src) = &strategy.def().custom {
         // The file of this backend's form: `sql --backend mysql` named the PostgreSQL one.

@@ -150,7 +150,9 @@ async fn prove_target(
                 bail!("--backend mssql: no SQL Server can be started here; pass --db mssql://…")
             }
             BackendKind::Postgres => start_embedded(&w, false, &mut servers.pg, None)?.0,
-            BackendKind::Redis => unreachable!("refused above: prove runs on SQL engines"),
+            BackendKind::Redis | BackendKind::Nats => {
+                unreachable!("refused above: prove runs on SQL engines")
+            }
         };
         return Ok((target, None));
     };

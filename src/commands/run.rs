@@ -4,7 +4,7 @@
 
 use super::targets::{
     Embedded, environment, failover_action, resolve_targets, restart_action, start_embedded,
-    start_mariadb, start_redis,
+    start_mariadb, start_nats, start_redis,
 };
 use anyhow::{Context, Result};
 use claimbench::analysis::{RunAnalysis, recommend};
@@ -194,6 +194,7 @@ struct OwnServers {
     redis: Option<std::sync::Arc<claimbench::embedded::redis::EmbeddedRedis>>,
     /// The lock service's own, when the workload restarts it.
     lock_redis: Option<std::sync::Arc<claimbench::embedded::redis::EmbeddedRedis>>,
+    nats: Option<std::sync::Arc<claimbench::embedded::nats::EmbeddedNats>>,
 }
 
 /// Per backend, in the targets' order: what the runner drives, and how.
@@ -233,6 +234,7 @@ async fn connect(
                 start_mariadb(workload, schema, quiet, &mut servers.mariadb)?
             }
             None if kind == BackendKind::Redis => start_redis(quiet, &mut servers.redis)?,
+            None if kind == BackendKind::Nats => start_nats(quiet, &mut servers.nats)?,
             None => start_embedded(workload, quiet, &mut servers.embedded, None)?,
         };
         let own_cluster = matches!(kind, BackendKind::Postgres) && servers.embedded.is_some();
@@ -250,7 +252,7 @@ async fn connect(
         let user = user_pooler.filter(|_| kind == BackendKind::Postgres);
         let own_pooler = own_servers.and_then(|e| e.pooler.as_ref());
         let backend = super::pooler::through(backend, user, own_pooler)?;
-        // A server claimbench started restarts itself: the cluster's primary, or Redis.
+        // A server claimbench started restarts itself: the cluster's primary, Redis, NATS.
         let own_restart: Option<claimbench::runner::Restart> = match own_servers {
             Some(e) => {
                 let pg = e.pg.clone();
@@ -264,6 +266,12 @@ async fn connect(
                 .filter(|_| kind == BackendKind::Redis)
                 .map(|r| -> claimbench::runner::Restart {
                     std::sync::Arc::new(move || r.restart().map_err(|e| e.to_string()))
+                })
+                .or_else(|| {
+                    let n = servers.nats.clone().filter(|_| kind == BackendKind::Nats)?;
+                    Some(std::sync::Arc::new(move || {
+                        n.restart().map_err(|e| e.to_string())
+                    }))
                 }),
         };
         drive.restarts.push(restart_action(
@@ -278,8 +286,12 @@ async fn connect(
             (kind, &target),
             failover_command,
         )?);
-        let own_redis = kind == BackendKind::Redis && servers.redis.is_some();
-        let started_here = own_cluster || own_mariadb.is_some() || own_redis;
+        let own_broker = match kind {
+            BackendKind::Redis => servers.redis.is_some(),
+            BackendKind::Nats => servers.nats.is_some(),
+            _ => false,
+        };
+        let started_here = own_cluster || own_mariadb.is_some() || own_broker;
         let mut record = record_target(&backend, label, started_here, workload).await?;
         if let Some(p) = user {
             // Read before any trial: a console that contradicts --pool-mode stops here.
@@ -474,9 +486,12 @@ fn refuse_before_starting(
     // The faults' actions, as restart_action and failover_action will settle them once
     // the servers are up: what they would refuse is refused now.
     for (kind, t) in targets {
-        // claimbench restarts the PostgreSQL and the Redis it starts itself.
-        let restarts_itself =
-            t.is_none() && matches!(kind, BackendKind::Postgres | BackendKind::Redis);
+        // claimbench restarts the PostgreSQL, the Redis and the NATS it starts itself.
+        let restarts_itself = t.is_none()
+            && matches!(
+                kind,
+                BackendKind::Postgres | BackendKind::Redis | BackendKind::Nats
+            );
         if !workload.faults.restart_at.is_empty() && !restarts_itself && !given(restart_command) {
             let label = t
                 .as_ref()

@@ -583,6 +583,34 @@ pub(crate) fn start_redis(
     Ok((t, label))
 }
 
+/// Starts the NATS server a run on `nats` gets without `--db`: one per run.
+pub(crate) fn start_nats(
+    quiet: bool,
+    server: &mut Option<Arc<claimbench::embedded::nats::EmbeddedNats>>,
+) -> Result<(DbTarget, String)> {
+    if !quiet {
+        errln!("starting the embedded NATS server (pass --db nats://… to use an existing one)");
+    }
+    let t0 = std::time::Instant::now();
+    let started = claimbench::embedded::nats::EmbeddedNats::start()
+        .context("cannot start the embedded NATS server")?;
+    if !quiet {
+        errln!(
+            "embedded NATS with JetStream on {} in {} (started in {:.1} s, removed on exit)",
+            started.url(),
+            started
+                .path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    let t = DbTarget::parse(&started.url())?;
+    let label = format!("embedded NATS ({t})");
+    *server = Some(Arc::new(started));
+    Ok((t, label))
+}
+
 /// The source revision, when claimbench runs from its git checkout ("+dirty" when the
 /// tree has uncommitted changes, since the numbers then belong to no commit).
 fn git_revision() -> Option<String> {

@@ -14,6 +14,7 @@
 //! claimbench, which then stops the server after writing its results.
 
 pub mod mariadb;
+pub mod nats;
 pub mod pgbouncer;
 pub mod redis;
 pub mod settings;

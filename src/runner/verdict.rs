@@ -129,6 +129,11 @@ pub struct TrialFacts<'a> {
     /// trial, and the most the trial's claims could hold (2 x workers x batch); `None`
     /// where the server has no advisory locks or they were not read.
     pub advisory_locks: Option<(i64, i64)>,
+    /// Jobs the trial's faults kept in a worker's hands past the lease (hangs, crashes
+    /// after the start, connections lost holding claims): where the server redelivers
+    /// on its own ([`Strategy::redelivers_on_timeout`]), each may be claimed again while
+    /// held.
+    pub held_past_lease: u64,
 }
 
 /// Tail percentiles from fewer claims than this are noise.
@@ -168,7 +173,8 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
         });
     }
     let not_failover = f.ledger.duplicate_claims.saturating_sub(f.failover.claims);
-    if f.strategy.prevents_duplicate_claims() && not_failover > 0 {
+    let by_timeout = f.strategy.redelivers_on_timeout() && f.held_past_lease > 0;
+    if f.strategy.prevents_duplicate_claims() && not_failover > 0 && !by_timeout {
         warnings.push(Warning::UnexpectedDuplicateClaims {
             count: not_failover,
         });
@@ -334,6 +340,7 @@ mod tests {
             stop_forced: (0, 10.0),
             claim_lock_refusals: (0, 5000),
             advisory_locks: Some((12, 40)),
+            held_past_lease: 0,
         }
     }
 

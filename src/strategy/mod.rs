@@ -316,7 +316,7 @@ impl Strategy {
             return match kind {
                 BackendKind::Postgres => src.setup.as_deref(),
                 BackendKind::Mysql => src.mysql.as_ref()?.setup.as_deref(),
-                BackendKind::Mssql | BackendKind::Redis => None,
+                BackendKind::Mssql | BackendKind::Redis | BackendKind::Nats => None,
             };
         }
         crate::statements::sql_steps(self.sql(kind)?)
@@ -329,6 +329,14 @@ impl Strategy {
     /// it to tell an expected duplicate (naive) from a defect.
     pub fn prevents_duplicate_claims(&self) -> bool {
         self.def().promises.prevents_duplicates
+    }
+
+    /// Whether the server itself delivers a job again once its visibility timeout has
+    /// passed (JetStream's AckWait), with no rescuer to take it back first: a job held
+    /// past the lease is then claimed while its first worker still holds it, the
+    /// technique's own duplicate claim rather than a defect.
+    pub fn redelivers_on_timeout(&self) -> bool {
+        crate::names::broker_layout_of(self.as_str()) == Some(crate::names::WORK_QUEUE)
     }
 
     /// Whether the strategy applies the seed's per-queue max-workers check. naive and

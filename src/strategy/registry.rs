@@ -33,10 +33,13 @@ const NO_ADVISORY_FOR_MYSQL: &str = "MySQL's GET_LOCK takes named locks, one per
 const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production claim (UPDLOCK, READPAST with UPDATE ... OUTPUT) is the technique there";
 
 /// Why a SQL technique has no form on a broker: the broker's claim is a delivery.
-pub const SQL_ON_A_BROKER: &str = "a SQL technique, and redis is not a SQL server: its claims are redis-streams (a delivery to a consumer group) and redis-cas (a compare-and-set on a record's version)";
+pub const SQL_ON_A_BROKER: &str = "a SQL technique, and a broker is not a SQL server: redis's claims are redis-streams (a delivery to a consumer group) and redis-cas (a compare-and-set on a record's version), nats's is jetstream (a pull consumer's fetch)";
 
 /// Why a broker's technique has no form on a SQL engine.
 const BROKER_ONLY: &str = "Redis Streams' technique (XREADGROUP, XACK, XAUTOCLAIM): run it on matrix.backends = [\"redis\"]";
+
+/// Why JetStream's technique has no form elsewhere.
+const JETSTREAM_ONLY: &str = "NATS JetStream's technique (a durable pull consumer's fetch, ack, nak with a delay; AckWait as the visibility timeout): run it on matrix.backends = [\"nats\"]";
 
 /// Why the key-value store's compare-and-set has no form on a SQL engine.
 const KV_ONLY: &str = "a key-value store's compare-and-set on Redis (versioned records, layout hash-by-due): run it on matrix.backends = [\"redis\"]; version-cas is the same claim on a table";
@@ -47,7 +50,7 @@ const LOCK_SERVICE_NOT_FOR_MSSQL: &str = "written for PostgreSQL and MySQL so fa
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 19] = [
+pub static REGISTRY: [Def; 20] = [
     Def {
         name: Cow::Borrowed("production"),
         colour: Colour(0x00, 0x72, 0xB2),
@@ -61,6 +64,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "production.sql"),
             sql!("mysql", "production.sql"),
             sql!("mssql", "production.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -86,6 +90,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("mysql", "naive.sql"),
             sql!("mssql", "naive.sql"),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -106,6 +111,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "waiting.sql"),
             sql!("mysql", "waiting.sql"),
             sql!("mssql", "waiting.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -128,6 +134,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("mysql", "conditional.sql"),
             sql!("mssql", "conditional.sql"),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -148,6 +155,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "version-cas.sql"),
             sql!("mysql", "version-cas.sql"),
             sql!("mssql", "version-cas.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -172,6 +180,7 @@ pub static REGISTRY: [Def; 19] = [
             ),
             Form::Absent(NOT_FOR_MSSQL),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -192,6 +201,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "offset-start.sql"),
             sql!("mysql", "offset-start.sql"),
             sql!("mssql", "offset-start.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -214,6 +224,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("mysql", "sharded.sql"),
             sql!("mssql", "sharded.sql"),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -234,6 +245,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "sharded-skip-locked.sql"),
             sql!("mysql", "sharded-skip-locked.sql"),
             sql!("mssql", "sharded-skip-locked.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -259,6 +271,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("mysql", "sharded-read-write.sql"),
             sql!("mssql", "sharded-read-write.sql"),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -279,6 +292,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "advisory.sql"),
             Form::Absent(NO_ADVISORY_FOR_MYSQL),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: true,
@@ -301,6 +315,7 @@ pub static REGISTRY: [Def; 19] = [
             Form::Absent(NO_ADVISORY_FOR_MYSQL),
             Form::Absent(NOT_FOR_MSSQL),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -321,6 +336,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "ready-table.sql"),
             sql!("mysql", "ready-table.sql"),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -345,6 +361,7 @@ pub static REGISTRY: [Def; 19] = [
                 "SQL Server's counterpart (Service Broker, or WAITFOR on a queue) is not written yet",
             ),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: true,
@@ -363,6 +380,7 @@ pub static REGISTRY: [Def; 19] = [
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             sql!("mssql", "rowlock.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -384,6 +402,7 @@ pub static REGISTRY: [Def; 19] = [
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             sql!("mssql", "paglock.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -409,6 +428,7 @@ pub static REGISTRY: [Def; 19] = [
                 "redis",
                 "strategies/streams.lua"
             ))),
+            Form::Absent(BROKER_ONLY),
         ],
         advisory: false,
         listens: false,
@@ -433,6 +453,32 @@ pub static REGISTRY: [Def; 19] = [
                 "redis",
                 "strategies/cas.lua"
             ))),
+            Form::Absent(KV_ONLY),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("jetstream"),
+        colour: Colour(0x27, 0xAA, 0xE1),
+        about: Cow::Borrowed(
+            "NATS JetStream: a durable pull consumer's fetch of a batch from a work-queue stream, ack, nak with the retry delay, and AckWait (the lease) as the visibility timeout",
+        ),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        forms: [
+            Form::Absent(JETSTREAM_ONLY),
+            Form::Absent(JETSTREAM_ONLY),
+            Form::Absent(JETSTREAM_ONLY),
+            Form::Absent(JETSTREAM_ONLY),
+            Form::Sql(Cow::Borrowed(crate::statements::migration!(
+                "nats",
+                "strategies/jetstream.txt"
+            ))),
         ],
         advisory: false,
         listens: false,
@@ -456,6 +502,7 @@ pub static REGISTRY: [Def; 19] = [
             sql!("postgres", "lock-service.sql"),
             sql!("mysql", "lock-service.sql"),
             Form::Absent(LOCK_SERVICE_NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
@@ -489,7 +536,7 @@ mod tests {
             assert!(
                 kinds
                     .iter()
-                    .chain([&BackendKind::Redis])
+                    .chain([&BackendKind::Redis, &BackendKind::Nats])
                     .any(|&k| s.sql(k).is_some()),
                 "{s}: a form somewhere"
             );

@@ -99,17 +99,30 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     // Only a stream cannot order by priority or hold a job back until it is due: the
     // records' model claims in the production claim's order (priority, then due time),
     // so it takes priorities, scheduled jobs and a retry's delay.
-    let on_a_stream = w.matrices.iter().any(|m| {
-        m.runs_on(*kind)
-            && m.strategies
-                .iter()
-                .any(|s| crate::names::broker_layout_of(s.as_str()) == Some(crate::names::STREAM))
-    });
-    if p.all_priorities().len() > 1 && on_a_stream {
+    let claims_on = |layouts: &[&str]| {
+        w.matrices.iter().any(|m| {
+            m.strategies.iter().any(|s| {
+                let wants = crate::names::broker_layout_of(s.as_str());
+                wants.is_some_and(|l| layouts.contains(&l))
+                    && w.backends.iter().any(|k| m.runs_on(*k))
+            })
+        })
+    };
+    // JetStream's work queue delivers in arrival order too, but delays a retry (a
+    // negative acknowledgement with a delay).
+    let on_a_stream = claims_on(&[crate::names::STREAM]);
+    let in_arrival_order = claims_on(&[crate::names::STREAM, crate::names::WORK_QUEUE]);
+    if p.all_priorities().len() > 1 && in_arrival_order {
         return refuse("population.priorities".into(), "orders jobs by priority");
     }
-    if p.scheduled_share > 0.0 && on_a_stream {
+    if p.scheduled_share > 0.0 && in_arrival_order {
         return refuse("population.scheduled_share".into(), "makes jobs due later");
+    }
+    if w.faults.kills_connections() && w.backends.contains(&BackendKind::Nats) {
+        return Err((
+            "faults.kill_connections_at_s".into(),
+            "kills worker connections, and nats closes another client's connection only from the server's system account, which claimbench does not ask for; drop it, or restart the server (faults.restart_db_at_s)".into(),
+        ));
     }
     if p.history.rows() > 0 || p.history.archived > 0 {
         return refuse(

@@ -4,6 +4,7 @@
 
 use super::errors::error;
 use super::scripts::{self, CurrentModel, Keys, Model};
+use crate::backend::broker_runs::{self, Run};
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, DbReconciliation, Sample, Session};
@@ -520,31 +521,13 @@ pub(super) async fn reconcile(
         v => int(v).unwrap_or(0),
     };
     let runs = effects(&mut c, keys).await?;
-    let dup = duplicate_runs(runs.clone());
-    let mut jobs: Vec<i64> = runs.iter().map(|r| r.job).collect();
-    jobs.sort_unstable();
-    jobs.dedup();
-    Ok(DbReconciliation {
-        pending: len - delivered,
-        fetched: delivered - started,
-        processing: started,
-        completed: done,
-        dead_lettered: dead,
-        effect_rows: runs.len() as i64,
-        duplicate_executions: dup,
-        distinct_executed: jobs.len() as i64,
-        unowned_executions: runs.iter().filter(|r| !r.owned).count() as i64,
-    })
-}
-
-/// One handler run as its EFFECTS entry recorded it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Run {
-    job: i64,
-    ok: bool,
-    started_us: i64,
-    finished_us: i64,
-    owned: bool,
+    let pending = len - delivered;
+    Ok(broker_runs::reconciliation(
+        (pending, delivered - started, started),
+        done,
+        dead,
+        &runs,
+    ))
 }
 
 /// Every EFFECTS entry, read in pages.
@@ -578,26 +561,6 @@ async fn effects(c: &mut MultiplexedConnection, keys: &Keys) -> Result<Vec<Run>,
     }
 }
 
-/// Runs that overlap an earlier run of their job in time, or follow an earlier one
-/// that succeeded, ordered per job by (start, finish) as `reconcile.sql` orders them.
-fn duplicate_runs(mut runs: Vec<Run>) -> i64 {
-    runs.sort_by_key(|r| (r.job, r.started_us, r.finished_us));
-    let mut dup = 0;
-    let mut prev: Option<(i64, i64, bool)> = None; // job, latest finish, any success
-    for r in runs {
-        match prev {
-            Some((job, end, ok)) if job == r.job => {
-                if end > r.started_us || ok {
-                    dup += 1;
-                }
-                prev = Some((job, end.max(r.finished_us), ok || r.ok));
-            }
-            _ => prev = Some((r.job, r.finished_us, r.ok)),
-        }
-    }
-    dup
-}
-
 /// Completions per queue in the DONE stream between two ms instants.
 pub(super) async fn completed_between(
     c: &mut MultiplexedConnection,
@@ -618,48 +581,4 @@ pub(super) async fn completed_between(
         *by_queue.entry(q).or_default() += 1;
     }
     Ok(by_queue.into_iter().collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run(job: i64, ok: bool, s: i64, e: i64) -> Run {
-        Run {
-            job,
-            ok,
-            started_us: s,
-            finished_us: e,
-            owned: true,
-        }
-    }
-
-    /// The reconcile.sql rule: overlap with an earlier run, or after a success.
-    #[test]
-    fn a_duplicate_overlaps_an_earlier_run_or_follows_a_success() {
-        // a failed run, then a retry after it: not a duplicate
-        assert_eq!(
-            duplicate_runs(vec![run(1, false, 0, 10), run(1, true, 20, 30)]),
-            0
-        );
-        // two runs at once: the later-starting one is
-        assert_eq!(
-            duplicate_runs(vec![run(1, true, 0, 10), run(1, true, 5, 15)]),
-            1
-        );
-        // after a success, any run is
-        assert_eq!(
-            duplicate_runs(vec![run(2, true, 0, 10), run(2, false, 50, 60)]),
-            1
-        );
-        // other jobs do not count against each other, whatever the input order
-        assert_eq!(
-            duplicate_runs(vec![
-                run(4, true, 5, 15),
-                run(3, true, 0, 10),
-                run(3, false, 1, 2)
-            ]),
-            1
-        );
-    }
 }

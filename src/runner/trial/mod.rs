@@ -424,6 +424,13 @@ async fn conclude<B: Backend>(
         claim_lock_refusals: (m.counts.claim_lock_refusals, m.counts.claim_calls),
         advisory_locks: advisory_locks_piled(ran.before.counters.advisory_locks, &table_series)
             .map(|most| (most, 2 * i64::from(spec.workers) * i64::from(spec.batch))),
+        held_past_lease: match w.faults.lease {
+            Some(_) => {
+                let c = &m.counts;
+                c.hangs + c.crashed_after_start + c.abandoned + c.stranded_by_loss
+            }
+            None => 0,
+        },
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);

@@ -1,0 +1,103 @@
+//! The effects rule on a broker: a broker has no SQL to run `reconcile.sql`, so its
+//! backend reads the effects record it keeps (a Redis stream, a JetStream stream) into
+//! [`Run`]s and counts duplicate executions here, by the same rule.
+
+use super::DbReconciliation;
+
+/// One handler run as the broker's effects record holds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Run {
+    pub job: i64,
+    pub ok: bool,
+    pub started_us: i64,
+    pub finished_us: i64,
+    pub owned: bool,
+}
+
+/// Runs that overlap an earlier run of their job in time, or follow an earlier one
+/// that succeeded, ordered per job by (start, finish) as `reconcile.sql` orders them.
+pub(crate) fn duplicate_runs(mut runs: Vec<Run>) -> i64 {
+    runs.sort_by_key(|r| (r.job, r.started_us, r.finished_us));
+    let mut dup = 0;
+    let mut prev: Option<(i64, i64, bool)> = None; // job, latest finish, any success
+    for r in runs {
+        match prev {
+            Some((job, end, ok)) if job == r.job => {
+                if end > r.started_us || ok {
+                    dup += 1;
+                }
+                prev = Some((job, end.max(r.finished_us), ok || r.ok));
+            }
+            _ => prev = Some((r.job, r.finished_us, r.ok)),
+        }
+    }
+    dup
+}
+
+/// Where every job ended, as a broker's counts say, with the effects' own count of
+/// duplicate executions.
+pub(crate) fn reconciliation(
+    (pending, fetched, processing): (i64, i64, i64),
+    completed: i64,
+    dead_lettered: i64,
+    runs: &[Run],
+) -> DbReconciliation {
+    let mut jobs: Vec<i64> = runs.iter().map(|r| r.job).collect();
+    jobs.sort_unstable();
+    jobs.dedup();
+    DbReconciliation {
+        pending,
+        fetched,
+        processing,
+        completed,
+        dead_lettered,
+        effect_rows: runs.len() as i64,
+        duplicate_executions: duplicate_runs(runs.to_vec()),
+        distinct_executed: jobs.len() as i64,
+        unowned_executions: runs.iter().filter(|r| !r.owned).count() as i64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(job: i64, ok: bool, s: i64, e: i64) -> Run {
+        Run {
+            job,
+            ok,
+            started_us: s,
+            finished_us: e,
+            owned: true,
+        }
+    }
+
+    /// The reconcile.sql rule: overlap with an earlier run, or after a success.
+    #[test]
+    fn a_duplicate_overlaps_an_earlier_run_or_follows_a_success() {
+        // a failed run, then a retry after it: not a duplicate
+        assert_eq!(
+            duplicate_runs(vec![run(1, false, 0, 10), run(1, true, 20, 30)]),
+            0
+        );
+        // two runs at once: the later-starting one is
+        assert_eq!(
+            duplicate_runs(vec![run(1, true, 0, 10), run(1, true, 5, 15)]),
+            1
+        );
+        // after a success, any run is
+        assert_eq!(
+            duplicate_runs(vec![run(2, true, 0, 10), run(2, false, 50, 60)]),
+            1
+        );
+        // other jobs do not count against each other, whatever the input order
+        assert_eq!(
+            duplicate_runs(vec![
+                run(4, true, 5, 15),
+                run(3, true, 0, 10),
+                run(3, false, 1, 2)
+            ]),
+            1
+        );
+    }
+}

@@ -1,0 +1,36 @@
+//! The names claimbench gives its JetStream objects under one schema: a work-queue
+//! stream of jobs, three streams of what the ledger needs besides (completions, dead
+//! letters, effects), and the durable consumer the workers share.
+
+/// The durable consumer every worker fetches from.
+pub(super) const CONSUMER: &str = "workers";
+
+/// A stream claimbench made carries this description; any other is not touched.
+pub(super) const MARKER: &str = "claimbench";
+
+/// The names of claimbench's streams and subjects under one schema.
+#[derive(Debug, Clone)]
+pub(super) struct Names {
+    pub jobs: String,
+    pub done: String,
+    pub dead: String,
+    pub effects: String,
+}
+
+impl Names {
+    pub(super) fn new(schema: &str) -> Names {
+        Names {
+            jobs: format!("{schema}_jobs"),
+            done: format!("{schema}_done"),
+            dead: format!("{schema}_dead"),
+            effects: format!("{schema}_effects"),
+        }
+    }
+
+    /// Each stream's name is also its one subject (`claimbench_jobs`).
+    pub(super) fn all(&self) -> [&str; 4] {
+        [&self.jobs, &self.done, &self.dead, &self.effects]
+    }
+}
+
+
