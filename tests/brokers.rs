@@ -718,7 +718,7 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         )
         .replace("backlog = 60000", "backlog = 10000");
     assert!(
-        short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 4
+        short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 5
             && short.contains("kill_connections_at_s = [1.5]")
             && short.contains("restart_db_at_s = [2.0]")
             && short.contains("restart_lock_service_at_s = [1.2]"),
@@ -748,6 +748,7 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
             ("table", "postgres", "production", "fetch-order"),
             ("lock", "postgres", "lock-service", "fetch-order"),
             ("stream", "redis", "redis-streams", "stream"),
+            ("jetstream", "nats", "jetstream", "work-queue"),
             ("kv", "redis", "redis-cas", "hash-by-due"),
         ]
     );
@@ -760,11 +761,22 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         let lock_restarts = t["lock_service_restarts"].as_array().map_or(0, Vec::len);
         let leases = c["strategy"] == "lock-service";
         assert_eq!(lock_restarts, usize::from(leases), "{}", c["strategy"]);
-        assert_eq!(t["duplicates"]["ledger"]["duplicate_claims"], 0);
+        // JetStream delivers a job held past AckWait again by itself, while its
+        // first worker still runs it; everywhere else a rescuer takes it back first.
+        let redelivers = c["strategy"] == "jetstream";
+        let dup_claims = t["duplicates"]["ledger"]["duplicate_claims"].as_u64().unwrap();
+        let n = |k: &str| t["counts"][k].as_u64().unwrap();
+        let held_past = n("hangs") + n("crashed_after_start") + n("stranded_by_loss");
+        assert!(
+            dup_claims == 0 || (redelivers && held_past > 0),
+            "{}: {dup_claims} duplicate claims, {held_past} jobs held past the lease",
+            c["strategy"]
+        );
         assert!(t["completed_per_s"].as_f64().unwrap() > 0.0);
     }
     for (technique, on) in [
         ("redis-streams", "redis"),
+        ("jetstream", "nats"),
         ("redis-cas", "redis"),
         ("lock-service", "postgres"),
     ] {

@@ -227,6 +227,7 @@ lease_s = 0.5
 hang_rate = 0.004
 hang_s = 0.8
 restart_db_at_s = [1.0]
+kill_connections_at_s = [1.5]
 [matrix]
 backends = ["nats"]
 strategies = ["jetstream"]
@@ -240,7 +241,8 @@ duration_s = 2.0
 
 /// A handler that outlives AckWait is delivered again while its first worker still runs
 /// it: the ledger counts the duplicate claim and both executions, the effects stream
-/// agrees, and through the server's restart no job is lost.
+/// agrees, and through the server's restart and the workers' connections cut no job is
+/// lost.
 #[test]
 fn a_handler_past_ack_wait_runs_twice_and_a_restart_loses_nothing() {
     let (out, run) = run(FAULTS, &["--quiet"]);
@@ -273,10 +275,13 @@ fn a_handler_past_ack_wait_runs_twice_and_a_restart_loses_nothing() {
         d["ledger"]["duplicate_executions"].as_u64().unwrap() > 0,
         "{d}"
     );
-    assert_eq!(
-        d["effects_duplicate_executions"], d["ledger"]["duplicate_executions"],
-        "{d}"
-    );
+    // The effects stream may count one more duplicate than the ledger per effect in
+    // doubt (its write landed, the reply died with a cut connection, and the job ran
+    // again: a real duplicate the worker could not see), never fewer.
+    let n = |v: &serde_json::Value| v.as_i64().unwrap();
+    let extra = n(&d["effects_duplicate_executions"]) - n(&d["ledger"]["duplicate_executions"]);
+    let in_doubt = n(&t["counts"]["executions_in_doubt"]);
+    assert!((0..=in_doubt).contains(&extra), "{d} {}", t["counts"]);
     let warnings = t["warnings"].to_string();
     assert!(!warnings.contains("duplicate"), "{warnings}");
 }
@@ -297,7 +302,7 @@ fn a_sql_claim_on_nats_and_an_unreachable_server_are_refused_clearly() {
 
     let secret = "S3cr3tNatsPw";
     let (out, _) = run(
-        &FAULTS.replace("restart_db_at_s = [1.0]\n", ""),
+        &FAULTS.replace("restart_db_at_s = [1.0]\n", "").replace("kill_connections_at_s = [1.5]\n", ""),
         &[
             "--db",
             &format!("nats://app:{secret}@127.0.0.1:1"),

@@ -99,6 +99,12 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
                     .filter(|v| *v != "always")
                     .map(|v| format!("appendfsync {v}")),
             )
+            .chain(
+                // JetStream's: its files synced to disk on the server's interval.
+                setting(t, "sync")
+                    .filter(|v| *v == "interval")
+                    .map(|_| "JetStream's files synced on the server's interval".to_string()),
+            )
             .collect();
         if !off.is_empty() {
             let mut production: Vec<&str> = Vec::new();
@@ -120,6 +126,10 @@ pub fn server_notes(r: &RunResult) -> Vec<(&'static str, String)> {
                 crate::backend::BackendKind::Redis => (
                     "appendfsync always",
                     "claimbench changes no setting of Redis's: --db a Redis of yours with appendfsync always measures a flush per write".to_string(),
+                ),
+                crate::backend::BackendKind::Nats => (
+                    "sync_interval always",
+                    "claimbench changes no setting of NATS's: --db a server of yours (2.10 or later) with jetstream.sync_interval always measures a flush per write".to_string(),
                 ),
                 _ => ("innodb_flush_log_at_trx_commit = 1", measured.to_string()),
             };

@@ -118,12 +118,6 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     if p.scheduled_share > 0.0 && in_arrival_order {
         return refuse("population.scheduled_share".into(), "makes jobs due later");
     }
-    if w.faults.kills_connections() && w.backends.contains(&BackendKind::Nats) {
-        return Err((
-            "faults.kill_connections_at_s".into(),
-            "kills worker connections, and nats closes another client's connection only from the server's system account, which claimbench does not ask for; drop it, or restart the server (faults.restart_db_at_s)".into(),
-        ));
-    }
     if p.history.rows() > 0 || p.history.archived > 0 {
         return refuse(
             "population.history".into(),

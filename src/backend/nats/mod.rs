@@ -12,6 +12,7 @@
 //! (`workload::coherence::broker_misfit`); the calls are listed in
 //! `migrations/nats/strategies/jetstream.txt` (`claimbench sql --backend nats`).
 
+mod clients;
 mod errors;
 mod session;
 mod streams;
@@ -126,6 +127,8 @@ pub struct NatsBackend {
     /// The consumer's AckWait in ms, set at each reset; each session reads it to tell
     /// whether its delivery is still its own.
     ack_wait_ms: Arc<AtomicU64>,
+    /// Every session's connection, for the faults' connection kill.
+    clients: Arc<clients::Clients>,
 }
 
 impl NatsBackend {
@@ -136,6 +139,7 @@ impl NatsBackend {
             id: Instance::new(BackendKind::Nats, schema, display, None),
             names: Arc::new(Names::new(schema)),
             ack_wait_ms: Arc::new(AtomicU64::new(DEFAULT_ACK_WAIT.as_millis() as u64)),
+            clients: Arc::default(),
         }
     }
 
@@ -212,7 +216,8 @@ impl Backend for NatsBackend {
         to: Endpoint,
     ) -> Result<NatsSession, BackendError> {
         let client = open(&self.target, role, to.via).await?;
-        NatsSession::open(client, self.names.clone(), self.ack_wait_ms.clone()).await
+        let registered = self.clients.add(role, client.clone());
+        NatsSession::open(client, self.names.clone(), self.ack_wait_ms.clone(), registered).await
     }
 
     /// The server's version, and whether JetStream is on (without it no stream can be
@@ -224,9 +229,12 @@ impl Backend for NatsBackend {
             version: format!("NATS {}", info.version),
             // What decides how much an acknowledged job survives a crash: the streams
             // claimbench makes are file-backed.
+            // The server's own interval (two minutes unless its configuration says
+            // otherwise; 2.9 has no setting for it, 2.10 has sync_interval).
             settings: vec![
                 ("jetstream".into(), info.jetstream.to_string()),
                 ("storage".into(), "file".into()),
+                ("sync".into(), "interval".into()),
             ],
         })
     }

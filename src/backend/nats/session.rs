@@ -6,6 +6,7 @@
 //! job's id (its stream sequence) to the message's acknowledger is the worker's own
 //! claim, as a row's `worker_id` is on a table.
 
+use super::clients::Registered;
 use super::streams::{CONSUMER, Names};
 use super::errors::error;
 use crate::backend::broker_runs::Run;
@@ -44,6 +45,8 @@ struct Held {
 }
 
 pub struct NatsSession {
+    /// This connection in the backend's list, which the faults' kill walks.
+    registered: Registered,
     js: jetstream::Context,
     names: Arc<Names>,
     ack_wait_ms: Arc<AtomicU64>,
@@ -77,8 +80,10 @@ impl NatsSession {
         client: async_nats::Client,
         names: Arc<Names>,
         ack_wait_ms: Arc<AtomicU64>,
+        registered: Registered,
     ) -> Result<NatsSession, BackendError> {
         Ok(NatsSession {
+            registered,
             js: jetstream::new(client),
             names,
             ack_wait_ms,
@@ -420,11 +425,13 @@ impl Session for NatsSession {
         })
     }
 
-    /// Closing another client's connection needs the server's system account, which
-    /// claimbench does not ask for: none is closed (a planned kill is refused on nats
-    /// before a run; a trial's stopper then waits for its workers instead).
-    async fn kill_workers(&mut self, _role: &str) -> Result<u64, BackendError> {
-        Ok(0)
+    /// Drops the socket of every connection the backend opened as `role`: the server
+    /// sees each end, the client library reconnects (closing another client's
+    /// connection from the server takes its system account, which claimbench does not
+    /// ask for). Deliveries in hand stay unacknowledged until AckWait, as after any lost
+    /// connection.
+    async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
+        self.registered.clients.cut(role).await
     }
 }
 
