@@ -764,7 +764,9 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         // JetStream delivers a job held past AckWait again by itself, while its
         // first worker still runs it; everywhere else a rescuer takes it back first.
         let redelivers = c["strategy"] == "jetstream";
-        let dup_claims = t["duplicates"]["ledger"]["duplicate_claims"].as_u64().unwrap();
+        let dup_claims = t["duplicates"]["ledger"]["duplicate_claims"]
+            .as_u64()
+            .unwrap();
         let n = |k: &str| t["counts"][k].as_u64().unwrap();
         let held_past = n("hangs") + n("crashed_after_start") + n("stranded_by_loss");
         assert!(

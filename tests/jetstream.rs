@@ -302,7 +302,9 @@ fn a_sql_claim_on_nats_and_an_unreachable_server_are_refused_clearly() {
 
     let secret = "S3cr3tNatsPw";
     let (out, _) = run(
-        &FAULTS.replace("restart_db_at_s = [1.0]\n", "").replace("kill_connections_at_s = [1.5]\n", ""),
+        &FAULTS
+            .replace("restart_db_at_s = [1.0]\n", "")
+            .replace("kill_connections_at_s = [1.5]\n", ""),
         &[
             "--db",
             &format!("nats://app:{secret}@127.0.0.1:1"),
@@ -315,5 +317,222 @@ fn a_sql_claim_on_nats_and_an_unreachable_server_are_refused_clearly() {
     assert!(stderr.contains("nats-server -js"), "{stderr}");
     for shown in [&stderr, &String::from_utf8_lossy(&out.stdout)] {
         assert!(!shown.contains(secret), "{shown}");
+    }
+}
+
+/// The JetStream lifecycle against a model of it, on generated sequences of operations by
+/// three workers on the real server: which messages a fetch takes and in what order (a
+/// message put back by a negative acknowledgement before any never delivered, in the
+/// order they were put back), with which attempt (JetStream counts deliveries: a release
+/// is one too), who may start, finish, fail or release a job, when a failure is the
+/// last attempt, and where every job ends.
+mod model {
+    use super::*;
+    use proptest::prelude::{prop_assert_eq, prop_oneof};
+    use proptest::strategy::Strategy as Generate;
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use std::collections::{BTreeMap, VecDeque};
+
+    const JOBS: i64 = 12;
+    const MAX_ATTEMPTS: u32 = 3;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Claim(usize, u32),
+        Start(usize, i64),
+        Complete(usize, i64),
+        Fail(usize, i64),
+        Release(usize),
+    }
+
+    fn op() -> impl Generate<Value = Op> {
+        let c = 0..3usize;
+        let job = 1..=JOBS;
+        prop_oneof![
+            3 => (c.clone(), 1..5u32).prop_map(|(c, n)| Op::Claim(c, n)),
+            2 => (c.clone(), job.clone()).prop_map(|(c, j)| Op::Start(c, j)),
+            2 => (c.clone(), job.clone()).prop_map(|(c, j)| Op::Complete(c, j)),
+            1 => (c.clone(), job).prop_map(|(c, j)| Op::Fail(c, j)),
+            1 => c.prop_map(Op::Release),
+        ]
+    }
+
+    /// A message delivered at least once and not yet finished.
+    #[derive(Debug, Default)]
+    struct Job {
+        delivered: i32,
+        holder: Option<usize>,
+        started: bool,
+    }
+
+    #[derive(Debug)]
+    struct Model {
+        jobs: BTreeMap<i64, Job>,
+        /// The next message never delivered (the stream's sequence).
+        next_new: i64,
+        /// Messages put back, delivered before any new one, first put back first.
+        again: VecDeque<i64>,
+        done: Vec<i64>,
+        dead: Vec<i64>,
+    }
+
+    impl Model {
+        fn new() -> Model {
+            Model {
+                jobs: BTreeMap::new(),
+                next_new: 1,
+                again: VecDeque::new(),
+                done: Vec::new(),
+                dead: Vec::new(),
+            }
+        }
+
+        fn claim(&mut self, c: usize, n: u32) -> Vec<(i64, i32)> {
+            let mut out = Vec::new();
+            while out.len() < n as usize {
+                let id = match self.again.pop_front() {
+                    Some(id) => id,
+                    None if self.next_new <= JOBS => {
+                        self.next_new += 1;
+                        self.next_new - 1
+                    }
+                    None => break,
+                };
+                let j = self.jobs.entry(id).or_default();
+                j.delivered += 1;
+                (j.holder, j.started) = (Some(c), false);
+                out.push((id, j.delivered - 1));
+            }
+            out
+        }
+
+        fn held(&mut self, c: usize, job: i64) -> Option<&mut Job> {
+            self.jobs.get_mut(&job).filter(|j| j.holder == Some(c))
+        }
+
+        fn put_back(&mut self, job: i64) {
+            self.jobs.get_mut(&job).expect("held").holder = None;
+            self.again.push_back(job);
+        }
+    }
+
+    fn token(c: usize) -> i64 {
+        100 + c as i64
+    }
+
+    async fn apply<S: Session>(
+        op: &Op,
+        m: &mut Model,
+        sessions: &mut [S],
+    ) -> Result<(), TestCaseError> {
+        match *op {
+            Op::Claim(c, n) => {
+                let mut out = Vec::new();
+                sessions[c].claim(&jetstream(), n, &mut out).await.unwrap();
+                let got: Vec<(i64, i32)> = out.iter().map(|j| (j.id, j.attempt)).collect();
+                prop_assert_eq!(got, m.claim(c, n), "{:?}", op);
+            }
+            Op::Start(c, job) => {
+                let started = sessions[c].start(job, false, token(c)).await.unwrap();
+                let expect = match m.held(c, job) {
+                    Some(j) if !j.started => {
+                        j.started = true;
+                        true
+                    }
+                    _ => false,
+                };
+                prop_assert_eq!(started.is_some(), expect, "{:?}", op);
+            }
+            Op::Complete(c, job) => {
+                let done = sessions[c].complete(job).await.unwrap();
+                let expect = m.held(c, job).is_some();
+                if expect {
+                    m.jobs.remove(&job);
+                    m.done.push(job);
+                }
+                prop_assert_eq!(done, expect, "{:?}", op);
+            }
+            Op::Fail(c, job) => {
+                let got = sessions[c]
+                    .fail(job, Duration::ZERO, MAX_ATTEMPTS)
+                    .await
+                    .unwrap();
+                let expect = match m.held(c, job).map(|j| j.delivered) {
+                    None => FailOutcome::NotOwned,
+                    Some(d) if d >= MAX_ATTEMPTS as i32 => {
+                        m.jobs.remove(&job);
+                        m.dead.push(job);
+                        FailOutcome::DeadLettered
+                    }
+                    Some(_) => {
+                        m.put_back(job);
+                        FailOutcome::Retried
+                    }
+                };
+                prop_assert_eq!(got, expect, "{:?}", op);
+            }
+            Op::Release(c) => {
+                let mine: Vec<i64> = m
+                    .jobs
+                    .iter()
+                    .filter(|(_, j)| j.holder == Some(c))
+                    .map(|(id, _)| *id)
+                    .collect();
+                let got = sessions[c].release(&mine).await.unwrap();
+                let mut expect = Vec::new();
+                for job in mine {
+                    if !m.jobs[&job].started {
+                        m.put_back(job);
+                        expect.push(job);
+                    }
+                }
+                prop_assert_eq!(got, expect, "{:?}", op);
+            }
+        }
+        Ok(())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_jetstream_lifecycle_matches_its_model_on_generated_sequences() {
+        let server = EmbeddedNats::start().unwrap();
+        let b = backend(&server, "cbmodel");
+        let w = workload(JOBS as u64, 30.0);
+        let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(64);
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            max_shrink_iters: 200,
+            ..Config::default()
+        });
+        let rt = tokio::runtime::Handle::current();
+        let result = tokio::task::block_in_place(|| {
+            runner.run(&proptest::collection::vec(op(), 1..40), |ops| {
+                rt.block_on(async {
+                    b.reset(&w, "work-queue", 1).await.unwrap();
+                    let mut sessions = Vec::new();
+                    for c in 0..3 {
+                        sessions.push(b.connect("t-worker", &format!("c{c}")).await.unwrap());
+                    }
+                    let mut m = Model::new();
+                    for op in &ops {
+                        apply(op, &mut m, &mut sessions).await?;
+                    }
+                    let r = b.reconcile().await.unwrap();
+                    prop_assert_eq!(r.completed, m.done.len() as i64);
+                    prop_assert_eq!(r.dead_lettered, m.dead.len() as i64);
+                    prop_assert_eq!(
+                        r.pending + r.fetched + r.processing,
+                        JOBS - m.done.len() as i64 - m.dead.len() as i64
+                    );
+                    Ok(())
+                })
+            })
+        });
+        if let Err(e) = result {
+            panic!("{e}");
+        }
     }
 }

@@ -60,7 +60,8 @@ pub enum LayoutError {
     )]
     NotATable { kind: BackendKind, layout: String },
     #[error(
-        "`{layout}` is a broker's layout ({}): {kind} keeps its queue in a table; name one of its index layouts", broker_of(layout)
+        "`{layout}` is a broker's layout ({}): {kind} keeps its queue in a table; name one of its index layouts",
+        broker_of(layout)
     )]
     NotABroker { kind: BackendKind, layout: String },
 }

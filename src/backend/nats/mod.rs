@@ -28,9 +28,9 @@ use crate::backend_kind::BackendKind;
 use async_nats::jetstream::{self, consumer, stream};
 use errors::{error, no_such_stream};
 use std::sync::Arc;
-use streams::{CONSUMER, MARKER, Names};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use streams::{CONSUMER, MARKER, Names};
 
 /// The visibility timeout without a lease: JetStream's own default AckWait.
 const DEFAULT_ACK_WAIT: Duration = Duration::from_secs(30);
@@ -217,7 +217,13 @@ impl Backend for NatsBackend {
     ) -> Result<NatsSession, BackendError> {
         let client = open(&self.target, role, to.via).await?;
         let registered = self.clients.add(role, client.clone());
-        NatsSession::open(client, self.names.clone(), self.ack_wait_ms.clone(), registered).await
+        NatsSession::open(
+            client,
+            self.names.clone(),
+            self.ack_wait_ms.clone(),
+            registered,
+        )
+        .await
     }
 
     /// The server's version, and whether JetStream is on (without it no stream can be
@@ -356,7 +362,8 @@ impl Backend for NatsBackend {
     ///
     /// A completed job can be in the stream too: the server acknowledged its removal and
     /// then crashed before its files had it, so the restart brought the message back (to
-    /// be delivered, and run, again). It is counted completed, not pending.
+    /// be delivered, and run, again); or a worker recorded the completion and lost its
+    /// connection before the acknowledgement. It is counted completed, not pending.
     async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
         let js = self.control().await?;
         let what = "reconcile the queue";
@@ -371,14 +378,7 @@ impl Backend for NatsBackend {
             .state;
         let done = self.stream(&js, &self.names.done).await?;
         let completed = session::completed_jobs(&done).await?;
-        let deleted: std::collections::HashSet<u64> =
-            state.deleted.unwrap_or_default().into_iter().collect();
-        let present = |seq: &&u64| {
-            state.messages > 0
-                && (state.first_sequence..=state.last_sequence).contains(*seq)
-                && !deleted.contains(*seq)
-        };
-        let back_again = completed.iter().filter(present).count() as i64;
+        let back_again = session::still_in(&jobs, &state, &completed).await? as i64;
         let dead = self.count(&js, &self.names.dead).await?;
         let effects = self.stream(&js, &self.names.effects).await?;
         let runs = session::effects(&effects).await?;

@@ -7,8 +7,8 @@
 //! claim, as a row's `worker_id` is on a table.
 
 use super::clients::Registered;
-use super::streams::{CONSUMER, Names};
 use super::errors::error;
+use super::streams::{CONSUMER, Names};
 use crate::backend::broker_runs::Run;
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
@@ -300,15 +300,19 @@ impl Lifecycle for NatsSession {
                 self.record(what, &self.names.effects, h).await?;
                 Reply::row(Some(finished), Some(i64::from(owned)))
             }
+            // The completion is recorded before the acknowledgement: a crash between
+            // the two leaves the job in the stream (delivered again, a duplicate run)
+            // rather than gone with no record of its outcome.
             Step::Complete { job } => {
-                let Some(held) = self.settle(job, AckKind::Ack).await? else {
+                let Some(queue) = self.held.get(&job).map(|h| h.queue.clone()) else {
                     return Ok(Reply::row(Some(0), None));
                 };
                 let mut h = HeaderMap::new();
-                h.insert(QUEUE, held.queue.as_str());
+                h.insert(QUEUE, queue);
                 h.insert("j", HeaderValue::from(job));
                 h.insert("t", HeaderValue::from(now_us()));
                 self.record(what, &self.names.done, h).await?;
+                self.settle(job, AckKind::Ack).await?;
                 Reply::row(Some(1), None)
             }
             // A retry is delivered again after the delay (a negative acknowledgement
@@ -327,17 +331,21 @@ impl Lifecycle for NatsSession {
                     (false, true) => AckKind::Nak(None),
                     (false, false) => AckKind::Nak(Some(retry_delay)),
                 };
-                let Some(held) = self.settle(job, kind).await? else {
+                let Some(queue) = self.held.get(&job).map(|h| h.queue.clone()) else {
                     return Ok(Reply::row(Some(0), Some(0)));
                 };
-                if !last {
-                    return Ok(Reply::row(Some(1), Some(0)));
+                if last {
+                    // Recorded first, as a completion is.
+                    let mut h = HeaderMap::new();
+                    h.insert(QUEUE, queue);
+                    h.insert("j", HeaderValue::from(job));
+                    self.record(what, &self.names.dead, h).await?;
                 }
-                let mut h = HeaderMap::new();
-                h.insert(QUEUE, held.queue.as_str());
-                h.insert("j", HeaderValue::from(job));
-                self.record(what, &self.names.dead, h).await?;
-                Reply::row(Some(0), Some(1))
+                self.settle(job, kind).await?;
+                match last {
+                    true => Reply::row(Some(0), Some(1)),
+                    false => Reply::row(Some(1), Some(0)),
+                }
             }
         })
     }
@@ -365,11 +373,14 @@ impl Session for NatsSession {
         }
     }
 
-    /// A negative acknowledgement of each: delivered again at once, to any worker.
+    /// A negative acknowledgement of each this worker holds and has not started:
+    /// delivered again at once, to any worker (as its next delivery: JetStream counts
+    /// deliveries, not attempts).
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
         let mut released = Vec::with_capacity(jobs.len());
         for &job in jobs {
-            if self.settle(job, AckKind::Nak(None)).await?.is_some() {
+            let unstarted = self.held.get(&job).is_some_and(|h| h.token.is_none());
+            if unstarted && self.settle(job, AckKind::Nak(None)).await?.is_some() {
                 released.push(job);
             }
         }
@@ -520,6 +531,35 @@ pub(super) async fn completed_jobs(done: &stream::Stream) -> Result<Vec<u64>, Ba
     jobs.sort_unstable();
     jobs.dedup();
     Ok(jobs)
+}
+
+/// How many of `completed` (sorted) are still messages of the jobs stream. The stream's
+/// list of deleted sequences is not the whole story after a crash (its count of messages
+/// can be lower than its range less that list), so a completed job the list does not
+/// rule out is looked up by its sequence.
+pub(super) async fn still_in(
+    jobs: &stream::Stream,
+    state: &stream::State,
+    completed: &[u64],
+) -> Result<usize, BackendError> {
+    use futures_util::stream::{self as fstream, TryStreamExt};
+    use std::collections::HashSet;
+    if state.messages == 0 {
+        return Ok(0);
+    }
+    let deleted: HashSet<u64> = state.deleted.iter().flatten().copied().collect();
+    let maybe = completed.iter().copied().filter(|seq| {
+        (state.first_sequence..=state.last_sequence).contains(seq) && !deleted.contains(seq)
+    });
+    let lookups = fstream::iter(maybe.map(Ok)).map_ok(|seq| async move {
+        match jobs.direct_get(seq).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == stream::DirectGetErrorKind::NotFound => Ok(false),
+            Err(e) => Err(error("reconcile the queue", e)),
+        }
+    });
+    let found: Vec<bool> = lookups.try_buffer_unordered(32).try_collect().await?;
+    Ok(found.into_iter().filter(|f| *f).count())
 }
 
 /// Completions per queue between two instants (µs, this host's clock).

@@ -32,5 +32,3 @@ impl Names {
         [&self.jobs, &self.done, &self.dead, &self.effects]
     }
 }
-
-
