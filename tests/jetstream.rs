@@ -19,10 +19,15 @@ fn jetstream() -> Strategy {
     Strategy::builtin_named("jetstream").expect("shipped")
 }
 
-/// A workload of `backlog` jobs in two queues, its AckWait (the lease) `lease_s`.
+/// A workload of `backlog` jobs in two queues, its AckWait (the lease) `lease_s`, its
+/// jobs delivered at most twice.
 fn workload(backlog: u64, lease_s: f64) -> Workload {
+    workload_with(backlog, lease_s, 2)
+}
+
+fn workload_with(backlog: u64, lease_s: f64, max_attempts: u32) -> Workload {
     let text = format!(
-        "name = \"t\"\nseed = 3\n[population]\nbacklog = {backlog}\npayload_bytes = 16\nqueues = [{{ name = \"a\", weight = 3 }}, {{ name = \"b\", weight = 1 }}]\n[handler]\nretry_delay_ms = 0\nmax_attempts = 2\n[faults]\nlease_s = {lease_s}\n[matrix]\nbackends = [\"nats\"]\nstrategies = [\"jetstream\"]\nindex_layouts = [\"work-queue\"]\nworkers = [2]\nbatch_sizes = [4]\n[trial]\nduration_s = 1\n"
+        "name = \"t\"\nseed = 3\n[population]\nbacklog = {backlog}\npayload_bytes = 16\nqueues = [{{ name = \"a\", weight = 3 }}, {{ name = \"b\", weight = 1 }}]\n[handler]\nretry_delay_ms = 0\nmax_attempts = {max_attempts}\n[faults]\nlease_s = {lease_s}\n[matrix]\nbackends = [\"nats\"]\nstrategies = [\"jetstream\"]\nindex_layouts = [\"work-queue\"]\nworkers = [2]\nbatch_sizes = [4]\n[trial]\nduration_s = 1\n"
     );
     Workload::parse(Path::new("inline.toml"), &text).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -48,10 +53,9 @@ fn ids(jobs: &[ClaimedJob]) -> Vec<i64> {
 async fn a_delivery_is_one_workers_until_it_is_acknowledged_or_its_ack_wait_passes() {
     let server = EmbeddedNats::start().unwrap();
     let b = backend(&server, "cbtest");
-    assert_eq!(
-        b.reset(&workload(20, 0.6), "work-queue", 1).await.unwrap(),
-        20
-    );
+    // Deliveries run out only after 5: the last attempt here is a failure's (2).
+    let w = workload_with(20, 0.6, 5);
+    assert_eq!(b.reset(&w, "work-queue", 1).await.unwrap(), 20);
     let mut a = b.connect("t-worker", "A").await.unwrap();
     let mut c = b.connect("t-worker", "C").await.unwrap();
 
@@ -143,6 +147,40 @@ async fn a_retry_is_delivered_again_only_after_its_delay() {
     }
     assert!(failed_at.elapsed() >= delay, "{:?}", failed_at.elapsed());
     assert_eq!((back[0].id, back[0].attempt), (1, 1));
+}
+
+/// A message whose AckWait runs out on its last delivery (the consumer's `max_deliver`,
+/// the workload's `max_attempts`) is not delivered again: the server's advisory is the
+/// dead letter, and the message, still in the stream, is not counted pending.
+#[tokio::test]
+async fn a_message_out_of_deliveries_is_dead_lettered_by_the_server() {
+    let server = EmbeddedNats::start().unwrap();
+    let b = backend(&server, "cbmax");
+    b.reset(&workload(1, 0.3), "work-queue", 1).await.unwrap();
+    let mut a = b.connect("t-worker", "A").await.unwrap();
+    let first = claim(&mut a, 1).await;
+    assert_eq!((first[0].id, first[0].attempt), (1, 0));
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let second = claim(&mut a, 1).await;
+    assert_eq!(
+        (second[0].id, second[0].attempt),
+        (1, 1),
+        "AckWait ran out once"
+    );
+    let mut r = b.reconcile().await.unwrap();
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(claim(&mut a, 1).await.is_empty(), "a third delivery");
+        r = b.reconcile().await.unwrap();
+        if r.dead_lettered == 1 {
+            break;
+        }
+    }
+    assert_eq!(
+        (r.dead_lettered, r.pending, r.completed),
+        (1, 0, 0),
+        "{r:?}"
+    );
 }
 
 #[tokio::test]
@@ -496,7 +534,8 @@ mod model {
     async fn the_jetstream_lifecycle_matches_its_model_on_generated_sequences() {
         let server = EmbeddedNats::start().unwrap();
         let b = backend(&server, "cbmodel");
-        let w = workload(JOBS as u64, 30.0);
+        // Deliveries never run out here: the last attempt is a failure's (MAX_ATTEMPTS).
+        let w = workload_with(JOBS as u64, 30.0, 100);
         let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
             .ok()
             .and_then(|v| v.parse().ok())

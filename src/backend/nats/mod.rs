@@ -174,12 +174,6 @@ impl NatsBackend {
             .await
             .map_err(|e| error("open a stream", e))
     }
-
-    /// How many messages `name` holds.
-    async fn count(&self, js: &jetstream::Context, name: &str) -> Result<i64, BackendError> {
-        let s = self.stream(js, name).await?;
-        Ok(s.cached_info().state.messages as i64)
-    }
 }
 
 impl recipe::Dialect for NatsBackend {
@@ -287,9 +281,13 @@ impl Backend for NatsBackend {
             (&self.names.dead, stream::RetentionPolicy::Limits),
             (&self.names.effects, stream::RetentionPolicy::Limits),
         ] {
+            let mut subjects = vec![name.clone()];
+            if *name == self.names.dead {
+                subjects.push(self.names.max_deliveries());
+            }
             js.create_stream(stream::Config {
                 name: name.clone(),
-                subjects: vec![name.clone()],
+                subjects,
                 retention,
                 storage: stream::StorageType::File,
                 allow_direct: true,
@@ -308,7 +306,9 @@ impl Backend for NatsBackend {
                 durable_name: Some(CONSUMER.into()),
                 ack_policy: consumer::AckPolicy::Explicit,
                 ack_wait,
-                max_deliver: -1,
+                // The last attempt: a message delivered this often is not delivered
+                // again, and the server's advisory goes to the dead stream.
+                max_deliver: i64::from(r.workload.handler.max_attempts.max(1)),
                 max_ack_pending: -1,
                 ..Default::default()
             })
@@ -358,7 +358,9 @@ impl Backend for NatsBackend {
     /// passed, and the consumer's count of those in flight also holds the ones waiting
     /// out a retry's delay, so no job is read as stranded in a worker's hands),
     /// completed (each job once, however often it was acknowledged) and dead-lettered
-    /// (their streams), and the effects' own count of duplicate executions.
+    /// (their streams: a last attempt that failed, or the server's word that a message
+    /// ran out of deliveries, which stays in the stream undelivered), and the effects'
+    /// own count of duplicate executions.
     ///
     /// A completed job can be in the stream too: the server acknowledged its removal and
     /// then crashed before its files had it, so the restart brought the message back (to
@@ -377,15 +379,22 @@ impl Backend for NatsBackend {
             .info
             .state;
         let done = self.stream(&js, &self.names.done).await?;
-        let completed = session::completed_jobs(&done).await?;
-        let back_again = session::still_in(&jobs, &state, &completed).await? as i64;
-        let dead = self.count(&js, &self.names.dead).await?;
+        let completed = session::recorded_jobs(&done).await?;
+        let dead = self.stream(&js, &self.names.dead).await?;
+        let mut dead = session::recorded_jobs(&dead).await?;
+        dead.retain(|j| completed.binary_search(j).is_err());
+        // Out of deliveries, a message stays in the stream, never delivered again.
+        let finished_but_in = [&completed, &dead];
+        let mut back_again = 0;
+        for ids in finished_but_in {
+            back_again += session::still_in(&jobs, &state, ids).await? as i64;
+        }
         let effects = self.stream(&js, &self.names.effects).await?;
         let runs = session::effects(&effects).await?;
         Ok(crate::backend::broker_runs::reconciliation(
             (state.messages as i64 - back_again, 0, 0),
             completed.len() as i64,
-            dead,
+            dead.len() as i64,
             &runs,
         ))
     }

@@ -27,6 +27,12 @@ use std::time::{Duration, Instant};
 /// How long a fetch may wait for the server's answer.
 const FETCH_WITHIN: Duration = Duration::from_secs(2);
 
+/// How long the server may hold a fetch open when it has messages it cannot deliver yet
+/// (a retry waiting out its delay, a message out of deliveries): it answers at once when
+/// it has some to deliver or none at all, and otherwise waits for one this long (without
+/// a bound, a fetch that finds only such messages is never answered).
+const WAIT_FOR_HELD_BACK: Duration = Duration::from_millis(100);
+
 /// A job's queue and its due time (µs on this host's clock) travel as headers.
 const QUEUE: &str = "Cb-Queue";
 const DUE: &str = "Cb-Due";
@@ -187,7 +193,7 @@ impl NatsSession {
 
 impl ClaimSteps for NatsSession {
     /// One fetch of up to the batch from the durable consumer, without waiting for more
-    /// than the stream has now. A reply that does not come within [`FETCH_WITHIN`] (the
+    /// than the stream has now ([`WAIT_FOR_HELD_BACK`] at most). A reply that does not come within [`FETCH_WITHIN`] (the
     /// server restarted under the request) is a lost connection, and what had arrived is
     /// left unacknowledged: the server delivers it again after AckWait.
     async fn locking_claim(&mut self, ask: Ask<'_>, out: &mut Vec<ClaimedJob>) -> Done {
@@ -197,6 +203,7 @@ impl ClaimSteps for NatsSession {
             .await?
             .fetch()
             .max_messages(ask.batch as usize)
+            .expires(WAIT_FOR_HELD_BACK)
             .messages()
             .await
             .map_err(|e| error(what, e))?;
@@ -447,12 +454,13 @@ impl Session for NatsSession {
 }
 
 /// Reads every message of `stream` through a throw-away consumer that acknowledges
-/// nothing, handing each one's headers to `each`.
+/// nothing, handing each one's headers (empty when it has none) and payload to `each`.
 async fn read_all(
     stream: &stream::Stream,
     what: &'static str,
-    mut each: impl FnMut(&HeaderMap),
+    mut each: impl FnMut(&HeaderMap, &[u8]),
 ) -> Result<(), BackendError> {
+    let none = HeaderMap::new();
     let total = stream
         .get_info()
         .await
@@ -482,9 +490,7 @@ async fn read_all(
         let mut got = 0;
         while let Some(m) = batch.next().await {
             let m = m.map_err(|e| error(what, e))?;
-            if let Some(h) = m.headers.as_ref() {
-                each(h);
-            }
+            each(m.headers.as_ref().unwrap_or(&none), &m.payload);
             got += 1;
         }
         seen += got;
@@ -505,7 +511,7 @@ async fn read_all(
 /// Every handler run the effects stream recorded.
 pub(super) async fn effects(stream: &stream::Stream) -> Result<Vec<Run>, BackendError> {
     let mut out = Vec::new();
-    read_all(stream, "read the effects", |h| {
+    read_all(stream, "read the effects", |h, _| {
         let get = |f: &str| header_i64(Some(h), f).unwrap_or(0);
         out.push(Run {
             job: get("j"),
@@ -519,13 +525,20 @@ pub(super) async fn effects(stream: &stream::Stream) -> Result<Vec<Run>, Backend
     Ok(out)
 }
 
-/// The jobs the done stream records, each once and in order: a job delivered again
-/// after its AckWait and acknowledged by both workers is recorded twice, but completed
-/// once.
-pub(super) async fn completed_jobs(done: &stream::Stream) -> Result<Vec<u64>, BackendError> {
+/// The jobs a stream of outcomes records (completions, dead letters), each once and in
+/// order: a job delivered again after its AckWait and acknowledged by both workers is
+/// recorded twice, but completed once. A record is claimbench's (the job in header `j`)
+/// or the server's advisory that a message ran out of deliveries (its `stream_seq`).
+pub(super) async fn recorded_jobs(records: &stream::Stream) -> Result<Vec<u64>, BackendError> {
     let mut jobs = Vec::new();
-    read_all(done, "count completions", |h| {
-        jobs.push(header_i64(Some(h), "j").unwrap_or(0) as u64);
+    read_all(records, "read the outcomes", |h, payload| {
+        let advised = || {
+            let v: serde_json::Value = serde_json::from_slice(payload).ok()?;
+            v.get("stream_seq")?.as_i64()
+        };
+        if let Some(j) = header_i64(Some(h), "j").or_else(advised) {
+            jobs.push(j as u64);
+        }
     })
     .await?;
     jobs.sort_unstable();
@@ -569,7 +582,7 @@ pub(super) async fn completed_between(
     to_us: i64,
 ) -> Result<Vec<(String, i64)>, BackendError> {
     let mut by_queue: std::collections::BTreeMap<String, i64> = Default::default();
-    read_all(done, "count completions per queue", |h| {
+    read_all(done, "count completions per queue", |h, _| {
         let t = header_i64(Some(h), "t").unwrap_or(0);
         if (from_us..=to_us).contains(&t) {
             let q = h.get(QUEUE).map(|v| v.as_str().to_string());

@@ -27,7 +27,16 @@ impl Names {
         }
     }
 
-    /// Each stream's name is also its one subject (`claimbench_jobs`).
+    /// Where the server says a message ran out of deliveries (the consumer's
+    /// `max_deliver`): the dead stream captures it, JetStream's dead-letter subject.
+    pub(super) fn max_deliveries(&self) -> String {
+        format!(
+            "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{}.{CONSUMER}",
+            self.jobs
+        )
+    }
+
+    /// Each stream's name is also its subject (`claimbench_jobs`).
     pub(super) fn all(&self) -> [&str; 4] {
         [&self.jobs, &self.done, &self.dead, &self.effects]
     }
