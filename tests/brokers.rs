@@ -878,7 +878,7 @@ mod model {
     use super::*;
     use proptest::prelude::{Just, prop_assert_eq, prop_oneof};
     use proptest::strategy::Strategy as Generate;
-    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use proptest::test_runner::TestCaseError;
 
     const JOBS: i64 = 12;
     const MAX_ATTEMPTS: u32 = 3;
@@ -1127,16 +1127,7 @@ mod model {
                 "both priorities drawn: {priority:?}"
             );
         }
-        let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(64);
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            max_shrink_iters: 200,
-            ..Config::default()
-        });
+        let mut runner = common::sequence_runner();
         let rt = tokio::runtime::Handle::current();
         let result = tokio::task::block_in_place(|| {
             runner.run(&proptest::collection::vec(op(), 1..40), |ops| {

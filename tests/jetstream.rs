@@ -7,6 +7,8 @@
 //! and whole runs check the ledger against the effects stream through a handler that
 //! outlives AckWait and a server restart.
 
+mod common;
+
 use claimbench::backend::any::AnyBackend;
 use claimbench::backend::{Backend, ClaimedJob, DbTarget, FailOutcome, Session};
 use claimbench::embedded::nats::EmbeddedNats;
@@ -368,7 +370,7 @@ mod model {
     use super::*;
     use proptest::prelude::{prop_assert_eq, prop_oneof};
     use proptest::strategy::Strategy as Generate;
-    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use proptest::test_runner::TestCaseError;
     use std::collections::{BTreeMap, VecDeque};
 
     const JOBS: i64 = 12;
@@ -536,16 +538,7 @@ mod model {
         let b = backend(&server, "cbmodel");
         // Deliveries never run out here: the last attempt is a failure's (MAX_ATTEMPTS).
         let w = workload_with(JOBS as u64, 30.0, 100);
-        let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(64);
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            max_shrink_iters: 200,
-            ..Config::default()
-        });
+        let mut runner = common::sequence_runner();
         let rt = tokio::runtime::Handle::current();
         let result = tokio::task::block_in_place(|| {
             runner.run(&proptest::collection::vec(op(), 1..40), |ops| {

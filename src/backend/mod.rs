@@ -6,7 +6,7 @@
 //! the runner may do about it (retry a deadlock, give up on a lost connection).
 
 pub mod any;
-mod broker_runs;
+mod broker;
 pub mod claim;
 pub mod cluster;
 pub mod files;

@@ -13,6 +13,7 @@ use claimbench::results::{Environment, TargetRecord};
 use claimbench::runner::{Failover, Restart};
 use claimbench::strategy;
 use claimbench::workload::{TopologyKind, Workload};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Which database each of the run's backends uses: a `--db` URL, or (for postgres
@@ -555,30 +556,14 @@ pub(crate) fn start_redis(
     quiet: bool,
     server: &mut Option<Arc<claimbench::embedded::redis::EmbeddedRedis>>,
 ) -> Result<(DbTarget, String)> {
+    use claimbench::embedded::redis::EmbeddedRedis;
     if let Some(started) = server.as_ref() {
         let t = DbTarget::parse(&started.url())?;
         let label = format!("embedded Redis ({t})");
         return Ok((t, label));
     }
-    if !quiet {
-        errln!("starting the embedded Redis (pass --db redis://… to use an existing server)");
-    }
-    let t0 = std::time::Instant::now();
-    let started = claimbench::embedded::redis::EmbeddedRedis::start()
-        .context("cannot start the embedded Redis")?;
-    if !quiet {
-        errln!(
-            "embedded Redis on {} in {} (started in {:.1} s, removed on exit)",
-            started.url(),
-            started
-                .path()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            t0.elapsed().as_secs_f64()
-        );
-    }
-    let t = DbTarget::parse(&started.url())?;
-    let label = format!("embedded Redis ({t})");
+    let at = |s: &EmbeddedRedis| (s.url(), s.path().map(Path::to_path_buf));
+    let (started, t, label) = start_broker(quiet, ("Redis", "redis"), EmbeddedRedis::start, at)?;
     *server = Some(Arc::new(started));
     Ok((t, label))
 }
@@ -588,27 +573,38 @@ pub(crate) fn start_nats(
     quiet: bool,
     server: &mut Option<Arc<claimbench::embedded::nats::EmbeddedNats>>,
 ) -> Result<(DbTarget, String)> {
+    use claimbench::embedded::nats::EmbeddedNats;
+    let at = |s: &EmbeddedNats| (s.url(), s.path().map(Path::to_path_buf));
+    let (started, t, label) = start_broker(quiet, ("NATS", "nats"), EmbeddedNats::start, at)?;
+    *server = Some(Arc::new(started));
+    Ok((t, label))
+}
+
+/// Starts one of the embedded brokers (`name`, whose URLs are `scheme://`), saying so
+/// unless `quiet`: where it runs and how long it took. Returns it, its target and the
+/// label the run records.
+fn start_broker<S>(
+    quiet: bool,
+    (name, scheme): (&str, &str),
+    start: impl FnOnce() -> Result<S, claimbench::embedded::EmbeddedError>,
+    at: impl Fn(&S) -> (String, Option<PathBuf>),
+) -> Result<(S, DbTarget, String)> {
     if !quiet {
-        errln!("starting the embedded NATS server (pass --db nats://… to use an existing one)");
+        errln!("starting the embedded {name} (pass --db {scheme}://… to use an existing server)");
     }
     let t0 = std::time::Instant::now();
-    let started = claimbench::embedded::nats::EmbeddedNats::start()
-        .context("cannot start the embedded NATS server")?;
+    let started = start().with_context(|| format!("cannot start the embedded {name}"))?;
+    let (url, dir) = at(&started);
     if !quiet {
         errln!(
-            "embedded NATS with JetStream on {} in {} (started in {:.1} s, removed on exit)",
-            started.url(),
-            started
-                .path()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
+            "embedded {name} on {url} in {} (started in {:.1} s, removed on exit)",
+            dir.map(|p| p.display().to_string()).unwrap_or_default(),
             t0.elapsed().as_secs_f64()
         );
     }
-    let t = DbTarget::parse(&started.url())?;
-    let label = format!("embedded NATS ({t})");
-    *server = Some(Arc::new(started));
-    Ok((t, label))
+    let t = DbTarget::parse(&url)?;
+    let label = format!("embedded {name} ({t})");
+    Ok((started, t, label))
 }
 
 /// The source revision, when claimbench runs from its git checkout ("+dirty" when the

@@ -21,6 +21,22 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
+/// The runner of a lifecycle-against-its-model test on generated sequences (a broker's):
+/// `CLAIMBENCH_MODEL_CASES` sequences (64 by default), none persisted, shrunk at most 200
+/// times.
+pub fn sequence_runner() -> proptest::test_runner::TestRunner {
+    let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 200,
+        ..proptest::test_runner::Config::default()
+    })
+}
+
 /// What a test asks the hot table, answered as a row of integers.
 #[derive(Debug, Clone)]
 pub enum Inspect {

@@ -391,7 +391,7 @@ impl Backend for NatsBackend {
         }
         let effects = self.stream(&js, &self.names.effects).await?;
         let runs = session::effects(&effects).await?;
-        Ok(crate::backend::broker_runs::reconciliation(
+        Ok(crate::backend::broker::reconciliation(
             (state.messages as i64 - back_again, 0, 0),
             completed.len() as i64,
             dead.len() as i64,

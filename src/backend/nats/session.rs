@@ -9,10 +9,11 @@
 use super::clients::Registered;
 use super::errors::error;
 use super::streams::{CONSUMER, Names};
-use crate::backend::broker_runs::Run;
+use crate::backend::broker::{self, Run};
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, Sample, Session};
+use crate::backend_kind::BackendKind;
 use crate::workload::Workload;
 use async_nats::jetstream::{self, AckKind, consumer, message::Acker, stream};
 use async_nats::{HeaderMap, HeaderValue};
@@ -360,24 +361,15 @@ impl Lifecycle for NatsSession {
 
 impl Session for NatsSession {
     async fn begin(&mut self) -> Result<(), BackendError> {
-        Err(BackendError::other(
-            "open a transaction",
-            "nats has no transaction a claim could be held open in; prove runs on the SQL engines",
-        ))
+        Err(broker::no_transaction(BackendKind::Nats))
     }
 
     async fn end(&mut self, _commit: bool) -> Result<(), BackendError> {
-        self.begin().await
+        Err(broker::no_transaction(BackendKind::Nats))
     }
 
     async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
-        match settings.is_empty() {
-            true => Ok(()),
-            false => Err(BackendError::other(
-                "apply session settings",
-                "nats has no session settings",
-            )),
-        }
+        broker::no_settings(BackendKind::Nats, settings)
     }
 
     /// A negative acknowledgement of each this worker holds and has not started:

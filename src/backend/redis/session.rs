@@ -4,7 +4,7 @@
 
 use super::errors::error;
 use super::scripts::{self, CurrentModel, Keys, Model};
-use crate::backend::broker_runs::{self, Run};
+use crate::backend::broker::{self, Run};
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, DbReconciliation, Sample, Session};
@@ -383,24 +383,15 @@ impl Lifecycle for RedisSession {
 
 impl Session for RedisSession {
     async fn begin(&mut self) -> Result<(), BackendError> {
-        Err(BackendError::other(
-            "open a transaction",
-            "redis has no transaction a claim could be held open in; prove runs on the SQL engines",
-        ))
+        Err(broker::no_transaction(BackendKind::Redis))
     }
 
     async fn end(&mut self, _commit: bool) -> Result<(), BackendError> {
-        self.begin().await
+        Err(broker::no_transaction(BackendKind::Redis))
     }
 
     async fn apply(&mut self, settings: &[(String, String)]) -> Result<(), BackendError> {
-        match settings.is_empty() {
-            true => Ok(()),
-            false => Err(BackendError::other(
-                "apply session settings",
-                "redis has no session settings",
-            )),
-        }
+        broker::no_settings(BackendKind::Redis, settings)
     }
 
     async fn release(&mut self, jobs: &[i64]) -> Result<Vec<i64>, BackendError> {
@@ -522,7 +513,7 @@ pub(super) async fn reconcile(
     };
     let runs = effects(&mut c, keys).await?;
     let pending = len - delivered;
-    Ok(broker_runs::reconciliation(
+    Ok(broker::reconciliation(
         (pending, delivered - started, started),
         done,
         dead,

@@ -1,8 +1,34 @@
-//! The effects rule on a broker: a broker has no SQL to run `reconcile.sql`, so its
-//! backend reads the effects record it keeps (a Redis stream, a JetStream stream) into
-//! [`Run`]s and counts duplicate executions here, by the same rule.
+//! What the brokers' backends share. The effects rule: a broker has no SQL to run
+//! `reconcile.sql`, so its backend reads the effects record it keeps (a Redis stream, a
+//! JetStream stream) into [`Run`]s and counts duplicate executions here, by the same
+//! rule. And what a broker's session has none of: a transaction, session settings.
 
-use super::DbReconciliation;
+use super::{BackendError, DbReconciliation};
+use crate::backend_kind::BackendKind;
+
+/// `begin` and `end` on a broker: there is no transaction to hold a claim open in.
+pub(crate) fn no_transaction(kind: BackendKind) -> BackendError {
+    BackendError::other(
+        "open a transaction",
+        format!(
+            "{kind} has no transaction a claim could be held open in; prove runs on the SQL engines"
+        ),
+    )
+}
+
+/// `apply` on a broker: nothing to apply, and any setting is refused.
+pub(crate) fn no_settings(
+    kind: BackendKind,
+    settings: &[(String, String)],
+) -> Result<(), BackendError> {
+    match settings.is_empty() {
+        true => Ok(()),
+        false => Err(BackendError::other(
+            "apply session settings",
+            format!("{kind} has no session settings"),
+        )),
+    }
+}
 
 /// One handler run as the broker's effects record holds it.
 #[derive(Debug, Clone, Copy, PartialEq)]
