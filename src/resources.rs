@@ -25,6 +25,36 @@ pub enum ServerProcess {
     BackendOf(u32),
 }
 
+/// The process listening on `addr`'s port on this host (a loopback server whose
+/// protocol does not tell its pid: NATS's), found through the kernel's socket tables
+/// (procfs). `None` for another host, or where `/proc` cannot tell (another user's
+/// process without the rights to read its descriptors).
+pub fn listening_pid(addr: std::net::SocketAddr) -> Option<u32> {
+    use procfs::net::TcpState;
+    use procfs::process::FDTarget;
+    if !addr.ip().is_loopback() {
+        return None;
+    }
+    let tables = [procfs::net::tcp(), procfs::net::tcp6()];
+    let inode = tables
+        .into_iter()
+        .flatten()
+        .flatten()
+        .find(|e| e.state == TcpState::Listen && e.local_address.port() == addr.port())?
+        .inode;
+    procfs::process::all_processes()
+        .ok()?
+        .flatten()
+        .find_map(|p| {
+            let holds = p
+                .fd()
+                .ok()?
+                .flatten()
+                .any(|fd| matches!(fd.target, FDTarget::Socket(i) if i == inode));
+            holds.then_some(p.pid as u32)
+        })
+}
+
 pub struct ResourceProbe {
     sys: Option<System>,
     own: Option<Pid>,
@@ -121,6 +151,17 @@ pub fn host_facts() -> HostFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_listener_of_a_loopback_port_is_found_and_no_other() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        assert_eq!(listening_pid(addr), Some(std::process::id()));
+        drop(l);
+        assert_eq!(listening_pid(addr), None, "closed");
+        let elsewhere = std::net::SocketAddr::from(([10, 0, 0, 1], addr.port()));
+        assert_eq!(listening_pid(elsewhere), None);
+    }
 
     /// Regression: a server of one process (mariadbd, redis-server) was read as a
     /// backend, so its parent's tree was summed: for an embedded server that parent is

@@ -60,6 +60,8 @@ async fn a_delivery_is_one_workers_until_it_is_acknowledged_or_its_ack_wait_pass
     assert_eq!(b.reset(&w, "work-queue", 1).await.unwrap(), 20);
     let mut a = b.connect("t-worker", "A").await.unwrap();
     let mut c = b.connect("t-worker", "C").await.unwrap();
+    // The server's process, for its CPU: the one listening on its port.
+    assert!(b.server_pid().await.is_some());
 
     // Two workers fetch disjoint batches, in arrival order (the stream's sequence is
     // the job's id).
@@ -308,6 +310,7 @@ fn a_handler_past_ack_wait_runs_twice_and_a_restart_loses_nothing() {
         Some(1),
         "{t}"
     );
+    assert_eq!(t["connection_kills"][0]["connections"], 4, "{t}");
     assert_eq!(t["reconciliation"]["lost"], 0, "{}", t["reconciliation"]);
     let d = &t["duplicates"];
     assert!(d["ledger"]["duplicate_claims"].as_u64().unwrap() > 0, "{d}");

@@ -334,9 +334,14 @@ impl Backend for NatsBackend {
         Ok(ServerCounters::default())
     }
 
-    /// The client protocol does not tell the server's pid; the server's CPU is not read.
+    /// The client protocol does not tell the server's pid: on this host, it is the
+    /// process listening on the server's port (nats-server is one process).
     async fn server_pid(&self) -> Option<super::ServerProcess> {
-        None
+        let addr = self.worker_address()?;
+        tokio::task::spawn_blocking(move || crate::resources::listening_pid(addr))
+            .await
+            .ok()?
+            .map(super::ServerProcess::Root)
     }
 
     /// The jobs not yet acknowledged and the bytes the stream keeps; no index, no dead
