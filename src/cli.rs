@@ -170,16 +170,17 @@ pub struct RunArgs {
     pub workload: PathBuf,
     /// Database URL: postgres://user[:password]@host:port/db,
     /// mysql://user[:password]@host:port/db, mssql://user:password@host:port/db (or
-    /// an ADO.NET connection string), redis://[user:password@]host:port[/db]. Repeat
-    /// it to run each cell on several backends side by side. Without a postgres URL,
-    /// claimbench starts a throw-away PostgreSQL cluster when the run needs one,
-    /// without a mysql URL a throw-away MariaDB, without a redis URL a throw-away
-    /// redis-server, and removes them afterwards. A redis URL is also where a
-    /// `lock-service` claim takes its leases.
+    /// an ADO.NET connection string), redis://[user:password@]host:port[/db],
+    /// nats://[user:password@]host:port (JetStream enabled). Repeat it to run each cell
+    /// on several backends side by side. Without a postgres URL, claimbench starts a
+    /// throw-away PostgreSQL cluster when the run needs one, without a mysql URL a
+    /// throw-away MariaDB, without a redis URL a throw-away redis-server, without a
+    /// nats URL a throw-away nats-server, and removes them afterwards. A redis URL is
+    /// also where a `lock-service` claim takes its leases.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: Vec<String>,
-    /// Schema (PostgreSQL), database (MySQL) or key prefix (Redis, and a lock
-    /// service's leases) claimbench creates, fills and drops.
+    /// Schema (PostgreSQL), database (MySQL), key prefix (Redis, and a lock service's
+    /// leases) or stream-name prefix (NATS) claimbench creates, fills and drops.
     #[arg(long, default_value = "claimbench")]
     pub schema: String,
     /// Directory that receives one folder per run.
@@ -290,7 +291,7 @@ pub struct HistoryArgs {
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
     pub workload: PathBuf,
-    /// Database URL (postgres://, mysql://, mssql:// or redis://); required, since an embedded cluster
+    /// Database URL (postgres://, mysql://, mssql://, redis:// or nats://); required, since an embedded cluster
     /// would vanish on exit.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: String,
