@@ -16,6 +16,7 @@
 pub mod mariadb;
 pub mod nats;
 pub mod pgbouncer;
+mod process;
 pub mod redis;
 pub mod settings;
 

@@ -10,12 +10,11 @@
 //! claims measure the server's work rather than this machine's disk. A restart
 //! (`faults.restart_db_at_s`) keeps what the files hold.
 
-use super::{EmbeddedError, last_lines, step, terminate};
+use super::{EmbeddedError, step};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 pub struct EmbeddedNats {
     /// Behind a lock so that a restart can replace it while the run holds the server.
@@ -100,34 +99,12 @@ impl EmbeddedNats {
     /// Until the log written since `from` says the server is ready (after JetStream
     /// has loaded its streams).
     fn wait_ready(&self, what: &'static str, from: u64) -> Result<(), EmbeddedError> {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let log = self.log();
-            if log
-                .get(from as usize..)
+        let log = self.path().map(|p| p.join(LOG));
+        super::process::wait_until_ready(&self.child, (what, self.port), log.as_deref(), || {
+            let text = self.log();
+            text.get(from as usize..)
                 .is_some_and(|l| l.contains("Server is ready"))
-            {
-                return Ok(());
-            }
-            let exited = self
-                .child
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .as_mut()
-                .and_then(|c| c.try_wait().ok().flatten());
-            if exited.is_some() || Instant::now() > deadline {
-                return Err(EmbeddedError::Step {
-                    step: what,
-                    detail: format!(
-                        "it was not ready on port {} ({}); its log: {}",
-                        self.port,
-                        exited.map_or("timed out after 15 s".into(), |s| s.to_string()),
-                        last_lines(&log, 3)
-                    ),
-                });
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        })
     }
 
     fn log(&self) -> String {
@@ -147,12 +124,6 @@ impl EmbeddedNats {
 
 impl Drop for EmbeddedNats {
     fn drop(&mut self) {
-        let child = self.child.get_mut().unwrap_or_else(|p| p.into_inner());
-        if let Some(mut child) = child.take() {
-            terminate(&mut child, Duration::from_secs(10));
-        }
-        if let Some(dir) = self.dir.take() {
-            let _ = dir.close();
-        }
+        super::process::stop_and_remove(&mut self.child, &mut self.dir);
     }
 }

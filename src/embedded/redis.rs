@@ -11,12 +11,12 @@
 //! the server's work rather than this machine's disk. `run.json` records the settings
 //! beside the server's version; production queues on Redis usually run `everysec`.
 
-use super::{EmbeddedError, last_lines, step, terminate};
+use super::{EmbeddedError, step};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub struct EmbeddedRedis {
     /// Behind a lock so that a restart (`faults.restart_db_at_s`) can replace it while
@@ -137,9 +137,9 @@ impl EmbeddedRedis {
     /// loaded its files, and answers LOADING until then).
     fn wait_ready(&self, what: &'static str) -> Result<(), EmbeddedError> {
         use std::io::{Read, Write};
-        let deadline = Instant::now() + Duration::from_secs(15);
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
-        loop {
+        let log = self.path().map(|p| p.join("redis.log"));
+        super::process::wait_until_ready(&self.child, (what, self.port), log.as_deref(), || {
             let pong = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200))
                 .and_then(|mut s| {
                     s.set_read_timeout(Some(Duration::from_millis(500)))?;
@@ -148,36 +148,8 @@ impl EmbeddedRedis {
                     s.read_exact(&mut buf)?;
                     Ok(&buf == b"+PONG\r\n")
                 });
-            if pong.unwrap_or(false) {
-                return Ok(());
-            }
-            let exited = self
-                .child
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .as_mut()
-                .and_then(|c| c.try_wait().ok().flatten());
-            if exited.is_some() || Instant::now() > deadline {
-                return Err(EmbeddedError::Step {
-                    step: what,
-                    detail: format!(
-                        "it did not answer on port {} ({}); its log: {}",
-                        self.port,
-                        exited.map_or("timed out after 15 s".into(), |s| s.to_string()),
-                        self.log_tail()
-                    ),
-                });
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn log_tail(&self) -> String {
-        let log = self
-            .path()
-            .and_then(|p| std::fs::read_to_string(p.join("redis.log")).ok())
-            .unwrap_or_default();
-        last_lines(&log, 3)
+            pong.unwrap_or(false)
+        })
     }
 
     pub fn url(&self) -> String {
@@ -191,12 +163,6 @@ impl EmbeddedRedis {
 
 impl Drop for EmbeddedRedis {
     fn drop(&mut self) {
-        let child = self.child.get_mut().unwrap_or_else(|p| p.into_inner());
-        if let Some(mut child) = child.take() {
-            terminate(&mut child, Duration::from_secs(10));
-        }
-        if let Some(dir) = self.dir.take() {
-            let _ = dir.close();
-        }
+        super::process::stop_and_remove(&mut self.child, &mut self.dir);
     }
 }
