@@ -83,6 +83,12 @@ async fn a_delivery_is_one_workers_until_it_is_acknowledged_or_its_ack_wait_pass
     assert!(!c.effect(2, 0, false, started, 5).await.unwrap().owned);
     assert!(a.complete(1).await.unwrap());
     assert!(!a.complete(1).await.unwrap(), "finished once");
+    // The completion carries the queue its message was published to.
+    let by_queue = b.completed_by_queue(0, i64::MAX).await.unwrap();
+    assert!(
+        matches!(&by_queue[..], [(q, 1)] if q == "a" || q == "b"),
+        "{by_queue:?}"
+    );
 
     // A failure is delivered again as the next attempt; at max_attempts it is dead. A
     // release is delivered again too; another worker's delivery is not released.

@@ -337,6 +337,13 @@ impl Population {
         self.queues.iter().map(|q| q.name.clone()).collect()
     }
 
+    /// The queue a uniform draw `r` in [0, 1) falls in, by [`Population::queue_bounds`]'s
+    /// `bounds` (the same for [`Population::priority_bounds`]): where a broker's producer
+    /// draws each job's queue and priority as the SQL seed's `width_bucket` does.
+    pub fn bucket(bounds: &[f64], r: f64) -> usize {
+        bounds.iter().rposition(|&b| b <= r).unwrap_or(0)
+    }
+
     /// Lower bounds of each queue's share of [0, 1), for the server-side `width_bucket`.
     pub fn queue_bounds(&self) -> (Vec<String>, Vec<f64>) {
         let weights = lower_bounds(self.queues.iter().map(|q| q.weight));

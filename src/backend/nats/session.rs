@@ -14,9 +14,9 @@ use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, Sample, Session};
 use crate::backend_kind::BackendKind;
-use crate::workload::Workload;
+use crate::workload::{Population, Workload};
 use async_nats::jetstream::{self, AckKind, consumer, message::Acker, stream};
-use async_nats::{HeaderMap, HeaderValue};
+use async_nats::{HeaderMap, HeaderValue, Subject};
 use futures_util::StreamExt;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -41,7 +41,9 @@ const DUE: &str = "Cb-Due";
 /// A delivery in a worker's hands.
 struct Held {
     acker: Acker,
-    queue: String,
+    /// The message's headers, moved out of it (its queue is read from them when the job
+    /// is finished; nothing is copied per claim).
+    headers: HeaderMap,
     /// Deliveries of this message so far, this one included.
     delivered: i64,
     /// The execution that started it: a second start, or another execution's heartbeat
@@ -61,6 +63,9 @@ pub struct NatsSession {
     /// before the reset that makes it, and a later reset makes it again by the same name.
     consumer: Option<consumer::PullConsumer>,
     held: HashMap<i64, Held>,
+    /// The last fetch's messages, kept for its capacity: one buffer per session, not
+    /// one per claim.
+    fetched: Vec<jetstream::Message>,
     /// Draws each produced job's queue by the workload's weights.
     rng: SmallRng,
 }
@@ -74,6 +79,17 @@ pub(super) fn now_us() -> i64 {
 
 fn header_i64(h: Option<&HeaderMap>, name: &str) -> Option<i64> {
     h?.get(name)?.as_str().parse().ok()
+}
+
+/// The headers of a job's outcome record (a completion, a dead letter): its queue, as
+/// its message carried it, and its id.
+fn outcome(held: &Held, job: i64) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    if let Some(queue) = held.headers.get(QUEUE) {
+        h.insert(QUEUE, queue.clone());
+    }
+    h.insert("j", HeaderValue::from(job));
+    h
 }
 
 /// The claim techniques of the SQL engines' shapes other than a single claim have no
@@ -96,6 +112,7 @@ impl NatsSession {
             ack_wait_ms,
             consumer: None,
             held: HashMap::new(),
+            fetched: Vec::new(),
             rng: SmallRng::from_entropy(),
         })
     }
@@ -126,11 +143,11 @@ impl NatsSession {
     async fn record(
         &self,
         what: &'static str,
-        subject: &str,
+        subject: &Subject,
         headers: HeaderMap,
     ) -> Result<(), BackendError> {
         self.js
-            .publish_with_headers(subject.to_string(), headers, Default::default())
+            .publish_with_headers(subject.clone(), headers, Default::default())
             .await
             .map_err(|e| error(what, e))?
             .await
@@ -153,14 +170,13 @@ impl NatsSession {
         let now = now_us();
         let mut acks = Vec::with_capacity(ages_us.len());
         for age in ages_us {
-            let r: f64 = self.rng.r#gen();
-            let queue = &names[bounds.iter().rposition(|&b| b <= r).unwrap_or(0)];
+            let queue = &names[Population::bucket(&bounds, self.rng.r#gen())];
             let mut h = HeaderMap::new();
             h.insert(QUEUE, queue.as_str());
             h.insert(DUE, HeaderValue::from(now - age));
             let ack = self
                 .js
-                .publish_with_headers(self.names.jobs.clone(), h, payload.clone())
+                .publish_with_headers(self.names.to_jobs.clone(), h, payload.clone())
                 .await
                 .map_err(|e| error(what, e))?;
             acks.push(ack);
@@ -208,7 +224,8 @@ impl ClaimSteps for NatsSession {
             .messages()
             .await
             .map_err(|e| error(what, e))?;
-        let mut got = Vec::with_capacity(ask.batch as usize);
+        let got = &mut self.fetched;
+        got.clear();
         let all = async {
             while let Some(m) = batch.next().await {
                 got.push(m.map_err(|e| error(what, e))?);
@@ -219,24 +236,18 @@ impl ClaimSteps for NatsSession {
             .await
             .map_err(|_| error(what, "the fetch timed out"))??;
         let now = now_us();
-        for m in got {
+        for m in self.fetched.drain(..) {
             let info = m.info().map_err(|e| error(what, e))?;
             let id = info.stream_sequence as i64;
             let delivered = info.delivered;
             let published = (info.published.unix_timestamp_nanos() / 1000) as i64;
             let due = header_i64(m.headers.as_ref(), DUE).unwrap_or(published);
-            let queue = m
-                .headers
-                .as_ref()
-                .and_then(|h| h.get(QUEUE))
-                .map(|v| v.as_str().to_string())
-                .unwrap_or_default();
-            let (_, acker) = m.split();
+            let (message, acker) = m.split();
             self.held.insert(
                 id,
                 Held {
                     acker,
-                    queue,
+                    headers: message.headers.unwrap_or_default(),
                     delivered,
                     token: None,
                     since: Instant::now(),
@@ -305,21 +316,19 @@ impl Lifecycle for NatsSession {
                 h.insert("s", HeaderValue::from(e.started_us));
                 h.insert("e", HeaderValue::from(finished));
                 h.insert("o", HeaderValue::from(i32::from(owned)));
-                self.record(what, &self.names.effects, h).await?;
+                self.record(what, &self.names.to_effects, h).await?;
                 Reply::row(Some(finished), Some(i64::from(owned)))
             }
             // The completion is recorded before the acknowledgement: a crash between
             // the two leaves the job in the stream (delivered again, a duplicate run)
             // rather than gone with no record of its outcome.
             Step::Complete { job } => {
-                let Some(queue) = self.held.get(&job).map(|h| h.queue.clone()) else {
+                let Some(held) = self.held.get(&job) else {
                     return Ok(Reply::row(Some(0), None));
                 };
-                let mut h = HeaderMap::new();
-                h.insert(QUEUE, queue);
-                h.insert("j", HeaderValue::from(job));
+                let mut h = outcome(held, job);
                 h.insert("t", HeaderValue::from(now_us()));
-                self.record(what, &self.names.done, h).await?;
+                self.record(what, &self.names.to_done, h).await?;
                 self.settle(job, AckKind::Ack).await?;
                 Reply::row(Some(1), None)
             }
@@ -339,15 +348,13 @@ impl Lifecycle for NatsSession {
                     (false, true) => AckKind::Nak(None),
                     (false, false) => AckKind::Nak(Some(retry_delay)),
                 };
-                let Some(queue) = self.held.get(&job).map(|h| h.queue.clone()) else {
+                let Some(held) = self.held.get(&job) else {
                     return Ok(Reply::row(Some(0), Some(0)));
                 };
                 if last {
                     // Recorded first, as a completion is.
-                    let mut h = HeaderMap::new();
-                    h.insert(QUEUE, queue);
-                    h.insert("j", HeaderValue::from(job));
-                    self.record(what, &self.names.dead, h).await?;
+                    self.record(what, &self.names.to_dead, outcome(held, job))
+                        .await?;
                 }
                 self.settle(job, kind).await?;
                 match last {

@@ -2,6 +2,8 @@
 //! stream of jobs, three streams of what the ledger needs besides (completions, dead
 //! letters, effects), and the durable consumer the workers share.
 
+use async_nats::Subject;
+
 /// The durable consumer every worker fetches from.
 pub(super) const CONSUMER: &str = "workers";
 
@@ -15,15 +17,26 @@ pub(super) struct Names {
     pub done: String,
     pub dead: String,
     pub effects: String,
+    /// The same names as the subjects a worker publishes to, made once: a subject
+    /// clones without copying, where one built from a name per message would allocate.
+    pub to_jobs: Subject,
+    pub to_done: Subject,
+    pub to_dead: Subject,
+    pub to_effects: Subject,
 }
 
 impl Names {
     pub(super) fn new(schema: &str) -> Names {
+        let name = |of: &str| format!("{schema}_{of}");
         Names {
-            jobs: format!("{schema}_jobs"),
-            done: format!("{schema}_done"),
-            dead: format!("{schema}_dead"),
-            effects: format!("{schema}_effects"),
+            jobs: name("jobs"),
+            done: name("done"),
+            dead: name("dead"),
+            effects: name("effects"),
+            to_jobs: Subject::from(name("jobs")),
+            to_done: Subject::from(name("done")),
+            to_dead: Subject::from(name("dead")),
+            to_effects: Subject::from(name("effects")),
         }
     }
 

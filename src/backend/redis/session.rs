@@ -10,7 +10,7 @@ use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, DbReconciliation, Sample, Session};
 use crate::backend_kind::BackendKind;
 use crate::strategy::Strategy;
-use crate::workload::Workload;
+use crate::workload::{Population, Workload};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use redis::aio::MultiplexedConnection;
@@ -168,14 +168,9 @@ impl RedisSession {
         let jobs: Vec<(&str, i32)> = ages_us
             .iter()
             .map(|_| {
-                let r: f64 = self.rng.r#gen();
-                let i = bounds.iter().rposition(|&b| b <= r).unwrap_or(0);
-                let r: f64 = self.rng.r#gen();
-                let drawn = level_bounds
-                    .iter()
-                    .rposition(|&b| b <= r)
-                    .and_then(|k| levels.get(k).copied())
-                    .unwrap_or(0);
+                let i = Population::bucket(&bounds, self.rng.r#gen());
+                let k = Population::bucket(&level_bounds, self.rng.r#gen());
+                let drawn = levels.get(k).copied().unwrap_or(0);
                 (names[i].as_str(), own[i].unwrap_or(drawn))
             })
             .collect();
