@@ -20,6 +20,8 @@ pub enum BackendKind {
     Redis,
     /// NATS JetStream: a work-queue stream and a durable pull consumer.
     Nats,
+    /// RabbitMQ: a durable classic queue, consumers with a prefetch, manual acks.
+    Rabbitmq,
 }
 
 /// One engine's facts.
@@ -67,7 +69,7 @@ pub struct Engine {
 }
 
 /// How many engines there are: the length of every per-engine table.
-pub const ENGINE_COUNT: usize = 5;
+pub const ENGINE_COUNT: usize = 6;
 
 /// Every engine, in `BackendKind` order.
 pub static ENGINES: [Engine; ENGINE_COUNT] = [
@@ -156,6 +158,26 @@ pub static ENGINES: [Engine; ENGINE_COUNT] = [
         adopts_empty_schema: false,
         runs_sql: false,
         broker_layouts: &["work-queue"],
+    },
+    Engine {
+        kind: BackendKind::Rabbitmq,
+        name: "rabbitmq",
+        // No TLS: claimbench's load goes to loopback, and lapin is built without it.
+        url_schemes: &["amqp"],
+        example_url: "amqp://guest:guest@127.0.0.1:5672/%2f",
+        // The schema prefixes the names of claimbench's queues (`claimbench_jobs`).
+        reserved_schemas: &[],
+        reserved_prefixes: &["amq."],
+        setting_name_extra: &[],
+        setting_name_rule: "",
+        binds_setting_values: false,
+        binds_arrays: false,
+        // A node is slow to start and wants its own Erlang distribution ports and
+        // cookie: a running server is given by URL (docs/backends.md).
+        embedded: false,
+        adopts_empty_schema: false,
+        runs_sql: false,
+        broker_layouts: &["classic-queue"],
     },
 ];
 

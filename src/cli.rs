@@ -171,16 +171,19 @@ pub struct RunArgs {
     /// Database URL: postgres://user[:password]@host:port/db,
     /// mysql://user[:password]@host:port/db, mssql://user:password@host:port/db (or
     /// an ADO.NET connection string), redis://[user:password@]host:port[/db],
-    /// nats://[user:password@]host:port (JetStream enabled). Repeat it to run each cell
-    /// on several backends side by side. Without a postgres URL, claimbench starts a
-    /// throw-away PostgreSQL cluster when the run needs one, without a mysql URL a
-    /// throw-away MariaDB, without a redis URL a throw-away redis-server, without a
-    /// nats URL a throw-away nats-server, and removes them afterwards. A redis URL is
-    /// also where a `lock-service` claim takes its leases.
+    /// nats://[user:password@]host:port (JetStream enabled),
+    /// amqp://user:password@host:port/vhost (RabbitMQ; %2f is the default vhost). Repeat
+    /// it to run each cell on several backends side by side. Without a postgres URL,
+    /// claimbench starts a throw-away PostgreSQL cluster when the run needs one, without
+    /// a mysql URL a throw-away MariaDB, without a redis URL a throw-away redis-server,
+    /// without a nats URL a throw-away nats-server, and removes them afterwards; it
+    /// starts no RabbitMQ (a block on rabbitmq needs its URL). A redis URL is also where
+    /// a `lock-service` claim takes its leases.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: Vec<String>,
     /// Schema (PostgreSQL), database (MySQL), key prefix (Redis, and a lock service's
-    /// leases) or stream-name prefix (NATS) claimbench creates, fills and drops.
+    /// leases), stream-name prefix (NATS) or queue-name prefix (RabbitMQ) claimbench
+    /// creates, fills and drops.
     #[arg(long, default_value = "claimbench")]
     pub schema: String,
     /// Directory that receives one folder per run.
@@ -291,7 +294,7 @@ pub struct HistoryArgs {
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
     pub workload: PathBuf,
-    /// Database URL (postgres://, mysql://, mssql://, redis:// or nats://); required, since an embedded cluster
+    /// Database URL (postgres://, mysql://, mssql://, redis://, nats:// or amqp://); required, since an embedded cluster
     /// would vanish on exit.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: String,
@@ -412,6 +415,7 @@ pub enum BackendArg {
     Mssql,
     Redis,
     Nats,
+    Rabbitmq,
 }
 
 impl From<BackendArg> for BackendKind {
@@ -422,6 +426,7 @@ impl From<BackendArg> for BackendKind {
             BackendArg::Mssql => BackendKind::Mssql,
             BackendArg::Redis => BackendKind::Redis,
             BackendArg::Nats => BackendKind::Nats,
+            BackendArg::Rabbitmq => BackendKind::Rabbitmq,
         }
     }
 }

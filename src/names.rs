@@ -9,7 +9,7 @@ use crate::backend_kind::BackendKind;
 /// The index layouts claimbench ships (files under `migrations/<engine>/indexes/`), and
 /// Redis's two data models, `stream` and `hash-by-due` (a broker's queue has no index to
 /// choose; the layout chooses where the queue is).
-pub const INDEX_LAYOUTS: [&str; 8] = [
+pub const INDEX_LAYOUTS: [&str; 9] = [
     "pk-only",
     "status-created",
     "fetch-order",
@@ -20,6 +20,8 @@ pub const INDEX_LAYOUTS: [&str; 8] = [
     HASH_BY_DUE,
     // NATS JetStream's.
     WORK_QUEUE,
+    // RabbitMQ's.
+    CLASSIC_QUEUE,
 ];
 
 /// A broker's layouts (`backend::layouts`): where its queue is, with no index to choose.
@@ -31,7 +33,10 @@ pub const HASH_BY_DUE: &str = "hash-by-due";
 /// `work-queue`: a JetStream stream with work-queue retention (a message is gone once
 /// acknowledged) and one durable pull consumer the workers share.
 pub const WORK_QUEUE: &str = "work-queue";
-pub const BROKER_LAYOUTS: [&str; 3] = [STREAM, HASH_BY_DUE, WORK_QUEUE];
+/// `classic-queue`: a durable RabbitMQ classic queue whose rejected messages go to a
+/// dead-letter queue, consumed with a prefetch and manual acknowledgements.
+pub const CLASSIC_QUEUE: &str = "classic-queue";
+pub const BROKER_LAYOUTS: [&str; 4] = [STREAM, HASH_BY_DUE, WORK_QUEUE, CLASSIC_QUEUE];
 
 /// The layout a broker's technique claims on: each Redis technique has its own data
 /// model, and a cell pairing it with the other's is refused before anything starts.
@@ -40,6 +45,7 @@ pub fn broker_layout_of(strategy: &str) -> Option<&'static str> {
         "redis-streams" => Some(STREAM),
         "redis-cas" => Some(HASH_BY_DUE),
         "jetstream" => Some(WORK_QUEUE),
+        "rabbitmq" => Some(CLASSIC_QUEUE),
         _ => None,
     }
 }
@@ -160,6 +166,10 @@ mod tests {
         want.sort_unstable();
         assert_eq!(all, want);
         assert_eq!(BackendKind::Nats.engine().broker_layouts, [WORK_QUEUE]);
+        assert_eq!(
+            BackendKind::Rabbitmq.engine().broker_layouts,
+            [CLASSIC_QUEUE]
+        );
     }
     use std::path::Path;
 

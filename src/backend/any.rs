@@ -9,6 +9,7 @@ use super::mssql::{MssqlBackend, MssqlSession};
 use super::mysql::{MysqlBackend, MysqlSession};
 use super::nats::{NatsBackend, NatsSession};
 use super::postgres::{PostgresBackend, PostgresSession};
+use super::rabbitmq::{RabbitBackend, RabbitSession};
 use super::redis::{RedisBackend, RedisSession};
 use super::{
     Backend, BackendError, BackendKind, ClaimedJob, DbTarget, Sample, ServerCounters, Session,
@@ -26,6 +27,7 @@ pub enum AnyBackend {
     Mssql(MssqlBackend),
     Redis(RedisBackend),
     Nats(NatsBackend),
+    Rabbitmq(RabbitBackend),
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -35,6 +37,7 @@ pub enum AnySession {
     Mssql(MssqlSession),
     Redis(RedisSession),
     Nats(NatsSession),
+    Rabbitmq(RabbitSession),
 }
 
 impl AnyBackend {
@@ -52,6 +55,7 @@ impl AnyBackend {
             DbTarget::Mssql(t) => AnyBackend::Mssql(MssqlBackend::new(t.clone(), schema)),
             DbTarget::Redis(t) => AnyBackend::Redis(RedisBackend::new(t.clone(), schema)),
             DbTarget::Nats(t) => AnyBackend::Nats(NatsBackend::new(t.clone(), schema)),
+            DbTarget::Rabbitmq(t) => AnyBackend::Rabbitmq(RabbitBackend::new(t.clone(), schema)),
         }
     }
 
@@ -148,6 +152,7 @@ macro_rules! each {
             $t::Mssql($b) => $e,
             $t::Redis($b) => $e,
             $t::Nats($b) => $e,
+            $t::Rabbitmq($b) => $e,
         }
     };
 }
@@ -196,6 +201,9 @@ impl Backend for AnyBackend {
             AnyBackend::Mssql(b) => AnySession::Mssql(b.connect_to(role, worker_id, to).await?),
             AnyBackend::Redis(b) => AnySession::Redis(b.connect_to(role, worker_id, to).await?),
             AnyBackend::Nats(b) => AnySession::Nats(b.connect_to(role, worker_id, to).await?),
+            AnyBackend::Rabbitmq(b) => {
+                AnySession::Rabbitmq(b.connect_to(role, worker_id, to).await?)
+            }
         })
     }
 

@@ -200,6 +200,7 @@ mod tests {
                 "index_layouts = [\"stream\"] or [\"hash-by-due\"]",
             ),
             (BackendKind::Nats, "index_layouts = [\"work-queue\"]"),
+            (BackendKind::Rabbitmq, "index_layouts = [\"classic-queue\"]"),
         ] {
             for l in crate::names::INDEX_LAYOUTS {
                 match kind.engine().broker_layouts.contains(&l) {

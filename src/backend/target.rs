@@ -18,6 +18,7 @@ pub enum DbTarget {
     Mssql(super::mssql_target::MssqlTarget),
     Redis(super::redis::RedisTarget),
     Nats(super::nats::NatsTarget),
+    Rabbitmq(super::rabbitmq::RabbitTarget),
 }
 
 impl DbTarget {
@@ -56,6 +57,9 @@ impl DbTarget {
             Some(BackendKind::Nats) => super::nats::NatsTarget::parse(url)
                 .map(DbTarget::Nats)
                 .map_err(|e| invalid(BackendKind::Nats, &e, url)),
+            Some(BackendKind::Rabbitmq) => super::rabbitmq::RabbitTarget::parse(url)
+                .map(DbTarget::Rabbitmq)
+                .map_err(|e| invalid(BackendKind::Rabbitmq, &e, url)),
             Some(BackendKind::Mssql) => super::mssql_target::parse_url(url)
                 .map(DbTarget::Mssql)
                 .map_err(|e| TargetError::SqlServer(e.into())),
@@ -108,6 +112,7 @@ impl DbTarget {
             DbTarget::Mssql(_) => BackendKind::Mssql,
             DbTarget::Redis(_) => BackendKind::Redis,
             DbTarget::Nats(_) => BackendKind::Nats,
+            DbTarget::Rabbitmq(_) => BackendKind::Rabbitmq,
         }
     }
 }
@@ -117,7 +122,7 @@ impl DbTarget {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
     #[error(
-        "cannot tell the backend of `{shown}`; use a postgres://, mysql://, mssql://, redis:// or nats:// URL (or a libpq key/value string for PostgreSQL, an ADO.NET connection string for SQL Server)"
+        "cannot tell the backend of `{shown}`; use a postgres://, mysql://, mssql://, redis://, nats:// or amqp:// URL (or a libpq key/value string for PostgreSQL, an ADO.NET connection string for SQL Server)"
     )]
     UnknownScheme { shown: String },
     #[error(
@@ -199,6 +204,7 @@ impl std::fmt::Display for DbTarget {
             DbTarget::Mssql(t) => f.write_str(&t.display),
             DbTarget::Redis(t) => f.write_str(t.display()),
             DbTarget::Nats(t) => f.write_str(t.display()),
+            DbTarget::Rabbitmq(t) => f.write_str(t.display()),
         }
     }
 }
@@ -412,7 +418,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("use a postgres://, mysql://, mssql://, redis:// or nats:// URL"),
+            e.contains("use a postgres://, mysql://, mssql://, redis://, nats:// or amqp:// URL"),
             "{e}"
         );
         assert!(!e.contains("pw@"), "{e}");

@@ -201,6 +201,10 @@ fn print_sql(kind: BackendKind, strategy: Strategy, batch: u32) -> Result<()> {
             format!("batch {batch}: the fetch's max_messages"),
             strategy.text(BackendKind::Nats).to_string(),
         ),
+        BackendKind::Rabbitmq => (
+            format!("batch {batch}: the consumer's prefetch_count"),
+            strategy.text(BackendKind::Rabbitmq).to_string(),
+        ),
     };
     if let Some(src) = &strategy.def().custom {
         // The file of this backend's form: `sql --backend mysql` named the PostgreSQL one.

@@ -150,7 +150,7 @@ async fn prove_target(
                 bail!("--backend mssql: no SQL Server can be started here; pass --db mssql://…")
             }
             BackendKind::Postgres => start_embedded(&w, false, &mut servers.pg, None)?.0,
-            BackendKind::Redis | BackendKind::Nats => {
+            BackendKind::Redis | BackendKind::Nats | BackendKind::Rabbitmq => {
                 unreachable!("refused above: prove runs on SQL engines")
             }
         };

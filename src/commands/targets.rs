@@ -35,6 +35,15 @@ pub(crate) fn resolve_targets(
         given.push(t);
     }
     let path = workload.source_path.display().to_string();
+    let kinds: Vec<BackendKind> = given.iter().map(DbTarget::kind).collect();
+    for name in workload.drop_blocks_without_db(&kinds) {
+        errln!(
+            "{path}: block `{name}` left out: it runs only when --db names its server (if_db_given)"
+        );
+    }
+    if workload.matrices.is_empty() {
+        bail!("{path}: every block waits for a --db (if_db_given); give one");
+    }
     // A redis:// URL beside a lock-service claim names the lock service; it is a
     // backend only where the matrix lists redis.
     let lock_service = workload.uses_lock_service();

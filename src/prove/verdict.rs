@@ -295,7 +295,7 @@ pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdi
             }
         }
         // prove runs on the SQL engines only (a stream holds no claim open to contend).
-        BackendKind::Redis | BackendKind::Nats => {}
+        BackendKind::Redis | BackendKind::Nats | BackendKind::Rabbitmq => {}
     }
     if let (Step::Model(m), false) = (v.step, v.ok) {
         causes.push(format!(

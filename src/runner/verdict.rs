@@ -134,6 +134,11 @@ pub struct TrialFacts<'a> {
     /// on its own ([`Strategy::redelivers_on_timeout`]), each may be claimed again while
     /// held.
     pub held_past_lease: u64,
+    /// Jobs in the hands of a worker whose connection went away (crashes after the
+    /// start, connections lost holding claims): where the server redelivers them at
+    /// once ([`Strategy::redelivers_on_connection_loss`]), each may be claimed again
+    /// while the ledger still has it held.
+    pub held_by_lost_connections: u64,
 }
 
 /// Tail percentiles from fewer claims than this are noise.
@@ -174,7 +179,9 @@ pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     }
     let not_failover = f.ledger.duplicate_claims.saturating_sub(f.failover.claims);
     let by_timeout = f.strategy.redelivers_on_timeout() && f.held_past_lease > 0;
-    if f.strategy.prevents_duplicate_claims() && not_failover > 0 && !by_timeout {
+    let by_loss = f.strategy.redelivers_on_connection_loss() && f.held_by_lost_connections > 0;
+    let by_server = by_timeout || by_loss;
+    if f.strategy.prevents_duplicate_claims() && not_failover > 0 && !by_server {
         warnings.push(Warning::UnexpectedDuplicateClaims {
             count: not_failover,
         });
@@ -341,6 +348,7 @@ mod tests {
             claim_lock_refusals: (0, 5000),
             advisory_locks: Some((12, 40)),
             held_past_lease: 0,
+            held_by_lost_connections: 0,
         }
     }
 

@@ -316,7 +316,10 @@ impl Strategy {
             return match kind {
                 BackendKind::Postgres => src.setup.as_deref(),
                 BackendKind::Mysql => src.mysql.as_ref()?.setup.as_deref(),
-                BackendKind::Mssql | BackendKind::Redis | BackendKind::Nats => None,
+                BackendKind::Mssql
+                | BackendKind::Redis
+                | BackendKind::Nats
+                | BackendKind::Rabbitmq => None,
             };
         }
         crate::statements::sql_steps(self.sql(kind)?)
@@ -337,6 +340,15 @@ impl Strategy {
     /// technique's own duplicate claim rather than a defect.
     pub fn redelivers_on_timeout(&self) -> bool {
         crate::names::broker_layout_of(self.as_str()) == Some(crate::names::WORK_QUEUE)
+    }
+
+    /// Whether the server delivers a job again as soon as the connection of the worker
+    /// holding it is gone (RabbitMQ: an unacknowledged delivery returns to the queue
+    /// when its channel closes): a job whose worker lost its connection (a kill, a
+    /// crash) is then claimed while the ledger still has it in that worker's hands,
+    /// the technique's own duplicate claim rather than a defect.
+    pub fn redelivers_on_connection_loss(&self) -> bool {
+        crate::names::broker_layout_of(self.as_str()) == Some(crate::names::CLASSIC_QUEUE)
     }
 
     /// Whether the strategy applies the seed's per-queue max-workers check. naive and

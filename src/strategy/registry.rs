@@ -33,13 +33,16 @@ const NO_ADVISORY_FOR_MYSQL: &str = "MySQL's GET_LOCK takes named locks, one per
 const NOT_FOR_MSSQL: &str = "not written for SQL Server yet; its production claim (UPDLOCK, READPAST with UPDATE ... OUTPUT) is the technique there";
 
 /// Why a SQL technique has no form on a broker: the broker's claim is a delivery.
-pub const SQL_ON_A_BROKER: &str = "a SQL technique, and a broker is not a SQL server: redis's claims are redis-streams (a delivery to a consumer group) and redis-cas (a compare-and-set on a record's version), nats's is jetstream (a pull consumer's fetch)";
+pub const SQL_ON_A_BROKER: &str = "a SQL technique, and a broker is not a SQL server: redis's claims are redis-streams (a delivery to a consumer group) and redis-cas (a compare-and-set on a record's version), nats's is jetstream (a pull consumer's fetch), rabbitmq's is rabbitmq (a consumer's prefetch)";
 
 /// Why a broker's technique has no form on a SQL engine.
 const BROKER_ONLY: &str = "Redis Streams' technique (XREADGROUP, XACK, XAUTOCLAIM): run it on matrix.backends = [\"redis\"]";
 
 /// Why JetStream's technique has no form elsewhere.
 const JETSTREAM_ONLY: &str = "NATS JetStream's technique (a durable pull consumer's fetch, ack, nak with a delay; AckWait as the visibility timeout): run it on matrix.backends = [\"nats\"]";
+
+/// Why RabbitMQ's technique has no form elsewhere.
+const RABBITMQ_ONLY: &str = "RabbitMQ's technique (a consumer with a prefetch of the batch, manual acks, a dead-letter queue for the last attempt; no visibility timeout): run it on matrix.backends = [\"rabbitmq\"]";
 
 /// Why the key-value store's compare-and-set has no form on a SQL engine.
 const KV_ONLY: &str = "a key-value store's compare-and-set on Redis (versioned records, layout hash-by-due): run it on matrix.backends = [\"redis\"]; version-cas is the same claim on a table";
@@ -50,7 +53,7 @@ const LOCK_SERVICE_NOT_FOR_MSSQL: &str = "written for PostgreSQL and MySQL so fa
 /// Lock-hint variants exist where there are lock hints.
 const HINTS_ARE_SQL_SERVERS: &str = "a SQL Server lock-hint variant: PostgreSQL and MySQL lock rows only, with no hint to choose the granularity";
 
-pub static REGISTRY: [Def; 20] = [
+pub static REGISTRY: [Def; 21] = [
     Def {
         name: Cow::Borrowed("production"),
         colour: Colour(0x00, 0x72, 0xB2),
@@ -64,6 +67,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "production.sql"),
             sql!("mysql", "production.sql"),
             sql!("mssql", "production.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -91,6 +95,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("mssql", "naive.sql"),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -111,6 +116,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "waiting.sql"),
             sql!("mysql", "waiting.sql"),
             sql!("mssql", "waiting.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -135,6 +141,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("mssql", "conditional.sql"),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -155,6 +162,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "version-cas.sql"),
             sql!("mysql", "version-cas.sql"),
             sql!("mssql", "version-cas.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -181,6 +189,7 @@ pub static REGISTRY: [Def; 20] = [
             Form::Absent(NOT_FOR_MSSQL),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -201,6 +210,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "offset-start.sql"),
             sql!("mysql", "offset-start.sql"),
             sql!("mssql", "offset-start.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -225,6 +235,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("mssql", "sharded.sql"),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -245,6 +256,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "sharded-skip-locked.sql"),
             sql!("mysql", "sharded-skip-locked.sql"),
             sql!("mssql", "sharded-skip-locked.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -272,6 +284,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("mssql", "sharded-read-write.sql"),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -292,6 +305,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "advisory.sql"),
             Form::Absent(NO_ADVISORY_FOR_MYSQL),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -316,6 +330,7 @@ pub static REGISTRY: [Def; 20] = [
             Form::Absent(NOT_FOR_MSSQL),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: false,
@@ -336,6 +351,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "ready-table.sql"),
             sql!("mysql", "ready-table.sql"),
             Form::Absent(NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -362,6 +378,7 @@ pub static REGISTRY: [Def; 20] = [
             ),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
+            Form::Absent(SQL_ON_A_BROKER),
         ],
         advisory: false,
         listens: true,
@@ -380,6 +397,7 @@ pub static REGISTRY: [Def; 20] = [
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             sql!("mssql", "rowlock.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -402,6 +420,7 @@ pub static REGISTRY: [Def; 20] = [
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             Form::Absent(HINTS_ARE_SQL_SERVERS),
             sql!("mssql", "paglock.sql"),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -429,6 +448,7 @@ pub static REGISTRY: [Def; 20] = [
                 "strategies/streams.lua"
             ))),
             Form::Absent(BROKER_ONLY),
+            Form::Absent(BROKER_ONLY),
         ],
         advisory: false,
         listens: false,
@@ -453,6 +473,7 @@ pub static REGISTRY: [Def; 20] = [
                 "redis",
                 "strategies/cas.lua"
             ))),
+            Form::Absent(KV_ONLY),
             Form::Absent(KV_ONLY),
         ],
         advisory: false,
@@ -479,6 +500,33 @@ pub static REGISTRY: [Def; 20] = [
                 "nats",
                 "strategies/jetstream.txt"
             ))),
+            Form::Absent(JETSTREAM_ONLY),
+        ],
+        advisory: false,
+        listens: false,
+        offset_window: None,
+        sharded: false,
+        custom: None,
+    },
+    Def {
+        name: Cow::Borrowed("rabbitmq"),
+        colour: Colour(0xFF, 0x66, 0x00),
+        about: Cow::Borrowed(
+            "RabbitMQ: a consumer with a prefetch of the batch on a durable classic queue, manual acks, a retry published again with its attempt counted, the last attempt rejected to a dead-letter queue; no visibility timeout (a delivery is the consumer's until its channel closes)",
+        ),
+        shape: Shape::Claim,
+        contention: Contention::Skips,
+        promises: NO_DUPLICATES,
+        forms: [
+            Form::Absent(RABBITMQ_ONLY),
+            Form::Absent(RABBITMQ_ONLY),
+            Form::Absent(RABBITMQ_ONLY),
+            Form::Absent(RABBITMQ_ONLY),
+            Form::Absent(RABBITMQ_ONLY),
+            Form::Sql(Cow::Borrowed(crate::statements::migration!(
+                "rabbitmq",
+                "strategies/rabbitmq.txt"
+            ))),
         ],
         advisory: false,
         listens: false,
@@ -502,6 +550,7 @@ pub static REGISTRY: [Def; 20] = [
             sql!("postgres", "lock-service.sql"),
             sql!("mysql", "lock-service.sql"),
             Form::Absent(LOCK_SERVICE_NOT_FOR_MSSQL),
+            Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
             Form::Absent(SQL_ON_A_BROKER),
         ],
@@ -536,7 +585,11 @@ mod tests {
             assert!(
                 kinds
                     .iter()
-                    .chain([&BackendKind::Redis, &BackendKind::Nats])
+                    .chain([
+                        &BackendKind::Redis,
+                        &BackendKind::Nats,
+                        &BackendKind::Rabbitmq,
+                    ])
                     .any(|&k| s.sql(k).is_some()),
                 "{s}: a form somewhere"
             );

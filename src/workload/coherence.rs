@@ -109,9 +109,11 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
         })
     };
     // JetStream's work queue delivers in arrival order too, but delays a retry (a
-    // negative acknowledgement with a delay).
-    let on_a_stream = claims_on(&[crate::names::STREAM]);
-    let in_arrival_order = claims_on(&[crate::names::STREAM, crate::names::WORK_QUEUE]);
+    // negative acknowledgement with a delay); a RabbitMQ queue delays none (that takes
+    // a plugin or a queue per delay).
+    use crate::names::{CLASSIC_QUEUE, STREAM, WORK_QUEUE};
+    let no_delay = claims_on(&[STREAM, CLASSIC_QUEUE]);
+    let in_arrival_order = claims_on(&[STREAM, WORK_QUEUE, CLASSIC_QUEUE]);
     if p.all_priorities().len() > 1 && in_arrival_order {
         return refuse("population.priorities".into(), "orders jobs by priority");
     }
@@ -140,7 +142,7 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     let h = &w.handler;
     // The delay matters only where a job can fail (it defaults to 100 ms).
     let fails = h.failure_rate > 0.0 || w.faults.poison_share > 0.0;
-    if h.retry_delay > Duration::ZERO && fails && on_a_stream {
+    if h.retry_delay > Duration::ZERO && fails && no_delay {
         return refuse("handler.retry_delay_ms".into(), "delays a retry");
     }
     if h.complete != super::Completion::PerJob {

@@ -328,6 +328,22 @@ impl Workload {
         })
     }
 
+    /// Leaves out the blocks marked `if_db_given` for which `given` (the backends of
+    /// `--db`) lacks a backend, and the backends no block is left to run on; returns
+    /// the names of the blocks left out.
+    pub fn drop_blocks_without_db(&mut self, given: &[BackendKind]) -> Vec<String> {
+        let (keep, left_out): (Vec<Matrix>, Vec<Matrix>) = std::mem::take(&mut self.matrices)
+            .into_iter()
+            .partition(|m| !m.if_db_given || m.backends.iter().all(|k| given.contains(k)));
+        self.matrices = keep;
+        if !left_out.is_empty() {
+            let matrices = &self.matrices;
+            self.backends
+                .retain(|k| matrices.iter().any(|m| m.runs_on(*k)));
+        }
+        left_out.into_iter().map(|m| m.name).collect()
+    }
+
     /// Whether a block claims through a lock service beside its database
     /// (`lock-service`): the run then needs a Redis for the leases.
     pub fn uses_lock_service(&self) -> bool {

@@ -213,6 +213,37 @@ mod tests {
     /// Blocks that name their own backends run on those targets only (a SQL claim on
     /// postgres beside a broker's on redis); a block that names none, on every one.
     #[test]
+    fn a_block_waiting_for_a_db_is_left_out_without_one_with_its_backend() {
+        let text = "name = 't'\n[population]\nbacklog = 100\nqueues = [{ name = 'default' }]\n[handler]\nretry_delay_ms = 0\n\
+            [[matrix]]\nname = 'table'\nbackends = ['postgres']\nstrategies = ['production']\nindex_layouts = ['fetch-order']\nworkers = [1]\nbatch_sizes = [5]\n\
+            [[matrix]]\nname = 'rabbit'\nbackends = ['rabbitmq']\nif_db_given = true\nstrategies = ['rabbitmq']\nindex_layouts = ['classic-queue']\nworkers = [2]\nbatch_sizes = [5]\n\
+            [trial]\nduration_s = 1\n";
+        use crate::backend_kind::BackendKind;
+        let parse = || Workload::parse(std::path::Path::new("w.toml"), text).unwrap();
+        let mut w = parse();
+        assert_eq!(w.drop_blocks_without_db(&[]), ["rabbit"]);
+        assert_eq!(w.backends, vec![BackendKind::Postgres]);
+        assert_eq!(w.matrices.len(), 1);
+        let mut w = parse();
+        assert!(
+            w.drop_blocks_without_db(&[BackendKind::Rabbitmq])
+                .is_empty()
+        );
+        assert_eq!(
+            w.backends,
+            vec![BackendKind::Postgres, BackendKind::Rabbitmq]
+        );
+        let without = text.replace("backends = ['rabbitmq']\n", "");
+        let e = Workload::parse(std::path::Path::new("w.toml"), &without)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("matrix[1].if_db_given: needs the block's own backends"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_block_with_its_own_backends_runs_on_those_targets_only() {
         let text = "name = 't'\n[population]\nbacklog = 100\nqueues = [{ name = 'default' }]\n[handler]\nretry_delay_ms = 0\n\
             [[matrix]]\nname = 'table'\nbackends = ['postgres']\nstrategies = ['production']\nindex_layouts = ['fetch-order']\nworkers = [1, 2]\nbatch_sizes = [5]\n\

@@ -372,6 +372,9 @@ pub struct Matrix {
     /// Run the block's two variants interleaved and judge them by paired ratios.
     #[serde(default)]
     pub paired: Option<bool>,
+    /// Run the block only when `--db` names a server for each of its backends.
+    #[serde(default)]
+    pub if_db_given: Option<bool>,
     #[serde(default)]
     pub paired_threshold: Option<f64>,
     /// `[[matrix.timeline]]`: the block's trials as named phases, each with its own

@@ -415,6 +415,11 @@ pub struct Matrix {
     pub workers: Vec<u32>,
     pub batch_sizes: Vec<u32>,
     pub phase: PhaseSettings,
+    /// The block runs only when `--db` names a server of each of its backends (one
+    /// claimbench cannot start, such as RabbitMQ); without, the run leaves it out and
+    /// says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub if_db_given: bool,
 }
 
 impl Matrix {

@@ -12,13 +12,13 @@
 //! (`workload::coherence::broker_misfit`); the calls are listed in
 //! `migrations/nats/strategies/jetstream.txt` (`claimbench sql --backend nats`).
 
-mod clients;
 mod errors;
 mod session;
 mod streams;
 
 pub use session::NatsSession;
 
+use super::connections::Connections;
 use super::recipe::{self, Instance, Query, Rows};
 use super::{
     Backend, BackendError, DbReconciliation, Endpoint, Reset, ServerCounters, ServerInfo,
@@ -128,7 +128,7 @@ pub struct NatsBackend {
     /// whether its delivery is still its own.
     ack_wait_ms: Arc<AtomicU64>,
     /// Every session's connection, for the faults' connection kill.
-    clients: Arc<clients::Clients>,
+    clients: Arc<Connections<async_nats::Client>>,
 }
 
 impl NatsBackend {

@@ -6,11 +6,11 @@
 //! job's id (its stream sequence) to the message's acknowledger is the worker's own
 //! claim, as a row's `worker_id` is on a table.
 
-use super::clients::Registered;
 use super::errors::error;
 use super::streams::{CONSUMER, Names};
 use crate::backend::broker::{self, Run};
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
+use crate::backend::connections::Registered;
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, Sample, Session};
 use crate::backend_kind::BackendKind;
@@ -55,7 +55,7 @@ struct Held {
 
 pub struct NatsSession {
     /// This connection in the backend's list, which the faults' kill walks.
-    registered: Registered,
+    registered: Registered<async_nats::Client>,
     js: jetstream::Context,
     names: Arc<Names>,
     ack_wait_ms: Arc<AtomicU64>,
@@ -103,7 +103,7 @@ impl NatsSession {
         client: async_nats::Client,
         names: Arc<Names>,
         ack_wait_ms: Arc<AtomicU64>,
-        registered: Registered,
+        registered: Registered<async_nats::Client>,
     ) -> Result<NatsSession, BackendError> {
         Ok(NatsSession {
             registered,
@@ -448,7 +448,13 @@ impl Session for NatsSession {
     /// ask for). Deliveries in hand stay unacknowledged until AckWait, as after any lost
     /// connection.
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
-        self.registered.clients.cut(role).await
+        let of_role = self.registered.connections.of_role(role);
+        for c in &of_role {
+            c.force_reconnect()
+                .await
+                .map_err(|e| error("kill worker connections", e))?;
+        }
+        Ok(of_role.len() as u64)
     }
 }
 

@@ -431,6 +431,10 @@ async fn conclude<B: Backend>(
             }
             None => 0,
         },
+        held_by_lost_connections: {
+            let c = &m.counts;
+            c.crashed_after_start + c.abandoned + c.stranded_by_loss
+        },
     });
     warnings.extend(backend.trial_warnings(w, spec.layout, &spec.strategy));
     let per_s = |n: u64| rate(n as f64, measured_s);

@@ -283,6 +283,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, crate::invalid::Invalid> {
         }),
         Form::Absent(crate::strategy::registry::SQL_ON_A_BROKER),
         Form::Absent(crate::strategy::registry::SQL_ON_A_BROKER),
+        Form::Absent(crate::strategy::registry::SQL_ON_A_BROKER),
     ];
     Ok(Strategy::declared(Def {
         name: Cow::Owned(d.name.clone()),
@@ -421,6 +422,7 @@ pub fn placeholder(name: &str) -> Strategy {
             Form::Absent("a saved run's custom strategy; its SQL is in that run's run.json"),
             Form::Absent("a saved run's custom strategy; its SQL is in that run's run.json"),
             Form::Absent(NO_MSSQL),
+            Form::Absent(crate::strategy::registry::SQL_ON_A_BROKER),
             Form::Absent(crate::strategy::registry::SQL_ON_A_BROKER),
             Form::Absent(crate::strategy::registry::SQL_ON_A_BROKER),
         ],

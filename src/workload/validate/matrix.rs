@@ -377,7 +377,15 @@ impl Validator<'_> {
                 "cannot be combined with search: the search chooses the rate",
             ));
         }
+        let if_db_given = m.if_db_given == Some(true);
+        if if_db_given && m.backends.as_ref().is_none_or(|b| b.is_empty()) {
+            return Err(self.err(
+                &f("if_db_given"),
+                "needs the block's own backends: list the ones whose --db it waits for in backends",
+            ));
+        }
         Ok(Matrix {
+            if_db_given,
             name,
             backends: m.backends.unwrap_or_default(),
             strategies,
