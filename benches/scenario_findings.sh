@@ -15,6 +15,13 @@
 # scenario also has the exit code it must end with (techniques.toml fails by design: it
 # over-claims). Prints one line per scenario and exits 1 when any finding is missing.
 # soak.toml runs for an hour: it runs only when named (`scenario_findings.sh soak`).
+# alternatives.toml's RabbitMQ block runs on a server given by URL, with a restart
+# command of yours (claimbench restarts no server it did not start); its finding is
+# checked only with both set, as scenario `alternatives-rabbitmq`:
+#
+#   CLAIMBENCH_AMQP_URL='amqp://guest:guest@127.0.0.1:5672/%2f' \
+#   CLAIMBENCH_AMQP_RESTART='rabbitmqctl stop_app && rabbitmqctl start_app' \
+#       bash benches/scenario_findings.sh alternatives-rabbitmq
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +68,7 @@ scenarios=(
     "table-or-broker@@0@@^- redis-streams on redis against production on postgres, 16 workers at batch 10: [0-9]+ against [0-9]+ jobs/s \\([0-9.]+x\\), claim p99 [^;]+; duplicates 0 against 0 \\([^)]*\\), lost 0 against 0\\.@@verdict: the stream is set against the SQL claim at the same pool, and neither duplicates nor loses a job"
     "alternatives@@0@@^- redis-streams on redis against production on postgres, 16 workers at batch 1: [0-9]+ against [0-9]+ jobs/s \\([0-9.]+x\\), claim p99 [^;]+; duplicates [0-9]+ against [1-9][0-9]* \\(runs that outlived their lease [1-9][0-9]* against [1-9][0-9]*\\), lost 0 against 0\\.@@verdict: at 16 workers handlers that hang past the lease outlive it on the stream and on the table alike; the table runs those jobs again within the trial (duplicates), the stream sends them to its tail; neither loses a job"
     "alternatives@@0@@^- jetstream on nats against production on postgres, 16 workers at batch 1: [0-9]+ against [0-9]+ jobs/s \\([0-9.]+x\\), claim p99 [^;]+; duplicates [1-9][0-9]* against [0-9]+ \\(runs that outlived their lease [0-9]+ against [0-9]+\\), lost 0 against 0\\.@@verdict: JetStream's server delivers a job held past AckWait again by itself, and a restart brings back messages whose acknowledgement it had confirmed: its duplicates are not 0 at 16 workers, and it loses no job"
+    "alternatives-rabbitmq@@0@@^- rabbitmq on rabbitmq against production on postgres, 16 workers at batch 1: [0-9]+ against [0-9]+ jobs/s \\([0-9.]+x\\), claim p99 [^;]+; duplicates [1-9][0-9]* against [0-9]+ \\(runs that outlived their lease 0 against [0-9]+\\), lost 0 against 0\\.@@verdict: RabbitMQ takes nothing back from a handler that hangs past the lease (no run outlives a lease it does not have), its duplicates are lost connections' deliveries handed back at once, and it loses no job"
     "alternatives@@0@@^- redis-cas on redis against production on postgres, 16 workers at batch 1: .*lost 0 against 0\\. Its compare-and-set lost [1-9][0-9]* races@@verdict: the key-value compare-and-set loses races at 16 workers, and no job"
     "alternatives@@0@@^- lock-service on postgres against production on postgres, 16 workers at batch 1: [0-9]+ against [0-9]+ jobs/s \\(0\\.[0-9]+x\\), .*lost 0 against 0\\. Its lock service refused [1-9][0-9]* leases@@verdict: at 16 workers the lock service refuses leases to workers that read the same head, completes fewer jobs than production, and loses none"
     "alternatives@@0@@^\\| lock \\| postgres \\| lock-service \\| fetch-order \\| 16 \\| 10 \\| 1 \\| [^|]*lock service restarted empty at 2\\.0 s \\(back in@@table: the lock service's own Redis restarts empty mid-trial in the lock-service cells, and the verdict's lost 0 holds across it"
@@ -97,9 +105,18 @@ for s in "${scenarios[@]}"; do
         echo "skip soak: an hour; name it to run it"
         continue
     fi
+    workload=$name extra=()
+    if [ "$name" = alternatives-rabbitmq ]; then
+        if [ -z "${CLAIMBENCH_AMQP_URL:-}" ] || [ -z "${CLAIMBENCH_AMQP_RESTART:-}" ]; then
+            echo "skip $name: set CLAIMBENCH_AMQP_URL and CLAIMBENCH_AMQP_RESTART (above)"
+            continue
+        fi
+        workload=alternatives
+        extra=(--db "$CLAIMBENCH_AMQP_URL" --restart-command "$CLAIMBENCH_AMQP_RESTART")
+    fi
     if [ -z "${ran[$name]:-}" ]; then
         echo "running $name ..." >&2
-        "$bin" run "workloads/$name.toml" --quiet --results "$out/$name" >"$out/$name.log" 2>&1
+        "$bin" run "workloads/$workload.toml" "${extra[@]}" --quiet --results "$out/$name" >"$out/$name.log" 2>&1
         code[$name]=$?
         ran[$name]=$(ls -d "$out/$name"/*/ 2>/dev/null | head -n1)
     fi

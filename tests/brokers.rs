@@ -718,7 +718,7 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
         )
         .replace("backlog = 60000", "backlog = 10000");
     assert!(
-        short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 5
+        short.matches("workers = [4]\nbatch_sizes = [10]\n").count() == 6
             && short.contains("kill_connections_at_s = [1.5]")
             && short.contains("restart_db_at_s = [2.0]")
             && short.contains("restart_lock_service_at_s = [1.2]"),
@@ -750,7 +750,8 @@ fn the_alternatives_scenario_runs_each_block_on_its_own_backend() {
             ("stream", "redis", "redis-streams", "stream"),
             ("jetstream", "nats", "jetstream", "work-queue"),
             ("kv", "redis", "redis-cas", "hash-by-due"),
-        ]
+        ],
+        "the rabbitmq block waits for its --db (if_db_given) and is left out"
     );
     for c in cells {
         let t = &c["trials"][0];

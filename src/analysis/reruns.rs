@@ -39,6 +39,10 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
             .map(|t| t.rescued_jobs)
             .sum();
         let why = match rescued {
+            // The server itself handed a lost connection's deliveries back.
+            0 if first.strategy.redelivers_on_connection_loss() => {
+                "the server hands a delivery back as soon as its worker's connection closes (a killed connection, a restart), so a job whose run had finished there, its acknowledgement lost with the connection, ran again"
+            }
             0 => {
                 "no rescue took a job back, so a worker claimed a job after its run had finished: its claim read the row before that run ended and wrote it without checking it (a stale read)"
             }
@@ -139,5 +143,26 @@ mod tests {
                 "lock-service at 16 workers: 0 duplicate claims, yet 2 job runs overlapped another run of the same job or followed it without a release: no rescue took a job back, so a worker claimed a job after its run had finished: its claim read the row before that run ended and wrote it without checking it (a stale read)."
             ]
         );
+    }
+
+    /// On a broker that hands a lost connection's deliveries back, a rerun without a
+    /// rescue is the server's redelivery, not a stale read.
+    #[test]
+    fn a_rerun_on_rabbitmq_is_told_as_a_lost_connections_redelivery() {
+        let mut t = crate::results::TrialResult::completing(1000.0);
+        t.duplicates.ledger.duplicate_executions = 1;
+        let rabbitmq = Strategy::builtin_named("rabbitmq").unwrap();
+        let r = RunResult {
+            cells: vec![CellResult::fetch_order(rabbitmq, 1, 1, vec![t])],
+            ..RunResult::default()
+        };
+        let mut out = Vec::new();
+        sentences(&r, RunFigures::new(&[], &[]), &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].contains("as soon as its worker's connection closes"),
+            "{out:?}"
+        );
+        assert!(!out[0].contains("stale read"), "{out:?}");
     }
 }

@@ -89,9 +89,9 @@ pub(crate) fn resolve_targets(
         let target = given.iter().find(|t| t.kind() == kind).cloned();
         let galera = kind == BackendKind::Mysql && workload.topology.kind == TopologyKind::Galera;
         if target.is_none() && !kind.engine().embedded && !galera {
-            let example = kind.engine().example_url;
+            let (example, scheme) = (kind.engine().example_url, kind.engine().url_schemes[0]);
             bail!(
-                "{path}: matrix.backends lists {kind} but no --db {kind}:// URL was given, e.g. --db {example}"
+                "{path}: matrix.backends lists {kind} but no --db {scheme}:// URL was given (claimbench starts no {kind} server), e.g. --db {example}"
             );
         }
         check_layouts(workload, &[kind])?;
