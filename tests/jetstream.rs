@@ -221,38 +221,13 @@ async fn streams_claimbench_did_not_make_are_refused_and_survive() {
     assert_eq!(kept.info().await.unwrap().state.messages, 1);
 }
 
-/// A run of the binary on `text`; its run.json, stdout and stderr.
+/// A run of the binary on `text`: its output and run.json; the embedded server's store
+/// must be gone.
 fn run(text: &str, extra: &[&str]) -> (std::process::Output, Option<serde_json::Value>) {
-    let dir = tempfile::tempdir().unwrap();
-    let w = dir.path().join("w.toml");
-    std::fs::write(&w, text).unwrap();
-    let results = dir.path().join("results");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&w)
-        .args(extra)
-        .arg("--results")
-        .arg(&results)
-        .env("TMPDIR", dir.path())
-        .output()
-        .unwrap();
-    let run = std::fs::read_dir(&results)
-        .ok()
-        .and_then(|mut d| d.next())
-        .and_then(|e| std::fs::read(e.unwrap().path().join("run.json")).ok())
-        .map(|b| serde_json::from_slice(&b).unwrap());
-    let left: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("claimbench-nats-")
-        })
-        .collect();
+    let (out, run, left) = common::run_text(text, extra, "claimbench-nats-");
     assert!(
         left.is_empty(),
-        "the embedded server's store was left behind"
+        "the embedded server's store was left behind: {left:?}"
     );
     (out, run)
 }

@@ -250,25 +250,9 @@ async fn queues_claimbench_did_not_make_are_refused_and_survive() {
         .unwrap();
 }
 
-/// A run of the binary on `text`; its run.json, stdout and stderr.
+/// A run of the binary on `text`: its output and run.json.
 fn run(text: &str, extra: &[&str]) -> (std::process::Output, Option<serde_json::Value>) {
-    let dir = tempfile::tempdir().unwrap();
-    let w = dir.path().join("w.toml");
-    std::fs::write(&w, text).unwrap();
-    let results = dir.path().join("results");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
-        .arg("run")
-        .arg(&w)
-        .args(extra)
-        .arg("--results")
-        .arg(&results)
-        .output()
-        .unwrap();
-    let run = std::fs::read_dir(&results)
-        .ok()
-        .and_then(|mut d| d.next())
-        .and_then(|e| std::fs::read(e.unwrap().path().join("run.json")).ok())
-        .map(|b| serde_json::from_slice(&b).unwrap());
+    let (out, run, _) = common::run_text(text, extra, "claimbench-");
     (out, run)
 }
 

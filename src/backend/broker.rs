@@ -30,6 +30,30 @@ pub(crate) fn no_settings(
     }
 }
 
+/// The backlog as a broker seeds it: chunks of jobs that arrived now (ages 0 µs), each
+/// published before the first confirm is awaited.
+pub(crate) fn seed_chunks(backlog: u64) -> impl Iterator<Item = &'static [i64]> {
+    const CHUNK: usize = 1000;
+    static ARRIVED_NOW: [i64; CHUNK] = [0; CHUNK];
+    let (full, rest) = (
+        (backlog / CHUNK as u64) as usize,
+        (backlog % CHUNK as u64) as usize,
+    );
+    std::iter::repeat_n(&ARRIVED_NOW[..], full).chain((rest > 0).then_some(&ARRIVED_NOW[..rest]))
+}
+
+/// The server's process where its protocol does not tell its pid: on this host, the
+/// process listening on `addr` (the kernel's socket tables, through procfs).
+pub(crate) async fn listening_server(
+    addr: Option<std::net::SocketAddr>,
+) -> Option<super::ServerProcess> {
+    let addr = addr?;
+    tokio::task::spawn_blocking(move || crate::resources::listening_pid(addr))
+        .await
+        .ok()?
+        .map(super::ServerProcess::Root)
+}
+
 /// One handler run as the broker's effects record holds it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Run {
@@ -125,5 +149,14 @@ mod tests {
             ]),
             1
         );
+    }
+
+    #[test]
+    fn the_backlog_is_seeded_in_chunks_that_add_up_to_it() {
+        for backlog in [0, 1, 999, 1000, 1001, 60_000] {
+            let sizes: Vec<usize> = seed_chunks(backlog).map(<[i64]>::len).collect();
+            assert_eq!(sizes.iter().sum::<usize>() as u64, backlog);
+            assert!(sizes.iter().all(|&n| (1..=1000).contains(&n)), "{sizes:?}");
+        }
     }
 }

@@ -24,6 +24,42 @@ use std::time::Duration;
 /// The runner of a lifecycle-against-its-model test on generated sequences (a broker's):
 /// `CLAIMBENCH_MODEL_CASES` sequences (64 by default), none persisted, shrunk at most 200
 /// times.
+/// A run of the binary on workload `text` with `extra` arguments, in a temporary folder
+/// that is also its TMPDIR (where an embedded server keeps its store); its output, its
+/// run.json, and the names left in that folder that start with `left_prefix` (an
+/// embedded server's store that was not removed).
+pub fn run_text(
+    text: &str,
+    extra: &[&str],
+    left_prefix: &str,
+) -> (std::process::Output, Option<serde_json::Value>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("w.toml");
+    std::fs::write(&w, text).unwrap();
+    let results = dir.path().join("results");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimbench"))
+        .arg("run")
+        .arg(&w)
+        .args(extra)
+        .arg("--results")
+        .arg(&results)
+        .env("TMPDIR", dir.path())
+        .output()
+        .unwrap();
+    let run = std::fs::read_dir(&results)
+        .ok()
+        .and_then(|mut d| d.next())
+        .and_then(|e| std::fs::read(e.unwrap().path().join("run.json")).ok())
+        .map(|b| serde_json::from_slice(&b).unwrap());
+    let left = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(left_prefix))
+        .collect();
+    (out, run, left)
+}
+
 pub fn sequence_runner() -> proptest::test_runner::TestRunner {
     let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
         .ok()

@@ -274,14 +274,8 @@ impl Backend for RabbitBackend {
         let mut session = self.connect("claimbench-seed", "claimbench-seed").await?;
         session.seed_rng(r.seed);
         let backlog = r.workload.population.backlog;
-        let mut left = backlog;
-        let ages = [0i64; 1000];
-        while left > 0 {
-            let n = left.min(ages.len() as u64) as usize;
-            session
-                .add(r.workload, &ages[..n], "seed the backlog")
-                .await?;
-            left -= n as u64;
+        for ages in super::broker::seed_chunks(backlog) {
+            session.add(r.workload, ages, "seed the backlog").await?;
         }
         Ok(backlog)
     }
@@ -295,11 +289,7 @@ impl Backend for RabbitBackend {
     /// AMQP does not tell the server's pid: on this host, it is the process listening
     /// on the server's port (the Erlang VM, `beam.smp`).
     async fn server_pid(&self) -> Option<super::ServerProcess> {
-        let addr = self.worker_address()?;
-        tokio::task::spawn_blocking(move || crate::resources::listening_pid(addr))
-            .await
-            .ok()?
-            .map(super::ServerProcess::Root)
+        super::broker::listening_server(self.worker_address()).await
     }
 
     /// The messages ready in the jobs queue (AMQP reports neither the ones a consumer
