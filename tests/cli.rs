@@ -138,7 +138,7 @@ fn backends_and_db_urls_must_agree_before_anything_runs() {
     }
     let err = refused(&["run", &file, "--db", "oracle://u:hunter2@h/0"]);
     assert!(
-        err.contains("use a postgres://, mysql://, mssql://, redis:// or nats:// URL"),
+        err.contains("use a postgres://, mysql://, mssql://, redis://, nats:// or amqp:// URL"),
         "{err}"
     );
     assert!(!err.contains("hunter2"), "{err}");

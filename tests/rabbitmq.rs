@@ -169,6 +169,38 @@ async fn a_delivery_is_one_consumers_until_it_is_acknowledged_or_its_connection_
     assert_eq!((r.effect_rows, r.unowned_executions), (2, 1), "{r:?}");
 }
 
+/// With priorities, the queue is a priority queue (`x-max-priority`, one level per
+/// priority, in order): a consumer is handed the higher priority's jobs first, and a
+/// retry keeps its job's level.
+#[tokio::test]
+async fn a_priority_queue_hands_out_the_higher_priority_first() {
+    let b = backend("cbrmq_priority");
+    let text = "name = \"t\"\nseed = 5\n[population]\nbacklog = 30\npayload_bytes = 8\nqueues = [{ name = \"low\", priority = -3 }, { name = \"high\", priority = 7 }]\n[handler]\nretry_delay_ms = 0\nmax_attempts = 3\n[matrix]\nbackends = [\"rabbitmq\"]\nstrategies = [\"rabbitmq\"]\nindex_layouts = [\"classic-queue\"]\nworkers = [1]\nbatch_sizes = [30]\n[trial]\nduration_s = 1\n";
+    let w = Workload::parse(Path::new("inline.toml"), text).unwrap_or_else(|e| panic!("{e}"));
+    b.reset(&w, "classic-queue", 1).await.unwrap();
+    let mut a = b.connect("t-worker", "A").await.unwrap();
+    let got = claim_up_to(&mut a, 30, 30).await;
+    assert_eq!(got.len(), 30);
+    // The order the completions record the queues in is the order of the claim.
+    let mut queues = Vec::new();
+    let mut seen: std::collections::BTreeMap<String, i64> = Default::default();
+    for j in &got {
+        assert!(a.complete(j.id).await.unwrap());
+        for (q, n) in b.completed_by_queue(0, i64::MAX).await.unwrap() {
+            if seen.get(&q) != Some(&n) {
+                queues.push(q.clone());
+                seen.insert(q, n);
+            }
+        }
+    }
+    let first_low = queues.iter().position(|q| q == "low").expect("some low");
+    assert!(first_low > 0, "{queues:?}");
+    assert!(
+        queues[first_low..].iter().all(|q| q == "low"),
+        "every high before any low: {queues:?}"
+    );
+}
+
 /// The sampler reads the head message's age and puts it back where it was.
 #[tokio::test]
 async fn the_sampler_reads_the_oldest_message_and_leaves_it_in_place() {
@@ -570,7 +602,9 @@ mod model {
     async fn the_rabbitmq_lifecycle_matches_its_model_on_generated_sequences() {
         let b = backend("cbrmq_model");
         let w = workload(JOBS as u64, MAX_ATTEMPTS);
-        let mut runner = common::sequence_runner();
+        // 32 cases by default (each empty claim waits 50 ms for a push): the mutations
+        // of the last-attempt rule and of a retry's attempt count fail within them.
+        let mut runner = common::sequence_runner_of(32);
         let rt = tokio::runtime::Handle::current();
         let result = tokio::task::block_in_place(|| {
             runner.run(&proptest::collection::vec(op(), 1..40), |ops| {

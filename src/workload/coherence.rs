@@ -71,6 +71,9 @@ pub(super) fn broker_layouts_match(w: &Workload) -> Result<(), Refusal> {
 /// any consumer, at once, with nothing retained after the acknowledgement; the records'
 /// model claims by priority and due time, so it orders by priority and holds scheduled
 /// jobs and retries back until they are due).
+/// The most priority levels a RabbitMQ queue orders by (`x-max-priority` 0 to 255).
+const MAX_PRIORITY_LEVELS: usize = 256;
+
 pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     let Some(kind) = w.backends.iter().find(|k| !k.engine().runs_sql) else {
         return Ok(());
@@ -110,14 +113,24 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
     };
     // JetStream's work queue delivers in arrival order too, but delays a retry (a
     // negative acknowledgement with a delay); a RabbitMQ queue delays none (that takes
-    // a plugin or a queue per delay).
+    // a plugin or a queue per delay), and orders by priority (x-max-priority) the
+    // messages it has not yet pushed to a consumer.
     use crate::names::{CLASSIC_QUEUE, STREAM, WORK_QUEUE};
     let no_delay = claims_on(&[STREAM, CLASSIC_QUEUE]);
-    let in_arrival_order = claims_on(&[STREAM, WORK_QUEUE, CLASSIC_QUEUE]);
-    if p.all_priorities().len() > 1 && in_arrival_order {
+    let in_arrival_order = claims_on(&[STREAM, WORK_QUEUE]);
+    let levels = p.all_priorities().len();
+    if levels > 1 && in_arrival_order {
         return refuse("population.priorities".into(), "orders jobs by priority");
     }
-    if p.scheduled_share > 0.0 && in_arrival_order {
+    if levels > MAX_PRIORITY_LEVELS && claims_on(&[CLASSIC_QUEUE]) {
+        return Err((
+            "population.priorities".into(),
+            format!(
+                "has {levels} levels (with the queues' own), and RabbitMQ's x-max-priority takes at most {MAX_PRIORITY_LEVELS} (0 to 255); give fewer"
+            ),
+        ));
+    }
+    if p.scheduled_share > 0.0 && (in_arrival_order || claims_on(&[CLASSIC_QUEUE])) {
         return refuse("population.scheduled_share".into(), "makes jobs due later");
     }
     if p.history.rows() > 0 || p.history.archived > 0 {

@@ -364,6 +364,39 @@ impl Population {
         let values = self.priorities.iter().map(|p| p.0).collect();
         (values, lower_bounds(self.priorities.iter().map(|p| p.1)))
     }
+
+    /// What a broker's producer draws each job from, made once per batch of jobs.
+    pub fn job_draw(&self) -> JobDraw {
+        let (names, bounds) = self.queue_bounds();
+        let (levels, level_bounds) = self.priority_bounds();
+        JobDraw {
+            names,
+            bounds,
+            own: self.queue_priorities(),
+            levels,
+            level_bounds,
+        }
+    }
+}
+
+/// A job's queue by the queues' weights, then its priority as the SQL seed gives it: the
+/// queue's own, else one drawn by the priorities' weights.
+pub struct JobDraw {
+    names: Vec<String>,
+    bounds: Vec<f64>,
+    own: Vec<Option<i32>>,
+    levels: Vec<i32>,
+    level_bounds: Vec<f64>,
+}
+
+impl JobDraw {
+    /// The queue and priority two uniform draws in [0, 1) fall in.
+    pub fn draw(&self, r_queue: f64, r_level: f64) -> (&str, i32) {
+        let i = Population::bucket(&self.bounds, r_queue);
+        let k = Population::bucket(&self.level_bounds, r_level);
+        let drawn = self.levels.get(k).copied().unwrap_or(0);
+        (self.names[i].as_str(), self.own[i].unwrap_or(drawn))
+    }
 }
 
 /// Cumulative lower bounds of normalised weights: [0, w0, w0+w1, ...]. Buckets with

@@ -21,9 +21,6 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
-/// The runner of a lifecycle-against-its-model test on generated sequences (a broker's):
-/// `CLAIMBENCH_MODEL_CASES` sequences (64 by default), none persisted, shrunk at most 200
-/// times.
 /// A run of the binary on workload `text` with `extra` arguments, in a temporary folder
 /// that is also its TMPDIR (where an embedded server keeps its store); its output, its
 /// run.json, and the names left in that folder that start with `left_prefix` (an
@@ -60,11 +57,20 @@ pub fn run_text(
     (out, run, left)
 }
 
+/// The runner of a lifecycle-against-its-model test on generated sequences (a broker's):
+/// `CLAIMBENCH_MODEL_CASES` sequences (64 by default), none persisted, shrunk at most 200
+/// times.
 pub fn sequence_runner() -> proptest::test_runner::TestRunner {
+    sequence_runner_of(64)
+}
+
+/// [`sequence_runner`] with another default: where each case waits on the server's own
+/// timing (a RabbitMQ claim that finds nothing waits 50 ms), fewer cases by default.
+pub fn sequence_runner_of(default_cases: u32) -> proptest::test_runner::TestRunner {
     let cases: u32 = std::env::var("CLAIMBENCH_MODEL_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(64);
+        .unwrap_or(default_cases);
     proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
         cases,
         failure_persistence: None,

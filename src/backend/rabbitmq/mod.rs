@@ -265,6 +265,13 @@ impl Backend for RabbitBackend {
                 let s = |v: &str| AMQPValue::LongString(LongString::from(v.to_string()));
                 queues::put(&mut args, "x-dead-letter-exchange", s(""));
                 queues::put(&mut args, "x-dead-letter-routing-key", s(&self.names.dead));
+                // Each of the workload's priorities a level, in order (the validation
+                // refuses more than 256).
+                let levels = r.workload.population.all_priorities().len();
+                if levels > 1 {
+                    let top = AMQPValue::LongInt((levels - 1) as i32);
+                    queues::put(&mut args, "x-max-priority", top);
+                }
             }
             ch.queue_declare(name, durable, args)
                 .await

@@ -14,7 +14,7 @@ use crate::backend::connections::Registered;
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, Sample, Session};
 use crate::backend_kind::BackendKind;
-use crate::workload::{Population, Workload};
+use crate::workload::Workload;
 use futures_util::{FutureExt, StreamExt};
 use lapin::acker::Acker;
 use lapin::message::Delivery;
@@ -49,6 +49,8 @@ struct Held {
     payload: Vec<u8>,
     /// Attempts before this one (the message's `a` header).
     attempt: i32,
+    /// The message's priority level, which a retry keeps.
+    priority: Option<u8>,
     /// The execution that started it: a second start, or another execution's effect, is
     /// not this delivery's.
     token: Option<i64>,
@@ -84,11 +86,16 @@ pub(super) fn now_us() -> i64 {
         .map_or(0, |d| d.as_micros() as i64)
 }
 
-/// A persistent message (delivery mode 2) with `headers`.
-fn persistent(headers: FieldTable) -> BasicProperties {
-    BasicProperties::default()
+/// A persistent message (delivery mode 2) with `headers`, at `priority` (the queue's
+/// level) when the workload has several.
+fn persistent(headers: FieldTable, priority: Option<u8>) -> BasicProperties {
+    let p = BasicProperties::default()
         .with_delivery_mode(2)
-        .with_headers(headers)
+        .with_headers(headers);
+    match priority {
+        Some(level) => p.with_priority(level),
+        None => p,
+    }
 }
 
 /// Publishes go through the default exchange straight to a queue, marked mandatory:
@@ -163,15 +170,16 @@ impl RabbitSession {
     ) -> Result<(), BackendError> {
         let c = self
             .publisher
-            .basic_publish("", queue, MANDATORY, &[], persistent(headers))
+            .basic_publish("", queue, MANDATORY, &[], persistent(headers, None))
             .await
             .map_err(|e| error(what, e))?;
         confirmed(what, c).await
     }
 
     /// Publishes one job per entry of `ages_us` (µs before now it arrived), each of a
-    /// queue drawn by the workload's weights, with the workload's payload size; all
-    /// are sent before the first confirm is awaited.
+    /// queue and priority drawn by the workload's weights (a priority is its level among
+    /// the workload's, in order), with the workload's payload size; all are sent before
+    /// the first confirm is awaited.
     pub(super) async fn add(
         &mut self,
         workload: &Workload,
@@ -179,25 +187,36 @@ impl RabbitSession {
         what: &'static str,
     ) -> Result<u64, BackendError> {
         let p = &workload.population;
-        let (names, bounds) = p.queue_bounds();
+        let draw = p.job_draw();
+        let levels = p.all_priorities();
         let payload = vec![b'x'; p.payload_bytes as usize];
         let now = now_us();
         let mut confirms = Vec::with_capacity(ages_us.len());
         for age in ages_us {
-            let queue = &names[Population::bucket(&bounds, self.rng.r#gen())];
+            let (queue, priority) = draw.draw(self.rng.r#gen(), self.rng.r#gen());
+            let level = match levels.len() {
+                0 | 1 => None,
+                _ => levels.binary_search(&priority).ok().map(|l| l as u8),
+            };
             let mut h = FieldTable::default();
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
             put(&mut h, ID, AMQPValue::LongLongInt(id));
             put(
                 &mut h,
                 QUEUE,
-                AMQPValue::LongString(LongString::from(queue.as_str())),
+                AMQPValue::LongString(LongString::from(queue)),
             );
             put(&mut h, DUE, AMQPValue::LongLongInt(now - age));
             put(&mut h, ATTEMPT, AMQPValue::LongInt(0));
             let c = self
                 .publisher
-                .basic_publish("", &self.names.jobs, MANDATORY, &payload, persistent(h))
+                .basic_publish(
+                    "",
+                    &self.names.jobs,
+                    MANDATORY,
+                    &payload,
+                    persistent(h, level),
+                )
                 .await
                 .map_err(|e| error(what, e))?;
             confirms.push(c);
@@ -260,6 +279,7 @@ impl RabbitSession {
             headers,
             payload: d.data,
             attempt,
+            priority: *d.properties.priority(),
             token: None,
         };
         // Two copies of one job in hand (a retry published again while its original
@@ -465,7 +485,7 @@ impl Lifecycle for RabbitSession {
                         &self.names.jobs,
                         MANDATORY,
                         &held.payload,
-                        persistent(h),
+                        persistent(h, held.priority),
                     )
                     .await
                     .map_err(|e| error(what, e))?;

@@ -10,7 +10,7 @@ use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, DbReconciliation, Sample, Session};
 use crate::backend_kind::BackendKind;
 use crate::strategy::Strategy;
-use crate::workload::{Population, Workload};
+use crate::workload::Workload;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use redis::aio::MultiplexedConnection;
@@ -159,20 +159,11 @@ impl RedisSession {
         what: &'static str,
     ) -> Result<u64, BackendError> {
         let p = &workload.population;
-        let (names, bounds) = p.queue_bounds();
-        let (levels, level_bounds) = p.priority_bounds();
-        let own = p.queue_priorities();
         let payload = "x".repeat(p.payload_bytes as usize);
-        // Each job's queue by the queues' weights, then its priority as the SQL seed
-        // gives it: the queue's own, else one drawn by the priorities' weights.
+        let draw = p.job_draw();
         let jobs: Vec<(&str, i32)> = ages_us
             .iter()
-            .map(|_| {
-                let i = Population::bucket(&bounds, self.rng.r#gen());
-                let k = Population::bucket(&level_bounds, self.rng.r#gen());
-                let drawn = levels.get(k).copied().unwrap_or(0);
-                (names[i].as_str(), own[i].unwrap_or(drawn))
-            })
+            .map(|_| draw.draw(self.rng.r#gen(), self.rng.r#gen()))
             .collect();
         let added = self
             .call(
