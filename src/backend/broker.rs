@@ -54,6 +54,72 @@ pub(crate) async fn listening_server(
         .map(super::ServerProcess::Root)
 }
 
+/// The claim steps of the SQL engines' shapes other than a single locking claim, in
+/// the `ClaimSteps` impl of a broker whose technique is one delivery (`$kind`): each
+/// refused. A strategy's forms refuse them before a run (`Form::Absent`), so only a
+/// harness bug reaches one.
+macro_rules! sql_claim_steps_refused {
+    ($kind:literal) => {
+        async fn read_then_write(
+            &mut self,
+            _: $crate::backend::claim::Ask<'_>,
+            _: &mut Vec<$crate::backend::ClaimedJob>,
+        ) -> $crate::backend::claim::Done {
+            Err($crate::backend::broker::not_a_delivery(
+                "claim (read, then write)",
+                $kind,
+            ))
+        }
+
+        async fn candidates(
+            &mut self,
+            _: $crate::backend::claim::Ask<'_>,
+            _: &mut Vec<$crate::backend::ClaimedJob>,
+        ) -> $crate::backend::claim::Done {
+            Err($crate::backend::broker::not_a_delivery(
+                "claim (candidates)",
+                $kind,
+            ))
+        }
+
+        async fn version_cas(
+            &mut self,
+            _: $crate::backend::claim::Ask<'_>,
+            _: &mut Vec<$crate::backend::ClaimedJob>,
+        ) -> Result<u32, $crate::backend::BackendError> {
+            Err($crate::backend::broker::not_a_delivery(
+                "claim (compare-and-set)",
+                $kind,
+            ))
+        }
+
+        async fn claim_one(
+            &mut self,
+            _: $crate::backend::claim::Ask<'_>,
+            _: $crate::backend::ClaimedJob,
+        ) -> $crate::backend::claim::Won {
+            Err($crate::backend::broker::not_a_delivery(
+                "claim (one candidate)",
+                $kind,
+            ))
+        }
+    };
+}
+pub(crate) use sql_claim_steps_refused;
+
+/// A SQL claim step asked of a broker whose claim is a delivery.
+pub(crate) fn not_a_delivery(what: &'static str, kind: &str) -> BackendError {
+    BackendError::other(what, format!("a SQL claim step; {kind} claims by delivery"))
+}
+
+/// `change_shards` on a broker: it keeps no shard map.
+pub(crate) fn no_shard_map(kind: BackendKind) -> BackendError {
+    BackendError::other(
+        "move shards",
+        format!("{kind} keeps no shard map; the sharded strategies are SQL techniques"),
+    )
+}
+
 /// One handler run as the broker's effects record holds it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Run {

@@ -400,10 +400,7 @@ impl Backend for NatsBackend {
         _queues: &[String],
         _workers: &[String],
     ) -> Result<(), BackendError> {
-        Err(BackendError::other(
-            "move shards",
-            "nats keeps no shard map; the sharded strategies are SQL techniques",
-        ))
+        Err(super::broker::no_shard_map(BackendKind::Nats))
     }
 
     /// The client's clock: every time claimbench writes to the streams (a job's due

@@ -9,7 +9,7 @@
 use super::errors::error;
 use super::streams::{CONSUMER, Names};
 use crate::backend::broker::{self, Run};
-use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
+use crate::backend::claim::{Ask, ClaimSteps, Done};
 use crate::backend::connections::Registered;
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
 use crate::backend::{BackendError, ClaimedJob, Sample, Session};
@@ -90,12 +90,6 @@ fn outcome(held: &Held, job: i64) -> HeaderMap {
     }
     h.insert("j", HeaderValue::from(job));
     h
-}
-
-/// The claim techniques of the SQL engines' shapes other than a single claim have no
-/// form on a stream; the strategy's forms refuse them before a run (`Form::Absent`).
-fn no_such_step(what: &'static str) -> BackendError {
-    BackendError::other(what, "a SQL claim step; nats claims by delivery")
 }
 
 impl NatsSession {
@@ -262,25 +256,7 @@ impl ClaimSteps for NatsSession {
         Ok(())
     }
 
-    async fn read_then_write(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
-        Err(no_such_step("claim (read, then write)"))
-    }
-
-    async fn candidates(&mut self, _: Ask<'_>, _: &mut Vec<ClaimedJob>) -> Done {
-        Err(no_such_step("claim (candidates)"))
-    }
-
-    async fn version_cas(
-        &mut self,
-        _: Ask<'_>,
-        _: &mut Vec<ClaimedJob>,
-    ) -> Result<u32, BackendError> {
-        Err(no_such_step("claim (compare-and-set)"))
-    }
-
-    async fn claim_one(&mut self, _: Ask<'_>, _: ClaimedJob) -> Won {
-        Err(no_such_step("claim (one candidate)"))
-    }
+    broker::sql_claim_steps_refused!("nats");
 }
 
 impl Lifecycle for NatsSession {

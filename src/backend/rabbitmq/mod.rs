@@ -359,10 +359,7 @@ impl Backend for RabbitBackend {
         _queues: &[String],
         _workers: &[String],
     ) -> Result<(), BackendError> {
-        Err(BackendError::other(
-            "move shards",
-            "rabbitmq keeps no shard map; the sharded strategies are SQL techniques",
-        ))
+        Err(super::broker::no_shard_map(BackendKind::Rabbitmq))
     }
 
     /// The client's clock: every time claimbench writes to the queues (a job's due

@@ -397,10 +397,7 @@ impl Backend for RedisBackend {
         _queues: &[String],
         _workers: &[String],
     ) -> Result<(), BackendError> {
-        Err(BackendError::other(
-            "move shards",
-            "redis keeps no shard map; the sharded strategies are SQL techniques",
-        ))
+        Err(super::broker::no_shard_map(BackendKind::Redis))
     }
 
     async fn server_clock_us(&self) -> Result<i64, BackendError> {

@@ -203,10 +203,9 @@ fn delivered(
     })
 }
 
-/// The claim techniques of the SQL engines' shapes other than a single claim have no
-/// form on a stream; the strategy's forms refuse them before a run (`Form::Absent`).
+/// A SQL claim step redis-streams' and redis-cas's forms refuse before a run.
 fn no_such_step(what: &'static str) -> BackendError {
-    BackendError::other(what, "a SQL claim step; redis claims by delivery")
+    crate::backend::broker::not_a_delivery(what, "redis")
 }
 
 impl ClaimSteps for RedisSession {
