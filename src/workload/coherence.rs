@@ -130,6 +130,14 @@ pub(super) fn broker_misfit(w: &Workload) -> Result<(), Refusal> {
             ),
         ));
     }
+    // The sampler's drain rule needs to know when no job is left anywhere, and AMQP
+    // tells only the messages ready in a queue, not those its consumers hold.
+    if w.trial.stop == super::StopRule::Drain && claims_on(&[CLASSIC_QUEUE]) {
+        return Err((
+            "trial.stop".into(),
+            "\"drain\" stops when no job is left, and rabbitmq cannot tell that: AMQP reports the messages ready in a queue, not those its consumers hold unacknowledged; give stop = \"duration\"".into(),
+        ));
+    }
     if p.scheduled_share > 0.0 && (in_arrival_order || claims_on(&[CLASSIC_QUEUE])) {
         return refuse("population.scheduled_share".into(), "makes jobs due later");
     }
