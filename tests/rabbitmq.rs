@@ -305,7 +305,7 @@ heartbeat_ms = 200
 lease_s = 0.5
 hang_rate = 0.004
 hang_s = 0.8
-crash_after_start_rate = 0.002
+crash_after_start_rate = 0.005
 kill_connections_at_s = [1.2]
 [matrix]
 backends = ["rabbitmq"]
@@ -319,7 +319,8 @@ duration_s = 2.0
 "#;
 
 /// Hangs past the lease run once (no visibility timeout: the job stays its worker's);
-/// crashed workers' and killed connections' deliveries come back at once and run again,
+/// a crashed worker's connection closes with it, and its deliveries and the killed
+/// connections' come back at once and run again,
 /// which the ledger counts as the technique's own duplicate claims, the effects queue
 /// agrees on the executions, and no job is lost.
 #[test]
@@ -338,8 +339,13 @@ fn killed_connections_hand_deliveries_back_and_nothing_is_lost() {
     );
     assert_eq!(t["connection_kills"][0]["connections"], 4, "{t}");
     assert_eq!(t["reconciliation"]["lost"], 0, "{}", t["reconciliation"]);
-    let d = &t["duplicates"];
+    // A crashed worker's connection ends with it: the worker reconnects as its
+    // replacement, beside the four the kill ended.
     let n = |v: &serde_json::Value| v.as_i64().unwrap();
+    let c = &t["counts"];
+    assert!(n(&c["crashed_after_start"]) > 0, "{c}");
+    assert!(n(&c["reconnects"]) > 4, "{c}");
+    let d = &t["duplicates"];
     let extra = n(&d["effects_duplicate_executions"]) - n(&d["ledger"]["duplicate_executions"]);
     let in_doubt = n(&t["counts"]["executions_in_doubt"]);
     assert!((0..=in_doubt).contains(&extra), "{d} {}", t["counts"]);

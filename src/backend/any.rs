@@ -466,4 +466,8 @@ impl Session for AnySession {
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
         each!(self, AnySession, s => s.kill_workers(role).await)
     }
+
+    async fn crashed(&mut self, job: i64) -> Result<(), BackendError> {
+        each!(self, AnySession, s => s.crashed(job).await)
+    }
 }

@@ -767,6 +767,17 @@ pub trait Session: ClaimSteps + Lifecycle + Send + 'static {
         }
     }
 
+    /// The worker crashed holding `job` (the faults' crash after start, or an abandoned
+    /// claim): what its connection's end does to the claim where that is more than
+    /// waiting for the lease. Nothing by default: the claim stays until a rescue, or
+    /// the server's own timeout, gives it back. A broker that hands a lost connection's
+    /// deliveries back at once (RabbitMQ) closes the connection, as a dead process's
+    /// would be, and the worker goes on as its replacement.
+    fn crashed(&mut self, job: i64) -> impl Future<Output = Result<(), BackendError>> + Send {
+        let _ = job;
+        async { Ok(()) }
+    }
+
     /// Ends every worker connection of this process (`role`, from
     /// [`Backend::worker_role`]) with the server's own kill, from this connection;
     /// returns how many it ended. The workload's injected fault

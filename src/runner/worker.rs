@@ -518,7 +518,7 @@ impl Worker {
             // A simulated crash: the claim is left to expire and the rescuer.
             m.counts.abandoned += 1;
             self.ledger.strand(job.id, clock.ns(Instant::now()));
-            return Ok(());
+            return session.crashed(job.id).await;
         }
         let t_start = clock.ns(Instant::now());
         self.executions += 1;
@@ -533,7 +533,7 @@ impl Worker {
             // Crashed mid-run: processing, no effect, until the lease expires.
             m.counts.crashed_after_start += 1;
             self.ledger.strand(job.id, clock.ns(Instant::now()));
-            return Ok(());
+            return session.crashed(job.id).await;
         }
         if f.hang_rate > 0.0 && self.rng.r#gen::<f64>() < f.hang_rate {
             // Hung: no heartbeats while it hangs, then it carries on as if nothing

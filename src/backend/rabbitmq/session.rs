@@ -558,6 +558,16 @@ impl Session for RabbitSession {
         })
     }
 
+    /// A crashed worker's connection ends with its process: the server hands every
+    /// delivery it held back at once (this one, the rest of its batch, what it had been
+    /// pushed), and the worker's next call finds the connection closed and reconnects,
+    /// as its replacement would.
+    async fn crashed(&mut self, _job: i64) -> Result<(), BackendError> {
+        // A connection already closing is as good as closed.
+        let _ = self.conn.close(200, "claimbench: the faults' crash").await;
+        Ok(())
+    }
+
     /// Closes every connection the backend opened as `role`, from claimbench's side
     /// (the server closes another client's connection only through its management
     /// interface): the server puts each one's unacknowledged deliveries back in the
