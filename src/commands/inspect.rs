@@ -70,6 +70,17 @@ pub(crate) fn validate(workload: &Path, files: Files) -> Result<ExitCode> {
                 (None, None) => String::new(),
             }
         );
+        if m.if_db_given {
+            let schemes: Vec<String> = m
+                .backends
+                .iter()
+                .map(|k| format!("--db {}://…", k.engine().url_schemes[0]))
+                .collect();
+            outln!(
+                "    runs only with {} (if_db_given); left out without",
+                schemes.join(" and ")
+            );
+        }
         if !p.timeline.is_empty() {
             let phases: Vec<String> = p
                 .timeline
