@@ -732,45 +732,55 @@ fn passwords_never_reach_any_output() {
     urls.push(format!(
         "Server=tcp:127.0.0.1,1;User Id=sa;Password=\"{a}\";{b}\""
     ));
-    for url in &urls {
-        let results = tempfile::tempdir().unwrap();
-        let out = claimbench()
-            .args([
-                "run",
-                &workload,
-                "--db",
-                url,
-                "--schema",
-                &schema,
-                "--results",
-            ])
-            .arg(results.path())
-            .output()
-            .unwrap();
-        let mut texts = vec![
-            String::from_utf8_lossy(&out.stdout).to_string(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        ];
-        for f in walk(results.path()) {
-            if let Ok(t) = std::fs::read_to_string(&f) {
-                texts.push(t);
+    // Each URL its own run, side by side (its own schema and results folder): they
+    // wait on the server, not on the CPU.
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = urls
+            .iter()
+            .enumerate()
+            .map(|(k, url)| {
+                let (workload, schema) = (&workload, format!("{schema}_{k}"));
+                scope.spawn(move || {
+                    let results = tempfile::tempdir().unwrap();
+                    let out = claimbench()
+                        .args(["run", workload, "--db", url, "--schema", &schema])
+                        .arg("--results")
+                        .arg(results.path())
+                        .output()
+                        .unwrap();
+                    let mut texts = vec![
+                        String::from_utf8_lossy(&out.stdout).to_string(),
+                        String::from_utf8_lossy(&out.stderr).to_string(),
+                    ];
+                    for f in walk(results.path()) {
+                        if let Ok(t) = std::fs::read_to_string(&f) {
+                            texts.push(t);
+                        }
+                    }
+                    (url, texts)
+                })
+            })
+            .collect();
+        for run in runs {
+            let (url, texts) = run.join().unwrap();
+            for t in &texts {
+                assert!(
+                    !t.contains(a) && !t.contains(b),
+                    "{url}: the password leaked into an output:\n{t}"
+                );
             }
+            assert!(!texts[1].contains("panicked"), "{}", texts[1]);
         }
-        for t in &texts {
-            assert!(
-                !t.contains(a) && !t.contains(b),
-                "{url}: the password leaked into an output:\n{t}"
-            );
-        }
-        assert!(!texts[1].contains("panicked"), "{}", texts[1]);
+    });
+    for k in 0..urls.len() {
+        let _ = Command::new("psql")
+            .args([
+                pg.as_str(),
+                "-qc",
+                &format!("DROP SCHEMA IF EXISTS {schema}_{k} CASCADE"),
+            ])
+            .output();
     }
-    let _ = Command::new("psql")
-        .args([
-            pg.as_str(),
-            "-qc",
-            &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
-        ])
-        .output();
 }
 
 /// A run.json made by hand: production at 1, 2, 4 and 8 workers, batch 10, with the
@@ -1377,60 +1387,72 @@ fn no_password_reaches_stderr_or_results_in_any_form() {
          workers = [2]\nbatch_sizes = [5]\n[trial]\nwarmup_s = 0\nduration_s = 0.3\n",
     )
     .unwrap();
-    for (i, pw) in ["S3cr3t;@p w", "pä'ss\"wörd#?%", "q=x&y/z:1"]
-        .iter()
-        .enumerate()
-    {
+    let passwords = ["S3cr3t;@p w", "pä'ss\"wörd#?%", "q=x&y/z:1"];
+    // Every form of every password its own run, side by side (its own schema and
+    // results folder): they wait on the server, not on the CPU.
+    let mut runs = Vec::new();
+    for (i, pw) in passwords.iter().enumerate() {
         let enc: String = url::form_urlencoded::byte_serialize(pw.as_bytes()).collect();
         let kv = format!("'{}'", pw.replace('\\', "\\\\").replace('\'', "\\'"));
         for (port, expect) in [(5432, 0), (1, 2)] {
-            for db in [
+            for (form, db) in [
                 format!("postgres://postgres:{enc}@127.0.0.1:{port}/test"),
                 format!("host=127.0.0.1 port={port} user=postgres password={kv} dbname=test"),
-            ] {
-                let results = dir.path().join(format!("r{i}-{port}"));
-                let out = claimbench()
-                    .arg("run")
-                    .arg(&workload)
-                    .args([
-                        "--db",
-                        &db,
-                        "--schema",
-                        &format!("claimbench_pw_{i}"),
-                        "--quiet",
-                    ])
-                    .arg("--results")
-                    .arg(&results)
-                    .output()
-                    .unwrap();
-                let stderr = String::from_utf8_lossy(&out.stderr);
-                let stdout = String::from_utf8_lossy(&out.stdout);
-                assert_eq!(out.status.code(), Some(expect), "{db}: {stderr}");
-                for shown in [&stderr, &stdout] {
-                    assert!(
-                        !shown.contains(pw) && !shown.contains(&enc),
-                        "{db}: {shown}"
-                    );
-                }
-                if expect == 2 {
-                    assert!(
-                        stderr.contains("127.0.0.1:1"),
-                        "names the address: {stderr}"
-                    );
-                }
-                for f in walk(&results) {
-                    let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
-                    assert!(
-                        !text.contains(pw) && !text.contains(&enc),
-                        "{db}: {} holds the password",
-                        f.display()
-                    );
-                }
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let results = dir.path().join(format!("r{i}-{port}-{form}"));
+                let schema = format!("claimbench_pw_{i}_{form}");
+                runs.push((*pw, enc.clone(), expect, db, results, schema));
             }
         }
+    }
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = runs
+            .iter()
+            .map(|(_, _, _, db, results, schema)| {
+                let workload = &workload;
+                scope.spawn(move || {
+                    claimbench()
+                        .arg("run")
+                        .arg(workload)
+                        .args(["--db", db, "--schema", schema, "--quiet"])
+                        .arg("--results")
+                        .arg(results)
+                        .output()
+                        .unwrap()
+                })
+            })
+            .collect();
+        for ((pw, enc, expect, db, results, _), run) in runs.iter().zip(spawned) {
+            let out = run.join().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(*expect), "{db}: {stderr}");
+            for shown in [&stderr, &stdout] {
+                assert!(!shown.contains(pw) && !shown.contains(enc), "{db}: {shown}");
+            }
+            if *expect == 2 {
+                assert!(
+                    stderr.contains("127.0.0.1:1"),
+                    "names the address: {stderr}"
+                );
+            }
+            for f in walk(results) {
+                let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+                assert!(
+                    !text.contains(pw) && !text.contains(enc),
+                    "{db}: {} holds the password",
+                    f.display()
+                );
+            }
+        }
+    });
+    for (.., schema) in &runs {
         psql(
             &pg_url(),
-            &format!("DROP SCHEMA IF EXISTS claimbench_pw_{i} CASCADE"),
+            &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
         );
     }
 }
