@@ -353,18 +353,24 @@ impl ClaimSteps for RabbitSession {
             Err(_) => return Ok(()),
         };
         let now = now_us();
+        let before = out.len();
         let mut taken = 0;
         loop {
-            match next {
-                Some(Ok(d)) => self.take(d, now, out)?,
-                Some(Err(e)) => return Err(error(what, e)),
+            // On an error the claim returns nothing, as a SQL claim rolled back would:
+            // what it had taken stays unacknowledged on a channel that is going away,
+            // and the server hands it back when it has.
+            let failed = match next {
+                Some(Ok(d)) => self.take(d, now, out).err(),
+                Some(Err(e)) => Some(error(what, e)),
                 None => {
                     self.consuming = None;
-                    return Err(error(
-                        what,
-                        lapin::Error::InvalidChannelState(lapin::ChannelState::Closed),
-                    ));
+                    let closed = lapin::ChannelState::Closed;
+                    Some(error(what, lapin::Error::InvalidChannelState(closed)))
                 }
+            };
+            if let Some(e) = failed {
+                out.truncate(before);
+                return Err(e);
             }
             taken += 1;
             if taken >= ask.batch {
