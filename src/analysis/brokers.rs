@@ -78,8 +78,13 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
                 " Its compare-and-set lost {n} races (candidates another worker took first)."
             ),
         };
+        // Said where either handed a job out again: what ended each job's holding.
+        let again = match (redelivered(b), redelivered(t)) {
+            (x, y) if x == "0" && y == "0" => String::new(),
+            (x, y) => format!(" Handed out again: {x} against {y}."),
+        };
         out.push(format!(
-            "{} on {} against {} on {}, {} workers at batch {}: {:.0} against {:.0} jobs/s{ratio}, claim p99 {} against {}; duplicates {} against {} (runs that outlived their lease {} against {}), lost {} against {}.{raced}",
+            "{} on {} against {} on {}, {} workers at batch {}: {:.0} against {:.0} jobs/s{ratio}, claim p99 {} against {}; duplicates {} against {} (runs that outlived their lease {} against {}), lost {} against {}.{raced}{again}",
             named(b),
             b.backend,
             named(t),
@@ -97,6 +102,35 @@ pub(super) fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String
             fb.lost,
             ft.lost
         ));
+    }
+}
+
+/// A cell's jobs handed out again, by what ended their last holding (the ledger's
+/// redeliveries over its trials), its causes named where there were any.
+fn redelivered(c: &CellResult) -> String {
+    let mut r = crate::ledger::Redeliveries::default();
+    for t in &c.trials {
+        let x = t.duplicates.ledger.redelivered;
+        r.released += x.released;
+        r.rescued += x.rescued;
+        r.stranded += x.stranded;
+        r.hung += x.hung;
+        r.while_held += x.while_held;
+    }
+    let causes: Vec<String> = [
+        (r.released, "released by their holder"),
+        (r.rescued, "rescued after the lease"),
+        (r.stranded, "after a crash or a lost connection"),
+        (r.hung, "after a hang"),
+        (r.while_held, "while another worker held them"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    match causes.is_empty() {
+        true => "0".into(),
+        false => format!("{} ({})", r.total(), causes.join(", ")),
     }
 }
 
@@ -148,6 +182,9 @@ mod tests {
         r.cells[5].trials[0].counts.lost_races = 812;
         r.cells[5].trials[0].reconciliation.db.unowned_executions = 3;
         r.cells[6].trials[0].counts.lost_races = 40;
+        let again = &mut r.cells[4].trials[0].duplicates.ledger.redelivered;
+        (again.released, again.rescued) = (5, 2);
+        r.cells[2].trials[0].duplicates.ledger.redelivered.stranded = 1;
         let said: Vec<String> = told(&r)
             .into_iter()
             .filter(|s| s.starts_with("redis-") || s.starts_with("lock-service on postgres"))
@@ -155,9 +192,9 @@ mod tests {
         assert_eq!(
             said,
             vec![
-                "redis-streams on redis against production on postgres, 16 workers at batch 10: 6000 against 3000 jobs/s (2.00x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0.",
-                "redis-cas on redis against production on postgres, 16 workers at batch 10: 4500 against 3000 jobs/s (1.50x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 3 against 0), lost 0 against 0. Its compare-and-set lost 812 races (candidates another worker took first).",
-                "lock-service on postgres against production on postgres, 16 workers at batch 10: 2000 against 3000 jobs/s (0.67x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0. Its lock service refused 40 leases (candidates another worker held).",
+                "redis-streams on redis against production on postgres, 16 workers at batch 10: 6000 against 3000 jobs/s (2.00x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0. Handed out again: 7 (5 released by their holder, 2 rescued after the lease) against 1 (1 after a crash or a lost connection).",
+                "redis-cas on redis against production on postgres, 16 workers at batch 10: 4500 against 3000 jobs/s (1.50x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 3 against 0), lost 0 against 0. Its compare-and-set lost 812 races (candidates another worker took first). Handed out again: 0 against 1 (1 after a crash or a lost connection).",
+                "lock-service on postgres against production on postgres, 16 workers at batch 10: 2000 against 3000 jobs/s (0.67x), claim p99 – against –; duplicates 0 against 0 (runs that outlived their lease 0 against 0), lost 0 against 0. Its lock service refused 40 leases (candidates another worker held). Handed out again: 0 against 1 (1 after a crash or a lost connection).",
             ],
         );
     }

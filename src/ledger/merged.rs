@@ -2,7 +2,10 @@
 //! over the trial read (a failover's lost work, capped queues' holds, shard moves), and
 //! what the streaming [`super::Tally`] is checked against.
 
-use super::{Event, EventKind, Execution, LedgerAnalysis, PassedOver, RESCUER, WorkerLedger};
+use super::{
+    Ended, Event, EventKind, Execution, LedgerAnalysis, PassedOver, RESCUER, Redeliveries,
+    WorkerLedger,
+};
 use std::collections::HashMap;
 
 /// Every worker's recording, merged once at the end of a trial.
@@ -197,19 +200,31 @@ impl MergedLedger {
         at
     }
 
-    /// Walks every job's claims and releases, calling `duplicate` for each claim of a
-    /// job another worker held; returns (jobs claimed, jobs still held at the end).
-    fn walk_claims(&self, mut duplicate: impl FnMut(&Event)) -> (u64, u64) {
+    /// Walks every job's claims, releases and strandings, calling `duplicate` for each
+    /// claim of a job another worker held; returns (jobs claimed, jobs still held at
+    /// the end, the claims of jobs claimed before by what ended their last holding).
+    fn walk_claims(&self, mut duplicate: impl FnMut(&Event)) -> (u64, u64, Redeliveries) {
         let (mut distinct, mut held) = (0, 0);
+        let mut again = Redeliveries::default();
         let mut holders: Vec<u32> = Vec::new();
         for job_events in self.events.chunk_by(|a, b| a.job == b.job) {
             holders.clear();
             let mut claimed = false;
+            let mut mark = None;
             for e in job_events {
+                if let Some(m) = Ended::by(e.kind, e.worker) {
+                    mark = m;
+                }
                 match e.kind {
                     EventKind::Claim { .. } => {
+                        let by_another = holders.iter().any(|&w| w != e.worker);
+                        // A claim answers the mark, whether or not it is a redelivery.
+                        let ended = mark.take();
+                        if claimed {
+                            again.count(ended, by_another);
+                        }
                         claimed = true;
-                        if holders.iter().any(|&w| w != e.worker) {
+                        if by_another {
                             duplicate(e);
                         }
                         if !holders.contains(&e.worker) {
@@ -224,14 +239,15 @@ impl MergedLedger {
             distinct += claimed as u64;
             held += !holders.is_empty() as u64;
         }
-        (distinct, held)
+        (distinct, held, again)
     }
 
     /// Duplicate claims and executions. O(n) after the sort in `new`.
     pub fn analyse(&self) -> LedgerAnalysis {
         let mut out = LedgerAnalysis::default();
         let mut duplicates = 0;
-        (out.distinct_claimed, out.held_at_end) = self.walk_claims(|_| duplicates += 1);
+        (out.distinct_claimed, out.held_at_end, out.redelivered) =
+            self.walk_claims(|_| duplicates += 1);
         out.duplicate_claims = duplicates;
         for runs in self.executions.chunk_by(|a, b| a.job == b.job) {
             out.distinct_executed += 1;

@@ -266,6 +266,71 @@ pub struct LedgerAnalysis {
     /// Jobs still held by some worker when the trial ended (claim-only mode and
     /// abandoned claims leave these; anything else is a harness defect).
     pub held_at_end: u64,
+    /// Claims of a job claimed before in the trial, by what ended its last holding.
+    #[serde(default)]
+    pub redelivered: Redeliveries,
+}
+
+/// Claims of a job that had been claimed before in the trial (a redelivery, on a
+/// broker's terms), by what ended the holding before: what the table and each broker
+/// hand out again, and why, on one ledger.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redeliveries {
+    /// Its holder gave it back: a failed attempt's retry, a release, a refused start.
+    pub released: u64,
+    /// The rescuer took it back after its lease ran out (a table's rescue, Redis's
+    /// `XAUTOCLAIM`).
+    pub rescued: u64,
+    /// Its holder crashed or lost its connection, and it was handed out again with no
+    /// rescue: the server's own redelivery (a closed connection's on RabbitMQ, an
+    /// expired `AckWait` on JetStream).
+    pub stranded: u64,
+    /// Its holder hung, and it was handed out again with no rescue (JetStream's
+    /// `AckWait`).
+    pub hung: u64,
+    /// Another worker still held it and nothing had ended that holding: a race (each
+    /// is also a duplicate claim).
+    pub while_held: u64,
+}
+
+/// What ended a job's last holding, where a redelivery needs more than "released".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Rescued,
+    Stranded,
+    Hung,
+}
+
+impl Ended {
+    /// The event's effect on a job's mark: a rescue or a stranding marks it, its
+    /// holder's release clears the mark (`None` inside), anything else leaves it.
+    fn by(kind: EventKind, worker: u32) -> Option<Option<Ended>> {
+        match kind {
+            EventKind::Release if worker == RESCUER => Some(Some(Ended::Rescued)),
+            EventKind::Release => Some(None),
+            EventKind::Strand { resumes: false } => Some(Some(Ended::Stranded)),
+            EventKind::Strand { resumes: true } => Some(Some(Ended::Hung)),
+            _ => None,
+        }
+    }
+}
+
+impl Redeliveries {
+    /// Counts one claim of a job claimed before: by its mark, else by whether another
+    /// worker still held it.
+    fn count(&mut self, mark: Option<Ended>, held_by_another: bool) {
+        match (mark, held_by_another) {
+            (Some(Ended::Rescued), _) => self.rescued += 1,
+            (Some(Ended::Stranded), _) => self.stranded += 1,
+            (Some(Ended::Hung), _) => self.hung += 1,
+            (None, true) => self.while_held += 1,
+            (None, false) => self.released += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.released + self.rescued + self.stranded + self.hung + self.while_held
+    }
 }
 
 /// The most the streaming tally held at once: jobs in flight (held, or waiting for a

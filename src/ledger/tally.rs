@@ -22,7 +22,9 @@
 
 use super::claimed::ClaimedIds;
 use super::held::HeldWindow;
-use super::{Chunk, Event, EventKind, Execution, LedgerAnalysis, LedgerPeak, PassedOver, RESCUER};
+use super::{
+    Chunk, Ended, Event, EventKind, Execution, LedgerAnalysis, LedgerPeak, PassedOver, RESCUER,
+};
 use crate::metrics::{HistogramSummary, new_histogram};
 use roaring::RoaringTreemap;
 use smallvec::SmallVec;
@@ -115,6 +117,10 @@ pub struct Tally {
     held: HeldWindow,
     /// Jobs of this read whose liveness may have ended.
     touched: Vec<i64>,
+    /// What ended a job's last holding, where a redelivery needs more than "released":
+    /// a rescue or a stranding not yet answered by a claim or its holder's release (a
+    /// few jobs at a time: only faults mark one).
+    marks: HashMap<i64, Ended, foldhash::fast::RandomState>,
     claimed: ClaimedIds,
     executed: RoaringTreemap,
     succeeded: RoaringTreemap,
@@ -141,6 +147,7 @@ impl Tally {
             live: HashMap::default(),
             held: HeldWindow::default(),
             touched: Vec::new(),
+            marks: HashMap::default(),
             claimed: ClaimedIds::default(),
             executed: RoaringTreemap::new(),
             succeeded: RoaringTreemap::new(),
@@ -214,6 +221,16 @@ impl Tally {
 
     fn read(&mut self, e: &Event) {
         let job = e.job;
+        match Ended::by(e.kind, e.worker) {
+            Some(Some(m)) => {
+                self.marks.insert(job, m);
+            }
+            // A release with no mark to clear (nearly every one) costs no lookup.
+            Some(None) if !self.marks.is_empty() => {
+                self.marks.remove(&job);
+            }
+            _ => {}
+        }
         match e.kind {
             EventKind::Lost { .. } | EventKind::Completed { .. } => return,
             EventKind::Claim { .. } => return self.claim(e),
@@ -272,29 +289,40 @@ impl Tally {
     /// can end its liveness, and each of those marks it touched).
     fn claim(&mut self, e: &Event) {
         let job = e.job;
-        if !self.claimed.contains(job) {
+        let again = self.claimed.contains(job);
+        if !again {
             // The group of an earlier instant is counted before this id joins.
             self.passed.first_claim(e.t_ns, job, &self.claimed);
             self.claimed.insert(job);
         }
-        match self.held.holder(job) {
-            Some(w) if w == e.worker => {}
+        // A claim answers the mark, whether or not it is a redelivery.
+        let ended = match self.marks.is_empty() {
+            true => None,
+            false => self.marks.remove(&job),
+        };
+        let by_another = match self.held.holder(job) {
+            Some(w) if w == e.worker => false,
             Some(w) => {
                 self.held.take(job);
                 self.out.duplicate_claims += 1;
                 self.live.insert(job, Live::held_by(&[w, e.worker]));
+                true
             }
             None => {
+                let mut by_another = false;
                 if self.live.contains_key(&job) || !self.hold(job, e.worker) {
                     let live = self.live.entry(job).or_default();
-                    if live.holders.iter().any(|&w| w != e.worker) {
-                        self.out.duplicate_claims += 1;
-                    }
+                    by_another = live.holders.iter().any(|&w| w != e.worker);
+                    self.out.duplicate_claims += u64::from(by_another);
                     if !live.holders.contains(&e.worker) {
                         live.holders.push(e.worker);
                     }
                 }
+                by_another
             }
+        };
+        if again {
+            self.out.redelivered.count(ended, by_another);
         }
     }
 
@@ -625,6 +653,64 @@ mod tests {
 
     /// The same with a window of held jobs a few ids wide: most jobs are held below it
     /// or given up by it to the map of live jobs, and the counts do not change.
+    /// A redelivery is counted by what ended the job's last holding, the same by the
+    /// tally and by the whole trial: its holder's release, the rescuer's, a stranding
+    /// or a hang with no rescue after it, or nothing (another worker still held it).
+    #[test]
+    fn redeliveries_are_counted_by_what_ended_the_last_holding() {
+        let (mut a, mut b, mut rescuer) = (
+            WorkerLedger::new(0),
+            WorkerLedger::new(1),
+            WorkerLedger::new(RESCUER),
+        );
+        let ms = |n: u64| n * 1_000_000;
+        // Job 1: released by its holder (a failed attempt), claimed again.
+        a.claim(1, ms(1), 0);
+        a.release(1, ms(2));
+        b.claim(1, ms(3), 1);
+        b.release(1, ms(4));
+        // Job 2: stranded (a crash), rescued, claimed again: the rescue is what ended it.
+        a.claim(2, ms(5), 0);
+        a.strand(2, ms(6));
+        rescuer.release(2, ms(7));
+        b.claim(2, ms(8), 1);
+        b.release(2, ms(9));
+        // Job 3: stranded with no rescue (a closed connection's delivery handed back).
+        a.claim(3, ms(10), 0);
+        a.strand(3, ms(11));
+        b.claim(3, ms(12), 0);
+        b.release(3, ms(13));
+        // Job 4: hung, handed out again while hung (an expired AckWait).
+        a.claim(4, ms(14), 0);
+        a.strand_hung(4, ms(15));
+        b.claim(4, ms(16), 1);
+        b.release(4, ms(17));
+        a.release(4, ms(18));
+        // Job 5: claimed by another while held, nothing ended it (a race).
+        a.claim(5, ms(19), 0);
+        b.claim(5, ms(20), 0);
+        a.release(5, ms(21));
+        b.release(5, ms(22));
+        // Job 6: claimed once.
+        a.claim(6, ms(23), 0);
+        a.release(6, ms(24));
+        let ledgers = vec![a, b, rescuer];
+        let want = crate::ledger::Redeliveries {
+            released: 1,
+            rescued: 1,
+            stranded: 1,
+            hung: 1,
+            while_held: 1,
+        };
+        let (whole, ..) = whole(&ledgers);
+        assert_eq!(whole.redelivered, want);
+        assert_eq!(whole.redelivered.total(), 5);
+        for seed in 0..8 {
+            let streamed = stream(&ledgers, seed, Tally::new([0, 1, RESCUER], false));
+            assert_eq!(streamed.analysis.redelivered, want, "seed {seed}");
+        }
+    }
+
     #[test]
     fn a_narrow_window_of_held_jobs_reads_as_the_whole_trial_does() {
         for seed in 0..200 {
