@@ -579,14 +579,22 @@ impl Session for RabbitSession {
     /// interface): the server puts each one's unacknowledged deliveries back in the
     /// queue at once, and the workers reconnect.
     async fn kill_workers(&mut self, role: &str) -> Result<u64, BackendError> {
-        let of_role = self.registered.connections.of_role(role);
-        for c in &of_role {
-            // A connection already closing is as good as killed.
+        // Only those still open: a crashed worker's closed connection can stay listed
+        // until its replacement has connected.
+        let open: Vec<_> = self
+            .registered
+            .connections
+            .of_role(role)
+            .into_iter()
+            .filter(|c| c.status().connected())
+            .collect();
+        for c in &open {
+            // A connection closing meanwhile is as good as killed.
             let _ = c
                 .close(200, "claimbench: the faults' connection kill")
                 .await;
         }
-        Ok(of_role.len() as u64)
+        Ok(open.len() as u64)
     }
 }
 
