@@ -30,6 +30,15 @@ pub(crate) fn no_settings(
     }
 }
 
+/// Microseconds since the epoch on this host's clock: a broker has no clock of its own
+/// to ask, so every time claimbench writes to one (a job's due time, a completion's)
+/// is this host's.
+pub(crate) fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64)
+}
+
 /// The backlog as a broker seeds it: chunks of jobs that arrived now (ages 0 µs), each
 /// published before the first confirm is awaited.
 pub(crate) fn seed_chunks(backlog: u64) -> impl Iterator<Item = &'static [i64]> {

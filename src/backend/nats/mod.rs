@@ -406,7 +406,7 @@ impl Backend for NatsBackend {
     /// The client's clock: every time claimbench writes to the streams (a job's due
     /// time, a completion's) is this host's, so completions per queue are read on it.
     async fn server_clock_us(&self) -> Result<i64, BackendError> {
-        Ok(session::now_us())
+        Ok(super::broker::now_us())
     }
 
     async fn completed_by_queue(

@@ -8,7 +8,7 @@
 
 use super::errors::error;
 use super::streams::{CONSUMER, Names};
-use crate::backend::broker::{self, Run};
+use crate::backend::broker::{self, Run, now_us};
 use crate::backend::claim::{Ask, ClaimSteps, Done};
 use crate::backend::connections::Registered;
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
@@ -68,13 +68,6 @@ pub struct NatsSession {
     fetched: Vec<jetstream::Message>,
     /// Draws each produced job's queue by the workload's weights.
     rng: SmallRng,
-}
-
-/// Microseconds since the epoch on this host's clock.
-pub(super) fn now_us() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64)
 }
 
 fn header_i64(h: Option<&HeaderMap>, name: &str) -> Option<i64> {

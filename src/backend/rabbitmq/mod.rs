@@ -365,7 +365,7 @@ impl Backend for RabbitBackend {
     /// The client's clock: every time claimbench writes to the queues (a job's due
     /// time, a completion's) is this host's.
     async fn server_clock_us(&self) -> Result<i64, BackendError> {
-        Ok(session::now_us())
+        Ok(super::broker::now_us())
     }
 
     async fn completed_by_queue(
