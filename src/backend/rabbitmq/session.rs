@@ -8,7 +8,7 @@
 
 use super::errors::{error, within};
 use super::queues::{self, ATTEMPT, DUE, ID, Names, QUEUE, int, put};
-use crate::backend::broker::{self, Run};
+use crate::backend::broker::{self, Run, now_us};
 use crate::backend::claim::{Ask, ClaimSteps, Done};
 use crate::backend::connections::Registered;
 use crate::backend::lifecycle::{Lifecycle, Reply, Step};
@@ -44,13 +44,12 @@ const CONFIRM_WITHIN: Duration = Duration::from_secs(5);
 /// A delivery in a worker's hands.
 struct Held {
     acker: Acker,
-    /// The message's headers and payload, moved out of it: a retry publishes them again.
-    headers: FieldTable,
+    /// The message's properties (its headers, its priority) and payload, moved out of
+    /// it, not copied: a retry publishes them again.
+    properties: BasicProperties,
     payload: Vec<u8>,
     /// Attempts before this one (the message's `a` header).
     attempt: i32,
-    /// The message's priority level, which a retry keeps.
-    priority: Option<u8>,
     /// The execution that started it: a second start, or another execution's effect, is
     /// not this delivery's.
     token: Option<i64>,
@@ -77,13 +76,6 @@ pub struct RabbitSession {
     held: HashMap<i64, Held>,
     /// Draws each produced job's queue by the workload's weights.
     rng: SmallRng,
-}
-
-/// Microseconds since the epoch on this host's clock.
-pub(super) fn now_us() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64)
 }
 
 /// A persistent message (delivery mode 2) with `headers`, at `priority` (the queue's
@@ -258,29 +250,32 @@ impl RabbitSession {
     }
 
     /// A delivery, now in this worker's hands.
-    fn take(&mut self, d: Delivery, now: i64, out: &mut Vec<ClaimedJob>) -> Done {
-        let headers = d.properties.headers().clone().unwrap_or_default();
-        let Some(id) = int(Some(&headers), ID) else {
+    async fn take(&mut self, d: Delivery, now: i64, out: &mut Vec<ClaimedJob>) -> Done {
+        let headers = d.properties.headers().as_ref();
+        let Some(id) = int(headers, ID) else {
             return Err(BackendError::other(
                 "claim",
                 "a message without claimbench's headers in the jobs queue",
             ));
         };
-        let attempt = int(Some(&headers), ATTEMPT).unwrap_or(0) as i32;
-        let due = int(Some(&headers), DUE).unwrap_or(now);
+        let attempt = int(headers, ATTEMPT).unwrap_or(0) as i32;
+        let due = int(headers, DUE).unwrap_or(now);
         let held = Held {
             acker: d.acker,
-            headers,
+            properties: d.properties,
             payload: d.data,
             attempt,
-            priority: *d.properties.priority(),
             token: None,
         };
         // Two copies of one job in hand (a retry published again while its original
         // came back from a lost connection): the worker runs the job once; the older
         // copy is settled, and the ledger sees both claims.
         if let Some(older) = self.held.insert(id, held) {
-            drop(older.acker.ack(BasicAckOptions::default()));
+            older
+                .acker
+                .ack(BasicAckOptions::default())
+                .await
+                .map_err(|e| error("claim", e))?;
         }
         out.push(ClaimedJob {
             id,
@@ -320,7 +315,12 @@ impl RabbitSession {
     /// and when.
     fn completion(held: &Held, job: i64) -> FieldTable {
         let mut h = FieldTable::default();
-        if let Some(q) = held.headers.inner().get(QUEUE) {
+        let queue = held
+            .properties
+            .headers()
+            .as_ref()
+            .and_then(|h| h.inner().get(QUEUE));
+        if let Some(q) = queue {
             put(&mut h, QUEUE, q.clone());
         }
         put(&mut h, ID, AMQPValue::LongLongInt(job));
@@ -360,7 +360,7 @@ impl ClaimSteps for RabbitSession {
             // what it had taken stays unacknowledged on a channel that is going away,
             // and the server hands it back when it has.
             let failed = match next {
-                Some(Ok(d)) => self.take(d, now, out).err(),
+                Some(Ok(d)) => self.take(d, now, out).await.err(),
                 Some(Err(e)) => Some(error(what, e)),
                 None => {
                     self.consuming = None;
@@ -458,7 +458,7 @@ impl Lifecycle for RabbitSession {
                         "rabbitmq delays no retry (handler.retry_delay_ms is refused before a run)",
                     ));
                 }
-                let mut h = held.headers.clone();
+                let mut h = held.properties.headers().clone().unwrap_or_default();
                 put(&mut h, ATTEMPT, AMQPValue::LongInt(held.attempt + 1));
                 let c = self
                     .publisher
@@ -467,7 +467,7 @@ impl Lifecycle for RabbitSession {
                         &self.names.jobs,
                         MANDATORY,
                         &held.payload,
-                        persistent(h, held.priority),
+                        persistent(h, *held.properties.priority()),
                     )
                     .await
                     .map_err(|e| error(what, e))?;
