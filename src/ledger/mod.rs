@@ -32,7 +32,7 @@ pub use merged::{MergedLedger, QueueHold};
 pub use tally::{Tally, TallyFindings};
 
 use serde::{Deserialize, Serialize};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Sender, TryRecvError};
 
 /// The worker number used for the rescuer's releases.
 pub const RESCUER: u32 = u32::MAX;
@@ -377,8 +377,16 @@ pub fn analyse(ledgers: impl IntoIterator<Item = WorkerLedger>) -> LedgerAnalysi
     MergedLedger::new(ledgers).analyse()
 }
 
+/// How often the tally thread wakes to read what the workers handed over. It polls
+/// rather than blocks on the channel: a receiver blocked on it makes every send a
+/// futex wake-up, paid by the sending worker and by the tally's own sleep and wake
+/// (measured with `perf record` of the worker threads, 16 workers at batch 10: 2.3%
+/// of the client's samples in the send's notify, 3.9% in the tally's receive).
+const TALLY_PERIOD: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// A [`Tally`] on a thread of its own, fed by the ledgers it hands out: the workers pay
-/// for a vector push per event and a channel send every [`HAND_OVER_NS`], nothing more.
+/// for a vector push per event and a channel send every [`HAND_OVER_NS`] that wakes no
+/// one; the tally reads what came every [`TALLY_PERIOD`].
 pub struct TallyThread {
     sink: Sender<Chunk>,
     thread: std::thread::JoinHandle<TallyFindings>,
@@ -393,8 +401,19 @@ impl TallyThread {
             .name("claimbench-tally".into())
             .spawn(move || {
                 let mut tally = Tally::new(sources, keep);
-                for chunk in chunks {
-                    tally.take(chunk);
+                loop {
+                    let open = loop {
+                        match chunks.try_recv() {
+                            Ok(chunk) => tally.stage(chunk),
+                            Err(TryRecvError::Empty) => break true,
+                            Err(TryRecvError::Disconnected) => break false,
+                        }
+                    };
+                    tally.read_staged();
+                    if !open {
+                        break;
+                    }
+                    std::thread::sleep(TALLY_PERIOD);
                 }
                 tally.finish()
             })?;

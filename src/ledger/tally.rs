@@ -108,6 +108,8 @@ pub struct Tally {
     low_water: BTreeMap<u32, u64>,
     /// Events at or after the lowest mark, not read yet.
     pending: Vec<Event>,
+    /// The lowest mark at the last read.
+    read_upto: u64,
     /// The events of one read (a buffer kept between reads).
     ready: Vec<Event>,
     /// Keyed by job id with foldhash, not SipHash: ids come from claimbench's own
@@ -143,6 +145,7 @@ impl Tally {
         Tally {
             low_water: sources.into_iter().map(|s| (s, 0)).collect(),
             pending: Vec::new(),
+            read_upto: 0,
             ready: Vec::new(),
             live: HashMap::default(),
             held: HeldWindow::default(),
@@ -168,17 +171,29 @@ impl Tally {
 
     /// Takes one source's chunk and reads whatever no source can precede any more.
     pub fn take(&mut self, chunk: Chunk) {
+        self.stage(chunk);
+        self.read_staged();
+    }
+
+    /// Takes one source's chunk without reading: the tally thread stages every chunk
+    /// that came since its last wake-up and reads once ([`Tally::read_staged`]), so the
+    /// waiting events are scanned once per wake-up, not once per chunk.
+    pub fn stage(&mut self, chunk: Chunk) {
         self.pending.extend(chunk.events);
         self.peak.events = self.peak.events.max(self.pending.len() as u64);
-        let before = self.upto();
         let mark = self.low_water.entry(chunk.source).or_insert(0);
         *mark = (*mark).max(chunk.low_water_ns);
+    }
+
+    /// Reads whatever no source can precede any more, if the lowest mark rose since the
+    /// last read. It rises only when its own source hands over: a chunk of another
+    /// source holds nothing before it (a source stamps nothing before its last mark), so
+    /// there is nothing new to read, and the waiting events need no scan (while a hung
+    /// worker holds the lowest mark, every other source's chunk waits).
+    pub fn read_staged(&mut self) {
         let upto = self.upto();
-        // The lowest mark rises only when its own source hands over: a chunk of another
-        // source holds nothing before it (a source stamps nothing before its last mark),
-        // so there is nothing new to read, and the waiting events need no scan (while
-        // a hung worker holds the lowest mark, every other source's chunk comes here).
-        if upto > before {
+        if upto > self.read_upto {
+            self.read_upto = upto;
             self.read_before(upto);
         }
     }
@@ -580,8 +595,19 @@ mod tests {
     }
 
     /// The history handed over in random chunks (each marked with the time of the
-    /// source's next event), sources interleaved at random, into `tally`.
-    fn stream(ledgers: &[WorkerLedger], seed: u64, mut tally: Tally) -> TallyFindings {
+    /// source's next event), sources interleaved at random, into `tally`, read at
+    /// random points.
+    fn stream(ledgers: &[WorkerLedger], seed: u64, tally: Tally) -> TallyFindings {
+        streamed(ledgers, seed, tally, 0.6)
+    }
+
+    /// [`stream`], a `staged` share of the chunks staged and read with a later one.
+    fn streamed(
+        ledgers: &[WorkerLedger],
+        seed: u64,
+        mut tally: Tally,
+        staged: f64,
+    ) -> TallyFindings {
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
         let mut at: Vec<usize> = vec![0; ledgers.len()];
         loop {
@@ -595,11 +621,18 @@ mod tests {
             let events = &ledgers[i].events;
             let to = (at[i] + rng.gen_range(0..40)).min(events.len());
             let low_water_ns = events.get(to).map_or(u64::MAX, |e| e.t_ns);
-            tally.take(Chunk {
+            let chunk = Chunk {
                 source: ledgers[i].worker,
                 events: events[at[i]..to].to_vec(),
                 low_water_ns,
-            });
+            };
+            // As the tally thread does, several chunks staged and read at once, or (as
+            // a chunk's own reading does) each read as it comes.
+            if rng.gen_bool(staged) {
+                tally.stage(chunk);
+            } else {
+                tally.take(chunk);
+            }
             // Past the end once the closing chunk (marked u64::MAX) has gone.
             at[i] = if to == events.len() && low_water_ns == u64::MAX {
                 events.len() + 1
@@ -763,7 +796,9 @@ mod tests {
         l.claim(2, (n as u64 + 3) * ms, 1);
         let ledgers = [l];
         let (analysis, whole_passed, _) = whole(&ledgers);
-        let got = stream(&ledgers, 7, Tally::new([0], false));
+        // Each chunk read as it comes: how long a job waited is judged at the reads,
+        // so staged chunks would stretch it by up to their span.
+        let got = streamed(&ledgers, 7, Tally::new([0], false), 0.0);
         assert_eq!(got.analysis, analysis);
         // The whole trial: every job after it passed over job 2.
         let w = whole_passed.unwrap();
