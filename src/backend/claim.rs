@@ -95,9 +95,29 @@ pub async fn by_shape<S: ClaimSteps + ?Sized>(
     batch: u32,
     out: &mut Vec<ClaimedJob>,
 ) -> Result<ClaimOutcome, BackendError> {
-    let mut outcome = ClaimOutcome::default();
     let ask = Ask { strategy, batch };
+    // Every shape but the one-statement claim is boxed: an async call's future is
+    // moved whole into its caller's as it starts, and this one's would otherwise be the
+    // largest of them all on every claim (2.9 KB against the claim's 1.7, on each of
+    // the worker's calls down to the statement). They make two or more round trips a
+    // claim; an allocation is nothing beside them.
     match strategy.shape() {
+        Shape::Claim => {
+            s.locking_claim(ask, out).await?;
+            Ok(ClaimOutcome::default())
+        }
+        _ => Box::pin(other_shape(s, ask, out)).await,
+    }
+}
+
+/// The claims of more than one statement: [`by_shape`]'s, boxed.
+async fn other_shape<S: ClaimSteps + ?Sized>(
+    s: &mut S,
+    ask: Ask<'_>,
+    out: &mut Vec<ClaimedJob>,
+) -> Result<ClaimOutcome, BackendError> {
+    let mut outcome = ClaimOutcome::default();
+    match ask.strategy.shape() {
         Shape::Claim => s.locking_claim(ask, out).await?,
         Shape::ReadThenWrite => s.read_then_write(ask, out).await?,
         Shape::ReadThenConditional => {

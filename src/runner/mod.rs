@@ -107,17 +107,17 @@ pub struct TrialClock {
     start: Instant,
     steady_from: Instant,
     end: Option<Instant>,
+    /// `steady_from` and `end` as nanoseconds since `start`, for the claim path, which
+    /// reads the clock as nanoseconds once per claim and decides from them.
+    steady_ns: u64,
+    end_ns: Option<u64>,
 }
 
 #[cfg(test)]
 impl TrialClock {
     /// A clock from `start` without warm-up or planned end, for tests of what reads it.
     pub fn starting(start: Instant) -> TrialClock {
-        TrialClock {
-            start,
-            steady_from: start,
-            end: None,
-        }
+        TrialClock::of(start, start, None)
     }
 
     /// `s` seconds after the start.
@@ -129,10 +129,21 @@ impl TrialClock {
 impl TrialClock {
     /// The clock of a trial of `w` starting now.
     pub fn new(w: &Workload, start: Instant) -> TrialClock {
+        TrialClock::of(
+            start,
+            start + w.trial.warmup,
+            (w.trial.stop == StopRule::Duration).then_some(start + Self::planned(w)),
+        )
+    }
+
+    fn of(start: Instant, steady_from: Instant, end: Option<Instant>) -> TrialClock {
+        let ns = |t: Instant| t.saturating_duration_since(start).as_nanos() as u64;
         TrialClock {
             start,
-            steady_from: start + w.trial.warmup,
-            end: (w.trial.stop == StopRule::Duration).then_some(start + Self::planned(w)),
+            steady_from,
+            end,
+            steady_ns: ns(steady_from),
+            end_ns: end.map(ns),
         }
     }
 
@@ -170,6 +181,12 @@ impl TrialClock {
 
     pub fn is_over(&self, t: Instant) -> bool {
         self.end.is_some_and(|e| t > e)
+    }
+
+    /// [`TrialClock::is_steady`] and not [`TrialClock::is_over`], of an instant as
+    /// [`TrialClock::ns`] gave it: what a claim begun then counts for.
+    pub fn is_measured_ns(&self, t_ns: u64) -> bool {
+        t_ns >= self.steady_ns && self.end_ns.is_none_or(|e| t_ns <= e)
     }
 }
 

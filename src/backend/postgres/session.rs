@@ -188,10 +188,18 @@ impl PostgresSession {
     }
 
     /// Where `strategy`'s statements are in `prepared`, preparing them on first use.
+    /// The preparing is boxed: it happens once per strategy and connection, and its
+    /// round trips' state would otherwise be in every claim's future, copied at each
+    /// call (the claim path's futures are moved, whole, into their callers' as they
+    /// start: docs/harness-overhead.md).
     async fn prepared_index(&mut self, strategy: &Strategy) -> Result<usize, BackendError> {
-        if let Some(i) = self.prepared.iter().position(|(s, _)| *s == *strategy) {
-            return Ok(i);
+        match self.prepared.iter().position(|(s, _)| *s == *strategy) {
+            Some(i) => Ok(i),
+            None => Box::pin(self.prepare_new(strategy)).await,
         }
+    }
+
+    async fn prepare_new(&mut self, strategy: &Strategy) -> Result<usize, BackendError> {
         let keep = (self.keep, self.in_transaction);
         let p = prepare_strategy(&self.client, strategy, keep).await?;
         if let Some((src, r)) = strategy
@@ -472,24 +480,30 @@ impl ClaimSteps for PostgresSession {
                     .await;
                 claimed.map_err(|e| query_error("claim", e))?;
             }
+            // Boxed, so that a one-statement claim's future is not the size of this
+            // two-statement one's.
             Prepared::Stepped(steps) => {
-                let Stepped { lock, claim } = &**steps;
-                let own = !self.in_transaction;
-                let steps = (lock, claim, &mut self.locked, &mut self.ids);
-                let r = stepped_claim(
-                    c,
-                    own,
-                    steps,
-                    Call::new(batch, &self.worker_id, &self.queue),
-                    out,
-                );
-                if let Err(e) = r.await {
-                    out.truncate(before);
-                    if own {
-                        let _ = c.batch_execute("ROLLBACK").await;
+                Box::pin(async {
+                    let Stepped { lock, claim } = &**steps;
+                    let own = !self.in_transaction;
+                    let steps = (lock, claim, &mut self.locked, &mut self.ids);
+                    let r = stepped_claim(
+                        c,
+                        own,
+                        steps,
+                        Call::new(batch, &self.worker_id, &self.queue),
+                        out,
+                    );
+                    if let Err(e) = r.await {
+                        out.truncate(before);
+                        if own {
+                            let _ = c.batch_execute("ROLLBACK").await;
+                        }
+                        return Err(e);
                     }
-                    return Err(e);
-                }
+                    Ok(())
+                })
+                .await?
             }
             _ => unreachable!("a claim-shaped strategy is prepared as one"),
         }

@@ -51,16 +51,19 @@ impl Stmt {
         }
     }
 
-    pub async fn query_raw<'a>(
+    /// The driver's own future, not one wrapped around it: on the claim path every
+    /// async layer's future is copied whole into its caller's as it starts.
+    pub fn query_raw<'a>(
         &self,
         c: &Client,
-        args: impl ExactSizeIterator<Item = &'a (dyn ToSql + Sync)>,
-    ) -> Result<RowStream, tokio_postgres::Error> {
+        args: impl ExactSizeIterator<Item = &'a (dyn ToSql + Sync)> + Send,
+    ) -> impl Future<Output = Result<RowStream, tokio_postgres::Error>> + Send {
+        use futures_util::future::Either;
         match self {
-            Stmt::Prepared(s) => c.query_raw(s, args).await,
+            Stmt::Prepared(s) => Either::Left(c.query_raw(s, args)),
             Stmt::Unnamed { sql, types } => {
                 let typed = args.zip(types.iter().cloned());
-                c.query_typed_raw(sql, typed).await
+                Either::Right(c.query_typed_raw(sql, typed))
             }
         }
     }
