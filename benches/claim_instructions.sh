@@ -52,16 +52,18 @@ inclusive() { # profile function claims
 
 # instr/claim (the marginal count of the whole client) moves by about 15 % between two
 # runs of one build: the runs differ in how many events each wake-up finds. The worker's
-# round and the tally's reading, inclusive, per claim of the long run, move by a few
-# percent: compare builds by those.
-printf '%-6s %-8s %14s %14s %12s %12s %14s %14s\n' batch workers claims_short claims_long instr/claim instr/row worker_round tally_take
+# loop and the tally's reading, inclusive, per claim of the long run, move by a few
+# percent: compare builds by those. (Until 2026-12-07 the columns were the worker's
+# round and `Tally::take`; the round is now inlined into the worker's loop, and the
+# tally thread reads with `Tally::read_staged`.)
+printf '%-6s %-8s %14s %14s %12s %12s %14s %14s\n' batch workers claims_short claims_long instr/claim instr/row worker_loop tally_read
 for b in "${batches[@]}"; do
   read -r ir1 c1 < <(counted "$b" "$short_s")
   read -r ir2 c2 < <(counted "$b" "$long_s")
   profile="$out/callgrind.b$b.out"
   cp "$tmp/b$b-s$long_s/callgrind.out" "$profile"
-  round=$(inclusive "$profile" "Worker::round" "$c2")
-  take=$(inclusive "$profile" "Tally::take" "$c2")
+  round=$(inclusive "$profile" "runner::worker::run::" "$c2")
+  take=$(inclusive "$profile" "Tally::read_staged" "$c2")
   python3 - "$b" "$workers" "$ir1" "$c1" "$ir2" "$c2" "${round:-0}" "${take:-0}" <<'PY'
 import sys
 b, w, ir1, c1, ir2, c2, round_, take = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
