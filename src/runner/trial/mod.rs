@@ -24,7 +24,7 @@ use crate::workload::{HandlerMode, Workload};
 use findings::*;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tasks::*;
 use tokio::task::JoinHandle;
@@ -108,7 +108,7 @@ struct Running<S> {
     /// One scheduling-delay probe per worker thread the trial uses.
     lag_probes: Vec<JoinHandle<hdrhistogram::Histogram<u64>>>,
     /// Claims so far per worker, for the progress bar.
-    progress: Vec<Arc<AtomicU64>>,
+    progress: Vec<crate::runner::worker::Progress>,
     shared: Arc<Shared>,
 }
 

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::runner::checkpoint::{CHECKPOINT_FROM_S, Checkpoint};
+use crate::runner::worker::Progress;
 
 /// A worker connection with the workload's session settings for its backend.
 /// To the node and through the network `to` says.
@@ -272,7 +273,7 @@ pub(super) fn spawn<B: Backend>(
         spec.batch,
         w.seed.wrapping_add(u64::from(spec.repetition)),
     ));
-    let progress: Vec<Arc<AtomicU64>> = (0..spec.workers).map(|_| Arc::default()).collect();
+    let progress: Vec<Progress> = (0..spec.workers).map(|_| Progress::default()).collect();
     let on = (threads, &shared, &progress[..]);
     let workers = spawn_workers(
         backend,
@@ -390,7 +391,7 @@ pub(super) fn spawn_workers<B: Backend>(
     (spec, worker_spec): (&TrialSpec<'_>, Arc<worker::WorkerSpec>),
     (clock, routes): (TrialClock, Routes),
     sessions: Vec<B::Session>,
-    (threads, shared, progress): (&WorkerThreads, &Arc<Shared>, &[Arc<AtomicU64>]),
+    (threads, shared, progress): (&WorkerThreads, &Arc<Shared>, &[Progress]),
     tally: &crate::ledger::TallyThread,
 ) -> Vec<WorkerTask<B::Session>> {
     let n = spec.workers as usize;
