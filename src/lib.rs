@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod backend;
 pub mod backend_kind;
 pub mod custom_layout;
+pub mod declared_table;
 pub mod embedded;
 pub mod input_file;
 pub mod invalid;

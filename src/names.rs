@@ -58,6 +58,15 @@ pub fn is_plain_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// A lower-case SQL name that needs no quoting on any engine (a declared constant, a
+/// declared table): a letter, then letters, digits and `_`, at most `max` bytes.
+pub fn is_lower_identifier(s: &str, max: usize) -> bool {
+    s.len() <= max
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// The longest file-name part [`file_component`] makes, in bytes: with the rest of a
 /// file name (phase, workers, extension) well under the usual 255.
 pub const MAX_FILE_COMPONENT: usize = 64;

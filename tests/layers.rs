@@ -35,7 +35,7 @@ const LAYERS: &[&[&str]] = &[
         "parallel",
     ],
     // what a workload names
-    &["strategy", "custom_layout"],
+    &["strategy", "custom_layout", "declared_table"],
     // the on-disk seam
     &["results"],
     // input

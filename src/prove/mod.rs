@@ -44,6 +44,8 @@ pub struct Scratch {
     queue: String,
     priority: Option<i32>,
     payload_bytes: u32,
+    /// The workload's own table: the scratch rows are copied into it by its seed step.
+    table: Option<crate::declared_table::DeclaredTable>,
 }
 
 impl Default for Scratch {
@@ -52,6 +54,7 @@ impl Default for Scratch {
             queue: QUEUE.to_string(),
             priority: None,
             payload_bytes: 0,
+            table: None,
         }
     }
 }
@@ -60,13 +63,18 @@ impl Scratch {
     /// Rows like `w`'s: its first queue neither paused nor inactive (else the default).
     pub fn like(w: &Workload) -> Scratch {
         let queue = w.population.queues.iter().find(|q| !q.paused && q.active);
-        match queue {
+        let scratch = match queue {
             Some(q) => Scratch {
                 queue: q.name.clone(),
                 priority: q.priority,
                 payload_bytes: w.population.payload_bytes,
+                table: None,
             },
             None => Scratch::default(),
+        };
+        Scratch {
+            table: w.table.clone(),
+            ..scratch
         }
     }
 
@@ -106,7 +114,9 @@ pub fn workload(
          workers = [2]\nbatch_sizes = [{HELD}]\n[trial]\nduration_s = 1\n{topology}",
         scratch.payload_bytes
     );
-    Workload::parse(Path::new("prove (built in)"), &text)
+    let mut w = Workload::parse(Path::new("prove (built in)"), &text)?;
+    w.table = scratch.table.clone();
+    Ok(w)
 }
 
 /// Every step for `strategy`, judged by its expectations, with sessions that claim with

@@ -37,6 +37,123 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// A workload that declares its own queue table runs only what runs on that table:
+/// its own claims, on PostgreSQL, with the steps its faults and failures need. A
+/// built-in claim, a shipped index layout, a producer or a storage model would act on
+/// claimbench's `jobs_hot`, which a declared table leaves empty, and measure nothing.
+pub(super) fn declared_table(w: &Workload) -> Result<(), Refusal> {
+    let Some(t) = &w.table else {
+        return Ok(());
+    };
+    let form = crate::declared_table::form(t).map_err(|m| ("table.postgres".to_string(), m.0))?;
+    let file = &form.file;
+    if let Some(k) = w.backends.iter().find(|k| **k != BackendKind::Postgres) {
+        return Err((
+            "backends".into(),
+            format!("names {k}; a declared table runs on PostgreSQL only for now"),
+        ));
+    }
+    for (i, m) in w.matrices.iter().enumerate() {
+        let f = |x: &str| match w.matrices.len() {
+            1 => format!("matrix.{x}"),
+            _ => format!("matrix[{i}].{x}"),
+        };
+        if let Some(k) = m.backends.iter().find(|k| **k != BackendKind::Postgres) {
+            return Err((
+                f("backends"),
+                format!("names {k}; a declared table runs on PostgreSQL only for now"),
+            ));
+        }
+        if let Some(s) = m.strategies.iter().find(|s| !s.is_custom()) {
+            return Err((
+                f("strategies"),
+                format!(
+                    "names `{s}`, a built-in claim of claimbench's own table (jobs_hot), which the declared table {} leaves empty; list strategies the workload declares on its table (`[strategies.<name>]`)",
+                    t.name
+                ),
+            ));
+        }
+        if let Some(s) = m
+            .strategies
+            .iter()
+            .find(|s| s.def().custom.as_ref().is_some_and(|c| c.model.is_some()))
+        {
+            return Err((
+                format!("strategies.{s}.model"),
+                "holds the claim to a model on claimbench's own table; prove's model check does not run on a declared table yet (its two-session steps do): leave `model` out".into(),
+            ));
+        }
+        let shipped =
+            |l: &&String| crate::names::INDEX_LAYOUTS.contains(&l.as_str()) && *l != "pk-only";
+        if let Some(l) = m.index_layouts.iter().find(shipped) {
+            return Err((
+                f("index_layouts"),
+                format!(
+                    "names `{l}`, a shipped layout of claimbench's jobs_hot, which the declared table leaves empty; use \"pk-only\" (the table's own indexes, from its ddl step) or a layout the workload declares on {}",
+                    t.name
+                ),
+            ));
+        }
+        let p = w.phase(i);
+        let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
+        if p.producer_rate_per_s.is_some() || m.phase.arrival_rate_from.is_some() {
+            return refuse(
+                "producers.rate_per_s",
+                "arrivals need a declared enqueue step, which a declared table does not have yet: give the backlog in [population] instead",
+            );
+        }
+        if p.storage != super::Storage::default() || p.cleanup.is_some() {
+            return refuse(
+                "storage",
+                "is claimbench's storage model for its own table; a declared table's file says where finished rows go",
+            );
+        }
+        if p.population.history.rows() > 0 || p.population.history.archived > 0 {
+            return refuse(
+                "population.history",
+                "seeds claimbench's own table and archive; a declared table's seed step copies the backlog only",
+            );
+        }
+        if p.handler.complete != super::Completion::default() {
+            return refuse(
+                "handler.complete",
+                "batches claimbench's own completion; a declared table completes each job with its complete step",
+            );
+        }
+        let fails = p.handler.failure_rate > 0.0 || p.faults.poison_share > 0.0;
+        if fails && form.fail.is_none() {
+            return Err((
+                "handler.failure_rate".into(),
+                format!(
+                    "fails jobs, and {file} has no `-- step: fail`; give it (binding :id, and :retry_delay_s, :max_attempts and :worker_id as it needs)"
+                ),
+            ));
+        }
+        let f = &p.faults;
+        let strands = f.abandon_rate > 0.0
+            || f.crash_after_start_rate > 0.0
+            || f.hang_rate > 0.0
+            || !f.kill_connections_at.is_empty()
+            || f.kill_connections_every.is_some()
+            || !f.restart_at.is_empty();
+        if strands && form.rescue.is_none() {
+            return Err((
+                "faults".into(),
+                format!(
+                    "leave jobs claimed with nobody to finish them, and {file} has no `-- step: rescue` to give them back after the lease; give it (binding :lease_s, returning the ids it gave back)"
+                ),
+            ));
+        }
+        if !f.failover_at.is_empty() || f.hold_snapshot.is_some() || f.hold_pool.is_some() {
+            return refuse(
+                "faults",
+                "failovers and held horizons read claimbench's own table; a declared table does not run them yet",
+            );
+        }
+    }
+    Ok(())
+}
+
 /// A broker's technique runs on its own data model: a block that pairs it with another
 /// layout would build the keys one way and claim them another.
 pub(super) fn broker_layouts_match(w: &Workload) -> Result<(), Refusal> {

@@ -99,6 +99,7 @@ impl Workload {
         };
         let declared = v.declare_strategies(&raw.strategies)?;
         let layouts = v.declare_layouts(&raw.layouts)?;
+        let table = v.declare_table(raw.table.as_ref())?;
         v.declared = declared.iter().map(|(s, _)| s.clone()).collect();
         v.layouts = layouts.iter().map(|l| l.name.clone()).collect();
         let mut w = v.workload(raw, text)?;
@@ -107,7 +108,9 @@ impl Workload {
             .map_err(|(field, message)| v.err(&field, message))?;
         w.custom_strategies = declared.into_iter().map(|(_, d)| d).collect();
         w.custom_layouts = layouts;
-        if !w.custom_strategies.is_empty() || !w.custom_layouts.is_empty() {
+        w.table = table;
+        coherence::declared_table(&w).map_err(|(field, message)| v.err(&field, message))?;
+        if !w.custom_strategies.is_empty() || !w.custom_layouts.is_empty() || w.table.is_some() {
             // The files are part of what ran: a changed file is a changed workload.
             let mut h = Sha256::new();
             h.update(text.as_bytes());
@@ -116,6 +119,9 @@ impl Workload {
             }
             for (_, sql) in w.custom_layouts.iter().flat_map(|d| d.files()) {
                 h.update(sql.as_bytes());
+            }
+            if let Some(t) = &w.table {
+                h.update(t.sql.as_bytes());
             }
             w.source_hash = hex::encode(h.finalize());
         }
@@ -137,7 +143,12 @@ impl Workload {
             BackendKind::Mssql => d.mssql.as_ref().map(|m| m.file.clone()),
             _ => None,
         });
-        claims.chain(layouts).collect()
+        let table = self
+            .table
+            .iter()
+            .filter(|_| kind == BackendKind::Postgres)
+            .map(|t| t.file.clone());
+        claims.chain(layouts).chain(table).collect()
     }
 
     /// How many trials the matrices expand to (a rate search counts its most), as

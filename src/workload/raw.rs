@@ -51,6 +51,22 @@ pub struct Workload {
     /// `[layouts.<name>]`: the workload's own index DDL.
     #[serde(default)]
     pub layouts: BTreeMap<String, CustomLayout>,
+    /// `[table]`: the workload's own queue table and lifecycle.
+    #[serde(default)]
+    pub table: Option<CustomTable>,
+}
+
+/// `[table] name = "river_job", postgres = "river-table.sql"`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomTable {
+    pub name: String,
+    #[serde(default)]
+    pub postgres: Option<PathBuf>,
+    #[serde(default)]
+    pub mysql: Option<PathBuf>,
+    #[serde(default)]
+    pub mssql: Option<PathBuf>,
 }
 
 /// `[[matrix.timeline]] name = "surge", for_s = 60, rate_times = 3, pin = "snapshot"`

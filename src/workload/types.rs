@@ -893,6 +893,10 @@ pub struct Workload {
     /// The index layouts the workload declares, with their DDL as read.
     #[serde(default)]
     pub custom_layouts: Vec<crate::custom_layout::DeclaredLayout>,
+    /// The queue table the workload declares (`[table]`), its file as read: the claims
+    /// and the job's life run on it instead of claimbench's `jobs_hot`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<crate::declared_table::DeclaredTable>,
     /// The file's text and its SHA-256, so a run records exactly what it ran.
     pub source_text: String,
     pub source_hash: String,

@@ -1,4 +1,5 @@
 -- One sampler reading, on the sampler's own connection. Kept to one round trip.
+-- $6 the hot table's name: claimbench's jobs_hot, or the table a workload declares.
 -- $1 application_name of this run's worker connections, $2 queues that have a max
 -- workers limit (their active counts come back in the same order), $3 the workload's
 -- priority values (every job has one of them), $4 the workload's queues when it has
@@ -65,20 +66,20 @@ SELECT
     -- filtered by a list of relations scans every relation of the database (7 ms each
     -- time on a test server with 800, against 0.03 ms for the functions).
     (SELECT sum(pg_stat_get_dead_tuples(relid))::bigint
-       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
-             UNION SELECT 'jobs_hot'::regclass) t) AS dead_tuples,
+       FROM (SELECT relid FROM pg_partition_tree($6::text::regclass)
+             UNION SELECT $6::text::regclass) t) AS dead_tuples,
     (SELECT sum(pg_table_size(relid))::bigint
-       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
-             UNION SELECT 'jobs_hot'::regclass) t) AS table_bytes,
+       FROM (SELECT relid FROM pg_partition_tree($6::text::regclass)
+             UNION SELECT $6::text::regclass) t) AS table_bytes,
     (SELECT sum(pg_indexes_size(relid))::bigint
-       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
-             UNION SELECT 'jobs_hot'::regclass) t) AS index_bytes,
+       FROM (SELECT relid FROM pg_partition_tree($6::text::regclass)
+             UNION SELECT $6::text::regclass) t) AS index_bytes,
     (SELECT sum(pg_stat_get_tuples_updated(relid))::bigint
-       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
-             UNION SELECT 'jobs_hot'::regclass) t) AS updates,
+       FROM (SELECT relid FROM pg_partition_tree($6::text::regclass)
+             UNION SELECT $6::text::regclass) t) AS updates,
     (SELECT sum(pg_stat_get_tuples_hot_updated(relid))::bigint
-       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
-             UNION SELECT 'jobs_hot'::regclass) t) AS hot_updates,
+       FROM (SELECT relid FROM pg_partition_tree($6::text::regclass)
+             UNION SELECT $6::text::regclass) t) AS hot_updates,
     -- The standbys' replay, the slowest one's: how long recent WAL took to be replayed
     -- there, and the WAL written here and not yet replayed there (NULL without one).
     (SELECT max(extract(epoch FROM replay_lag) * 1000)
@@ -108,11 +109,11 @@ SELECT
           WHERE database IS NULL OR database = current_database())), 0)::bigint
     END AS horizon_age,
     CASE WHEN $5 THEN (SELECT sum(pg_stat_get_autovacuum_count(relid))::bigint
-       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
-             UNION SELECT 'jobs_hot'::regclass) t) END AS autovacuums,
+       FROM (SELECT relid FROM pg_partition_tree($6::text::regclass)
+             UNION SELECT $6::text::regclass) t) END AS autovacuums,
     CASE WHEN $5 THEN (SELECT sum(pg_stat_get_autoanalyze_count(relid))::bigint
-       FROM (SELECT relid FROM pg_partition_tree('jobs_hot')
-             UNION SELECT 'jobs_hot'::regclass) t) END AS autoanalyzes,
+       FROM (SELECT relid FROM pg_partition_tree($6::text::regclass)
+             UNION SELECT $6::text::regclass) t) END AS autoanalyzes,
     -- Who holds the horizon_age above: the session (its application_name, else its
     -- kind, and its state: `idle in transaction`) or the slot (`slot <name>`). Every
     -- snapshot taken while a transaction id is open has that xid as its xmin, so many

@@ -13,6 +13,7 @@ use super::{
     Backend, BackendError, BackendKind, ClaimedJob, ErrorKind, Sample, ServerCounters, Session,
 };
 use crate::backend::Reset;
+use crate::results::{DbReconciliation, TableStats};
 use crate::strategy::named_params::Param;
 use crate::strategy::{Shape, Strategy};
 use crate::workload::{Storage, Workload};
@@ -25,6 +26,7 @@ use tokio_postgres::{Client, Config};
 
 mod claim;
 mod cleanup;
+mod declared_table;
 mod login;
 mod model_state;
 mod pooled;
@@ -137,6 +139,9 @@ pub struct PostgresBackend {
     /// Where finished jobs go in the trial the last reset made (`storage`): sessions
     /// opened after it prepare that model's statements.
     storage: std::sync::RwLock<Storage>,
+    /// The queue table the last reset's workload declares (`[table]`): sessions opened
+    /// after it prepare its lifecycle steps, and the reconciliation reads its counts.
+    table: std::sync::RwLock<Option<Arc<crate::declared_table::TableForm>>>,
     /// The run's lock service (`lock-service`): each worker session takes its leases
     /// there, for the lease the last reset read from the workload.
     lock_service: Option<crate::backend::lock_service::LockService>,
@@ -158,6 +163,7 @@ impl PostgresBackend {
             pooler_admin: None,
             pooler_console: Mutex::new(None),
             storage: Default::default(),
+            table: Default::default(),
             lock_service: None,
         }
     }
@@ -237,6 +243,12 @@ impl PostgresBackend {
         };
         c.batch_execute("COMMIT").await.map_err(e("commit reset"))?;
         drop(guard);
+        // The team's table, built and filled from the seeded rows before a declared
+        // layout, which may index it.
+        let seeded = match self.declared_table() {
+            Some(t) => self.build_declared_table(&t).await?,
+            None => seeded,
+        };
         let declared = crate::custom_layout::find(&r.workload.custom_layouts, r.layout);
         if let Some(d) = declared {
             self.build_declared_layout(d).await?;
@@ -639,7 +651,16 @@ impl Backend for PostgresBackend {
         };
         let storage = *self.storage.read().expect("not poisoned");
         let (role_name, ways) = (self.worker_role(), (keep, storage));
-        let session = PostgresSession::open(client, wakeups, worker_id, role_name, ways).await?;
+        let table = self.declared_table();
+        let session = PostgresSession::open(
+            client,
+            wakeups,
+            worker_id,
+            role_name,
+            ways,
+            table.as_deref(),
+        )
+        .await?;
         match self.lock_service.as_ref().filter(|_| worker) {
             Some(service) => {
                 let name = format!("{role}-leases");
@@ -652,12 +673,33 @@ impl Backend for PostgresBackend {
 
     async fn rebuild(&self, r: Reset<'_>) -> Result<u64, BackendError> {
         *self.storage.write().expect("not poisoned") = r.workload.storage;
+        let table = match &r.workload.table {
+            Some(t) => Some(Arc::new(crate::declared_table::form(t).map_err(|m| {
+                BackendError::other("read the declared table", m.to_string())
+            })?)),
+            None => None,
+        };
+        *self.table.write().expect("not poisoned") = table;
         if let Some(service) = &self.lock_service {
             service.reset(r.workload.faults.lease).await?;
         }
         match &self.pristine {
             Some(p) => self.reset_by_copy(p, r).await,
             None => self.reset_in_place(r).await,
+        }
+    }
+
+    async fn table_stats(&self) -> Result<TableStats, BackendError> {
+        match self.declared_table() {
+            Some(t) => self.declared_table_stats(&t).await,
+            None => recipe::table_stats(self).await,
+        }
+    }
+
+    async fn reconcile(&self) -> Result<DbReconciliation, BackendError> {
+        match self.declared_table() {
+            Some(t) => self.reconcile_declared(&t).await,
+            None => recipe::reconcile(self).await,
         }
     }
 

@@ -110,6 +110,9 @@ pub struct PostgresSession {
     cleanup: super::cleanup::Cleaner,
     /// A worker's leases in the lock service, when the run has one (`lock-service`).
     leases: Option<Box<crate::backend::lock_service::Leases>>,
+    /// The workload's own table's lifecycle statements, when it declares one: they take
+    /// the place of claimbench's.
+    table: Option<Box<super::declared_table::TableStatements>>,
 }
 
 impl PostgresSession {
@@ -120,8 +123,15 @@ impl PostgresSession {
         worker_id: &str,
         worker_role: String,
         (keep, storage): (Keep, Storage),
+        table: Option<&crate::declared_table::TableForm>,
     ) -> Result<PostgresSession, BackendError> {
         let statements = Statements::prepare(&client, keep, storage).await?;
+        let table = match table {
+            Some(t) => Some(Box::new(
+                super::declared_table::TableStatements::prepare(&client, keep, t).await?,
+            )),
+            None => None,
+        };
         Ok(PostgresSession {
             client,
             keep,
@@ -143,6 +153,7 @@ impl PostgresSession {
             locked: Vec::new(),
             cleanup: super::cleanup::Cleaner::new(storage),
             leases: None,
+            table,
         })
     }
 
@@ -257,6 +268,10 @@ impl PostgresSession {
 impl Lifecycle for PostgresSession {
     async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
         let (c, st, me) = (&self.client, &self.statements, &self.worker_id);
+        if let Some(t) = &self.table {
+            // Boxed: claimbench's own lifecycle's future stays its own size.
+            return Box::pin(t.run(c, me, step)).await;
+        }
         let e = |e| query_error(step.what(), e);
         let row = async |stmt, args: &[&(dyn ToSql + Sync)]| {
             let r = Stmt::query_opt(stmt, c, args).await.map_err(e)?;
@@ -690,6 +705,11 @@ impl Session for PostgresSession {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
+        if let Some(t) = &self.table {
+            let back = t.requeue(&self.client, &self.worker_id, jobs).await?;
+            self.finished(jobs).await?;
+            return Ok(back);
+        }
         let rows = self
             .statements
             .release
@@ -701,6 +721,9 @@ impl Session for PostgresSession {
     }
 
     async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        if let Some(t) = &self.table {
+            return t.rescue(&self.client, &self.worker_id, lease).await;
+        }
         let rows = self
             .statements
             .rescue
@@ -784,11 +807,24 @@ impl Session for PostgresSession {
                     &priorities,
                     &queues,
                     &reads_over_time(workload),
+                    &workload
+                        .table
+                        .as_ref()
+                        .map_or("jobs_hot", |t| t.name.as_str()),
                 ],
             )
             .await
             .map_err(|e| query_error("sample", e))?
             .ok_or_else(|| BackendError::other("sample", "the sample statement returned no row"))?;
+        // A declared table's oldest job is its own step's reading; claimbench's
+        // per-queue probes read jobs_hot, which that table leaves empty.
+        let (oldest_pending_ms, work_left, queue_oldest_ms) = match &self.table {
+            Some(t) => {
+                let oldest = t.oldest_ms(&self.client).await?;
+                (oldest, oldest.is_some(), Vec::new())
+            }
+            None => (r.get(0), r.get(3), r.get(5)),
+        };
         let counts: Vec<i64> = r.get(4);
         let mut counts = counts.into_iter();
         let queue_active = workload
@@ -798,12 +834,12 @@ impl Session for PostgresSession {
             .map(|q| q.max_workers.and_then(|_| counts.next()))
             .collect();
         Ok(Sample {
-            oldest_pending_ms: r.get(0),
+            oldest_pending_ms,
             lock_waiting: r.get::<_, i32>(1) as u32,
             active: r.get::<_, i32>(2) as u32,
-            work_left: r.get(3),
+            work_left,
             queue_active,
-            queue_oldest_ms: r.get(5),
+            queue_oldest_ms,
             table: Some(crate::results::TableSample {
                 at_s: 0.0,
                 dead_tuples: r.get(6),

@@ -339,11 +339,7 @@ fn check_constants(d: &Declared) -> Result<(), crate::invalid::Invalid> {
         ));
     }
     for name in d.params.keys() {
-        let plain = name.starts_with(|c: char| c.is_ascii_lowercase())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        if !plain || name.len() > 40 {
+        if !crate::names::is_lower_identifier(name, 40) {
             return Err(crate::invalid!(
                 "params.{name:?} is not a parameter name; use lower-case letters, digits and _ (starting with a letter, at most 40)"
             ));
@@ -370,7 +366,7 @@ fn check_constants(d: &Declared) -> Result<(), crate::invalid::Invalid> {
 /// The steps of a stepped file, each one of `allowed` and each once, with nothing
 /// before the first: an unknown or repeated marker (a typo of `lock`, a pasted second
 /// claim) was accepted and its text never ran. `say` lists what a file of its kind has.
-pub(super) fn checked_steps<'a>(
+pub(crate) fn checked_steps<'a>(
     file: &str,
     sql: &'a str,
     allowed: &[&str],
@@ -397,7 +393,7 @@ pub(super) fn checked_steps<'a>(
 }
 
 /// The line of `file_text` (from 1) at which `part`, a slice of it, begins.
-pub(super) fn line_of(file_text: &str, part: &str) -> usize {
+pub(crate) fn line_of(file_text: &str, part: &str) -> usize {
     let offset = (part.as_ptr() as usize).saturating_sub(file_text.as_ptr() as usize);
     file_text[..offset.min(file_text.len())]
         .matches('\n')

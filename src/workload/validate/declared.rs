@@ -34,6 +34,39 @@ impl Validator<'_> {
         Ok((full.display().to_string(), text))
     }
 
+    /// Reads and checks `[table]`: the file of steps, relative to the workload.
+    pub(in crate::workload) fn declare_table(
+        &self,
+        raw: Option<&raw::CustomTable>,
+    ) -> Result<Option<crate::declared_table::DeclaredTable>, WorkloadError> {
+        let Some(t) = raw else {
+            return Ok(None);
+        };
+        crate::declared_table::check_name(&t.name).map_err(|m| self.err("table.name", m))?;
+        for (field, given) in [("mysql", &t.mysql), ("mssql", &t.mssql)] {
+            if given.is_some() {
+                return Err(self.err(
+                    &format!("table.{field}"),
+                    "is not built yet: a declared table runs on PostgreSQL (give `postgres = \"file.sql\"`); MySQL's and SQL Server's forms are to come",
+                ));
+            }
+        }
+        let Some(path) = &t.postgres else {
+            return Err(self.err(
+                "table.postgres",
+                "is missing; give the file of steps (ddl, seed, complete, requeue, oldest, counts, …) relative to this workload",
+            ));
+        };
+        let (file, sql) = self.read_beside("table.postgres", path)?;
+        let d = crate::declared_table::DeclaredTable {
+            name: t.name.clone(),
+            file,
+            sql,
+        };
+        crate::declared_table::form(&d).map_err(|m| self.err("table.postgres", m))?;
+        Ok(Some(d))
+    }
+
     /// Reads and checks `[layouts.<name>]`: each DDL file, relative to the workload.
     pub(in crate::workload) fn declare_layouts(
         &self,

@@ -405,6 +405,7 @@ impl Validator<'_> {
             lock_escalation: w.mssql.lock_escalation.unwrap_or_default(),
             custom_strategies: Vec::new(),
             custom_layouts: Vec::new(),
+            table: None,
             source_text: text.to_string(),
             source_hash: hex::encode(Sha256::digest(text.as_bytes())),
             source_path: self.file.to_path_buf(),

@@ -1,0 +1,38 @@
+-- A declared table's reset (docs/strategies.md, Your own table), on the workload role's
+-- connection after its ddl and seed steps ran.
+-- step: foreign
+-- What the ddl and seed steps made or changed beyond the declared table: relations of
+-- the run's schema other than claimbench's and the declared one ($1 the names allowed),
+-- and triggers on claimbench's own tables ($2), each as a phrase. Empty: it kept to
+-- its table.
+SELECT format('a %s %s', CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view'
+                                         WHEN 'f' THEN 'foreign table' ELSE 'table' END,
+              c.relname)
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema()
+  AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+  AND NOT c.relispartition
+  AND c.relname <> ALL ($1::text[])
+UNION ALL
+SELECT format('a trigger %s on claimbench''s %s', t.tgname, c.relname)
+FROM pg_trigger t
+JOIN pg_class c ON c.oid = t.tgrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema()
+  AND NOT t.tgisinternal
+  AND c.relname = ANY ($2::text[])
+-- step: present
+-- Whether the declared table ($1) exists in the run's schema.
+SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+               WHERE n.nspname = current_schema() AND c.relname = $1
+                 AND c.relkind IN ('r', 'p'))
+-- step: empty-hot
+-- claimbench's seeded rows, copied into the declared table by its seed step: gone, so
+-- that nothing else claims or counts them.
+TRUNCATE jobs_hot
+-- step: table-stats
+-- The declared table ($1) after a trial, as evidence/table_stats.sql reads jobs_hot.
+SELECT sum(pg_stat_get_live_tuples(t.relid))::bigint, sum(pg_stat_get_dead_tuples(t.relid))::bigint,
+       sum(pg_table_size(t.relid))::bigint, sum(pg_indexes_size(t.relid))::bigint
+FROM (SELECT relid FROM pg_partition_tree($1::text::regclass) UNION SELECT $1::text::regclass) t

@@ -1,0 +1,437 @@
+//! A queue table a workload declares (`[table]`): the team's own `CREATE TABLE` and
+//! indexes, and its own statement for each step of the job's life, in one file of
+//! steps beside the workload. The harness keeps what it needs to judge a run — the
+//! ledger, the effects table, the reconciliation — and asks the declared statements
+//! for the rest: which rows a claim took, whether a completion changed its row, where
+//! every job is at the end.
+//!
+//! Parsed and checked here, from the text alone; the engine runs it
+//! (`backend/postgres/declared_table.rs`).
+
+use crate::strategy::named_params::{self, Names, Param};
+use serde::{Deserialize, Serialize};
+
+/// What run.json records of a declared table: its name and its file as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclaredTable {
+    /// The table the `ddl` step creates, in the run's schema.
+    pub name: String,
+    /// The PostgreSQL file of steps, as the workload names it, and its text.
+    pub file: String,
+    pub sql: String,
+}
+
+/// What a lifecycle statement binds, by the name it writes after `:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bind {
+    /// The job (`bigint`).
+    Id,
+    /// Several jobs (`bigint[]`, `id = ANY(:ids)`).
+    Ids,
+    /// The worker that claimed the job (text): the same value the claim bound.
+    WorkerId,
+    /// The workload's retry delay, seconds (`float8`).
+    RetryDelayS,
+    /// The workload's attempts before a job is dead (integer).
+    MaxAttempts,
+    /// The workload's lease, seconds (`float8`).
+    LeaseS,
+}
+
+impl Bind {
+    fn name(self) -> &'static str {
+        match self {
+            Bind::Id => "id",
+            Bind::Ids => "ids",
+            Bind::WorkerId => "worker_id",
+            Bind::RetryDelayS => "retry_delay_s",
+            Bind::MaxAttempts => "max_attempts",
+            Bind::LeaseS => "lease_s",
+        }
+    }
+}
+
+/// One declared statement: its text numbered (`$1`, …) and what each number binds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    pub sql: String,
+    pub binds: Vec<Bind>,
+}
+
+/// Every step of a declared table's file, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableForm {
+    pub name: String,
+    pub file: String,
+    /// Creates the table and its indexes (several statements, no parameters).
+    pub ddl: String,
+    /// Fills the table from claimbench's seeded `jobs_hot` (one statement).
+    pub seed: String,
+    pub start: Option<Statement>,
+    pub heartbeat: Option<Statement>,
+    pub complete: Statement,
+    pub fail: Option<Statement>,
+    /// Gives jobs in hand back (`:ids`): the trial's end hands back the jobs that did
+    /// not start.
+    pub requeue: Statement,
+    pub rescue: Option<Statement>,
+    /// The sampler's reading: `oldest_pending_ms`.
+    pub oldest: String,
+    /// After the trial: `pending`, `running`, `completed`, `dead`.
+    pub counts: String,
+}
+
+/// One step: its name, whether a file must have it, whether it is one statement, and
+/// what it may bind (the first listed it must).
+struct StepRule {
+    name: &'static str,
+    required: bool,
+    binds: &'static [Bind],
+    must: Option<Bind>,
+    example: &'static str,
+}
+
+const STEPS: [StepRule; 10] = [
+    StepRule {
+        name: "ddl",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "CREATE TABLE … and its indexes",
+    },
+    StepRule {
+        name: "seed",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "INSERT INTO <table> (…) SELECT id, queue, priority, … FROM jobs_hot",
+    },
+    StepRule {
+        name: "start",
+        required: false,
+        binds: &[Bind::Id, Bind::WorkerId],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET state = 'running' WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "heartbeat",
+        required: false,
+        binds: &[Bind::Id, Bind::WorkerId],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET heartbeat_at = now() WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "complete",
+        required: true,
+        binds: &[Bind::Id, Bind::WorkerId],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET state = 'completed' WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "fail",
+        required: false,
+        binds: &[
+            Bind::Id,
+            Bind::WorkerId,
+            Bind::RetryDelayS,
+            Bind::MaxAttempts,
+        ],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET state = 'retryable', scheduled_at = now() + make_interval(secs => :retry_delay_s) WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "requeue",
+        required: true,
+        binds: &[Bind::Ids, Bind::WorkerId],
+        must: Some(Bind::Ids),
+        example: "UPDATE <table> SET state = 'available', worker = NULL WHERE id = ANY(:ids) AND worker = :worker_id RETURNING id",
+    },
+    StepRule {
+        name: "rescue",
+        required: false,
+        binds: &[Bind::LeaseS],
+        must: Some(Bind::LeaseS),
+        example: "UPDATE <table> SET state = 'available' WHERE state = 'running' AND attempted_at < now() - make_interval(secs => :lease_s) RETURNING id",
+    },
+    StepRule {
+        name: "oldest",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "SELECT extract(epoch FROM now() - min(scheduled_at)) * 1000 AS oldest_pending_ms FROM <table> WHERE state = 'available'",
+    },
+    StepRule {
+        name: "counts",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "SELECT count(*) FILTER (WHERE state = 'available') AS pending, … AS running, … AS completed, … AS dead FROM <table>",
+    },
+];
+
+/// The steps a file has, for messages.
+const SAY: &str = "steps ddl, seed, complete, requeue, oldest and counts, and optionally start, heartbeat, fail and rescue (docs/strategies.md, Your own table)";
+
+/// Tables of claimbench's schema: a declared table may not take one's name.
+pub const CLAIMBENCH_TABLES: [&str; 8] = [
+    "claimbench_schema",
+    "queues",
+    "jobs_hot",
+    "shard_owners",
+    "jobs_archive",
+    "jobs_dead_letter",
+    "jobs_cleaned",
+    "effects",
+];
+
+/// A declared table's name: a plain lower-case SQL identifier that needs no quoting,
+/// and none of claimbench's own tables.
+pub fn check_name(name: &str) -> Result<(), crate::invalid::Invalid> {
+    if !crate::names::is_lower_identifier(name, 63) {
+        return Err(crate::invalid!(
+            "`{}` is not a table name claimbench can use; give the name as the ddl step creates it, unquoted: lower-case letters, digits and _, starting with a letter, at most 63",
+            name.escape_debug()
+        ));
+    }
+    if CLAIMBENCH_TABLES.contains(&name) {
+        return Err(crate::invalid!(
+            "`{name}` is one of claimbench's own tables; give your table its own name"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks `d` and numbers its steps. The message names the file and the step.
+pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
+    check_name(&d.name)?;
+    let file = d.file.as_str();
+    crate::privileged_sql::check_file(file, &d.sql)?;
+    if !d
+        .sql
+        .lines()
+        .any(|l| l.trim_start().starts_with("-- step: "))
+    {
+        return Err(crate::invalid!(
+            "{file} has no `-- step:` lines; it has {SAY}"
+        ));
+    }
+    let names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+    let steps = crate::strategy::custom::checked_steps(file, &d.sql, &names, SAY)?;
+    let find = |name: &str| {
+        steps
+            .iter()
+            .find(|(n, sql)| *n == name && !named_params::is_blank(sql))
+            .map(|(_, sql)| *sql)
+    };
+    let mut out: Vec<Option<Statement>> = Vec::with_capacity(STEPS.len());
+    for rule in &STEPS {
+        let Some(sql) = find(rule.name) else {
+            if rule.required {
+                return Err(crate::invalid!(
+                    "{file} has no `-- step: {}`; give it: {}",
+                    rule.name,
+                    rule.example
+                ));
+            }
+            out.push(None);
+            continue;
+        };
+        out.push(Some(statement(file, &d.sql, sql, rule)?));
+    }
+    let mut take = |name: &str| {
+        let i = STEPS.iter().position(|s| s.name == name).expect("a step");
+        out[i].take()
+    };
+    let text = |s: Option<Statement>| s.map(|s| s.sql).unwrap_or_default();
+    let (ddl, seed) = (text(take("ddl")), text(take("seed")));
+    let (start, heartbeat) = (take("start"), take("heartbeat"));
+    let complete = take("complete").expect("required");
+    let fail = take("fail");
+    let requeue = take("requeue").expect("required");
+    let rescue = take("rescue");
+    let (oldest, counts) = (text(take("oldest")), text(take("counts")));
+    Ok(TableForm {
+        name: d.name.clone(),
+        file: d.file.clone(),
+        ddl,
+        seed,
+        start,
+        heartbeat,
+        complete,
+        fail,
+        requeue,
+        rescue,
+        oldest,
+        counts,
+    })
+}
+
+/// One step's text (`sql`, a slice of the file's text `whole`), checked by `rule`.
+fn statement(
+    file: &str,
+    whole: &str,
+    sql: &str,
+    rule: &StepRule,
+) -> Result<Statement, crate::invalid::Invalid> {
+    let at = crate::strategy::custom::line_of(whole, sql);
+    if rule.name == "ddl" {
+        // Several statements, run as they are: nothing to bind.
+        let (_, params) = named_params::to_postgres_with(sql, &[]).map_err(|e| {
+            crate::invalid!("{file} step ddl (line {at}): {e}; the ddl step binds nothing")
+        })?;
+        debug_assert!(params.is_empty());
+        return Ok(Statement {
+            sql: sql.to_string(),
+            binds: Vec::new(),
+        });
+    }
+    if let Some(line) = named_params::second_statement_line(sql) {
+        return Err(crate::invalid!(
+            "{file} line {}: a second statement in step {}; each step but ddl is one statement (PostgreSQL prepares one): fold them into one with WITH …",
+            at + line - 1,
+            rule.name
+        ));
+    }
+    // The names a step may use, as the parser's constants: their index is the bind.
+    let consts: Vec<String> = rule
+        .binds
+        .iter()
+        .filter(|b| !matches!(b, Bind::Ids | Bind::WorkerId))
+        .map(|b| b.name().to_string())
+        .collect();
+    let own: Vec<Param> = rule
+        .binds
+        .iter()
+        .filter_map(|b| match b {
+            Bind::Ids => Some(Param::Ids),
+            Bind::WorkerId => Some(Param::WorkerId),
+            _ => None,
+        })
+        .collect();
+    let names = Names {
+        allowed: &own,
+        consts: &consts,
+    };
+    let (numbered, params) = named_params::to_postgres_in(sql, names).map_err(|e| {
+        let may: Vec<String> = rule
+            .binds
+            .iter()
+            .map(|b| format!(":{}", b.name()))
+            .collect();
+        let may = match may.is_empty() {
+            true => "binds nothing".to_string(),
+            false => format!("may bind {}", may.join(", ")),
+        };
+        let why = match e {
+            named_params::ParamError::Unknown(n) => format!("unknown parameter `:{n}`"),
+            named_params::ParamError::Positional(p) => format!("positional parameter `{p}`"),
+        };
+        crate::invalid!(
+            "{file} step {} (line {at}): {why}; this step {may}",
+            rule.name
+        )
+    })?;
+    let binds: Vec<Bind> = params
+        .iter()
+        .map(|p| match p {
+            Param::Ids => Bind::Ids,
+            Param::WorkerId => Bind::WorkerId,
+            Param::Const(i) => {
+                let name = &consts[usize::from(*i)];
+                *rule
+                    .binds
+                    .iter()
+                    .find(|b| b.name() == name)
+                    .expect("a listed name")
+            }
+            _ => unreachable!("only the step's own names are allowed"),
+        })
+        .collect();
+    if let Some(must) = rule.must.filter(|m| !binds.contains(m)) {
+        return Err(crate::invalid!(
+            "{file} step {} (line {at}) never uses :{}; e.g. {}",
+            rule.name,
+            must.name(),
+            rule.example
+        ));
+    }
+    Ok(Statement {
+        sql: numbered,
+        binds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) const RIVER: &str = include_str!("../workloads/examples/river-table.sql");
+
+    fn declared(sql: &str) -> DeclaredTable {
+        DeclaredTable {
+            name: "river_job".into(),
+            file: "river-table.sql".into(),
+            sql: sql.into(),
+        }
+    }
+
+    #[test]
+    fn the_shipped_example_numbers_each_step_by_first_use() {
+        let f = form(&declared(RIVER)).expect("the example is valid");
+        assert_eq!(f.complete.binds, vec![Bind::Id]);
+        assert_eq!(
+            f.fail.as_ref().unwrap().binds,
+            vec![Bind::RetryDelayS, Bind::Id]
+        );
+        assert!(f.complete.sql.contains("$1") && !f.complete.sql.contains(":id"));
+        assert_eq!(f.requeue.binds[0], Bind::Ids);
+        assert!(f.rescue.as_ref().unwrap().binds == vec![Bind::LeaseS]);
+        assert!(f.ddl.contains("CREATE TABLE river_job"));
+    }
+
+    #[test]
+    fn a_missing_step_an_unknown_name_and_a_second_statement_are_refused_by_file_and_step() {
+        let no_counts = RIVER.replace("-- step: counts", "-- step: oldest2");
+        let e = form(&declared(&no_counts)).unwrap_err().to_string();
+        assert!(e.contains("river-table.sql has `-- step: oldest2`"), "{e}");
+        let cut = &RIVER[..RIVER.find("-- step: counts").unwrap()];
+        let e = form(&declared(cut)).unwrap_err().to_string();
+        assert!(e.contains("has no `-- step: counts`"), "{e}");
+        let typo = RIVER.replacen(":lease_s", ":lease", 1);
+        let e = form(&declared(&typo)).unwrap_err().to_string();
+        assert!(
+            e.contains("step rescue") && e.contains("unknown parameter `:lease`"),
+            "{e}"
+        );
+        let two = RIVER.replace("-- step: oldest\n", "-- step: oldest\nSELECT 1;\n");
+        let e = form(&declared(&two)).unwrap_err().to_string();
+        assert!(e.contains("a second statement in step oldest"), "{e}");
+    }
+
+    #[test]
+    fn a_step_that_never_binds_what_it_is_for_is_refused() {
+        let f = RIVER.replace("id = ANY(:ids)", "true");
+        let e = form(&declared(&f)).unwrap_err().to_string();
+        assert!(
+            e.contains("step requeue") && e.contains("never uses :ids"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn names_of_claimbench_tables_and_names_needing_quotes_are_refused() {
+        assert!(check_name("river_job").is_ok());
+        for bad in ["jobs_hot", "effects", "River", "a b", "x;drop", ""] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_step_reaching_the_host_is_refused_from_the_file() {
+        let f = RIVER.replace(
+            "-- step: seed\n",
+            "-- step: seed\nCOPY river_job TO PROGRAM 'id';\n",
+        );
+        assert!(form(&declared(&f)).is_err());
+    }
+}
