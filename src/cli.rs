@@ -63,6 +63,12 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Re-render summary.md and the report from a run.json (or its folder).
     Report(ReportArgs),
+    /// Read a live queue table, read-only, into a workload that reproduces it on a
+    /// server claimbench starts: DIR/workload.toml, table.sql (its DDL and indexes, a
+    /// seed in its shape, a lifecycle for its state column), claim.sql and capture.md
+    /// (rows by state, sizes, arrivals, what could not be read, and the statements that
+    /// name the table). PostgreSQL for now.
+    Capture(CaptureArgs),
 }
 
 /// `--allow-outside-files`, for the commands that read a workload.
@@ -370,6 +376,44 @@ pub struct ValidateArgs {
     pub workload: PathBuf,
     #[command(flatten)]
     pub files: FilesArgs,
+}
+
+/// `capture`'s flags.
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// The server the table is on (postgres://…). Read in one READ ONLY transaction;
+    /// nothing is written there, whatever the role may do.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub db: String,
+    /// The queue table, as [SCHEMA.]NAME (default schema: public).
+    #[arg(long)]
+    pub table: String,
+    /// The folder to write the workload into (made if missing; the four files of its
+    /// names are replaced).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// How long to watch the table's inserts for its arrival rate; 0 skips it.
+    #[arg(long, default_value_t = 2.0, value_parser = parse_sample_s)]
+    pub sample_s: f64,
+    /// The column holding a job's state, when it is not named state or status.
+    #[arg(long)]
+    pub state_column: Option<String>,
+    /// The state column's value for a pending job, when its values do not say.
+    #[arg(long)]
+    pub pending: Option<String>,
+    /// The value for a job a worker holds.
+    #[arg(long)]
+    pub running: Option<String>,
+    /// The value for a finished job.
+    #[arg(long)]
+    pub done: Option<String>,
+}
+
+fn parse_sample_s(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=600.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds from 0 to 600")),
+    }
 }
 
 /// `report`'s flags.

@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod backend;
 pub mod backend_kind;
+pub mod capture;
 pub mod custom_layout;
 pub mod declared_table;
 pub mod embedded;

@@ -95,5 +95,6 @@ async fn dispatch(cmd: cli::Command) -> Result<ExitCode> {
         }
         Command::Validate(a) => inspect::validate(&a.workload, a.files.files()),
         Command::Report(a) => inspect::report(&a.run_json),
+        Command::Capture(a) => commands::capture::command(a).await,
     }
 }

@@ -41,7 +41,7 @@ const LAYERS: &[&[&str]] = &[
     // input
     &["workload"],
     // the databases
-    &["backend"],
+    &["backend", "capture"],
     // answers from results
     &["analysis"],
     // running

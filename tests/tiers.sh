@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 tier="${1:-all}"
 fast_binaries=(bad_input docs layers report snapshots)
-server_binaries=(behaviour cli privilege pooler topology brokers jetstream rabbitmq)
+server_binaries=(behaviour cli capture privilege pooler topology brokers jetstream rabbitmq)
 
 # Every test binary is in a tier: a new tests/*.rs left out of both would never run.
 for f in tests/*.rs; do

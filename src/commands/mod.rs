@@ -1,6 +1,7 @@
 //! The subcommands, one module each: each turns what `cli` parsed into domain types, does
 //! the work and returns the exit code (`cli::EXIT_CODES`); `main` only dispatches.
 
+pub mod capture;
 pub mod compare;
 pub mod inspect;
 pub mod pooler;

@@ -1,0 +1,146 @@
+use super::*;
+
+fn col(name: &str, ty: &str, category: &str) -> Column {
+    Column {
+        name: name.into(),
+        ty: ty.into(),
+        not_null: true,
+        default: None,
+        identity: String::new(),
+        generated: String::new(),
+        category: category.into(),
+        avg_width: None,
+        common: Vec::new(),
+    }
+}
+
+/// A Que-like table: an integer state, a text queue, a jsonb payload.
+fn captured() -> Captured {
+    let mut state = col("status", "job_status", "E");
+    state.common = vec![("ready".into(), 0.7), ("done".into(), 0.3)];
+    let mut args = col("args", "jsonb", "U");
+    args.avg_width = Some(90);
+    let mut queue = col("queue", "text", "S");
+    queue.common = vec![("mail".into(), 0.75), ("sms".into(), 0.25)];
+    let mut worker = col("locked_by", "text", "S");
+    worker.not_null = false;
+    let mut note = col("note", "character varying(20)", "S");
+    note.avg_width = Some(5);
+    Captured {
+        schema: "app".into(),
+        name: "jobs".into(),
+        columns: vec![
+            col("id", "bigint", "N"),
+            state,
+            queue,
+            col("run_at", "timestamp with time zone", "D"),
+            worker,
+            args,
+            note,
+            col("tries", "integer", "N"),
+        ],
+        enums: vec![(
+            "job_status".into(),
+            vec![
+                "ready".into(),
+                "working".into(),
+                "done".into(),
+                "failed".into(),
+            ],
+        )],
+        primary_key: vec!["id".into()],
+        constraints: vec![("jobs_pkey".into(), "PRIMARY KEY (id)".into())],
+        indexes: vec![(
+            "jobs_poll".into(),
+            "CREATE INDEX jobs_poll ON jobs USING btree (status, run_at)".into(),
+        )],
+        by_state: vec![("ready".into(), 700), ("done".into(), 300)],
+        by_state_exact: true,
+        ..Captured::default()
+    }
+}
+
+#[test]
+fn the_columns_are_told_apart_by_name_type_and_enum_labels() {
+    let r = captured().roles(&Hints::default()).unwrap();
+    assert_eq!((r.id.as_str(), r.state.as_str()), ("id", "status"));
+    assert_eq!(r.states.pending, "'ready'::job_status");
+    assert_eq!(r.states.running, "'working'::job_status");
+    assert_eq!(r.states.done, "'done'::job_status");
+    assert_eq!(r.states.dead.as_deref(), Some("'failed'::job_status"));
+    assert_eq!(r.queue.as_deref(), Some("queue"));
+    assert_eq!(r.due.as_deref(), Some("run_at"));
+    assert_eq!(r.worker.as_deref(), Some("locked_by"));
+    assert_eq!(r.payload.as_deref(), Some("args"));
+}
+
+#[test]
+fn what_the_names_cannot_tell_is_asked_for_by_flag() {
+    let mut c = captured();
+    c.columns[1] = col("status", "smallint", "N");
+    c.columns[1].common = vec![("0".into(), 0.5), ("2".into(), 0.5)];
+    c.enums.clear();
+    let e = c.roles(&Hints::default()).unwrap_err();
+    assert!(
+        e.contains("`status` (0, 2) means pending; pass --pending"),
+        "{e}"
+    );
+    let hints = Hints {
+        pending: Some("0".into()),
+        running: Some("1".into()),
+        done: Some("2".into()),
+        ..Hints::default()
+    };
+    let r = c.roles(&hints).unwrap();
+    assert_eq!(
+        (r.states.pending.as_str(), r.states.done.as_str()),
+        ("0", "2")
+    );
+    c.primary_key = vec!["id".into(), "queue".into()];
+    assert!(c.roles(&hints).unwrap_err().contains("2 columns"));
+    c.primary_key.clear();
+    assert!(c.roles(&hints).unwrap_err().contains("no primary key"));
+}
+
+#[test]
+fn the_files_hold_the_servers_ddl_a_seed_in_its_shape_and_a_lifecycle_that_validates() {
+    let c = captured();
+    let r = c.roles(&Hints::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), &c, &r, "postgres://u@h/db").unwrap();
+    assert_eq!((w.backlog, w.history), (700, 300));
+    let table = std::fs::read_to_string(dir.path().join("table.sql")).unwrap();
+    assert!(
+        table.contains("CREATE TYPE job_status AS ENUM ('ready', 'working', 'done', 'failed');"),
+        "{table}"
+    );
+    assert!(
+        table.contains("CREATE INDEX jobs_poll ON jobs USING btree (status, run_at);"),
+        "{table}"
+    );
+    assert!(
+        table.contains("CASE WHEN id <= 300 THEN 'done'::job_status ELSE 'ready'::job_status END"),
+        "{table}"
+    );
+    // A NOT NULL column no role fills gets a value of its type; a nullable one none.
+    assert!(
+        table.contains("tries") && !table.contains("locked_by,"),
+        "{table}"
+    );
+    let workload = std::fs::read_to_string(dir.path().join("workload.toml")).unwrap();
+    assert!(
+        workload.contains("backlog = 1000") && workload.contains("payload_bytes = 90"),
+        "{workload}"
+    );
+    assert!(
+        workload.contains("{ name = \"mail\", weight = 0.7500 }"),
+        "{workload}"
+    );
+    let parsed = crate::workload::Workload::load(&dir.path().join("workload.toml"));
+    assert!(parsed.is_ok(), "{parsed:?}");
+    let md = std::fs::read_to_string(dir.path().join("capture.md")).unwrap();
+    assert!(
+        md.contains("counted exactly") && md.contains("| ready | 700 |"),
+        "{md}"
+    );
+}

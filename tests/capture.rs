@@ -1,0 +1,267 @@
+//! `claimbench capture` against a real server: a queue table claimbench did not create,
+//! in a schema of the test's own, read into a workload that validates and runs on the
+//! embedded server with the same indexes, and left exactly as it was.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+fn claimbench() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_claimbench"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("DATABASE_URL");
+    c
+}
+
+async fn client() -> tokio_postgres::Client {
+    let url = common::test_servers::pg_url();
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    client
+}
+
+/// A Que-like table (an enum state, partial indexes, a check that ties the finished
+/// state to its time), 15,000 pending and 5,000 finished rows, and a view on it.
+fn table_sql(schema: &str) -> String {
+    format!(
+        r#"CREATE SCHEMA {schema};
+CREATE TYPE {schema}.job_state AS ENUM ('ready', 'working', 'done', 'failed');
+CREATE TABLE {schema}.jobs (
+  id bigserial PRIMARY KEY,
+  state {schema}.job_state NOT NULL DEFAULT 'ready',
+  queue text NOT NULL DEFAULT 'default',
+  priority smallint NOT NULL DEFAULT 100,
+  run_at timestamptz NOT NULL DEFAULT now(),
+  locked_by text,
+  locked_at timestamptz,
+  finished_at timestamptz,
+  args jsonb NOT NULL DEFAULT '[]',
+  error_count integer NOT NULL DEFAULT 0,
+  CONSTRAINT finished_has_time CHECK ((state = 'done') = (finished_at IS NOT NULL))
+);
+CREATE INDEX jobs_poll ON {schema}.jobs (queue, priority, run_at, id) WHERE state = 'ready';
+CREATE INDEX jobs_locked ON {schema}.jobs (locked_at) WHERE state = 'working';
+INSERT INTO {schema}.jobs (state, queue, run_at, args, finished_at)
+SELECT CASE WHEN g % 4 = 0 THEN 'done' ELSE 'ready' END::{schema}.job_state,
+       CASE WHEN g % 3 = 0 THEN 'mail' ELSE 'default' END, now() - interval '1 minute',
+       jsonb_build_object('n', g, 'pad', repeat('y', 200)),
+       CASE WHEN g % 4 = 0 THEN now() END
+FROM generate_series(1, 20000) g;
+ANALYZE {schema}.jobs;
+CREATE VIEW {schema}.ready_jobs AS SELECT * FROM {schema}.jobs WHERE state = 'ready';"#
+    )
+}
+
+/// What the server counts of writes to the table so far, and its rows by state.
+async fn writes_and_rows(c: &tokio_postgres::Client, schema: &str) -> (i64, Vec<(String, i64)>) {
+    c.batch_execute("SELECT pg_stat_clear_snapshot()")
+        .await
+        .unwrap();
+    let w: i64 = c
+        .query_one(
+            &format!(
+                "SELECT n_tup_ins + n_tup_upd + n_tup_del + n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = '{schema}.jobs'::regclass"
+            ),
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let rows = c
+        .query(
+            &format!("SELECT state::text, count(*) FROM {schema}.jobs GROUP BY 1 ORDER BY 1"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    (w, rows)
+}
+
+/// The URL with a password the trust-authenticated test server ignores, which must
+/// appear nowhere capture writes or prints.
+fn url_with_password() -> String {
+    let url = common::test_servers::pg_url();
+    url.replacen("://postgres@", "://postgres:hunter2-secret@", 1)
+}
+
+fn read_dir_text(dir: &Path) -> String {
+    let mut all = String::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        all.push_str(&std::fs::read_to_string(e.unwrap().path()).unwrap_or_default());
+    }
+    all
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_captured_table_runs_on_the_embedded_server_with_its_indexes_and_stays_untouched() {
+    let schema = common::schema_for("capture");
+    let c = client().await;
+    c.batch_execute(&table_sql(&schema)).await.unwrap();
+    // Statistics reach the views about once a second.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let before = writes_and_rows(&c, &schema).await;
+    let out = tempfile::tempdir().unwrap();
+    let url = url_with_password();
+    let ran = claimbench()
+        .args(["capture", "--db", &url, "--table"])
+        .arg(format!("{schema}.jobs"))
+        .args(["--sample-s", "0.5", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(ran.status.success(), "{said}");
+    assert!(said.contains("ready 15000, done 5000"), "{said}");
+    // Its connection has closed: whatever it wrote would be counted by now.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let after = writes_and_rows(&c, &schema).await;
+    assert_eq!(before, after, "capture changed the table");
+    let written = read_dir_text(out.path());
+    assert!(
+        !said.contains("hunter2") && !written.contains("hunter2"),
+        "{said}"
+    );
+    // The indexes as the server writes them, but on the table in the run's schema.
+    let table = std::fs::read_to_string(out.path().join("table.sql")).unwrap();
+    // Read with the table's schema on the path, as capture reads it: types unqualified.
+    c.batch_execute(&format!("SET search_path = {schema}, pg_catalog"))
+        .await
+        .unwrap();
+    let originals = c
+        .query(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'jobs' ORDER BY indexname",
+            &[&schema],
+        )
+        .await
+        .unwrap();
+    assert_eq!(originals.len(), 3, "two indexes and the primary key");
+    for r in originals {
+        let def: String = r.get(0);
+        let def = def.replace(&format!(" ON {schema}.jobs "), " ON jobs ");
+        if !def.contains("jobs_pkey") {
+            assert!(table.contains(&format!("{def};")), "{def}\n{table}");
+        }
+    }
+    assert!(
+        table.contains("CONSTRAINT jobs_pkey PRIMARY KEY (id)"),
+        "{table}"
+    );
+    c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .await
+        .unwrap();
+    let workload = out.path().join("workload.toml");
+    let valid = claimbench()
+        .arg("validate")
+        .arg(&workload)
+        .output()
+        .unwrap();
+    assert!(
+        valid.status.success(),
+        "{}",
+        String::from_utf8_lossy(&valid.stderr)
+    );
+    let results = tempfile::tempdir().unwrap();
+    let run = claimbench()
+        .arg("run")
+        .arg(&workload)
+        .args(["--quiet", "--no-rerun", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let json = walk_run_json(results.path());
+    let r: claimbench::results::RunResult =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let t = &r.cells[0].trials[0];
+    assert!(t.counts.jobs_completed > 0);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(t.reconciliation.lost, 0);
+    // The 5,000 finished rows were seeded as retained history beside the backlog.
+    assert_eq!(t.seeded_jobs, 20_000);
+    assert_eq!(
+        t.reconciliation.db.completed,
+        5_000 + t.counts.jobs_completed as i64
+    );
+}
+
+fn walk_run_json(dir: &Path) -> std::path::PathBuf {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path().join("run.json");
+        if p.exists() {
+            return p;
+        }
+    }
+    panic!("no run.json under {}", dir.display());
+}
+
+/// A view, a missing table and an unreachable server are refused with exit 2, naming
+/// what is wrong, and the password never shows.
+#[tokio::test(flavor = "multi_thread")]
+async fn capture_refuses_a_view_a_missing_table_and_a_server_it_cannot_reach() {
+    let schema = common::schema_for("capture_refusals");
+    let c = client().await;
+    c.batch_execute(&table_sql(&schema)).await.unwrap();
+    let url = url_with_password();
+    let out = tempfile::tempdir().unwrap();
+    let capture = |url: &str, table: String| {
+        let r = claimbench()
+            .args([
+                "capture",
+                "--sample-s",
+                "0",
+                "--db",
+                url,
+                "--table",
+                &table,
+                "--out",
+            ])
+            .arg(out.path())
+            .output()
+            .unwrap();
+        (
+            r.status.code(),
+            String::from_utf8_lossy(&r.stderr).to_string(),
+        )
+    };
+    let (code, err) = capture(&url, format!("{schema}.ready_jobs"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is a view, not a table"), "{err}");
+    let (code, err) = capture(&url, format!("{schema}.nothing"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("no table `{schema}.nothing`")),
+        "{err}"
+    );
+    let (code, err) = capture(
+        "postgres://postgres:hunter2-secret@127.0.0.1:1/test",
+        format!("{schema}.jobs"),
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("cannot connect") && err.contains("postgres:***@127.0.0.1:1"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .await
+        .unwrap();
+}
