@@ -36,6 +36,13 @@ pub enum Bind {
     MaxAttempts,
     /// The workload's lease, seconds (`float8`).
     LeaseS,
+    /// A producer's batch: each new job's age at its insert, µs (`bigint[]`), its
+    /// queue (`text[]`) and priority (`int[]`), drawn as the workload's mix says, and
+    /// the workload's payload size (integer).
+    AgesUs,
+    Queues,
+    Priorities,
+    PayloadBytes,
 }
 
 impl Bind {
@@ -47,6 +54,10 @@ impl Bind {
             Bind::RetryDelayS => "retry_delay_s",
             Bind::MaxAttempts => "max_attempts",
             Bind::LeaseS => "lease_s",
+            Bind::AgesUs => "ages_us",
+            Bind::Queues => "queues",
+            Bind::Priorities => "priorities",
+            Bind::PayloadBytes => "payload_bytes",
         }
     }
 }
@@ -75,6 +86,8 @@ pub struct TableForm {
     /// not start.
     pub requeue: Statement,
     pub rescue: Option<Statement>,
+    /// Inserts a producer's batch, one job per element of `:ages_us`.
+    pub enqueue: Option<Statement>,
     /// The sampler's reading: `oldest_pending_ms`.
     pub oldest: String,
     /// After the trial: `pending`, `running`, `completed`, `dead`.
@@ -91,7 +104,7 @@ struct StepRule {
     example: &'static str,
 }
 
-const STEPS: [StepRule; 10] = [
+const STEPS: [StepRule; 11] = [
     StepRule {
         name: "ddl",
         required: true,
@@ -154,6 +167,18 @@ const STEPS: [StepRule; 10] = [
         example: "UPDATE <table> SET state = 'available' WHERE state = 'running' AND attempted_at < now() - make_interval(secs => :lease_s) RETURNING id",
     },
     StepRule {
+        name: "enqueue",
+        required: false,
+        binds: &[
+            Bind::AgesUs,
+            Bind::Queues,
+            Bind::Priorities,
+            Bind::PayloadBytes,
+        ],
+        must: Some(Bind::AgesUs),
+        example: "INSERT INTO <table> (queue, priority, created_at, args) SELECT q, p, now() - make_interval(secs => a / 1e6), … FROM unnest(:ages_us::bigint[], :queues::text[], :priorities::int[]) AS j(a, q, p)",
+    },
+    StepRule {
         name: "oldest",
         required: true,
         binds: &[],
@@ -170,7 +195,7 @@ const STEPS: [StepRule; 10] = [
 ];
 
 /// The steps a file has, for messages.
-const SAY: &str = "steps ddl, seed, complete, requeue, oldest and counts, and optionally start, heartbeat, fail and rescue (docs/strategies.md, Your own table)";
+const SAY: &str = "steps ddl, seed, complete, requeue, oldest and counts, and optionally start, heartbeat, fail, rescue and enqueue (docs/strategies.md, Your own table)";
 
 /// Tables of claimbench's schema: a declared table may not take one's name.
 pub const CLAIMBENCH_TABLES: [&str; 8] = [
@@ -249,6 +274,7 @@ pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
     let fail = take("fail");
     let requeue = take("requeue").expect("required");
     let rescue = take("rescue");
+    let enqueue = take("enqueue");
     let (oldest, counts) = (text(take("oldest")), text(take("counts")));
     Ok(TableForm {
         name: d.name.clone(),
@@ -261,6 +287,7 @@ pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
         fail,
         requeue,
         rescue,
+        enqueue,
         oldest,
         counts,
     })

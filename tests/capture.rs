@@ -160,6 +160,15 @@ async fn a_captured_table_runs_on_the_embedded_server_with_its_indexes_and_stays
         .await
         .unwrap();
     let workload = out.path().join("workload.toml");
+    // Nothing was inserted while capture watched; arrivals through the enqueue step it
+    // wrote for the table's shape, to run that step too.
+    let text = std::fs::read_to_string(&workload).unwrap();
+    assert!(!text.contains("[producers]"), "{text}");
+    let text = text
+        .replace("[handler]", "[producers]\nrate_per_s = 300\n\n[handler]")
+        .replace("duration_s = 5.0", "duration_s = 1.5");
+    assert!(text.contains("duration_s = 1.5"), "{text}");
+    std::fs::write(&workload, text).unwrap();
     let valid = claimbench()
         .arg("validate")
         .arg(&workload)
@@ -192,6 +201,7 @@ async fn a_captured_table_runs_on_the_embedded_server_with_its_indexes_and_stays
     assert_eq!(t.reconciliation.lost, 0);
     // The 5,000 finished rows were seeded as retained history beside the backlog.
     assert_eq!(t.seeded_jobs, 20_000);
+    assert!(t.produced_jobs > 0, "the enqueue step ran");
     assert_eq!(
         t.reconciliation.db.completed,
         5_000 + t.counts.jobs_completed as i64

@@ -2511,6 +2511,42 @@ fn the_river_table_example_proves_its_claim_on_its_own_table() {
     );
 }
 
+/// River's table with producers: its enqueue step inserts each batch with the table's
+/// own ids, which the reset moved past the seeded ones (a bigserial's sequence would
+/// otherwise hand out id 1 again), and every job is accounted for.
+#[test]
+fn a_declared_tables_enqueue_step_takes_new_ids_after_the_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "river-table.sql",
+        "river-claim.sql",
+        "river-read-then-write.sql",
+    ] {
+        std::fs::copy(examples().join(f), dir.path().join(f)).unwrap();
+    }
+    let toml = std::fs::read_to_string(examples().join("river-table.toml")).unwrap();
+    let toml = toml
+        .replace("backlog = 60000", "backlog = 1000")
+        .replace("[handler]", "[producers]\nrate_per_s = 400\n\n[handler]")
+        .replace(
+            "strategies = [\"river-claim\", \"river-read-then-write\"]",
+            "strategies = [\"river-claim\"]",
+        )
+        .replace("duration_s = 2.0", "duration_s = 1.0");
+    assert!(toml.contains("backlog = 1000") && toml.contains("duration_s = 1.0"));
+    std::fs::write(dir.path().join("river-table.toml"), toml).unwrap();
+    let r = run_quietly(&dir.path().join("river-table.toml"));
+    let t = &r.cells[0].trials[0];
+    assert!(t.produced_jobs > 100, "{}", t.produced_jobs);
+    assert_eq!(t.seeded_jobs, 1000);
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(
+        t.reconciliation.created,
+        (t.seeded_jobs + t.produced_jobs) as i64
+    );
+}
+
 /// A declared table's steps keep to their table: a ddl step that also makes a table of
 /// its own, or a trigger on claimbench's jobs_hot, is refused at the reset, naming the
 /// file and what it made, before any worker runs.

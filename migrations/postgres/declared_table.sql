@@ -36,3 +36,14 @@ TRUNCATE jobs_hot
 SELECT sum(pg_stat_get_live_tuples(t.relid))::bigint, sum(pg_stat_get_dead_tuples(t.relid))::bigint,
        sum(pg_table_size(t.relid))::bigint, sum(pg_indexes_size(t.relid))::bigint
 FROM (SELECT relid FROM pg_partition_tree($1::text::regclass) UNION SELECT $1::text::regclass) t
+-- step: serials
+-- The declared table's ($1) columns that take their values from a sequence (serial or
+-- identity), and that sequence: after the seed step wrote ids of its own, each is
+-- moved past them, so that the enqueue step's inserts take new ones.
+SELECT a.attname::text, pg_get_serial_sequence(quote_ident($1), a.attname)
+FROM pg_attribute a
+WHERE a.attrelid = $1::text::regclass AND a.attnum > 0 AND NOT a.attisdropped
+  AND pg_get_serial_sequence(quote_ident($1), a.attname) IS NOT NULL
+-- step: advance
+-- $1 the sequence: past the largest {column} of {table}.
+SELECT setval($1::text::regclass, COALESCE((SELECT max({column}) FROM {table}), 0) + 1, false)

@@ -124,6 +124,25 @@ fn ddl(c: &Captured) -> String {
         ident(&c.name),
         lines.join(",\n")
     );
+    // A serial column owns its sequence: claimbench moves an owned sequence past the ids
+    // the seed step wrote, so that the enqueue step's inserts take new ones.
+    for seq in &c.sequences {
+        let quoted = format!("'{}'", seq.replace('\'', "''"));
+        let owner = c.columns.iter().find(|col| {
+            col.default
+                .as_deref()
+                .is_some_and(|d| d.contains("nextval(") && d.contains(&quoted))
+        });
+        if let Some(col) = owner {
+            let _ = writeln!(
+                s,
+                "ALTER SEQUENCE {} OWNED BY {}.{};",
+                ident(seq),
+                ident(&c.name),
+                ident(&col.name)
+            );
+        }
+    }
     // pg_get_indexdef names the table with its schema whatever the search path; the
     // captured table lives in the run's schema, so the index goes on it unqualified.
     let qualified = format!("{}.{}", ident(&c.schema), ident(&c.name));
@@ -163,6 +182,52 @@ fn filler(col: &Column, c: &Captured) -> Option<String> {
 /// The seed step: claimbench's seeded rows (`jobs_hot`) in the table's shape; the first
 /// `history` ids as finished rows, the rest pending.
 fn seed(c: &Captured, r: &Roles, history: i64, notes: &mut Vec<String>) -> String {
+    let (cols, exprs, overriding) = shaped(c, r, Some(history), notes);
+    format!(
+        "INSERT INTO {} ({}){}\nSELECT {}\nFROM jobs_hot\n",
+        ident(&c.name),
+        cols.join(", "),
+        if overriding {
+            " OVERRIDING SYSTEM VALUE"
+        } else {
+            ""
+        },
+        exprs.join(",\n       ")
+    )
+}
+
+/// The enqueue step: a producer's batch in the table's shape, its ids the table's own,
+/// from rows shaped as `jobs_hot`'s so that the seed's expressions serve.
+fn enqueue(c: &Captured, r: &Roles) -> String {
+    let id = c.columns.iter().find(|col| col.name == r.id);
+    if id.is_none_or(|col| col.default.is_none() && col.identity.is_empty()) {
+        // Its ids come from its writers, which a capture cannot see: no enqueue step.
+        return String::new();
+    }
+    let (cols, exprs, _) = shaped(c, r, None, &mut Vec::new());
+    format!(
+        "-- step: enqueue\nINSERT INTO {} ({})\nSELECT {}\n\
+         FROM (SELECT j.queue, j.priority, NULL::timestamptz AS scheduled_at,\n\
+         \x20            now() - make_interval(secs => j.age_us / 1e6) AS created_at,\n\
+         \x20            repeat('x', :payload_bytes) AS payload, 'bench'::text AS type\n\
+         \x20     FROM unnest(:ages_us::bigint[], :queues::text[], :priorities::int[])\n\
+         \x20          AS j (age_us, queue, priority)) AS jobs_hot\n",
+        ident(&c.name),
+        cols.join(", "),
+        exprs.join(",\n       ")
+    )
+}
+
+/// Each column a row of `jobs_hot`'s shape fills, and how: the id (unless `history` is
+/// `None`: an insert that takes the table's own ids), the state (finished for the first
+/// `history` ids), the roles' columns, and a value of its type for any other NOT NULL
+/// column without a default. Also whether the id needs OVERRIDING SYSTEM VALUE.
+fn shaped(
+    c: &Captured,
+    r: &Roles,
+    history: Option<i64>,
+    notes: &mut Vec<String>,
+) -> (Vec<String>, Vec<String>, bool) {
     let mut cols = Vec::new();
     let mut exprs = Vec::new();
     let mut overriding = false;
@@ -170,12 +235,15 @@ fn seed(c: &Captured, r: &Roles, history: i64, notes: &mut Vec<String>) -> Strin
         let is = |role: &Option<String>| role.as_deref() == Some(col.name.as_str());
         let e = if col.name == r.id {
             overriding |= col.identity == "a";
-            Some(format!("id::{}", col.ty))
+            history.map(|_| format!("id::{}", col.ty))
         } else if col.name == r.state {
-            Some(format!(
-                "CASE WHEN id <= {history} THEN {} ELSE {} END",
-                r.states.done, r.states.pending
-            ))
+            Some(match history {
+                Some(h) => format!(
+                    "CASE WHEN id <= {h} THEN {} ELSE {} END",
+                    r.states.done, r.states.pending
+                ),
+                None => r.states.pending.clone(),
+            })
         } else if is(&r.queue) {
             Some("queue".into())
         } else if is(&r.priority) {
@@ -185,7 +253,7 @@ fn seed(c: &Captured, r: &Roles, history: i64, notes: &mut Vec<String>) -> Strin
         } else if is(&r.created) {
             Some("created_at".into())
         } else if is(&r.finished_at) {
-            Some(format!("CASE WHEN id <= {history} THEN now() END"))
+            history.map(|h| format!("CASE WHEN id <= {h} THEN now() END"))
         } else if is(&r.payload) {
             Some(match col.ty.as_str() {
                 t if t.starts_with("json") => {
@@ -211,17 +279,7 @@ fn seed(c: &Captured, r: &Roles, history: i64, notes: &mut Vec<String>) -> Strin
             exprs.push(e);
         }
     }
-    format!(
-        "INSERT INTO {} ({}){}\nSELECT {}\nFROM jobs_hot\n",
-        ident(&c.name),
-        cols.join(", "),
-        if overriding {
-            " OVERRIDING SYSTEM VALUE"
-        } else {
-            ""
-        },
-        exprs.join(",\n       ")
-    )
+    (cols, exprs, overriding)
 }
 
 /// The lifecycle for the state column: complete, requeue, rescue, oldest and counts.
@@ -317,7 +375,12 @@ fn claim(c: &Captured, r: &Roles) -> String {
 
 /// The workload: the table, a backlog of its pending rows (the queues' mix where it
 /// has a queue column), its payload width, the claim.
-fn workload(c: &Captured, r: &Roles, (backlog, history): (i64, i64), url: &str) -> String {
+fn workload(
+    c: &Captured,
+    r: &Roles,
+    (backlog, history): (i64, i64),
+    (url, enqueues): (&str, bool),
+) -> String {
     let width = r
         .payload
         .as_ref()
@@ -344,6 +407,15 @@ fn workload(c: &Captured, r: &Roles, (backlog, history): (i64, i64), url: &str) 
         })
         .filter(|q| !q.is_empty())
         .unwrap_or_else(|| vec!["{ name = \"default\" }".to_string()]);
+    // The rate the table's inserts ran at over the sample, as open-loop arrivals.
+    let producers = match c.arrivals_per_s {
+        Some(rate) if rate >= 0.5 && enqueues => format!(
+            "[producers]\nrate_per_s = {:.0}                 # the inserts over the capture's {:.1} s sample\n\n",
+            rate.round(),
+            c.sample_s
+        ),
+        _ => String::new(),
+    };
     let name = toml::Value::String(format!("captured-{}", c.name));
     let description = toml::Value::String(format!(
         "{}.{} as claimbench capture read it from {url}",
@@ -356,7 +428,7 @@ fn workload(c: &Captured, r: &Roles, (backlog, history): (i64, i64), url: &str) 
          name = {name}\ndescription = {description}\nseed = 1\n\n\
          [table]\nname = {}\npostgres = \"table.sql\"\n\n\
          [population]\nbacklog = {}\npayload_bytes = {width}\nqueues = [{}]\n\n\
-         [handler]\nmode = \"full\"\n\n\
+         {producers}[handler]\nmode = \"full\"\n\n\
          [strategies.captured-claim]\npostgres = \"claim.sql\"\npromises = [\"prevents-duplicates\"]\n\n\
          [matrix]\nstrategies = [\"captured-claim\"]\nindex_layouts = [\"pk-only\"]\nworkers = [8]\nbatch_sizes = [10]\n\n\
          [trial]\nwarmup_s = 0.5\nduration_s = 5.0\n",
@@ -480,11 +552,18 @@ pub fn write(
 ) -> Result<Written, crate::results::ResultsError> {
     let (backlog, history, mut notes) = sizes(c, r);
     let seed = seed(c, r, history, &mut notes);
+    let enqueue = enqueue(c, r);
+    if enqueue.is_empty() && c.arrivals_per_s.is_some_and(|a| a >= 0.5) {
+        notes.push(format!(
+            "`{}` has no default, so the workload has no enqueue step and no producers: add both to replay the arrivals",
+            r.id
+        ));
+    }
     let table = format!(
         "-- {}.{} as claimbench capture read it (capture.md). The ddl step is the server's\n\
          -- own DDL; the seed step fills it from claimbench's seeded backlog; the lifecycle\n\
          -- steps are written for its state column: confirm them against yours.\n\
-         -- step: ddl\n{}-- step: seed\n{seed}{}",
+         -- step: ddl\n{}-- step: seed\n{seed}{enqueue}{}",
         c.schema,
         c.name,
         ddl(c),
@@ -498,7 +577,10 @@ pub fn write(
     };
     let folder = crate::results::folder::Folder::open(dir)?;
     let files = [
-        ("workload.toml", workload(c, r, (backlog, history), url)),
+        (
+            "workload.toml",
+            workload(c, r, (backlog, history), (url, !enqueue.is_empty())),
+        ),
         ("table.sql", table),
         ("claim.sql", claim(c, r)),
     ];

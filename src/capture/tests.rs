@@ -26,11 +26,15 @@ fn captured() -> Captured {
     worker.not_null = false;
     let mut note = col("note", "character varying(20)", "S");
     note.avg_width = Some(5);
+    let mut id = col("id", "bigint", "N");
+    id.default = Some("nextval('jobs_id_seq'::regclass)".into());
     Captured {
         schema: "app".into(),
         name: "jobs".into(),
+        arrivals_per_s: Some(41.6),
+        sample_s: 2.0,
         columns: vec![
-            col("id", "bigint", "N"),
+            id,
             state,
             queue,
             col("run_at", "timestamp with time zone", "D"),
@@ -49,6 +53,7 @@ fn captured() -> Captured {
             ],
         )],
         primary_key: vec!["id".into()],
+        sequences: vec!["jobs_id_seq".into()],
         constraints: vec![("jobs_pkey".into(), "PRIMARY KEY (id)".into())],
         indexes: vec![(
             "jobs_poll".into(),
@@ -118,6 +123,11 @@ fn the_files_hold_the_servers_ddl_a_seed_in_its_shape_and_a_lifecycle_that_valid
         table.contains("CREATE INDEX jobs_poll ON jobs USING btree (status, run_at);"),
         "{table}"
     );
+    // Owned, as a serial column's is, so that the run moves it past the seeded ids.
+    assert!(
+        table.contains("ALTER SEQUENCE jobs_id_seq OWNED BY jobs.id;"),
+        "{table}"
+    );
     assert!(
         table.contains("CASE WHEN id <= 300 THEN 'done'::job_status ELSE 'ready'::job_status END"),
         "{table}"
@@ -136,8 +146,30 @@ fn the_files_hold_the_servers_ddl_a_seed_in_its_shape_and_a_lifecycle_that_valid
         workload.contains("{ name = \"mail\", weight = 0.7500 }"),
         "{workload}"
     );
+    // The inserts sampled become open-loop arrivals through an enqueue step of its shape.
+    assert!(
+        workload.contains("[producers]\nrate_per_s = 42 "),
+        "{workload}"
+    );
+    assert!(
+        table.contains(
+            "-- step: enqueue\nINSERT INTO jobs (status, queue, run_at, args, note, tries)"
+        ),
+        "{table}"
+    );
     let parsed = crate::workload::Workload::load(&dir.path().join("workload.toml"));
     assert!(parsed.is_ok(), "{parsed:?}");
+    // A table whose ids its writers choose gets no enqueue step, and says why.
+    let mut c = c;
+    c.columns[0].default = None;
+    let w = write(dir.path(), &c, &r, "postgres://u@h/db").unwrap();
+    assert!(
+        w.notes.iter().any(|n| n.contains("no enqueue step")),
+        "{:?}",
+        w.notes
+    );
+    let workload = std::fs::read_to_string(dir.path().join("workload.toml")).unwrap();
+    assert!(!workload.contains("[producers]"), "{workload}");
     let md = std::fs::read_to_string(dir.path().join("capture.md")).unwrap();
     assert!(
         md.contains("counted exactly") && md.contains("| ready | 700 |"),

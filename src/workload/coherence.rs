@@ -96,11 +96,14 @@ pub(super) fn declared_table(w: &Workload) -> Result<(), Refusal> {
         }
         let p = w.phase(i);
         let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
-        if p.producer_rate_per_s.is_some() || m.phase.arrival_rate_from.is_some() {
-            return refuse(
-                "producers.rate_per_s",
-                "arrivals need a declared enqueue step, which a declared table does not have yet: give the backlog in [population] instead",
-            );
+        let arrives = p.producer_rate_per_s.is_some() || m.phase.arrival_rate_from.is_some();
+        if arrives && form.enqueue.is_none() {
+            return Err((
+                "producers.rate_per_s".into(),
+                format!(
+                    "adds jobs while the trial runs, and {file} has no `-- step: enqueue` to insert them; give it (binding :ages_us, and :queues, :priorities, :payload_bytes as it needs), or give the backlog in [population] alone"
+                ),
+            ));
         }
         if p.storage != super::Storage::default() || p.cleanup.is_some() {
             return refuse(

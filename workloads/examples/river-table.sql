@@ -48,6 +48,15 @@ SELECT id, 'available', 25, COALESCE(scheduled_at, created_at), created_at,
        greatest(1, least(4, 4 - priority)), jsonb_build_object('payload', payload), type,
        queue
 FROM jobs_hot
+-- step: enqueue
+-- River's batch insert (JobInsertFastMany inserts from unnest of arrays): the producer's
+-- jobs, each created and due its age ago.
+INSERT INTO river_job (state, max_attempts, scheduled_at, created_at, priority, args, kind,
+                       queue)
+SELECT 'available', 25, now() - make_interval(secs => j.age_us / 1e6),
+       now() - make_interval(secs => j.age_us / 1e6), greatest(1, least(4, 4 - j.priority)),
+       jsonb_build_object('payload', repeat('x', :payload_bytes)), 'bench', j.queue
+FROM unnest(:ages_us::bigint[], :queues::text[], :priorities::int[]) AS j (age_us, queue, priority)
 -- step: complete
 -- River finalizes a job only while it is running: it does not check who runs it.
 UPDATE river_job SET state = 'completed', finalized_at = now()

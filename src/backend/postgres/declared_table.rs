@@ -77,6 +77,23 @@ impl PostgresBackend {
                 ),
             ));
         }
+        let serials = c
+            .query(step(TABLE_SQL, "serials"), &[&t.name])
+            .await
+            .map_err(refused("seed"))?;
+        for r in serials {
+            let (column, sequence): (String, String) = (r.get(0), r.get(1));
+            let advance = fill(
+                step(TABLE_SQL, "advance"),
+                &[
+                    ("column", &quote_ident(&column)),
+                    ("table", &quote_ident(&t.name)),
+                ],
+            );
+            c.query_one(&advance, &[&sequence])
+                .await
+                .map_err(refused("seed"))?;
+        }
         c.batch_execute(step(TABLE_SQL, "empty-hot"))
             .await
             .map_err(|e| query_error("empty claimbench's seeded table", e))?;
@@ -156,6 +173,9 @@ enum As {
     Float4,
     Text,
     Int8Array,
+    Int4Array,
+    Int2Array,
+    TextArray,
 }
 
 /// A lifecycle statement described, with what each `$n` takes and as which type.
@@ -172,6 +192,15 @@ struct Values<'a> {
     delay_s: (f64, f32, i32),
     max_attempts: (i64, i32, i16),
     lease_s: (f64, f32, i32),
+    batch: Option<&'a Batch>,
+}
+
+/// A producer's batch, its priorities in each integer width a statement may ask for.
+struct Batch {
+    ages_us: Vec<i64>,
+    queues: Vec<String>,
+    priorities: (Vec<i64>, Vec<i32>, Vec<i16>),
+    payload_bytes: (i64, i32),
 }
 
 impl<'a> Values<'a> {
@@ -183,6 +212,7 @@ impl<'a> Values<'a> {
             delay_s: (0.0, 0.0, 0),
             max_attempts: (0, 0, 0),
             lease_s: (0.0, 0.0, 0),
+            batch: None,
         }
     }
 
@@ -210,7 +240,19 @@ impl<'a> Values<'a> {
             (Bind::MaxAttempts, As::Int4) => &self.max_attempts.1,
             (Bind::MaxAttempts, As::Int2) => &self.max_attempts.2,
             (Bind::MaxAttempts, _) => &self.max_attempts.0,
+            (Bind::AgesUs, _) => &self.batch().ages_us,
+            (Bind::Queues, _) => &self.batch().queues,
+            (Bind::Priorities, As::Int4Array) => &self.batch().priorities.1,
+            (Bind::Priorities, As::Int2Array) => &self.batch().priorities.2,
+            (Bind::Priorities, _) => &self.batch().priorities.0,
+            (Bind::PayloadBytes, As::Int4) => &self.batch().payload_bytes.1,
+            (Bind::PayloadBytes, _) => &self.batch().payload_bytes.0,
         }
+    }
+
+    /// Only the enqueue step binds a batch's values, and it is given one.
+    fn batch(&self) -> &Batch {
+        self.batch.expect("the enqueue step is run with its batch")
     }
 }
 
@@ -244,6 +286,7 @@ pub(super) struct TableStatements {
     fail: Option<Prepared>,
     requeue: Prepared,
     rescue: Option<Prepared>,
+    enqueue: Option<Prepared>,
     oldest: Stmt,
     effect: Stmt,
 }
@@ -258,6 +301,9 @@ fn bind_as(b: Bind, ty: &Type) -> Option<As> {
         Type::FLOAT8 => As::Float8,
         Type::FLOAT4 => As::Float4,
         Type::INT8_ARRAY => As::Int8Array,
+        Type::INT4_ARRAY => As::Int4Array,
+        Type::INT2_ARRAY => As::Int2Array,
+        Type::TEXT_ARRAY | Type::VARCHAR_ARRAY => As::TextArray,
         _ if <String as ToSql>::accepts(ty) => As::Text,
         _ => return None,
     };
@@ -267,6 +313,10 @@ fn bind_as(b: Bind, ty: &Type) -> Option<As> {
         Bind::WorkerId => a == As::Text,
         Bind::RetryDelayS | Bind::LeaseS => matches!(a, As::Float8 | As::Float4 | As::Int4),
         Bind::MaxAttempts => matches!(a, As::Int8 | As::Int4 | As::Int2),
+        Bind::AgesUs => a == As::Int8Array,
+        Bind::Queues => a == As::TextArray,
+        Bind::Priorities => matches!(a, As::Int8Array | As::Int4Array | As::Int2Array),
+        Bind::PayloadBytes => matches!(a, As::Int8 | As::Int4),
     };
     fits.then_some(a)
 }
@@ -279,6 +329,10 @@ fn wants(b: Bind) -> &'static str {
         Bind::RetryDelayS => ":retry_delay_s as float8 (make_interval(secs => :retry_delay_s))",
         Bind::LeaseS => ":lease_s as float8 (make_interval(secs => :lease_s))",
         Bind::MaxAttempts => ":max_attempts as an integer",
+        Bind::AgesUs => ":ages_us as bigint[] (unnest(:ages_us::bigint[]))",
+        Bind::Queues => ":queues as text[] (unnest(:queues::text[]))",
+        Bind::Priorities => ":priorities as an integer array (unnest(:priorities::int[]))",
+        Bind::PayloadBytes => ":payload_bytes as an integer",
     }
 }
 
@@ -291,13 +345,14 @@ impl TableStatements {
         keep: Keep,
         t: &TableForm,
     ) -> Result<TableStatements, BackendError> {
-        let named: [(&str, Option<&Statement>); 6] = [
+        let named: [(&str, Option<&Statement>); 7] = [
             ("start", t.start.as_ref()),
             ("heartbeat", t.heartbeat.as_ref()),
             ("complete", Some(&t.complete)),
             ("fail", t.fail.as_ref()),
             ("requeue", Some(&t.requeue)),
             ("rescue", t.rescue.as_ref()),
+            ("enqueue", t.enqueue.as_ref()),
         ];
         let refused = |name: &str, why: String| {
             BackendError::other(
@@ -372,6 +427,7 @@ impl TableStatements {
             fail: next(),
             requeue: next().expect("required"),
             rescue: next(),
+            enqueue: next(),
             oldest: oldest.stmt,
             effect: effect.into_iter().next().expect("one statement").stmt,
         })
@@ -464,6 +520,51 @@ impl TableStatements {
         let mut v = Values::new(me);
         v.lease_s = Values::seconds(lease.as_secs_f64());
         p.ids(c, &v).await.map_err(|e| query_error("rescue", e))
+    }
+
+    /// The enqueue step: one job per element of `ages_us`, each in a queue and at a
+    /// priority drawn as `w`'s population says; the rows it wrote.
+    pub(super) async fn enqueue(
+        &self,
+        c: &Client,
+        me: &String,
+        w: &crate::workload::Workload,
+        ages_us: &[i64],
+    ) -> Result<u64, BackendError> {
+        let Some(p) = &self.enqueue else {
+            return Err(BackendError::other(
+                "produce",
+                format!("{} has no enqueue step", self.file),
+            ));
+        };
+        let draw = w.population.job_draw();
+        let (mut queues, mut levels) = (Vec::new(), Vec::new());
+        for _ in ages_us {
+            let (q, level) = draw.draw(rand::random::<f64>(), rand::random::<f64>());
+            queues.push(q.to_string());
+            levels.push(level);
+        }
+        let bytes = i64::from(w.population.payload_bytes);
+        let batch = Batch {
+            ages_us: ages_us.to_vec(),
+            queues,
+            priorities: (
+                levels.iter().map(|&l| i64::from(l)).collect(),
+                levels.clone(),
+                levels
+                    .iter()
+                    .map(|&l| l.clamp(-32768, 32767) as i16)
+                    .collect(),
+            ),
+            payload_bytes: (bytes, bytes.min(i32::MAX as i64) as i32),
+        };
+        let v = Values {
+            batch: Some(&batch),
+            ..Values::new(me)
+        };
+        p.execute(c, &v)
+            .await
+            .map_err(|e| query_error("produce", e))
     }
 
     /// The oldest step's reading, ms.

@@ -750,6 +750,11 @@ impl Session for PostgresSession {
     }
 
     async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
+        if let Some(t) = &self.table {
+            return t
+                .enqueue(&self.client, &self.worker_id, workload, ages_us)
+                .await;
+        }
         let p = &workload.population;
         let (qnames, qbounds) = p.queue_bounds();
         let (prios, pbounds) = p.priority_bounds();
