@@ -2384,6 +2384,30 @@ fn examples() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples")
 }
 
+/// The River example's four files in a folder of their own, `file`'s text changed by
+/// `edit` (which must change it), for a test that runs a variant of it.
+fn river_variant(file: &str, edit: impl Fn(&str) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "river-table.toml",
+        "river-table.sql",
+        "river-claim.sql",
+        "river-read-then-write.sql",
+    ] {
+        let text = std::fs::read_to_string(examples().join(f)).unwrap();
+        let text = match f == file {
+            true => {
+                let changed = edit(&text);
+                assert_ne!(changed, text, "the edit of {f} changed nothing");
+                changed
+            }
+            false => text,
+        };
+        std::fs::write(dir.path().join(f), text).unwrap();
+    }
+    dir
+}
+
 /// `prove --workload` of one shipped example: its exit code and stdout.
 fn prove_example(name: &str) -> (Option<i32>, String) {
     let out = claimbench()
@@ -2491,9 +2515,9 @@ fn the_model_check_holds_a_claim_as_its_technique_does() {
     assert!(text.contains("declares `pauses = \"worker\"`"), "{text}");
 }
 
-/// On a table of its own (River's), the skip-locked claim passes every step, its rows
-/// copied in by the table's seed step; the read-then-write claim on the same table
-/// takes A's rows after waiting for them.
+/// On a table of its own (River's), the skip-locked claim passes every step and the
+/// uncapped model on 100 states, its rows copied in by the table's seed step; the
+/// read-then-write claim on the same table takes A's rows after waiting for them.
 #[test]
 fn the_river_table_example_proves_its_claim_on_its_own_table() {
     let (code, text) = prove_example("river-table");
@@ -2503,10 +2527,34 @@ fn the_river_table_example_proves_its_claim_on_its_own_table() {
             .filter(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(verdict))
             .count()
     };
-    assert_eq!(rows("river-claim", "| ok |"), 3, "{text}");
+    assert_eq!(rows("river-claim", "| ok |"), 4, "{text}");
+    assert!(
+        text.contains(
+            "(uncapped model) | the model's ids on each of 100 states | all 100 states agree | ok |"
+        ),
+        "{text}"
+    );
     assert_eq!(rows("river-read-then-write", "| FAIL |"), 1, "{text}");
     assert!(
         text.contains("river-read-then-write failed `B claims while A holds"),
+        "{text}"
+    );
+    // The model check reaches the declared table: River's claim without its due filter
+    // takes a job due in 100 s, and the check shows it.
+    let dir = river_variant("river-claim.sql", |c| {
+        c.replace(" AND scheduled_at <= now()", "")
+    });
+    let out = claimbench()
+        .args(["prove", "--strategy", "river-claim", "--workload"])
+        .arg(dir.path().join("river-table.toml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.lines().any(|l| l.contains("(uncapped model)")
+            && l.contains("due 100 s")
+            && l.ends_with("| FAIL |")),
         "{text}"
     );
 }
@@ -2516,25 +2564,15 @@ fn the_river_table_example_proves_its_claim_on_its_own_table() {
 /// otherwise hand out id 1 again), and every job is accounted for.
 #[test]
 fn a_declared_tables_enqueue_step_takes_new_ids_after_the_seed() {
-    let dir = tempfile::tempdir().unwrap();
-    for f in [
-        "river-table.sql",
-        "river-claim.sql",
-        "river-read-then-write.sql",
-    ] {
-        std::fs::copy(examples().join(f), dir.path().join(f)).unwrap();
-    }
-    let toml = std::fs::read_to_string(examples().join("river-table.toml")).unwrap();
-    let toml = toml
-        .replace("backlog = 60000", "backlog = 1000")
-        .replace("[handler]", "[producers]\nrate_per_s = 400\n\n[handler]")
-        .replace(
-            "strategies = [\"river-claim\", \"river-read-then-write\"]",
-            "strategies = [\"river-claim\"]",
-        )
-        .replace("duration_s = 2.0", "duration_s = 1.0");
-    assert!(toml.contains("backlog = 1000") && toml.contains("duration_s = 1.0"));
-    std::fs::write(dir.path().join("river-table.toml"), toml).unwrap();
+    let dir = river_variant("river-table.toml", |toml| {
+        toml.replace("backlog = 60000", "backlog = 1000")
+            .replace("[handler]", "[producers]\nrate_per_s = 400\n\n[handler]")
+            .replace(
+                "strategies = [\"river-claim\", \"river-read-then-write\"]",
+                "strategies = [\"river-claim\"]",
+            )
+            .replace("duration_s = 2.0", "duration_s = 1.0")
+    });
     let r = run_quietly(&dir.path().join("river-table.toml"));
     let t = &r.cells[0].trials[0];
     assert!(t.produced_jobs > 100, "{}", t.produced_jobs);
@@ -2552,14 +2590,8 @@ fn a_declared_tables_enqueue_step_takes_new_ids_after_the_seed() {
 /// file and what it made, before any worker runs.
 #[test]
 fn a_declared_tables_steps_that_touch_another_table_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    for f in [
-        "river-table.toml",
-        "river-claim.sql",
-        "river-read-then-write.sql",
-    ] {
-        std::fs::copy(examples().join(f), dir.path().join(f)).unwrap();
-    }
+    // Its table file is written anew for each variant below.
+    let dir = river_variant("river-table.sql", |sql| format!("{sql}\n"));
     let sql = std::fs::read_to_string(examples().join("river-table.sql")).unwrap();
     for (extra, made) in [
         (

@@ -47,3 +47,13 @@ WHERE a.attrelid = $1::text::regclass AND a.attnum > 0 AND NOT a.attisdropped
 -- step: advance
 -- $1 the sequence: past the largest {column} of {table}.
 SELECT setval($1::text::regclass, COALESCE((SELECT max({column}) FROM {table}), 0) + 1, false)
+-- step: clear
+-- Before a model state is copied in by the seed step (prove's model check): the
+-- declared table ({table}) emptied, row by row, so that its triggers see it.
+DELETE FROM {table}
+-- step: hold
+-- A claim in flight on the declared table ({table}), as prove's model check has its
+-- other session take it without a declared hold step: the rows of $1's ids, by a
+-- column named id, and the advisory locks an advisory claim takes on them.
+SELECT count(pg_advisory_xact_lock(h.id))
+FROM (SELECT id FROM {table} WHERE id = ANY($1) ORDER BY id FOR UPDATE) AS h

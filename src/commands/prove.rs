@@ -318,7 +318,8 @@ async fn prove_on(
         let model = s.def().custom.as_ref().and_then(|c| c.model);
         if let Some(m) = model.filter(|_| asked.model_cases > 0) {
             let cases = (asked.model_cases, 1);
-            verdicts.push(prove::model_check(&backend, (s, m), cases, &settings).await?);
+            let table = scratch.table();
+            verdicts.push(prove::model_check(&backend, (s, m), cases, &settings, table).await?);
         }
     }
     let transaction_pooled = own.map(|p| p.mode()).or(user.map(|p| p.mode))

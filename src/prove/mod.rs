@@ -60,6 +60,11 @@ impl Default for Scratch {
 }
 
 impl Scratch {
+    /// The workload's own table, when it declares one.
+    pub fn table(&self) -> Option<&crate::declared_table::DeclaredTable> {
+        self.table.as_ref()
+    }
+
     /// Rows like `w`'s: its first queue neither paused nor inactive (else the default).
     pub fn like(w: &Workload) -> Scratch {
         let queue = w.population.queues.iter().find(|q| !q.paused && q.active);
@@ -195,8 +200,14 @@ pub async fn model_check<B: Backend>(
     (strategy, model): (&Strategy, crate::model::ModelRef),
     (cases, seed): (u32, u64),
     settings: &[(String, String)],
+    table: Option<&crate::declared_table::DeclaredTable>,
 ) -> Result<Verdict, BackendError> {
-    let w = workload(None, &Scratch::default())
+    // On a declared table, each state reaches it through the table's seed step.
+    let scratch = Scratch {
+        table: table.cloned(),
+        ..Scratch::default()
+    };
+    let w = workload(None, &scratch)
         .map_err(|e| BackendError::other("build the scratch workload", e.to_string()))?;
     backend.reset(&w, LAYOUT, w.seed).await?;
     backend.setup_strategy(strategy).await?;

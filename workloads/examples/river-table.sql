@@ -39,14 +39,18 @@ CREATE INDEX river_job_state_and_finalized_at_index ON river_job (state, finaliz
 CREATE INDEX river_job_prioritized_fetching_index
     ON river_job (state, queue, priority, scheduled_at, id);
 -- step: seed
--- claimbench's seeded backlog (the workload's queues, priorities, due times and payload
--- sizes) into this table's shape: claimbench's priority p, highest first, becomes
--- River's 4 - p within 1..4, lowest first.
+-- claimbench's seeded rows (the workload's queues, priorities, due times and payload
+-- sizes; in prove's model states also rows other workers hold, status 1 and 2) in this
+-- table's shape. claimbench's priorities, highest first, become River's four levels,
+-- lowest first, in the same order: 20 and above 1, 10 and above 2, 5 and above 3, the
+-- rest 4.
 INSERT INTO river_job (id, state, max_attempts, scheduled_at, created_at, priority, args,
                        kind, queue)
-SELECT id, 'available', 25, COALESCE(scheduled_at, created_at), created_at,
-       greatest(1, least(4, 4 - priority)), jsonb_build_object('payload', payload), type,
-       queue
+SELECT id, CASE WHEN status = 0 THEN 'available' ELSE 'running' END::river_job_state, 25,
+       COALESCE(scheduled_at, created_at), created_at,
+       CASE WHEN priority >= 20 THEN 1 WHEN priority >= 10 THEN 2 WHEN priority >= 5 THEN 3
+            ELSE 4 END,
+       jsonb_build_object('payload', payload), type, queue
 FROM jobs_hot
 -- step: enqueue
 -- River's batch insert (JobInsertFastMany inserts from unnest of arrays): the producer's
@@ -54,7 +58,9 @@ FROM jobs_hot
 INSERT INTO river_job (state, max_attempts, scheduled_at, created_at, priority, args, kind,
                        queue)
 SELECT 'available', 25, now() - make_interval(secs => j.age_us / 1e6),
-       now() - make_interval(secs => j.age_us / 1e6), greatest(1, least(4, 4 - j.priority)),
+       now() - make_interval(secs => j.age_us / 1e6),
+       CASE WHEN j.priority >= 20 THEN 1 WHEN j.priority >= 10 THEN 2
+            WHEN j.priority >= 5 THEN 3 ELSE 4 END,
        jsonb_build_object('payload', repeat('x', :payload_bytes)), 'bench', j.queue
 FROM unnest(:ages_us::bigint[], :queues::text[], :priorities::int[]) AS j (age_us, queue, priority)
 -- step: complete

@@ -105,6 +105,31 @@ impl PostgresBackend {
         Ok(seeded)
     }
 
+    /// prove's model check: the state just loaded into `jobs_hot` copied into the declared
+    /// table by its seed step, in place of what it held, as the workload's role.
+    pub(super) async fn reseed_declared_table(&self, t: &TableForm) -> Result<(), BackendError> {
+        let c = self.open_for_workload("claimbench-table").await?;
+        let clear = fill(
+            step(TABLE_SQL, "clear"),
+            &[("table", &quote_ident(&t.name))],
+        );
+        let e = |e: tokio_postgres::Error| {
+            BackendError::other(
+                "load a model state",
+                format!(
+                    "{}: table.postgres step seed, copying a model state in: {}",
+                    t.file,
+                    super::root_cause(&e)
+                ),
+            )
+        };
+        c.batch_execute(&format!("BEGIN; {clear}"))
+            .await
+            .map_err(e)?;
+        c.execute(&t.seed, &[]).await.map_err(e)?;
+        c.batch_execute("COMMIT").await.map_err(e)
+    }
+
     /// The declared table's rows and bytes after a trial.
     pub(super) async fn declared_table_stats(
         &self,
@@ -280,6 +305,8 @@ impl Prepared {
 /// A declared table's statements on one session.
 pub(super) struct TableStatements {
     file: String,
+    /// The table's name, for the model check's hold without a declared hold step.
+    pub(super) name: String,
     start: Option<Prepared>,
     heartbeat: Option<Prepared>,
     complete: Prepared,
@@ -421,6 +448,7 @@ impl TableStatements {
         let mut next = || out.next().expect("one per step");
         Ok(TableStatements {
             file: t.file.clone(),
+            name: t.name.clone(),
             start: next(),
             heartbeat: next(),
             complete: next().expect("required"),
@@ -565,6 +593,14 @@ impl TableStatements {
         p.execute(c, &v)
             .await
             .map_err(|e| query_error("produce", e))
+    }
+
+    /// The model check's default hold on the declared table: its rows by `id`.
+    pub(super) fn hold_sql(&self) -> String {
+        fill(
+            step(TABLE_SQL, "hold"),
+            &[("table", &quote_ident(&self.name))],
+        )
     }
 
     /// The oldest step's reading, ms.

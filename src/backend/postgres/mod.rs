@@ -831,7 +831,11 @@ impl Backend for PostgresBackend {
     }
 
     async fn load_model_state(&self, state: &crate::model::TableState) -> Result<(), BackendError> {
-        self.load_state(state).await
+        self.load_state(state).await?;
+        match self.declared_table() {
+            Some(t) => self.reseed_declared_table(&t).await,
+            None => Ok(()),
+        }
     }
 
     async fn setup_strategy(&self, strategy: &Strategy) -> Result<(), BackendError> {

@@ -638,8 +638,13 @@ impl Session for PostgresSession {
     ) -> Result<(), BackendError> {
         self.begin().await?;
         let declared = strategy.def().custom.as_ref().and_then(|c| c.hold.as_ref());
+        // On a declared table the claims in flight hold its rows, not jobs_hot's.
+        let table = self.table.as_ref().map(|t| t.hold_sql());
+        let default = table
+            .as_deref()
+            .unwrap_or(step(super::model_state::MODEL_SQL, "hold"));
         // A hold step binds :ids alone, as its only parameter.
-        let sql = declared.map_or(step(super::model_state::MODEL_SQL, "hold"), |h| &h.sql);
+        let sql = declared.map_or(default, |h| &h.sql);
         self.client
             .execute(sql, &[&ids])
             .await
