@@ -19,6 +19,10 @@ pub struct DeclaredTable {
     /// The PostgreSQL file of steps, as the workload names it, and its text.
     pub file: String,
     pub sql: String,
+    /// The other tables the ddl step creates for the technique (a table of ready
+    /// executions, one of claimed executions), which its steps may write.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 /// What a lifecycle statement binds, by the name it writes after `:`.
@@ -73,6 +77,7 @@ pub struct Statement {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableForm {
     pub name: String,
+    pub also: Vec<String>,
     pub file: String,
     /// Creates the table and its indexes (several statements, no parameters).
     pub ddl: String,
@@ -229,6 +234,14 @@ pub fn check_name(name: &str) -> Result<(), crate::invalid::Invalid> {
 /// Checks `d` and numbers its steps. The message names the file and the step.
 pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
     check_name(&d.name)?;
+    for (i, other) in d.also.iter().enumerate() {
+        check_name(other)?;
+        if *other == d.name || d.also[..i].contains(other) {
+            return Err(crate::invalid!(
+                "`{other}` is named twice; name each table once"
+            ));
+        }
+    }
     let file = d.file.as_str();
     crate::privileged_sql::check_file(file, &d.sql)?;
     if !d
@@ -278,6 +291,7 @@ pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
     let (oldest, counts) = (text(take("oldest")), text(take("counts")));
     Ok(TableForm {
         name: d.name.clone(),
+        also: d.also.clone(),
         file: d.file.clone(),
         ddl,
         seed,
@@ -399,6 +413,7 @@ mod tests {
             name: "river_job".into(),
             file: "river-table.sql".into(),
             sql: sql.into(),
+            also: Vec::new(),
         }
     }
 
@@ -443,6 +458,18 @@ mod tests {
             e.contains("step requeue") && e.contains("never uses :ids"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_other_tables_a_technique_needs_are_named_once_each() {
+        let mut d = declared(RIVER);
+        d.also = vec!["river_leader".into(), "river_queue".into()];
+        assert!(form(&d).is_ok());
+        d.also.push("river_job".into());
+        let e = form(&d).unwrap_err().to_string();
+        assert!(e.contains("`river_job` is named twice"), "{e}");
+        d.also = vec!["effects".into()];
+        assert!(form(&d).unwrap_err().to_string().contains("claimbench's own"));
     }
 
     #[test]

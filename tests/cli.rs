@@ -2442,6 +2442,7 @@ example_runs! {
     example_nowait_runs_clean => "nowait",
     example_queue_row_lock_runs_clean => "queue-row-lock",
     example_river_table_runs_clean => "river-table",
+    example_solid_queue_table_runs_clean => "solid-queue-table",
 }
 
 #[test]
@@ -2462,11 +2463,16 @@ fn every_shipped_example_has_its_run_test() {
 }
 
 /// `prove --workload` gives each shipped example the verdict docs/strategies.md states:
-/// the CTE, the advisory claim with its release step and the MariaDB two-step claim pass
-/// every step.
+/// the CTE, the advisory claim with its release step, the MariaDB two-step claim and
+/// Solid Queue's claim on its own three tables pass every step.
 #[test]
 fn the_passing_examples_prove_clean() {
-    for name in ["cte-skip-locked", "advisory-session", "mysql-two-step"] {
+    for name in [
+        "cte-skip-locked",
+        "advisory-session",
+        "mysql-two-step",
+        "solid-queue-table",
+    ] {
         let (code, text) = prove_example(name);
         assert_eq!(code, Some(0), "{name}: {text}");
     }

@@ -62,6 +62,8 @@ pub struct Workload {
 pub struct CustomTable {
     pub name: String,
     #[serde(default)]
+    pub also: Vec<String>,
+    #[serde(default)]
     pub postgres: Option<PathBuf>,
     #[serde(default)]
     pub mysql: Option<PathBuf>,

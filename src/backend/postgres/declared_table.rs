@@ -56,6 +56,7 @@ impl PostgresBackend {
         let seeded = c.execute(&t.seed, &[]).await.map_err(refused("seed"))?;
         let mut allowed: Vec<&str> = CLAIMBENCH_TABLES.to_vec();
         allowed.push(&t.name);
+        allowed.extend(t.also.iter().map(String::as_str));
         let foreign: Vec<String> = c
             .query(
                 step(TABLE_SQL, "foreign"),
@@ -70,7 +71,7 @@ impl PostgresBackend {
             return Err(BackendError::other(
                 "build the declared table",
                 format!(
-                    "{}: table.postgres: its steps made {} beyond the declared table `{}`; a declared table's file creates that table, its indexes, types and sequences, and touches nothing of claimbench's",
+                    "{}: table.postgres: its steps made {} beyond the declared table `{}`; a declared table's file creates that table (and the tables `table.also` names), their indexes, types and sequences, and touches nothing of claimbench's",
                     t.file,
                     foreign.join(", "),
                     t.name

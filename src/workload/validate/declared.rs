@@ -58,10 +58,14 @@ impl Validator<'_> {
             ));
         };
         let (file, sql) = self.read_beside("table.postgres", path)?;
+        for other in &t.also {
+            crate::declared_table::check_name(other).map_err(|m| self.err("table.also", m))?;
+        }
         let d = crate::declared_table::DeclaredTable {
             name: t.name.clone(),
             file,
             sql,
+            also: t.also.clone(),
         };
         crate::declared_table::form(&d).map_err(|m| self.err("table.postgres", m))?;
         Ok(Some(d))
