@@ -469,7 +469,12 @@ mod tests {
         let e = form(&d).unwrap_err().to_string();
         assert!(e.contains("`river_job` is named twice"), "{e}");
         d.also = vec!["effects".into()];
-        assert!(form(&d).unwrap_err().to_string().contains("claimbench's own"));
+        assert!(
+            form(&d)
+                .unwrap_err()
+                .to_string()
+                .contains("claimbench's own")
+        );
     }
 
     #[test]
