@@ -26,6 +26,7 @@ fn captured() -> Captured {
     worker.not_null = false;
     let mut note = col("note", "character varying(20)", "S");
     note.avg_width = Some(5);
+    note.common = vec![("it's".into(), 0.9)];
     let mut id = col("id", "bigint", "N");
     id.default = Some("nextval('jobs_id_seq'::regclass)".into());
     Captured {
@@ -132,7 +133,9 @@ fn the_files_hold_the_servers_ddl_a_seed_in_its_shape_and_a_lifecycle_that_valid
         table.contains("CASE WHEN id <= 300 THEN 'done'::job_status ELSE 'ready'::job_status END"),
         "{table}"
     );
-    // A NOT NULL column no role fills gets a value of its type; a nullable one none.
+    // A NOT NULL column no role fills gets its most common value, or else a value of its
+    // type; a nullable one none.
+    assert!(table.contains("'it''s'"), "{table}");
     assert!(
         table.contains("tries") && !table.contains("locked_by,"),
         "{table}"
