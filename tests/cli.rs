@@ -2591,6 +2591,28 @@ fn a_declared_tables_enqueue_step_takes_new_ids_after_the_seed() {
     );
 }
 
+/// `prepare` runs a declared table's steps too (at its reset), so it is held to the
+/// privilege check `run` holds them to: on the test server's superuser it is refused,
+/// naming the table's file, and nothing is made.
+#[test]
+fn prepare_refuses_a_declared_tables_sql_on_a_privileged_role() {
+    let dir = river_variant("river-table.toml", |t| t.replace("seed = 58", "seed = 8"));
+    let schema = format!("cbtest_prepare_table_{}", std::process::id());
+    let out = claimbench()
+        .args(["prepare"])
+        .arg(dir.path().join("river-table.toml"))
+        .args(["--db", &pg_url(), "--schema", &schema])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("refusing to run its declared SQL (")
+            && stderr.contains("river-table.sql)"),
+        "{stderr}"
+    );
+}
+
 /// A declared table's steps keep to their table: a ddl step that also makes a table of
 /// its own, or a trigger on claimbench's jobs_hot, is refused at the reset, naming the
 /// file and what it made, before any worker runs.

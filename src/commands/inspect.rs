@@ -139,15 +139,29 @@ pub(crate) async fn prepare(
     let target = DbTarget::parse(db)?;
     AnyBackend::layout_check(target.kind(), &layout, &w)?;
     let backend = AnyBackend::new(&target, target.to_string(), schema);
-    // A declared layout is the workload's SQL: held to the same role check as `run`.
+    // A declared layout and a declared table are the workload's SQL: held to the same
+    // role check as `run` (the table's steps run at every reset).
+    let table = w
+        .table
+        .as_ref()
+        .filter(|_| target.kind() == BackendKind::Postgres);
     let declared: Vec<String> = claimbench::custom_layout::find(&w.custom_layouts, &layout)
         .map(|d| d.file.clone())
         .into_iter()
+        .chain(table.map(|t| t.file.clone()))
         .collect();
     claimbench::runner::refuse_privileged_role(&backend, &w, &declared, allow_privileged_sql)
         .await?;
     let seeded = backend.reset(&w, &layout, w.seed).await?;
-    outln!("{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}");
+    match table {
+        Some(t) => outln!(
+            "{target}: schema `{schema}` holds the declared table {} with the {seeded} rows its seed step wrote, index layout {layout}",
+            t.name
+        ),
+        None => {
+            outln!("{target}: schema `{schema}` holds {seeded} pending jobs, index layout {layout}")
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
