@@ -369,22 +369,105 @@ fn claim(c: &Captured, r: &Roles) -> String {
     if let Some(at) = &r.claimed_at {
         sets.push(format!("{} = now()", ident(at)));
     }
-    let filter = due
+    let mut filter = due
         .as_ref()
         .map_or(String::new(), |d| format!(" AND {d} <= now()"));
-    let order = match &due {
-        Some(d) => format!("{d}, {id}"),
-        None => id.clone(),
+    let (order, how) = match poll_index(c, r) {
+        Some(p) => {
+            if p.per_queue {
+                let q = ident(r.queue.as_deref().expect("per queue only with one"));
+                filter = format!(" AND {q} = :queue{filter}");
+            }
+            let how = format!(
+                "in the order of its poll index {}{}",
+                ident(&p.index),
+                match p.per_queue {
+                    true => ", one queue per worker (:queue)",
+                    false => "",
+                }
+            );
+            (p.order.join(", "), how)
+        }
+        None => match &due {
+            Some(d) => (format!("{d}, {id}"), "in due order".to_string()),
+            None => (id.clone(), "in id order".to_string()),
+        },
     };
     format!(
         "-- A skip-locked claim written by claimbench capture for {t}'s columns: its pending,\n\
-         -- due rows in due order. Replace it with your own (capture.md lists the\n\
-         -- statements that name the table, where the server keeps them).\n\
+         -- due rows {how}.\n\
+         -- Replace it with your own (capture.md lists the statements that name the table,\n\
+         -- where the server keeps them).\n\
          WITH picked AS (\n    SELECT {id} FROM {t}\n    WHERE {st} = {}{filter}\n    ORDER BY {order}\n    LIMIT :batch\n    FOR UPDATE SKIP LOCKED\n)\n\
          UPDATE {t} SET {}\nFROM picked\nWHERE {t}.{id} = picked.{id}\nRETURNING {returning}\n",
         s.pending,
         sets.join(", ")
     )
+}
+
+/// A btree index a claim of pending rows can walk in order: one led by the state column,
+/// or one whose predicate keeps the pending rows. Its columns after the state (and after the queue, which
+/// the claim then takes as `:queue`) are the claim's order; plain columns only.
+struct PollIndex {
+    index: String,
+    per_queue: bool,
+    order: Vec<String>,
+}
+
+fn poll_index(c: &Captured, r: &Roles) -> Option<PollIndex> {
+    // As pg_get_indexdef writes the predicate: `(state = 'ready'::job_state)`.
+    let pending = format!("{} = {}", ident(&r.state), r.states.pending);
+    c.indexes.iter().find_map(|(name, def)| {
+        let start = def.find(" USING btree (")? + " USING btree (".len();
+        let end = start + def[start..].find(')')?;
+        let predicate = def[end..].strip_prefix(") WHERE ");
+        let mut cols: Vec<(String, String)> = Vec::new();
+        for term in def[start..end].split(", ") {
+            let mut words = term.split(' ');
+            let col = words.next()?.trim_matches('"').to_string();
+            let rest: Vec<&str> = words.collect();
+            let known = c.columns.iter().any(|k| k.name == col);
+            let plain = rest
+                .iter()
+                .all(|w| ["ASC", "DESC", "NULLS", "FIRST", "LAST"].contains(w));
+            if !known || !plain {
+                return None;
+            }
+            cols.push((col, rest.join(" ")));
+        }
+        let led = cols.first().is_some_and(|(col, _)| *col == r.state);
+        if led {
+            cols.remove(0);
+        } else if !predicate.is_some_and(|p| p.contains(&pending)) {
+            // A partial index of the pending rows only (not of the running ones).
+            return None;
+        }
+        let per_queue = r.queue.is_some()
+            && cols
+                .first()
+                .is_some_and(|(c0, _)| Some(c0) == r.queue.as_ref());
+        if per_queue {
+            cols.remove(0);
+        }
+        if cols.is_empty() || cols.iter().any(|(col, _)| *col == r.state) {
+            return None;
+        }
+        let mut order: Vec<String> = cols
+            .iter()
+            .map(|(col, dir)| match dir.is_empty() {
+                true => ident(col),
+                false => format!("{} {dir}", ident(col)),
+            })
+            .collect();
+        if !cols.iter().any(|(col, _)| *col == r.id) {
+            order.push(ident(&r.id));
+        }
+        Some(PollIndex {
+            index: name.clone(),
+            per_queue,
+            order,
+        })
+    })
 }
 
 /// The workload: the table, a backlog of its pending rows (the queues' mix where it

@@ -81,6 +81,46 @@ fn the_columns_are_told_apart_by_name_type_and_enum_labels() {
 }
 
 #[test]
+fn a_claim_follows_a_partial_poll_index_one_queue_per_worker() {
+    let mut c = captured();
+    c.indexes = vec![
+        (
+            "jobs_locked".into(),
+            "CREATE INDEX jobs_locked ON jobs USING btree (run_at) WHERE (status = 'working'::job_status)".into(),
+        ),
+        (
+            "jobs_by_args".into(),
+            "CREATE INDEX jobs_by_args ON jobs USING gin (args)".into(),
+        ),
+        (
+            "jobs_poll".into(),
+            "CREATE INDEX jobs_poll ON jobs USING btree (queue, run_at DESC, id) WHERE (status = 'ready'::job_status)".into(),
+        ),
+    ];
+    let r = c.roles(&Hints::default()).unwrap();
+    let p = poll_index_of(&c, &r).expect("the partial index on the state");
+    assert!(
+        p.contains("queue = :queue") && p.contains("ORDER BY run_at DESC, id"),
+        "{p}"
+    );
+    // An index of the running rows, or on neither the state nor with the pending rows in
+    // its predicate, is not a poll index.
+    c.indexes.truncate(2);
+    assert!(
+        poll_index_of(&c, &r)
+            .unwrap()
+            .contains("ORDER BY run_at, id")
+    );
+}
+
+/// The claim capture writes for `c`.
+fn poll_index_of(c: &Captured, r: &Roles) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), c, r, "postgres://u@h/db").ok()?;
+    std::fs::read_to_string(dir.path().join("claim.sql")).ok()
+}
+
+#[test]
 fn what_the_names_cannot_tell_is_asked_for_by_flag() {
     let mut c = captured();
     c.columns[1] = col("status", "smallint", "N");
@@ -173,6 +213,13 @@ fn the_files_hold_the_servers_ddl_a_seed_in_its_shape_and_a_lifecycle_that_valid
     );
     let workload = std::fs::read_to_string(dir.path().join("workload.toml")).unwrap();
     assert!(!workload.contains("[producers]"), "{workload}");
+    // The claim walks the table's poll index: led by the state column, so its order is
+    // the index's next columns.
+    let claim = std::fs::read_to_string(dir.path().join("claim.sql")).unwrap();
+    assert!(
+        claim.contains("ORDER BY run_at, id\n") && claim.contains("poll index jobs_poll"),
+        "{claim}"
+    );
     let md = std::fs::read_to_string(dir.path().join("capture.md")).unwrap();
     assert!(
         md.contains("counted exactly") && md.contains("| ready | 700 |"),
