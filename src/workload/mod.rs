@@ -97,7 +97,7 @@ impl Workload {
             declared: Vec::new(),
             layouts: Vec::new(),
         };
-        let declared = v.declare_strategies(&raw.strategies)?;
+        let declared = v.declare_strategies(&raw.strategies, raw.table.is_some())?;
         let layouts = v.declare_layouts(&raw.layouts)?;
         let table = v.declare_table(raw.table.as_ref())?;
         v.declared = declared.iter().map(|(s, _)| s.clone()).collect();

@@ -180,6 +180,11 @@ pub struct Declared {
     /// library pauses in worker code), and the model check's model does too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pauses_in_worker: bool,
+    /// The claim runs on a table the workload declares (`[table]`), whose own lifecycle
+    /// decides who owns a job: it need not bind `:worker_id` (a claim that owns its jobs
+    /// by a lock held for the run, given back by its release step).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_declared_table: bool,
 }
 
 impl Declared {
@@ -198,6 +203,7 @@ impl Declared {
             params: BTreeMap::new(),
             model: None,
             pauses_in_worker: false,
+            on_declared_table: false,
         }
     }
 }

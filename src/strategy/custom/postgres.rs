@@ -37,7 +37,7 @@ pub(super) fn postgres_form(
             .any(|s| l.trim() == format!("-- step: {s}"))
     });
     if !stepped {
-        let (claim, params) = claim_form(&d.file, (&d.sql, &d.sql), false, consts)?;
+        let (claim, params) = claim_form(d, (&d.sql, &d.sql), false, consts)?;
         return Ok(PostgresForm {
             claim,
             params,
@@ -82,7 +82,7 @@ pub(super) fn postgres_form(
     let setup = find("setup")
         .map(|sql| setup_form(&d.file, sql).map_err(|e| format!("{e}{}", at(sql))))
         .transpose()?;
-    let (claim, params) = claim_form(&d.file, (&d.sql, claim), lock.is_some(), consts)?;
+    let (claim, params) = claim_form(d, (&d.sql, claim), lock.is_some(), consts)?;
     Ok(PostgresForm {
         claim,
         params,
@@ -172,11 +172,12 @@ fn ids_form(file: &str, sql: &str, kind: IdsStep) -> Result<Release, StepError> 
 /// The claim statement (`sql`, a slice of the file's text `whole`), checked, with its
 /// parameters numbered. After a `lock` step (`locked`) it takes the ids as `:ids`.
 fn claim_form(
-    file: &str,
+    d: &Declared,
     (whole, sql): (&str, &str),
     locked: bool,
     consts: &[String],
 ) -> Result<(String, Vec<Param>), crate::invalid::Invalid> {
+    let file = d.file.as_str();
     // Regression: two statements validated, then failed at the first claim ("cannot
     // insert multiple commands into a prepared statement").
     if let Some(line) = named_params::second_statement_line(sql) {
@@ -198,7 +199,7 @@ fn claim_form(
             "{file} step claim never uses :ids; after a lock step it must claim the rows that step returned: WHERE id = ANY(:ids)"
         ));
     }
-    if !params.contains(&Param::WorkerId) {
+    if !params.contains(&Param::WorkerId) && !d.on_declared_table {
         return Err(crate::invalid!(
             "{file} never uses :worker_id; claimbench starts and completes a job only while its row names the worker that claimed it, so every job this claims would be lost: set worker_id = :worker_id in the claim (a claim that owns its jobs by a lock sets it too, and gives the lock back in a release step: workloads/examples/advisory-session.sql)"
         ));

@@ -345,6 +345,16 @@ fn bad_declarations_say_why() {
     ))
     .unwrap_err();
     assert!(e.contains("never uses :worker_id"), "{e}");
+    // On a table the workload declares, its lifecycle says who owns a job: a claim that
+    // owns its jobs by a session lock need not name the worker.
+    let by_lock = Declared {
+        on_declared_table: true,
+        ..declared(
+            "by-lock",
+            "SELECT id FROM que_jobs WHERE pg_try_advisory_lock(id) LIMIT :batch",
+        )
+    };
+    assert!(declare(&by_lock).is_ok());
     let e = declare(&declared("blank", "-- to do\n")).unwrap_err();
     assert!(e.contains("holds no statement"), "{e}");
 }

@@ -114,6 +114,7 @@ impl Validator<'_> {
     pub(in crate::workload) fn declare_strategies(
         &self,
         raw: &BTreeMap<String, raw::CustomStrategy>,
+        on_declared_table: bool,
     ) -> Result<Vec<(Strategy, crate::strategy::custom::Declared)>, WorkloadError> {
         let mut out = Vec::new();
         for (name, c) in raw {
@@ -205,6 +206,7 @@ impl Validator<'_> {
                 params,
                 model,
                 pauses_in_worker,
+                on_declared_table,
             };
             // The message names its file; the field is the engine whose file it is (or
             // the constants, for theirs).
