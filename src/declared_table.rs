@@ -66,6 +66,10 @@ impl Bind {
     }
 }
 
+/// The most values a step binds (each name once): the session binds them from an
+/// array of this size on the stack.
+pub const MAX_BINDS: usize = 4;
+
 /// One declared statement: its text numbered (`$1`, …) and what each number binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Statement {
@@ -458,6 +462,12 @@ mod tests {
             e.contains("step requeue") && e.contains("never uses :ids"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn no_step_binds_more_than_a_session_has_room_for() {
+        assert!(STEPS.iter().all(|s| s.binds.len() <= MAX_BINDS));
+        assert!(STEPS.iter().any(|s| s.binds.len() == MAX_BINDS));
     }
 
     #[test]

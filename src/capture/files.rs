@@ -23,15 +23,11 @@ pub struct Written {
     pub notes: Vec<String>,
 }
 
-fn q(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
 /// An identifier as the DDL writes it: bare when it needs no quotes.
 fn ident(s: &str) -> String {
     match crate::names::is_lower_identifier(s, 63) {
         true => s.to_string(),
-        false => q(s),
+        false => crate::backend::postgres::quote_ident(s),
     }
 }
 

@@ -182,90 +182,10 @@ impl Captured {
     /// Which column plays which part: by name and type, with `hints` first. The
     /// message says what to pass when the names do not tell.
     pub fn roles(&self, hints: &Hints) -> Result<Roles, String> {
-        let id = match self.primary_key.as_slice() {
-            [one]
-                if self
-                    .column(one)
-                    .is_some_and(|c| c.ty == "bigint" || c.ty == "integer") =>
-            {
-                one.clone()
-            }
-            [one] => {
-                return Err(format!(
-                    "the primary key `{one}` is not a bigint or integer; claimbench's ledger counts jobs by integer id (uuid and text ids are not built yet)"
-                ));
-            }
-            [] => {
-                return Err(
-                    "the table has no primary key; a queue table needs one to claim by".into(),
-                );
-            }
-            more => {
-                return Err(format!(
-                    "the primary key has {} columns; claimbench claims jobs by one integer id",
-                    more.len()
-                ));
-            }
-        };
-        let state = match &hints.state_column {
-            Some(s) => self
-                .column(s)
-                .map(|c| c.name.clone())
-                .ok_or_else(|| format!("--state-column {s}: the table has no such column"))?,
-            None => self
-                .named(&["state", "status", "job_state", "job_status"], "SENE")
-                .ok_or_else(|| {
-                    "no column named state or status; say which column holds a job's state with --state-column, and its values with --pending, --running and --done".to_string()
-                })?,
-        };
-        let col = self.column(&state).expect("found above");
-        let values: Vec<String> = match self.labels(col) {
-            Some(labels) => labels.to_vec(),
-            None => col.common.iter().map(|(v, _)| v.clone()).collect(),
-        };
-        let literal = |v: &str| literal(col, v);
-        let pick = |given: &Option<String>, names: &[&str], what: &str| {
-            if let Some(v) = given {
-                return Ok(literal(v));
-            }
-            names
-                .iter()
-                .find(|n| values.iter().any(|v| v.eq_ignore_ascii_case(n)))
-                .map(|n| {
-                    let v = values.iter().find(|v| v.eq_ignore_ascii_case(n)).unwrap();
-                    literal(v)
-                })
-                .ok_or_else(|| {
-                    format!(
-                        "cannot tell which value of `{state}` ({}) means {what}; pass --{what} VALUE",
-                        match values.is_empty() {
-                            true => "no values in its statistics".to_string(),
-                            false => values.join(", "),
-                        }
-                    )
-                })
-        };
-        let states = States {
-            pending: pick(&hints.pending, &PENDING, "pending")?,
-            running: pick(&hints.running, &RUNNING, "running")?,
-            done: pick(&hints.done, &DONE, "done")?,
-            dead: pick(&None, &DEAD, "dead").ok(),
-        };
-        let payload = self
-            .columns
-            .iter()
-            .filter(|c| c.name != state && c.name != id && "SU".contains(c.category.as_str()))
-            .filter(|c| {
-                c.ty.starts_with("json")
-                    || c.ty == "bytea"
-                    || c.ty == "text"
-                    || c.ty.starts_with("character")
-            })
-            .filter(|c| {
-                !["queue", "queue_name", "kind", "type", "job_class"].contains(&c.name.as_str())
-            })
-            .max_by_key(|c| c.avg_width.unwrap_or(0))
-            .map(|c| c.name.clone());
+        let id = self.id_column()?;
+        let state = self.state_column(hints)?;
+        let states = self.state_values(&state, hints)?;
+        let payload = self.payload_column(&[&id, &state]);
         Ok(Roles {
             id,
             state,
@@ -311,6 +231,95 @@ impl Captured {
             ),
             payload,
         })
+    }
+}
+
+impl Captured {
+    /// The single-column integer primary key the ledger counts jobs by.
+    fn id_column(&self) -> Result<String, String> {
+        match self.primary_key.as_slice() {
+            [one]
+                if self
+                    .column(one)
+                    .is_some_and(|c| c.ty == "bigint" || c.ty == "integer") =>
+            {
+                Ok(one.clone())
+            }
+            [one] => Err(format!(
+                "the primary key `{one}` is not a bigint or integer; claimbench's ledger counts jobs by integer id (uuid and text ids are not built yet)"
+            )),
+            [] => Err("the table has no primary key; a queue table needs one to claim by".into()),
+            more => Err(format!(
+                "the primary key has {} columns; claimbench claims jobs by one integer id",
+                more.len()
+            )),
+        }
+    }
+
+    /// `--state-column`, else the first column named like a job's state.
+    fn state_column(&self, hints: &Hints) -> Result<String, String> {
+        match &hints.state_column {
+            Some(s) => self
+                .column(s)
+                .map(|c| c.name.clone())
+                .ok_or_else(|| format!("--state-column {s}: the table has no such column")),
+            None => self
+                .named(&["state", "status", "job_state", "job_status"], "SENE")
+                .ok_or_else(|| {
+                    "no column named state or status; say which column holds a job's state with --state-column, and its values with --pending, --running and --done".to_string()
+                }),
+        }
+    }
+
+    /// The state column's values for pending, running, done and dead: the flags', else
+    /// the first of its enum labels or common values named like one.
+    fn state_values(&self, state: &str, hints: &Hints) -> Result<States, String> {
+        let col = self.column(state).expect("a column of the table");
+        let values: Vec<String> = match self.labels(col) {
+            Some(labels) => labels.to_vec(),
+            None => col.common.iter().map(|(v, _)| v.clone()).collect(),
+        };
+        let pick = |given: &Option<String>, names: &[&str], what: &str| {
+            if let Some(v) = given {
+                return Ok(literal(col, v));
+            }
+            names
+                .iter()
+                .find_map(|n| values.iter().find(|v| v.eq_ignore_ascii_case(n)))
+                .map(|v| literal(col, v))
+                .ok_or_else(|| {
+                    format!(
+                        "cannot tell which value of `{state}` ({}) means {what}; pass --{what} VALUE",
+                        match values.is_empty() {
+                            true => "no values in its statistics".to_string(),
+                            false => values.join(", "),
+                        }
+                    )
+                })
+        };
+        Ok(States {
+            pending: pick(&hints.pending, &PENDING, "pending")?,
+            running: pick(&hints.running, &RUNNING, "running")?,
+            done: pick(&hints.done, &DONE, "done")?,
+            dead: pick(&None, &DEAD, "dead").ok(),
+        })
+    }
+
+    /// The widest string, json or bytea column that plays no other part.
+    fn payload_column(&self, taken: &[&str]) -> Option<String> {
+        const NOT_PAYLOAD: [&str; 5] = ["queue", "queue_name", "kind", "type", "job_class"];
+        self.columns
+            .iter()
+            .filter(|c| !taken.contains(&c.name.as_str()) && "SU".contains(c.category.as_str()))
+            .filter(|c| {
+                c.ty.starts_with("json")
+                    || c.ty == "bytea"
+                    || c.ty == "text"
+                    || c.ty.starts_with("character")
+            })
+            .filter(|c| !NOT_PAYLOAD.contains(&c.name.as_str()))
+            .max_by_key(|c| c.avg_width.unwrap_or(0))
+            .map(|c| c.name.clone())
     }
 }
 

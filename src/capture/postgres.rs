@@ -4,6 +4,7 @@
 //! server refuses any write inside it, whatever the role may do.
 
 use super::{Captured, Column};
+use crate::backend::postgres::quote_ident;
 use crate::statements::{fill, migration, step};
 use std::time::Duration;
 use tokio_postgres::{Client, Config, NoTls};
@@ -289,8 +290,4 @@ pub async fn count_states(
         .collect();
     out.by_state_exact = true;
     Ok(())
-}
-
-fn quote_ident(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
 }

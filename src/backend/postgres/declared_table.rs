@@ -8,7 +8,7 @@
 use super::statement::{Keep, Stmt, describe_all};
 use super::*;
 use crate::backend::lifecycle::Reply;
-use crate::declared_table::{Bind, CLAIMBENCH_TABLES, Statement, TableForm};
+use crate::declared_table::{Bind, CLAIMBENCH_TABLES, MAX_BINDS, Statement, TableForm};
 use tokio_postgres::types::Type;
 
 const TABLE_SQL: &str = migration!("postgres", "declared_table.sql");
@@ -283,21 +283,24 @@ impl<'a> Values<'a> {
 }
 
 impl Prepared {
-    /// Rows changed, with `v` bound.
-    async fn execute(&self, c: &Client, v: &Values<'_>) -> Result<u64, tokio_postgres::Error> {
-        let mut args: [&(dyn ToSql + Sync); 4] = [v.worker; 4];
+    /// What `$1`, `$2`, … take from `v`, on the stack.
+    fn args<'a>(&self, v: &'a Values<'_>) -> [&'a (dyn ToSql + Sync); MAX_BINDS] {
+        let mut args: [&(dyn ToSql + Sync); MAX_BINDS] = [v.worker; MAX_BINDS];
         for (slot, (b, a)) in args.iter_mut().zip(&self.binds) {
             *slot = v.arg(*b, *a);
         }
+        args
+    }
+
+    /// Rows changed, with `v` bound.
+    async fn execute(&self, c: &Client, v: &Values<'_>) -> Result<u64, tokio_postgres::Error> {
+        let args = self.args(v);
         self.stmt.execute(c, &args[..self.binds.len()]).await
     }
 
     /// The first column of each row, as ids.
     async fn ids(&self, c: &Client, v: &Values<'_>) -> Result<Vec<i64>, tokio_postgres::Error> {
-        let mut args: [&(dyn ToSql + Sync); 4] = [v.worker; 4];
-        for (slot, (b, a)) in args.iter_mut().zip(&self.binds) {
-            *slot = v.arg(*b, *a);
-        }
+        let args = self.args(v);
         let rows = self.stmt.query(c, &args[..self.binds.len()]).await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }

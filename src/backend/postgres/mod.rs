@@ -522,7 +522,9 @@ impl PostgresBackend {
     }
 }
 
-fn quote_ident(s: &str) -> String {
+/// `s` as a PostgreSQL identifier, quoted whatever it holds: where a name (a schema, a
+/// declared or captured table) must go into a statement's text, not a parameter.
+pub fn quote_ident(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 
