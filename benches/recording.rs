@@ -69,6 +69,7 @@ fn chunks(workers: u32, jobs_per_worker: i64) -> Vec<Chunk> {
                     started_us: i * 100 + 20,
                     finished_us: i * 100 + 50,
                     ok: true,
+                    in_doubt: false,
                 };
                 events.push(ev(t + 55, EventKind::Run(run)));
                 events.push(ev(t + 60, EventKind::Release));

@@ -83,6 +83,11 @@ pub struct Execution {
     pub started_us: i64,
     pub finished_us: i64,
     pub ok: bool,
+    /// The write of its effect lost its connection: the effect may or may not have been
+    /// recorded. Not an execution the ledger counts, but one the effects may count, so
+    /// it bounds how many more duplicates they may find
+    /// ([`LedgerAnalysis::duplicate_executions_at_most`]).
+    pub in_doubt: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,6 +224,29 @@ impl WorkerLedger {
                 started_us,
                 finished_us,
                 ok,
+                in_doubt: false,
+            }),
+        );
+    }
+
+    /// A handler run that started at `started_us` and ran with `ok` or a failure, whose
+    /// effect's write lost its connection at `t_ns`: the effects may hold it or not.
+    pub fn execute_in_doubt(&mut self, job: i64, t_ns: u64, run: (i32, i64, bool)) {
+        let (attempt, started_us, ok) = run;
+        let worker = self.worker;
+        self.push(
+            job,
+            t_ns,
+            EventKind::Run(Execution {
+                job,
+                worker,
+                attempt,
+                started_us,
+                // Its finish on the database's clock is unknown: none later can be
+                // assumed not to overlap it.
+                finished_us: i64::MAX,
+                ok,
+                in_doubt: true,
             }),
         );
     }
@@ -263,6 +291,13 @@ pub struct LedgerAnalysis {
     /// Runs of a job that overlapped an earlier run of it, or followed one that
     /// succeeded (see the module doc).
     pub duplicate_executions: u64,
+    /// The duplicate executions the effects may count: as many, with every run whose
+    /// effect is in doubt counted as recorded, succeeded and lasting to the end. One
+    /// such run can make each later run of its job a duplicate (it succeeded, then the
+    /// job was handed out again and failed and was retried: two), so the effects'
+    /// excess is bounded by this, not by the number of runs in doubt.
+    #[serde(default)]
+    pub duplicate_executions_at_most: u64,
     /// Jobs still held by some worker when the trial ended (claim-only mode and
     /// abandoned claims leave these; anything else is a harness defect).
     pub held_at_end: u64,
@@ -359,15 +394,21 @@ pub struct PassedOver {
 
 /// Runs of one job, sorted by start, after earlier runs that ended by `earlier_end` and
 /// succeeded if `earlier_ok`: those that overlap an earlier run or follow one that
-/// succeeded.
-fn duplicate_runs(runs: &[Execution], mut earlier_end: i64, mut earlier_ok: bool) -> u64 {
+/// succeeded. Runs in doubt are left out, or (`with_doubt`) taken as succeeded and
+/// lasting to the end, which can only add duplicates: the most the effects may count.
+fn duplicate_runs(
+    runs: &[Execution],
+    mut earlier_end: i64,
+    mut earlier_ok: bool,
+    with_doubt: bool,
+) -> u64 {
     let mut dups = 0;
-    for r in runs {
+    for r in runs.iter().filter(|r| with_doubt || !r.in_doubt) {
         if earlier_end > r.started_us || earlier_ok {
             dups += 1;
         }
         earlier_end = earlier_end.max(r.finished_us);
-        earlier_ok |= r.ok;
+        earlier_ok |= r.ok || r.in_doubt;
     }
     dups
 }

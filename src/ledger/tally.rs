@@ -126,6 +126,8 @@ pub struct Tally {
     claimed: ClaimedIds,
     executed: RoaringTreemap,
     succeeded: RoaringTreemap,
+    /// Jobs with a run whose effect is in doubt (a few a trial, where connections die).
+    doubted: RoaringTreemap,
     out: LedgerAnalysis,
     passed: Passed,
     rescues: hdrhistogram::Histogram<u64>,
@@ -154,6 +156,7 @@ impl Tally {
             claimed: ClaimedIds::default(),
             executed: RoaringTreemap::new(),
             succeeded: RoaringTreemap::new(),
+            doubted: RoaringTreemap::new(),
             out: LedgerAnalysis::default(),
             passed: Passed::default(),
             rescues: new_histogram(),
@@ -372,12 +375,23 @@ impl Tally {
         }
         runs.sort_unstable_by_key(|x| (x.started_us, x.finished_us, x.worker));
         let b = bit(job);
-        self.executed.insert(b);
-        self.out.executions += runs.len() as u64;
-        self.out.duplicate_executions +=
-            super::duplicate_runs(&runs, i64::MIN, self.succeeded.contains(b));
-        if runs.iter().any(|x| x.ok) {
+        let ok = self.succeeded.contains(b);
+        let dups = super::duplicate_runs(&runs, i64::MIN, ok, false);
+        self.out.duplicate_executions += dups;
+        self.out.duplicate_executions_at_most += match runs.iter().any(|x| x.in_doubt) {
+            false if !self.doubted.contains(b) => dups,
+            _ => super::duplicate_runs(&runs, i64::MIN, ok || self.doubted.contains(b), true),
+        };
+        let certain = runs.iter().filter(|x| !x.in_doubt).count() as u64;
+        if certain > 0 {
+            self.executed.insert(b);
+            self.out.executions += certain;
+        }
+        if runs.iter().any(|x| x.ok && !x.in_doubt) {
             self.succeeded.insert(b);
+        }
+        if runs.iter().any(|x| x.in_doubt) {
+            self.doubted.insert(b);
         }
     }
 
@@ -579,6 +593,13 @@ mod tests {
                     l.strand_hung(job, t);
                     Phase::Hung(job, started)
                 }
+                Phase::Running(job, started) if rng.gen_bool(0.05) => {
+                    // The effect's write lost its connection: the run is in doubt,
+                    // and the reconnect strands the job.
+                    l.execute_in_doubt(job, t, (1, started, rng.gen_bool(0.8)));
+                    l.strand(job, t);
+                    Phase::Idle
+                }
                 Phase::Running(job, started) | Phase::Hung(job, started) => {
                     let ok = rng.gen_bool(0.8);
                     l.execute(job, t, (1, started, us, ok));
@@ -663,6 +684,7 @@ mod tests {
     #[test]
     fn the_tally_reads_every_generated_history_as_the_whole_trial_does() {
         let mut duplicates = (0, 0, 0, 0);
+        let mut doubt = 0;
         for seed in 0..400 {
             let ledgers = history(seed, 1 + (seed % 5) as u32, 60, 600);
             let (analysis, passed, rescues) = whole(&ledgers);
@@ -675,7 +697,12 @@ mod tests {
             duplicates.1 += analysis.duplicate_executions;
             duplicates.2 += analysis.held_at_end;
             duplicates.3 += rescues.len();
+            doubt += analysis.duplicate_executions_at_most - analysis.duplicate_executions;
         }
+        assert!(
+            doubt > 100,
+            "runs in doubt make {doubt} possible duplicates"
+        );
         // The histories exercise what the rules are about.
         let (claims, runs, held, rescued) = duplicates;
         assert!(

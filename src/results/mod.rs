@@ -465,7 +465,8 @@ impl TrialResult {
 pub struct Duplicates {
     pub ledger: LedgerAnalysis,
     /// Duplicate executions counted in the effects table; must equal the ledger's, or
-    /// exceed it by at most the effects in doubt (see `Counts::executions_in_doubt`).
+    /// exceed it by at most what its runs in doubt could make
+    /// (`LedgerAnalysis::duplicate_executions_at_most`).
     pub effects_duplicate_executions: i64,
     pub effects_rows: i64,
     /// duplicate claims / distinct jobs claimed.

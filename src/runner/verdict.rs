@@ -90,9 +90,6 @@ pub struct TrialFacts<'a> {
     pub strategy: Strategy,
     pub ledger: &'a LedgerAnalysis,
     pub effects_duplicate_executions: i64,
-    /// Effects writes that failed with their connection: each may have committed, so the
-    /// effects table may count that many more duplicate executions than the ledger.
-    pub executions_in_doubt: u64,
     /// What a failover in the trial lost: its lost effects are missing from the
     /// effects table's count, and its lost claims are duplicate claims of its making.
     pub failover: crate::results::FailoverLosses,
@@ -159,8 +156,11 @@ pub const HEAVY_MIN_SHARE: f64 = 0.25;
 pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     let mut warnings = Vec::new();
     let extra = f.effects_duplicate_executions - f.ledger.duplicate_executions as i64;
-    // A run whose effect a failover lost is a run the effects table cannot count.
-    if !(-(f.failover.effects as i64)..=f.executions_in_doubt as i64).contains(&extra) {
+    // A run whose effect a failover lost is a run the effects table cannot count; one
+    // whose effect is in doubt may be counted, and may make later runs of its job
+    // duplicates in the effects' eyes.
+    let most = f.ledger.duplicate_executions_at_most as i64 - f.ledger.duplicate_executions as i64;
+    if !(-(f.failover.effects as i64)..=most).contains(&extra) {
         warnings.push(Warning::LedgerEffectsMismatch {
             ledger: f.ledger.duplicate_executions,
             effects: f.effects_duplicate_executions,
@@ -324,7 +324,6 @@ mod tests {
             strategy: Strategy::PRODUCTION,
             ledger,
             effects_duplicate_executions: ledger.duplicate_executions as i64,
-            executions_in_doubt: 0,
             failover: Default::default(),
             lost: 0,
             over_claims: (0, 10, 10),
@@ -405,14 +404,17 @@ mod tests {
         assert!(!refused.is_failure() && !refused.invalidates());
     }
 
+    /// The effects may count as many more duplicates as the ledger's runs in doubt could
+    /// make: up to its bound, not up to the number of runs in doubt (one run that
+    /// succeeded in doubt, then a failed run of its job and its retry, is two).
     #[test]
-    fn effects_in_doubt_excuse_only_as_many_extra_duplicates_in_the_effects_table() {
+    fn effects_in_doubt_excuse_only_the_extra_duplicates_they_could_make() {
         let l = LedgerAnalysis {
             duplicate_executions: 1,
+            duplicate_executions_at_most: 3,
             ..LedgerAnalysis::default()
         };
         let mut f = facts(&l, &[]);
-        f.executions_in_doubt = 2;
         for (effects, warned) in [(0, true), (1, false), (3, false), (4, true)] {
             f.effects_duplicate_executions = effects;
             let mismatch = quality_warnings(&f)

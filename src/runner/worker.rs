@@ -591,6 +591,9 @@ impl Worker {
             Err(e) => {
                 if e.kind() == ErrorKind::ConnectionLost {
                     m.counts.executions_in_doubt += 1;
+                    let t = clock.ns(Instant::now());
+                    self.ledger
+                        .execute_in_doubt(job.id, t, (job.attempt, started_us, !failed));
                 }
                 return Err(e);
             }

@@ -400,7 +400,6 @@ async fn conclude<B: Backend>(
         strategy: spec.strategy.clone(),
         ledger: &found.analysis,
         effects_duplicate_executions: db.duplicate_executions,
-        executions_in_doubt: m.counts.executions_in_doubt,
         failover: found.failover_lost.unwrap_or_default(),
         over_claims: (m.counts.over_claims, m.counts.most_claimed, spec.batch),
         lost: reconciliation.lost,
