@@ -709,7 +709,7 @@ async fn other_techniques_and_batched_completion_never_duplicate<D: TestDb>(back
     let rest = format!(
         "[handler]\nduration = {{ dist = \"fixed\", ms = 0.0 }}\n{blocks}[trial]\nstop = \"drain\"\nmax_s = 30\nsample_interval_ms = 50\n"
     );
-    let w = common::workload("backlog = 1500\nqueues = [{ name = \"q\" }]", &rest);
+    let w = common::workload("backlog = 1000\nqueues = [{ name = \"q\" }]", &rest);
     let r = run(&backend, w).await;
     assert_eq!(
         r.cells.len(),
@@ -723,12 +723,12 @@ async fn other_techniques_and_batched_completion_never_duplicate<D: TestDb>(back
         assert_eq!(t.duplicates.effects_duplicate_executions, 0, "{what}");
         assert_eq!(t.reconciliation.lost, 0, "{what}");
         assert_eq!(
-            t.reconciliation.db.completed, 1500,
+            t.reconciliation.db.completed, 1000,
             "{what} drains the backlog"
         );
         assert_eq!(t.counts.over_claims, 0, "{what}");
         assert_eq!(
-            t.counts.jobs_completed, 1500,
+            t.counts.jobs_completed, 1000,
             "{what}: every completion counted"
         );
     }
@@ -1039,13 +1039,16 @@ duration_s = 3.5
     );
     assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
     assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    // The effects may count more duplicates where an effect was in doubt, up to the
+    // ledger's bound (tests/common's assert_effects_within_the_ledgers_bounds).
     let (ledger, effects) = (
-        t.duplicates.ledger.duplicate_executions as i64,
+        &t.duplicates.ledger,
         t.duplicates.effects_duplicate_executions,
     );
     assert!(
-        (0..=c.executions_in_doubt as i64).contains(&(effects - ledger)),
-        "ledger {ledger} vs effects {effects}, {} in doubt",
+        (ledger.duplicate_executions as i64..=ledger.duplicate_executions_at_most as i64)
+            .contains(&effects),
+        "ledger {ledger:?} vs effects {effects}, {} in doubt",
         c.executions_in_doubt
     );
     assert!(

@@ -60,6 +60,24 @@ pub fn run_text(
 /// The runner of a lifecycle-against-its-model test on generated sequences (a broker's):
 /// `CLAIMBENCH_MODEL_CASES` sequences (64 by default), none persisted, shrunk at most 200
 /// times.
+/// A trial's `duplicates` (run.json) under connection faults: the effects may count
+/// more duplicate executions than the ledger where an effect was in doubt (its write
+/// landed, its reply died with the connection, and the job ran again: a real duplicate
+/// the worker could not see, and each later run of the job another), up to the bound
+/// the ledger gives, never fewer.
+pub fn assert_effects_within_the_ledgers_bounds(d: &serde_json::Value) {
+    let n = |v: &serde_json::Value| v.as_i64().unwrap();
+    let effects = n(&d["effects_duplicate_executions"]);
+    let (ledger, most) = (
+        n(&d["ledger"]["duplicate_executions"]),
+        n(&d["ledger"]["duplicate_executions_at_most"]),
+    );
+    assert!(
+        (ledger..=most).contains(&effects),
+        "effects {effects} duplicate executions, ledger {ledger} to {most}: {d}"
+    );
+}
+
 pub fn sequence_runner() -> proptest::test_runner::TestRunner {
     sequence_runner_of(64)
 }
