@@ -468,10 +468,11 @@ impl TableStatements {
     /// A lifecycle step on the declared table: its own statement where the file has
     /// one. Without a start step a job starts when it is claimed (the worker's clock
     /// names the moment); without a heartbeat step none is sent.
+    /// `queue`: the queue the worker's claim asks for, where it binds `:queue`.
     pub(super) async fn run(
         &self,
         c: &Client,
-        me: &String,
+        (me, queue): (&String, Option<&String>),
         step: Step,
     ) -> Result<Reply, BackendError> {
         let e = |e| query_error(step.what(), e);
@@ -487,7 +488,7 @@ impl TableStatements {
             },
             Step::Effect(f) => {
                 let (failed, finished) = (f.failed as i16, crate::backend::broker::now_us());
-                let args: [&(dyn ToSql + Sync); 7] = [
+                let args: [&(dyn ToSql + Sync); 8] = [
                     &f.job,
                     &f.attempt,
                     me,
@@ -495,6 +496,7 @@ impl TableStatements {
                     &f.started_us,
                     &f.token,
                     &finished,
+                    &queue,
                 ];
                 let r = self.effect.query_opt(c, &args).await.map_err(e)?;
                 Ok(r.map_or_else(Reply::default, |r| Reply::row(r.get(0), Some(1))))

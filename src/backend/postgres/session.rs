@@ -99,6 +99,9 @@ pub struct PostgresSession {
     worker_id: String,
     /// The queue this worker serves (a declared claim's `:queue`).
     queue: String,
+    /// The strategy prepared last binds `:queue`: on a declared table, each effect
+    /// records `queue` as its job's (nothing else says which queue a job was in).
+    claims_by_queue: bool,
     worker_role: String,
     /// Reused buffers for the ids a two-step strategy reads before it writes, and
     /// (`version-cas`) the version of each.
@@ -147,6 +150,7 @@ impl PostgresSession {
             slot_held: false,
             worker_id: worker_id.to_string(),
             queue: String::new(),
+            claims_by_queue: false,
             worker_role,
             ids: Vec::new(),
             versions: Vec::new(),
@@ -212,6 +216,7 @@ impl PostgresSession {
 
     async fn prepare_new(&mut self, strategy: &Strategy) -> Result<usize, BackendError> {
         let keep = (self.keep, self.in_transaction);
+        self.claims_by_queue = strategy.reads_queue();
         let p = prepare_strategy(&self.client, strategy, keep).await?;
         if let Some((src, r)) = strategy
             .def()
@@ -269,8 +274,9 @@ impl Lifecycle for PostgresSession {
     async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
         let (c, st, me) = (&self.client, &self.statements, &self.worker_id);
         if let Some(t) = &self.table {
+            let queue = self.claims_by_queue.then_some(&self.queue);
             // Boxed: claimbench's own lifecycle's future stays its own size.
-            return Box::pin(t.run(c, me, step)).await;
+            return Box::pin(t.run(c, (me, queue), step)).await;
         }
         let e = |e| query_error(step.what(), e);
         let row = async |stmt, args: &[&(dyn ToSql + Sync)]| {

@@ -375,7 +375,12 @@ async fn conclude<B: Backend>(
     let table_series = std::mem::take(&mut sampled.table);
     let purge_series = std::mem::take(&mut sampled.purge);
     let max_workers = max_workers_checks(w, &sampled, std::mem::take(&mut found.holds));
-    let queues = per_queue(backend, w, ran.before.server_start_us, measured, &sampled).await?;
+    let queues = match w.table.is_some() && !spec.strategy.reads_queue() {
+        // A declared table's rows are the team's: only a claim per queue says which
+        // queue each job it completed was in.
+        true => Vec::new(),
+        false => per_queue(backend, w, ran.before.server_start_us, measured, &sampled).await?,
+    };
     let m = ran.collected.metrics;
     let claim_latency_log = write_interval_log(spec, &m, ran.started_wall, label)?;
     let delay = &ran.collected.scheduling_delay;
