@@ -137,6 +137,71 @@ pub fn uncapped_pick(state: &TableState, locked_by_others: &HashSet<i64>, batch:
         .collect()
 }
 
+/// A column a declared order sorts eligible jobs by (`[strategies.<name>] order`), as
+/// the model's state holds it: claimbench's priority, highest first (a table's seed step
+/// maps it to the table's own encoding), and the rest ascending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OrderKey {
+    Priority,
+    /// The seed's due time: `scheduled_at`, else `created_at`.
+    Due,
+    Created,
+    Id,
+}
+
+impl OrderKey {
+    pub const NAMES: [&str; 4] = ["priority", "due", "created", "id"];
+
+    pub fn parse(name: &str) -> Option<OrderKey> {
+        match name {
+            "priority" => Some(OrderKey::Priority),
+            "due" => Some(OrderKey::Due),
+            "created" => Some(OrderKey::Created),
+            "id" => Some(OrderKey::Id),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    fn compare(self, a: &JobRow, b: &JobRow) -> std::cmp::Ordering {
+        match self {
+            OrderKey::Priority => b.priority.cmp(&a.priority),
+            OrderKey::Due => a.due_s().cmp(&b.due_s()),
+            OrderKey::Created => a.created_s.cmp(&b.created_s),
+            OrderKey::Id => a.id.cmp(&b.id),
+        }
+    }
+}
+
+/// [`uncapped_pick`] in a declared order instead of the seed's: a library's claim that
+/// orders by, say, priority and then id (ignoring due times) is held to that order.
+/// Ties after the declared columns are broken by id.
+pub fn uncapped_pick_in(
+    order: &[OrderKey],
+    state: &TableState,
+    locked_by_others: &HashSet<i64>,
+    batch: u32,
+) -> Vec<i64> {
+    let mut eligible = eligible_in_fetch_order(state);
+    eligible.retain(|j| !locked_by_others.contains(&j.id));
+    eligible.sort_by(|a, b| {
+        order
+            .iter()
+            .map(|k| k.compare(a, b))
+            .find(|o| o.is_ne())
+            .unwrap_or_else(|| a.id.cmp(&b.id))
+    });
+    eligible
+        .into_iter()
+        .take(batch as usize)
+        .map(|j| j.id)
+        .collect()
+}
+
 /// How many rows in fetch order `advisory` reads before it try-locks any: `4 x batch +
 /// 64` (its statement's `LIMIT $1 * 4 + 64`).
 pub fn advisory_window(batch: u32) -> usize {
@@ -278,6 +343,36 @@ mod tests {
         assert_eq!(offset_pick(&s, &HashSet::from([5]), 2, 4), vec![6, 7]);
         // An offset past the backlog starts at the head.
         assert_eq!(offset_pick(&s, &none, 2, 10), vec![1, 2]);
+    }
+
+    /// A declared order of priority and id takes an older job of equal priority after a
+    /// newer one with a lower id (the seed's order takes the older first); the seed's
+    /// own columns in a declared order are the uncapped pick.
+    #[test]
+    fn a_declared_order_sorts_by_its_columns_then_id() {
+        let mut s = TableState {
+            queues: vec![],
+            jobs: jobs(1, 4, "q", 5, 0),
+        };
+        s.jobs[0].created_s = -10; // job 1: newer
+        s.jobs[3].created_s = -500; // job 4: oldest
+        s.jobs[2].priority = 9; // job 3: first by priority
+        let none = HashSet::new();
+        use OrderKey::*;
+        assert_eq!(
+            uncapped_pick_in(&[Priority, Id], &s, &none, 3),
+            vec![3, 1, 2]
+        );
+        assert_eq!(uncapped_pick(&s, &none, 3), vec![3, 4, 2]);
+        assert_eq!(
+            uncapped_pick_in(&[Priority, Due, Id], &s, &none, 3),
+            uncapped_pick(&s, &none, 3)
+        );
+        assert_eq!(uncapped_pick_in(&[Created], &s, &none, 2), vec![4, 2]);
+        assert_eq!(
+            uncapped_pick_in(&[Priority, Id], &s, &HashSet::from([3]), 2),
+            vec![1, 2]
+        );
     }
 
     #[test]

@@ -2390,17 +2390,18 @@ fn examples() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/examples")
 }
 
-/// The River example's four files in a folder of their own, `file`'s text changed by
-/// `edit` (which must change it), for a test that runs a variant of it.
-fn river_variant(file: &str, edit: impl Fn(&str) -> String) -> tempfile::TempDir {
+/// The files of one shipped example (`stem`: `river` for river-table.toml and the files
+/// beside it named `river-…`) in a folder of their own, `file`'s text changed by `edit`
+/// (which must change it), for a test that runs a variant of it.
+fn example_variant(stem: &str, file: &str, edit: impl Fn(&str) -> String) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for f in [
-        "river-table.toml",
-        "river-table.sql",
-        "river-claim.sql",
-        "river-read-then-write.sql",
-    ] {
-        let text = std::fs::read_to_string(examples().join(f)).unwrap();
+    let mut copied = Vec::new();
+    for e in std::fs::read_dir(examples()).unwrap() {
+        let f = e.unwrap().file_name().to_string_lossy().into_owned();
+        if !f.starts_with(&format!("{stem}-")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(examples().join(&f)).unwrap();
         let text = match f == file {
             true => {
                 let changed = edit(&text);
@@ -2409,9 +2410,15 @@ fn river_variant(file: &str, edit: impl Fn(&str) -> String) -> tempfile::TempDir
             }
             false => text,
         };
-        std::fs::write(dir.path().join(f), text).unwrap();
+        std::fs::write(dir.path().join(&f), text).unwrap();
+        copied.push(f);
     }
+    assert!(copied.iter().any(|f| f == file), "{file} is not {stem}'s");
     dir
+}
+
+fn river_variant(file: &str, edit: impl Fn(&str) -> String) -> tempfile::TempDir {
+    example_variant("river", file, edit)
 }
 
 /// `prove --workload` of one shipped example: its exit code and stdout.
@@ -2600,6 +2607,41 @@ fn the_oban_table_example_proves_its_claim_and_fails_the_one_that_waits() {
                 && l.ends_with("| FAIL |")
         ),
         "{text}"
+    );
+}
+
+/// Solid Queue's claim orders by priority and then job id, not by due time: with its
+/// declared order (`order = ["priority", "id"]`) and its hold step (claims in flight lock
+/// ready executions, not job rows) it passes the uncapped model on 100 states; held to
+/// the seed's order instead, it fails at a state where it takes a lower id over an older
+/// job.
+#[test]
+fn the_solid_queue_claim_is_held_to_its_declared_order() {
+    let (code, text) = prove_example("solid-queue-table");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("| the model's ids in its declared order (priority, id) on each of 100 states | all 100 states agree | ok |"),
+        "{text}"
+    );
+    let dir = example_variant("solid-queue", "solid-queue-table.toml", |t| {
+        t.replace("order = [\"priority\", \"id\"]", "")
+    });
+    let out = claimbench()
+        .args(["prove", "--workload"])
+        .arg(dir.path().join("solid-queue-table.toml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.contains("(uncapped model)"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains("the model's ids on each of 100 states")
+            && row.contains("taken, not the model's")
+            && row.ends_with("| FAIL |"),
+        "{row}"
     );
 }
 

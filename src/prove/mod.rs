@@ -222,15 +222,20 @@ pub async fn model_check<B: Backend>(
         b.apply(settings).await?;
     }
     let per_queue = strategy.reads_queue();
-    let pauses_in_worker = strategy
-        .def()
-        .custom
-        .as_ref()
-        .is_some_and(|c| c.pauses_in_worker);
+    let custom = strategy.def().custom.as_ref();
+    let pauses_in_worker = custom.is_some_and(|c| c.pauses_in_worker);
+    let order = custom.map_or(&[][..], |c| &c.order[..]);
+    let in_order = match order {
+        [] => String::new(),
+        keys => format!(
+            " in its declared order ({})",
+            keys.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+        ),
+    };
     let verdict = |ok: bool, observed: String| Verdict {
         strategy: strategy.clone(),
         step: Step::Model(model),
-        expected: format!("the model's ids on each of {cases} states"),
+        expected: format!("the model's ids{in_order} on each of {cases} states"),
         observed,
         ok,
         short: false,
@@ -282,7 +287,10 @@ pub async fn model_check<B: Backend>(
                 (q.is_paused, q.is_active) = (false, true);
             }
         }
-        let mut want = model.pick()(&state, &held, case.batch);
+        let mut want = match order {
+            [] => model.pick()(&state, &held, case.batch),
+            keys => crate::model::uncapped_pick_in(keys, &state, &held, case.batch),
+        };
         want.sort_unstable();
         if got != want {
             return Ok(verdict(

@@ -299,7 +299,7 @@ pub fn likely_causes(kind: BackendKind, settings: &[(String, String)], v: &Verdi
     }
     if let (Step::Model(m), false) = (v.step, v.ok) {
         causes.push(format!(
-            "the claim's pick differs from the {} model on that state: compare what it takes with the model's eligibility (pending, due, queue not paused or inactive), order (priority descending, due time, id) and limit (docs/strategies.md, Reference models); a technique that pauses in its workers' code, not its claim, declares `pauses = \"worker\"`; or declare the model it does follow",
+            "the claim's pick differs from the {} model on that state: compare what it takes with the model's eligibility (pending, due, queue not paused or inactive), order (priority descending, due time, id) and limit (docs/strategies.md, Proved: the reference model); a technique that pauses in its workers' code, not its claim, declares `pauses = \"worker\"`; a claim in another order declares it beside the uncapped model (`order = [\"priority\", \"id\"]`); or declare the model it does follow",
             m.name()
         ));
     } else if v.matched_none {

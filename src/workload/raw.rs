@@ -116,6 +116,10 @@ pub struct CustomStrategy {
     /// The reference model its pick follows (seed, uncapped, advisory, none).
     #[serde(default)]
     pub model: Option<String>,
+    /// The columns the uncapped model orders by, where the claim's order is not the
+    /// seed's (priority, due, created, id).
+    #[serde(default)]
+    pub order: Option<Vec<String>>,
     /// Where the technique honours a paused queue: "claim" (default) or "worker".
     #[serde(default)]
     pub pauses: Option<String>,

@@ -21,3 +21,8 @@ WITH claimed AS (
 SELECT j.id, 0 AS attempt_count,
        (extract(epoch FROM clock_timestamp() - j.created_at) * 1000000)::bigint AS queue_wait_us
 FROM solid_queue_jobs j JOIN claimed c ON c.job_id = j.id
+-- step: hold
+-- How a claim in flight holds its jobs (prove's model check holds the ids it is given
+-- this way): their ready executions locked, as the lock step leaves them.
+SELECT count(*) FROM (SELECT 1 FROM solid_queue_ready_executions
+                      WHERE job_id = ANY(:ids::bigint[]) FOR UPDATE) AS held

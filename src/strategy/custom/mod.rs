@@ -70,6 +70,8 @@ pub struct Source {
     pub consts: Vec<(String, Constant)>,
     /// The reference model the declaration names (`prove` holds the claim to it).
     pub model: Option<crate::model::ModelRef>,
+    /// The order the uncapped model sorts by, where the declaration gives one.
+    pub order: Vec<crate::model::OrderKey>,
     /// The SQL Server form, when the workload gives one.
     pub mssql: Option<MssqlClaim>,
 }
@@ -176,6 +178,10 @@ pub struct Declared {
     /// The reference model its pick follows, which `prove` holds it to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<crate::model::ModelRef>,
+    /// `order = [...]`: the columns the uncapped model sorts by instead of the seed's
+    /// (a library that orders by priority and id, ignoring due times).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order: Vec<crate::model::OrderKey>,
     /// `pauses = "worker"`: its claim takes the jobs of paused and inactive queues (the
     /// library pauses in worker code), and the model check's model does too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -202,6 +208,7 @@ impl Declared {
             listens: false,
             params: BTreeMap::new(),
             model: None,
+            order: Vec::new(),
             pauses_in_worker: false,
             on_declared_table: false,
         }
@@ -329,6 +336,7 @@ pub fn declare(d: &Declared) -> Result<Strategy, crate::invalid::Invalid> {
             setup,
             consts: d.params.clone().into_iter().collect(),
             model: d.model,
+            order: d.order.clone(),
             mssql,
         }),
     }))
@@ -443,6 +451,7 @@ pub fn placeholder(name: &str) -> Strategy {
             setup: None,
             consts: Vec::new(),
             model: None,
+            order: Vec::new(),
             mssql: None,
         }),
     })

@@ -182,6 +182,34 @@ impl Validator<'_> {
                     )
                 })?),
             };
+            let order = match (&c.order, model) {
+                (None, _) => Vec::new(),
+                (Some(keys), Some(crate::model::ModelRef::Uncapped)) if !keys.is_empty() => keys
+                    .iter()
+                    .map(|k| {
+                        crate::model::OrderKey::parse(k).ok_or_else(|| {
+                            self.err(
+                                &f("order"),
+                                format!(
+                                    "unknown column `{k}`; the model orders by priority (highest first), due (scheduled, else created), created and id (ties are broken by id)"
+                                ),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+                (Some(_), Some(crate::model::ModelRef::Uncapped)) => {
+                    return Err(self.err(
+                        &f("order"),
+                        "is empty; list the columns the claim orders by, e.g. [\"priority\", \"id\"]".to_string(),
+                    ));
+                }
+                (Some(_), _) => {
+                    return Err(self.err(
+                        &f("order"),
+                        "is the uncapped model's order; give it with model = \"uncapped\" (the seed's and the advisory model's order is the seed's)".to_string(),
+                    ));
+                }
+            };
             let pauses_in_worker = match c.pauses.as_deref() {
                 None | Some("claim") => false,
                 Some("worker") => true,
@@ -205,6 +233,7 @@ impl Validator<'_> {
                 listens: c.listens,
                 params,
                 model,
+                order,
                 pauses_in_worker,
                 on_declared_table,
             };
