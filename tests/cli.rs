@@ -2535,26 +2535,34 @@ fn the_model_check_holds_a_claim_as_its_technique_does() {
     assert!(text.contains("declares `pauses = \"worker\"`"), "{text}");
 }
 
-/// On a table of its own (River's), the skip-locked claim passes every step and the
-/// uncapped model on 100 states, its rows copied in by the table's seed step; the
-/// read-then-write claim on the same table takes A's rows after waiting for them.
-#[test]
-fn the_river_table_example_proves_its_claim_on_its_own_table() {
-    let (code, text) = prove_example("river-table");
+/// `prove --workload` of an example with a claim that passes every step and the uncapped
+/// model on 100 states, and one that fails one step: its stdout.
+fn proves_one_claim_and_fails_the_other(example: &str, good: &str, bad: &str) -> String {
+    let (code, text) = prove_example(example);
     assert_eq!(code, Some(1), "{text}");
     let rows = |name: &str, verdict: &str| {
         text.lines()
             .filter(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(verdict))
             .count()
     };
-    assert_eq!(rows("river-claim", "| ok |"), 4, "{text}");
+    assert_eq!(rows(good, "| ok |"), 4, "{text}");
     assert!(
         text.contains(
             "(uncapped model) | the model's ids on each of 100 states | all 100 states agree | ok |"
         ),
         "{text}"
     );
-    assert_eq!(rows("river-read-then-write", "| FAIL |"), 1, "{text}");
+    assert_eq!(rows(bad, "| FAIL |"), 1, "{text}");
+    text
+}
+
+/// On a table of its own (River's), the skip-locked claim passes every step and the
+/// uncapped model on 100 states, its rows copied in by the table's seed step; the
+/// read-then-write claim on the same table takes A's rows after waiting for them.
+#[test]
+fn the_river_table_example_proves_its_claim_on_its_own_table() {
+    let text =
+        proves_one_claim_and_fails_the_other("river-table", "river-claim", "river-read-then-write");
     assert!(
         text.contains("river-read-then-write failed `B claims while A holds"),
         "{text}"
@@ -2585,21 +2593,7 @@ fn the_river_table_example_proves_its_claim_on_its_own_table() {
 /// waits takes no duplicates but waits for A's rows, and fails there.
 #[test]
 fn the_oban_table_example_proves_its_claim_and_fails_the_one_that_waits() {
-    let (code, text) = prove_example("oban-table");
-    assert_eq!(code, Some(1), "{text}");
-    let rows = |name: &str, verdict: &str| {
-        text.lines()
-            .filter(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(verdict))
-            .count()
-    };
-    assert_eq!(rows("oban-claim", "| ok |"), 4, "{text}");
-    assert!(
-        text.contains(
-            "(uncapped model) | the model's ids on each of 100 states | all 100 states agree | ok |"
-        ),
-        "{text}"
-    );
-    assert_eq!(rows("oban-claim-waits", "| FAIL |"), 1, "{text}");
+    let text = proves_one_claim_and_fails_the_other("oban-table", "oban-claim", "oban-claim-waits");
     assert!(
         text.lines().any(
             |l| l.starts_with("| oban-claim-waits | B claims while A holds")

@@ -212,43 +212,31 @@ impl WorkerLedger {
     /// A handler run that started at `started_us` and finished at `finished_us` (the
     /// database's clock) with `ok` or a failure, recorded at `t_ns`.
     pub fn execute(&mut self, job: i64, t_ns: u64, run: (i32, i64, i64, bool)) {
+        self.run(job, t_ns, run, false);
+    }
+
+    fn run(&mut self, job: i64, t_ns: u64, run: (i32, i64, i64, bool), in_doubt: bool) {
         let (attempt, started_us, finished_us, ok) = run;
         let worker = self.worker;
-        self.push(
+        let x = Execution {
             job,
-            t_ns,
-            EventKind::Run(Execution {
-                job,
-                worker,
-                attempt,
-                started_us,
-                finished_us,
-                ok,
-                in_doubt: false,
-            }),
-        );
+            worker,
+            attempt,
+            started_us,
+            finished_us,
+            ok,
+            in_doubt,
+        };
+        self.push(job, t_ns, EventKind::Run(x));
     }
 
     /// A handler run that started at `started_us` and ran with `ok` or a failure, whose
     /// effect's write lost its connection at `t_ns`: the effects may hold it or not.
     pub fn execute_in_doubt(&mut self, job: i64, t_ns: u64, run: (i32, i64, bool)) {
         let (attempt, started_us, ok) = run;
-        let worker = self.worker;
-        self.push(
-            job,
-            t_ns,
-            EventKind::Run(Execution {
-                job,
-                worker,
-                attempt,
-                started_us,
-                // Its finish on the database's clock is unknown: none later can be
-                // assumed not to overlap it.
-                finished_us: i64::MAX,
-                ok,
-                in_doubt: true,
-            }),
-        );
+        // Its finish on the database's clock is unknown: none later can be assumed not
+        // to overlap it.
+        self.run(job, t_ns, (attempt, started_us, i64::MAX, ok), true);
     }
 
     pub fn release(&mut self, job: i64, t_ns: u64) {
