@@ -55,7 +55,8 @@ inclusive() { # profile function claims
 # loop and the tally's reading, inclusive, per claim of the long run, move by a few
 # percent: compare builds by those. (Until 2026-12-07 the columns were the worker's
 # round and `Tally::take`; the round is now inlined into the worker's loop, and the
-# tally thread reads with `Tally::read_staged`.)
+# tally thread reads with `Tally::read_staged`, which inlines into its thread and
+# reads through `Tally::read_before`: the column is that, since the same day.)
 printf '%-6s %-8s %14s %14s %12s %12s %14s %14s\n' batch workers claims_short claims_long instr/claim instr/row worker_loop tally_read
 for b in "${batches[@]}"; do
   read -r ir1 c1 < <(counted "$b" "$short_s")
@@ -63,7 +64,7 @@ for b in "${batches[@]}"; do
   profile="$out/callgrind.b$b.out"
   cp "$tmp/b$b-s$long_s/callgrind.out" "$profile"
   round=$(inclusive "$profile" "runner::worker::run::" "$c2")
-  take=$(inclusive "$profile" "Tally::read_staged" "$c2")
+  take=$(inclusive "$profile" "Tally::read_before" "$c2")
   python3 - "$b" "$workers" "$ir1" "$c1" "$ir2" "$c2" "${round:-0}" "${take:-0}" <<'PY'
 import sys
 b, w, ir1, c1, ir2, c2, round_, take = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
