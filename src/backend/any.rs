@@ -292,7 +292,7 @@ impl Backend for AnyBackend {
         &self,
         effects: &[(i64, i64)],
         completions: &[(i64, i64)],
-    ) -> Result<(u64, Vec<i64>), BackendError> {
+    ) -> Result<crate::backend::Missing, BackendError> {
         each!(self, AnyBackend, b => b.acknowledged_missing(effects, completions).await)
     }
 

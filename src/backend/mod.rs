@@ -216,6 +216,10 @@ impl BackendError {
     }
 }
 
+/// What a new primary lacks after a failover: the handler effects the workers saw
+/// written, as (job, start µs), and the jobs whose acknowledged completion is gone.
+pub type Missing = (Vec<(i64, i64)>, Vec<i64>);
+
 /// Where one connection goes: which node of the target (0 on a single server), and
 /// through which delaying proxy, if any.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -427,14 +431,14 @@ pub trait Backend: recipe::Dialect + Send + Sync + 'static {
     }
 
     /// After a failover: of the writes the workers saw acknowledged ((job, start µs) of
-    /// handler effects and of completions), those this server does not have, as (effects
-    /// missing, jobs whose acknowledged completion is missing). Engines claimbench cannot
+    /// handler effects and of completions), those this server does not have, as (the
+    /// effects missing, jobs whose acknowledged completion is missing). Engines claimbench cannot
     /// fail over (the workload check refuses them) say so.
     fn acknowledged_missing(
         &self,
         _effects: &[(i64, i64)],
         _completions: &[(i64, i64)],
-    ) -> impl Future<Output = Result<(u64, Vec<i64>), BackendError>> + Send {
+    ) -> impl Future<Output = Result<Missing, BackendError>> + Send {
         let kind = self.kind();
         async move {
             Err(BackendError::other(

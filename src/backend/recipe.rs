@@ -338,15 +338,15 @@ pub async fn acknowledged_missing(
     file: &'static str,
     effects: &[(i64, i64)],
     completions: &[(i64, i64)],
-) -> Result<(u64, Vec<i64>), BackendError> {
+) -> Result<super::Missing, BackendError> {
     let json = |l: &[(i64, i64)]| serde_json::to_string(l).expect("pairs of integers serialize");
     let (effects, completions) = (json(effects), json(completions));
     let args = [Arg::Text(&effects), Arg::Text(&completions)];
     let found = rows(d, file, &args, "compare the ledger with the new primary").await?;
-    let mut missing = (0, Vec::new());
+    let mut missing = (Vec::new(), Vec::new());
     for r in &found {
         match cell(r, 0).text().as_str() {
-            "effect" => missing.0 += 1,
+            "effect" => missing.0.push((cell(r, 1).int(), cell(r, 2).int())),
             _ => missing.1.push(cell(r, 1).int()),
         }
     }

@@ -249,6 +249,23 @@ impl MergedLedger {
         (distinct, held, again)
     }
 
+    /// The duplicate executions without the runs named (job, start µs): where a failover
+    /// lost those runs' effects, the fewest the effects may count.
+    pub fn duplicate_executions_without(&self, lost: &[(i64, i64)]) -> u64 {
+        let lost: std::collections::HashSet<(i64, i64)> = lost.iter().copied().collect();
+        self.executions
+            .chunk_by(|a, b| a.job == b.job)
+            .map(|runs| {
+                let kept: Vec<Execution> = runs
+                    .iter()
+                    .filter(|x| !lost.contains(&(x.job, x.started_us)))
+                    .copied()
+                    .collect();
+                super::duplicate_runs(&kept, i64::MIN, false, false)
+            })
+            .sum()
+    }
+
     /// Duplicate claims and executions. O(n) after the sort in `new`.
     pub fn analyse(&self) -> LedgerAnalysis {
         let mut out = LedgerAnalysis::default();
@@ -531,6 +548,30 @@ mod tests {
         assert_eq!((r.executions, r.distinct_executed), (2, 1));
         assert_eq!(r.duplicate_executions, 0);
         assert_eq!(r.duplicate_executions_at_most, 2);
+    }
+
+    /// The other side of the bound: a failover lost the effect of a run that succeeded,
+    /// and the job ran twice more. To the ledger both later runs are duplicates; to the
+    /// effects, which never saw the first, the second is the job's first run and the
+    /// third its one duplicate.
+    #[test]
+    fn runs_whose_effects_a_failover_lost_lower_the_bound() {
+        let a = ledger(0, |l| {
+            l.claim(7, 10, 0);
+            l.execute(7, 11, (0, 100, 150, true));
+            l.release(7, 12);
+            l.claim(7, 30, 1);
+            l.execute(7, 31, (1, 200, 210, false));
+            l.release(7, 32);
+            l.claim(7, 40, 2);
+            l.execute(7, 41, (2, 300, 310, true));
+            l.release(7, 42);
+        });
+        let m = MergedLedger::new([a]);
+        assert_eq!(m.analyse().duplicate_executions, 2);
+        assert_eq!(m.duplicate_executions_without(&[(7, 100)]), 0);
+        assert_eq!(m.duplicate_executions_without(&[(7, 300)]), 1);
+        assert_eq!(m.duplicate_executions_without(&[]), 2);
     }
 
     #[test]

@@ -152,6 +152,11 @@ pub struct FailoverLosses {
     pub rerun: u64,
     /// Handler effects the database acknowledged that are absent.
     pub effects: u64,
+    /// The ledger's duplicate executions without the runs whose effects are absent: the
+    /// fewest the effects may count (a lost run that succeeded made each later run of
+    /// its job a duplicate in the ledger's eyes, and in the effects' none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_executions_at_least: Option<u64>,
     /// Claims the workers saw committed that the new primary did not have: another
     /// worker claimed the job while its first holder still believed it owned it.
     pub claims: u64,

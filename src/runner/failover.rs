@@ -137,7 +137,8 @@ pub(super) async fn account<B: Backend>(
             .filter(|&&job| ledger.ran_after(job, at.server_us))
             .count() as u64,
         completions: completions.len() as u64,
-        effects,
+        effects: effects.len() as u64,
+        duplicate_executions_at_least: Some(ledger.duplicate_executions_without(&effects)),
         claims: ledger.claims_retaken(at.span_ns),
         inserts: 0,
     })

@@ -155,12 +155,16 @@ pub const HEAVY_MIN_SHARE: f64 = 0.25;
 /// The quality warnings of one trial, correctness first.
 pub fn quality_warnings(f: &TrialFacts) -> Vec<Warning> {
     let mut warnings = Vec::new();
-    let extra = f.effects_duplicate_executions - f.ledger.duplicate_executions as i64;
-    // A run whose effect a failover lost is a run the effects table cannot count; one
-    // whose effect is in doubt may be counted, and may make later runs of its job
-    // duplicates in the effects' eyes.
-    let most = f.ledger.duplicate_executions_at_most as i64 - f.ledger.duplicate_executions as i64;
-    if !(-(f.failover.effects as i64)..=most).contains(&extra) {
+    // A run whose effect a failover lost is a run the effects table cannot count (and
+    // the later runs of its job may not be duplicates to it); one whose effect is in
+    // doubt may be counted, and may make later runs of its job duplicates to it.
+    let ledger = &f.ledger;
+    let least = f
+        .failover
+        .duplicate_executions_at_least
+        .unwrap_or(ledger.duplicate_executions);
+    let most = ledger.duplicate_executions_at_most;
+    if !(least as i64..=most as i64).contains(&f.effects_duplicate_executions) {
         warnings.push(Warning::LedgerEffectsMismatch {
             ledger: f.ledger.duplicate_executions,
             effects: f.effects_duplicate_executions,
@@ -404,6 +408,32 @@ mod tests {
         assert!(!refused.is_failure() && !refused.invalidates());
     }
 
+    /// With the effects' count at 0, 1, 3 and 4: the mismatch warned of outside `ok`.
+    fn warned_outside(f: &mut TrialFacts<'_>, ok: std::ops::RangeInclusive<i64>) {
+        for effects in [0, 1, 3, 4] {
+            f.effects_duplicate_executions = effects;
+            let mismatch = quality_warnings(f)
+                .iter()
+                .any(|w| matches!(w, Warning::LedgerEffectsMismatch { .. }));
+            assert_eq!(mismatch, !ok.contains(&effects), "effects {effects}");
+        }
+    }
+
+    /// After a failover that lost effects, the effects may count as few duplicates as
+    /// the ledger does without those runs, and no fewer.
+    #[test]
+    fn a_failovers_lost_effects_excuse_only_the_duplicates_they_unmade() {
+        let l = LedgerAnalysis {
+            duplicate_executions: 3,
+            duplicate_executions_at_most: 3,
+            ..LedgerAnalysis::default()
+        };
+        let mut f = facts(&l, &[]);
+        f.failover.effects = 1;
+        f.failover.duplicate_executions_at_least = Some(1);
+        warned_outside(&mut f, 1..=3);
+    }
+
     /// The effects may count as many more duplicates as the ledger's runs in doubt could
     /// make: up to its bound, not up to the number of runs in doubt (one run that
     /// succeeded in doubt, then a failed run of its job and its retry, is two).
@@ -415,13 +445,7 @@ mod tests {
             ..LedgerAnalysis::default()
         };
         let mut f = facts(&l, &[]);
-        for (effects, warned) in [(0, true), (1, false), (3, false), (4, true)] {
-            f.effects_duplicate_executions = effects;
-            let mismatch = quality_warnings(&f)
-                .iter()
-                .any(|w| matches!(w, Warning::LedgerEffectsMismatch { .. }));
-            assert_eq!(mismatch, warned, "effects {effects}");
-        }
+        warned_outside(&mut f, 1..=3);
     }
 
     #[test]

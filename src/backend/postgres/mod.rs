@@ -812,7 +812,7 @@ impl Backend for PostgresBackend {
         &self,
         effects: &[(i64, i64)],
         completions: &[(i64, i64)],
-    ) -> Result<(u64, Vec<i64>), BackendError> {
+    ) -> Result<crate::backend::Missing, BackendError> {
         recipe::acknowledged_missing(self, FAILOVER_SQL, effects, completions).await
     }
 
