@@ -525,6 +525,17 @@ mod tests {
         assert_eq!(r.duplicate_executions, 1);
     }
 
+    /// Job 7 run again from 30 ns on: a run that fails (started 200 µs), then its retry
+    /// (300 µs), which succeeds.
+    fn failed_then_retried(l: &mut WorkerLedger) {
+        l.claim(7, 30, 1);
+        l.execute(7, 31, (1, 200, 210, false));
+        l.release(7, 32);
+        l.claim(7, 40, 2);
+        l.execute(7, 41, (2, 300, 310, true));
+        l.release(7, 42);
+    }
+
     /// A clean-clone CI run's JetStream trial (a server restart, connections cut): one
     /// run's effect was written and its reply died; the job ran again, failed, and its
     /// retry ran. The effects count two duplicates where the ledger counts none, and
@@ -536,14 +547,7 @@ mod tests {
             l.execute_in_doubt(7, 12, (0, 100, true));
             l.strand(7, 12);
         });
-        let b = ledger(1, |l| {
-            l.claim(7, 30, 1);
-            l.execute(7, 31, (1, 200, 210, false));
-            l.release(7, 32);
-            l.claim(7, 40, 2);
-            l.execute(7, 41, (2, 300, 310, true));
-            l.release(7, 42);
-        });
+        let b = ledger(1, failed_then_retried);
         let r = analyse([a, b]);
         assert_eq!((r.executions, r.distinct_executed), (2, 1));
         assert_eq!(r.duplicate_executions, 0);
@@ -560,12 +564,7 @@ mod tests {
             l.claim(7, 10, 0);
             l.execute(7, 11, (0, 100, 150, true));
             l.release(7, 12);
-            l.claim(7, 30, 1);
-            l.execute(7, 31, (1, 200, 210, false));
-            l.release(7, 32);
-            l.claim(7, 40, 2);
-            l.execute(7, 41, (2, 300, 310, true));
-            l.release(7, 42);
+            failed_then_retried(l);
         });
         let m = MergedLedger::new([a]);
         assert_eq!(m.analyse().duplicate_executions, 2);

@@ -378,19 +378,28 @@ impl Tally {
         let ok = self.succeeded.contains(b);
         let dups = super::duplicate_runs(&runs, i64::MIN, ok, false);
         self.out.duplicate_executions += dups;
-        self.out.duplicate_executions_at_most += match runs.iter().any(|x| x.in_doubt) {
-            false if !self.doubted.contains(b) => dups,
-            _ => super::duplicate_runs(&runs, i64::MIN, ok || self.doubted.contains(b), true),
+        // Runs in doubt are a few a trial: a job without one, now or before, is judged
+        // once.
+        let in_doubt = runs.iter().any(|x| x.in_doubt);
+        let doubted_before = !self.doubted.is_empty() && self.doubted.contains(b);
+        self.out.duplicate_executions_at_most += match in_doubt || doubted_before {
+            false => dups,
+            true => super::duplicate_runs(&runs, i64::MIN, ok || doubted_before, true),
         };
-        let certain = runs.iter().filter(|x| !x.in_doubt).count() as u64;
-        if certain > 0 {
-            self.executed.insert(b);
-            self.out.executions += certain;
+        let certain = runs.iter().filter(|x| !x.in_doubt);
+        let (mut n, mut succeeded) = (0, false);
+        for x in certain {
+            n += 1;
+            succeeded |= x.ok;
         }
-        if runs.iter().any(|x| x.ok && !x.in_doubt) {
+        if n > 0 {
+            self.executed.insert(b);
+            self.out.executions += n;
+        }
+        if succeeded {
             self.succeeded.insert(b);
         }
-        if runs.iter().any(|x| x.in_doubt) {
+        if in_doubt {
             self.doubted.insert(b);
         }
     }

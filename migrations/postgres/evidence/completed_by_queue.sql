@@ -5,7 +5,9 @@
 -- the finish of its last successful run, in the queue that run's effect kept. On a
 -- declared table (docs/strategies.md, Your own table), whose rows claimbench does not
 -- read, a job counts at the finish of its first successful run, in the queue its
--- worker's claim asked for (effects.queue, NULL where the claim binds no :queue).
+-- worker's claim asked for (effects.queue, NULL where the claim binds no :queue). Those
+-- effects keep the worker's clock (lifecycle/effect_declared.sql): against a server on
+-- another host the window is off by the two clocks' difference.
 SELECT queue, count(*)
 FROM (SELECT queue, finished_at FROM jobs_archive
       UNION ALL
