@@ -197,3 +197,32 @@ fn the_architecture_layout_names_every_source_file() {
         "docs/architecture.md's layout block does not name {missing:?}"
     );
 }
+
+/// The dependencies the dev profile optimises are the ones docs/testing.md lists: one of
+/// them dropped from Cargo.toml in a merge made every test that reports 1 s slower, and
+/// nothing failed.
+#[test]
+fn the_dev_profiles_optimised_crates_are_the_ones_docs_testing_lists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root.join("Cargo.toml")).unwrap()).unwrap();
+    let mut optimised: Vec<&str> = manifest["profile"]["dev"]["package"]
+        .as_table()
+        .expect("[profile.dev.package]")
+        .iter()
+        .filter(|(name, t)| *name != "*" && t.get("opt-level").is_some())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    optimised.sort_unstable();
+    let doc = std::fs::read_to_string(root.join("docs/testing.md")).unwrap();
+    let start = doc
+        .find("only those the tests lean on:")
+        .expect("docs/testing.md no longer lists the optimised crates where this test reads");
+    let list = &doc[start..start + doc[start..].find(';').unwrap()];
+    let mut listed: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+    listed.sort_unstable();
+    assert_eq!(
+        optimised, listed,
+        "Cargo.toml's [profile.dev.package] and docs/testing.md"
+    );
+}
