@@ -11,15 +11,24 @@ DELETE FROM jobs_hot; DELETE FROM queues
 -- the model breaks by id) must reach the server as ties.
 SET @now = NOW(6)
 
--- step: queue
-INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES (?, ?, ?, ?)
+-- A state's rows go in one INSERT per table, its `:rows` replaced by the row step's
+-- placeholders once per row: one round trip, where a row at a time cost the model
+-- check most of its time. (Row steps hold no comment: they are repeated inside one.)
 
--- step: job
--- id, queue, priority, status, creation and scheduled time in seconds from @now (NULL:
--- not scheduled); a row that is not pending belongs to another worker.
+-- step: queues
+INSERT INTO queues (name, is_paused, is_active, max_workers) VALUES :rows
+
+-- step: queue-row
+(?, ?, ?, ?)
+
+-- step: jobs
+-- Each row: id, queue, priority, status, creation and scheduled time in seconds from
+-- @now (NULL: not scheduled); a row that is not pending belongs to another worker.
 INSERT INTO jobs_hot (id, queue, type, payload, priority, status, worker_id, created_at, scheduled_at)
-VALUES (?, ?, 'bench', '', ?, ?, IF(? > 0, 'other', NULL), @now + INTERVAL ? SECOND,
-        @now + INTERVAL ? SECOND)
+VALUES :rows
+
+-- step: job-row
+(?, ?, 'bench', '', ?, ?, IF(? > 0, 'other', NULL), @now + INTERVAL ? SECOND, @now + INTERVAL ? SECOND)
 
 -- step: hold
 -- Inside a transaction: the rows of claims in flight, by primary key (a locking read

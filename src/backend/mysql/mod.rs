@@ -78,6 +78,10 @@ pub(crate) const STEPS: &[(&str, &str)] = &[
         crate::statements::migration!("mysql", "strategies/sharded-read-write.sql"),
         "select update",
     ),
+    (
+        model_state::MODEL_SQL,
+        "clear now queues queue-row jobs job-row hold",
+    ),
 ];
 
 /// Column positions in the claim SELECTs (the seed's OUTPUT order, then the queue wait).

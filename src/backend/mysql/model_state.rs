@@ -16,22 +16,24 @@ impl MysqlBackend {
             let loaded = async {
                 c.query_drop(step(MODEL_SQL, "clear")).await?;
                 c.query_drop(step(MODEL_SQL, "now")).await?;
-                for q in &state.queues {
-                    let row = (&q.name, q.is_paused, q.is_active, q.max_workers);
-                    c.exec_drop(step(MODEL_SQL, "queue"), row).await?;
-                }
-                for j in &state.jobs {
-                    let row = (
-                        j.id,
-                        &j.queue,
-                        j.priority,
-                        j.status,
-                        j.status,
-                        j.created_s,
-                        j.scheduled_s,
-                    );
-                    c.exec_drop(step(MODEL_SQL, "job"), row).await?;
-                }
+                let queues = state.queues.iter().map(|q| {
+                    let (paused, active) = (Value::from(q.is_paused), Value::from(q.is_active));
+                    [
+                        Value::from(&q.name),
+                        paused,
+                        active,
+                        Value::from(q.max_workers),
+                    ]
+                });
+                insert_rows(c, "queues", "queue-row", queues).await?;
+                let jobs = state.jobs.iter().map(|j| {
+                    let id = Value::from(j.id);
+                    let (status, created) = (Value::from(j.status), Value::from(j.created_s));
+                    let row = [id, Value::from(&j.queue), Value::from(j.priority)];
+                    let rest = [status.clone(), status, created, Value::from(j.scheduled_s)];
+                    row.into_iter().chain(rest).collect::<Vec<_>>()
+                });
+                insert_rows(c, "jobs", "job-row", jobs).await?;
                 c.query_drop("COMMIT").await
             };
             if let Err(err) = loaded.await {
@@ -42,4 +44,25 @@ impl MysqlBackend {
         })
         .await
     }
+}
+
+/// Sends the `table` step of the model file with one `row` step's placeholders per row,
+/// and every row's values in order: one round trip for a table's rows (none for none).
+async fn insert_rows<R: IntoIterator<Item = Value>>(
+    c: &mut Conn,
+    table: &str,
+    row: &str,
+    rows: impl Iterator<Item = R>,
+) -> Result<(), mysql_async::Error> {
+    let (mut values, mut n) = (Vec::new(), 0);
+    for r in rows {
+        values.extend(r);
+        n += 1;
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let one = step(MODEL_SQL, row);
+    let sql = step(MODEL_SQL, table).replace(":rows", &vec![one; n].join(", "));
+    c.exec_drop(sql, Params::Positional(values)).await
 }
