@@ -108,10 +108,15 @@ pub fn render(fig: &impl Figure, dir: &crate::results::Folder) -> Result<Rendere
     }
     let mut png = Vec::new();
     {
-        use image::ImageEncoder as _;
-        image::codecs::png::PngEncoder::new(&mut png)
-            .write_image(&rgb, size.0, size.1, image::ColorType::Rgb8)
-            .map_err(de)?;
+        // The settings `image`'s PNG encoder chose when it wrote these files.
+        let mut e = png::Encoder::new(&mut png, size.0, size.1);
+        e.set_color(png::ColorType::Rgb);
+        e.set_depth(png::BitDepth::Eight);
+        e.set_filter(png::FilterType::Sub);
+        e.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+        let mut w = e.write_header().map_err(de)?;
+        w.write_image_data(&rgb).map_err(de)?;
+        w.finish().map_err(de)?;
     }
     dir.write(&format!("{}.png", fig.name()), &png)
         .map_err(written)?;
