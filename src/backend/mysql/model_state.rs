@@ -16,24 +16,8 @@ impl MysqlBackend {
             let loaded = async {
                 c.query_drop(step(MODEL_SQL, "clear")).await?;
                 c.query_drop(step(MODEL_SQL, "now")).await?;
-                let queues = state.queues.iter().map(|q| {
-                    let (paused, active) = (Value::from(q.is_paused), Value::from(q.is_active));
-                    [
-                        Value::from(&q.name),
-                        paused,
-                        active,
-                        Value::from(q.max_workers),
-                    ]
-                });
-                insert_rows(c, "queues", "queue-row", queues).await?;
-                let jobs = state.jobs.iter().map(|j| {
-                    let id = Value::from(j.id);
-                    let (status, created) = (Value::from(j.status), Value::from(j.created_s));
-                    let row = [id, Value::from(&j.queue), Value::from(j.priority)];
-                    let rest = [status.clone(), status, created, Value::from(j.scheduled_s)];
-                    row.into_iter().chain(rest).collect::<Vec<_>>()
-                });
-                insert_rows(c, "jobs", "job-row", jobs).await?;
+                insert_rows(c, "queues", "queue-row", queue_rows(state)).await?;
+                insert_rows(c, "jobs", "job-row", job_rows(state)).await?;
                 c.query_drop("COMMIT").await
             };
             if let Err(err) = loaded.await {
@@ -46,23 +30,56 @@ impl MysqlBackend {
     }
 }
 
+/// The most rows one INSERT carries: MySQL takes at most 65,535 placeholders a
+/// statement, and a job row has 7 (a 20,000-job state was refused whole).
+const ROWS_PER_INSERT: usize = 1_000;
+
 /// Sends the `table` step of the model file with one `row` step's placeholders per row,
-/// and every row's values in order: one round trip for a table's rows (none for none).
-async fn insert_rows<R: IntoIterator<Item = Value>>(
+/// and every row's values in order: a round trip per [`ROWS_PER_INSERT`] rows (none for
+/// none).
+async fn insert_rows(
     c: &mut Conn,
     table: &str,
     row: &str,
-    rows: impl Iterator<Item = R>,
+    rows: Vec<Vec<Value>>,
 ) -> Result<(), mysql_async::Error> {
-    let (mut values, mut n) = (Vec::new(), 0);
-    for r in rows {
-        values.extend(r);
-        n += 1;
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
+        let one = step(MODEL_SQL, row);
+        let sql = step(MODEL_SQL, table).replace(":rows", &vec![one; chunk.len()].join(", "));
+        let values: Vec<Value> = chunk.iter().flatten().cloned().collect();
+        c.exec_drop(sql, Params::Positional(values)).await?;
     }
-    if n == 0 {
-        return Ok(());
-    }
-    let one = step(MODEL_SQL, row);
-    let sql = step(MODEL_SQL, table).replace(":rows", &vec![one; n].join(", "));
-    c.exec_drop(sql, Params::Positional(values)).await
+    Ok(())
+}
+
+/// The state's queues, each as the `queue-row` step's values.
+fn queue_rows(state: &TableState) -> Vec<Vec<Value>> {
+    let row = |q: &crate::model::QueueRow| {
+        let (paused, active) = (Value::from(q.is_paused), Value::from(q.is_active));
+        vec![
+            Value::from(&q.name),
+            paused,
+            active,
+            Value::from(q.max_workers),
+        ]
+    };
+    state.queues.iter().map(row).collect()
+}
+
+/// The state's jobs, each as the `job-row` step's values (its status twice: the row's,
+/// and the one that says whether another worker holds it).
+fn job_rows(state: &TableState) -> Vec<Vec<Value>> {
+    let row = |j: &crate::model::JobRow| {
+        let status = Value::from(j.status);
+        vec![
+            Value::from(j.id),
+            Value::from(&j.queue),
+            Value::from(j.priority),
+            status.clone(),
+            status,
+            Value::from(j.created_s),
+            Value::from(j.scheduled_s),
+        ]
+    };
+    state.jobs.iter().map(row).collect()
 }
