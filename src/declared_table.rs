@@ -28,9 +28,11 @@ pub struct DeclaredTable {
 /// What a lifecycle statement binds, by the name it writes after `:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bind {
-    /// The job (`bigint`).
+    /// The job, in the table's id type (`bigint`, `integer`, `uuid` or `text`: the
+    /// number claimbench counts it by, written in that type).
     Id,
-    /// Several jobs (`bigint[]`, `id = ANY(:ids)`).
+    /// Several jobs (`id = ANY(:ids)`); in the enqueue step, the new jobs' ids, which
+    /// claimbench hands out (a table whose ids are uuid or text takes them so).
     Ids,
     /// The worker that claimed the job (text): the same value the claim bound.
     WorkerId,
@@ -68,7 +70,7 @@ impl Bind {
 
 /// The most values a step binds (each name once): the session binds them from an
 /// array of this size on the stack.
-pub const MAX_BINDS: usize = 4;
+pub const MAX_BINDS: usize = 5;
 
 /// One declared statement: its text numbered (`$1`, …) and what each number binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,6 +185,7 @@ const STEPS: [StepRule; 11] = [
             Bind::Queues,
             Bind::Priorities,
             Bind::PayloadBytes,
+            Bind::Ids,
         ],
         must: Some(Bind::AgesUs),
         example: "INSERT INTO <table> (queue, priority, created_at, args) SELECT q, p, now() - make_interval(secs => a / 1e6), … FROM unnest(:ages_us::bigint[], :queues::text[], :priorities::int[]) AS j(a, q, p)",

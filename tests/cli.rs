@@ -2454,6 +2454,7 @@ example_runs! {
     example_mysql_two_step_runs_clean => "mysql-two-step",
     example_nowait_runs_clean => "nowait",
     example_oban_table_runs_clean => "oban-table",
+    example_pgboss_table_runs_clean => "pgboss-table",
     example_queue_row_lock_runs_clean => "queue-row-lock",
     example_river_table_runs_clean => "river-table",
     example_solid_queue_table_runs_clean => "solid-queue-table",
@@ -2601,6 +2602,62 @@ fn the_oban_table_example_proves_its_claim_and_fails_the_one_that_waits() {
                 && l.ends_with("| FAIL |")
         ),
         "{text}"
+    );
+}
+
+/// On pg-boss's table, whose ids are uuids: its fetch passes every step and the uncapped
+/// model in its declared order (priority, then age, then id: uuids holding claimbench's
+/// numbers sort as the numbers do) on 100 states; the read-then-write claim takes A's
+/// rows after waiting for them.
+#[test]
+fn the_pgboss_table_example_proves_its_fetch_on_uuid_ids() {
+    let (code, text) = prove_example("pgboss-table");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("| the model's ids in its declared order (priority, created, id) on each of 100 states | all 100 states agree | ok |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pgboss-read-then-write failed `B claims while A holds"),
+        "{text}"
+    );
+}
+
+/// The documented shortcut's worst case: a uuid table whose seed step takes the table's
+/// own default (`gen_random_uuid()`) instead of claimbench's numbers. The first claim
+/// stops the trial, naming the uuid and how to write them; no job is dropped or counted
+/// under another's number.
+#[test]
+fn a_uuid_table_whose_ids_are_not_claimbenchs_stops_the_trial_saying_so() {
+    let dir = example_variant("pgboss", "pgboss-table.sql", |t| {
+        t.replace(
+            "SELECT lpad(to_hex(id), 32, '0')::uuid, queue",
+            "SELECT gen_random_uuid(), queue",
+        )
+    });
+    let t = std::fs::read_to_string(dir.path().join("pgboss-table.toml")).unwrap();
+    let w = dir.path().join("pgboss-table.toml");
+    std::fs::write(
+        &w,
+        t.replace(
+            r#"strategies = ["pgboss-fetch", "pgboss-read-then-write"]"#,
+            r#"strategies = ["pgboss-fetch"]"#,
+        ),
+    )
+    .unwrap();
+    let out = claimbench()
+        .arg("run")
+        .arg(&w)
+        .arg("--results")
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is a uuid claimbench did not hand out")
+            && err.contains("lpad(to_hex(id), 32, '0')::uuid"),
+        "{err}"
     );
 }
 

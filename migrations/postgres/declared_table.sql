@@ -53,9 +53,16 @@ SELECT setval($1::text::regclass, COALESCE((SELECT max({column}) FROM {table}), 
 -- Before a model state is copied in by the seed step (prove's model check): the
 -- declared table ({table}) emptied, row by row, so that its triggers see it.
 DELETE FROM {table}
+-- step: new-ids
+-- $1 ids for a producer's new jobs, from the run's own sequence (jobs_hot's identity,
+-- moved past the seeded ids by keys.sql): the enqueue step of a declared table whose
+-- ids claimbench hands out (`:ids`; a uuid or text id writes them in its own type).
+SELECT nextval(pg_get_serial_sequence('jobs_hot', 'id')) FROM generate_series(1, $1::int)
 -- step: hold
 -- A claim in flight on the declared table ({table}), as prove's model check has its
--- other session take it without a declared hold step: the rows of $1's ids, by a
--- column named id, and the advisory locks an advisory claim takes on them.
-SELECT count(pg_advisory_xact_lock(h.id))
-FROM (SELECT id FROM {table} WHERE id = ANY($1) ORDER BY id FOR UPDATE) AS h
+-- other session take it without a declared hold step: the rows of $1's ids (in the
+-- table's id type), by a column named id, and the advisory locks an advisory claim takes
+-- on them, keyed by their numbers ($2, bigint[]: a uuid or text id is not a lock key).
+WITH held AS (SELECT id FROM {table} WHERE id = ANY($1) ORDER BY id FOR UPDATE)
+SELECT (SELECT count(*) FROM held)
+       + (SELECT count(pg_advisory_xact_lock(k)) FROM unnest($2::bigint[]) AS k)

@@ -5,6 +5,7 @@
 //!
 //! [`Shape::Claim`]: crate::strategy::Shape::Claim
 
+use super::job_key::JobKey;
 use super::statement::{Described, Stmt};
 use crate::backend::ClaimedJob;
 use crate::strategy::custom::Constant;
@@ -27,7 +28,8 @@ enum Bind {
     Batch(BatchAs),
     WorkerId,
     Window,
-    /// A declared claim step's `:ids`: what its lock step returned, as `bigint[]`.
+    /// A declared claim step's `:ids`: what its lock step returned, as an array of
+    /// the table's id type.
     Ids,
     /// The worker's queue (`:queue`).
     Queue,
@@ -42,7 +44,7 @@ pub struct Call<'a> {
     pub batch: u32,
     pub worker_id: &'a String,
     pub queue: &'a str,
-    pub ids: &'a [i64],
+    pub ids: &'a [JobKey],
 }
 
 impl<'a> Call<'a> {
@@ -63,7 +65,7 @@ struct Values<'a> {
     b2: i16,
     worker_id: &'a String,
     queue: &'a str,
-    ids: &'a [i64],
+    ids: &'a [JobKey],
 }
 
 impl<'a> Values<'a> {
@@ -143,8 +145,14 @@ impl Binds {
                 Param::WorkerId => return Err(wrong_type(":worker_id", ty, "text")),
                 Param::Window if *ty == Type::INT4 => Bind::Window,
                 Param::Window => return Err(wrong_type("$3 (window)", ty, "an integer")),
-                Param::Ids if *ty == Type::INT8_ARRAY => Bind::Ids,
-                Param::Ids => return Err(wrong_type(":ids", ty, "bigint[] (`id = ANY(:ids)`)")),
+                Param::Ids if JobKey::is_ids_type(ty) => Bind::Ids,
+                Param::Ids => {
+                    return Err(wrong_type(
+                        ":ids",
+                        ty,
+                        "an array of the table's id type, bigint[], uuid[] or text[] (`id = ANY(:ids)`)",
+                    ));
+                }
                 Param::Queue if <&str as ToSql>::accepts(ty) => Bind::Queue,
                 Param::Queue => return Err(wrong_type(":queue", ty, "text")),
                 Param::Const(k) => {
@@ -247,8 +255,14 @@ impl ClaimStatement {
                 )),
             }
         };
-        let id = column("id", Type::INT8)?
-            .ok_or("the statement returns no `id` column; return the claimed ids as `id`")?;
+        let id = match columns.iter().position(|(n, _)| n == "id") {
+            None => Err("the statement returns no `id` column; return the claimed ids as `id`")?,
+            Some(i) if JobKey::is_id_type(&columns[i].1) => i,
+            Some(i) => Err(crate::invalid!(
+                "column `id` is {}; claimbench reads a job's id as bigint, integer, uuid or text",
+                columns[i].1
+            ))?,
+        };
         Ok(ClaimStatement {
             binds,
             id,
@@ -261,7 +275,9 @@ impl ClaimStatement {
     /// Runs the claim for `batch` as `worker_id` on `client`, appending the claimed
     /// jobs to `out` as their rows arrive (no vector of rows in between: this is the
     /// hot path). A statement without `attempt_count` reports attempt 0; one without
-    /// `queue_wait_us` reports no queue wait (-1, which is not recorded).
+    /// `queue_wait_us` reports no queue wait (-1, which is not recorded). A row whose id
+    /// is NULL claimed nothing; one whose id is not a number claimbench handed out
+    /// ([`JobKey`]) is an error, not a job dropped.
     pub async fn claim(
         &self,
         client: &tokio_postgres::Client,
@@ -276,7 +292,7 @@ impl ClaimStatement {
         while let Some(r) = rows.try_next().await? {
             // Types were checked by `describe`; a NULL reads as absent rather than
             // panicking.
-            if let Ok(id) = r.try_get(self.id) {
+            if let Some(JobKey(id)) = r.try_get(self.id)? {
                 out.push(ClaimedJob {
                     id,
                     attempt: self.attempt.and_then(|i| r.try_get(i).ok()).unwrap_or(0),

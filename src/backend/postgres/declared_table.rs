@@ -5,6 +5,7 @@
 //! reading the team's table (its complete step says whether the worker still owned the
 //! job), on the worker's clock as the brokers' effects are.
 
+use super::job_key::JobKey;
 use super::statement::{Keep, Stmt, describe_all};
 use super::*;
 use crate::backend::lifecycle::Reply;
@@ -202,6 +203,9 @@ enum As {
     Int4Array,
     Int2Array,
     TextArray,
+    /// A job's id, or an array of them, in the table's id type ([`JobKey`]).
+    Key,
+    Keys,
 }
 
 /// A lifecycle statement described, with what each `$n` takes and as which type.
@@ -212,8 +216,8 @@ struct Prepared {
 
 /// One call's values, in every type a parameter may take.
 struct Values<'a> {
-    id: (i64, i32),
-    ids: &'a [i64],
+    id: JobKey,
+    ids: &'a [JobKey],
     worker: &'a String,
     delay_s: (f64, f32, i32),
     max_attempts: (i64, i32, i16),
@@ -221,8 +225,10 @@ struct Values<'a> {
     batch: Option<&'a Batch>,
 }
 
-/// A producer's batch, its priorities in each integer width a statement may ask for.
+/// A producer's batch, its priorities in each integer width a statement may ask for,
+/// and (where the enqueue step binds `:ids`) the new jobs' ids, claimbench's to hand out.
 struct Batch {
+    ids: Vec<JobKey>,
     ages_us: Vec<i64>,
     queues: Vec<String>,
     priorities: (Vec<i64>, Vec<i32>, Vec<i16>),
@@ -232,7 +238,7 @@ struct Batch {
 impl<'a> Values<'a> {
     fn new(worker: &'a String) -> Values<'a> {
         Values {
-            id: (0, 0),
+            id: JobKey(0),
             ids: &[],
             worker,
             delay_s: (0.0, 0.0, 0),
@@ -243,7 +249,7 @@ impl<'a> Values<'a> {
     }
 
     fn id(mut self, id: i64) -> Self {
-        self.id = (id, id.clamp(i32::MIN as i64, i32::MAX as i64) as i32);
+        self.id = JobKey(id);
         self
     }
 
@@ -253,8 +259,8 @@ impl<'a> Values<'a> {
 
     fn arg(&self, b: Bind, a: As) -> &(dyn ToSql + Sync) {
         match (b, a) {
-            (Bind::Id, As::Int4) => &self.id.1,
-            (Bind::Id, _) => &self.id.0,
+            (Bind::Id, _) => &self.id,
+            (Bind::Ids, As::Keys) if self.batch.is_some() => &self.batch().ids,
             (Bind::Ids, _) => &self.ids,
             (Bind::WorkerId, _) => self.worker,
             (Bind::RetryDelayS, As::Float4) => &self.delay_s.1,
@@ -302,7 +308,14 @@ impl Prepared {
     async fn ids(&self, c: &Client, v: &Values<'_>) -> Result<Vec<i64>, tokio_postgres::Error> {
         let args = self.args(v);
         let rows = self.stmt.query(c, &args[..self.binds.len()]).await?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+        rows.iter()
+            .map(|r| r.try_get::<_, JobKey>(0).map(|k| k.0))
+            .collect()
+    }
+
+    /// Whether the statement binds `:ids`.
+    fn binds_ids(&self) -> bool {
+        self.binds.iter().any(|(b, _)| *b == Bind::Ids)
     }
 }
 
@@ -325,6 +338,11 @@ pub(super) struct TableStatements {
 /// The type `b` is sent as, for a parameter the server typed `ty`; `None`: not one
 /// claimbench can bind it as.
 fn bind_as(b: Bind, ty: &Type) -> Option<As> {
+    match b {
+        Bind::Id => return JobKey::is_id_type(ty).then_some(As::Key),
+        Bind::Ids => return JobKey::is_ids_type(ty).then_some(As::Keys),
+        _ => {}
+    }
     let a = match *ty {
         Type::INT8 => As::Int8,
         Type::INT4 => As::Int4,
@@ -339,8 +357,7 @@ fn bind_as(b: Bind, ty: &Type) -> Option<As> {
         _ => return None,
     };
     let fits = match b {
-        Bind::Id => matches!(a, As::Int8 | As::Int4),
-        Bind::Ids => a == As::Int8Array,
+        Bind::Id | Bind::Ids => false,
         Bind::WorkerId => a == As::Text,
         Bind::RetryDelayS | Bind::LeaseS => matches!(a, As::Float8 | As::Float4 | As::Int4),
         Bind::MaxAttempts => matches!(a, As::Int8 | As::Int4 | As::Int2),
@@ -354,8 +371,10 @@ fn bind_as(b: Bind, ty: &Type) -> Option<As> {
 
 fn wants(b: Bind) -> &'static str {
     match b {
-        Bind::Id => ":id as bigint (or integer)",
-        Bind::Ids => ":ids as bigint[] (id = ANY(:ids))",
+        Bind::Id => ":id as the table's id type: bigint, integer, uuid or text",
+        Bind::Ids => {
+            ":ids as an array of the table's id type (id = ANY(:ids), unnest(:ids::uuid[]))"
+        }
         Bind::WorkerId => ":worker_id as text",
         Bind::RetryDelayS => ":retry_delay_s as float8 (make_interval(secs => :retry_delay_s))",
         Bind::LeaseS => ":lease_s as float8 (make_interval(secs => :lease_s))",
@@ -533,8 +552,9 @@ impl TableStatements {
         me: &String,
         jobs: &[i64],
     ) -> Result<Vec<i64>, BackendError> {
+        let keys: Vec<JobKey> = jobs.iter().copied().map(JobKey).collect();
         let mut v = Values::new(me);
-        v.ids = jobs;
+        v.ids = &keys;
         self.requeue
             .ids(c, &v)
             .await
@@ -579,7 +599,12 @@ impl TableStatements {
             levels.push(level);
         }
         let bytes = i64::from(w.population.payload_bytes);
+        let ids = match p.binds_ids() {
+            true => self.new_ids(c, ages_us.len()).await?,
+            false => Vec::new(),
+        };
         let batch = Batch {
+            ids,
             ages_us: ages_us.to_vec(),
             queues,
             priorities: (
@@ -599,6 +624,17 @@ impl TableStatements {
         p.execute(c, &v)
             .await
             .map_err(|e| query_error("produce", e))
+    }
+
+    /// `n` ids for new jobs, from the run's own sequence (jobs_hot's, past every id the
+    /// seed wrote): the enqueue step of a table whose ids are claimbench's to hand out.
+    async fn new_ids(&self, c: &Client, n: usize) -> Result<Vec<JobKey>, BackendError> {
+        let n = i32::try_from(n).unwrap_or(i32::MAX);
+        let rows = c
+            .query(step(TABLE_SQL, "new-ids"), &[&n])
+            .await
+            .map_err(|e| query_error("produce", e))?;
+        Ok(rows.iter().map(|r| JobKey(r.get(0))).collect())
     }
 
     /// The model check's default hold on the declared table: its rows by `id`.
@@ -624,13 +660,30 @@ impl TableStatements {
 mod tests {
     use super::*;
 
+    /// [`step`] panics on a step its file lacks: every one read here is there.
+    #[test]
+    fn every_step_read_here_is_in_declared_table_sql() {
+        let here = "foreign present empty-hot table-stats serials advance new-ids hold clear";
+        let wanted: Vec<&str> = here.split_whitespace().collect();
+        let missing = crate::backend::sql::missing_steps(TABLE_SQL, &wanted);
+        assert!(missing.is_empty(), "{missing:?}");
+        let mine = include_str!("declared_table.rs");
+        let read = mine.matches("step(TABLE_SQL, \"").count();
+        assert_eq!(
+            read,
+            wanted.len(),
+            "a step read here is missing from the list above"
+        );
+    }
+
     #[test]
     fn each_value_binds_only_as_a_type_that_holds_it() {
-        assert_eq!(bind_as(Bind::Id, &Type::INT8), Some(As::Int8));
-        assert_eq!(bind_as(Bind::Id, &Type::INT4), Some(As::Int4));
-        assert_eq!(bind_as(Bind::Id, &Type::TEXT), None);
+        for ty in [Type::INT8, Type::INT4, Type::UUID, Type::TEXT] {
+            assert_eq!(bind_as(Bind::Id, &ty), Some(As::Key), "{ty}");
+        }
         assert_eq!(bind_as(Bind::Id, &Type::FLOAT8), None);
-        assert_eq!(bind_as(Bind::Ids, &Type::INT8_ARRAY), Some(As::Int8Array));
+        assert_eq!(bind_as(Bind::Ids, &Type::INT8_ARRAY), Some(As::Keys));
+        assert_eq!(bind_as(Bind::Ids, &Type::UUID_ARRAY), Some(As::Keys));
         assert_eq!(bind_as(Bind::Ids, &Type::INT8), None);
         assert_eq!(bind_as(Bind::WorkerId, &Type::VARCHAR), Some(As::Text));
         assert_eq!(bind_as(Bind::LeaseS, &Type::FLOAT8), Some(As::Float8));
@@ -640,8 +693,13 @@ mod tests {
         let v = Values::new(&me).id(7);
         let mut buf = bytes::BytesMut::new();
         let _ = v
-            .arg(Bind::Id, As::Int4)
+            .arg(Bind::Id, As::Key)
             .to_sql_checked(&Type::INT4, &mut buf);
         assert_eq!(&buf[..], &7i32.to_be_bytes());
+        buf.clear();
+        let _ = v
+            .arg(Bind::Id, As::Key)
+            .to_sql_checked(&Type::UUID, &mut buf);
+        assert_eq!(&buf[..], &7u128.to_be_bytes());
     }
 }

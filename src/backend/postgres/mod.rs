@@ -27,6 +27,7 @@ use tokio_postgres::{Client, Config};
 mod claim;
 mod cleanup;
 mod declared_table;
+mod job_key;
 mod login;
 mod model_state;
 mod pooled;

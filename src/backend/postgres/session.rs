@@ -4,6 +4,7 @@
 //! control connection.
 
 use super::claim::Call;
+use super::job_key::JobKey;
 use super::prepared::{Prepared, Stepped, custom_lock, explained_statement, prepare_strategy};
 use super::statement::{Keep, Stmt, describe_all};
 use super::*;
@@ -107,8 +108,10 @@ pub struct PostgresSession {
     /// (`version-cas`) the version of each.
     ids: Vec<i64>,
     versions: Vec<i64>,
-    /// Reused: what a declared lock step returned.
+    /// Reused: what a declared lock step returned, and its ids as its claim step binds
+    /// them (in the table's id type).
     locked: Vec<ClaimedJob>,
+    keys: Vec<JobKey>,
     /// The cleanup job's statements (the storage model's), on the cleaner's session.
     cleanup: super::cleanup::Cleaner,
     /// A worker's leases in the lock service, when the run has one (`lock-service`).
@@ -155,6 +158,7 @@ impl PostgresSession {
             ids: Vec::new(),
             versions: Vec::new(),
             locked: Vec::new(),
+            keys: Vec::new(),
             cleanup: super::cleanup::Cleaner::new(storage),
             leases: None,
             table,
@@ -371,7 +375,7 @@ async fn stepped_claim(
         &ClaimStatement,
         &ClaimStatement,
         &mut Vec<ClaimedJob>,
-        &mut Vec<i64>,
+        &mut Vec<JobKey>,
     ),
     call: Call<'_>,
     out: &mut Vec<ClaimedJob>,
@@ -394,7 +398,7 @@ async fn stepped_claim(
     }
     if !locked.is_empty() {
         ids.clear();
-        ids.extend(locked.iter().map(|j| j.id));
+        ids.extend(locked.iter().map(|j| JobKey(j.id)));
         claim.claim(c, Call { ids, ..call }, out).await.map_err(e)?;
     }
     if own {
@@ -507,7 +511,7 @@ impl ClaimSteps for PostgresSession {
                 Box::pin(async {
                     let Stepped { lock, claim } = &**steps;
                     let own = !self.in_transaction;
-                    let steps = (lock, claim, &mut self.locked, &mut self.ids);
+                    let steps = (lock, claim, &mut self.locked, &mut self.keys);
                     let r = stepped_claim(
                         c,
                         own,
@@ -649,10 +653,17 @@ impl Session for PostgresSession {
         let default = table
             .as_deref()
             .unwrap_or(step(super::model_state::MODEL_SQL, "hold"));
-        // A hold step binds :ids alone, as its only parameter.
-        let sql = declared.map_or(default, |h| &h.sql);
+        // A hold step binds :ids alone, as its only parameter, in the table's id type;
+        // the declared table's default hold also takes the numbers, for its advisory
+        // locks.
+        let keys: Vec<JobKey> = ids.iter().copied().map(JobKey).collect();
+        let (sql, args): (&str, &[&(dyn ToSql + Sync)]) = match (declared, &table) {
+            (Some(h), _) => (&h.sql, &[&keys]),
+            (None, Some(_)) => (default, &[&keys, &ids]),
+            (None, None) => (default, &[&keys]),
+        };
         self.client
-            .execute(sql, &[&ids])
+            .execute(sql, args)
             .await
             .map_err(|e| query_error("hold rows", e))?;
         Ok(())
