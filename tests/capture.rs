@@ -208,6 +208,100 @@ async fn a_captured_table_runs_on_the_embedded_server_with_its_indexes_and_stays
     );
 }
 
+/// A table whose ids are random uuids (pg-boss's and GoodJob's are): captured, its seed
+/// and enqueue steps write claimbench's numbers as uuids, and its workload runs on the
+/// embedded server with producers, counting every job exactly.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_captured_table_with_uuid_ids_runs_and_counts_every_job() {
+    let schema = common::schema_for("capture_uuid");
+    let c = client().await;
+    c.batch_execute(&format!(
+        r#"CREATE SCHEMA {schema};
+CREATE TYPE {schema}.job_state AS ENUM ('created', 'active', 'completed', 'failed');
+CREATE TABLE {schema}.jobs (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  name text NOT NULL,
+  state {schema}.job_state NOT NULL DEFAULT 'created',
+  priority integer NOT NULL DEFAULT 0,
+  start_after timestamptz NOT NULL DEFAULT now(),
+  data jsonb
+);
+CREATE INDEX jobs_fetch ON {schema}.jobs (name, start_after) WHERE state < 'active';
+INSERT INTO {schema}.jobs (name, start_after, data)
+SELECT 'default', now() - interval '1 minute', jsonb_build_object('n', g)
+FROM generate_series(1, 5000) g;
+ANALYZE {schema}.jobs;"#
+    ))
+    .await
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let ran = claimbench()
+        .args([
+            "capture",
+            "--db",
+            &common::test_servers::pg_url(),
+            "--table",
+        ])
+        .arg(format!("{schema}.jobs"))
+        .args([
+            "--pending",
+            "created",
+            "--running",
+            "active",
+            "--done",
+            "completed",
+        ])
+        .args(["--sample-s", "0", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .await
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let table = std::fs::read_to_string(out.path().join("table.sql")).unwrap();
+    assert!(table.contains("lpad(to_hex(id), 32, '0')::uuid"), "{table}");
+    let workload = out.path().join("workload.toml");
+    let text = std::fs::read_to_string(&workload).unwrap();
+    let text = text
+        .replace("[handler]", "[producers]\nrate_per_s = 300\n\n[handler]")
+        .replace("duration_s = 5.0", "duration_s = 1.5");
+    std::fs::write(&workload, text).unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let run = claimbench()
+        .arg("run")
+        .arg(&workload)
+        .args(["--quiet", "--no-rerun", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let r: claimbench::results::RunResult =
+        serde_json::from_str(&std::fs::read_to_string(walk_run_json(results.path())).unwrap())
+            .unwrap();
+    let t = &r.cells[0].trials[0];
+    assert!(
+        t.counts.jobs_completed > 0 && t.produced_jobs > 0,
+        "{:?}",
+        t.counts
+    );
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(t.reconciliation.db.duplicate_executions, 0);
+    assert_eq!(t.reconciliation.lost, 0);
+    assert_eq!(
+        t.reconciliation.db.completed,
+        t.counts.jobs_completed as i64
+    );
+}
+
 fn walk_run_json(dir: &Path) -> std::path::PathBuf {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path().join("run.json");

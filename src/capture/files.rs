@@ -201,32 +201,53 @@ fn seed(c: &Captured, r: &Roles, history: i64, notes: &mut Vec<String>) -> Strin
     )
 }
 
-/// The enqueue step: a producer's batch in the table's shape, its ids the table's own,
-/// from rows shaped as `jobs_hot`'s so that the seed's expressions serve.
+/// The enqueue step: a producer's batch in the table's shape, from rows shaped as
+/// `jobs_hot`'s so that the seed's expressions serve. An integer id is the table's own;
+/// a uuid or text id is the number claimbench hands out (`:ids`), written as the seed
+/// step writes it.
 fn enqueue(c: &Captured, r: &Roles) -> String {
-    let id = c.columns.iter().find(|col| col.name == r.id);
-    if id.is_none_or(|col| col.default.is_none() && col.identity.is_empty()) {
+    let Some(id) = c.columns.iter().find(|col| col.name == r.id) else {
+        return String::new();
+    };
+    let handed_out = super::id_kind(&id.ty) != Some(super::IdKind::Integer);
+    if !handed_out && id.default.is_none() && id.identity.is_empty() {
         // Its ids come from its writers, which a capture cannot see: no enqueue step.
         return String::new();
     }
-    let (cols, exprs, _) = shaped(c, r, None, &mut Vec::new());
+    let (cols, exprs, _) = shaped(c, r, handed_out.then_some(0), &mut Vec::new());
+    let (id_col, id_arg, id_name) = match handed_out {
+        true => ("j.id, ", ":ids::bigint[], ", "id, "),
+        false => ("", "", ""),
+    };
     format!(
         "-- step: enqueue\nINSERT INTO {} ({})\nSELECT {}\n\
-         FROM (SELECT j.queue, j.priority, NULL::timestamptz AS scheduled_at,\n\
+         FROM (SELECT {id_col}j.queue, j.priority, NULL::timestamptz AS scheduled_at,\n\
          \x20            now() - make_interval(secs => j.age_us / 1e6) AS created_at,\n\
          \x20            repeat('x', :payload_bytes) AS payload, 'bench'::text AS type\n\
-         \x20     FROM unnest(:ages_us::bigint[], :queues::text[], :priorities::int[])\n\
-         \x20          AS j (age_us, queue, priority)) AS jobs_hot\n",
+         \x20     FROM unnest({id_arg}:ages_us::bigint[], :queues::text[], :priorities::int[])\n\
+         \x20          AS j ({id_name}age_us, queue, priority)) AS jobs_hot\n",
         ident(&c.name),
         cols.join(", "),
         exprs.join(",\n       ")
     )
 }
 
+/// A job's number (`id`, bigint) as the id column `col` holds it: itself for an integer,
+/// the number in the low 64 bits of a uuid, its decimal digits in text. claimbench reads
+/// each back exactly (backend/postgres/job_key.rs).
+fn id_expr(col: &Column) -> String {
+    match super::id_kind(&col.ty) {
+        Some(super::IdKind::Uuid) => "lpad(to_hex(id), 32, '0')::uuid".into(),
+        Some(super::IdKind::Text) => format!("id::text::{}", col.ty),
+        _ => format!("id::{}", col.ty),
+    }
+}
+
 /// Each column a row of `jobs_hot`'s shape fills, and how: the id (unless `history` is
 /// `None`: an insert that takes the table's own ids), the state (finished for the first
-/// `history` ids), the roles' columns, and a value of its type for any other NOT NULL
-/// column without a default. Also whether the id needs OVERRIDING SYSTEM VALUE.
+/// `history` ids; `Some(0)`: none), the roles' columns, and a value of its type for any
+/// other NOT NULL column without a default. Also whether the id needs OVERRIDING SYSTEM
+/// VALUE.
 fn shaped(
     c: &Captured,
     r: &Roles,
@@ -240,7 +261,7 @@ fn shaped(
         let is = |role: &Option<String>| role.as_deref() == Some(col.name.as_str());
         let e = if col.name == r.id {
             overriding |= col.identity == "a";
-            history.map(|_| format!("id::{}", col.ty))
+            history.map(|_| id_expr(col))
         } else if col.name == r.state {
             Some(match history {
                 Some(h) => format!(
@@ -319,18 +340,19 @@ fn lifecycle(c: &Captured, r: &Roles) -> String {
             ident(at)
         );
     }
-    let oldest = match &r.due {
-        Some(due) => format!(
-            "(extract(epoch FROM now() - min({})) * 1000)::float8",
-            ident(due)
+    let _ = match r.due.as_ref().or(r.created.as_ref()) {
+        Some(due) => writeln!(
+            out,
+            "-- step: oldest\n-- The oldest pending job's age: a min over the pending rows (an index on the\n-- state and due columns keeps it a probe).\nSELECT (extract(epoch FROM now() - min({})) * 1000)::float8 AS oldest_pending_ms\nFROM {t} WHERE {st} = {}",
+            ident(due),
+            s.pending
         ),
-        None => "NULL::float8".into(),
+        // One row, as the sampler reads it: a row per pending job was refused.
+        None => writeln!(
+            out,
+            "-- step: oldest\n-- No due or created column to age the pending jobs by.\nSELECT NULL::float8 AS oldest_pending_ms"
+        ),
     };
-    let _ = writeln!(
-        out,
-        "-- step: oldest\n-- The oldest pending job's age: a min over the pending rows (an index on the\n-- state and due columns keeps it a probe).\nSELECT {oldest} AS oldest_pending_ms\nFROM {t} WHERE {st} = {}",
-        s.pending
-    );
     let dead = s.dead.as_ref().map_or("0::bigint".into(), |d| {
         format!("count(*) FILTER (WHERE {st} = {d})")
     });

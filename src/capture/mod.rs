@@ -199,6 +199,7 @@ impl Captured {
                     "available_at",
                     "scheduled_for",
                     "due_at",
+                    "start_after",
                     "created_at",
                 ],
                 "D",
@@ -234,19 +235,36 @@ impl Captured {
     }
 }
 
+/// How a job's number is written in an id column of type `ty` (`format_type`'s
+/// spelling): `None` for a type that cannot hold one.
+pub(crate) fn id_kind(ty: &str) -> Option<IdKind> {
+    match ty {
+        "bigint" | "integer" => Some(IdKind::Integer),
+        "uuid" => Some(IdKind::Uuid),
+        "text" => Some(IdKind::Text),
+        t if t.starts_with("character varying") => Some(IdKind::Text),
+        _ => None,
+    }
+}
+
+/// An id column's kind: an integer takes the table's own ids on enqueue; a uuid or text
+/// id takes the numbers claimbench hands out, written in its type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdKind {
+    Integer,
+    Uuid,
+    Text,
+}
+
 impl Captured {
-    /// The single-column integer primary key the ledger counts jobs by.
+    /// The single-column primary key the ledger counts jobs by: an integer, or a uuid or
+    /// text that holds claimbench's job numbers (`files::id_expr`).
     fn id_column(&self) -> Result<String, String> {
         match self.primary_key.as_slice() {
-            [one]
-                if self
-                    .column(one)
-                    .is_some_and(|c| c.ty == "bigint" || c.ty == "integer") =>
-            {
-                Ok(one.clone())
-            }
+            [one] if self.column(one).is_some_and(|c| id_kind(&c.ty).is_some()) => Ok(one.clone()),
             [one] => Err(format!(
-                "the primary key `{one}` is not a bigint or integer; claimbench's ledger counts jobs by integer id (uuid and text ids are not built yet)"
+                "the primary key `{one}` is {}; claimbench's ledger counts jobs by an id of type bigint, integer, uuid or text",
+                self.column(one).map_or("not a column", |c| c.ty.as_str())
             )),
             [] => Err("the table has no primary key; a queue table needs one to claim by".into()),
             more => Err(format!(

@@ -226,3 +226,71 @@ fn the_files_hold_the_servers_ddl_a_seed_in_its_shape_and_a_lifecycle_that_valid
         "{md}"
     );
 }
+
+/// A table whose ids are uuids (pg-boss's, GoodJob's): its seed and enqueue steps write
+/// claimbench's job numbers as uuids, the same way in both, and every other step uses
+/// the table's own ids; a text id writes them in decimal. An id of another type is
+/// refused, naming it.
+#[test]
+fn a_uuid_or_text_id_holds_claimbenchs_numbers_in_the_seed_and_the_enqueue_step() {
+    let mut c = captured();
+    c.columns[0] = col("id", "uuid", "U");
+    c.columns[0].default = Some("gen_random_uuid()".into());
+    let r = c.roles(&Hints::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &c, &r, "postgres://u@h/db").unwrap();
+    let table = std::fs::read_to_string(dir.path().join("table.sql")).unwrap();
+    let seed = &table[table.find("-- step: seed").unwrap()..];
+    let seed = &seed[..seed.find("-- step: enqueue").unwrap()];
+    let enqueue = &table[table.find("-- step: enqueue").unwrap()..];
+    let enqueue = &enqueue[..enqueue[3..].find("-- step: ").unwrap() + 3];
+    for step in [seed, enqueue] {
+        assert!(
+            step.contains("INSERT INTO jobs (id, ")
+                && step.contains("lpad(to_hex(id), 32, '0')::uuid"),
+            "{step}"
+        );
+    }
+    assert!(
+        enqueue.contains("SELECT j.id, j.queue")
+            && enqueue.contains("unnest(:ids::bigint[], :ages_us::bigint[]")
+            && enqueue.contains("AS j (id, age_us, queue, priority)"),
+        "{enqueue}"
+    );
+    let parsed = crate::workload::Workload::load(&dir.path().join("workload.toml"));
+    assert!(parsed.is_ok(), "{parsed:?}");
+
+    c.columns[0] = col("id", "character varying(36)", "S");
+    write(dir.path(), &c, &r, "postgres://u@h/db").unwrap();
+    let table = std::fs::read_to_string(dir.path().join("table.sql")).unwrap();
+    assert!(table.contains("id::text::character varying(36)"), "{table}");
+
+    c.columns[0] = col("id", "numeric", "N");
+    let e = c.roles(&Hints::default()).unwrap_err();
+    assert!(
+        e.contains("`id` is numeric") && e.contains("uuid or text"),
+        "{e}"
+    );
+}
+
+/// The sampler reads one row from the oldest step: a table with no due or created
+/// column gets a NULL age in one row, not a row per pending job (which stopped a
+/// captured pg-boss-like table's first sample).
+#[test]
+fn a_table_with_no_due_or_created_column_reads_no_age_in_one_row() {
+    let mut c = captured();
+    c.columns.retain(|col| col.name != "run_at");
+    let r = c.roles(&Hints::default()).unwrap();
+    assert_eq!((r.due.as_deref(), r.created.as_deref()), (None, None));
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &c, &r, "postgres://u@h/db").unwrap();
+    let table = std::fs::read_to_string(dir.path().join("table.sql")).unwrap();
+    let oldest = &table[table.find("-- step: oldest").unwrap()..];
+    let oldest = &oldest[..oldest.find("-- step: counts").unwrap()];
+    assert!(
+        oldest
+            .trim_end()
+            .ends_with("SELECT NULL::float8 AS oldest_pending_ms"),
+        "{oldest}"
+    );
+}
