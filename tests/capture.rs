@@ -164,37 +164,7 @@ async fn a_captured_table_runs_on_the_embedded_server_with_its_indexes_and_stays
     // wrote for the table's shape, to run that step too.
     let text = std::fs::read_to_string(&workload).unwrap();
     assert!(!text.contains("[producers]"), "{text}");
-    let text = text
-        .replace("[handler]", "[producers]\nrate_per_s = 300\n\n[handler]")
-        .replace("duration_s = 5.0", "duration_s = 1.5");
-    assert!(text.contains("duration_s = 1.5"), "{text}");
-    std::fs::write(&workload, text).unwrap();
-    let valid = claimbench()
-        .arg("validate")
-        .arg(&workload)
-        .output()
-        .unwrap();
-    assert!(
-        valid.status.success(),
-        "{}",
-        String::from_utf8_lossy(&valid.stderr)
-    );
-    let results = tempfile::tempdir().unwrap();
-    let run = claimbench()
-        .arg("run")
-        .arg(&workload)
-        .args(["--quiet", "--no-rerun", "--results"])
-        .arg(results.path())
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let json = walk_run_json(results.path());
-    let r: claimbench::results::RunResult =
-        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let r = run_with_producers(&workload);
     let t = &r.cells[0].trials[0];
     assert!(t.counts.jobs_completed > 0);
     assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
@@ -265,28 +235,7 @@ ANALYZE {schema}.jobs;"#
     );
     let table = std::fs::read_to_string(out.path().join("table.sql")).unwrap();
     assert!(table.contains("lpad(to_hex(id), 32, '0')::uuid"), "{table}");
-    let workload = out.path().join("workload.toml");
-    let text = std::fs::read_to_string(&workload).unwrap();
-    let text = text
-        .replace("[handler]", "[producers]\nrate_per_s = 300\n\n[handler]")
-        .replace("duration_s = 5.0", "duration_s = 1.5");
-    std::fs::write(&workload, text).unwrap();
-    let results = tempfile::tempdir().unwrap();
-    let run = claimbench()
-        .arg("run")
-        .arg(&workload)
-        .args(["--quiet", "--no-rerun", "--results"])
-        .arg(results.path())
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let r: claimbench::results::RunResult =
-        serde_json::from_str(&std::fs::read_to_string(walk_run_json(results.path())).unwrap())
-            .unwrap();
+    let r = run_with_producers(&out.path().join("workload.toml"));
     let t = &r.cells[0].trials[0];
     assert!(
         t.counts.jobs_completed > 0 && t.produced_jobs > 0,
@@ -300,6 +249,32 @@ ANALYZE {schema}.jobs;"#
         t.reconciliation.db.completed,
         t.counts.jobs_completed as i64
     );
+}
+
+/// A captured workload, with arrivals through the enqueue step it wrote (to run that
+/// step too) and a short trial: validated, run on the embedded server, its run.json.
+fn run_with_producers(workload: &Path) -> claimbench::results::RunResult {
+    let text = std::fs::read_to_string(workload)
+        .unwrap()
+        .replace("[handler]", "[producers]\nrate_per_s = 300\n\n[handler]")
+        .replace("duration_s = 5.0", "duration_s = 1.5");
+    assert!(text.contains("duration_s = 1.5"), "{text}");
+    std::fs::write(workload, text).unwrap();
+    let valid = claimbench().arg("validate").arg(workload).output().unwrap();
+    let err = String::from_utf8_lossy(&valid.stderr);
+    assert!(valid.status.success(), "{err}");
+    let results = tempfile::tempdir().unwrap();
+    let run = claimbench()
+        .arg("run")
+        .arg(workload)
+        .args(["--quiet", "--no-rerun", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    let json = std::fs::read_to_string(walk_run_json(results.path())).unwrap();
+    serde_json::from_str(&json).unwrap()
 }
 
 fn walk_run_json(dir: &Path) -> std::path::PathBuf {

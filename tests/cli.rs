@@ -480,6 +480,17 @@ fn run_quietly(workload: &Path) -> claimbench::results::RunResult {
     run_quietly_into(workload, results.path()).1
 }
 
+/// `run WORKLOAD --results RESULTS` as it went, for a test of how a run ends.
+fn run_output(workload: &Path, results: &Path) -> std::process::Output {
+    claimbench()
+        .arg("run")
+        .arg(workload)
+        .arg("--results")
+        .arg(results)
+        .output()
+        .unwrap()
+}
+
 /// `run WORKLOAD --quiet --results RESULTS`, which must succeed: the run's folder and
 /// its run.json.
 fn run_quietly_into(
@@ -2645,13 +2656,7 @@ fn a_uuid_table_whose_ids_are_not_claimbenchs_stops_the_trial_saying_so() {
         ),
     )
     .unwrap();
-    let out = claimbench()
-        .arg("run")
-        .arg(&w)
-        .arg("--results")
-        .arg(dir.path().join("r"))
-        .output()
-        .unwrap();
+    let out = run_output(&w, &dir.path().join("r"));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -3033,13 +3038,7 @@ fn a_paired_run_catches_a_slower_claim_in_one_run() {
     assert_eq!(slower.matches("work = 40000").count(), 1, "{slower}");
     let w = dir.path().join("slower.toml");
     std::fs::write(&w, slower).unwrap();
-    let out = claimbench()
-        .arg("run")
-        .arg(&w)
-        .arg("--results")
-        .arg(dir.path().join("r"))
-        .output()
-        .unwrap();
+    let out = run_output(&w, &dir.path().join("r"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(4), "{stdout}");
     assert!(
