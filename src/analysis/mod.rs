@@ -17,6 +17,7 @@ mod durability;
 pub mod figures;
 pub mod gates;
 pub mod history;
+mod layouts;
 pub mod network;
 pub mod paired;
 pub mod pooler;

@@ -584,6 +584,7 @@ pub(super) fn sentences(
     out.extend(super::drift::sentences(r));
     super::queues::sentences(r, &mut out);
     strategy_sentences(r, figures, &mut out);
+    super::layouts::sentences(r, figures, &mut out);
     super::brokers::sentences(r, figures, &mut out);
     super::durability::sentences(r, &mut out);
     out.extend(super::network::sentences(r));
