@@ -19,6 +19,17 @@ fn key(c: &CellResult) -> (String, &str, u32, u32) {
     )
 }
 
+/// `, N rows examined per claim` from the cell's plan sample, or nothing without one:
+/// a count that does not depend on the host's speed.
+pub(super) fn rows_examined(c: &CellResult) -> String {
+    c.trials
+        .first()
+        .and_then(|t| t.plan.as_ref())
+        .map_or(String::new(), |p| {
+            format!(", {} rows examined per claim", p.rows_examined)
+        })
+}
+
 pub fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
     // Grouped in one pass, in the order each group first appears: a run may hold up to
     // 100,000 cells.
@@ -45,13 +56,7 @@ pub fn sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>) {
             .iter()
             .map(|(o, per_s)| {
                 let p99 = figures.of(o).claim_p99_ms.map_or("–".into(), fmt_ms);
-                let rows = o
-                    .trials
-                    .first()
-                    .and_then(|t| t.plan.as_ref())
-                    .map_or(String::new(), |p| {
-                        format!(", {} rows examined per claim", p.rows_examined)
-                    });
+                let rows = rows_examined(o);
                 format!(
                     "{} {per_s:.0} jobs/s, claim p99 {p99}{rows}",
                     o.index_layout

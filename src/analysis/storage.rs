@@ -255,13 +255,7 @@ pub fn index_sentences(r: &RunResult) -> Vec<String> {
         let each: Vec<String> = group
             .iter()
             .map(|(o, (_, p99, pin))| {
-                let rows = o
-                    .trials
-                    .first()
-                    .and_then(|t| t.plan.as_ref())
-                    .map_or(String::new(), |p| {
-                        format!(", {} rows examined per claim", p.rows_examined)
-                    });
+                let rows = super::layouts::rows_examined(o);
                 let carried = carried(o).map_or(String::new(), |(done, offered)| {
                     format!(
                         " carried {:.0} % of the {offered:.0} jobs/s offered,",
