@@ -2624,6 +2624,11 @@ fn the_oban_table_example_proves_its_claim_and_fails_the_one_that_waits() {
 fn the_pgboss_table_example_proves_its_fetch_on_uuid_ids() {
     let (code, text) = prove_example("pgboss-table");
     assert_eq!(code, Some(1), "{text}");
+    let fetch_ok = text
+        .lines()
+        .filter(|l| l.starts_with("| pgboss-fetch |") && l.ends_with("| ok |"))
+        .count();
+    assert_eq!(fetch_ok, 4, "every step of the fetch passes: {text}");
     assert!(
         text.contains("| the model's ids in its declared order (priority, created, id) on each of 100 states | all 100 states agree | ok |"),
         "{text}"

@@ -35,43 +35,44 @@ impl MysqlBackend {
 const ROWS_PER_INSERT: usize = 1_000;
 
 /// Sends the `table` step of the model file with one `row` step's placeholders per row,
-/// and every row's values in order: a round trip per [`ROWS_PER_INSERT`] rows (none for
-/// none).
+/// and `values`, every row's in order (as many a row as the row step has placeholders):
+/// a round trip per [`ROWS_PER_INSERT`] rows (none for none).
 async fn insert_rows(
     c: &mut Conn,
     table: &str,
     row: &str,
-    rows: Vec<Vec<Value>>,
+    values: Vec<Value>,
 ) -> Result<(), mysql_async::Error> {
-    for chunk in rows.chunks(ROWS_PER_INSERT) {
-        let one = step(MODEL_SQL, row);
-        let sql = step(MODEL_SQL, table).replace(":rows", &vec![one; chunk.len()].join(", "));
-        let values: Vec<Value> = chunk.iter().flatten().cloned().collect();
-        c.exec_drop(sql, Params::Positional(values)).await?;
+    let one = step(MODEL_SQL, row);
+    let width = one.matches('?').count();
+    for chunk in values.chunks(ROWS_PER_INSERT * width) {
+        let rows = vec![one; chunk.len() / width].join(", ");
+        let sql = step(MODEL_SQL, table).replace(":rows", &rows);
+        c.exec_drop(sql, Params::Positional(chunk.to_vec())).await?;
     }
     Ok(())
 }
 
-/// The state's queues, each as the `queue-row` step's values.
-fn queue_rows(state: &TableState) -> Vec<Vec<Value>> {
+/// The state's queues, as the `queue-row` step's values one row after another.
+fn queue_rows(state: &TableState) -> Vec<Value> {
     let row = |q: &crate::model::QueueRow| {
         let (paused, active) = (Value::from(q.is_paused), Value::from(q.is_active));
-        vec![
+        [
             Value::from(&q.name),
             paused,
             active,
             Value::from(q.max_workers),
         ]
     };
-    state.queues.iter().map(row).collect()
+    state.queues.iter().flat_map(row).collect()
 }
 
-/// The state's jobs, each as the `job-row` step's values (its status twice: the row's,
-/// and the one that says whether another worker holds it).
-fn job_rows(state: &TableState) -> Vec<Vec<Value>> {
+/// The state's jobs, as the `job-row` step's values one row after another (its status
+/// twice: the row's, and the one that says whether another worker holds it).
+fn job_rows(state: &TableState) -> Vec<Value> {
     let row = |j: &crate::model::JobRow| {
         let status = Value::from(j.status);
-        vec![
+        [
             Value::from(j.id),
             Value::from(&j.queue),
             Value::from(j.priority),
@@ -81,5 +82,5 @@ fn job_rows(state: &TableState) -> Vec<Vec<Value>> {
             Value::from(j.scheduled_s),
         ]
     };
-    state.jobs.iter().map(row).collect()
+    state.jobs.iter().flat_map(row).collect()
 }
