@@ -5,9 +5,11 @@
 //! for the rest: which rows a claim took, whether a completion changed its row, where
 //! every job is at the end.
 //!
-//! Parsed and checked here, from the text alone; the engine runs it
-//! (`backend/postgres/declared_table.rs`).
+//! Parsed and checked here, from the text alone, one file per engine; the engine runs
+//! it (`backend/postgres/declared_table.rs`, `backend/mysql/declared_table.rs`).
 
+use crate::backend_kind::BackendKind;
+use crate::strategy::custom::DeclaredFile;
 use crate::strategy::named_params::{self, Names, Param};
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +25,20 @@ pub struct DeclaredTable {
     /// executions, one of claimed executions), which its steps may write.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<String>,
+    /// The MySQL/MariaDB file of steps (`table.mysql`), where the workload gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mysql: Option<DeclaredFile>,
+}
+
+impl DeclaredTable {
+    /// The file of steps `kind` runs, if the workload gives one for it.
+    pub fn file_for(&self, kind: BackendKind) -> Option<&str> {
+        match kind {
+            BackendKind::Postgres if !self.file.is_empty() => Some(&self.file),
+            BackendKind::Mysql => self.mysql.as_ref().map(|m| m.file.as_str()),
+            _ => None,
+        }
+    }
 }
 
 /// What a lifecycle statement binds, by the name it writes after `:`.
@@ -79,15 +95,17 @@ pub struct Statement {
     pub binds: Vec<Bind>,
 }
 
-/// Every step of a declared table's file, checked.
+/// Every step of a declared table's file for one engine, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableForm {
+    pub kind: BackendKind,
     pub name: String,
     pub also: Vec<String>,
     pub file: String,
     /// Creates the table and its indexes (several statements, no parameters).
     pub ddl: String,
-    /// Fills the table from claimbench's seeded `jobs_hot` (one statement).
+    /// Fills the table from claimbench's seeded `jobs_hot` (one statement on
+    /// PostgreSQL, several on MySQL).
     pub seed: String,
     pub start: Option<Statement>,
     pub heartbeat: Option<Statement>,
@@ -97,6 +115,10 @@ pub struct TableForm {
     /// not start.
     pub requeue: Statement,
     pub rescue: Option<Statement>,
+    /// MySQL, which has no `UPDATE … RETURNING`: the locking reads that say which
+    /// rows the requeue and rescue steps give back (as a declared claim's `lock`).
+    pub requeue_lock: Option<Statement>,
+    pub rescue_lock: Option<Statement>,
     /// Inserts a producer's batch, one job per element of `:ages_us`.
     pub enqueue: Option<Statement>,
     /// The sampler's reading: `oldest_pending_ms`.
@@ -209,6 +231,116 @@ const STEPS: [StepRule; 11] = [
 /// The steps a file has, for messages.
 const SAY: &str = "steps ddl, seed, complete, requeue, oldest and counts, and optionally start, heartbeat, fail, rescue and enqueue (docs/strategies.md, Your own table)";
 
+/// MySQL's form: as PostgreSQL's, but a step that gives ids back is a locking read of
+/// them (`requeue-lock`, `rescue-lock`) and an UPDATE of `:ids` (`requeue`, `rescue`),
+/// in one transaction; arrays are JSON text (`JSON_TABLE(:ages_us, '$[*]' …)`).
+const MYSQL_STEPS: [StepRule; 13] = [
+    StepRule {
+        name: "ddl",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "CREATE TABLE … and its indexes",
+    },
+    StepRule {
+        name: "seed",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "INSERT INTO <table> (…) SELECT id, queue, priority, … FROM jobs_hot",
+    },
+    StepRule {
+        name: "start",
+        required: false,
+        binds: &[Bind::Id, Bind::WorkerId],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET state = 'running' WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "heartbeat",
+        required: false,
+        binds: &[Bind::Id, Bind::WorkerId],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET heartbeat_at = NOW(6) WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "complete",
+        required: true,
+        binds: &[Bind::Id, Bind::WorkerId],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET state = 'completed' WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "fail",
+        required: false,
+        binds: &[
+            Bind::Id,
+            Bind::WorkerId,
+            Bind::RetryDelayS,
+            Bind::MaxAttempts,
+        ],
+        must: Some(Bind::Id),
+        example: "UPDATE <table> SET state = 'retryable', run_at = NOW(6) + INTERVAL :retry_delay_s SECOND WHERE id = :id AND worker = :worker_id",
+    },
+    StepRule {
+        name: "requeue-lock",
+        required: true,
+        binds: &[Bind::Ids, Bind::WorkerId],
+        must: Some(Bind::Ids),
+        example: "SELECT id FROM <table> WHERE id IN (:ids) AND worker = :worker_id FOR UPDATE",
+    },
+    StepRule {
+        name: "requeue",
+        required: true,
+        binds: &[Bind::Ids, Bind::WorkerId],
+        must: Some(Bind::Ids),
+        example: "UPDATE <table> SET state = 'available', worker = NULL WHERE id IN (:ids)",
+    },
+    StepRule {
+        name: "rescue-lock",
+        required: false,
+        binds: &[Bind::LeaseS],
+        must: Some(Bind::LeaseS),
+        example: "SELECT id FROM <table> WHERE state = 'running' AND claimed_at < NOW(6) - INTERVAL :lease_s SECOND FOR UPDATE SKIP LOCKED",
+    },
+    StepRule {
+        name: "rescue",
+        required: false,
+        binds: &[Bind::Ids],
+        must: Some(Bind::Ids),
+        example: "UPDATE <table> SET state = 'available', worker = NULL WHERE id IN (:ids)",
+    },
+    StepRule {
+        name: "enqueue",
+        required: false,
+        binds: &[
+            Bind::AgesUs,
+            Bind::Queues,
+            Bind::Priorities,
+            Bind::PayloadBytes,
+        ],
+        must: Some(Bind::AgesUs),
+        example: "INSERT INTO <table> (queue, priority, created_at, args) SELECT q.v, p.v, NOW(6) - INTERVAL a.v MICROSECOND, … FROM JSON_TABLE(:ages_us, '$[*]' COLUMNS (n FOR ORDINALITY, v BIGINT PATH '$')) a JOIN JSON_TABLE(:queues, …) q USING (n) JOIN JSON_TABLE(:priorities, …) p USING (n)",
+    },
+    StepRule {
+        name: "oldest",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "SELECT TIMESTAMPDIFF(MICROSECOND, MIN(run_at), NOW(6)) / 1000.0 AS oldest_pending_ms FROM <table> WHERE state = 'available'",
+    },
+    StepRule {
+        name: "counts",
+        required: true,
+        binds: &[],
+        must: None,
+        example: "SELECT SUM(state = 'available') AS pending, … AS running, … AS completed, … AS dead FROM <table>",
+    },
+];
+
+/// MySQL's steps, for messages.
+const MYSQL_SAY: &str = "steps ddl, seed, complete, requeue-lock, requeue, oldest and counts, and optionally start, heartbeat, fail, rescue-lock with rescue, and enqueue (docs/strategies.md, Your own table)";
+
 /// Tables of claimbench's schema: a declared table may not take one's name.
 pub const CLAIMBENCH_TABLES: [&str; 8] = [
     "claimbench_schema",
@@ -238,8 +370,17 @@ pub fn check_name(name: &str) -> Result<(), crate::invalid::Invalid> {
     Ok(())
 }
 
-/// Checks `d` and numbers its steps. The message names the file and the step.
+/// Checks `d`'s PostgreSQL file and numbers its steps. The message names the file and
+/// the step.
 pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
+    form_for(d, BackendKind::Postgres)
+}
+
+/// Checks `d`'s file for `kind` and numbers (or, on MySQL, marks) its parameters.
+pub fn form_for(
+    d: &DeclaredTable,
+    kind: BackendKind,
+) -> Result<TableForm, crate::invalid::Invalid> {
     check_name(&d.name)?;
     for (i, other) in d.also.iter().enumerate() {
         check_name(other)?;
@@ -249,27 +390,39 @@ pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
             ));
         }
     }
-    let file = d.file.as_str();
-    crate::privileged_sql::check_file(file, &d.sql)?;
-    if !d
-        .sql
+    let (file, whole, rules, say) = match (kind, &d.mysql) {
+        (BackendKind::Postgres, _) if !d.file.is_empty() => {
+            (d.file.as_str(), d.sql.as_str(), &STEPS[..], SAY)
+        }
+        (BackendKind::Mysql, Some(m)) => {
+            (m.file.as_str(), m.sql.as_str(), &MYSQL_STEPS[..], MYSQL_SAY)
+        }
+        _ => {
+            return Err(crate::invalid!(
+                "the declared table {} has no file of steps for {kind}; give `table.{kind} = \"file.sql\"`",
+                d.name
+            ));
+        }
+    };
+    crate::privileged_sql::check_file(file, whole)?;
+    if !whole
         .lines()
         .any(|l| l.trim_start().starts_with("-- step: "))
     {
         return Err(crate::invalid!(
-            "{file} has no `-- step:` lines; it has {SAY}"
+            "{file} has no `-- step:` lines; it has {say}"
         ));
     }
-    let names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
-    let steps = crate::strategy::custom::checked_steps(file, &d.sql, &names, SAY)?;
+    let names: Vec<&str> = rules.iter().map(|s| s.name).collect();
+    let steps = crate::strategy::custom::checked_steps(file, whole, &names, say)?;
     let find = |name: &str| {
         steps
             .iter()
             .find(|(n, sql)| *n == name && !named_params::is_blank(sql))
             .map(|(_, sql)| *sql)
     };
-    let mut out: Vec<Option<Statement>> = Vec::with_capacity(STEPS.len());
-    for rule in &STEPS {
+    let mut out: Vec<Option<Statement>> = Vec::with_capacity(rules.len());
+    for rule in rules {
         let Some(sql) = find(rule.name) else {
             if rule.required {
                 return Err(crate::invalid!(
@@ -281,10 +434,10 @@ pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
             out.push(None);
             continue;
         };
-        out.push(Some(statement(file, &d.sql, sql, rule)?));
+        out.push(Some(statement((file, whole, kind), sql, rule)?));
     }
     let mut take = |name: &str| {
-        let i = STEPS.iter().position(|s| s.name == name).expect("a step");
+        let i = rules.iter().position(|s| s.name == name)?;
         out[i].take()
     };
     let text = |s: Option<Statement>| s.map(|s| s.sql).unwrap_or_default();
@@ -294,12 +447,20 @@ pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
     let fail = take("fail");
     let requeue = take("requeue").expect("required");
     let rescue = take("rescue");
+    let (requeue_lock, rescue_lock) = (take("requeue-lock"), take("rescue-lock"));
+    if kind == BackendKind::Mysql && rescue.is_some() != rescue_lock.is_some() {
+        return Err(crate::invalid!(
+            "{file} has one of `-- step: rescue-lock` and `-- step: rescue` without the other; on MySQL a rescue is both, a locking read of the ids it gives back and the UPDATE of them: {}",
+            MYSQL_STEPS[8].example
+        ));
+    }
     let enqueue = take("enqueue");
     let (oldest, counts) = (text(take("oldest")), text(take("counts")));
     Ok(TableForm {
+        kind,
         name: d.name.clone(),
         also: d.also.clone(),
-        file: d.file.clone(),
+        file: file.to_string(),
         ddl,
         seed,
         start,
@@ -308,24 +469,31 @@ pub fn form(d: &DeclaredTable) -> Result<TableForm, crate::invalid::Invalid> {
         fail,
         requeue,
         rescue,
+        requeue_lock,
+        rescue_lock,
         enqueue,
         oldest,
         counts,
     })
 }
 
-/// One step's text (`sql`, a slice of the file's text `whole`), checked by `rule`.
+/// One step's text (`sql`, a slice of `whole`, the text of `file` for `kind`), checked
+/// by `rule`.
 fn statement(
-    file: &str,
-    whole: &str,
+    (file, whole, kind): (&str, &str, BackendKind),
     sql: &str,
     rule: &StepRule,
 ) -> Result<Statement, crate::invalid::Invalid> {
     let at = crate::strategy::custom::line_of(whole, sql);
-    if rule.name == "ddl" {
+    let mysql = kind == BackendKind::Mysql;
+    if rule.name == "ddl" || (mysql && rule.name == "seed") {
         // Several statements, run as they are: nothing to bind.
         let (_, params) = named_params::to_postgres_with(sql, &[]).map_err(|e| {
-            crate::invalid!("{file} step ddl (line {at}): {e}; the ddl step binds nothing")
+            crate::invalid!(
+                "{file} step {} (line {at}): {e}; the {} step binds nothing",
+                rule.name,
+                rule.name
+            )
         })?;
         debug_assert!(params.is_empty());
         return Ok(Statement {
@@ -334,8 +502,14 @@ fn statement(
         });
     }
     if let Some(line) = named_params::second_statement_line(sql) {
+        let fold = match mysql {
+            true => "each step but ddl and seed is one statement (MySQL prepares one)",
+            false => {
+                "each step but ddl is one statement (PostgreSQL prepares one): fold them into one with WITH …"
+            }
+        };
         return Err(crate::invalid!(
-            "{file} line {}: a second statement in step {}; each step but ddl is one statement (PostgreSQL prepares one): fold them into one with WITH …",
+            "{file} line {}: a second statement in step {}; {fold}",
             at + line - 1,
             rule.name
         ));
@@ -360,7 +534,11 @@ fn statement(
         allowed: &own,
         consts: &consts,
     };
-    let (numbered, params) = named_params::to_postgres_in(sql, names).map_err(|e| {
+    let converted = match mysql {
+        true => named_params::to_mysql_names(sql, names),
+        false => named_params::to_postgres_in(sql, names),
+    };
+    let (numbered, params) = converted.map_err(|e| {
         let may: Vec<String> = rule
             .binds
             .iter()
@@ -421,6 +599,7 @@ mod tests {
             file: "river-table.sql".into(),
             sql: sql.into(),
             also: Vec::new(),
+            mysql: None,
         }
     }
 
@@ -465,6 +644,84 @@ mod tests {
             e.contains("step requeue") && e.contains("never uses :ids"),
             "{e}"
         );
+    }
+
+    const OBAN_MYSQL: &str = include_str!("../workloads/examples/oban-table.mysql.sql");
+
+    fn on_mysql(sql: &str) -> DeclaredTable {
+        DeclaredTable {
+            name: "oban_jobs".into(),
+            file: String::new(),
+            sql: String::new(),
+            also: Vec::new(),
+            mysql: Some(DeclaredFile {
+                file: "oban-table.mysql.sql".into(),
+                sql: sql.into(),
+            }),
+        }
+    }
+
+    /// MySQL numbers nothing: each use is a `?` bound again, `:ids` stays the marker
+    /// the session expands to one `?` per id, and the steps that give ids back are a
+    /// locking read and an UPDATE.
+    #[test]
+    fn the_mysql_example_binds_each_use_and_gives_ids_back_in_two_steps() {
+        let f = form_for(&on_mysql(OBAN_MYSQL), BackendKind::Mysql).expect("valid");
+        assert_eq!(f.kind, BackendKind::Mysql);
+        assert_eq!(
+            f.fail.as_ref().unwrap().binds,
+            vec![Bind::RetryDelayS, Bind::Id]
+        );
+        assert!(f.complete.sql.contains("id = ?") && !f.complete.sql.contains('$'));
+        let lock = f.requeue_lock.as_ref().unwrap();
+        assert!(lock.sql.contains("IN (:ids)"), "{}", lock.sql);
+        assert_eq!(lock.binds, vec![Bind::Ids]);
+        assert_eq!(f.rescue_lock.as_ref().unwrap().binds, vec![Bind::LeaseS]);
+        assert_eq!(f.rescue.as_ref().unwrap().binds, vec![Bind::Ids]);
+        let enqueue = &f.enqueue.as_ref().unwrap().binds;
+        assert_eq!(
+            enqueue,
+            &[
+                Bind::PayloadBytes,
+                Bind::AgesUs,
+                Bind::Queues,
+                Bind::Priorities
+            ]
+        );
+        // Its PostgreSQL form is another file: none given, none read.
+        let e = form(&on_mysql(OBAN_MYSQL)).unwrap_err().to_string();
+        assert!(e.contains("no file of steps for postgres"), "{e}");
+    }
+
+    #[test]
+    fn a_mysql_file_is_held_to_mysqls_steps() {
+        let d = |sql: String| form_for(&on_mysql(&sql), BackendKind::Mysql);
+        // A seed of several statements is MySQL's (no WITH … INSERT into two tables).
+        let two = OBAN_MYSQL.replace(
+            "FROM jobs_hot\n",
+            "FROM jobs_hot;\nANALYZE TABLE oban_jobs\n",
+        );
+        assert!(d(two).is_ok());
+        let two = OBAN_MYSQL.replace("WHERE id = :id\n", "WHERE id = :id;\nSELECT 1\n");
+        let e = d(two).unwrap_err().to_string();
+        assert!(
+            e.contains("a second statement in step complete") && e.contains("MySQL prepares one"),
+            "{e}"
+        );
+        let rescue =
+            "-- step: rescue\nUPDATE oban_jobs SET state = 'available' WHERE id IN (:ids)\n";
+        assert!(OBAN_MYSQL.contains(rescue));
+        let alone = OBAN_MYSQL.replace(rescue, "");
+        let e = d(alone).unwrap_err().to_string();
+        assert!(
+            e.contains("`-- step: rescue-lock` and `-- step: rescue` without the other"),
+            "{e}"
+        );
+        let pg = OBAN_MYSQL.replace("-- step: requeue-lock", "-- step: requeue-lock-x");
+        let e = d(pg).unwrap_err().to_string();
+        assert!(e.contains("has `-- step: requeue-lock-x`"), "{e}");
+        let ids = OBAN_MYSQL.replace("-- step: enqueue\n", "-- step: enqueue\n-- :ids\n");
+        assert!(d(ids).is_ok(), "a name in a comment is not a parameter");
     }
 
     #[test]

@@ -2557,14 +2557,19 @@ fn proves_one_claim_and_fails_the_other(example: &str, good: &str, bad: &str) ->
             .filter(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(verdict))
             .count()
     };
-    assert_eq!(rows(good, "| ok |"), 4, "{text}");
+    // A table of verdicts per engine the example's claims have a form for.
+    let engines = text
+        .lines()
+        .filter(|l| l.starts_with("| strategy |"))
+        .count();
+    assert_eq!(rows(good, "| ok |"), 4 * engines, "{text}");
     assert!(
         text.contains(
             "(uncapped model) | the model's ids on each of 100 states | all 100 states agree | ok |"
         ),
         "{text}"
     );
-    assert_eq!(rows(bad, "| FAIL |"), 1, "{text}");
+    assert_eq!(rows(bad, "| FAIL |"), engines, "{text}");
     text
 }
 
@@ -2603,17 +2608,97 @@ fn the_river_table_example_proves_its_claim_on_its_own_table() {
 /// (its seed step makes a job due later `scheduled`, as Oban's own rows are, so the
 /// claim's state filter is the model's due filter); the same claim with a lock that
 /// waits takes no duplicates but waits for A's rows, and fails there.
+/// It is proved so on PostgreSQL and on MariaDB (oban-table.mysql.sql: its locking read
+/// and UPDATE by id, and the model's states copied in by that file's seed step).
 #[test]
 fn the_oban_table_example_proves_its_claim_and_fails_the_one_that_waits() {
     let text = proves_one_claim_and_fails_the_other("oban-table", "oban-claim", "oban-claim-waits");
-    assert!(
-        text.lines().any(
-            |l| l.starts_with("| oban-claim-waits | B claims while A holds")
+    let waited = text
+        .lines()
+        .filter(|l| {
+            l.starts_with("| oban-claim-waits | B claims while A holds")
                 && l.contains("waited")
                 && l.ends_with("| FAIL |")
-        ),
-        "{text}"
+        })
+        .count();
+    assert_eq!(waited, 2, "once on each engine: {text}");
+}
+
+/// Oban's table and claim alone on MariaDB, the workload and (where given) the claim's
+/// file edited: the run's one cell.
+fn oban_on_mariadb(
+    toml_edit: impl Fn(&str) -> String,
+    claim_edit: Option<&dyn Fn(&str) -> String>,
+) -> claimbench::results::CellResult {
+    let dir = example_variant("oban", "oban-table.toml", |t| {
+        toml_edit(t)
+            .replace(
+                "backends = [\"postgres\", \"mysql\"]",
+                "backends = [\"mysql\"]",
+            )
+            .replace(
+                "strategies = [\"oban-claim\", \"oban-claim-waits\"]",
+                "strategies = [\"oban-claim\"]",
+            )
+    });
+    if let Some(edit) = claim_edit {
+        let claim = dir.path().join("oban-claim.mysql.sql");
+        let text = std::fs::read_to_string(&claim).unwrap();
+        let changed = edit(&text);
+        assert_ne!(changed, text);
+        std::fs::write(&claim, changed).unwrap();
+    }
+    let mut r = run_quietly(&dir.path().join("oban-table.toml"));
+    assert_eq!(r.cells.len(), 1);
+    r.cells.remove(0)
+}
+
+/// On MariaDB a declared table's whole lifecycle runs: producers' batches through its
+/// enqueue step (the arrays as JSON), abandoned claims given back by its rescue steps
+/// (a locking read of the ids, then their UPDATE) after the lease, and at the end the
+/// ledger, the effects table and the counts step agree, nothing lost.
+#[test]
+fn oban_on_mariadb_enqueues_rescues_and_loses_nothing() {
+    let cell = oban_on_mariadb(
+        |t| {
+            t.replace(
+                "[handler]",
+                "[producers]\nrate_per_s = 400\n\n[faults]\nabandon_rate = 0.05\nlease_s = 0.4\n\n[handler]",
+            )
+            .replace("duration_s = 2.0", "duration_s = 2.5")
+        },
+        None,
     );
+    let t = &cell.trials[0];
+    assert!(t.produced_jobs > 0, "{t:?}");
+    assert!(
+        t.counts.abandoned > 0 && t.rescued_jobs > 0,
+        "{:?}",
+        t.counts
+    );
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(t.reconciliation.db.duplicate_executions, 0);
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert!(t.queues.iter().all(|q| q.completed > 0), "{:?}", t.queues);
+}
+
+/// The same claim with its locking read made a plain read (read then write) takes rows
+/// other workers took: on a declared MariaDB table the ledger and the effects table both
+/// see the duplicates, and nothing is lost.
+#[test]
+fn a_read_then_write_claim_on_a_mariadb_declared_table_is_caught() {
+    let cell = oban_on_mariadb(
+        |t| t.replacen("promises = [\"prevents-duplicates\"]", "promises = []", 1),
+        Some(&|c| c.replacen("LIMIT :batch\nFOR UPDATE SKIP LOCKED", "LIMIT :batch", 1)),
+    );
+    let t = &cell.trials[0];
+    assert!(
+        t.duplicates.ledger.duplicate_claims > 0,
+        "{:?}",
+        t.duplicates
+    );
+    assert!(t.reconciliation.db.duplicate_executions > 0);
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
 }
 
 /// On pg-boss's table, whose ids are uuids: its fetch passes every step and the uncapped
@@ -2795,6 +2880,44 @@ fn a_declared_tables_steps_that_touch_another_table_are_refused() {
         assert!(!out.status.success(), "{err}");
         assert!(
             err.contains("river-table.sql: table.postgres: its steps made") && err.contains(made),
+            "{err}"
+        );
+    }
+}
+
+/// The same on MariaDB, where a declared table's steps run on the workload's account
+/// with no transaction around them (MySQL commits DDL as it goes): a view beside the
+/// declared table, or a trigger on claimbench's own jobs_hot, stops the run naming it.
+#[test]
+fn a_declared_mariadb_tables_steps_that_touch_another_table_are_refused() {
+    let dir = example_variant("oban", "oban-table.toml", |t| {
+        t.replace(
+            "backends = [\"postgres\", \"mysql\"]",
+            "backends = [\"mysql\"]",
+        )
+    });
+    let sql = std::fs::read_to_string(examples().join("oban-table.mysql.sql")).unwrap();
+    for (extra, made) in [
+        (
+            "CREATE VIEW oban_audit AS SELECT 1 AS one;\n",
+            "a view oban_audit",
+        ),
+        (
+            "CREATE TRIGGER spy AFTER INSERT ON jobs_hot FOR EACH ROW SET @seen = NEW.id;\n",
+            "a trigger spy on claimbench's jobs_hot",
+        ),
+    ] {
+        let changed = sql.replace("-- step: seed\n", &format!("{extra}-- step: seed\n"));
+        assert_ne!(changed, sql);
+        std::fs::write(dir.path().join("oban-table.mysql.sql"), changed).unwrap();
+        let out = run_output(
+            &dir.path().join("oban-table.toml"),
+            &dir.path().join("results"),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(
+            err.contains("oban-table.mysql.sql: table.mysql: its steps made") && err.contains(made),
             "{err}"
         );
     }

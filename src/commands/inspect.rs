@@ -144,11 +144,15 @@ pub(crate) async fn prepare(
     let table = w
         .table
         .as_ref()
-        .filter(|_| target.kind() == BackendKind::Postgres);
+        .filter(|t| t.file_for(target.kind()).is_some());
     let declared: Vec<String> = claimbench::custom_layout::find(&w.custom_layouts, &layout)
         .map(|d| d.file.clone())
         .into_iter()
-        .chain(table.map(|t| t.file.clone()))
+        .chain(
+            table
+                .and_then(|t| t.file_for(target.kind()))
+                .map(str::to_string),
+        )
         .collect();
     claimbench::runner::refuse_privileged_role(&backend, &w, &declared, allow_privileged_sql)
         .await?;

@@ -223,13 +223,18 @@ pub fn to_mysql_in(
     ids: bool,
     consts: &[String],
 ) -> Result<(String, Vec<Param>), ParamError> {
-    let mut order: Vec<Param> = Vec::new();
     let allowed: &[Param] = if ids {
         &[Param::Batch, Param::WorkerId, Param::Queue, Param::Ids]
     } else {
         &Param::ALL
     };
-    let out = rewrite(sql, Names { allowed, consts }, |p| {
+    to_mysql_names(sql, Names { allowed, consts })
+}
+
+/// [`to_mysql`] with `names`: a declared table's step, whose names are its own.
+pub fn to_mysql_names(sql: &str, names: Names<'_>) -> Result<(String, Vec<Param>), ParamError> {
+    let mut order: Vec<Param> = Vec::new();
+    let out = rewrite(sql, names, |p| {
         order.push(p);
         match p {
             Param::Ids => ":ids".to_string(),

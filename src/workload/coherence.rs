@@ -38,112 +38,157 @@ pub(super) fn check(w: &Workload) -> Result<(), Refusal> {
 }
 
 /// A workload that declares its own queue table runs only what runs on that table:
-/// its own claims, on PostgreSQL, with the steps its faults and failures need. A
-/// built-in claim, a shipped index layout, a producer or a storage model would act on
-/// claimbench's `jobs_hot`, which a declared table leaves empty, and measure nothing.
+/// its own claims, on the engines its file of steps is written for, with the steps its
+/// faults and failures need. A built-in claim, a shipped index layout, a producer or a
+/// storage model would act on claimbench's `jobs_hot`, which a declared table leaves
+/// empty, and measure nothing.
 pub(super) fn declared_table(w: &Workload) -> Result<(), Refusal> {
     let Some(t) = &w.table else {
         return Ok(());
     };
-    let form = crate::declared_table::form(t).map_err(|m| ("table.postgres".to_string(), m.0))?;
-    let file = &form.file;
-    if let Some(k) = w.backends.iter().find(|k| **k != BackendKind::Postgres) {
-        return Err((
+    let form = |k: BackendKind| match t.file_for(k) {
+        Some(_) => crate::declared_table::form_for(t, k).map_err(|m| (format!("table.{k}"), m.0)),
+        None => Err((
             "backends".into(),
-            format!("names {k}; a declared table runs on PostgreSQL only for now"),
+            format!(
+                "names {k}; the declared table {} has no file of steps for it (a declared table runs on PostgreSQL and MySQL/MariaDB: give `table.{k}`, or run it on {})",
+                t.name,
+                written_for(t)
+            ),
+        )),
+    };
+    for k in &w.backends {
+        form(*k)?;
+    }
+    // A block that names no backend runs on the --db URLs given: each form the table
+    // has is held to it.
+    let written: Vec<BackendKind> = ENGINES_OF_TABLES
+        .into_iter()
+        .filter(|k| t.file_for(*k).is_some())
+        .collect();
+    for (i, m) in w.matrices.iter().enumerate() {
+        let kinds = match m.backends.is_empty() {
+            true => &written,
+            false => &m.backends,
+        };
+        let forms = kinds
+            .iter()
+            .map(|k| form(*k).map_err(|(_, why)| (block_field(w, i, "backends"), why)))
+            .collect::<Result<Vec<_>, _>>()?;
+        for form in &forms {
+            declared_table_block(w, (i, m), form)?;
+        }
+    }
+    Ok(())
+}
+
+/// The engines a declared table may have a file of steps for.
+const ENGINES_OF_TABLES: [BackendKind; 2] = [BackendKind::Postgres, BackendKind::Mysql];
+
+/// The engines `t` has a file for, as a phrase.
+fn written_for(t: &crate::declared_table::DeclaredTable) -> String {
+    let names: Vec<String> = ENGINES_OF_TABLES
+        .into_iter()
+        .filter(|k| t.file_for(*k).is_some())
+        .map(|k| k.to_string())
+        .collect();
+    names.join(" and ")
+}
+
+/// One block's settings against one engine's form of the declared table.
+fn declared_table_block(
+    w: &Workload,
+    (i, m): (usize, &super::Matrix),
+    form: &crate::declared_table::TableForm,
+) -> Result<(), Refusal> {
+    let (file, t) = (&form.file, form);
+    let f = |x: &str| block_field(w, i, x);
+    if let Some(s) = m.strategies.iter().find(|s| !s.is_custom()) {
+        return Err((
+            f("strategies"),
+            format!(
+                "names `{s}`, a built-in claim of claimbench's own table (jobs_hot), which the declared table {} leaves empty; list strategies the workload declares on its table (`[strategies.<name>]`)",
+                t.name
+            ),
         ));
     }
-    for (i, m) in w.matrices.iter().enumerate() {
-        let f = |x: &str| match w.matrices.len() {
-            1 => format!("matrix.{x}"),
-            _ => format!("matrix[{i}].{x}"),
-        };
-        if let Some(k) = m.backends.iter().find(|k| **k != BackendKind::Postgres) {
-            return Err((
-                f("backends"),
-                format!("names {k}; a declared table runs on PostgreSQL only for now"),
-            ));
-        }
-        if let Some(s) = m.strategies.iter().find(|s| !s.is_custom()) {
-            return Err((
-                f("strategies"),
-                format!(
-                    "names `{s}`, a built-in claim of claimbench's own table (jobs_hot), which the declared table {} leaves empty; list strategies the workload declares on its table (`[strategies.<name>]`)",
-                    t.name
-                ),
-            ));
-        }
-        let shipped =
-            |l: &&String| crate::names::INDEX_LAYOUTS.contains(&l.as_str()) && *l != "pk-only";
-        if let Some(l) = m.index_layouts.iter().find(shipped) {
-            return Err((
-                f("index_layouts"),
-                format!(
-                    "names `{l}`, a shipped layout of claimbench's jobs_hot, which the declared table leaves empty; use \"pk-only\" (the table's own indexes, from its ddl step) or a layout the workload declares on {}",
-                    t.name
-                ),
-            ));
-        }
-        let p = w.phase(i);
-        let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
-        let arrives = p.producer_rate_per_s.is_some() || m.phase.arrival_rate_from.is_some();
-        if arrives && form.enqueue.is_none() {
-            return Err((
-                "producers.rate_per_s".into(),
-                format!(
-                    "adds jobs while the trial runs, and {file} has no `-- step: enqueue` to insert them; give it (binding :ages_us, and :queues, :priorities, :payload_bytes as it needs), or give the backlog in [population] alone"
-                ),
-            ));
-        }
-        if p.storage != super::Storage::default() || p.cleanup.is_some() {
-            return refuse(
-                "storage",
-                "is claimbench's storage model for its own table; a declared table's file says where finished rows go",
-            );
-        }
-        if p.population.history.rows() > 0 || p.population.history.archived > 0 {
-            return refuse(
-                "population.history",
-                "seeds claimbench's own table and archive; a declared table's seed step copies the backlog only",
-            );
-        }
-        if p.handler.complete != super::Completion::default() {
-            return refuse(
-                "handler.complete",
-                "batches claimbench's own completion; a declared table completes each job with its complete step",
-            );
-        }
-        let fails = p.handler.failure_rate > 0.0 || p.faults.poison_share > 0.0;
-        if fails && form.fail.is_none() {
-            return Err((
-                "handler.failure_rate".into(),
-                format!(
-                    "fails jobs, and {file} has no `-- step: fail`; give it (binding :id, and :retry_delay_s, :max_attempts and :worker_id as it needs)"
-                ),
-            ));
-        }
-        let f = &p.faults;
-        let strands = f.abandon_rate > 0.0
-            || f.crash_after_start_rate > 0.0
-            || f.hang_rate > 0.0
-            || !f.kill_connections_at.is_empty()
-            || f.kill_connections_every.is_some()
-            || !f.restart_at.is_empty();
-        if strands && form.rescue.is_none() {
-            return Err((
-                "faults".into(),
-                format!(
-                    "leave jobs claimed with nobody to finish them, and {file} has no `-- step: rescue` to give them back after the lease; give it (binding :lease_s, returning the ids it gave back)"
-                ),
-            ));
-        }
-        if !f.failover_at.is_empty() || f.hold_snapshot.is_some() || f.hold_pool.is_some() {
-            return refuse(
-                "faults",
-                "failovers and held horizons read claimbench's own table; a declared table does not run them yet",
-            );
-        }
+    let shipped =
+        |l: &&String| crate::names::INDEX_LAYOUTS.contains(&l.as_str()) && *l != "pk-only";
+    if let Some(l) = m.index_layouts.iter().find(shipped) {
+        return Err((
+            f("index_layouts"),
+            format!(
+                "names `{l}`, a shipped layout of claimbench's jobs_hot, which the declared table leaves empty; use \"pk-only\" (the table's own indexes, from its ddl step) or a layout the workload declares on {}",
+                t.name
+            ),
+        ));
     }
+    let p = w.phase(i);
+    let refuse = |field: &str, why: &str| Err((field.to_string(), why.to_string()));
+    let arrives = p.producer_rate_per_s.is_some() || m.phase.arrival_rate_from.is_some();
+    if arrives && form.enqueue.is_none() {
+        return Err((
+            "producers.rate_per_s".into(),
+            format!(
+                "adds jobs while the trial runs, and {file} has no `-- step: enqueue` to insert them; give it (binding :ages_us, and :queues, :priorities, :payload_bytes as it needs), or give the backlog in [population] alone"
+            ),
+        ));
+    }
+    if p.storage != super::Storage::default() || p.cleanup.is_some() {
+        return refuse(
+            "storage",
+            "is claimbench's storage model for its own table; a declared table's file says where finished rows go",
+        );
+    }
+    if p.population.history.rows() > 0 || p.population.history.archived > 0 {
+        return refuse(
+            "population.history",
+            "seeds claimbench's own table and archive; a declared table's seed step copies the backlog only",
+        );
+    }
+    if p.handler.complete != super::Completion::default() {
+        return refuse(
+            "handler.complete",
+            "batches claimbench's own completion; a declared table completes each job with its complete step",
+        );
+    }
+    let fails = p.handler.failure_rate > 0.0 || p.faults.poison_share > 0.0;
+    if fails && form.fail.is_none() {
+        return Err((
+            "handler.failure_rate".into(),
+            format!(
+                "fails jobs, and {file} has no `-- step: fail`; give it (binding :id, and :retry_delay_s, :max_attempts and :worker_id as it needs)"
+            ),
+        ));
+    }
+    let f = &p.faults;
+    let strands = f.abandon_rate > 0.0
+        || f.crash_after_start_rate > 0.0
+        || f.hang_rate > 0.0
+        || !f.kill_connections_at.is_empty()
+        || f.kill_connections_every.is_some()
+        || !f.restart_at.is_empty();
+    if strands && form.rescue.is_none() {
+        let give = match form.kind {
+            BackendKind::Mysql => {
+                "`-- step: rescue-lock` and `-- step: rescue` to give them back after the lease; give them (a locking read binding :lease_s that returns the ids, then the UPDATE of :ids)"
+            }
+            _ => {
+                "`-- step: rescue` to give them back after the lease; give it (binding :lease_s, returning the ids it gave back)"
+            }
+        };
+        return Err((
+            "faults".into(),
+            format!("leave jobs claimed with nobody to finish them, and {file} has no {give}"),
+        ));
+    }
+    if !f.failover_at.is_empty() || f.hold_snapshot.is_some() || f.hold_pool.is_some() {
+        return refuse(
+            "faults",
+            "failovers and held horizons read claimbench's own table; a declared table does not run them yet",
+        );
+    }
+
     Ok(())
 }
 

@@ -122,6 +122,9 @@ impl Workload {
             }
             if let Some(t) = &w.table {
                 h.update(t.sql.as_bytes());
+                if let Some(m) = &t.mysql {
+                    h.update(m.sql.as_bytes());
+                }
             }
             w.source_hash = hex::encode(h.finalize());
         }
@@ -146,8 +149,7 @@ impl Workload {
         let table = self
             .table
             .iter()
-            .filter(|_| kind == BackendKind::Postgres)
-            .map(|t| t.file.clone());
+            .filter_map(|t| t.file_for(kind).map(str::to_string));
         claims.chain(layouts).chain(table).collect()
     }
 

@@ -67,6 +67,7 @@ impl MysqlSession {
         if let Some(i) = self.custom.iter().position(|p| p.strategy == *strategy) {
             return Ok(i);
         }
+        self.claims_by_queue = strategy.reads_queue();
         let lock = self
             .conn
             .prep(&m.lock)

@@ -7,7 +7,7 @@ use super::{
     SQL, allow_recursion, expand_ids, int, query_error, session_error,
 };
 use crate::backend::claim::{Ask, ClaimSteps, Done, Won};
-use crate::backend::lifecycle::{Lifecycle, Reply, Step};
+use crate::backend::lifecycle::Lifecycle;
 use crate::backend::lock_service::for_claim;
 use crate::backend::shared::{
     capped_queues_json, json_numbers, queue_active, queue_oldest, queues_json,
@@ -30,11 +30,11 @@ pub(super) struct Statements {
     conditional_claim: Statement,
     version_select: Statement,
     version_claim: Statement,
-    start: Statement,
-    heartbeat: Statement,
-    effect: Statement,
-    complete: Statement,
-    fail: Statement,
+    pub(super) start: Statement,
+    pub(super) heartbeat: Statement,
+    pub(super) effect: Statement,
+    pub(super) complete: Statement,
+    pub(super) fail: Statement,
     rescue_lock: Statement,
     produce: Statement,
 }
@@ -93,6 +93,25 @@ pub(super) struct CustomPrepared {
     pub(super) claim: Option<(u32, Statement)>,
 }
 
+/// A declared table's statements on this connection (`declared_table.rs` prepares
+/// and runs them; defined here, as the declared claims' are).
+pub(super) struct TableStatements {
+    pub(super) form: Arc<crate::declared_table::TableForm>,
+    pub(super) start: Option<DeclaredPrepared>,
+    pub(super) heartbeat: Option<DeclaredPrepared>,
+    pub(super) complete: DeclaredPrepared,
+    pub(super) fail: Option<DeclaredPrepared>,
+    pub(super) enqueue: Option<DeclaredPrepared>,
+    pub(super) oldest: Statement,
+    pub(super) effect: Statement,
+}
+
+/// One step of a declared table, with what each of its `?` binds, in order.
+pub(super) struct DeclaredPrepared {
+    pub(super) stmt: Statement,
+    pub(super) binds: Vec<crate::declared_table::Bind>,
+}
+
 /// `offset-start`'s three reads, prepared once per connection (`offset.rs`).
 pub(super) struct OffsetPrepared {
     pub(super) start: Statement,
@@ -138,6 +157,12 @@ pub struct MysqlSession {
     /// The ids a read-then-write claim read, kept between claims so that a claim
     /// allocates no list of its own.
     pub(super) ids: Vec<i64>,
+    /// The workload's own table's lifecycle statements, when it declares one: they take
+    /// the place of claimbench's (`declared_table.rs`).
+    pub(super) table: Option<Box<TableStatements>>,
+    /// The declared claim prepared last binds `:queue`: on a declared table, each effect
+    /// records the served queue as its job's (nothing else says which queue it was in).
+    pub(super) claims_by_queue: bool,
 }
 
 impl MysqlSession {
@@ -322,7 +347,7 @@ impl MysqlSession {
     /// Calls a lifecycle procedure and returns the row it selects. An error rolls back
     /// first: a lock wait timeout inside the procedure ends only its statement and would
     /// leave the procedure's transaction open.
-    async fn call(
+    pub(super) async fn call(
         &mut self,
         what: &'static str,
         statement: fn(&Self) -> &Statement,
@@ -399,51 +424,6 @@ pub(super) fn claimed(r: &Row) -> ClaimedJob {
         id: int(r, COL_ID).unwrap_or(0),
         attempt: int(r, COL_ATTEMPT).unwrap_or(0) as i32,
         queue_wait_us: int(r, COL_QUEUE_WAIT_US).unwrap_or(0),
-    }
-}
-
-/// Each step binds what its statement under `migrations/mysql/` takes, in order; all
-/// but the heartbeat are procedure calls that answer with one row.
-impl Lifecycle for MysqlSession {
-    async fn run(&mut self, step: Step) -> Result<Reply, BackendError> {
-        let me = self.worker_id.as_str();
-        let (statement, params): (fn(&Self) -> &Statement, Params) = match step {
-            Step::Heartbeat { job, token } => {
-                let hb = &self.statements.heartbeat;
-                let done = self.conn.exec_drop(hb, (job, me, token)).await;
-                done.map_err(|e| session_error(self.cluster, step.what(), e))?;
-                return Ok(Reply::changed(self.conn.affected_rows()));
-            }
-            Step::Start { job, gated, token } => (
-                |s| &s.statements.start,
-                Params::from((job, me, token, gated)),
-            ),
-            Step::Effect(f) => (
-                |s| &s.statements.effect,
-                Params::from((f.job, f.attempt, me, f.failed as i16, f.started_us, f.token)),
-            ),
-            Step::Complete { job } => (|s| &s.statements.complete, Params::from((job, me))),
-            Step::Fail {
-                job,
-                retry_delay,
-                max_attempts,
-            } => (
-                |s| &s.statements.fail,
-                Params::from((job, me, retry_delay.as_micros() as i64, max_attempts)),
-            ),
-        };
-        let r = self.call(step.what(), statement, params).await?;
-        Ok(Reply::row(int(&r, 0), int(&r, 1)))
-    }
-
-    /// Gives back the leases of `jobs` in the lock service, when the run has one.
-    async fn finished(&mut self, jobs: &[i64]) -> Result<(), BackendError> {
-        if let Some(l) = self.leases.as_mut().filter(|l| l.held() > 0) {
-            // A lock service out of reach leaves the leases to expire; the job's own
-            // step succeeded and stays so.
-            let _ = l.give_back(jobs).await;
-        }
-        Ok(())
     }
 }
 
@@ -620,8 +600,11 @@ impl Session for MysqlSession {
     /// A declared `hold` step is PostgreSQL's: a MySQL form is held by its rows.
     async fn hold_in_flight(&mut self, _: &Strategy, ids: &[i64]) -> Result<(), BackendError> {
         self.begin().await?;
-        let sql =
-            super::statements::expand_ids(step(super::model_state::MODEL_SQL, "hold"), ids.len());
+        let hold = match &self.table {
+            Some(t) => t.hold_sql(),
+            None => step(super::model_state::MODEL_SQL, "hold").to_string(),
+        };
+        let sql = super::statements::expand_ids(&hold, ids.len());
         let mut values: Vec<mysql_async::Value> = ids.iter().map(|&id| id.into()).collect();
         if values.is_empty() {
             values.push(mysql_async::Value::Int(0));
@@ -736,6 +719,11 @@ impl Session for MysqlSession {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
+        if self.table.is_some() {
+            let back = self.requeue_declared(jobs).await?;
+            self.finished(jobs).await?;
+            return Ok(back);
+        }
         let lock_sql = expand_ids(step(SQL.release, "lock"), jobs.len());
         let lock = self
             .conn
@@ -757,6 +745,9 @@ impl Session for MysqlSession {
     }
 
     async fn rescue(&mut self, lease: Duration) -> Result<Vec<i64>, BackendError> {
+        if self.table.is_some() {
+            return self.rescue_declared(lease).await;
+        }
         let us = lease.as_micros() as i64;
         let lock = self.statements.rescue_lock.clone();
         self.lock_then_update(
@@ -810,6 +801,9 @@ impl Session for MysqlSession {
     }
 
     async fn produce(&mut self, workload: &Workload, ages_us: &[i64]) -> Result<u64, BackendError> {
+        if self.table.is_some() {
+            return self.enqueue_declared(workload, ages_us).await;
+        }
         let count = ages_us.len() as u64;
         if count >= 1000 {
             allow_recursion(&mut self.conn, count).await?;
@@ -850,7 +844,7 @@ impl Session for MysqlSession {
             .expect("a SELECT without FROM returns one row");
         let counts: Option<String> = r.get_opt(4).and_then(Result::ok).flatten();
         let queue_active = queue_active(workload, counts.as_deref().unwrap_or(""));
-        Ok(Sample {
+        let sample = Sample {
             oldest_pending_ms: r
                 .get_opt::<Option<f64>, _>(0)
                 .and_then(Result::ok)
@@ -867,7 +861,11 @@ impl Session for MysqlSession {
             ),
             table: None,
             history_length: int(&r, 6),
-        })
+        };
+        match self.table.is_some() {
+            true => self.sample_declared(sample).await,
+            false => Ok(sample),
+        }
     }
 
     /// InnoDB's read view, taken at once: purge cannot remove what it could see.

@@ -43,21 +43,29 @@ impl Validator<'_> {
             return Ok(None);
         };
         crate::declared_table::check_name(&t.name).map_err(|m| self.err("table.name", m))?;
-        for (field, given) in [("mysql", &t.mysql), ("mssql", &t.mssql)] {
-            if given.is_some() {
-                return Err(self.err(
-                    &format!("table.{field}"),
-                    "is not built yet: a declared table runs on PostgreSQL (give `postgres = \"file.sql\"`); MySQL's and SQL Server's forms are to come",
-                ));
-            }
+        if t.mssql.is_some() {
+            return Err(self.err(
+                "table.mssql",
+                "is not built yet: a declared table runs on PostgreSQL and MySQL/MariaDB (give `postgres = \"file.sql\"` and/or `mysql = \"file.mysql.sql\"`); SQL Server's form is to come",
+            ));
         }
-        let Some(path) = &t.postgres else {
+        if t.postgres.is_none() && t.mysql.is_none() {
             return Err(self.err(
                 "table.postgres",
-                "is missing; give the file of steps (ddl, seed, complete, requeue, oldest, counts, …) relative to this workload",
+                "is missing; give the file of steps (ddl, seed, complete, requeue, oldest, counts, …) relative to this workload, and/or `mysql = \"file.mysql.sql\"` for MySQL/MariaDB",
             ));
+        }
+        let (file, sql) = match &t.postgres {
+            Some(path) => self.read_beside("table.postgres", path)?,
+            None => Default::default(),
         };
-        let (file, sql) = self.read_beside("table.postgres", path)?;
+        let mysql = match &t.mysql {
+            Some(path) => {
+                let (file, sql) = self.read_beside("table.mysql", path)?;
+                Some(crate::strategy::custom::DeclaredFile { file, sql })
+            }
+            None => None,
+        };
         for other in &t.also {
             crate::declared_table::check_name(other).map_err(|m| self.err("table.also", m))?;
         }
@@ -66,8 +74,16 @@ impl Validator<'_> {
             file,
             sql,
             also: t.also.clone(),
+            mysql,
         };
-        crate::declared_table::form(&d).map_err(|m| self.err("table.postgres", m))?;
+        for (kind, field) in [
+            (BackendKind::Postgres, "table.postgres"),
+            (BackendKind::Mysql, "table.mysql"),
+        ] {
+            if d.file_for(kind).is_some() {
+                crate::declared_table::form_for(&d, kind).map_err(|m| self.err(field, m))?;
+            }
+        }
         Ok(Some(d))
     }
 
