@@ -67,7 +67,8 @@ pub enum Command {
     /// server claimbench starts: DIR/workload.toml, table.sql (its DDL and indexes, a
     /// seed in its shape, a lifecycle for its state column), claim.sql and capture.md
     /// (rows by state, sizes, arrivals, what could not be read, and the statements that
-    /// name the table). PostgreSQL for now.
+    /// name the table). PostgreSQL, and MySQL and MariaDB (table.mysql.sql and
+    /// claim.mysql.sql).
     Capture(CaptureArgs),
 }
 
@@ -381,11 +382,12 @@ pub struct ValidateArgs {
 /// `capture`'s flags.
 #[derive(Debug, Args)]
 pub struct CaptureArgs {
-    /// The server the table is on (postgres://…). Read in one READ ONLY transaction;
-    /// nothing is written there, whatever the role may do.
+    /// The server the table is on (postgres://… or mysql://…). Read in one READ ONLY
+    /// transaction; nothing is written there, whatever the role may do.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub db: String,
-    /// The queue table, as [SCHEMA.]NAME (default schema: public).
+    /// The queue table, as [SCHEMA.]NAME (default: public on PostgreSQL, --db's database
+    /// on MySQL and MariaDB).
     #[arg(long)]
     pub table: String,
     /// The folder to write the workload into (made if missing; the four files of its

@@ -178,6 +178,173 @@ async fn a_captured_table_runs_on_the_embedded_server_with_its_indexes_and_stays
     );
 }
 
+/// A Que-like table on MariaDB (an ENUM state, a poll index led by it, JSON arguments),
+/// 15,000 ready and 5,000 done rows.
+fn mariadb_table_sql(db: &str) -> String {
+    format!(
+        r#"CREATE DATABASE {db};
+CREATE TABLE {db}.jobs (
+  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  state ENUM('ready', 'working', 'done', 'failed') NOT NULL DEFAULT 'ready',
+  queue VARCHAR(100) NOT NULL DEFAULT 'default',
+  priority SMALLINT NOT NULL DEFAULT 100,
+  run_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  locked_by VARCHAR(200),
+  locked_at DATETIME(6),
+  finished_at DATETIME(6),
+  args JSON NOT NULL,
+  error_count INT NOT NULL DEFAULT 0,
+  KEY jobs_poll (state, queue, priority, run_at, id),
+  KEY jobs_locked (locked_at)
+) ENGINE = InnoDB;
+INSERT INTO {db}.jobs (state, queue, run_at, args, finished_at)
+SELECT IF(seq % 4 = 0, 'done', 'ready'), IF(seq % 3 = 0, 'mail', 'default'),
+       NOW(6) - INTERVAL 1 MINUTE, JSON_OBJECT('n', seq, 'pad', REPEAT('y', 200)),
+       IF(seq % 4 = 0, NOW(6), NULL)
+FROM {db}.seq_1_to_20000;
+ANALYZE TABLE {db}.jobs;
+CREATE VIEW {db}.ready_jobs AS SELECT * FROM {db}.jobs WHERE state = 'ready';
+CREATE TABLE {db}.keyed (id CHAR(36) PRIMARY KEY, state ENUM('ready', 'working', 'done'))"#
+    )
+}
+
+/// The table's content and shape, to compare before and after a capture.
+async fn checksum_and_ddl(c: &mut mysql_async::Conn, db: &str) -> (Option<i64>, String) {
+    use mysql_async::prelude::Queryable;
+    let sum: Option<(String, Option<i64>)> = c
+        .query_first(format!("CHECKSUM TABLE {db}.jobs"))
+        .await
+        .unwrap();
+    let ddl: Option<(String, String)> = c
+        .query_first(format!("SHOW CREATE TABLE {db}.jobs"))
+        .await
+        .unwrap();
+    (sum.unwrap().1, ddl.unwrap().1)
+}
+
+/// The same on MariaDB, read by an account that may only read (its password never
+/// shown): the captured workload runs on the embedded MariaDB with the table's own DDL
+/// and indexes, counts every job, and the table is as it was.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_captured_mariadb_table_runs_on_the_embedded_mariadb_and_stays_untouched() {
+    use mysql_async::prelude::Queryable;
+    let db = common::schema_for("capture_mariadb");
+    let admin = common::test_servers::mysql_url();
+    let mut c = mysql_async::Conn::from_url(admin.as_str()).await.unwrap();
+    c.query_drop(mariadb_table_sql(&db)).await.unwrap();
+    let reader = format!("r{}", std::process::id());
+    c.query_drop(format!(
+        "CREATE USER '{reader}'@'127.0.0.1' IDENTIFIED BY 'hunter2-secret'; GRANT SELECT ON {db}.* TO '{reader}'@'127.0.0.1'"
+    ))
+    .await
+    .unwrap();
+    let before = checksum_and_ddl(&mut c, &db).await;
+    let address = admin.split('@').nth(1).unwrap().split('/').next().unwrap();
+    let url = format!("mysql://{reader}:hunter2-secret@{address}/{db}");
+    let out = tempfile::tempdir().unwrap();
+    let ran = claimbench()
+        .args([
+            "capture",
+            "--db",
+            &url,
+            "--table",
+            "jobs",
+            "--sample-s",
+            "0.5",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let after = checksum_and_ddl(&mut c, &db).await;
+    // What capture refuses, naming it, and writing nothing.
+    let refused = |table: &str, url: &str| {
+        let nowhere = tempfile::tempdir().unwrap();
+        let r = claimbench()
+            .args([
+                "capture",
+                "--sample-s",
+                "0",
+                "--db",
+                url,
+                "--table",
+                table,
+                "--out",
+            ])
+            .arg(nowhere.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&r.stderr).to_string();
+        assert_eq!(r.status.code(), Some(2), "{err}");
+        assert_eq!(
+            std::fs::read_dir(nowhere.path()).unwrap().count(),
+            0,
+            "{err}"
+        );
+        assert!(!err.contains("hunter2"), "{err}");
+        err
+    };
+    let views = refused("ready_jobs", &url);
+    let missing = refused("nothing", &url);
+    let keyed = refused("keyed", &url);
+    let unreachable = refused("jobs", "mysql://someone:hunter2-secret@127.0.0.1:1/x");
+    c.query_drop(format!(
+        "DROP USER '{reader}'@'127.0.0.1'; DROP DATABASE {db}"
+    ))
+    .await
+    .unwrap();
+    assert!(views.contains("is a view, not a table"), "{views}");
+    assert!(
+        missing.contains(&format!("no table `{db}.nothing`")),
+        "{missing}"
+    );
+    assert!(keyed.contains("counts jobs by an integer id"), "{keyed}");
+    assert!(
+        unreachable.contains("cannot connect") && unreachable.contains("someone:***@127.0.0.1:1"),
+        "{unreachable}"
+    );
+    assert!(ran.status.success(), "{said}");
+    assert!(said.contains("ready 15000, done 5000"), "{said}");
+    assert_eq!(before, after, "capture changed the table");
+    let written = read_dir_text(out.path());
+    assert!(
+        !said.contains("hunter2") && !written.contains("hunter2"),
+        "{said}"
+    );
+    // The server's own DDL, every index as it wrote them, rebuilt on the run's server.
+    let table = std::fs::read_to_string(out.path().join("table.mysql.sql")).unwrap();
+    for key in before
+        .1
+        .lines()
+        .filter(|l| l.trim_start().starts_with("KEY "))
+    {
+        assert!(table.contains(key), "{key}\n{table}");
+    }
+    let claim = std::fs::read_to_string(out.path().join("claim.mysql.sql")).unwrap();
+    assert!(
+        claim.contains("`state` = 'ready' AND queue = :queue AND run_at <= NOW(6)")
+            || claim.contains("state = 'ready' AND queue = :queue AND run_at <= NOW(6)"),
+        "the poll index's queue is the claim's: {claim}"
+    );
+    let r = run_with_producers(&out.path().join("workload.toml"));
+    let t = &r.cells[0].trials[0];
+    assert_eq!(r.cells[0].backend.to_string(), "mysql");
+    assert!(t.counts.jobs_completed > 0);
+    assert_eq!(t.duplicates.ledger.duplicate_claims, 0);
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+    assert_eq!(t.seeded_jobs, 20_000);
+    assert!(t.produced_jobs > 0, "the enqueue step ran");
+    assert_eq!(
+        t.reconciliation.db.completed,
+        5_000 + t.counts.jobs_completed as i64
+    );
+}
+
 /// A table whose ids are random uuids (pg-boss's and GoodJob's are): captured, its seed
 /// and enqueue steps write claimbench's numbers as uuids, and its workload runs on the
 /// embedded server with producers, counting every job exactly.

@@ -532,6 +532,16 @@ fn workload(
         _ => String::new(),
     };
     let name = toml::Value::String(format!("captured-{}", c.name));
+    // The engine the table was read on is the engine it runs on.
+    let (engine, table_file, claim_file, backends) = match c.is_mysql() {
+        true => (
+            "mysql",
+            "table.mysql.sql",
+            "claim.mysql.sql",
+            "backends = [\"mysql\"]\n",
+        ),
+        false => ("postgres", "table.sql", "claim.sql", ""),
+    };
     let description = toml::Value::String(format!(
         "{}.{} as claimbench capture read it from {url}",
         c.schema, c.name
@@ -541,11 +551,11 @@ fn workload(
          # {backlog} pending and {history} finished rows in its shape, and a claim and\n\
          # lifecycle for its state column to confirm.\n\
          name = {name}\ndescription = {description}\nseed = 1\n\n\
-         [table]\nname = {}\npostgres = \"table.sql\"\n\n\
+         [table]\nname = {}\n{engine} = \"{table_file}\"\n\n\
          [population]\nbacklog = {}\npayload_bytes = {width}\nqueues = [{}]\n\n\
          {producers}[handler]\nmode = \"full\"\n\n\
-         [strategies.captured-claim]\npostgres = \"claim.sql\"\npromises = [\"prevents-duplicates\"]\n\n\
-         [matrix]\nstrategies = [\"captured-claim\"]\nindex_layouts = [\"pk-only\"]\nworkers = [8]\nbatch_sizes = [10]\n\n\
+         [strategies.captured-claim]\n{engine} = \"{claim_file}\"\npromises = [\"prevents-duplicates\"]\n\n\
+         [matrix]\n{backends}strategies = [\"captured-claim\"]\nindex_layouts = [\"pk-only\"]\nworkers = [8]\nbatch_sizes = [10]\n\n\
          [trial]\nwarmup_s = 0.5\nduration_s = 5.0\n",
         toml::Value::String(c.name.clone()),
         backlog + history,
@@ -558,9 +568,12 @@ fn report(c: &Captured, r: &Roles, w: &Written, url: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Capture of `{}.{}`\n", c.schema, c.name);
     let _ = writeln!(s, "From {url} ({}), read-only.\n", c.server);
-    let how = match c.by_state_exact {
-        true => "counted exactly",
-        false => {
+    let how = match (c.by_state_exact, c.is_mysql()) {
+        (true, _) => "counted exactly",
+        (false, true) => {
+            "estimated: InnoDB's row estimate times each value's share of up to 100,000 rows read"
+        }
+        (false, false) => {
             "estimated from the planner's statistics (row estimate times the state's frequency)"
         }
     };
@@ -579,26 +592,41 @@ fn report(c: &Captured, r: &Roles, w: &Written, url: &str) -> String {
         let _ = writeln!(s, "- `{name}`: `{def}`");
     }
     let _ = writeln!(s, "\n## Size and upkeep\n");
-    let _ = writeln!(
-        s,
-        "- rows (planner's estimate): {}\n- table bytes: {}, index bytes: {}\n- dead rows: {}\n- autovacuum options: {}",
-        c.estimated_rows
-            .map_or("never analyzed".into(), |n| format!("{n:.0}")),
-        c.table_bytes,
-        c.index_bytes,
-        c.dead_rows,
-        if c.autovacuum_options.is_empty() {
-            "the server's defaults"
-        } else {
-            &c.autovacuum_options
-        }
-    );
+    if c.is_mysql() {
+        let _ = writeln!(
+            s,
+            "- rows (InnoDB's estimate): {}\n- data bytes: {}, index bytes: {}",
+            c.estimated_rows
+                .map_or("none".into(), |n| format!("{n:.0}")),
+            c.table_bytes,
+            c.index_bytes
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "- rows (planner's estimate): {}\n- table bytes: {}, index bytes: {}\n- dead rows: {}\n- autovacuum options: {}",
+            c.estimated_rows
+                .map_or("never analyzed".into(), |n| format!("{n:.0}")),
+            c.table_bytes,
+            c.index_bytes,
+            c.dead_rows,
+            if c.autovacuum_options.is_empty() {
+                "the server's defaults"
+            } else {
+                &c.autovacuum_options
+            }
+        );
+    }
     match c.arrivals_per_s {
         Some(r) => {
             let _ = writeln!(
                 s,
-                "- arrivals: {r:.1} rows/s over {:.1} s (inserts counted by the statistics)",
-                c.sample_s
+                "- arrivals: {r:.1} rows/s over {:.1} s ({})",
+                c.sample_s,
+                match c.is_mysql() {
+                    true => "ids the table's AUTO_INCREMENT handed out",
+                    false => "inserts counted by the statistics",
+                }
             );
         }
         None => {
@@ -666,8 +694,24 @@ pub fn write(
     url: &str,
 ) -> Result<Written, crate::results::ResultsError> {
     let (backlog, history, mut notes) = sizes(c, r);
-    let seed = seed(c, r, history, &mut notes);
-    let enqueue = enqueue(c, r);
+    let (steps, enqueue, lifecycle, claim) = match c.is_mysql() {
+        true => (
+            super::mysql_files::build(c, r, history, &mut notes),
+            super::mysql_files::enqueue(c, r),
+            super::mysql_files::lifecycle(c, r),
+            super::mysql_files::claim(c, r),
+        ),
+        false => (
+            format!(
+                "-- step: ddl\n{}-- step: seed\n{}",
+                ddl(c),
+                seed(c, r, history, &mut notes)
+            ),
+            enqueue(c, r),
+            lifecycle(c, r),
+            claim(c, r),
+        ),
+    };
     if enqueue.is_empty() && c.arrivals_per_s.is_some_and(|a| a >= 0.5) {
         notes.push(format!(
             "`{}` has no default, so the workload has no enqueue step and no producers: add both to replay the arrivals",
@@ -678,11 +722,8 @@ pub fn write(
         "-- {}.{} as claimbench capture read it (capture.md). The ddl step is the server's\n\
          -- own DDL; the seed step fills it from claimbench's seeded backlog; the lifecycle\n\
          -- steps are written for its state column: confirm them against yours.\n\
-         -- step: ddl\n{}-- step: seed\n{seed}{enqueue}{}",
-        c.schema,
-        c.name,
-        ddl(c),
-        lifecycle(c, r)
+         {steps}{enqueue}{lifecycle}",
+        c.schema, c.name,
     );
     let mut w = Written {
         files: Vec::new(),
@@ -691,13 +732,17 @@ pub fn write(
         notes,
     };
     let folder = crate::results::folder::Folder::open(dir)?;
+    let (table_file, claim_file) = match c.is_mysql() {
+        true => ("table.mysql.sql", "claim.mysql.sql"),
+        false => ("table.sql", "claim.sql"),
+    };
     let files = [
         (
             "workload.toml",
             workload(c, r, (backlog, history), (url, !enqueue.is_empty())),
         ),
-        ("table.sql", table),
-        ("claim.sql", claim(c, r)),
+        (table_file, table),
+        (claim_file, claim),
     ];
     for (name, text) in files {
         w.files.push(folder.write(name, text.as_bytes())?);

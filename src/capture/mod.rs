@@ -5,12 +5,15 @@
 //! for the person to confirm (and the statements that name it, where the server keeps
 //! them, as candidates).
 //!
-//! Three parts: what was read ([`Captured`], `postgres.rs` reads it), which column
-//! plays which part in a queue ([`Roles`], here: names and types, overridable), and the
-//! files written from the two (`files.rs`). No row's contents are read: sizes and
-//! counts only.
+//! Three parts: what was read ([`Captured`]: `postgres.rs` reads PostgreSQL's catalogs,
+//! `mysql.rs` MySQL's and MariaDB's), which column plays which part in a queue
+//! ([`Roles`], here: names and types, overridable), and the files written from the two
+//! (`files.rs`; `mysql_files.rs` MySQL's statements). No payload's contents are read:
+//! sizes and counts only.
 
 mod files;
+pub mod mysql;
+mod mysql_files;
 mod postgres;
 
 pub use files::{Written, write};
@@ -73,6 +76,17 @@ pub struct Captured {
     pub unread: Vec<String>,
     /// The server, as `version()` says.
     pub server: String,
+    /// MySQL's and MariaDB's DDL of the table as `SHOW CREATE TABLE` wrote it (foreign
+    /// keys and the counter's value left out); `None` on PostgreSQL, whose DDL is built
+    /// from the catalogs. Its presence is what makes the files MySQL's.
+    pub create_table: Option<String>,
+}
+
+impl Captured {
+    /// Whether this is a MySQL/MariaDB table.
+    pub fn is_mysql(&self) -> bool {
+        self.create_table.is_some()
+    }
 }
 
 /// The values of the state column that mean pending, running and finished (and, where
@@ -260,6 +274,16 @@ impl Captured {
     /// The single-column primary key the ledger counts jobs by: an integer, or a uuid or
     /// text that holds claimbench's job numbers (`files::id_expr`).
     fn id_column(&self) -> Result<String, String> {
+        let integer = |c: &Column| id_kind(&c.ty) == Some(IdKind::Integer);
+        if let [one] = self.primary_key.as_slice()
+            && self.is_mysql()
+            && self.column(one).is_some_and(|c| !integer(c))
+        {
+            return Err(format!(
+                "the primary key `{one}` is {}; on MySQL and MariaDB claimbench counts jobs by an integer id (uuid and text ids are PostgreSQL's for now)",
+                self.column(one).map_or("", |c| c.ty.as_str())
+            ));
+        }
         match self.primary_key.as_slice() {
             [one] if self.column(one).is_some_and(|c| id_kind(&c.ty).is_some()) => Ok(one.clone()),
             [one] => Err(format!(

@@ -294,3 +294,105 @@ fn a_table_with_no_due_or_created_column_reads_no_age_in_one_row() {
         "{oldest}"
     );
 }
+
+/// A MySQL table read as `mysql.rs` reads one: an ENUM state (a string with labels), a
+/// poll index led by it and the queue, its own counter for ids, no worker column.
+fn captured_on_mysql() -> Captured {
+    let ty = "enum('ready','working','done')";
+    let mut state = col("state", ty, "S");
+    state.common = vec![("ready".into(), 0.8), ("done".into(), 0.2)];
+    let mut queue = col("queue", "character varying", "S");
+    queue.common = vec![("default".into(), 1.0)];
+    let mut id = col("id", "bigint", "N");
+    id.identity = "d".into();
+    let mut args = col("args", "json", "U");
+    args.avg_width = Some(40);
+    Captured {
+        schema: "app".into(),
+        name: "jobs".into(),
+        columns: vec![
+            id,
+            state,
+            queue,
+            col("run_at", "timestamp", "D"),
+            args,
+            col("tries", "integer", "N"),
+        ],
+        enums: vec![(
+            ty.into(),
+            vec!["ready".into(), "working".into(), "done".into()],
+        )],
+        primary_key: vec!["id".into()],
+        indexes: vec![(
+            "jobs_poll".into(),
+            "KEY `jobs_poll` (state, queue, run_at DESC)".into(),
+        )],
+        by_state: vec![("ready".into(), 800), ("done".into(), 200)],
+        by_state_exact: true,
+        create_table: Some(
+            "CREATE TABLE `jobs` (\n  `id` bigint NOT NULL AUTO_INCREMENT\n)".into(),
+        ),
+        ..Captured::default()
+    }
+}
+
+/// MySQL's files: the server's DDL, the ENUM's labels as plain quoted values, a claim
+/// of two steps in the poll index's order serving one queue per worker, which binds
+/// :worker_id though the table has no worker column, ids given back in two steps, and
+/// no rescue without a claim time to measure the lease by.
+#[test]
+fn a_mysql_capture_writes_mysqls_steps() {
+    let c = captured_on_mysql();
+    let r = c.roles(&Hints::default()).expect("roles");
+    assert_eq!(r.states.pending, "'ready'");
+    let mut notes = Vec::new();
+    let built = super::mysql_files::build(&c, &r, 200, &mut notes);
+    assert!(
+        built.starts_with("-- step: ddl\nCREATE TABLE `jobs` ("),
+        "{built}"
+    );
+    assert!(
+        built.contains("CASE WHEN id <= 200 THEN 'done' ELSE 'ready' END"),
+        "{built}"
+    );
+    assert!(built.contains("JSON_OBJECT('payload', payload)"), "{built}");
+    assert!(
+        built.contains("tries"),
+        "a NOT NULL column is filled: {built}"
+    );
+    let claim = super::mysql_files::claim(&c, &r);
+    assert!(
+        claim.contains("WHERE state = 'ready' AND queue = :queue AND run_at <= NOW(6)\nORDER BY run_at DESC, id\n"),
+        "{claim}"
+    );
+    assert!(
+        claim.contains("WHERE id IN (:ids) AND :worker_id IS NOT NULL"),
+        "{claim}"
+    );
+    let steps = super::mysql_files::lifecycle(&c, &r);
+    assert!(steps.contains("-- step: requeue-lock\n") && steps.contains("-- step: requeue\n"));
+    assert!(!steps.contains("rescue"), "{steps}");
+    assert!(super::mysql_files::enqueue(&c, &r).contains("JSON_TABLE(:ages_us"));
+    // The whole file is a declared table validate accepts on MySQL.
+    let d = crate::declared_table::DeclaredTable {
+        name: "jobs".into(),
+        file: String::new(),
+        sql: String::new(),
+        also: Vec::new(),
+        mysql: Some(crate::strategy::custom::DeclaredFile {
+            file: "table.mysql.sql".into(),
+            sql: format!("{built}{}{steps}", super::mysql_files::enqueue(&c, &r)),
+        }),
+    };
+    crate::declared_table::form_for(&d, crate::backend_kind::BackendKind::Mysql)
+        .expect("a valid MySQL table file");
+}
+
+/// On MySQL a uuid or text id cannot hold claimbench's numbers yet: refused by name.
+#[test]
+fn a_mysql_table_keyed_by_text_is_refused() {
+    let mut c = captured_on_mysql();
+    c.columns[0] = col("id", "character varying", "S");
+    let e = c.roles(&Hints::default()).unwrap_err();
+    assert!(e.contains("counts jobs by an integer id"), "{e}");
+}

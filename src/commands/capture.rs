@@ -11,17 +11,26 @@ use std::time::Duration;
 
 pub async fn command(a: CaptureArgs) -> Result<ExitCode> {
     let shown = redact(&a.db);
-    let config = match DbTarget::parse(&a.db).map_err(|e| anyhow!("--db: {e}"))? {
-        DbTarget::Postgres(c) => c,
+    let target = DbTarget::parse(&a.db).map_err(|e| anyhow!("--db: {e}"))?;
+    let default_schema = match &target {
+        DbTarget::Postgres(_) => "public".to_string(),
+        DbTarget::Mysql(o) => o.db_name().unwrap_or_default().to_string(),
         other => bail!(
-            "--db {shown}: capture reads PostgreSQL for now, not {} (MySQL's SHOW CREATE TABLE and SQL Server's catalogs are to come)",
+            "--db {shown}: capture reads PostgreSQL, MySQL and MariaDB, not {} (SQL Server's catalogs are to come)",
             other.kind()
         ),
     };
     let (schema, name) = match a.table.split_once('.') {
         Some((s, n)) => (s.to_string(), n.to_string()),
-        None => ("public".to_string(), a.table.clone()),
+        None => (default_schema, a.table.clone()),
     };
+    if schema.is_empty() {
+        bail!(
+            "--table {}: which database? give it as DATABASE.{} or in --db ({shown} names none)",
+            a.table,
+            a.table
+        );
+    }
     // The table becomes a declared table, whose name the workload gives unquoted.
     claimbench::declared_table::check_name(&name)
         .map_err(|e| anyhow!("--table {}: {e}", a.table))?;
@@ -32,9 +41,13 @@ pub async fn command(a: CaptureArgs) -> Result<ExitCode> {
             a.sample_s
         );
     }
-    let mut read = capture::read(&config, &schema, &name, sample)
-        .await
-        .map_err(|e| anyhow!("--db {shown}: {e}"))?;
+    let counted = a.state_column.as_deref();
+    let mut read = match &target {
+        DbTarget::Mysql(o) => capture::mysql::read(o, (&schema, &name), counted, sample).await,
+        DbTarget::Postgres(c) => capture::read(c, &schema, &name, sample).await,
+        _ => unreachable!("refused above"),
+    }
+    .map_err(|e| anyhow!("--db {shown}: {e}"))?;
     let hints = Hints {
         state_column: a.state_column.clone(),
         pending: a.pending.clone(),
@@ -44,9 +57,12 @@ pub async fn command(a: CaptureArgs) -> Result<ExitCode> {
     let roles = read
         .roles(&hints)
         .map_err(|e| anyhow!("--table {}: {e}", a.table))?;
-    capture::count_states(&config, &mut read, &roles.state)
-        .await
-        .map_err(|e| anyhow!("--db {shown}: {e}"))?;
+    match &target {
+        DbTarget::Mysql(o) => capture::mysql::count_states(o, &mut read, &roles.state).await,
+        DbTarget::Postgres(c) => capture::count_states(c, &mut read, &roles.state).await,
+        _ => unreachable!("refused above"),
+    }
+    .map_err(|e| anyhow!("--db {shown}: {e}"))?;
     let w = capture::write(&a.out, &read, &roles, &shown)?;
     outln!(
         "captured {schema}.{name}: {} columns, {} indexes, rows by {} {} ({}); seeds {} pending and {} finished rows",
@@ -72,7 +88,9 @@ pub async fn command(a: CaptureArgs) -> Result<ExitCode> {
         outln!("wrote {}", f.display());
     }
     outln!(
-        "next: confirm the lifecycle in table.sql and the claim in claim.sql (capture.md lists what names the table), then `claimbench run {}`",
+        "next: confirm the lifecycle in {} and the claim in {} (capture.md lists what names the table), then `claimbench run {}`",
+        w.files[1].display(),
+        w.files[2].display(),
         a.out.join("workload.toml").display()
     );
     Ok(ExitCode::SUCCESS)
