@@ -137,28 +137,43 @@ struct StepRule {
     example: &'static str,
 }
 
+// The steps whose rule is the same on every engine.
+const DDL: StepRule = StepRule {
+    name: "ddl",
+    required: true,
+    binds: &[],
+    must: None,
+    example: "CREATE TABLE … and its indexes",
+};
+
+const SEED: StepRule = StepRule {
+    name: "seed",
+    required: true,
+    binds: &[],
+    must: None,
+    example: "INSERT INTO <table> (…) SELECT id, queue, priority, … FROM jobs_hot",
+};
+
+const START: StepRule = StepRule {
+    name: "start",
+    required: false,
+    binds: &[Bind::Id, Bind::WorkerId],
+    must: Some(Bind::Id),
+    example: "UPDATE <table> SET state = 'running' WHERE id = :id AND worker = :worker_id",
+};
+
+const COMPLETE: StepRule = StepRule {
+    name: "complete",
+    required: true,
+    binds: &[Bind::Id, Bind::WorkerId],
+    must: Some(Bind::Id),
+    example: "UPDATE <table> SET state = 'completed' WHERE id = :id AND worker = :worker_id",
+};
+
 const STEPS: [StepRule; 11] = [
-    StepRule {
-        name: "ddl",
-        required: true,
-        binds: &[],
-        must: None,
-        example: "CREATE TABLE … and its indexes",
-    },
-    StepRule {
-        name: "seed",
-        required: true,
-        binds: &[],
-        must: None,
-        example: "INSERT INTO <table> (…) SELECT id, queue, priority, … FROM jobs_hot",
-    },
-    StepRule {
-        name: "start",
-        required: false,
-        binds: &[Bind::Id, Bind::WorkerId],
-        must: Some(Bind::Id),
-        example: "UPDATE <table> SET state = 'running' WHERE id = :id AND worker = :worker_id",
-    },
+    DDL,
+    SEED,
+    START,
     StepRule {
         name: "heartbeat",
         required: false,
@@ -166,13 +181,7 @@ const STEPS: [StepRule; 11] = [
         must: Some(Bind::Id),
         example: "UPDATE <table> SET heartbeat_at = now() WHERE id = :id AND worker = :worker_id",
     },
-    StepRule {
-        name: "complete",
-        required: true,
-        binds: &[Bind::Id, Bind::WorkerId],
-        must: Some(Bind::Id),
-        example: "UPDATE <table> SET state = 'completed' WHERE id = :id AND worker = :worker_id",
-    },
+    COMPLETE,
     StepRule {
         name: "fail",
         required: false,
@@ -235,27 +244,9 @@ const SAY: &str = "steps ddl, seed, complete, requeue, oldest and counts, and op
 /// them (`requeue-lock`, `rescue-lock`) and an UPDATE of `:ids` (`requeue`, `rescue`),
 /// in one transaction; arrays are JSON text (`JSON_TABLE(:ages_us, '$[*]' …)`).
 const MYSQL_STEPS: [StepRule; 13] = [
-    StepRule {
-        name: "ddl",
-        required: true,
-        binds: &[],
-        must: None,
-        example: "CREATE TABLE … and its indexes",
-    },
-    StepRule {
-        name: "seed",
-        required: true,
-        binds: &[],
-        must: None,
-        example: "INSERT INTO <table> (…) SELECT id, queue, priority, … FROM jobs_hot",
-    },
-    StepRule {
-        name: "start",
-        required: false,
-        binds: &[Bind::Id, Bind::WorkerId],
-        must: Some(Bind::Id),
-        example: "UPDATE <table> SET state = 'running' WHERE id = :id AND worker = :worker_id",
-    },
+    DDL,
+    SEED,
+    START,
     StepRule {
         name: "heartbeat",
         required: false,
@@ -263,13 +254,7 @@ const MYSQL_STEPS: [StepRule; 13] = [
         must: Some(Bind::Id),
         example: "UPDATE <table> SET heartbeat_at = NOW(6) WHERE id = :id AND worker = :worker_id",
     },
-    StepRule {
-        name: "complete",
-        required: true,
-        binds: &[Bind::Id, Bind::WorkerId],
-        must: Some(Bind::Id),
-        example: "UPDATE <table> SET state = 'completed' WHERE id = :id AND worker = :worker_id",
-    },
+    COMPLETE,
     StepRule {
         name: "fail",
         required: false,

@@ -112,6 +112,18 @@ pub(crate) fn arrival_spread(ages_us: &[i64]) -> (i64, i64) {
     }
 }
 
+/// A declared enqueue step's batch of `n` jobs: each one's queue and priority, drawn
+/// as the workload's population mixes them.
+pub(crate) fn drawn(workload: &Workload, n: usize) -> (Vec<String>, Vec<i32>) {
+    let draw = workload.population.job_draw();
+    (0..n)
+        .map(|_| {
+            let (q, level) = draw.draw(rand::random::<f64>(), rand::random::<f64>());
+            (q.to_string(), level)
+        })
+        .unzip()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

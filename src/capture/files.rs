@@ -5,6 +5,7 @@
 //! to confirm the lifecycle against). Pure text from a [`Captured`] and its [`Roles`];
 //! only [`write`] touches the disk, and only the folder it is given.
 
+use super::shape::{Shape, shaped};
 use super::{Captured, Column, Roles};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -187,7 +188,12 @@ fn filler(col: &Column, c: &Captured) -> Option<String> {
 /// The seed step: claimbench's seeded rows (`jobs_hot`) in the table's shape; the first
 /// `history` ids as finished rows, the rest pending.
 fn seed(c: &Captured, r: &Roles, history: i64, notes: &mut Vec<String>) -> String {
-    let (cols, exprs, overriding) = shaped(c, r, Some(history), notes);
+    let (cols, exprs) = shaped(c, r, (Some(history), &POSTGRES), notes);
+    // An id the table always generates takes the seed's only so.
+    let overriding = c
+        .columns
+        .iter()
+        .any(|col| col.name == r.id && col.identity == "a");
     format!(
         "INSERT INTO {} ({}){}\nSELECT {}\nFROM jobs_hot\n",
         ident(&c.name),
@@ -214,7 +220,7 @@ fn enqueue(c: &Captured, r: &Roles) -> String {
         // Its ids come from its writers, which a capture cannot see: no enqueue step.
         return String::new();
     }
-    let (cols, exprs, _) = shaped(c, r, handed_out.then_some(0), &mut Vec::new());
+    let (cols, exprs) = shaped(c, r, (handed_out.then_some(0), &POSTGRES), &mut Vec::new());
     let (id_col, id_arg, id_name) = match handed_out {
         true => ("j.id, ", ":ids::bigint[], ", "id, "),
         false => ("", "", ""),
@@ -243,89 +249,25 @@ fn id_expr(col: &Column) -> String {
     }
 }
 
-/// Each column a row of `jobs_hot`'s shape fills, and how: the id (unless `history` is
-/// `None`: an insert that takes the table's own ids), the state (finished for the first
-/// `history` ids; `Some(0)`: none), the roles' columns, and a value of its type for any
-/// other NOT NULL column without a default. Also whether the id needs OVERRIDING SYSTEM
-/// VALUE.
-fn shaped(
-    c: &Captured,
-    r: &Roles,
-    history: Option<i64>,
-    notes: &mut Vec<String>,
-) -> (Vec<String>, Vec<String>, bool) {
-    let mut cols = Vec::new();
-    let mut exprs = Vec::new();
-    let mut overriding = false;
-    for col in &c.columns {
-        let is = |role: &Option<String>| role.as_deref() == Some(col.name.as_str());
-        let e = if col.name == r.id {
-            overriding |= col.identity == "a";
-            history.map(|_| id_expr(col))
-        } else if col.name == r.state {
-            Some(match history {
-                Some(h) => format!(
-                    "CASE WHEN id <= {h} THEN {} ELSE {} END",
-                    r.states.done, r.states.pending
-                ),
-                None => r.states.pending.clone(),
-            })
-        } else if is(&r.queue) {
-            Some("queue".into())
-        } else if is(&r.priority) {
-            // The workload draws claimbench's priorities; a table whose checks bound its
-            // own (River's 1 to 4) gets its most common one.
-            Some(match col.common.first() {
-                Some((v, _)) => super::literal(col, v),
-                None => format!("priority::{}", col.ty),
-            })
-        } else if is(&r.due) {
-            Some("COALESCE(scheduled_at, created_at)".into())
-        } else if is(&r.created) {
-            Some("created_at".into())
-        } else if is(&r.finished_at) {
-            history.map(|h| format!("CASE WHEN id <= {h} THEN now() END"))
-        } else if is(&r.payload) {
-            Some(match col.ty.as_str() {
-                t if t.starts_with("json") => {
-                    format!("jsonb_build_object('payload', payload)::{t}")
-                }
-                "bytea" => "convert_to(payload, 'UTF8')".into(),
-                _ => "payload".into(),
-            })
-        } else if col.generated == "s" || col.default.is_some() || !col.not_null {
-            None
-        } else {
-            let f = filler(col, c);
-            if f.is_none() {
-                notes.push(format!(
-                    "column `{}` ({}) is NOT NULL without a default and capture has no value for it: add one to the seed step",
-                    col.name, col.ty
-                ));
-            }
-            f
-        };
-        if let Some(e) = e {
-            cols.push(ident(&col.name));
-            exprs.push(e);
-        }
-    }
-    (cols, exprs, overriding)
-}
+/// PostgreSQL's.
+const POSTGRES: Shape = Shape {
+    ident,
+    id: id_expr,
+    priority: |col| format!("priority::{}", col.ty),
+    now: "now()",
+    payload: |col| match col.ty.as_str() {
+        t if t.starts_with("json") => format!("jsonb_build_object('payload', payload)::{t}"),
+        "bytea" => "convert_to(payload, 'UTF8')".into(),
+        _ => "payload".into(),
+    },
+    filler,
+};
 
 /// The lifecycle for the state column: complete, requeue, rescue, oldest and counts.
 fn lifecycle(c: &Captured, r: &Roles) -> String {
     let (t, id, st, s) = (ident(&c.name), ident(&r.id), ident(&r.state), &r.states);
     let mut out = String::new();
-    let finished = r
-        .finished_at
-        .as_ref()
-        .map_or(String::new(), |f| format!(", {} = now()", ident(f)));
-    let _ = writeln!(
-        out,
-        "-- step: complete\nUPDATE {t} SET {st} = {}{finished}\nWHERE {id} = :id AND {st} = {}",
-        s.done, s.running
-    );
+    out.push_str(&super::shape::complete(c, r, &POSTGRES));
     let _ = writeln!(
         out,
         "-- step: requeue\nUPDATE {t} SET {st} = {}\nWHERE {id} = ANY(:ids) AND {st} = {}\nRETURNING {id}",

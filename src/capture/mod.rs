@@ -15,9 +15,10 @@ mod files;
 pub mod mysql;
 mod mysql_files;
 mod postgres;
+mod shape;
 
 pub use files::{Written, write};
-pub use postgres::{CaptureError, count_states, read};
+pub use postgres::{CaptureError, EXACT_COUNT_ROWS, count_states, read};
 
 /// One column as the catalog describes it, and what the statistics say of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -363,6 +364,28 @@ impl Captured {
             .max_by_key(|c| c.avg_width.unwrap_or(0))
             .map(|c| c.name.clone())
     }
+}
+
+/// Above [`EXACT_COUNT_ROWS`] rows by the server's estimate, the rows by state are that
+/// estimate times each state value's share (the statistics' on PostgreSQL, a sample's on
+/// MySQL), and this says so and returns true; below, the caller counts them.
+fn estimate_states(out: &mut Captured, state: &str) -> bool {
+    let small = out.estimated_rows.is_none_or(|n| n <= EXACT_COUNT_ROWS);
+    if small {
+        return false;
+    }
+    let n = out.estimated_rows.unwrap_or(0.0);
+    let col = out.columns.iter().find(|c| c.name == state);
+    out.by_state = col
+        .map(|c| {
+            c.common
+                .iter()
+                .map(|(v, f)| (v.clone(), (f * n).round() as i64))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.by_state_exact = false;
+    true
 }
 
 /// `v` as a literal of `col`'s type: numbers as they are, anything else quoted (and

@@ -6,7 +6,7 @@
 //! measured over 1,000: sizes and counts, never a payload's contents. The server
 //! refuses any write inside the transaction, whatever the account may do.
 
-use super::postgres::{CaptureError, EXACT_COUNT_ROWS};
+use super::postgres::CaptureError;
 use super::{Captured, Column};
 use crate::statements::{fill, migration, step};
 use mysql_async::prelude::Queryable;
@@ -431,19 +431,7 @@ pub async fn count_states(
     out: &mut Captured,
     state: &str,
 ) -> Result<(), CaptureError> {
-    let small = out.estimated_rows.is_none_or(|n| n <= EXACT_COUNT_ROWS);
-    if !small {
-        let n = out.estimated_rows.unwrap_or(0.0);
-        let col = out.columns.iter().find(|c| c.name == state);
-        out.by_state = col
-            .map(|c| {
-                c.common
-                    .iter()
-                    .map(|(v, f)| (v.clone(), (f * n).round() as i64))
-                    .collect()
-            })
-            .unwrap_or_default();
-        out.by_state_exact = false;
+    if super::estimate_states(out, state) {
         return Ok(());
     }
     let mut c = read_only(opts).await?;

@@ -4,6 +4,7 @@
 //! table: the steps that give ids back are a locking read and an UPDATE, a producer's
 //! arrays arrive as JSON). `files.rs` writes them beside the workload and the report.
 
+use super::shape::{Shape, shaped};
 use super::{Captured, Column, Roles};
 use std::fmt::Write as _;
 
@@ -32,71 +33,23 @@ fn filler(col: &Column, c: &Captured) -> Option<String> {
     })
 }
 
-/// Each column a row of `jobs_hot`'s shape fills, and how (as `files::shaped`, in
-/// MySQL's functions): the id unless `history` is `None` (the table's own counter), the
-/// state (finished for the first `history` ids), the roles' columns, and a value for any
-/// other NOT NULL column without a default.
-fn shaped(
-    c: &Captured,
-    r: &Roles,
-    history: Option<i64>,
-    notes: &mut Vec<String>,
-) -> (Vec<String>, Vec<String>) {
-    let (mut cols, mut exprs) = (Vec::new(), Vec::new());
-    for col in &c.columns {
-        let is = |role: &Option<String>| role.as_deref() == Some(col.name.as_str());
-        let e = if col.name == r.id {
-            history.map(|_| "id".to_string())
-        } else if col.name == r.state {
-            Some(match history {
-                Some(h) => format!(
-                    "CASE WHEN id <= {h} THEN {} ELSE {} END",
-                    r.states.done, r.states.pending
-                ),
-                None => r.states.pending.clone(),
-            })
-        } else if is(&r.queue) {
-            Some("queue".into())
-        } else if is(&r.priority) {
-            Some(match col.common.first() {
-                Some((v, _)) => super::literal(col, v),
-                None => "priority".into(),
-            })
-        } else if is(&r.due) {
-            Some("COALESCE(scheduled_at, created_at)".into())
-        } else if is(&r.created) {
-            Some("created_at".into())
-        } else if is(&r.finished_at) {
-            history.map(|h| format!("CASE WHEN id <= {h} THEN NOW(6) END"))
-        } else if is(&r.payload) {
-            Some(match col.ty.as_str() {
-                "json" => "JSON_OBJECT('payload', payload)".into(),
-                _ => "payload".into(),
-            })
-        } else if col.generated == "s" || col.default.is_some() || !col.not_null {
-            None
-        } else {
-            let f = filler(col, c);
-            if f.is_none() {
-                notes.push(format!(
-                    "column `{}` ({}) is NOT NULL without a default and capture has no value for it: add one to the seed step",
-                    col.name, col.ty
-                ));
-            }
-            f
-        };
-        if let Some(e) = e {
-            cols.push(ident(&col.name));
-            exprs.push(e);
-        }
-    }
-    (cols, exprs)
-}
+/// MySQL's way of writing a row of `jobs_hot`'s shape (`files::shaped`).
+const MYSQL: Shape = Shape {
+    ident,
+    id: |_| "id".into(),
+    priority: |_| "priority".into(),
+    now: "NOW(6)",
+    payload: |col| match col.ty.as_str() {
+        "json" => "JSON_OBJECT('payload', payload)".into(),
+        _ => "payload".into(),
+    },
+    filler,
+};
 
 /// The ddl and seed steps: the server's DDL, then claimbench's seeded rows in the
 /// table's shape, the first `history` ids finished.
 pub(super) fn build(c: &Captured, r: &Roles, history: i64, notes: &mut Vec<String>) -> String {
-    let (cols, exprs) = shaped(c, r, Some(history), notes);
+    let (cols, exprs) = shaped(c, r, (Some(history), &MYSQL), notes);
     format!(
         "-- step: ddl\n{};\n-- step: seed\nINSERT INTO {} ({})\nSELECT {}\nFROM jobs_hot\n",
         c.create_table.as_deref().unwrap_or_default(),
@@ -117,7 +70,7 @@ pub(super) fn enqueue(c: &Captured, r: &Roles) -> String {
     if !own {
         return String::new();
     }
-    let (cols, exprs) = shaped(c, r, None, &mut Vec::new());
+    let (cols, exprs) = shaped(c, r, (None, &MYSQL), &mut Vec::new());
     let json = |name: &str, column: &str, ty: &str| {
         format!("JSON_TABLE(:{name}, '$[*]' COLUMNS (n FOR ORDINALITY, {column} {ty} PATH '$'))")
     };
@@ -147,15 +100,7 @@ pub(super) fn lifecycle(c: &Captured, r: &Roles) -> String {
     let (t, id, st, s) = (ident(&c.name), ident(&r.id), ident(&r.state), &r.states);
     let as_id = returned_as_id(r);
     let mut out = String::new();
-    let finished = r
-        .finished_at
-        .as_ref()
-        .map_or(String::new(), |f| format!(", {} = NOW(6)", ident(f)));
-    let _ = writeln!(
-        out,
-        "-- step: complete\nUPDATE {t} SET {st} = {}{finished}\nWHERE {id} = :id AND {st} = {}",
-        s.done, s.running
-    );
+    out.push_str(&super::shape::complete(c, r, &MYSQL));
     let _ = writeln!(
         out,
         "-- step: requeue-lock\nSELECT {as_id} FROM {t} WHERE {id} IN (:ids) AND {st} = {} FOR UPDATE\n\

@@ -257,19 +257,7 @@ pub async fn count_states(
     out: &mut Captured,
     state: &str,
 ) -> Result<(), CaptureError> {
-    let small = out.estimated_rows.is_none_or(|n| n <= EXACT_COUNT_ROWS);
-    if !small {
-        let n = out.estimated_rows.unwrap_or(0.0);
-        let col = out.columns.iter().find(|c| c.name == state);
-        out.by_state = col
-            .map(|c| {
-                c.common
-                    .iter()
-                    .map(|(v, f)| (v.clone(), (f * n).round() as i64))
-                    .collect()
-            })
-            .unwrap_or_default();
-        out.by_state_exact = false;
+    if super::estimate_states(out, state) {
         return Ok(());
     }
     let sql = format!(

@@ -472,13 +472,7 @@ impl MysqlSession {
                 format!("{} has no enqueue step", t.form.file),
             ));
         };
-        let draw = w.population.job_draw();
-        let (mut queues, mut levels) = (Vec::new(), Vec::new());
-        for _ in ages_us {
-            let (q, level) = draw.draw(rand::random::<f64>(), rand::random::<f64>());
-            queues.push(q.to_string());
-            levels.push(level);
-        }
+        let (queues, levels) = crate::backend::shared::drawn(w, ages_us.len());
         let batch = (
             serde_json::json!(ages_us).to_string(),
             serde_json::json!(queues).to_string(),

@@ -591,13 +591,7 @@ impl TableStatements {
                 format!("{} has no enqueue step", self.file),
             ));
         };
-        let draw = w.population.job_draw();
-        let (mut queues, mut levels) = (Vec::new(), Vec::new());
-        for _ in ages_us {
-            let (q, level) = draw.draw(rand::random::<f64>(), rand::random::<f64>());
-            queues.push(q.to_string());
-            levels.push(level);
-        }
+        let (queues, levels) = crate::backend::shared::drawn(w, ages_us.len());
         let bytes = i64::from(w.population.payload_bytes);
         let ids = match p.binds_ids() {
             true => self.new_ids(c, ages_us.len()).await?,
