@@ -150,11 +150,13 @@ impl MysqlSession {
                 let me = (s.worker_id.as_str(), s.queue.as_str());
                 let params = values((&m.lock_params, consts), batch, me, &[]);
                 let rows: Vec<Row> = s.conn.exec(&p.lock, params).await.map_err(e)?;
-                out.extend(rows.iter().map(|r| ClaimedJob {
-                    id: int(r, p.id).unwrap_or(0),
-                    attempt: p.attempt.and_then(|c| int(r, c)).unwrap_or(0) as i32,
-                    queue_wait_us: p.queue_wait.and_then(|c| int(r, c)).unwrap_or(-1),
-                }));
+                for r in &rows {
+                    out.push(ClaimedJob {
+                        id: super::declared_table::job_id(r, p.id, (&m.file, "lock"))?,
+                        attempt: p.attempt.and_then(|c| int(r, c)).unwrap_or(0) as i32,
+                        queue_wait_us: p.queue_wait.and_then(|c| int(r, c)).unwrap_or(-1),
+                    });
+                }
                 let locked = out.len() - before;
                 if locked == 0 {
                     return Ok(((), true));

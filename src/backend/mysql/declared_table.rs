@@ -177,6 +177,31 @@ impl MysqlBackend {
     }
 }
 
+/// The job a declared step's row names, from its column `i`: an integer, which is
+/// how claimbench counts jobs on MySQL. Anything else (a uuid, a name) stops the trial
+/// naming the file, the step and the value, rather than being read as some other job.
+pub(super) fn job_id(r: &Row, i: usize, (file, step): (&str, &str)) -> Result<i64, BackendError> {
+    int(r, i).ok_or_else(|| {
+        let v = match r.as_ref(i) {
+            Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+            Some(v) => format!("{v:?}"),
+            None => "no value".into(),
+        };
+        BackendError::other(
+            "read the ids a step returned",
+            format!(
+                "{file}: step {step} returned the id `{}`, which is not an integer; on MySQL and MariaDB claimbench counts jobs by an integer id (uuid and text ids are PostgreSQL's for now)",
+                v.escape_debug()
+            ),
+        )
+    })
+}
+
+/// The ids a locking read returned, in its first column.
+fn ids_of(rows: &[Row], at: (&str, &str)) -> Result<Vec<i64>, BackendError> {
+    rows.iter().map(|r| job_id(r, 0, at)).collect()
+}
+
 fn counts_refused(t: &TableForm, why: String) -> BackendError {
     BackendError::other(
         "reconcile jobs",
@@ -409,7 +434,8 @@ impl MysqlSession {
     ) -> Result<Vec<i64>, BackendError> {
         let form = self.table.as_ref().expect("a declared table").form.clone();
         let lock = form.requeue_lock.as_ref().expect("MySQL's form has one");
-        self.lock_then_give_back("release", (lock, jobs, 0.0), &form.requeue)
+        let at = (form.file.as_str(), "requeue-lock");
+        self.lock_then_give_back(("release", at), (lock, jobs, 0.0), &form.requeue)
             .await
     }
 
@@ -422,7 +448,8 @@ impl MysqlSession {
         let (Some(lock), Some(rescue)) = (&form.rescue_lock, &form.rescue) else {
             return Ok(Vec::new());
         };
-        self.lock_then_give_back("rescue", (lock, &[], lease.as_secs_f64()), rescue)
+        let at = (form.file.as_str(), "rescue-lock");
+        self.lock_then_give_back(("rescue", at), (lock, &[], lease.as_secs_f64()), rescue)
             .await
     }
 
@@ -430,7 +457,7 @@ impl MysqlSession {
     /// it returned, in one transaction.
     async fn lock_then_give_back(
         &mut self,
-        what: &'static str,
+        (what, at): (&'static str, (&str, &str)),
         (lock, ids, lease_s): (&Declared, &[i64], f64),
         update: &Declared,
     ) -> Result<Vec<i64>, BackendError> {
@@ -444,7 +471,8 @@ impl MysqlSession {
                 ..Values::default()
             };
             let sql = expand_ids(&lock.sql, ids.len());
-            let back: Vec<i64> = s.conn.exec(sql, v.params(&lock.binds)).await.map_err(e)?;
+            let rows: Vec<Row> = s.conn.exec(sql, v.params(&lock.binds)).await.map_err(e)?;
+            let back = ids_of(&rows, at)?;
             if !back.is_empty() {
                 let v = Values { ids: &back, ..v };
                 let sql = expand_ids(&update.sql, back.len());
