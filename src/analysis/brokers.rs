@@ -187,7 +187,9 @@ mod tests {
         r.cells[2].trials[0].duplicates.ledger.redelivered.stranded = 1;
         let said: Vec<String> = told(&r)
             .into_iter()
-            .filter(|s| s.starts_with("redis-") || s.starts_with("lock-service on postgres"))
+            .filter(|s| {
+                s.starts_with("redis-") || s.starts_with("lock-service on postgres against")
+            })
             .collect();
         assert_eq!(
             said,

@@ -62,13 +62,20 @@ fn strategy_sentences(r: &RunResult, figures: RunFigures, out: &mut Vec<String>)
     // the verdict quoted the first layout's figures without naming it.
     let layouts: std::collections::BTreeSet<&str> =
         r.cells.iter().map(|c| c.index_layout.as_str()).collect();
-    let mut on = match layouts.len() > 1 {
-        true => format!(" on {}, batch {}", g[0].index_layout, g[0].batch_size),
-        false => String::new(),
-    };
-    if g[0].server.is_some() {
-        on = format!(" on {}{on}", g[0].backend_label());
+    // Likewise the engine, on a run of several (a declared table on PostgreSQL and
+    // MySQL) or of two server versions: the figures are one engine's.
+    let engines: std::collections::BTreeSet<_> = r.cells.iter().map(|c| c.backend).collect();
+    let mut which = Vec::new();
+    if g[0].server.is_some() || engines.len() > 1 {
+        which.push(g[0].backend_label());
     }
+    if layouts.len() > 1 {
+        which.push(format!("{}, batch {}", g[0].index_layout, g[0].batch_size));
+    }
+    let on = match which.is_empty() {
+        true => String::new(),
+        false => format!(" on {}", which.join(", ")),
+    };
     let at = |s: Strategy| g.iter().find(|c| c.strategy == s && c.workers == top);
     let prod = at(Strategy::PRODUCTION).map(|c| figures.of(c));
     for s in strategies_in(&g) {
@@ -857,6 +864,21 @@ mod tests {
                 && said
                     .iter()
                     .any(|s| s.starts_with("naive on pk-only, batch 5: ")),
+            "{said:?}"
+        );
+        // Two engines (a declared table on both): the figures are one engine's, named.
+        let mysql = CellResult {
+            backend: crate::backend_kind::BackendKind::Mysql,
+            ..cell(Strategy::NAIVE, "fetch-order")
+        };
+        let engines = RunResult {
+            cells: vec![cell(Strategy::PRODUCTION, "fetch-order"), mysql],
+            ..RunResult::default()
+        };
+        let said = told(&engines);
+        assert!(
+            said.iter()
+                .any(|s| s.starts_with("production on postgres: 0 duplicates")),
             "{said:?}"
         );
     }
