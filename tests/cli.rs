@@ -2897,6 +2897,23 @@ fn a_declared_tables_steps_that_touch_another_table_are_refused() {
     }
 }
 
+/// A declared step is judged by the rows it matched, as on PostgreSQL: a start step
+/// that sets the state the claim already set changes no value, which MySQL would count
+/// as no row, and every start would read as refused.
+#[test]
+fn a_mariadb_start_step_that_changes_no_value_still_starts_its_job() {
+    let dir = oban_on_mariadb_variant(str::to_string, None);
+    let table = dir.path().join("oban-table.mysql.sql");
+    let text = std::fs::read_to_string(&table).unwrap();
+    let start = "-- step: start\nUPDATE oban_jobs SET state = 'executing' WHERE id = :id AND state = 'executing'\n-- step: complete\n";
+    std::fs::write(&table, text.replacen("-- step: complete\n", start, 1)).unwrap();
+    let r = run_quietly(&dir.path().join("oban-table.toml"));
+    let t = &r.cells[0].trials[0];
+    assert_eq!(t.counts.start_refused, 0, "{:?}", t.counts);
+    assert!(t.counts.jobs_completed > 0, "{:?}", t.counts);
+    assert_eq!(t.reconciliation.lost, 0, "{:?}", t.reconciliation);
+}
+
 /// The documented shortcut's worst case on MySQL: claimbench counts jobs there by an
 /// integer id, and a claim that returns anything else (here `job-17`) stops the trial
 /// naming the file, step and value, rather than reading it as some other job.
