@@ -137,6 +137,14 @@ struct StepRule {
     example: &'static str,
 }
 
+/// What a fail step may bind, on every engine (its example is each engine's).
+const FAIL_BINDS: &[Bind] = &[
+    Bind::Id,
+    Bind::WorkerId,
+    Bind::RetryDelayS,
+    Bind::MaxAttempts,
+];
+
 // The steps whose rule is the same on every engine.
 const DDL: StepRule = StepRule {
     name: "ddl",
@@ -185,12 +193,7 @@ const STEPS: [StepRule; 11] = [
     StepRule {
         name: "fail",
         required: false,
-        binds: &[
-            Bind::Id,
-            Bind::WorkerId,
-            Bind::RetryDelayS,
-            Bind::MaxAttempts,
-        ],
+        binds: FAIL_BINDS,
         must: Some(Bind::Id),
         example: "UPDATE <table> SET state = 'retryable', scheduled_at = now() + make_interval(secs => :retry_delay_s) WHERE id = :id AND worker = :worker_id",
     },
@@ -258,12 +261,7 @@ const MYSQL_STEPS: [StepRule; 13] = [
     StepRule {
         name: "fail",
         required: false,
-        binds: &[
-            Bind::Id,
-            Bind::WorkerId,
-            Bind::RetryDelayS,
-            Bind::MaxAttempts,
-        ],
+        binds: FAIL_BINDS,
         must: Some(Bind::Id),
         example: "UPDATE <table> SET state = 'retryable', run_at = NOW(6) + INTERVAL :retry_delay_s SECOND WHERE id = :id AND worker = :worker_id",
     },

@@ -109,6 +109,8 @@ const PAIRS: &[(&str, &str, &str, &str)] = &[
     ("install", "plugin", "INSTALL PLUGIN", SERVER_CODE),
     ("install", "soname", "INSTALL SONAME", SERVER_CODE),
     ("bulk", "insert", "BULK INSERT", HOST_FILES),
+    ("data", "directory", "DATA DIRECTORY", HOST_FILES),
+    ("index", "directory", "INDEX DIRECTORY", HOST_FILES),
 ];
 
 /// Words that may stand between `SET` and `ROLE` (`SET SESSION ROLE`, `SET LOCAL ROLE`),
@@ -309,6 +311,16 @@ mod tests {
             ),
             ("LOAD DATA INFILE '/etc/passwd' INTO TABLE t", "LOAD", 1),
             ("SELECT LOAD_FILE('/etc/passwd')", "LOAD_FILE", 1),
+            (
+                "CREATE TABLE t (id INT) DATA DIRECTORY = '/var/tmp'",
+                "DATA DIRECTORY",
+                1,
+            ),
+            (
+                "CREATE TABLE t (id INT) ENGINE=MyISAM INDEX DIRECTORY='/var/tmp'",
+                "INDEX DIRECTORY",
+                1,
+            ),
             ("EXEC xp_cmdshell 'dir'", "xp_cmdshell", 1),
             (
                 "EXEC master..xp_dirtree 'c:\\'",

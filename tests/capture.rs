@@ -90,6 +90,35 @@ fn url_with_password() -> String {
     url.replacen("://postgres@", "://postgres:hunter2-secret@", 1)
 }
 
+/// `capture --db URL --table TABLE`, which must be refused: exit 2, nothing written, no
+/// password shown. Its stderr.
+fn refused_capture(url: &str, table: &str) -> String {
+    let nowhere = tempfile::tempdir().unwrap();
+    let r = claimbench()
+        .args([
+            "capture",
+            "--sample-s",
+            "0",
+            "--db",
+            url,
+            "--table",
+            table,
+            "--out",
+        ])
+        .arg(nowhere.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr).to_string();
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert_eq!(
+        std::fs::read_dir(nowhere.path()).unwrap().count(),
+        0,
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    err
+}
+
 fn read_dir_text(dir: &Path) -> String {
     let mut all = String::new();
     for e in std::fs::read_dir(dir).unwrap() {
@@ -274,37 +303,64 @@ async fn a_captured_mariadb_table_runs_on_the_embedded_mariadb_and_stays_untouch
         String::from_utf8_lossy(&ran.stderr)
     );
     let after = checksum_and_ddl(&mut c, &db).await;
-    // What capture refuses, naming it, and writing nothing.
-    let refused = |table: &str, url: &str| {
-        let nowhere = tempfile::tempdir().unwrap();
-        let r = claimbench()
-            .args([
-                "capture",
-                "--sample-s",
-                "0",
-                "--db",
-                url,
-                "--table",
-                table,
-                "--out",
-            ])
-            .arg(nowhere.path())
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&r.stderr).to_string();
-        assert_eq!(r.status.code(), Some(2), "{err}");
-        assert_eq!(
-            std::fs::read_dir(nowhere.path()).unwrap().count(),
-            0,
-            "{err}"
-        );
-        assert!(!err.contains("hunter2"), "{err}");
-        err
+    // Arrivals: the ids the table's AUTO_INCREMENT hands out while capture watches
+    // (inserts from another session until it is done), as the producers' rate.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let inserting = tokio::spawn({
+        let (admin, db, done) = (admin.clone(), db.clone(), done.clone());
+        async move {
+            let mut c = mysql_async::Conn::from_url(admin.as_str()).await.unwrap();
+            let mut n = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let sql = format!("INSERT INTO {db}.jobs (args) VALUES ('{{}}')");
+                c.query_drop(sql).await.unwrap();
+                n += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            n
+        }
+    });
+    let busy = tempfile::tempdir().unwrap();
+    let watched = {
+        let (url, dir) = (url.clone(), busy.path().to_path_buf());
+        tokio::task::spawn_blocking(move || {
+            claimbench()
+                .args([
+                    "capture",
+                    "--db",
+                    &url,
+                    "--table",
+                    "jobs",
+                    "--sample-s",
+                    "1",
+                    "--out",
+                ])
+                .arg(dir)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap()
     };
-    let views = refused("ready_jobs", &url);
-    let missing = refused("nothing", &url);
-    let keyed = refused("keyed", &url);
-    let unreachable = refused("jobs", "mysql://someone:hunter2-secret@127.0.0.1:1/x");
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let inserted = inserting.await.unwrap();
+    assert!(
+        watched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&watched.stderr)
+    );
+    let busy_toml = std::fs::read_to_string(busy.path().join("workload.toml")).unwrap();
+    let rate: f64 = busy_toml
+        .lines()
+        .find_map(|l| l.strip_prefix("rate_per_s = "))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no producers after {inserted} inserts: {busy_toml}"));
+    assert!(rate >= 1.0, "{rate} from {inserted} inserts");
+    // What capture refuses, naming it, and writing nothing.
+    let views = refused_capture(&url, "ready_jobs");
+    let missing = refused_capture(&url, "nothing");
+    let keyed = refused_capture(&url, "keyed");
+    let unreachable = refused_capture("mysql://someone:hunter2-secret@127.0.0.1:1/x", "jobs");
     c.query_drop(format!(
         "DROP USER '{reader}'@'127.0.0.1'; DROP DATABASE {db}"
     ))
@@ -453,50 +509,20 @@ async fn capture_refuses_a_view_a_missing_table_and_a_server_it_cannot_reach() {
     let c = client().await;
     c.batch_execute(&table_sql(&schema)).await.unwrap();
     let url = url_with_password();
-    let out = tempfile::tempdir().unwrap();
-    let capture = |url: &str, table: String| {
-        let r = claimbench()
-            .args([
-                "capture",
-                "--sample-s",
-                "0",
-                "--db",
-                url,
-                "--table",
-                &table,
-                "--out",
-            ])
-            .arg(out.path())
-            .output()
-            .unwrap();
-        (
-            r.status.code(),
-            String::from_utf8_lossy(&r.stderr).to_string(),
-        )
-    };
-    let (code, err) = capture(&url, format!("{schema}.ready_jobs"));
-    assert_eq!(code, Some(2), "{err}");
+    let err = refused_capture(&url, &format!("{schema}.ready_jobs"));
     assert!(err.contains("is a view, not a table"), "{err}");
-    let (code, err) = capture(&url, format!("{schema}.nothing"));
-    assert_eq!(code, Some(2), "{err}");
+    let err = refused_capture(&url, &format!("{schema}.nothing"));
     assert!(
         err.contains(&format!("no table `{schema}.nothing`")),
         "{err}"
     );
-    let (code, err) = capture(
+    let err = refused_capture(
         "postgres://postgres:hunter2-secret@127.0.0.1:1/test",
-        format!("{schema}.jobs"),
+        &format!("{schema}.jobs"),
     );
-    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("cannot connect") && err.contains("postgres:***@127.0.0.1:1"),
         "{err}"
-    );
-    assert!(!err.contains("hunter2"), "{err}");
-    assert_eq!(
-        std::fs::read_dir(out.path()).unwrap().count(),
-        0,
-        "nothing written"
     );
     c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
         .await

@@ -331,23 +331,7 @@ impl MysqlBackend {
         c.exec_drop(step(SQL.reset, "storage"), (workload.storage.name(),))
             .await
             .map_err(e("record the storage model"))?;
-        // What finishing a job writes is the storage model's, behind the same procedures.
-        use crate::workload::Storage;
-        let [complete, fail] = match workload.storage {
-            Storage::Delete => [step(DELETE_SQL, "create"), step(SQL.fail, "create")],
-            Storage::UpdateInPlace => [step(IN_PLACE_SQL, "complete"), step(IN_PLACE_SQL, "fail")],
-            _ => [step(SQL.complete, "create"), step(SQL.fail, "create")],
-        };
-        for sql in [
-            step(SQL.start, "create"),
-            step(SQL.effect, "create"),
-            complete,
-            fail,
-        ] {
-            c.query_drop(sql)
-                .await
-                .map_err(e("create lifecycle procedures"))?;
-        }
+        create_lifecycle(c, workload.storage).await?;
         let p = &workload.population;
         c.exec_batch(
             step(SQL.reset, "queues"),
@@ -443,6 +427,31 @@ impl MysqlBackend {
             "127.0.0.1" | "localhost" | "::1"
         )
     }
+}
+
+/// The lifecycle's procedures; what finishing a job writes is the storage model's,
+/// behind the same procedures.
+async fn create_lifecycle(
+    c: &mut Conn,
+    storage: crate::workload::Storage,
+) -> Result<(), BackendError> {
+    use crate::workload::Storage;
+    let [complete, fail] = match storage {
+        Storage::Delete => [step(DELETE_SQL, "create"), step(SQL.fail, "create")],
+        Storage::UpdateInPlace => [step(IN_PLACE_SQL, "complete"), step(IN_PLACE_SQL, "fail")],
+        _ => [step(SQL.complete, "create"), step(SQL.fail, "create")],
+    };
+    for sql in [
+        step(SQL.start, "create"),
+        step(SQL.effect, "create"),
+        complete,
+        fail,
+    ] {
+        c.query_drop(sql)
+            .await
+            .map_err(|e| query_error("create lifecycle procedures", e))?;
+    }
+    Ok(())
 }
 
 /// Lifts the server's limit on recursive CTE rows (MariaDB: max_recursive_iterations,
