@@ -2197,9 +2197,11 @@ fn a_declared_release_step_gives_back_what_the_claim_took() {
         let most = t.table_series.iter().filter_map(|s| s.advisory_locks).max();
         (most.expect("sampled"), t.counts.jobs_claimed as i64)
     };
-    // 4 workers with a batch of 5 in hand: at most 20 (a claim's window unlocks at once).
+    // 4 workers with a batch of 5 in hand, and the plan sample's own claim of 5 (it
+    // runs the claim for real on its connection, then rolls back and gives its locks
+    // up): at most 25 (a claim's window unlocks at once). A CI run under load saw 22.
     let (held, _) = most_held("que");
-    assert!(held <= 20, "{held}");
+    assert!(held <= 25, "{held}");
     assert_eq!(piled("que"), None);
     // Without it, locks pile up past what any worker has in hand (how far depends on
     // the host's speed: 76 on a loaded one in a 1 s trial, hundreds on a quiet one),

@@ -931,12 +931,11 @@ impl Session for PostgresSession {
         self.client.batch_execute("BEGIN").await.map_err(e)?;
         let explained = self.explain_rows(strategy, batch, "explain-analyze").await;
         let c = &self.client;
-        // Session-level advisory locks outlive the rollback: give them up too.
-        let end = if strategy.def().advisory {
-            format!("ROLLBACK; {}", step(SQL.session, "unlock-all"))
-        } else {
-            "ROLLBACK".to_string()
-        };
+        // Session-level advisory locks outlive the rollback: give them up too, whatever
+        // the claim (a declared one may take them, as Que's does). This connection is
+        // the plan sample's own and holds no job, so it has none to keep; kept, they
+        // would hide the rows it locked from every worker until it closed.
+        let end = format!("ROLLBACK; {}", step(SQL.session, "unlock-all"));
         c.batch_execute(&end).await.map_err(e)?;
         let Some(row) = explained.map_err(e)?.into_iter().next() else {
             return Ok(None);
